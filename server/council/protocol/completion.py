@@ -1,0 +1,43 @@
+"""Server → client request ``council/complete``: "complete this prompt with your model".
+
+This is how the VS Code extension lends the chat's own model to the council. The client may stream: while the
+request is pending it sends ``council/completeDelta`` notifications carrying the request's ``streamId``; the final
+result holds the whole text. When the session is cancelled the sidecar sends ``$/cancelRequest`` for this
+request's id and stops listening.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from council.protocol.wire import WireModel
+
+COMPLETE_METHOD = "council/complete"
+COMPLETE_DELTA_METHOD = "council/completeDelta"
+
+
+class ChatMessage(WireModel):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class CompleteParams(WireModel):
+    session_id: str
+    stream_id: str
+    purpose: str = Field(description="Who asks: a persona name, `clarifier`, `moderator` or `synthesizer`.")
+    messages: list[ChatMessage]
+    json_schema: dict[str, Any] | None = Field(None, description="The reply must be JSON matching this schema.")
+    max_tokens: int = 1024
+    temperature: float = 0.7
+
+
+class CompleteResult(WireModel):
+    text: str
+    model: str | None = None
+
+
+class CompleteDelta(WireModel):
+    stream_id: str
+    text: str

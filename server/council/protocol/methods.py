@@ -1,0 +1,210 @@
+"""Client → server requests: every ``council/*`` method with its params and result model.
+
+Clients first do the standard ``initialize``/``initialized`` handshake (the sidecar is a pygls language server, so
+vscode-languageclient can host it), then call these. :data:`METHODS` is the registry the server wires and
+``docs/protocol.md`` is generated from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from council.protocol.wire import WireModel
+from council.session.entities import (
+    ClarificationQuestion,
+    ConversationSession,
+    Depth,
+    SessionStatus,
+)
+
+MAX_TEXT = 20_000  # characters in one chat turn
+MAX_CONTEXT = 200_000  # characters of attached context in one turn
+
+
+class TurnCommand(str, Enum):
+    """Slash commands a client may forward with a turn (``/new``, ``/skip`` …)."""
+
+    NEW = "new"
+    SKIP = "skip"
+    SKIP_ALL = "skipAll"
+    MORE = "more"
+    DEFER = "defer"
+    EXTEND = "extend"
+    CANCEL = "cancel"
+    STATUS = "status"
+    PERSONAS = "personas"
+
+
+class Intent(str, Enum):
+    """What the sidecar decided a turn means."""
+
+    NEW_PROBLEM = "new_problem"
+    ANSWER = "answer"
+    SKIP = "skip"
+    SKIP_ALL = "skip_all"
+    DEFER = "defer"
+    MORE_QUESTIONS = "more_questions"
+    EXTEND_DEBATE = "extend_debate"
+    CANCEL = "cancel"
+    STATUS = "status"
+    PERSONAS = "personas"
+
+
+class Reference(WireModel):
+    """Context attached to a turn (a file, a selection, a pasted snippet)."""
+
+    name: str = Field(min_length=1, max_length=300)
+    uri: str | None = Field(None, max_length=2000)
+    content: str = Field("", max_length=MAX_CONTEXT)
+
+
+class SessionOptions(WireModel):
+    """Per-session choices, honoured when a turn starts a new session."""
+
+    personas: list[str] | None = Field(None, max_length=12, description="Persona names or ids; overrides routing.")
+    depth: Depth | None = None
+    max_cycles: int | None = Field(None, ge=1, le=50)
+    max_personas: int | None = Field(None, ge=1, le=12)
+    extended_debate: bool = False
+    clarify: bool = True
+    provider: str | None = Field(None, max_length=100, description="Provider id to use for this session.")
+    model: str | None = Field(None, max_length=300)
+    user_id: str | None = Field(None, max_length=200)
+
+
+class ClientCapabilities(WireModel):
+    """What the client can do for the sidecar during this turn."""
+
+    completion: bool = Field(False, description="The client answers council/complete with its own model.")
+    completion_model: str | None = Field(None, max_length=300, description="Name of the client's model.")
+
+
+class TurnParams(WireModel):
+    """``council/turn``: forward one chat turn. Without ``sessionId`` (or with ``/new``) it starts a session."""
+
+    session_id: str | None = Field(None, max_length=100)
+    text: str = Field("", max_length=MAX_TEXT)
+    command: TurnCommand | None = None
+    references: list[Reference] = Field(default_factory=list, max_length=50)
+    options: SessionOptions = Field(default_factory=SessionOptions)
+    client: ClientCapabilities = Field(default_factory=ClientCapabilities)
+    idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+
+
+class AnswerParams(WireModel):
+    """``council/answer``: answer, skip or defer one question by id (what a clicked button sends)."""
+
+    session_id: str = Field(min_length=1, max_length=100)
+    question_id: str = Field(min_length=1, max_length=100)
+    action: Literal["answer", "skip", "defer"] = "answer"
+    text: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    choice: str | None = Field(None, min_length=1, max_length=120, description="The value of a choice.")
+    client: ClientCapabilities = Field(default_factory=ClientCapabilities)
+    idempotency_key: str = Field(min_length=1, max_length=200)
+
+
+class SessionRef(WireModel):
+    session_id: str = Field(min_length=1, max_length=100)
+
+
+class SnapshotParams(SessionRef):
+    include_journal: bool = False
+
+
+class EmptyParams(WireModel):
+    pass
+
+
+class Awaiting(str, Enum):
+    """What the session waits for when a turn returns."""
+
+    ANSWER = "answer"  # a question is pending
+    NOTHING = "nothing"  # completed or cancelled; a new turn starts a new session (or extends the debate)
+
+
+class TurnResult(WireModel):
+    """Result of ``council/turn`` and ``council/answer``: where the session stands once the turn has run."""
+
+    session_id: str
+    intent: Intent
+    status: SessionStatus
+    awaiting: Awaiting
+    question: ClarificationQuestion | None = None
+    final_answer: str | None = None
+    can_extend: bool = False
+    message: str | None = Field(None, description="A short note for the user (status, refusal reasons…).")
+    duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
+
+
+class CancelResult(WireModel):
+    session_id: str
+    status: SessionStatus
+    cancelled_calls: int = 0
+
+
+class PersonaInfo(WireModel):
+    id: str
+    name: str
+    council: str
+    soul: str
+    focus: list[str]
+    constraints: list[str]
+    allowed_tools: list[str]
+    source: str
+
+
+class PersonasResult(WireModel):
+    personas: list[PersonaInfo]
+    councils: dict[str, list[str]]
+
+
+class ProviderInfo(WireModel):
+    id: str
+    kind: str
+    model: str
+    available: bool
+    detail: str = ""
+
+
+class ProvidersResult(WireModel):
+    default: str
+    providers: list[ProviderInfo]
+
+
+class SnapshotResult(WireModel):
+    session: ConversationSession
+    journal: list[dict[str, Any]] | None = None
+    transcript_markdown: str
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    params: type[WireModel]
+    result: type[WireModel]
+    doc: str
+
+
+METHODS: tuple[Method, ...] = (
+    Method("council/turn", TurnParams, TurnResult,
+           "Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, "
+           "more questions, extend debate, cancel, status) and runs the session until it needs the user again. "
+           "Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request cancels "
+           "the session."),
+    Method("council/answer", AnswerParams, TurnResult,
+           "Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the "
+           "first call's result (a double-clicked button never skips two questions)."),
+    Method("council/cancel", SessionRef, CancelResult,
+           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`."),
+    Method("council/snapshot", SnapshotParams, SnapshotResult,
+           "The whole session (for transcripts and restore), its markdown transcript and optionally its journal."),
+    Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
+    Method("council/providers", EmptyParams, ProvidersResult,
+           "Configured model providers and whether each answers right now."),
+)
+
+METHODS_BY_NAME = {m.name: m for m in METHODS}

@@ -1,0 +1,1 @@
+"""Language-model providers behind one small interface (:class:`council.providers.base.Provider`)."""

@@ -1,0 +1,93 @@
+"""The provider contract: one async streaming call, JSON-schema output where the backend can, cancellable.
+
+A provider turns a :class:`CompletionRequest` into a stream of text chunks. Cancellation is anyio's: when the
+caller's cancel scope is cancelled, the provider's ``await`` raises and its ``async with`` blocks close the
+underlying stream or thread at once. Failures are :class:`ProviderError` with a message a user can act on.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from council.protocol.completion import ChatMessage
+
+
+class CompletionRequest(BaseModel):
+    """One model call. ``purpose`` names the caller (a persona, ``clarifier``, ``moderator``, ``synthesizer``)."""
+
+    purpose: str
+    messages: list[ChatMessage]
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int = Field(1024, ge=1, le=32_768)
+    temperature: float = Field(0.7, ge=0.0, le=2.0)
+    session_id: str = ""
+    cycle: int = 0
+
+
+class ProviderError(Exception):
+    """A model call failed. ``retryable`` says whether trying again may help; ``message`` is for the user."""
+
+    def __init__(self, message: str, *, kind: str = "internal", retryable: bool = False,
+                 status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind  # rate_limit | server | client | timeout | connection | config | cancelled | internal
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+class ProviderStatus(BaseModel):
+    available: bool
+    detail: str = ""
+
+
+class Provider(ABC):
+    """A language model the council can call."""
+
+    #: Short id used in settings and metadata (``openai``, ``ollama``, ``embedded``, ``client``, ``scripted``).
+    id: str = "provider"
+    #: Whether the backend constrains output to ``json_schema`` itself (grammar / structured outputs).
+    constrains_json: bool = False
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    @abstractmethod
+    def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        """Yield the reply's text in chunks as the model produces it."""
+
+    async def check(self) -> ProviderStatus:
+        """Whether this provider can answer right now (used by ``council doctor`` and selection)."""
+        return ProviderStatus(available=True)
+
+    async def aclose(self) -> None:
+        """Release connections, threads or model memory."""
+
+    def describe(self) -> str:
+        return f"{self.id}:{self.model}"
+
+
+DeltaSink = Callable[[str], Awaitable[None]]
+
+
+async def complete(provider: Provider, request: CompletionRequest, on_delta: DeltaSink | None = None) -> str:
+    """Run ``provider.stream`` to the end, forwarding each chunk to ``on_delta``; return the whole text."""
+    parts: list[str] = []
+    stream = provider.stream(request)
+    try:
+        async for chunk in stream:
+            if not chunk:
+                continue
+            parts.append(chunk)
+            if on_delta is not None:
+                await on_delta(chunk)
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    return "".join(parts)

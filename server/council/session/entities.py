@@ -1,0 +1,268 @@
+"""The eight entities of the Interactive Council Chat data model (seed 002) as pydantic models.
+
+They are wire models too: ``council/snapshot`` returns a :class:`ConversationSession` as is. Invariants that
+involve one entity are validated here; rules that involve a change of state live in ``reducer.py`` and
+``transitions.py``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from council.protocol.wire import WireModel
+from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
+
+MAX_CLARIFICATION_ROUNDS = 3
+DEFAULT_MAX_CYCLES = 10
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class SessionStatus(str, Enum):
+    CREATED = "created"
+    CLARIFYING = "clarifying"
+    DEBATING = "debating"
+    FINAL = "final"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+
+
+class ParticipantType(str, Enum):
+    USER = "user"
+    PERSONA = "persona"
+    SYSTEM = "system"  # the moderator/chair: asks questions, states assumptions, writes the synthesis
+
+
+class MessageType(str, Enum):
+    QUESTION = "question"
+    ANSWER = "answer"
+    DISCUSSION = "discussion"
+    CONCLUSION = "conclusion"
+    ASSUMPTION_STATEMENT = "assumption_statement"
+
+
+class QuestionStatus(str, Enum):
+    PENDING = "pending"
+    ANSWERED = "answered"
+    SKIPPED = "skipped"
+    DEFERRED = "deferred"
+
+
+class DiscussionStatus(str, Enum):
+    IN_PROGRESS = "in_progress"
+    CONCLUDED = "concluded"
+    LIMIT_REACHED = "limit_reached"
+
+
+class Depth(str, Enum):
+    BRIEF = "brief"
+    STANDARD = "standard"
+    DEEP = "deep"
+
+
+class UserConfidence(str, Enum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Participant(WireModel):
+    participant_id: str = Field(default_factory=new_id)
+    type: ParticipantType
+    name: str = Field(min_length=1, max_length=80)
+    role: str | None = None
+
+    @property
+    def is_primary_user(self) -> bool:
+        return self.type is ParticipantType.USER
+
+
+class CycleRef(WireModel):
+    cycle_type: Literal["clarification", "debate"]
+    number: int = Field(ge=1)
+
+
+class MessageTurn(WireModel):
+    turn_id: str = Field(default_factory=new_id)
+    session_id: str
+    sender: Participant
+    recipient: Participant | None = None
+    message_type: MessageType
+    content: str
+    timestamp: datetime
+    sequence_number: int = Field(ge=1)
+    related_cycle_or_round: CycleRef | None = None
+    metadata: dict[str, Any] = {}
+
+
+class Choice(WireModel):
+    label: str = Field(min_length=1, max_length=120)
+    value: str = Field(min_length=1, max_length=120)
+
+
+class ClarificationAnswer(WireModel):
+    answer_id: str = Field(default_factory=new_id)
+    question_id: str
+    session_id: str
+    answer: str = Field(min_length=1)
+    skip_command: bool = False
+    confidence: UserConfidence | None = None
+    created_at: datetime
+
+
+class ClarificationQuestion(WireModel):
+    question_id: str = Field(default_factory=new_id)
+    session_id: str
+    round_number: int = Field(ge=1, le=MAX_CLARIFICATION_ROUNDS)
+    sequence_in_round: int = Field(ge=1)
+    question: str = Field(min_length=1)
+    target_ambiguity: str
+    asked_by: Participant
+    choices: list[Choice] = []
+    free_text_allowed: bool = True
+    default_assumption: str = Field(description="What the council assumes if the user skips this question.")
+    user_answer: ClarificationAnswer | None = None
+    status: QuestionStatus = QuestionStatus.PENDING
+    revisited: bool = False
+    created_at: datetime
+    answered_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _answered_has_answer(self) -> ClarificationQuestion:
+        if self.status is QuestionStatus.ANSWERED and self.user_answer is None:
+            raise ValueError("an answered question needs a ClarificationAnswer")
+        return self
+
+
+class Assumption(WireModel):
+    assumption_id: str = Field(default_factory=new_id)
+    session_id: str
+    related_question_id: str | None = None
+    assumption: str = Field(min_length=1)
+    rationale: str = Field(min_length=1)
+    added_at: datetime
+
+
+class CouncilDiscussion(WireModel):
+    discussion_id: str = Field(default_factory=new_id)
+    session_id: str
+    cycle_number: int = Field(ge=1)
+    participating_personas: list[Participant] = Field(min_length=1)
+    exchange_starts: datetime
+    exchange_ends: datetime | None = None
+    topic: str
+    message_turn_ids: list[str] = []
+    resolution_summary: str | None = None
+    status: DiscussionStatus = DiscussionStatus.IN_PROGRESS
+
+    @model_validator(mode="after")
+    def _concluded_has_summary(self) -> CouncilDiscussion:
+        if self.status is not DiscussionStatus.IN_PROGRESS and not self.resolution_summary:
+            raise ValueError("a concluded discussion needs a resolutionSummary")
+        return self
+
+
+class PersonaSelection(WireModel):
+    selection_id: str = Field(default_factory=new_id)
+    session_id: str
+    request_classification: str
+    selected_personas: list[Participant] = Field(min_length=1)
+    reason: str
+    user_override: bool = False
+    overridden_personas: list[str] = []
+    method: str = Field("keywords", description="How personas were ranked: override, embeddings, tfidf, keywords.")
+    created_at: datetime
+
+    @model_validator(mode="after")
+    def _override_names_personas(self) -> PersonaSelection:
+        if self.user_override and not self.overridden_personas:
+            raise ValueError("userOverride needs overriddenPersonas")
+        return self
+
+
+class SessionSettings(WireModel):
+    """Per-session knobs, fixed at creation (extended by ``extend debate``)."""
+
+    max_cycles: int = Field(DEFAULT_MAX_CYCLES, ge=1, le=50)
+    extended_max_cycles: int = Field(20, ge=1, le=50, description="Ceiling when extended debate is requested.")
+    min_cycles: int = Field(1, ge=1, le=50)
+    depth: Depth = Depth.STANDARD
+    max_personas: int = Field(5, ge=1, le=12)
+    clarify: bool = True
+    language: str = "en"
+
+
+class ModelUse(WireModel):
+    """Which provider and model served a role (persona name, ``clarifier``, ``moderator``, ``synthesizer``)."""
+
+    provider: str
+    model: str
+    calls: int = 0
+    failures: int = 0
+
+
+class SessionMetadata(WireModel):
+    correlation_id: str = Field(default_factory=new_id)
+    models: dict[str, ModelUse] = {}
+    timings_ms: dict[str, float] = {}
+    error_categories: list[str] = []
+    feature_flags: dict[str, bool] = {}
+    context: list[str] = Field(default_factory=list, description="Names of attached context items.")
+
+
+class ConversationSession(WireModel):
+    session_id: str = Field(default_factory=new_id)
+    user_id: str = "anonymous"
+    request_text: str = Field(min_length=1)
+    status: SessionStatus = SessionStatus.CREATED
+    created_at: datetime
+    updated_at: datetime
+    clarification_rounds: int = Field(0, ge=0, le=MAX_CLARIFICATION_ROUNDS)
+    debate_cycles: int = Field(0, ge=0)
+    extended_debate_requested: bool = False
+    assumption_log: list[Assumption] = []
+    participants: list[Participant] = []
+    message_turns: list[MessageTurn] = []
+    final_answer: str | None = None
+    metadata: SessionMetadata = Field(default_factory=SessionMetadata)
+    # Beyond the seed's fields: the other entities the session owns.
+    settings: SessionSettings = Field(default_factory=SessionSettings)
+    context_text: str = ""
+    questions: list[ClarificationQuestion] = []
+    discussions: list[CouncilDiscussion] = []
+    persona_selection: PersonaSelection | None = None
+    responses: list[PersonaResponse] = []
+    options: list[VoteOption] = []
+    votes: list[Vote] = []
+    tally: VoteTally | None = None
+    synthesis: CouncilSynthesis | None = None
+
+    @property
+    def cycle_limit(self) -> int:
+        s = self.settings
+        return max(s.max_cycles, s.extended_max_cycles) if self.extended_debate_requested else s.max_cycles
+
+    @property
+    def active_question(self) -> ClarificationQuestion | None:
+        return next((q for q in self.questions if q.status is QuestionStatus.PENDING), None)
+
+    @property
+    def personas(self) -> list[Participant]:
+        return [p for p in self.participants if p.type is ParticipantType.PERSONA]
+
+    def question(self, question_id: str) -> ClarificationQuestion | None:
+        return next((q for q in self.questions if q.question_id == question_id), None)
+
+    def participant(self, name: str) -> Participant | None:
+        return next((p for p in self.participants if p.name == name), None)

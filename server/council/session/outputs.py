@@ -1,0 +1,147 @@
+"""What the models are asked to produce (JSON schemas) and the parsed results the session keeps.
+
+``*Reply`` classes are model-facing: their JSON schema is sent with the prompt (snake_case, bounded lengths and
+item counts) and parsing ignores unknown keys. The other classes are what the session stores and the wire
+carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from council.protocol.wire import WireModel
+
+TEXT = 600  # max characters of one bullet or sentence a model may write
+Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "audience", "risk", "context", "goal"]
+Level = Literal["low", "medium", "high"]
+
+
+class ModelReply(WireModel):
+    """Lenient parsing of model output: unknown keys are dropped, not refused."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class PlannedQuestion(ModelReply):
+    question: str = Field(min_length=5, max_length=300)
+    target_ambiguity: Ambiguity
+    choices: list[str] = Field(default_factory=list, max_length=5)
+    default_assumption: str = Field(min_length=3, max_length=300)
+
+
+class ClarifierReply(ModelReply):
+    needs_clarification: bool
+    reason: str = Field(max_length=TEXT)
+    questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)
+
+
+class PersonaReply(ModelReply):
+    """The seed-000 per-persona response plus the debate fields."""
+
+    position: str = Field(min_length=3, max_length=TEXT, description="Your stance in one sentence.")
+    summary: list[str] = Field(min_length=1, max_length=14)
+    advice: list[str] = Field(min_length=1, max_length=14)
+    risks: list[str] = Field(default_factory=list, max_length=8)
+    assumptions: list[str] = Field(default_factory=list, max_length=6)
+    questions: list[str] = Field(default_factory=list, max_length=4)
+    next_steps: list[str] = Field(min_length=1, max_length=14)
+    confidence: Level
+    confidence_rationale: str = Field(min_length=3, max_length=TEXT)
+    changed_position: bool = False
+    change_reason: str = Field("", max_length=TEXT)
+    continue_debate: bool = True
+
+
+class PersonaResponse(PersonaReply):
+    """A persona's contribution in one cycle, as the session keeps it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str
+    cycle: int
+    abstained: bool = False
+    note: str | None = None
+    conformity_flag: bool = False
+    turn_id: str | None = None
+
+
+class OptionsReply(ModelReply):
+    options: list[OptionDraft] = Field(min_length=2, max_length=4)
+
+
+class OptionDraft(ModelReply):
+    label: str = Field(min_length=2, max_length=120)
+    description: str = Field(min_length=2, max_length=TEXT)
+
+
+class VoteReply(ModelReply):
+    option_id: str = Field(min_length=1, max_length=2)
+    confidence: float
+    rationale: str = Field(min_length=3, max_length=TEXT)
+    continue_debate: bool = False
+    conclusion: str = Field(min_length=3, max_length=TEXT)
+
+
+class SynthesisReply(ModelReply):
+    recommendation: str = Field(min_length=3, max_length=1200)
+    agreements: list[str] = Field(default_factory=list, max_length=8)
+    conflicts: list[str] = Field(default_factory=list, max_length=8)
+    risks_tradeoffs: list[str] = Field(default_factory=list, max_length=10)
+    next_steps: list[str] = Field(min_length=1, max_length=14)
+    notes: list[str] = Field(default_factory=list, max_length=6)
+
+
+class VoteOption(WireModel):
+    id: str
+    label: str
+    description: str
+
+
+class Vote(WireModel):
+    persona: str
+    option_id: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str
+    continue_debate: bool = False
+    conclusion: str = ""
+    cycle: int = 0
+
+
+Consensus = Literal["unanimous", "majority", "tie", "none"]
+
+
+class VoteTally(WireModel):
+    options: list[VoteOption]
+    counts: dict[str, int]
+    weights: dict[str, float]
+    winner: str | None
+    consensus: Consensus
+    voters: int
+    abstentions: list[str] = []
+
+
+class CouncilSynthesis(WireModel):
+    """Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made."""
+
+    recommendation: str
+    agreements: list[str] = []
+    conflicts: list[str] = []
+    risks_tradeoffs: list[str] = []
+    next_steps: list[str] = []
+    notes: list[str] = []
+    dissent: list[str] = []
+    assumptions: list[str] = []
+    source: Literal["model", "consolidated"] = "model"
+
+
+OptionsReply.model_rebuild()
+
+
+def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The JSON schema sent to a model for ``model`` (snake_case), with per-field constraint overrides."""
+    schema = model.model_json_schema(by_alias=False)
+    for name, patch in (overrides or {}).items():
+        schema["properties"][name].update(patch)
+    return schema
