@@ -37,6 +37,7 @@ class TurnCommand(str, Enum):
     CANCEL = "cancel"
     STATUS = "status"
     PERSONAS = "personas"
+    RETRY = "retry"
 
 
 class Intent(str, Enum):
@@ -52,6 +53,7 @@ class Intent(str, Enum):
     CANCEL = "cancel"
     STATUS = "status"
     PERSONAS = "personas"
+    RETRY = "retry"
 
 
 class Reference(WireModel):
@@ -129,9 +131,9 @@ class Awaiting(str, Enum):
 class TurnResult(WireModel):
     """Result of ``council/turn`` and ``council/answer``: where the session stands once the turn has run."""
 
-    session_id: str
+    session_id: str | None = Field(None, description="None only when no session exists (e.g. `status` first).")
     intent: Intent
-    status: SessionStatus
+    status: SessionStatus | None = None
     awaiting: Awaiting
     question: ClarificationQuestion | None = None
     final_answer: str | None = None

@@ -239,7 +239,10 @@ class ConversationSession(WireModel):
     # Beyond the seed's fields: the other entities the session owns.
     settings: SessionSettings = Field(default_factory=SessionSettings)
     context_text: str = ""
-    questions: list[ClarificationQuestion] = []
+    questions: list[ClarificationQuestion] = Field(default_factory=list, description="Questions asked so far.")
+    planned_questions: list[ClarificationQuestion] = Field(
+        default_factory=list, description="Questions of the open round not asked yet (asked one at a time)."
+    )
     discussions: list[CouncilDiscussion] = []
     persona_selection: PersonaSelection | None = None
     responses: list[PersonaResponse] = []
@@ -260,6 +263,14 @@ class ConversationSession(WireModel):
     @property
     def personas(self) -> list[Participant]:
         return [p for p in self.participants if p.type is ParticipantType.PERSONA]
+
+    @property
+    def moderator(self) -> Participant:
+        return next(p for p in self.participants if p.type is ParticipantType.SYSTEM)
+
+    @property
+    def user(self) -> Participant:
+        return next(p for p in self.participants if p.type is ParticipantType.USER)
 
     def question(self, question_id: str) -> ClarificationQuestion | None:
         return next((q for q in self.questions if q.question_id == question_id), None)

@@ -41,12 +41,12 @@ class PersonaReply(ModelReply):
     """The seed-000 per-persona response plus the debate fields."""
 
     position: str = Field(min_length=3, max_length=TEXT, description="Your stance in one sentence.")
-    summary: list[str] = Field(min_length=1, max_length=14)
-    advice: list[str] = Field(min_length=1, max_length=14)
+    summary: list[str] = Field(default_factory=list, max_length=14)
+    advice: list[str] = Field(default_factory=list, max_length=14)
     risks: list[str] = Field(default_factory=list, max_length=8)
     assumptions: list[str] = Field(default_factory=list, max_length=6)
     questions: list[str] = Field(default_factory=list, max_length=4)
-    next_steps: list[str] = Field(min_length=1, max_length=14)
+    next_steps: list[str] = Field(default_factory=list, max_length=14)
     confidence: Level
     confidence_rationale: str = Field(min_length=3, max_length=TEXT)
     changed_position: bool = False

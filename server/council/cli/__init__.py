@@ -1,0 +1,1 @@
+"""Command-line entry points: ``council serve`` (the sidecar) and the headless clients."""

@@ -1,0 +1,28 @@
+"""The ``council`` command: ``serve`` (the sidecar); ``ask`` and ``doctor`` arrive with the CLI client."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from council import __version__
+from council.cli import serve
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="council", description="A council of AI personas that asks before it answers.")
+    p.add_argument("--version", action="version", version=f"council {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)")
+    serve.add_arguments(s)
+    s.set_defaults(func=serve.run)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""``council serve``: run the JSON-RPC sidecar on stdin/stdout.
+
+Before anything else runs, file descriptor 1 is duplicated for the protocol and fd 1 itself is pointed at stderr,
+so a stray ``print`` or a C library writing to stdout can never corrupt the JSON-RPC stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import BinaryIO
+
+log = logging.getLogger("council.serve")
+
+
+def protect_stdout() -> BinaryIO:
+    """Return a binary stream on the real stdout and redirect fd 1 (and sys.stdout) to stderr."""
+    sys.stdout.flush()
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(proto_fd, "wb", buffering=0)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="JSON or TOML config file (providers, persona → provider map)")
+    p.add_argument("--provider", choices=["openai", "ollama", "embedded", "scripted", "client"],
+                   help="default provider kind (else: automatic selection)")
+    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
+    p.add_argument("--api-key-env", help="name of the environment variable holding the API key")
+    p.add_argument("--script", help="script file for the scripted provider")
+    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--max-cycles", type=int, help="default debate cycle cap (1–50, default 10)")
+    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
+    p.add_argument("--depth", choices=["brief", "standard", "deep"], help="default answer depth")
+    p.add_argument("--no-embeddings", action="store_true", help="route personas without sentence-transformers")
+    p.add_argument("--log-level", default=os.environ.get("COUNCIL_LOG_LEVEL", "INFO"))
+
+
+def build_config(args: argparse.Namespace):
+    from council.config import ProviderConfig, load_config
+
+    config = load_config(args.config)
+    if args.provider:
+        options = {"script": args.script} if args.script else {}
+        config.providers["cli"] = ProviderConfig(kind=args.provider, model=args.model or "",
+                                                 base_url=args.base_url, api_key=args.api_key_env,
+                                                 options=options)
+        config.default = "cli"
+    config.personas_dirs = [*config.personas_dirs, *(Path(d) for d in args.personas_dir)]
+    return config
+
+
+def session_settings(args: argparse.Namespace):
+    from council.session.entities import SessionSettings
+
+    settings = SessionSettings(min_cycles=2)
+    update = {}
+    if args.max_cycles:
+        update["max_cycles"] = args.max_cycles
+        update["extended_max_cycles"] = max(20, args.max_cycles)
+    if args.min_cycles:
+        update["min_cycles"] = args.min_cycles
+    if args.depth:
+        update["depth"] = args.depth
+    return settings.model_copy(update=update) if update else settings
+
+
+def run(args: argparse.Namespace) -> int:
+    proto_out = protect_stdout()
+    from council.logs import setup_logging
+
+    setup_logging(args.log_level)
+    from council.personas.loader import load_personas
+    from council.personas.routing import default_ranker, start_embedding_warmup
+    from council.server import build_server
+    from council.service import CouncilService
+
+    config = build_config(args)
+    library = load_personas(config.personas_dirs or None)
+    if not args.no_embeddings:
+        ranker = start_embedding_warmup()
+        if ranker is not None:
+            threading.Thread(target=ranker.warm_up, name="embeddings-warmup", daemon=True).start()
+    settings = session_settings(args)
+    server = build_server(lambda sink, bridge: CouncilService(
+        library, config, sink, bridge=bridge, settings=settings,
+        ranker_factory=(lambda: None) if args.no_embeddings else default_ranker))
+    log.info("council sidecar ready: %d personas", len(library))
+    server.start_io(stdin=sys.stdin.buffer, stdout=proto_out)
+    return 0

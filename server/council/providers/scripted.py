@@ -1,0 +1,154 @@
+"""A deterministic scripted model for tests, demos and fault injection.
+
+Without a script it answers every council prompt with a valid reply built from the requested schema's title
+(``ClarifierReply``, ``PersonaReply``, ``OptionsReply``, ``VoteReply``, ``SynthesisReply``), the caller's
+``purpose`` (persona name) and the cycle. A JSON script adds rules, first match wins::
+
+    {"chunk": 24, "delay": 0.0,
+     "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…"},
+                "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client", "delay": 0.5,
+                "times": 1}]}
+
+``times`` limits how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
+then a good repair".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
+
+_ERRORS = {
+    "rate_limit": ("rate limited (HTTP 429)", True, 429),
+    "server": ("server error (HTTP 500)", True, 500),
+    "timeout": ("timed out", True, None),
+    "client": ("bad request (HTTP 400)", False, 400),
+}
+
+
+class ScriptedProvider(Provider):
+    id = "scripted"
+    constrains_json = True
+
+    def __init__(self, model: str = "scripted", script: str | dict[str, Any] | None = None) -> None:
+        super().__init__(model or "scripted")
+        data: dict[str, Any] = {}
+        if isinstance(script, dict):
+            data = script
+        elif script:
+            data = json.loads(Path(script).read_text(encoding="utf-8"))
+        self.rules: list[dict[str, Any]] = list(data.get("rules", []))
+        self.chunk = int(data.get("chunk", 24))
+        self.delay = float(data.get("delay", 0.0))
+        self.calls: list[CompletionRequest] = []
+        self._fired: dict[int, int] = {}
+
+    async def check(self) -> ProviderStatus:
+        return ProviderStatus(available=True, detail="deterministic scripted replies (for tests and demos)")
+
+    def _match(self, request: CompletionRequest) -> dict[str, Any] | None:
+        title = (request.json_schema or {}).get("title", "")
+        last = request.messages[-1].content if request.messages else ""
+        for i, rule in enumerate(self.rules):
+            when = rule.get("when", {})
+            if "schema" in when and when["schema"] != title:
+                continue
+            if "purpose" in when and when["purpose"] != request.purpose:
+                continue
+            if "cycle" in when and when["cycle"] != request.cycle:
+                continue
+            if "contains" in when and when["contains"] not in last:
+                continue
+            if "times" in rule and self._fired.get(i, 0) >= rule["times"]:
+                continue
+            self._fired[i] = self._fired.get(i, 0) + 1
+            return rule
+        return None
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        self.calls.append(request)
+        rule = self._match(request) or {}
+        delay = float(rule.get("delay", self.delay))
+        if rule.get("error"):
+            if delay:
+                await anyio.sleep(delay)
+            message, retryable, status = _ERRORS[rule["error"]]
+            raise ProviderError(f"scripted {message}", kind=rule["error"], retryable=retryable, status=status)
+        reply = rule.get("reply")
+        if reply is None:
+            reply = auto_reply(request)
+        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+        step = max(1, self.chunk)
+        for i in range(0, len(text), step):
+            if delay:
+                await anyio.sleep(delay)
+            else:
+                await anyio.lowlevel.checkpoint()
+            yield text[i:i + step]
+
+
+def _items(schema: dict[str, Any], field: str, make) -> list[str]:
+    spec = schema.get("properties", {}).get(field, {})
+    n = max(1, spec.get("minItems", 1))
+    return [make(i + 1) for i in range(n)]
+
+
+def auto_reply(request: CompletionRequest) -> dict[str, Any]:
+    """A valid reply for the schema the request names, deterministic in purpose and cycle."""
+    schema = request.json_schema or {}
+    title = schema.get("title", "")
+    who, cycle = request.purpose, request.cycle
+    prompt = request.messages[-1].content if request.messages else ""
+    if title == "ClarifierReply":
+        round_no = 1
+        for n in (3, 2):
+            if f"clarification round {n}" in prompt:
+                round_no = n
+                break
+        questions = [
+            {"question": f"What is the main goal behind this request (round {round_no})?",
+             "target_ambiguity": "goal", "choices": ["Cut costs", "Ship faster", "Reduce risk"],
+             "default_assumption": "The main goal is to ship faster without raising risk."},
+            {"question": f"What timeline are you working with (round {round_no})?",
+             "target_ambiguity": "timeline", "choices": ["This quarter", "This year"],
+             "default_assumption": "The timeline is this quarter."},
+        ]
+        return {"needs_clarification": True, "reason": "goal and timeline change the advice",
+                "questions": questions if round_no == 1 else questions[:1]}
+    if title == "PersonaReply":
+        return {
+            "position": f"{who} recommends a staged approach (cycle {cycle}).",
+            "summary": _items(schema, "summary", lambda i: f"{who} summary point {i}."),
+            "advice": _items(schema, "advice", lambda i: f"{who} advice {i}: start small and measure."),
+            "risks": [f"{who} risk: the change could stall delivery."],
+            "assumptions": ["The team has capacity for the change."],
+            "questions": [],
+            "next_steps": _items(schema, "next_steps", lambda i: f"{who} step {i}."),
+            "confidence": "medium",
+            "confidence_rationale": "Scripted reply for a deterministic session.",
+            "changed_position": False,
+            "change_reason": "",
+            "continue_debate": cycle < 2,
+        }
+    if title == "OptionsReply":
+        return {"options": [
+            {"label": "Staged approach", "description": "Proceed in small, measured steps."},
+            {"label": "Wait", "description": "Postpone until more information is available."},
+        ]}
+    if title == "VoteReply":
+        contrarian = "devil" in who.lower()
+        return {"option_id": "B" if contrarian else "A", "confidence": 0.6 if contrarian else 0.8,
+                "rationale": f"{who} weighed the options.", "continue_debate": False,
+                "conclusion": f"{who} concludes the {'wait' if contrarian else 'staged'} option is best."}
+    if title == "SynthesisReply":
+        return {"recommendation": "Take the staged approach and measure each step.",
+                "agreements": ["Start small."], "conflicts": ["Whether to wait first."],
+                "risks_tradeoffs": ["Delivery could stall."], "next_steps": ["Pick a first slice.", "Measure it."],
+                "notes": []}
+    return {"text": "scripted"}

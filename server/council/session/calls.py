@@ -1,0 +1,102 @@
+"""One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
+
+Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None`` and a
+note to show the user. Cancellation propagates. Every call is recorded in the session metadata (provider, model,
+latency, failure).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from council.protocol.completion import ChatMessage
+from council.providers.base import CompletionRequest, Provider, ProviderError, complete
+from council.session import records as r
+from council.session.outputs import ModelReply
+from council.session.parsing import ParseFailure, parse_reply
+from council.session.prompts import repair_messages
+from council.session.runtime import SessionRuntime
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=ModelReply)
+
+ProviderPicker = Callable[[str], Provider]
+
+
+@dataclass
+class CallOutcome(Generic[T]):
+    reply: T | None
+    note: str | None = None
+    repaired: bool = False
+
+
+@dataclass
+class CallSpec(Generic[T]):
+    role: str
+    messages: list[ChatMessage]
+    reply_model: type[T]
+    schema: dict[str, Any]
+    max_tokens: int = 1024
+    temperature: float = 0.7
+    cycle: int = 0
+    check: Callable[[T], None] | None = None  # extra checks after parsing; raises ParseFailure
+
+
+async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
+                          on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
+    provider = pick(spec.role)
+    request = CompletionRequest(purpose=spec.role, messages=spec.messages, json_schema=spec.schema,
+                                max_tokens=spec.max_tokens, temperature=spec.temperature,
+                                session_id=rt.session_id, cycle=spec.cycle)
+    text = await _run(rt, provider, request, spec.role, on_delta)
+    if text is None:
+        return CallOutcome(None, f"{provider.describe()} failed; see the error above")
+    try:
+        return CallOutcome(_parse(text, spec))
+    except ParseFailure as first:
+        log.info("reply for %s did not parse (%s); asking once for a repair", spec.role, first.reason)
+        repair = request.model_copy(update={"messages": repair_messages(spec.messages, text, first.reason)})
+        text2 = await _run(rt, provider, repair, spec.role, None)
+        if text2 is None:
+            return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed")
+        try:
+            return CallOutcome(_parse(text2, spec), repaired=True)
+        except ParseFailure as second:
+            return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}")
+
+
+def _parse(text: str, spec: CallSpec[T]) -> T:
+    reply = parse_reply(text, spec.reply_model, spec.schema)
+    if spec.check is not None:
+        spec.check(reply)
+    return reply
+
+
+async def _run(rt: SessionRuntime, provider: Provider, request: CompletionRequest, role: str,
+               on_delta: Callable[[str], Awaitable[None]] | None) -> str | None:
+    started = time.perf_counter()
+    failed = True
+    rt.inflight_calls += 1
+    try:
+        text = await complete(provider, request, on_delta)
+        failed = False
+        return text
+    except ProviderError as exc:
+        rt.error(f"{role}: {provider.describe()} failed: {exc.message}", persona=role, kind=exc.kind)
+        return None
+    except Exception as exc:  # a provider bug must not sink the session
+        log.exception("provider %s crashed for %s", provider.describe(), role)
+        rt.error(f"{role}: {provider.describe()} crashed: {type(exc).__name__}", persona=role)
+        return None
+    finally:
+        rt.inflight_calls -= 1
+        if rt.created:
+            try:
+                rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
+                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000))
+            except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
+                log.debug("could not record model use for %s", role, exc_info=True)

@@ -1,0 +1,72 @@
+"""What a chat turn means: the thin client forwards raw text (and maybe a slash command); this decides.
+
+Keywords are matched on the whole trimmed turn (English and Russian), so "skip" skips but "skip the migration
+if it is risky" is an answer. A slash command always wins over the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from council.protocol.methods import Intent, TurnCommand
+from council.session.entities import SessionStatus
+
+_COMMANDS: dict[TurnCommand, Intent] = {
+    TurnCommand.NEW: Intent.NEW_PROBLEM,
+    TurnCommand.SKIP: Intent.SKIP,
+    TurnCommand.SKIP_ALL: Intent.SKIP_ALL,
+    TurnCommand.MORE: Intent.MORE_QUESTIONS,
+    TurnCommand.DEFER: Intent.DEFER,
+    TurnCommand.EXTEND: Intent.EXTEND_DEBATE,
+    TurnCommand.CANCEL: Intent.CANCEL,
+    TurnCommand.STATUS: Intent.STATUS,
+    TurnCommand.PERSONAS: Intent.PERSONAS,
+    TurnCommand.RETRY: Intent.RETRY,
+}
+
+_KEYWORDS: dict[Intent, tuple[str, ...]] = {
+    Intent.SKIP_ALL: ("skip all", "skip the rest", "skip remaining", "skip all questions", "no more questions",
+                      "just answer", "пропустить все", "пропусти все", "пропустить всё", "пропусти всё"),
+    Intent.SKIP: ("skip", "pass", "skip this", "skip question", "i don't know", "dont know", "don't know",
+                  "no idea", "пропустить", "пропусти", "пропуск", "не знаю", "дальше"),
+    Intent.DEFER: ("later", "defer", "ask me later", "ask later", "позже", "потом", "отложить"),
+    Intent.MORE_QUESTIONS: ("more questions", "more", "ask more", "ask me more", "ask more questions",
+                            "ещё вопросы", "еще вопросы", "больше вопросов"),
+    Intent.EXTEND_DEBATE: ("extend debate", "extend the debate", "extend", "debate more", "continue debate",
+                           "keep debating", "продлить", "продлить дебаты", "продолжить дебаты"),
+    Intent.CANCEL: ("cancel", "stop", "abort", "cancel session", "отмена", "отменить", "стоп"),
+    Intent.STATUS: ("status", "where are we", "статус"),
+    Intent.PERSONAS: ("personas", "who is on the council", "who's on the council", "персоны"),
+    Intent.RETRY: ("retry", "try again", "повторить", "ещё раз", "еще раз"),
+}
+
+_TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
+
+
+def keyword_intent(text: str) -> Intent | None:
+    norm = _TRIM.sub("", text).lower().replace("’", "'")
+    for intent, words in _KEYWORDS.items():
+        if norm in words:
+            return intent
+    return None
+
+
+def decide_intent(text: str, command: TurnCommand | None, status: SessionStatus | None) -> Intent:
+    """The intent of a turn given the session's status (None: no session yet)."""
+    if command is not None:
+        return _COMMANDS[command]
+    found = keyword_intent(text)
+    if status is None:
+        return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
+    if status is SessionStatus.CLARIFYING:
+        return found or Intent.ANSWER
+    if status is SessionStatus.COMPLETED:
+        if found in (Intent.EXTEND_DEBATE, Intent.STATUS, Intent.PERSONAS):
+            return found
+        return Intent.NEW_PROBLEM
+    if status is SessionStatus.CANCELLED:
+        return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
+    # created / debating / final: a turn arrives while the council works (or after every advisor failed)
+    if found in (Intent.CANCEL, Intent.STATUS, Intent.PERSONAS, Intent.RETRY, Intent.EXTEND_DEBATE):
+        return found
+    return Intent.NEW_PROBLEM

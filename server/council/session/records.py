@@ -1,0 +1,165 @@
+"""Journal records: every change to a ConversationSession is one of these, applied by ``reducer.apply``.
+
+The journal (the session's turn log) is append-only; replaying it rebuilds an equal session, which is how
+sessions can be restored. Records carry their own ids and timestamps so replay is deterministic.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal, Union
+
+from pydantic import Field, TypeAdapter
+
+from council.protocol.wire import WireModel
+from council.session.entities import (
+    Assumption,
+    ClarificationAnswer,
+    ClarificationQuestion,
+    CouncilDiscussion,
+    DiscussionStatus,
+    MessageTurn,
+    Participant,
+    PersonaSelection,
+    SessionSettings,
+    SessionStatus,
+)
+from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
+
+
+class RecordBase(WireModel):
+    at: datetime
+
+
+class SessionCreated(RecordBase):
+    kind: Literal["session_created"] = "session_created"
+    session_id: str
+    user: Participant
+    moderator: Participant
+    request_text: str
+    settings: SessionSettings
+    context_text: str = ""
+    context_names: list[str] = []
+    correlation_id: str
+    extended_debate: bool = False
+
+
+class PersonasSelected(RecordBase):
+    kind: Literal["personas_selected"] = "personas_selected"
+    selection: PersonaSelection
+
+
+class StatusSet(RecordBase):
+    kind: Literal["status_set"] = "status_set"
+    status: SessionStatus
+    reason: str = ""
+
+
+class QuestionsPlanned(RecordBase):
+    kind: Literal["questions_planned"] = "questions_planned"
+    round: int
+    questions: list[ClarificationQuestion]
+
+
+class QuestionAsked(RecordBase):
+    kind: Literal["question_asked"] = "question_asked"
+    question_id: str
+    turn: MessageTurn
+
+
+class QuestionAnswered(RecordBase):
+    kind: Literal["question_answered"] = "question_answered"
+    answer: ClarificationAnswer
+    turn: MessageTurn
+
+
+class QuestionSkipped(RecordBase):
+    kind: Literal["question_skipped"] = "question_skipped"
+    answer: ClarificationAnswer
+    assumption: Assumption
+    turn: MessageTurn
+
+
+class QuestionDeferred(RecordBase):
+    kind: Literal["question_deferred"] = "question_deferred"
+    question_id: str
+
+
+class CycleStarted(RecordBase):
+    kind: Literal["cycle_started"] = "cycle_started"
+    discussion: CouncilDiscussion
+
+
+class PersonaSpoke(RecordBase):
+    kind: Literal["persona_spoke"] = "persona_spoke"
+    response: PersonaResponse
+    turn: MessageTurn
+
+
+class CycleConcluded(RecordBase):
+    kind: Literal["cycle_concluded"] = "cycle_concluded"
+    cycle: int
+    resolution_summary: str
+    status: DiscussionStatus
+
+
+class OptionsSet(RecordBase):
+    kind: Literal["options_set"] = "options_set"
+    options: list[VoteOption]
+
+
+class VoteCast(RecordBase):
+    kind: Literal["vote_cast"] = "vote_cast"
+    vote: Vote
+    turn: MessageTurn
+
+
+class TallySet(RecordBase):
+    kind: Literal["tally_set"] = "tally_set"
+    tally: VoteTally
+
+
+class DebateExtended(RecordBase):
+    kind: Literal["debate_extended"] = "debate_extended"
+
+
+class SynthesisSet(RecordBase):
+    kind: Literal["synthesis_set"] = "synthesis_set"
+    synthesis: CouncilSynthesis
+    final_answer: str
+
+
+class ModelUsed(RecordBase):
+    kind: Literal["model_used"] = "model_used"
+    role: str
+    provider: str
+    model: str
+    failed: bool = False
+    latency_ms: float = 0.0
+
+
+Record = Annotated[
+    Union[
+        SessionCreated,
+        PersonasSelected,
+        StatusSet,
+        QuestionsPlanned,
+        QuestionAsked,
+        QuestionAnswered,
+        QuestionSkipped,
+        QuestionDeferred,
+        CycleStarted,
+        PersonaSpoke,
+        CycleConcluded,
+        OptionsSet,
+        VoteCast,
+        TallySet,
+        DebateExtended,
+        SynthesisSet,
+        ModelUsed,
+    ],
+    Field(discriminator="kind"),
+]
+
+record_adapter: TypeAdapter[Record] = TypeAdapter(Record)
+journal_adapter: TypeAdapter[list[Record]] = TypeAdapter(list[Record])

@@ -1,0 +1,90 @@
+"""The final synthesis: one consolidated answer from the final positions and the vote.
+
+The chair model writes the recommendation, agreements, conflicts, risks and ordered next steps; if it fails, the
+answer is consolidated from the personas' own replies. Either way the assumptions, the dissent (always including
+the Devil's Advocate's) and the vote come from the session itself, never from a model.
+"""
+
+from __future__ import annotations
+
+from council.personas.contract import PersonaContract
+from council.session.calls import CallSpec, ProviderPicker, call_structured
+from council.session.debate import latest_responses
+from council.session.entities import ConversationSession
+from council.session.outputs import CouncilSynthesis, PersonaResponse, SynthesisReply, reply_schema
+from council.session.prompts import DEPTH_BULLETS, synthesis_messages
+from council.session.runtime import SessionRuntime
+from council.session.voting import describe_tally
+
+
+def _dedupe(items: list[str], limit: int) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        key = item.strip().lower().rstrip(".")
+        if key and key not in (o.lower().rstrip(".") for o in out):
+            out.append(item.strip())
+        if len(out) >= limit:
+            break
+    return out
+
+
+def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
+    """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted."""
+    out: list[str] = []
+    tally = session.tally
+    final_votes = [v for v in session.votes if tally and v.cycle == session.debate_cycles]
+    if tally and tally.winner:
+        for v in final_votes:
+            if v.option_id != tally.winner:
+                out.append(f"{v.persona} voted {v.option_id}: {v.rationale}")
+    for resp in latest_responses(session):
+        contract = contracts.get(resp.persona)
+        if contract is not None and contract.always_include and not resp.abstained:
+            risks = "; ".join(resp.risks[:3])
+            out.append(f"{resp.persona} (counterpoints): {resp.position}" + (f" Risks: {risks}" if risks else ""))
+    return out
+
+
+def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
+    """A synthesis built from the replies alone (used when the chair model fails)."""
+    _, hi = DEPTH_BULLETS[session.settings.depth]
+    active = [x for x in latest if not x.abstained]
+    tally = session.tally
+    winners = {v.persona for v in session.votes if tally and v.option_id == tally.winner}
+    lead = [x for x in active if x.persona in winners] or active
+    label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
+    recommendation = label or (lead[0].position if lead else "The council could not reach a recommendation.")
+    return SynthesisReply(
+        recommendation=recommendation,
+        agreements=_dedupe([x.position for x in lead], 5),
+        conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
+        risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
+        next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or ["Revisit with more information."],
+        notes=["Consolidated from the advisors' replies; the chair model was unavailable."],
+    )
+
+
+async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
+                     contracts: dict[str, PersonaContract]) -> CouncilSynthesis:
+    s = rt.session
+    latest = latest_responses(s)
+    outcome_line = describe_tally(s.tally) if s.tally else "no vote"
+    _, hi = DEPTH_BULLETS[s.settings.depth]
+    schema = reply_schema(SynthesisReply, {"next_steps": {"maxItems": hi}})
+    rt.progress("The chair writes the final answer.")
+    outcome = await call_structured(rt, pick, CallSpec(
+        role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
+        reply_model=SynthesisReply, schema=schema, max_tokens=1400, temperature=0.3))
+    reply = outcome.reply or consolidate(s, latest)
+    notes = list(reply.notes)
+    abstained = [x.persona for x in latest if x.abstained]
+    if abstained:
+        notes.append(f"Abstained in the last cycle: {', '.join(abstained)}.")
+    notes.append("Model output is nondeterministic; the same question can get a different answer.")
+    return CouncilSynthesis(
+        recommendation=reply.recommendation.strip(),
+        agreements=reply.agreements, conflicts=reply.conflicts, risks_tradeoffs=reply.risks_tradeoffs,
+        next_steps=reply.next_steps, notes=notes, dissent=dissent(s, contracts),
+        assumptions=[a.assumption for a in s.assumption_log],
+        source="model" if outcome.reply is not None else "consolidated",
+    )
