@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import attrs
+from lsprotocol import types
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
@@ -103,7 +104,7 @@ class ClientBridge:
                     send.close()
         except anyio.get_cancelled_exc_class():
             protocol._request_futures.pop(msg_id, None)  # a late reply is then ignored, not an error
-            protocol.notify("$/cancelRequest", {"id": msg_id})
+            protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
         except JsonRpcException as exc:
             raise ProviderError(f"the client's model failed: {exc.message}", kind="client") from None

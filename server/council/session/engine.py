@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from council.personas.contract import PersonaContract
-from council.personas.loader import PersonaLibrary
-from council.personas.routing import select_personas
+from council.personas.loader import PersonaLibrary, UnknownPersonaError
+from council.personas.routing import Selection, select_personas
 from council.protocol.errors import validation_error
 from council.protocol.methods import (
     AnswerParams,
@@ -101,15 +101,17 @@ class Engine:
         if not text:
             raise validation_error("a new session needs the problem to discuss", field="text")
         opts = params.options
+        settings = self._settings(opts, text)
+        selection = self._choose(text, opts, settings.max_personas)
         context = "\n\n".join(f"## {ref.name}\n{ref.content}" for ref in params.references if ref.content)
         user = Participant(type=ParticipantType.USER, name=opts.user_id or "User", role="asker")
         moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
         rt.record(r.SessionCreated(
             at=rt.clock(), session_id=rt.session_id, user=user, moderator=moderator, request_text=text,
-            settings=self._settings(opts, text), context_text=context[: CONTEXT_BUDGET * 2],
+            settings=settings, context_text=context[: CONTEXT_BUDGET * 2],
             context_names=[ref.name for ref in params.references], correlation_id=new_id(),
             extended_debate=opts.extended_debate))
-        self._select(rt, text, opts)
+        self._record_selection(rt, selection)
         s = rt.session
         if s.settings.clarify:
             rt.progress("The moderator reads your question.")
@@ -121,10 +123,16 @@ class Engine:
         rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="the request is clear; no questions"))
         return await self.advance(rt, pick, Intent.NEW_PROBLEM)
 
-    def _select(self, rt: SessionRuntime, text: str, opts: SessionOptions) -> None:
+    def _choose(self, text: str, opts: SessionOptions, max_personas: int) -> Selection:
         override = opts.personas or [p.name for p in self.library.names_in_text(text)] or None
-        sel = select_personas(self.library, text, override=override, max_personas=rt.session.settings.max_personas,
-                              ranker=self.defaults.ranker_factory())
+        try:
+            return select_personas(self.library, text, override=override, max_personas=max_personas,
+                                   ranker=self.defaults.ranker_factory())
+        except UnknownPersonaError as exc:
+            raise validation_error(str(exc), fields={"options.personas": str(exc)},
+                                   valid=self.library.names) from None
+
+    def _record_selection(self, rt: SessionRuntime, sel: Selection) -> None:
         s = rt.session
         participants = [Participant(type=ParticipantType.PERSONA, name=p.name, role="debater") for p in sel.personas]
         rt.record(r.PersonasSelected(at=rt.clock(), selection=PersonaSelection(

@@ -1,0 +1,91 @@
+"""The client-backed provider: the sidecar asks this test client to complete prompts with "its" model."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from council.protocol.completion import CompleteParams
+from council.providers.base import CompletionRequest
+from council.providers.scripted import auto_reply
+
+from .conftest import PROBLEM, wait_for_event
+
+
+async def test_client_model_serves_the_whole_session(sidecar):
+    async with sidecar(provider="client") as sc:
+        calls: list[dict] = []
+
+        async def complete(params):
+            p = CompleteParams.model_validate(params)
+            calls.append(params)
+            text = json.dumps(auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages,
+                                                           json_schema=p.json_schema, cycle=0)))
+            half = len(text) // 2  # stream the first half as deltas, return the whole text
+            await sc.rpc.notify("council/completeDelta", {"streamId": p.stream_id, "text": text[:half]})
+            return {"text": text, "model": "test-model-1"}
+
+        sc.serve_completions(complete)
+        r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True,
+                                                                        "completionModel": "test-model-1"}})
+        r = await sc.call("council/turn", {"sessionId": r["sessionId"], "text": "skip all"})
+        assert r["status"] == "completed"
+        purposes = {c["purpose"] for c in calls}
+        assert {"clarifier", "moderator", "synthesizer"} <= purposes
+        assert all(c["jsonSchema"]["title"] for c in calls)
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        models = snap["session"]["metadata"]["models"]
+        assert models["synthesizer"] == {"provider": "client", "model": "test-model-1", "calls": 1, "failures": 0}
+        assert "client:test-model-1" in r["finalAnswer"]
+
+
+async def test_cancel_sends_cancel_request_for_pending_completions(sidecar):
+    async with sidecar(provider="client") as sc:
+        pending: set = set()
+        cancelled: list = []
+        sc.rpc.listen(lambda method, params: cancelled.append(params["id"]) if method == "$/cancelRequest" else None)
+
+        async def complete(params):
+            if params["purpose"] == "clarifier":
+                return {"text": json.dumps({"needs_clarification": False, "reason": "clear", "questions": []})}
+            pending.add(params["streamId"])
+            await anyio.sleep(60)  # a slow model: the session is cancelled meanwhile
+            return {"text": "{}"}
+
+        sc.serve_completions(complete)
+        async with anyio.create_task_group() as tg:
+            async def turn():
+                await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True}})
+            tg.start_soon(turn)
+            started = await wait_for_event(sc, lambda e: e["type"] == "persona.started")
+            with anyio.fail_after(10):
+                while len(pending) < 3:
+                    await anyio.sleep(0.02)
+            await sc.call("council/cancel", {"sessionId": started["sessionId"]})
+            with anyio.fail_after(10):
+                while len(cancelled) < len(pending):
+                    await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+        assert len(cancelled) == len(pending) >= 3
+        snap = await sc.call("council/snapshot", {"sessionId": started["sessionId"]})
+        assert snap["session"]["status"] == "cancelled"
+
+
+async def test_client_errors_make_a_persona_abstain_not_the_session_fail(sidecar):
+    async with sidecar(provider="client") as sc:
+        async def complete(params):
+            if params["purpose"] == "Devil's Advocate":
+                raise RuntimeError("model exploded")
+            p = CompleteParams.model_validate(params)
+            return {"text": json.dumps(auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages,
+                                                                    json_schema=p.json_schema)))}
+        sc.serve_completions(complete)
+        r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True},
+                                           "options": {"clarify": False}})
+        assert r["status"] == "completed"
+        errors = [e for e in sc.session_events(r["sessionId"]) if e["type"] == "error"]
+        assert errors and all(e["persona"] == "Devil's Advocate" for e in errors)
+        done = [e for e in sc.session_events(r["sessionId"]) if e["type"] == "persona.completed"
+                and e["persona"] == "Devil's Advocate"]
+        assert done and all(e["response"]["abstained"] for e in done)
