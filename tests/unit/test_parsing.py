@@ -1,0 +1,116 @@
+"""Defensive parsing of model output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from council.session.outputs import PersonaReply, SynthesisReply, VoteReply, reply_schema
+from council.session.parsing import ParseFailure, extract_json_object, parse_reply
+
+VOTE_SCHEMA = reply_schema(VoteReply, {"confidence": {"minimum": 0, "maximum": 1}})
+VOTE = {"option_id": "A", "confidence": 0.7, "rationale": "it is cheaper", "conclusion": "go with A"}
+
+
+def persona(**over):
+    data = {
+        "position": "Go staged.",
+        "summary": ["s1"],
+        "advice": ["a1"],
+        "risks": [],
+        "next_steps": ["n1"],
+        "confidence": "high",
+        "confidence_rationale": "seen it before",
+    }
+    data.update(over)
+    return data
+
+
+class TestExtract:
+    def test_plain(self):
+        assert extract_json_object('{"a": 1}') == {"a": 1}
+
+    def test_inside_prose(self):
+        assert extract_json_object('Sure! Here it is: {"a": {"b": [1, 2]}} Hope that helps.') == {
+            "a": {"b": [1, 2]}
+        }
+
+    def test_code_fence(self):
+        text = 'Text {not json}\n```json\n{"a": "x"}\n```\ntrailing {"b": 2}'
+        assert extract_json_object(text) == {"a": "x"}
+
+    def test_unlabelled_fence(self):
+        assert extract_json_object('```\n{"a": 2}\n```') == {"a": 2}
+
+    def test_trailing_text_and_second_object(self):
+        assert extract_json_object('{"a": 1}\n{"a": 2} and more') == {"a": 1}
+
+    def test_braces_inside_strings(self):
+        assert extract_json_object('{"a": "}{ \\" }"}') == {"a": '}{ " }'}
+
+    def test_skips_non_json_braces(self):
+        assert extract_json_object('use {braces} then {"ok": true}') == {"ok": True}
+
+    @pytest.mark.parametrize("text", ['{"a": 1, "b": [1, 2', '```json\n{"position": "half', '{"a": {"b": 1}'])
+    def test_truncated(self, text):
+        with pytest.raises(ParseFailure) as info:
+            extract_json_object(text)
+        assert "truncated" in info.value.reason or "incomplete" in info.value.reason
+
+    @pytest.mark.parametrize("text", ["", "I cannot answer that.", "[1, 2, 3]"])
+    def test_no_json(self, text):
+        with pytest.raises(ParseFailure, match="no JSON object"):
+            extract_json_object(text)
+
+
+class TestParseReply:
+    def test_valid_reply_ignores_unknown_keys(self):
+        reply = parse_reply(json.dumps({**VOTE, "mood": "great"}), VoteReply, VOTE_SCHEMA)
+        assert reply.option_id == "A" and reply.confidence == 0.7
+
+    @pytest.mark.parametrize(("given", "clamped"), [(1.7, 1), (-0.3, 0), (0.25, 0.25)])
+    def test_numbers_clamped(self, given, clamped):
+        assert (
+            parse_reply(json.dumps({**VOTE, "confidence": given}), VoteReply, VOTE_SCHEMA).confidence
+            == clamped
+        )
+
+    def test_lists_trimmed_to_max_items_and_blank_items_dropped(self):
+        schema = reply_schema(PersonaReply, {"summary": {"maxItems": 3}})
+        text = json.dumps(persona(summary=["1", " ", "2", "", "3", "4", "5"], advice=["  padded  "]))
+        reply = parse_reply(text, PersonaReply, schema)
+        assert reply.summary == ["1", "2", "3"]
+        assert reply.advice == ["padded"]
+
+    def test_strings_trimmed_to_max_length(self):
+        schema = reply_schema(PersonaReply)
+        reply = parse_reply(json.dumps(persona(position="  " + "x" * 700)), PersonaReply, schema)
+        assert reply.position == "x" * 600
+
+    def test_schema_mismatch_names_the_field(self):
+        data = persona(confidence="enormous")
+        with pytest.raises(ParseFailure) as info:
+            parse_reply(json.dumps(data), PersonaReply, reply_schema(PersonaReply))
+        assert info.value.reason.startswith("the JSON did not match the schema")
+        assert "confidence" in info.value.reason
+
+    def test_missing_field_named(self):
+        data = dict(VOTE)
+        del data["rationale"]
+        with pytest.raises(ParseFailure, match="rationale: Field required"):
+            parse_reply(json.dumps(data), VoteReply, VOTE_SCHEMA)
+
+    def test_reply_in_prose_parses(self):
+        text = "Here is my vote:\n```json\n" + json.dumps(VOTE) + "\n```\nThanks."
+        assert parse_reply(text, VoteReply, VOTE_SCHEMA).conclusion == "go with A"
+
+    def test_truncated_reply_fails_with_reason(self):
+        text = json.dumps(VOTE)[:-10]
+        with pytest.raises(ParseFailure, match="truncated"):
+            parse_reply(text, VoteReply, VOTE_SCHEMA)
+
+    def test_blank_items_dropped_before_validation(self):
+        text = json.dumps({"recommendation": "Do it", "next_steps": ["", "  "]})
+        with pytest.raises(ParseFailure, match="next_steps"):
+            parse_reply(text, SynthesisReply, reply_schema(SynthesisReply))

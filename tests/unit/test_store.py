@@ -1,0 +1,172 @@
+"""SessionStore: isolation, TTL eviction with an injected clock, the session cap."""
+
+from __future__ import annotations
+
+import pytest
+from unit_helpers import T0
+
+from council.protocol.errors import CouncilError, ErrorCode
+from council.session import records as r
+from council.session.entities import Participant, ParticipantType, SessionSettings, SessionStatus
+from council.session.store import IDLE_FACTOR, SessionStore
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def store(clock: Clock, **kw) -> SessionStore:
+    return SessionStore(lambda event: None, clock=clock, **kw)
+
+
+def start(st: SessionStore):
+    rt = st.create()
+    rt.record(
+        r.SessionCreated(
+            at=T0,
+            session_id=rt.session_id,
+            user=Participant(type=ParticipantType.USER, name="U"),
+            moderator=Participant(type=ParticipantType.SYSTEM, name="M"),
+            request_text="q",
+            settings=SessionSettings(),
+            correlation_id="c",
+        )
+    )
+    return rt
+
+
+def cancel(rt) -> None:
+    rt.record(r.StatusSet(at=T0, status=SessionStatus.CANCELLED))
+
+
+def test_get_returns_created_session(clock):
+    st = store(clock)
+    rt = start(st)
+    assert st.get(rt.session_id) is rt and len(st) == 1
+
+
+def test_unknown_id_is_a_validation_error(clock):
+    st = store(clock)
+    with pytest.raises(CouncilError) as info:
+        st.get("nope")
+    assert info.value.code is ErrorCode.VALIDATION and info.value.details == {"sessionId": "nope"}
+
+
+def test_created_but_not_started_is_unknown(clock):
+    st = store(clock)
+    rt = st.create()
+    with pytest.raises(CouncilError, match="unknown session"):
+        st.get(rt.session_id)
+
+
+def test_finished_session_evicted_after_ttl(clock):
+    st = store(clock, ttl=100)
+    rt = start(st)
+    cancel(rt)
+    assert rt.finished_at == clock.now
+    clock.now += 100
+    assert st.get(rt.session_id) is rt  # exactly at the TTL: still there
+    clock.now += 1
+    with pytest.raises(CouncilError, match="expired"):
+        st.get(rt.session_id)
+    assert len(st) == 0
+
+
+def test_unfinished_session_survives_ttl_but_not_idle_ttl(clock):
+    st = store(clock, ttl=100)
+    rt = start(st)
+    clock.now += 100 * IDLE_FACTOR
+    assert st.evict() == []
+    clock.now += 1
+    assert st.evict() == [rt.session_id]
+
+
+def test_activity_resets_idle_clock(clock):
+    st = store(clock, ttl=10)
+    rt = start(st)
+    clock.now += 10 * IDLE_FACTOR
+    rt.record(r.StatusSet(at=T0, status=SessionStatus.CLARIFYING))
+    clock.now += 10 * IDLE_FACTOR
+    assert st.evict() == []
+
+
+async def test_locked_session_not_evicted(clock):
+    st = store(clock, ttl=1)
+    rt = start(st)
+    cancel(rt)
+    clock.now += 1000
+    async with rt.lock:  # a turn is running on it
+        assert st.evict() == []
+    assert st.evict() == [rt.session_id]
+
+
+def test_stillborn_session_dropped_after_a_minute(clock):
+    st = store(clock)
+    rt = st.create()
+    clock.now += 60
+    assert st.evict() == []
+    clock.now += 1
+    assert st.evict() == [rt.session_id]
+
+
+def test_only_expired_sessions_evicted(clock):
+    st = store(clock, ttl=100)
+    old = start(st)
+    cancel(old)
+    clock.now += 50
+    young = start(st)
+    cancel(young)
+    clock.now += 60
+    assert st.evict() == [old.session_id]
+    assert [x.session_id for x in st.all()] == [young.session_id]
+
+
+def test_max_sessions_is_a_permission_error(clock):
+    st = store(clock, max_sessions=2)
+    start(st)
+    start(st)
+    with pytest.raises(CouncilError) as info:
+        st.create()
+    assert info.value.code is ErrorCode.PERMISSION
+    assert info.value.details == {"limit": 2}
+    assert len(st) == 2
+
+
+def test_expired_sessions_make_room(clock):
+    st = store(clock, ttl=10, max_sessions=1)
+    rt = start(st)
+    cancel(rt)
+    clock.now += 11
+    assert start(st).session_id != rt.session_id
+    assert len(st) == 1
+
+
+def test_discard(clock):
+    st = store(clock)
+    rt = start(st)
+    st.discard(rt.session_id)
+    st.discard(rt.session_id)
+    assert len(st) == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: store.py says 'the number of live sessions is capped, finished ones "
+    "making room first', but create() refuses with a permission error while the cap is filled by "
+    "finished (completed/cancelled) sessions whose TTL has not run out",
+)
+def test_finished_sessions_make_room_first(clock):
+    st = store(clock, ttl=100, max_sessions=1)
+    rt = start(st)
+    cancel(rt)
+    clock.now += 1
+    assert start(st).session_id != rt.session_id

@@ -1,0 +1,96 @@
+"""Vote arithmetic and its one-line description."""
+
+from __future__ import annotations
+
+import pytest
+
+from council.session.outputs import Vote, VoteOption
+from council.session.voting import describe_tally, tally_votes
+
+OPTS = [VoteOption(id=i, label=f"Option {i}", description=i) for i in "ABCD"]
+
+
+def v(persona: str, option: str, confidence: float = 0.5) -> Vote:
+    return Vote(persona=persona, option_id=option, confidence=confidence, rationale="r")
+
+
+def test_unanimous():
+    t = tally_votes(OPTS[:2], [v("p1", "A", 0.9), v("p2", "A", 0.6), v("p3", "A", 0.3)])
+    assert (t.consensus, t.winner, t.voters) == ("unanimous", "A", 3)
+    assert t.counts == {"A": 3, "B": 0}
+    assert t.weights["A"] == pytest.approx(1.8)
+    assert describe_tally(t) == "unanimous for A (Option A): A 3 · B 0"
+
+
+def test_single_voter_is_a_majority_not_unanimous():
+    t = tally_votes(OPTS[:2], [v("p1", "B")])
+    assert (t.consensus, t.winner) == ("majority", "B")
+
+
+def test_majority():
+    t = tally_votes(OPTS[:3], [v("p1", "A"), v("p2", "B"), v("p3", "A")])
+    assert (t.consensus, t.winner) == ("majority", "A")
+    assert describe_tally(t) == "majority for A (Option A): A 2 · B 1 · C 0"
+
+
+@pytest.mark.parametrize(
+    "votes",
+    [
+        [v("p1", "A", 0.9), v("p2", "B", 0.1)],
+        [v("p1", "A"), v("p2", "B"), v("p3", "C")],
+        [v("p1", "A"), v("p2", "A"), v("p3", "B"), v("p4", "B")],
+    ],
+)
+def test_tie_regardless_of_weights(votes):
+    t = tally_votes(OPTS, votes)
+    assert t.consensus == "tie" and t.winner is None
+    assert describe_tally(t).startswith("tie: A ")
+
+
+def test_plurality_of_five_is_none_with_winner():
+    votes = [v("p1", "A"), v("p2", "A"), v("p3", "B"), v("p4", "C"), v("p5", "D")]
+    t = tally_votes(OPTS, votes)
+    assert (t.consensus, t.winner, t.voters) == ("none", "A", 5)
+    assert describe_tally(t) == "none for A (Option A): A 2 · B 1 · C 1 · D 1"
+
+
+def test_exactly_half_is_not_a_majority():
+    t = tally_votes(OPTS, [v("p1", "A"), v("p2", "A"), v("p3", "B"), v("p4", "C")])
+    assert (t.consensus, t.winner) == ("none", "A")
+
+
+def test_duplicate_votes_counted_once_first_wins():
+    t = tally_votes(OPTS[:2], [v("p1", "A", 0.4), v("p1", "B", 0.9), v("p1", "B"), v("p2", "B")])
+    assert t.counts == {"A": 1, "B": 1} and t.voters == 2
+    assert t.weights == {"A": 0.4, "B": 0.5}
+
+
+def test_unknown_options_ignored_and_do_not_use_up_the_vote():
+    t = tally_votes(OPTS[:2], [v("p1", "Z"), v("p1", "B"), v("p2", "Q")])
+    assert t.counts == {"A": 0, "B": 1} and t.voters == 1
+    assert "Z" not in t.weights
+
+
+def test_confidence_weights_summed_and_rounded():
+    t = tally_votes(OPTS[:2], [v("p1", "A", 0.1), v("p2", "A", 0.2), v("p3", "B", 0.7)])
+    assert t.weights == {"A": 0.3, "B": 0.7}
+    assert (t.consensus, t.winner) == ("majority", "A")  # count beats weight
+
+
+def test_abstentions_listed():
+    t = tally_votes(OPTS[:2], [v("p1", "A"), v("p2", "A")], ["p3", "p4"])
+    assert t.abstentions == ["p3", "p4"] and t.voters == 2
+    assert tally_votes(OPTS[:2], []).abstentions == []
+
+
+def test_no_votes():
+    t = tally_votes(OPTS[:2], [], ["p1"])
+    assert (t.consensus, t.winner, t.voters) == ("none", None, 0)
+    assert t.counts == {"A": 0, "B": 0}
+    assert describe_tally(t) == "no votes were cast"
+
+
+def test_options_kept_in_given_order():
+    t = tally_votes(list(reversed(OPTS[:3])), [v("p1", "A")])
+    assert list(t.counts) == ["C", "B", "A"]
+    assert [o.id for o in t.options] == ["C", "B", "A"]

@@ -1,0 +1,316 @@
+"""Deterministic builders for sessions driven record by record (fixed ids and timestamps)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from council.session import records as r
+from council.session.entities import (
+    Assumption,
+    ClarificationAnswer,
+    ClarificationQuestion,
+    ConversationSession,
+    CouncilDiscussion,
+    CycleRef,
+    DiscussionStatus,
+    MessageTurn,
+    MessageType,
+    Participant,
+    ParticipantType,
+    PersonaSelection,
+    SessionSettings,
+    SessionStatus,
+)
+from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption
+from council.session.reducer import apply
+
+T0 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+SID = "session-1"
+
+
+def persona_response(name: str, cycle: int, **over: Any) -> PersonaResponse:
+    data: dict[str, Any] = dict(
+        position=f"{name} position in cycle {cycle}",
+        summary=["s"],
+        advice=["a"],
+        risks=["r"],
+        next_steps=["n"],
+        confidence="medium",
+        confidence_rationale="because",
+        persona=name,
+        cycle=cycle,
+    )
+    data.update(over)
+    return PersonaResponse(**data)
+
+
+class Builder:
+    """Builds a ConversationSession by applying records by hand; keeps the journal it applied."""
+
+    def __init__(
+        self, settings: SessionSettings | None = None, personas: tuple[str, ...] = ("Alpha", "Beta")
+    ):
+        self.settings = settings or SessionSettings()
+        self.tick = 0
+        self.user = Participant(participant_id="user", type=ParticipantType.USER, name="User")
+        self.moderator = Participant(participant_id="mod", type=ParticipantType.SYSTEM, name="Moderator")
+        self.persona_participants = [
+            Participant(participant_id=f"p-{n}", type=ParticipantType.PERSONA, name=n) for n in personas
+        ]
+        self.session: ConversationSession | None = None
+        self.journal: list[r.RecordBase] = []
+        self.turns = 0
+
+    # --- plumbing ------------------------------------------------------------------------------------------
+    def at(self) -> datetime:
+        self.tick += 1
+        return T0 + timedelta(seconds=self.tick)
+
+    def apply(self, rec: r.RecordBase) -> ConversationSession:
+        self.session = apply(self.session, rec)
+        self.journal.append(rec)
+        return self.session
+
+    @property
+    def s(self) -> ConversationSession:
+        assert self.session is not None
+        return self.session
+
+    def next_seq(self) -> int:
+        return (self.s.message_turns[-1].sequence_number if self.s.message_turns else 0) + 1
+
+    def turn(
+        self,
+        sender: Participant,
+        kind: MessageType,
+        *,
+        seq: int | None = None,
+        content: str = "text",
+        cycle: CycleRef | None = None,
+    ) -> MessageTurn:
+        self.turns += 1
+        return MessageTurn(
+            turn_id=f"t{self.turns}",
+            session_id=SID,
+            sender=sender,
+            message_type=kind,
+            content=content,
+            timestamp=self.at(),
+            sequence_number=seq or self.next_seq(),
+            related_cycle_or_round=cycle,
+        )
+
+    def persona(self, name: str) -> Participant:
+        return next(p for p in self.persona_participants if p.name == name)
+
+    # --- records -------------------------------------------------------------------------------------------
+    def create(self, *, extended: bool = False) -> ConversationSession:
+        return self.apply(
+            r.SessionCreated(
+                at=self.at(),
+                session_id=SID,
+                user=self.user,
+                moderator=self.moderator,
+                request_text="Split the monolith?",
+                settings=self.settings,
+                correlation_id="corr",
+                extended_debate=extended,
+            )
+        )
+
+    def select(self) -> ConversationSession:
+        return self.apply(
+            r.PersonasSelected(
+                at=self.at(),
+                selection=PersonaSelection(
+                    selection_id="sel",
+                    session_id=SID,
+                    request_classification="architecture",
+                    selected_personas=self.persona_participants,
+                    reason="fits",
+                    created_at=self.at(),
+                ),
+            )
+        )
+
+    def status(self, status: SessionStatus) -> ConversationSession:
+        return self.apply(r.StatusSet(at=self.at(), status=status))
+
+    def question(self, round_number: int, n: int) -> ClarificationQuestion:
+        return ClarificationQuestion(
+            question_id=f"q{round_number}-{n}",
+            session_id=SID,
+            round_number=round_number,
+            sequence_in_round=n,
+            question=f"Question {n} of round {round_number}?",
+            target_ambiguity="scope",
+            asked_by=self.moderator,
+            default_assumption=f"assume {round_number}-{n}",
+            created_at=self.at(),
+        )
+
+    def plan_record(self, round_number: int, count: int = 2) -> r.QuestionsPlanned:
+        return r.QuestionsPlanned(
+            at=self.at(),
+            round=round_number,
+            questions=[self.question(round_number, i + 1) for i in range(count)],
+        )
+
+    def plan(self, round_number: int, count: int = 2) -> ConversationSession:
+        return self.apply(self.plan_record(round_number, count))
+
+    def ask_record(self, qid: str, **turn: Any) -> r.QuestionAsked:
+        return r.QuestionAsked(
+            at=self.at(), question_id=qid, turn=self.turn(self.moderator, MessageType.QUESTION, **turn)
+        )
+
+    def ask(self, qid: str) -> ConversationSession:
+        return self.apply(self.ask_record(qid))
+
+    def answer_record(
+        self,
+        qid: str,
+        text: str = "an answer",
+        sender: Participant | None = None,
+        kind: MessageType = MessageType.ANSWER,
+        **turn: Any,
+    ) -> r.QuestionAnswered:
+        return r.QuestionAnswered(
+            at=self.at(),
+            answer=ClarificationAnswer(
+                answer_id=f"a-{qid}", question_id=qid, session_id=SID, answer=text, created_at=self.at()
+            ),
+            turn=self.turn(sender or self.user, kind, **turn),
+        )
+
+    def answer(self, qid: str, text: str = "an answer") -> ConversationSession:
+        return self.apply(self.answer_record(qid, text))
+
+    def skip_record(self, qid: str) -> r.QuestionSkipped:
+        return r.QuestionSkipped(
+            at=self.at(),
+            answer=ClarificationAnswer(
+                answer_id=f"a-{qid}",
+                question_id=qid,
+                session_id=SID,
+                answer="skip",
+                skip_command=True,
+                created_at=self.at(),
+            ),
+            assumption=Assumption(
+                assumption_id=f"as-{qid}",
+                session_id=SID,
+                related_question_id=qid,
+                assumption=f"assumed for {qid}",
+                rationale="skipped",
+                added_at=self.at(),
+            ),
+            turn=self.turn(self.moderator, MessageType.ASSUMPTION_STATEMENT, content=f"Assuming for {qid}"),
+        )
+
+    def skip(self, qid: str) -> ConversationSession:
+        return self.apply(self.skip_record(qid))
+
+    def defer(self, qid: str) -> ConversationSession:
+        return self.apply(r.QuestionDeferred(at=self.at(), question_id=qid))
+
+    def cycle_record(self, n: int) -> r.CycleStarted:
+        return r.CycleStarted(
+            at=self.at(),
+            discussion=CouncilDiscussion(
+                discussion_id=f"d{n}",
+                session_id=SID,
+                cycle_number=n,
+                participating_personas=self.persona_participants,
+                exchange_starts=self.at(),
+                topic="topic",
+            ),
+        )
+
+    def start_cycle(self, n: int) -> ConversationSession:
+        return self.apply(self.cycle_record(n))
+
+    def speak_record(
+        self,
+        name: str,
+        cycle: int,
+        kind: MessageType = MessageType.DISCUSSION,
+        sender: Participant | None = None,
+        **over: Any,
+    ) -> r.PersonaSpoke:
+        turn = self.turn(
+            sender or self.persona(name), kind, cycle=CycleRef(cycle_type="debate", number=cycle)
+        )
+        return r.PersonaSpoke(
+            at=self.at(), response=persona_response(name, cycle, turn_id=turn.turn_id, **over), turn=turn
+        )
+
+    def speak(self, name: str, cycle: int, **over: Any) -> ConversationSession:
+        return self.apply(self.speak_record(name, cycle, **over))
+
+    def conclude(
+        self, cycle: int, summary: str = "summary", status: DiscussionStatus = DiscussionStatus.CONCLUDED
+    ) -> ConversationSession:
+        return self.apply(
+            r.CycleConcluded(at=self.at(), cycle=cycle, resolution_summary=summary, status=status)
+        )
+
+    def run_cycle(self, n: int, status: DiscussionStatus = DiscussionStatus.CONCLUDED) -> ConversationSession:
+        self.start_cycle(n)
+        for p in self.persona_participants:
+            self.speak(p.name, n)
+        return self.conclude(n, f"cycle {n} summary", status)
+
+    def options(self) -> ConversationSession:
+        return self.apply(
+            r.OptionsSet(
+                at=self.at(),
+                options=[
+                    VoteOption(id="A", label="Do it", description="go"),
+                    VoteOption(id="B", label="Wait", description="no"),
+                ],
+            )
+        )
+
+    def vote(self, name: str, option: str, cycle: int) -> ConversationSession:
+        turn = self.turn(self.persona(name), MessageType.CONCLUSION)
+        return self.apply(
+            r.VoteCast(
+                at=self.at(),
+                vote=Vote(persona=name, option_id=option, confidence=0.7, rationale="why", cycle=cycle),
+                turn=turn,
+            )
+        )
+
+    def synthesis(self, answer: str = "## Answer") -> ConversationSession:
+        return self.apply(
+            r.SynthesisSet(
+                at=self.at(), synthesis=CouncilSynthesis(recommendation="Do it"), final_answer=answer
+            )
+        )
+
+    # --- whole phases --------------------------------------------------------------------------------------
+    def clarifying(self) -> ConversationSession:
+        """Created, personas selected, clarifying with round 1 (two questions) planned, none asked."""
+        self.create()
+        self.select()
+        self.status(SessionStatus.CLARIFYING)
+        return self.plan(1)
+
+    def debating(self) -> ConversationSession:
+        self.create()
+        self.select()
+        return self.status(SessionStatus.DEBATING)
+
+    def completed(self, cycles: int = 1) -> ConversationSession:
+        self.debating()
+        for n in range(1, cycles + 1):
+            last = n == cycles and cycles >= self.s.cycle_limit
+            self.run_cycle(n, DiscussionStatus.LIMIT_REACHED if last else DiscussionStatus.CONCLUDED)
+        self.options()
+        for p in self.persona_participants:
+            self.vote(p.name, "A", cycles)
+        self.status(SessionStatus.FINAL)
+        self.synthesis()
+        return self.status(SessionStatus.COMPLETED)
