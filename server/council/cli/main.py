@@ -1,4 +1,4 @@
-"""The ``council`` command: ``serve`` (the sidecar); ``ask`` and ``doctor`` arrive with the CLI client."""
+"""The ``council`` command: ``serve`` (the sidecar), ``ask`` (a headless client of it) and ``doctor``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from council import __version__
-from council.cli import serve
+from council.cli import ask, doctor, serve
 
 
 def parser() -> argparse.ArgumentParser:
@@ -16,6 +16,12 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)")
     serve.add_arguments(s)
     s.set_defaults(func=serve.run)
+    a = sub.add_parser("ask", help="ask the council from the terminal (starts the sidecar and talks to it)")
+    ask.add_arguments(a)
+    a.set_defaults(func=ask.run)
+    d = sub.add_parser("doctor", help="check which model providers and optional packages work right now")
+    doctor.add_arguments(d)
+    d.set_defaults(func=doctor.run)
     return p
 
 

