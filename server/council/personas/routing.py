@@ -1,0 +1,315 @@
+"""Persona routing: which personas sit on the council for a request, and a human-readable reason why.
+
+An explicit override (names or ids, or personas the user names in the request) is honoured exactly. Otherwise
+every persona is ranked by similarity between the request and its contract (description, focus, domains,
+soul), boosted where the keyword classification matches the persona's domains; always-include personas (the
+Devil's Advocate) are added; the top picks are cut where the score drops off, within [min_personas,
+max_personas], and kept to one council unless an outsider is clearly relevant. Rankers: warm embeddings, else
+TF-IDF, else word overlap.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from council.personas.contract import PersonaContract
+from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, embeddings_available
+from council.personas.lexicon import GENERAL, classify, classify_detail
+from council.personas.loader import PersonaLibrary, UnknownPersonaError
+from council.personas.tfidf import OverlapRanker, TfidfRanker
+from council.session.entities import Participant, ParticipantType, PersonaSelection, utcnow
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "EmbeddingRanker", "OverlapRanker", "Ranker", "Selection", "TfidfRanker", "UnknownPersonaError",
+    "classify", "default_ranker", "select_personas", "start_embedding_warmup",
+]
+
+Method = Literal["override", "embeddings", "tfidf", "keywords"]
+
+SIMILARITY_WEIGHT = 0.55  # the rest is the domain match
+DOMAIN_RANK_WEIGHTS = (1.0, 0.65, 0.45, 0.35)  # a persona's first domain counts fully, later ones less
+OFF_COUNCIL_FACTOR = 0.8  # a persona from the other council must be clearly better to displace a member
+CLEARLY_RELEVANT = 0.85  # an outsider needs this fraction of the top combined score to take a seat
+KEEP_FRACTION = 0.55  # optional seats: score at least this fraction of the top score…
+DROP_OFF = 0.7  # …and no sharp fall from the previous pick
+
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+_LATIN = re.compile(r"[a-z]", re.IGNORECASE)
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Scores how well each document matches a query; higher is better, comparable within one call."""
+
+    name: str
+
+    def score(self, query: str, docs: list[str]) -> list[float]: ...
+
+
+class Selection(BaseModel):
+    """The routing decision: who sits on the council, how they were chosen and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    classification: str
+    personas: list[PersonaContract]
+    reason: str
+    user_override: bool = False
+    overridden: list[str] = []
+    method: Method
+    scores: dict[str, float] = {}  # persona name → combined score (empty for overrides)
+    domain_scores: dict[str, float] = {}  # domain tag → share of keyword hits
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.personas]
+
+    def to_entity(self, session_id: str, created_at: datetime | None = None) -> PersonaSelection:
+        """The session's :class:`~council.session.entities.PersonaSelection` record for this decision."""
+        return PersonaSelection(
+            session_id=session_id,
+            request_classification=self.classification,
+            selected_personas=[Participant(type=ParticipantType.PERSONA, name=p.name, role="advisor")
+                               for p in self.personas],
+            reason=self.reason,
+            user_override=self.user_override,
+            overridden_personas=list(self.overridden),
+            method=self.method,
+            created_at=created_at or utcnow(),
+        )
+
+
+# --- rankers ------------------------------------------------------------------------------------------------
+
+_warm_lock = threading.Lock()
+_embedding_ranker: EmbeddingRanker | None = None
+
+
+def start_embedding_warmup(library: PersonaLibrary | None = None) -> EmbeddingRanker | None:
+    """Start loading the embedding model in a daemon thread; None when the packages are not installed.
+
+    With ``library``, its personas are embedded during the warm-up too. Idempotent: later calls return the
+    same ranker. Detection uses ``importlib.util.find_spec`` only, so this returns at once and never imports
+    torch on the calling thread. :func:`default_ranker` switches to the ranker once it is warm.
+    """
+    global _embedding_ranker
+    with _warm_lock:
+        if _embedding_ranker is not None:
+            return _embedding_ranker
+        if not embeddings_available():
+            log.info("sentence-transformers or the MiniLM model package is missing; routing uses TF-IDF")
+            return None
+        ranker = EmbeddingRanker()
+
+        def _run() -> None:
+            try:
+                ranker.warm_up(persona_texts(library) if library is not None else None)
+            except EmbeddingsNotReady as exc:
+                log.warning("embedding ranker unavailable, routing uses TF-IDF: %s", exc)
+
+        threading.Thread(target=_run, name="council-embeddings-warmup", daemon=True).start()
+        _embedding_ranker = ranker
+        return ranker
+
+
+_TFIDF = TfidfRanker()  # one instance, so its per-document-set index cache is reused
+
+
+def default_ranker() -> Ranker:
+    """The warm embedding ranker if one is ready, else TF-IDF."""
+    ranker = _embedding_ranker
+    return ranker if ranker is not None and ranker.ready else _TFIDF
+
+
+def _rank(ranker: Ranker, query: str, docs: list[str]) -> tuple[str, list[float]]:
+    """Scores from ``ranker``, falling back to TF-IDF and then word overlap if a ranker fails."""
+    for candidate in (ranker, _TFIDF, OverlapRanker()):
+        try:
+            scores = [float(s) for s in candidate.score(query, docs)]
+            if len(scores) == len(docs):
+                return candidate.name, scores
+            log.warning("ranker %s returned %d scores for %d docs", candidate.name, len(scores), len(docs))
+        except EmbeddingsNotReady:
+            log.debug("ranker %s not ready; falling back", candidate.name)
+        except Exception:
+            log.exception("ranker %s failed; falling back", candidate.name)
+    return OverlapRanker.name, [0.0] * len(docs)
+
+
+def persona_texts(library: PersonaLibrary) -> list[str]:
+    """The texts requests are compared with: one per routable (not always-included) persona, in order."""
+    return [p.routing_text() for p in library.all if not p.always_include]
+
+
+def _relative(scores: list[float]) -> list[float]:
+    """Min-max scaled scores; all zero when the ranker does not tell the documents apart."""
+    if not scores:
+        return []
+    low, high = min(scores), max(scores)
+    if high <= 0 or high - low < 1e-3:
+        return [0.0] * len(scores)
+    return [(s - low) / (high - low) for s in scores]
+
+
+# --- selection ----------------------------------------------------------------------------------------------
+
+def _override(library: PersonaLibrary, requested: list[str], classification: str,
+              domain_scores: dict[str, float], *, named_in_text: bool) -> Selection:
+    found: list[PersonaContract] = []
+    unknown: list[str] = []
+    for name in requested:
+        persona = library.get(name)
+        if persona is None:
+            unknown.append(name)
+        elif persona not in found:
+            found.append(persona)
+    if unknown:
+        raise UnknownPersonaError(unknown, library.names)
+    if not found:
+        raise UnknownPersonaError(list(requested) or ["<empty>"], library.names)
+    how = "named in the request" if named_in_text else "requested"
+    reason = f"You {how} {_join([p.name for p in found])}; the council is exactly them (routing skipped)."
+    return Selection(classification=classification, personas=found, reason=reason, user_override=True,
+                     overridden=[p.name for p in found], method="override", domain_scores=domain_scores)
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _query_for(text: str, matches: dict[str, list[str]]) -> str:
+    """The ranking query: the request, plus its matched domain tags when it is mostly non-Latin text.
+
+    The persona contracts are English; the tags bridge a Russian request to them.
+    """
+    if len(_CYRILLIC.findall(text)) > len(_LATIN.findall(text)) and matches:
+        return text + " " + " ".join(sorted(matches, key=lambda d: -len(matches[d])))
+    return text
+
+
+def _domain_fit(persona: PersonaContract, domain_scores: dict[str, float]) -> float:
+    top = max(domain_scores.values(), default=0.0)
+    if top <= 0:
+        return 0.0
+    # The first domain is the persona's home turf; later ones count less and less.
+    return max(domain_scores.get(d, 0.0) / top * DOMAIN_RANK_WEIGHTS[min(i, len(DOMAIN_RANK_WEIGHTS) - 1)]
+               for i, d in enumerate(persona.domains))
+
+
+def _preferred_council(library: PersonaLibrary, combined: dict[str, float]) -> str | None:
+    best, best_fit = None, -1.0
+    for council in library.councils:
+        members = sorted((combined[p.id] for p in library.council(council) if not p.always_include),
+                         reverse=True)
+        fit = sum(members[:3]) / len(members[:3]) if members else 0.0
+        if fit > best_fit + 1e-9:
+            best, best_fit = council, fit
+    return best
+
+
+def select_personas(library: PersonaLibrary, request_text: str, *, override: list[str] | None = None,
+                    max_personas: int = 5, min_personas: int = 3, ranker: Ranker | None = None) -> Selection:
+    """Choose the council for ``request_text``; see the module docstring for the rules.
+
+    Raises :class:`UnknownPersonaError` (listing the valid names) when an override names an unknown persona.
+    """
+    detail = classify_detail(request_text)
+    if override:
+        return _override(library, override, detail.classification, detail.scores, named_in_text=False)
+    named = library.names_in_text(request_text)
+    if named:
+        return _override(library, [p.id for p in named], detail.classification, detail.scores,
+                         named_in_text=True)
+
+    max_personas = max(1, max_personas)
+    min_personas = max(1, min(min_personas, max_personas))
+    personas = library.all
+    always = [p for p in personas if p.always_include][:max_personas]
+    pool = [p for p in personas if not p.always_include]
+
+    method, raw = _rank(ranker or default_ranker(), _query_for(request_text, detail.matches),
+                        persona_texts(library))
+    rel = _relative(raw)
+    has_domains = detail.classification != GENERAL
+    # A request with no domain keywords ("what should we do next year?") is treated as a strategy question.
+    fit_scores = detail.scores if has_domains else {"strategy": 1.0}
+    combined = {
+        p.id: SIMILARITY_WEIGHT * r + (1 - SIMILARITY_WEIGHT) * _domain_fit(p, fit_scores)
+        for p, r in zip(pool, rel, strict=True)
+    }
+    if not any(rel) and has_domains:
+        method = "keywords"  # only the lexicon told the personas apart
+    preferred = _preferred_council(library, combined)
+
+    def adjusted(p: PersonaContract) -> float:
+        return combined[p.id] * (1.0 if preferred in p.councils else OFF_COUNCIL_FACTOR)
+
+    ranked = sorted(pool, key=lambda p: (-adjusted(p), personas.index(p)))
+    picks = _pick(ranked, adjusted, combined, preferred, slots_min=max(0, min_personas - len(always)),
+                  slots_max=max(0, max_personas - len(always)), outsiders=has_domains)
+    chosen = picks + always
+    scores = {p.name: round(combined[p.id], 2) for p in ranked}
+    reason = _reason(detail.classification, detail.keywords, picks, always, scores, preferred, method)
+    return Selection(classification=detail.classification, personas=chosen, reason=reason, method=method,
+                     scores=scores, domain_scores=detail.scores)
+
+
+def _pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], float],
+          combined: dict[str, float], preferred: str | None, *, slots_min: int, slots_max: int,
+          outsiders: bool) -> list[PersonaContract]:
+    """Required seats first (members before weak outsiders), then optional seats until the score drops off."""
+    top = adjusted(ranked[0]) if ranked else 0.0
+    best = max(combined.values(), default=0.0)
+
+    def welcome(p: PersonaContract) -> bool:
+        clearly_relevant = best > 0 and combined[p.id] >= CLEARLY_RELEVANT * best
+        return preferred in p.councils or (outsiders and clearly_relevant)
+
+    picks: list[PersonaContract] = []
+    deferred: list[PersonaContract] = []
+    for p in ranked:
+        if len(picks) >= slots_max:
+            break
+        if not welcome(p):
+            deferred.append(p)
+            continue
+        if len(picks) < slots_min:
+            picks.append(p)
+            continue
+        previous = adjusted(picks[-1]) if picks else top
+        if top > 0 and adjusted(p) >= KEEP_FRACTION * top and adjusted(p) >= DROP_OFF * previous:
+            picks.append(p)
+        else:
+            break  # the score dropped off; the rest rank lower still
+    for p in deferred:
+        if len(picks) >= slots_min:
+            break
+        picks.append(p)
+    return sorted(picks, key=lambda p: -combined[p.id])
+
+
+def _reason(classification: str, keywords: list[str], picks: list[PersonaContract],
+            always: list[PersonaContract], scores: dict[str, float], council: str | None, method: str) -> str:
+    parts = []
+    if classification == GENERAL:
+        parts.append("The request matched no domain keywords")
+    else:
+        parts.append(f"Request classified as {classification} ({', '.join(keywords[:6])})")
+    if picks:
+        chosen = ", ".join(f"{p.name} ({scores[p.name]:.2f})" for p in picks)
+        same = council is not None and all(council in p.councils for p in picks)
+        where = f" from the {council} council" if same else ""
+        parts.append(f"chose {chosen}{where}")
+    text = "; ".join(parts) + f" (ranked by {method})."
+    for p in always:
+        text += f" {p.name} always sits on the council."
+    return text
