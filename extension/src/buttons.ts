@@ -1,0 +1,161 @@
+/**
+ * Clarification buttons and their idempotency.
+ *
+ * A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
+ * double-clicking a button can never produce two different keys for one click. The command handler records the
+ * click here; the chat handler then takes it when the chat turn that the click opened arrives, and submits it with
+ * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
+ */
+import { createHash } from 'node:crypto';
+import type { AnswerAction, ClarificationQuestion } from './protocol';
+
+export const ANSWER_COMMAND = 'council.answerQuestion';
+export const EXTEND_COMMAND = 'council.extendDebate';
+
+export interface AnswerButtonArgs {
+  sessionId: string;
+  questionId: string;
+  action: AnswerAction;
+  /** The value of the chosen choice (action `answer`). */
+  choice?: string;
+  /** What the user sees, and what the chat turn the click opens says. */
+  label: string;
+  idempotencyKey: string;
+}
+
+/** A `vscode.Command`-shaped object (kept structural so this module does not need `vscode`). */
+export interface ButtonCommand {
+  command: string;
+  title: string;
+  arguments?: unknown[];
+  tooltip?: string;
+}
+
+export function answerKey(sessionId: string, questionId: string, action: AnswerAction, choice?: string): string {
+  const digest = createHash('sha256').update(JSON.stringify([sessionId, questionId, action, choice ?? null])).digest('hex');
+  return `btn-${action}-${digest.slice(0, 40)}`;
+}
+
+export function answerButtonArgs(q: ClarificationQuestion, action: AnswerAction, choice?: { label: string; value: string }): AnswerButtonArgs {
+  const label = action === 'answer' && choice ? choice.label : action === 'skip' ? 'Skip' : 'Defer';
+  const args: AnswerButtonArgs = {
+    sessionId: q.sessionId,
+    questionId: q.questionId,
+    action,
+    label,
+    idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value),
+  };
+  if (action === 'answer' && choice) args.choice = choice.value;
+  return args;
+}
+
+/** The buttons under a question: one per choice, then Skip. */
+export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
+  const buttons: ButtonCommand[] = (q.choices ?? []).map((c) => ({
+    command: ANSWER_COMMAND,
+    title: c.label,
+    tooltip: `Answer: ${c.label}`,
+    arguments: [answerButtonArgs(q, 'answer', c)],
+  }));
+  buttons.push({
+    command: ANSWER_COMMAND,
+    title: 'Skip',
+    tooltip: `Skip — the council assumes: ${q.defaultAssumption}`,
+    arguments: [answerButtonArgs(q, 'skip')],
+  });
+  return buttons;
+}
+
+export function extendButton(sessionId: string): ButtonCommand {
+  return { command: EXTEND_COMMAND, title: 'Extend debate', arguments: [{ sessionId }] };
+}
+
+export function isAnswerButtonArgs(value: unknown): value is AnswerButtonArgs {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.sessionId === 'string' &&
+    typeof v.questionId === 'string' &&
+    (v.action === 'answer' || v.action === 'skip' || v.action === 'defer') &&
+    typeof v.label === 'string' &&
+    typeof v.idempotencyKey === 'string' &&
+    (v.choice === undefined || typeof v.choice === 'string')
+  );
+}
+
+/** The chat query a click sends, so the conversation continues in the chat with the user's choice. */
+export function chatQueryFor(args: AnswerButtonArgs, participantName = 'council'): string {
+  if (args.action === 'skip') return `@${participantName} /skip`;
+  if (args.action === 'defer') return `@${participantName} /defer`;
+  return `@${participantName} ${args.label}`;
+}
+
+export type ClickOutcome = 'submitted' | 'duplicate' | 'alreadyAnswered';
+
+interface Pending {
+  args: AnswerButtonArgs;
+  at: number;
+}
+
+/**
+ * Clicks waiting for the chat turn they opened. One click per question: a second click on the same button
+ * (same key) is a duplicate, a click on another button of an already clicked question is refused.
+ */
+export class PendingAnswers {
+  private readonly pending = new Map<string, Pending>(); // by idempotency key
+  private readonly clickedQuestions = new Map<string, string>(); // questionId → key
+  private readonly order: string[] = [];
+
+  constructor(
+    private readonly ttlMs = 120_000,
+    private readonly now: () => number = Date.now,
+    private readonly maxRemembered = 500,
+  ) {}
+
+  /** Record a click. Only `submitted` should lead to a chat turn / `council/answer`. */
+  click(args: AnswerButtonArgs): ClickOutcome {
+    const prior = this.clickedQuestions.get(args.questionId);
+    if (prior !== undefined) return prior === args.idempotencyKey ? 'duplicate' : 'alreadyAnswered';
+    this.clickedQuestions.set(args.questionId, args.idempotencyKey);
+    this.order.push(args.questionId);
+    while (this.order.length > this.maxRemembered) this.clickedQuestions.delete(this.order.shift() as string);
+    this.pending.set(args.idempotencyKey, { args, at: this.now() });
+    return 'submitted';
+  }
+
+  /**
+   * The pending click that this chat turn carries, if any (removed once taken): same session, and the turn
+   * says what the click's query said (`/skip`, `/defer`, or the choice label).
+   */
+  take(sessionId: string | undefined, prompt: string, command: string | undefined): AnswerButtonArgs | undefined {
+    this.expire();
+    const text = prompt.trim();
+    for (const [key, { args }] of this.pending) {
+      if (sessionId !== undefined && args.sessionId !== sessionId) continue;
+      const matches =
+        args.action === 'answer' ? command === undefined && text === args.label.trim() : command === args.action && text === '';
+      if (matches) {
+        this.pending.delete(key);
+        return args;
+      }
+    }
+    return undefined;
+  }
+
+  /** Forget a click whose chat turn never came (e.g. the chat could not be opened), so it can be submitted directly. */
+  drop(key: string): AnswerButtonArgs | undefined {
+    const p = this.pending.get(key);
+    this.pending.delete(key);
+    return p?.args;
+  }
+
+  get size(): number {
+    this.expire();
+    return this.pending.size;
+  }
+
+  private expire(): void {
+    const limit = this.now() - this.ttlMs;
+    for (const [key, p] of this.pending) if (p.at < limit) this.pending.delete(key);
+  }
+}

@@ -1,0 +1,19 @@
+/** What the chat participant and the commands need from the sidecar connection (implemented by Sidecar). */
+import type { CancellationToken } from 'vscode';
+import type { MethodTypes } from './protocol';
+
+export interface CouncilClient {
+  request<M extends keyof MethodTypes>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    token?: CancellationToken,
+  ): Promise<MethodTypes[M]['result']>;
+}
+
+/** Thrown when the sidecar cannot be started or reached; the message says how to fix it. */
+export class SidecarUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SidecarUnavailableError';
+  }
+}

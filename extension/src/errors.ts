@@ -1,0 +1,38 @@
+/** The one error path of the extension: known failures become readable chat markdown with the fix; the rest is logged. */
+import { ResponseError } from 'vscode-jsonrpc';
+import type { ResponseSink } from './render';
+import { formatError } from './render';
+import { SidecarUnavailableError } from './client';
+import { describeError, log } from './log';
+import { isErrorData } from './protocol';
+
+export const REQUEST_CANCELLED = -32800;
+
+export function isCancellation(err: unknown): boolean {
+  if (err instanceof ResponseError) return err.code === REQUEST_CANCELLED || err.code === -32802; // ServerCancelled
+  return err instanceof Error && (err.name === 'Canceled' || err.name === 'CancellationError');
+}
+
+/** Render `err` into the chat response and return a one-line description for the result metadata. */
+export function handleError(err: unknown, stream: ResponseSink): string {
+  if (err instanceof SidecarUnavailableError) {
+    stream.markdown(`> ⚠️ The council sidecar is not running: ${err.message}\n\n`);
+    stream.button({ command: 'council.restartSidecar', title: 'Restart Sidecar' });
+    stream.button({ command: 'council.showLogs', title: 'Show Logs' });
+    return err.message;
+  }
+  if (err instanceof ResponseError && isErrorData(err.data)) {
+    if (err.data.code === 'internal') log.error(`sidecar error: ${err.data.message}`, err.data.details ?? {});
+    stream.markdown(formatError({ code: err.data.code, message: err.data.message }));
+    return err.data.message;
+  }
+  const message = describeError(err);
+  log.error(err instanceof Error ? err : message);
+  if (err instanceof ResponseError) {
+    stream.markdown(`> ⚠️ The council sidecar failed (${err.code}): ${message}. Details are in **Council: Show Logs**.\n\n`);
+  } else {
+    stream.markdown(`> ⚠️ Something went wrong: ${message}. Details are in **Council: Show Logs**.\n\n`);
+  }
+  stream.button({ command: 'council.showLogs', title: 'Show Logs' });
+  return message;
+}

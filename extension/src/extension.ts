@@ -1,0 +1,105 @@
+/** Entry point: wires the logger, settings, sidecar, chat participant and commands. Nothing else lives here. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { PendingAnswers } from './buttons';
+import { SessionTracker, registerCommands, workspacePersonasDir } from './commands';
+import { serveCompletion } from './completion';
+import { describeError, log, registerLogger } from './log';
+import { registerCouncilParticipant } from './participant';
+import { PythonSetupError, homeDir, preparePython, resolveInterpreter } from './python';
+import { readSettings, sidecarLaunch, expandPath } from './settings';
+import type { SidecarCommand } from './sidecar';
+import { Sidecar } from './sidecar';
+import { TurnRegistry } from './turns';
+import { activePythonFromExtension } from './vscodeapi';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const channel = vscode.window.createOutputChannel('Council', { log: true });
+  context.subscriptions.push(channel, { dispose: registerLogger(channel) });
+  const settings = () => readSettings(vscode.workspace.getConfiguration('council'));
+  const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
+  log.info(`Council ${version} on ${vscode.env.appName} ${vscode.version}`);
+
+  const sidecar = new Sidecar({
+    outputChannel: channel,
+    resolveCommand: () => sidecarCommand(context, version),
+    onStartFailed: (err) => {
+      const fix = err instanceof PythonSetupError ? err.fix : 'showLogs';
+      const actions = fix === 'showLogs' ? ['Show Logs'] : ['Open Settings', 'Show Logs'];
+      void vscode.window.showErrorMessage(`Council: ${describeError(err)}`, ...actions).then((pick) => {
+        if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'council.python.interpreter');
+        if (pick === 'Show Logs') channel.show();
+      });
+    },
+  });
+  context.subscriptions.push(sidecar);
+
+  const turns = new TurnRegistry<vscode.LanguageModelChat>();
+  const pending = new PendingAnswers();
+  const sessions = new SessionTracker();
+  context.subscriptions.push(
+    sidecar.onEvent((event) => {
+      if (!turns.dispatch(event)) log.trace(`event ${event.type} #${event.seq} for idle session ${event.sessionId}`);
+    }),
+  );
+  sidecar.setCompletionHandler((params, token) => serveCompletion(params, token, { turns, sendDelta: (d) => sidecar.sendDelta(d) }));
+
+  registerCouncilParticipant(context, {
+    client: sidecar,
+    turns,
+    pending,
+    settings,
+    access: context.languageModelAccessInformation,
+    onSession: (id, status) => sessions.update(id, status),
+  });
+  registerCommands(context, {
+    client: sidecar,
+    pending,
+    sessions,
+    outputChannel: channel,
+    extensionPath: context.extensionPath,
+    restartSidecar: () => sidecar.restart(),
+  });
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      const keys = ['council.provider', 'council.http', 'council.python.interpreter', 'council.personasDirs'];
+      if (keys.some((k) => e.affectsConfiguration(k))) {
+        log.info('sidecar settings changed: restarting');
+        void sidecar.restart();
+      }
+    }),
+  );
+  // Start early so the first chat turn does not wait for Python (failures are reported, not thrown).
+  void sidecar.start();
+}
+
+export function deactivate(): void {
+  // Disposables (the sidecar first of all) are disposed by VS Code through context.subscriptions.
+}
+
+async function sidecarCommand(context: vscode.ExtensionContext, version: string): Promise<SidecarCommand> {
+  const s = readSettings(vscode.workspace.getConfiguration('council'));
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const interpreter = await resolveInterpreter({
+    configured: s.pythonInterpreter ? expandPath(s.pythonInterpreter, homeDir, folder) : '',
+    pythonExtension: () => activePythonFromExtension(vscode.workspace.workspaceFolders?.[0]?.uri),
+  });
+  const python = await preparePython(interpreter, {
+    extensionPath: context.extensionPath,
+    storagePath: context.globalStorageUri.fsPath,
+    version,
+    withProgress: (title, task) =>
+      Promise.resolve(
+        vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: false }, (progress) =>
+          task((message) => progress.report({ message })),
+        ),
+      ),
+  });
+  const dirs = [path.join(context.extensionPath, 'personas'), ...s.personasDirs.map((d) => expandPath(d, homeDir, folder))];
+  const ws = workspacePersonasDir();
+  if (ws && fs.existsSync(ws)) dirs.push(ws);
+  const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)));
+  return { command: python.command, args: ['-m', 'council', 'serve', ...launch.args], env: { ...python.env, ...launch.env }, cwd: folder };
+}

@@ -1,0 +1,115 @@
+/** Typed access to the `council.*` settings and what they mean for the sidecar and each session. */
+import * as path from 'node:path';
+import type { Depth, SessionOptions } from './protocol';
+
+export type ProviderSetting = 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
+export type HttpProviderSetting = 'auto' | 'openai' | 'ollama' | 'embedded';
+
+export interface CouncilSettings {
+  provider: ProviderSetting;
+  http: { provider: HttpProviderSetting; model: string; baseUrl: string; apiKeyEnv: string };
+  personas: string[];
+  personasDirs: string[];
+  maxPersonas: number;
+  maxCycles: number;
+  depth: Depth;
+  clarify: boolean;
+  referencesMaxChars: number;
+  pythonInterpreter: string;
+  trace: 'off' | 'messages' | 'verbose';
+}
+
+/** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
+export interface ConfigReader {
+  get<T>(section: string): T | undefined;
+}
+
+function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+function int(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** Read and validate `council.*` (the `config` is `workspace.getConfiguration('council')`). */
+export function readSettings(config: ConfigReader): CouncilSettings {
+  return {
+    provider: pick(config.get('provider'), ['chat', 'openai', 'ollama', 'embedded', 'scripted'], 'chat'),
+    http: {
+      provider: pick(config.get('http.provider'), ['auto', 'openai', 'ollama', 'embedded'], 'auto'),
+      model: str(config.get('http.model')),
+      baseUrl: str(config.get('http.baseUrl')),
+      apiKeyEnv: str(config.get('http.apiKeyEnv')),
+    },
+    personas: strings(config.get('personas')).slice(0, 12),
+    personasDirs: strings(config.get('personasDirs')),
+    maxPersonas: int(config.get('maxPersonas'), 1, 12, 5),
+    maxCycles: int(config.get('maxCycles'), 1, 50, 3),
+    depth: pick(config.get('depth'), ['brief', 'standard', 'deep'], 'standard'),
+    clarify: config.get('clarify') !== false,
+    referencesMaxChars: int(config.get('references.maxChars'), 0, 200_000, 50_000),
+    pythonInterpreter: str(config.get('python.interpreter')),
+    trace: pick(config.get('trace.server'), ['off', 'messages', 'verbose'], 'off'),
+  };
+}
+
+/**
+ * The per-session options sent with every turn (honoured by the sidecar when the turn starts a session).
+ * `chatModel`: the chat's model will serve this session, so the `client` provider is requested explicitly
+ * (a configured default provider would otherwise win over it).
+ */
+export function sessionOptions(s: CouncilSettings, chatModel?: string): SessionOptions {
+  const options: SessionOptions = { depth: s.depth, maxCycles: s.maxCycles, maxPersonas: s.maxPersonas, clarify: s.clarify };
+  if (s.personas.length > 0) options.personas = s.personas;
+  if (chatModel !== undefined) {
+    options.provider = 'client';
+    if (chatModel) options.model = chatModel.slice(0, 300);
+  }
+  return options;
+}
+
+/** Whether turns should offer the chat's own model to the sidecar (`client.completion`). */
+export function usesChatModel(s: CouncilSettings): boolean {
+  return s.provider === 'chat';
+}
+
+export interface SidecarLaunch {
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * Command-line arguments (after `-m council serve`) for the sidecar (see server/council/cli/serve.py).
+ * `personasDirs` are absolute folders in override order: shipped first, user folders after.
+ * In `chat` mode the HTTP provider (if any) becomes the sidecar's default, i.e. the fallback: turns that can lend
+ * the chat model ask for the `client` provider explicitly (see `sessionOptions`).
+ */
+export function sidecarLaunch(s: CouncilSettings, personasDirs: string[]): SidecarLaunch {
+  const args: string[] = [];
+  for (const dir of personasDirs) args.push('--personas-dir', dir);
+  const kind = s.provider === 'chat' ? (s.http.provider === 'auto' ? undefined : s.http.provider) : s.provider;
+  if (kind) {
+    args.push('--provider', kind);
+    if (s.http.model) args.push('--model', s.http.model);
+    if (s.http.baseUrl && kind !== 'scripted') args.push('--base-url', s.http.baseUrl);
+    if (s.http.apiKeyEnv && kind !== 'scripted') args.push('--api-key-env', s.http.apiKeyEnv);
+  }
+  return { args, env: {} };
+}
+
+/** Expand `~` and `${workspaceFolder}` in a user-supplied path. */
+export function expandPath(p: string, home: string, workspaceFolder: string | undefined): string {
+  let out = p.replace(/\$\{userHome\}/g, home);
+  if (workspaceFolder) out = out.replace(/\$\{workspaceFolder\}/g, workspaceFolder);
+  if (out === '~' || out.startsWith('~/')) out = path.join(home, out.slice(1));
+  return out;
+}

@@ -1,0 +1,191 @@
+/**
+ * Owns the sidecar process: starts `python -m council serve` with vscode-languageclient, restarts it (debounced),
+ * tells the user when it crashes, and gives the rest of the extension typed requests and the event stream.
+ */
+import * as vscode from 'vscode';
+import type { CloseHandlerResult, ErrorHandlerResult, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import { CloseAction, ErrorAction, LanguageClient, State, TransportKind } from 'vscode-languageclient/node';
+import type { CouncilClient } from './client';
+import { SidecarUnavailableError } from './client';
+import { describeError, log } from './log';
+import type { CompleteDelta, CompleteParams, CompleteResult, CouncilEvent, MethodTypes } from './protocol';
+import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD, isCouncilEvent } from './protocol';
+
+export interface SidecarCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export interface SidecarOptions {
+  outputChannel: vscode.LogOutputChannel;
+  /** Resolves how to start the sidecar (may bootstrap a venv); throws an actionable error. */
+  resolveCommand(): Promise<SidecarCommand>;
+  /** Shown when the sidecar cannot start; the buttons map to commands. */
+  onStartFailed(err: unknown): void;
+}
+
+type CompletionHandler = (params: CompleteParams, token: vscode.CancellationToken) => Promise<CompleteResult>;
+
+const CRASH_WINDOW_MS = 3 * 60_000;
+const MAX_CRASHES = 4;
+
+export class Sidecar implements CouncilClient, vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private restarting: Promise<void> | undefined;
+  private stopping = false;
+  private crashes: number[] = [];
+  private readonly events = new vscode.EventEmitter<CouncilEvent>();
+  private completion: CompletionHandler | undefined;
+  readonly onEvent = this.events.event;
+
+  constructor(private readonly options: SidecarOptions) {}
+
+  setCompletionHandler(handler: CompletionHandler): void {
+    this.completion = handler;
+  }
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  /** Start once; concurrent callers share the attempt. Resolves undefined (and logs why) on failure. */
+  start(): Promise<LanguageClient | undefined> {
+    if (this.client && this.client.state !== State.Stopped) return Promise.resolve(this.client);
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    this.stopping = true;
+    try {
+      if (client.state !== State.Stopped) await client.stop(5_000);
+    } catch (err) {
+      log.warn(`stopping the sidecar: ${describeError(err)}`);
+    } finally {
+      this.stopping = false;
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  /** Stop and start again with freshly resolved settings; concurrent calls are coalesced. */
+  restart(): Promise<void> {
+    this.restarting ??= (async () => {
+      try {
+        await this.starting;
+        await this.stop();
+        this.crashes = [];
+        await this.start();
+      } finally {
+        this.restarting = undefined;
+      }
+    })();
+    return this.restarting;
+  }
+
+  async request<M extends keyof MethodTypes>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    token?: vscode.CancellationToken,
+  ): Promise<MethodTypes[M]['result']> {
+    if (this.restarting) await this.restarting;
+    const client = await this.start();
+    if (!client) throw new SidecarUnavailableError('it failed to start. See **Council: Show Logs** for the reason.');
+    return token ? client.sendRequest<MethodTypes[M]['result']>(method, params, token) : client.sendRequest<MethodTypes[M]['result']>(method, params);
+  }
+
+  sendDelta(delta: CompleteDelta): void {
+    const client = this.client;
+    if (client?.state === State.Running) {
+      client.sendNotification(COMPLETE_DELTA_METHOD, delta).catch((err: unknown) => log.trace(`completeDelta not sent: ${describeError(err)}`));
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.events.dispose();
+  }
+
+  private async doStart(): Promise<LanguageClient | undefined> {
+    let cmd: SidecarCommand;
+    try {
+      cmd = await this.options.resolveCommand();
+    } catch (err) {
+      log.error(`cannot start the council sidecar: ${describeError(err)}`);
+      this.options.onStartFailed(err);
+      return undefined;
+    }
+    log.info(`starting sidecar: ${cmd.command} ${cmd.args.join(' ')}`);
+    const serverOptions: ServerOptions = {
+      command: cmd.command,
+      args: cmd.args,
+      transport: TransportKind.stdio,
+      options: { env: { ...cmd.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' }, cwd: cmd.cwd },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [],
+      outputChannel: this.options.outputChannel,
+      traceOutputChannel: this.options.outputChannel,
+      revealOutputChannelOn: 4 /* Never: errors are shown by us */,
+      initializationFailedHandler: (error) => {
+        log.error(`sidecar initialize failed: ${describeError(error)}`);
+        return false;
+      },
+      errorHandler: {
+        error: (error, _message, count): ErrorHandlerResult => {
+          log.error(`sidecar connection error: ${describeError(error)}`);
+          return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+        },
+        closed: (): CloseHandlerResult => this.onClosed(),
+      },
+    };
+    const client = new LanguageClient('council', 'Council Sidecar', serverOptions, clientOptions);
+    client.onNotification(EVENT_METHOD, (params: unknown) => {
+      if (isCouncilEvent(params)) this.events.fire(params);
+      else log.warn(`malformed ${EVENT_METHOD}: ${JSON.stringify(params).slice(0, 300)}`);
+    });
+    client.onRequest(COMPLETE_METHOD, async (params: CompleteParams, token: vscode.CancellationToken) => {
+      if (!this.completion) throw new Error('completion is not available');
+      return this.completion(params, token);
+    });
+    this.client = client;
+    try {
+      const t0 = Date.now();
+      await client.start();
+      log.info(`sidecar ready in ${Date.now() - t0} ms`);
+      return client;
+    } catch (err) {
+      log.error(`the council sidecar failed to start: ${describeError(err)}`);
+      this.client = undefined;
+      await client.dispose().catch(() => undefined);
+      this.options.onStartFailed(err);
+      return undefined;
+    }
+  }
+
+  private onClosed(): CloseHandlerResult {
+    if (this.stopping) return { action: CloseAction.DoNotRestart, handled: true };
+    const now = Date.now();
+    this.crashes = this.crashes.filter((t) => now - t < CRASH_WINDOW_MS);
+    this.crashes.push(now);
+    if (this.crashes.length > MAX_CRASHES) {
+      log.error('the council sidecar keeps crashing; not restarting it');
+      void vscode.window
+        .showErrorMessage('The Council sidecar crashed repeatedly and was not restarted.', 'Show Logs', 'Restart Sidecar')
+        .then((pick) => pick && vscode.commands.executeCommand(pick === 'Show Logs' ? 'council.showLogs' : 'council.restartSidecar'));
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    log.warn('the council sidecar stopped unexpectedly; restarting it');
+    void vscode.window
+      .showWarningMessage('The Council sidecar stopped unexpectedly and was restarted; a session in progress was lost.', 'Show Logs')
+      .then((pick) => pick && vscode.commands.executeCommand('council.showLogs'));
+    return { action: CloseAction.Restart, handled: true };
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The chat turns currently running, by session: routes `council/event` notifications to the right response
+ * stream and `council/complete` requests to the right chat model and cancellation token.
+ *
+ * A turn that starts a new session does not know its session id until the sidecar's first event (or completion
+ * request) for it arrives; the oldest unbound turn is bound to the first unknown session id.
+ */
+import type { CouncilEvent } from './protocol';
+import { SeqOrderer } from './render';
+
+/** The chat model of the current request (structural subset of vscode.LanguageModelChat). */
+export interface TurnModel {
+  readonly id: string;
+  readonly name: string;
+  readonly vendor?: string;
+}
+
+export interface CancellationLike {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => void): { dispose(): void };
+}
+
+export interface TurnHandlers<M extends TurnModel = TurnModel> {
+  /** The model that serves `council/complete` for this turn, undefined when the chat's model may not be used. */
+  model: M | undefined;
+  token: CancellationLike;
+  onEvent(event: CouncilEvent): void;
+  /** A note for the user in this turn's response (e.g. "the chat model refused, falling back"). */
+  notify(markdown: string): void;
+}
+
+export class ActiveTurn<M extends TurnModel = TurnModel> {
+  sessionId: string | undefined;
+  private readonly orderer: SeqOrderer<CouncilEvent>;
+
+  constructor(sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
+    this.sessionId = sessionId;
+    // The first event of the turn sets the baseline; repeats are dropped, early arrivals held briefly.
+    this.orderer = new SeqOrderer<CouncilEvent>((e) => handlers.onEvent(e));
+  }
+
+  deliver(event: CouncilEvent): void {
+    this.orderer.push(event);
+  }
+
+  flush(): void {
+    this.orderer.flush();
+  }
+
+  get lastSeq(): number | undefined {
+    return this.orderer.lastSeq;
+  }
+}
+
+export class TurnRegistry<M extends TurnModel = TurnModel> {
+  private readonly turns: ActiveTurn<M>[] = [];
+
+  begin(sessionId: string | undefined, handlers: TurnHandlers<M>): ActiveTurn<M> {
+    const turn = new ActiveTurn<M>(sessionId, handlers);
+    this.turns.push(turn);
+    return turn;
+  }
+
+  end(turn: ActiveTurn<M>): void {
+    turn.flush();
+    const i = this.turns.indexOf(turn);
+    if (i >= 0) this.turns.splice(i, 1);
+  }
+
+  /** The turn serving `sessionId`; binds the oldest turn still without a session id when none is bound yet. */
+  forSession(sessionId: string): ActiveTurn<M> | undefined {
+    const bound = this.turns.filter((t) => t.sessionId === sessionId);
+    if (bound.length > 0) return bound[bound.length - 1];
+    const unbound = this.turns.find((t) => t.sessionId === undefined);
+    if (unbound) unbound.sessionId = sessionId;
+    return unbound;
+  }
+
+  /** Route one notification; false when no turn is waiting for it. */
+  dispatch(event: CouncilEvent): boolean {
+    const turn = this.forSession(event.sessionId);
+    if (!turn) return false;
+    turn.deliver(event);
+    return true;
+  }
+
+  get active(): readonly ActiveTurn<M>[] {
+    return this.turns;
+  }
+}

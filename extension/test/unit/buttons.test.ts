@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import * as vscode from 'vscode';
+import { PendingAnswers, answerButtonArgs, answerKey, chatQueryFor, questionButtons } from '../../src/buttons';
+import type { CommandDeps } from '../../src/commands';
+import { SessionTracker, answerQuestion } from '../../src/commands';
+import type { CouncilChatResult } from '../../src/participant';
+import { createHandler } from '../../src/participant';
+import { readSettings } from '../../src/settings';
+import { TurnRegistry } from '../../src/turns';
+import { FakeStream, SID, question } from './fixtures';
+import { FakeClient, chatContext, chatRequest, responseTurn, turnResult } from './helpers';
+
+const mock = (vscode as any).__mock;
+
+describe('button idempotency keys', () => {
+  it('are deterministic per session, question, action and choice', () => {
+    assert.equal(answerKey('s', 'q', 'answer', 'a'), answerKey('s', 'q', 'answer', 'a'));
+    assert.notEqual(answerKey('s', 'q', 'answer', 'a'), answerKey('s', 'q', 'answer', 'b'));
+    assert.notEqual(answerKey('s', 'q', 'answer'), answerKey('s', 'q', 'skip'));
+    assert.notEqual(answerKey('s', 'q1', 'skip'), answerKey('s', 'q2', 'skip'));
+    assert.ok(answerKey('s'.repeat(100), 'q'.repeat(100), 'answer', 'c'.repeat(120)).length <= 200);
+  });
+  it('re-rendering a question yields the same keys', () => {
+    const keys = () => questionButtons(question()).map((b) => (b.arguments?.[0] as { idempotencyKey: string }).idempotencyKey);
+    assert.deepEqual(keys(), keys());
+    assert.equal(new Set(keys()).size, 3);
+  });
+  it('chat queries continue the conversation naturally', () => {
+    const q = question();
+    assert.equal(chatQueryFor(answerButtonArgs(q, 'answer', q.choices![0])), '@council Under 10 engineers');
+    assert.equal(chatQueryFor(answerButtonArgs(q, 'skip')), '@council /skip');
+  });
+});
+
+describe('PendingAnswers', () => {
+  it('one click per question: repeats are duplicates, other buttons are refused', () => {
+    const p = new PendingAnswers();
+    const q = question();
+    const a = answerButtonArgs(q, 'answer', q.choices![0]);
+    assert.equal(p.click(a), 'submitted');
+    assert.equal(p.click({ ...a }), 'duplicate');
+    assert.equal(p.click(answerButtonArgs(q, 'skip')), 'alreadyAnswered');
+    assert.equal(p.size, 1);
+  });
+  it('take matches the chat turn the click opened, once', () => {
+    const p = new PendingAnswers();
+    const q = question();
+    p.click(answerButtonArgs(q, 'answer', q.choices![1]));
+    assert.equal(p.take(SID, 'something else', undefined), undefined);
+    assert.equal(p.take('other-session', '10 to 50 engineers', undefined), undefined);
+    assert.equal(p.take(SID, ' 10 to 50 engineers ', undefined)?.choice, 'medium');
+    assert.equal(p.take(SID, '10 to 50 engineers', undefined), undefined);
+    const q2 = question('q2');
+    p.click(answerButtonArgs(q2, 'skip'));
+    assert.equal(p.take(SID, '', undefined), undefined);
+    assert.equal(p.take(SID, '', 'skip')?.action, 'skip');
+  });
+  it('expires clicks whose chat turn never came', () => {
+    let now = 0;
+    const p = new PendingAnswers(1000, () => now);
+    p.click(answerButtonArgs(question(), 'skip'));
+    now = 2000;
+    assert.equal(p.take(SID, '', 'skip'), undefined);
+  });
+});
+
+describe('clicking a question button', () => {
+  beforeEach(() => mock.reset());
+
+  function deps(client: FakeClient, pending: PendingAnswers, openChat: (q: string) => Promise<void>): CommandDeps {
+    return { client, pending, sessions: new SessionTracker(), outputChannel: {} as vscode.OutputChannel, extensionPath: '/ext', restartSidecar: async () => {}, openChat };
+  }
+
+  it('a double click opens the chat once and submits one council/answer with the button key', async () => {
+    const client = new FakeClient((call) => (call.method === 'council/answer' ? turnResult({ intent: 'answer', status: 'clarifying', awaiting: 'answer', question: question('q2') }) : turnResult()));
+    const pending = new PendingAnswers();
+    const turns = new TurnRegistry<vscode.LanguageModelChat>();
+    const handler = createHandler({ client, turns, pending, settings: () => readSettings({ get: () => undefined }) });
+    const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1' })];
+    const opened: string[] = [];
+    // The chat opens a turn for each query it is given: simulate it by running the handler.
+    const results: CouncilChatResult[] = [];
+    const openChat = async (query: string) => {
+      opened.push(query);
+      const stream = new FakeStream();
+      results.push((await handler(chatRequest(query.replace(/^@council /, '')), chatContext(history), stream as any, new vscode.CancellationTokenSource().token)) as CouncilChatResult);
+    };
+    const q = question();
+    const args = answerButtonArgs(q, 'answer', q.choices![0]);
+    await Promise.all([answerQuestion(deps(client, pending, openChat), args), answerQuestion(deps(client, pending, openChat), { ...args })]);
+    assert.deepEqual(opened, ['@council Under 10 engineers']);
+    const answers = client.callsTo('council/answer');
+    assert.equal(answers.length, 1);
+    assert.deepEqual(
+      { ...answers[0].params, client: undefined },
+      { sessionId: SID, questionId: 'q1', action: 'answer', choice: 'small', idempotencyKey: args.idempotencyKey, client: undefined },
+    );
+    assert.equal(client.callsTo('council/turn').length, 0);
+    assert.equal(results[0].metadata?.questionId, 'q2');
+    // Typing the same text again later is a normal turn, not a second answer.
+    await handler(chatRequest('Under 10 engineers'), chatContext(history), new FakeStream() as any, new vscode.CancellationTokenSource().token);
+    assert.equal(client.callsTo('council/answer').length, 1);
+    assert.equal(client.callsTo('council/turn').length, 1);
+  });
+
+  it('Skip then a click on another choice of the same question does nothing', async () => {
+    const client = new FakeClient();
+    const pending = new PendingAnswers();
+    const opened: string[] = [];
+    const d = deps(client, pending, async (q) => void opened.push(q));
+    const q = question();
+    await answerQuestion(d, answerButtonArgs(q, 'skip'));
+    await answerQuestion(d, answerButtonArgs(q, 'answer', q.choices![0]));
+    assert.deepEqual(opened, ['@council /skip']);
+    assert.equal(mock.messages[0]?.text, 'Council: that question was already answered.');
+  });
+
+  it('without a chat to continue in, submits directly with the same key', async () => {
+    const client = new FakeClient(() => turnResult({ intent: 'skip', status: 'debating' }));
+    const pending = new PendingAnswers();
+    const d = deps(client, pending, async () => {
+      throw new Error('no chat');
+    });
+    const args = answerButtonArgs(question(), 'skip');
+    await answerQuestion(d, args);
+    await answerQuestion(d, args);
+    const answers = client.callsTo('council/answer');
+    assert.equal(answers.length, 1);
+    assert.equal(answers[0].params.idempotencyKey, args.idempotencyKey);
+    assert.equal(pending.size, 0);
+  });
+
+  it('malformed arguments are ignored', async () => {
+    const client = new FakeClient();
+    await answerQuestion(deps(client, new PendingAnswers(), async () => {}), { sessionId: 1 });
+    assert.equal(client.calls.length, 0);
+  });
+});

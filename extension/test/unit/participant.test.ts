@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import * as vscode from 'vscode';
+import { PendingAnswers } from '../../src/buttons';
+import type { CouncilChatResult } from '../../src/participant';
+import { chooseModel, createHandler, followupsFor, isCouncilMetadata, mapCommand, sessionIdFromHistory } from '../../src/participant';
+import { readSettings } from '../../src/settings';
+import { TurnRegistry } from '../../src/turns';
+import { FakeStream, SID, question, resetSeq, sample } from './fixtures';
+import { FakeClient, chatContext, chatRequest, emitter, responseTurn, turnResult } from './helpers';
+
+const settings = () => readSettings({ get: () => undefined });
+
+function setup(script?: ConstructorParameters<typeof FakeClient>[0], access?: { canSendRequest(): boolean | undefined }) {
+  const client = new FakeClient(script);
+  const turns = new TurnRegistry<vscode.LanguageModelChat>();
+  const pending = new PendingAnswers();
+  const sessions: string[] = [];
+  const handler = createHandler({ client, turns, pending, settings, access, onSession: (id) => sessions.push(id) });
+  return { client, turns, pending, handler, sessions, emit: emitter(turns) };
+}
+
+async function run(handler: vscode.ChatRequestHandler, request: vscode.ChatRequest, history: unknown[] = [], token?: vscode.CancellationToken) {
+  const stream = new FakeStream();
+  const result = (await handler(request, chatContext(history), stream as unknown as vscode.ChatResponseStream, token ?? new vscode.CancellationTokenSource().token)) as CouncilChatResult;
+  return { stream, result };
+}
+
+describe('session id recovery from history', () => {
+  it('takes the most recent council result', () => {
+    const history = [
+      responseTurn({ sessionId: 'old', status: 'completed', awaiting: 'nothing' }),
+      new (vscode.ChatRequestTurn as unknown as new (...a: unknown[]) => unknown)('hi', undefined, [], 'council.chat'),
+      responseTurn({ sessionId: 'new', status: 'clarifying', awaiting: 'answer' }),
+    ];
+    assert.equal(sessionIdFromHistory(history as any), 'new');
+  });
+  it('skips other participants and malformed metadata', () => {
+    const history = [
+      responseTurn({ sessionId: 'mine', status: 'clarifying', awaiting: 'answer' }),
+      responseTurn({ sessionId: 'theirs', status: 'x', awaiting: 'answer' }, 'other.participant'),
+      responseTurn({ sessionId: 42 }),
+      responseTurn(undefined),
+    ];
+    assert.equal(sessionIdFromHistory(history as any), 'mine');
+  });
+  it('is undefined for a fresh conversation', () => {
+    assert.equal(sessionIdFromHistory([]), undefined);
+  });
+  it('type guard', () => {
+    assert.equal(isCouncilMetadata({ sessionId: 's', status: 'completed', awaiting: 'nothing' }), true);
+    assert.equal(isCouncilMetadata({ sessionId: '', status: 'completed', awaiting: 'nothing' }), false);
+    assert.equal(isCouncilMetadata({ sessionId: 's', status: 'completed', awaiting: 'maybe' }), false);
+    assert.equal(isCouncilMetadata(null), false);
+  });
+});
+
+describe('chat turn handler', () => {
+  beforeEach(() => resetSeq());
+
+  it('forwards a new question with options, references and the chat model, and renders events as they arrive', async () => {
+    const { handler, client, emit, sessions } = setup((call) => {
+      if (call.method === 'council/turn') {
+        emit(sample('progress'), sample('personas.selected'), sample('question.asked'));
+        return turnResult({ status: 'clarifying', awaiting: 'answer', question: question() });
+      }
+      throw new Error('unexpected ' + call.method);
+    });
+    const fileRef = { id: 'vscode.file', value: vscode.Uri.file('/ws/src/app.ts') };
+    const { stream, result } = await run(handler, chatRequest('Should we split our monolith?', { references: [fileRef] }));
+    const turn = client.callsTo('council/turn')[0];
+    assert.equal(turn.params.sessionId, undefined);
+    assert.equal(turn.params.text, 'Should we split our monolith?');
+    assert.deepEqual(turn.params.client, { completion: true, completionModel: 'Fake Model' });
+    assert.equal(turn.params.options.provider, 'client');
+    assert.equal(turn.params.options.maxCycles, 3);
+    assert.deepEqual(turn.params.references, [{ name: 'src/app.ts', uri: 'file:///ws/src/app.ts', content: 'file content' }]);
+    assert.ok(turn.token, 'the chat token is passed so the stop button sends $/cancelRequest');
+    assert.deepEqual(stream.progressLines, ['Convening the council…']);
+    assert.match(stream.text, /What is the team size\?/);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
+    assert.deepEqual(result.metadata, { sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1', choices: ['Under 10 engineers', '10 to 50 engineers'] });
+    assert.deepEqual(sessions, [SID]);
+  });
+
+  it('continues the session from history and maps slash commands', async () => {
+    const { handler, client } = setup(() => turnResult({ intent: 'skip_all' }));
+    const history = [responseTurn({ sessionId: 'abc', status: 'clarifying', awaiting: 'answer' })];
+    await run(handler, chatRequest('', { command: 'skipAll' }), history);
+    const p = client.callsTo('council/turn')[0].params;
+    assert.equal(p.sessionId, 'abc');
+    assert.equal(p.command, 'skipAll');
+  });
+
+  it('/new starts a fresh session even with history', async () => {
+    const { handler, client } = setup();
+    const history = [responseTurn({ sessionId: 'abc', status: 'completed', awaiting: 'nothing' })];
+    await run(handler, chatRequest('Another question', { command: 'new' }), history);
+    const p = client.callsTo('council/turn')[0].params;
+    assert.equal(p.sessionId, undefined);
+    assert.equal(p.command, 'new');
+  });
+
+  it('renders the final answer, tally and persona contributions in seq order', async () => {
+    const { handler, emit } = setup(() => {
+      const a = sample('persona.started');
+      const b = sample('persona.delta');
+      const c = sample('persona.completed');
+      const d = sample('votes.tallied');
+      const e = sample('final.answer');
+      emit(a, c, b, e, d); // out of order on purpose: rendered by seq
+      return turnResult({ finalAnswer: 'x' });
+    });
+    const { stream, result } = await run(handler, chatRequest('q'));
+    const text = stream.text;
+    assert.ok(text.indexOf('#### Devil') < text.indexOf('adds risk'));
+    assert.ok(text.indexOf('adds risk') < text.indexOf('**Vote**'));
+    assert.ok(text.indexOf('**Vote**') < text.indexOf("## The council's answer"));
+    assert.equal(text.match(/## The council's answer/g)?.length, 1, 'final answer from events is not repeated from the result');
+    assert.equal(result.metadata?.status, 'completed');
+  });
+
+  it('ignores events of other sessions once bound', async () => {
+    const { handler, emit } = setup(() => {
+      emit(sample('progress'));
+      emit({ ...sample('progress'), sessionId: 'other', message: 'not mine' });
+      return turnResult();
+    });
+    const { stream } = await run(handler, chatRequest('q'));
+    assert.deepEqual(stream.progressLines, ['Convening the council…']);
+  });
+
+  it('stop button: cancels the session in the sidecar and ends the turn', async () => {
+    const source = new vscode.CancellationTokenSource();
+    let release: (v: unknown) => void = () => {};
+    const { handler, client, emit } = setup((call) => {
+      if (call.method === 'council/turn') {
+        emit(sample('progress'));
+        call.token?.onCancellationRequested(() => release(Promise.reject(Object.assign(new Error('Request got cancelled'), { name: 'Canceled' }))));
+        return new Promise((r) => (release = r));
+      }
+      if (call.method === 'council/cancel') return { sessionId: SID, status: 'cancelled', cancelledCalls: 2 };
+      throw new Error(call.method);
+    });
+    const pending = run(handler, chatRequest('q'), [], source.token);
+    await new Promise((r) => setImmediate(r));
+    source.cancel();
+    const { stream, result } = await pending;
+    assert.deepEqual(client.callsTo('council/cancel').map((c) => c.params), [{ sessionId: SID }]);
+    assert.equal(client.callsTo('council/turn')[0].token, source.token);
+    assert.match(stream.text, /Cancelled/);
+    assert.deepEqual(result.metadata, { sessionId: SID, status: 'cancelled', awaiting: 'nothing' });
+  });
+
+  it('sidecar errors become readable markdown and keep the session id', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    const { handler } = setup(() => {
+      throw new ResponseError(-32602, 'bad', { code: 'validation', message: 'the council is still working on this session', details: {} });
+    });
+    const history = [responseTurn({ sessionId: 'abc', status: 'debating', awaiting: 'nothing' })];
+    const { stream, result } = await run(handler, chatRequest('hello'), history);
+    assert.match(stream.text, /could not accept that: the council is still working on this session/);
+    assert.equal(result.metadata?.sessionId, 'abc');
+    assert.equal(result.metadata?.error, 'the council is still working on this session');
+  });
+
+  it('no chat model or no consent: completion=false and the user is told', async () => {
+    const { handler, client } = setup(undefined, { canSendRequest: () => false });
+    const { stream } = await run(handler, chatRequest('q'));
+    assert.deepEqual(client.callsTo('council/turn')[0].params.client, { completion: false });
+    assert.equal(client.callsTo('council/turn')[0].params.options.provider, undefined);
+    assert.match(stream.text, /no permission to use \*\*Fake Model\*\*.*configured provider/);
+    const m = chooseModel(chatRequest('q', { model: undefined }), settings(), undefined);
+    assert.equal(m.model, undefined);
+    assert.match(m.notice ?? '', /No chat model is selected/);
+  });
+
+  it('an empty prompt explains how to ask', async () => {
+    const { handler, client } = setup();
+    const { stream } = await run(handler, chatRequest('  '));
+    assert.equal(client.calls.length, 0);
+    assert.match(stream.text, /Ask the council a hard question/);
+  });
+
+  it('/transcript shows the snapshot markdown', async () => {
+    const { handler } = setup(() => ({ session: { sessionId: 'abc', requestText: 'q', status: 'completed' }, transcriptMarkdown: '# Transcript\n' }));
+    const history = [responseTurn({ sessionId: 'abc', status: 'completed', awaiting: 'nothing' })];
+    const { stream } = await run(handler, chatRequest('', { command: 'transcript' }), history);
+    assert.match(stream.text, /# Transcript/);
+    assert.equal(stream.buttons[0].command, 'council.showTranscript');
+  });
+});
+
+describe('slash commands and followups', () => {
+  it('maps every contributed command', () => {
+    for (const c of ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry']) assert.equal(mapCommand(c), c);
+    assert.equal(mapCommand('skip-all'), 'skipAll');
+    assert.equal(mapCommand('transcript'), undefined);
+    assert.equal(mapCommand(undefined), undefined);
+  });
+  it('while clarifying: choices, skip, skip all', () => {
+    const f = followupsFor({ metadata: { sessionId: 's', status: 'clarifying', awaiting: 'answer', choices: ['A', 'B'] } });
+    assert.deepEqual(f.map((x) => x.label), ['A', 'B', 'Skip this question', 'Skip all questions']);
+    assert.equal(f[2].command, 'skip');
+  });
+  it('after completion: extend, transcript, new', () => {
+    const f = followupsFor({ metadata: { sessionId: 's', status: 'completed', awaiting: 'nothing', canExtend: true } });
+    assert.deepEqual(f.map((x) => x.command), ['extend', 'transcript', 'new']);
+    assert.deepEqual(followupsFor({}), []);
+  });
+});

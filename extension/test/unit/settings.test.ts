@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { PythonSetupError, ensurePrivateVenv, preparePython, probe, resolveInterpreter, venvPython, versionOk } from '../../src/python';
+import { expandPath, readSettings, sessionOptions, sidecarLaunch } from '../../src/settings';
+import { TurnRegistry } from '../../src/turns';
+
+const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
+
+describe('settings', () => {
+  it('defaults and validation', () => {
+    const s = readSettings(cfg({ maxCycles: 999, depth: 'bogus', personas: ['a', '', 3, ' b '], provider: 'nope' }));
+    assert.equal(s.provider, 'chat');
+    assert.equal(s.maxCycles, 50);
+    assert.equal(s.depth, 'standard');
+    assert.deepEqual(s.personas, ['a', 'b']);
+    assert.equal(s.trace, 'off');
+  });
+  it('session options', () => {
+    const s = readSettings(cfg({ personas: ['Ops Architect'], depth: 'deep', clarify: false }));
+    assert.deepEqual(sessionOptions(s), { depth: 'deep', maxCycles: 3, maxPersonas: 5, clarify: false, personas: ['Ops Architect'] });
+    assert.deepEqual(sessionOptions(s, 'GPT').provider, 'client');
+  });
+  it('sidecar launch: chat mode uses the HTTP provider as the fallback default', () => {
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({})), ['/ext/personas']).args, ['--personas-dir', '/ext/personas']);
+    const s = readSettings(cfg({ 'http.provider': 'ollama', 'http.model': 'llama3.1', 'http.baseUrl': 'http://h:11434' }));
+    assert.deepEqual(sidecarLaunch(s, []).args, ['--provider', 'ollama', '--model', 'llama3.1', '--base-url', 'http://h:11434']);
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({ provider: 'scripted' })), []).args, ['--provider', 'scripted']);
+  });
+  it('expands ~ and ${workspaceFolder}', () => {
+    assert.equal(expandPath('~/py', '/home/u', undefined), '/home/u/py');
+    assert.equal(expandPath('${workspaceFolder}/.venv/bin/python', '/h', '/ws'), '/ws/.venv/bin/python');
+  });
+});
+
+describe('python discovery', () => {
+  it('order: setting, Python extension, python3', async () => {
+    assert.deepEqual(await resolveInterpreter({ configured: '/x/python', pythonExtension: async () => '/y' }), { command: '/x/python', source: 'setting' });
+    assert.deepEqual(await resolveInterpreter({ configured: '', pythonExtension: async () => '/y/python' }), { command: '/y/python', source: 'python-extension' });
+    assert.equal((await resolveInterpreter({ configured: '', pythonExtension: async () => { throw new Error('x'); } })).source, 'default');
+  });
+  it('version check', () => {
+    assert.equal(versionOk([3, 10, 0]), true);
+    assert.equal(versionOk([3, 9, 18]), false);
+    assert.equal(versionOk([4, 0, 0]), true);
+  });
+  it('a missing interpreter is an actionable error', async () => {
+    await assert.rejects(probe('/nonexistent/python3', process.env), (e: unknown) => e instanceof PythonSetupError && /not found.*council\.python\.interpreter/.test(e.message));
+  });
+  it('an old Python is refused with the fix', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'council-py-'));
+    const fake = path.join(dir, 'python');
+    fs.writeFileSync(fake, '#!/bin/sh\necho \'{"version": [3, 8, 10], "executable": "/old/python", "sidecar": false}\'\n', { mode: 0o755 });
+    await assert.rejects(
+      preparePython({ command: fake, source: 'setting' }, { extensionPath: dir, storagePath: dir, version: '1', withProgress: (_t, task) => task(() => {}) }),
+      (e: unknown) => e instanceof PythonSetupError && /needs Python 3\.10 or newer.*3\.8\.10/.test(e.message),
+    );
+  });
+  it('an interpreter with the sidecar dependencies runs the shipped sources via PYTHONPATH', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'council-py-'));
+    const fake = path.join(dir, 'python');
+    fs.writeFileSync(fake, '#!/bin/sh\necho \'{"version": [3, 12, 1], "executable": "/usr/bin/python3.12", "sidecar": true}\'\n', { mode: 0o755 });
+    const launch = await preparePython({ command: fake, source: 'default' }, { extensionPath: '/ext', storagePath: dir, version: '1', withProgress: (_t, task) => task(() => {}) });
+    assert.equal(launch.command, '/usr/bin/python3.12');
+    assert.equal(launch.env.PYTHONPATH.split(path.delimiter)[0], '/ext/server');
+  });
+  it('the private venv is reused when its marker matches the version (no progress, no pip)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'council-venv-'));
+    const py = venvPython(path.join(dir, 'venv'));
+    fs.mkdirSync(path.dirname(py), { recursive: true });
+    fs.writeFileSync(py, '');
+    fs.writeFileSync(path.join(dir, 'venv', 'council-sidecar-version.txt'), '0.1.0\n');
+    let progress = 0;
+    const got = await ensurePrivateVenv({ basePython: 'python3', extensionPath: dir, storagePath: dir, version: '0.1.0', withProgress: (_t, task) => { progress++; return task(() => {}); } });
+    assert.equal(got, py);
+    assert.equal(progress, 0);
+  });
+});
+
+describe('turn registry', () => {
+  it('binds the oldest unbound turn to the first unknown session', () => {
+    const r = new TurnRegistry<any>();
+    const h = { model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {}, notify: () => {} };
+    const known = r.begin('s1', h);
+    const fresh = r.begin(undefined, h);
+    assert.equal(r.forSession('s1'), known);
+    assert.equal(r.forSession('s2'), fresh);
+    assert.equal(fresh.sessionId, 's2');
+    assert.equal(r.forSession('s3'), undefined);
+    r.end(fresh);
+    assert.equal(r.active.length, 1);
+  });
+});
