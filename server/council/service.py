@@ -59,9 +59,9 @@ class CouncilService:
 
     # --- council/turn ----------------------------------------------------------------------------------------
     async def turn(self, params: TurnParams) -> TurnResult:
-        key = params.idempotency_key
-        if key is None:
+        if params.idempotency_key is None:
             return await self._turn(params)
+        key = f"{params.session_id or 'new'}:{params.idempotency_key}"  # keys are scoped to their session
         return await _once(key, self._turn_results, self._turn_pending, self._turn_failures,
                            lambda: self._turn(params))
 

@@ -71,7 +71,7 @@ async def test_unknown_persona_override_is_a_validation_error(sidecar):
         assert "Wizard" in data["message"]
         r = await sc.call("council/turn", {"text": PROBLEM, "options": {
             "personas": ["security expert", "Devil's Advocate"], "clarify": False}})
-        selected = [e for e in sc.session_events(r["sessionId"]) if e["type"] == "personas.selected"][0]
+        selected = next(e for e in sc.session_events(r["sessionId"]) if e["type"] == "personas.selected")
         sel = selected["selection"]
         assert sel["userOverride"] is True
         assert [p["name"] for p in sel["selectedPersonas"]] == ["Security Expert", "Devil's Advocate"]

@@ -8,8 +8,8 @@ import pytest
 from council.client.rpc import RpcError
 from council.protocol import event_adapter
 from council.session.entities import ConversationSession
-from council.session.reducer import replay
 from council.session.records import journal_adapter
+from council.session.reducer import replay
 
 from .conftest import PROBLEM, events_of, persona_reply, wait_for_event
 

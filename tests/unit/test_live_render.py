@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from council.session.live_render import LiveRenderer, parse_prefix, render
 
 REPLY = {
@@ -122,31 +120,13 @@ class TestParsePrefix:
         assert obj == {"n": 3, "t": True, "z": None} and done == {"n", "t", "z"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: live_render emits a string's trailing whitespace while it streams, "
-    "then strips it once the string closes; the emitted text is no longer a prefix and every later "
-    "field of the reply is silently dropped from the live stream",
-)
 def test_trailing_space_in_position():
     check_every_chunk_size(dict(REPLY, position="Migrate billing first. "))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: live_render decodes a \\uD83D\\uDE00 surrogate pair as two lone "
-    "surrogates instead of one character (json.loads gives U+1F600), so an emoji escaped by the "
-    "model contradicts the final render and the rest of the reply is dropped",
-)
 def test_surrogate_pair_escape():
     check_every_chunk_size(dict(REPLY, position="Ship it \U0001f600 now."))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: live_render decodes the JSON escapes \\r, \\b and \\f as the letters "
-    "r, b, f (its escape map lacks them), so e.g. a CRLF inside a list item streams as 'r\\n' and "
-    "contradicts the final render",
-)
 def test_carriage_return_escape():
     check_every_chunk_size(dict(REPLY, summary=["line one\r\nline two", "ok"]))

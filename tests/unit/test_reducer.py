@@ -207,11 +207,6 @@ def test_answer_must_come_from_the_user(builder):
     refused(builder, builder.answer_record("q1-1", sender=builder.moderator), "answers come from the user")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: QuestionAnswered accepts a turn of any type allowed while clarifying "
-    "(e.g. a moderator 'question' turn), so an answer can be journalled without an answer turn",
-)
 def test_answer_record_needs_an_answer_turn(builder):
     builder.clarifying()
     builder.ask("q1-1")

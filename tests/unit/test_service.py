@@ -395,12 +395,6 @@ async def test_event_sequence_numbers_per_session(make_service):
     assert types.index("votes.tallied") < types.index("final.answer") < len(types)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a persona reply with more list items than the schema's maxItems is "
-    "streamed live item by item (persona.delta), then trimmed by parse_reply; the user sees "
-    "points that are not in the recorded PersonaResponse (live text contradicts the final one)",
-)
 async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_service):
     from council.session.live_render import render
 

@@ -158,12 +158,6 @@ def test_discard(clock):
     assert len(st) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: store.py says 'the number of live sessions is capped, finished ones "
-    "making room first', but create() refuses with a permission error while the cap is filled by "
-    "finished (completed/cancelled) sessions whose TTL has not run out",
-)
 def test_finished_sessions_make_room_first(clock):
     st = store(clock, ttl=100, max_sessions=1)
     rt = start(st)

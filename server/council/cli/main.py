@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from council import __version__
 from council.cli import ask, doctor, serve
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (exit 2), not a usage dump; subcommand parsers inherit this."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="council", description="A council of AI personas that asks before it answers.")
+    p = OneLineErrors(prog="council", description="A council of AI personas that asks before it answers.")
     p.add_argument("--version", action="version", version=f"council {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)")

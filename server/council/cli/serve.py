@@ -10,7 +10,6 @@ import argparse
 import logging
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import BinaryIO
 
@@ -84,9 +83,7 @@ def run(args: argparse.Namespace) -> int:
     config = build_config(args)
     library = load_personas(config.personas_dirs or None)
     if not args.no_embeddings:
-        ranker = start_embedding_warmup()
-        if ranker is not None:
-            threading.Thread(target=ranker.warm_up, name="embeddings-warmup", daemon=True).start()
+        start_embedding_warmup(library)  # loads torch + the model in a background thread, off the request path
     settings = session_settings(args)
     server = build_server(lambda sink, bridge: CouncilService(
         library, config, sink, bridge=bridge, settings=settings,

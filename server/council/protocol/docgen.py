@@ -12,8 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from council.protocol.completion import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, CompleteDelta, CompleteParams, \
-    CompleteResult
+from council.protocol.completion import (
+    COMPLETE_DELTA_METHOD,
+    COMPLETE_METHOD,
+    CompleteDelta,
+    CompleteParams,
+    CompleteResult,
+)
 from council.protocol.errors import JSONRPC_CODES, ErrorData
 from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
 from council.protocol.methods import METHODS

@@ -7,7 +7,7 @@ Every event carries ``sessionId``, a strictly increasing ``seq`` (per session, s
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -127,23 +127,23 @@ class ErrorEvent(EventBase):
 
 
 Event = Annotated[
-    Union[
-        StatusChanged,
-        Progress,
-        PersonasSelected,
-        QuestionAsked,
-        QuestionResolved,
-        AssumptionRecorded,
-        PersonaStarted,
-        PersonaDelta,
-        PersonaCompleted,
-        CycleCompleted,
-        DebateLimitReached,
-        OptionsProposed,
-        VotesTallied,
-        FinalAnswer,
-        ErrorEvent,
-    ],
+    (
+        StatusChanged
+        | Progress
+        | PersonasSelected
+        | QuestionAsked
+        | QuestionResolved
+        | AssumptionRecorded
+        | PersonaStarted
+        | PersonaDelta
+        | PersonaCompleted
+        | CycleCompleted
+        | DebateLimitReached
+        | OptionsProposed
+        | VotesTallied
+        | FinalAnswer
+        | ErrorEvent
+    ),
     Field(discriminator="type"),
 ]
 

@@ -65,7 +65,7 @@ class Provider(ABC):
         """Whether this provider can answer right now (used by ``council doctor`` and selection)."""
         return ProviderStatus(available=True)
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release connections, threads or model memory."""
 
     def describe(self) -> str:

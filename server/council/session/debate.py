@@ -15,7 +15,7 @@ from council.protocol.events import PersonaStarted
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
-from council.session.live_render import LiveRenderer
+from council.session.live_render import LiveRenderer, limits_of
 from council.session.outputs import PersonaReply, PersonaResponse, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, persona_messages
@@ -65,7 +65,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         participant = s.participant(name)
         own = next((x for x in previous if x.persona == name), None)
         peers = [x for x in previous if x.persona != name]
-        renderer = LiveRenderer()
+        renderer = LiveRenderer(limits_of(schema))
 
         async def on_delta(chunk: str) -> None:
             stream.delta(name, renderer.feed(chunk))

@@ -29,8 +29,8 @@ from council.session.clarifier import plan_round
 from council.session.debate import resolve_cycle, run_cycle
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
-    ClarificationAnswer,
     Assumption,
+    ClarificationAnswer,
     CycleRef,
     DiscussionStatus,
     MessageType,
@@ -124,9 +124,8 @@ class Engine:
         return await self.advance(rt, pick, Intent.NEW_PROBLEM)
 
     def _choose(self, text: str, opts: SessionOptions, max_personas: int) -> Selection:
-        override = opts.personas or [p.name for p in self.library.names_in_text(text)] or None
-        try:
-            return select_personas(self.library, text, override=override, max_personas=max_personas,
+        try:  # personas named in the text are an override too; routing handles that and says so
+            return select_personas(self.library, text, override=opts.personas or None, max_personas=max_personas,
                                    ranker=self.defaults.ranker_factory())
         except UnknownPersonaError as exc:
             raise validation_error(str(exc), fields={"options.personas": str(exc)},
@@ -279,7 +278,6 @@ class Engine:
     async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         """Run cycles until a stop; then vote and move to final. Returns a message if the debate is stuck."""
         contracts = self.contracts(rt)
-        s = rt.session
         while rt.session.debate_cycles < rt.session.cycle_limit:
             cycle = rt.session.debate_cycles + 1
             rt.progress(f"Debate cycle {cycle} of at most {rt.session.cycle_limit}.")

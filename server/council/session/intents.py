@@ -44,7 +44,7 @@ _TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
 
 
 def keyword_intent(text: str) -> Intent | None:
-    norm = _TRIM.sub("", text).lower().replace("’", "'")
+    norm = " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
     for intent, words in _KEYWORDS.items():
         if norm in words:
             return intent

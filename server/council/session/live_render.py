@@ -107,15 +107,13 @@ class _Prefix:
                     break
                 nxt = self.t[j + 1]
                 if nxt == "u":
-                    if j + 6 > len(self.t):
+                    decoded = _unicode_escape(self.t, j)
+                    if decoded is None:
                         break
-                    try:
-                        out.append(chr(int(self.t[j + 2:j + 6], 16)))
-                    except ValueError:
-                        pass
-                    j += 6
+                    text, j = decoded
+                    out.append(text)
                     continue
-                out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/"}.get(nxt, nxt))
+                out.append(_ESCAPES.get(nxt, nxt))
                 j += 2
                 continue
             if ch == '"':
@@ -131,8 +129,50 @@ class _End(Exception):
     pass
 
 
-def render(obj: dict[str, Any], done: set[str], *, final: bool = False) -> str:
-    """Markdown for the fields seen so far, stopping at the first unfinished one."""
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+def _unicode_escape(t: str, j: int) -> tuple[str, int] | None:
+    """Decode ``\\uXXXX`` at ``t[j]`` (joining a surrogate pair); None if the text stops mid-escape."""
+    if j + 6 > len(t):
+        return None
+    try:
+        code = int(t[j + 2:j + 6], 16)
+    except ValueError:
+        return "", j + 6
+    if 0xD800 <= code <= 0xDBFF:
+        if j + 12 > len(t):
+            return None
+        if t[j + 6:j + 8] == "\\u":
+            try:
+                low = int(t[j + 8:j + 12], 16)
+            except ValueError:
+                low = 0
+            if 0xDC00 <= low <= 0xDFFF:
+                return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), j + 12
+    return chr(code), j + 6
+
+
+Limits = dict[str, int]  # field → maxItems (lists) or maxLength (strings), as the parser will enforce them
+
+
+def limits_of(schema: dict[str, Any]) -> Limits:
+    out: Limits = {}
+    for key, spec in schema.get("properties", {}).items():
+        if "maxItems" in spec:
+            out[key] = spec["maxItems"]
+        elif "maxLength" in spec:
+            out[key] = spec["maxLength"]
+    return out
+
+
+def render(obj: dict[str, Any], done: set[str], *, final: bool = False, limits: Limits | None = None) -> str:
+    """Markdown for the fields seen so far, stopping at the first unfinished one.
+
+    Partial strings are shown without trailing whitespace and everything is cut to the schema's limits, so the
+    streamed text is always a prefix of the final render.
+    """
+    limits = limits or {}
     out: list[str] = []
     for key, heading in FIELDS:
         if key not in obj:
@@ -141,11 +181,16 @@ def render(obj: dict[str, Any], done: set[str], *, final: bool = False) -> str:
             break
         value, complete = obj[key], final or key in done
         if isinstance(value, str):
-            out.append(value.strip() if complete else value.lstrip())
+            text = value.strip()
+            if key in limits:
+                text = text[: limits[key]]
+            out.append(text)
             if complete:
                 out.append("\n\n")
         elif isinstance(value, list):
             items = [v for v in value if isinstance(v, str) and v.strip()]
+            if key in limits and len(items) > limits[key]:
+                items, complete = items[: limits[key]], True
             if items or complete:
                 if items:
                     out.append(f"**{heading}**\n")
@@ -163,17 +208,18 @@ def render(obj: dict[str, Any], done: set[str], *, final: bool = False) -> str:
 class LiveRenderer:
     """Feed raw chunks, get the markdown to append."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits | None = None) -> None:
         self.buffer = ""
         self.sent = ""
+        self.limits = limits or {}
 
     def feed(self, chunk: str) -> str:
         self.buffer += chunk
         obj, done = parse_prefix(self.buffer)
-        return self._extend(render(obj, done))
+        return self._extend(render(obj, done, limits=self.limits))
 
     def finish(self, obj: dict[str, Any]) -> str:
-        return self._extend(render(obj, set(obj), final=True))
+        return self._extend(render(obj, set(obj), final=True, limits=self.limits))
 
     def _extend(self, text: str) -> str:
         if len(text) > len(self.sent) and text.startswith(self.sent):

@@ -7,7 +7,7 @@ sessions can be restored. Records carry their own ids and timestamps so replay i
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -139,25 +139,25 @@ class ModelUsed(RecordBase):
 
 
 Record = Annotated[
-    Union[
-        SessionCreated,
-        PersonasSelected,
-        StatusSet,
-        QuestionsPlanned,
-        QuestionAsked,
-        QuestionAnswered,
-        QuestionSkipped,
-        QuestionDeferred,
-        CycleStarted,
-        PersonaSpoke,
-        CycleConcluded,
-        OptionsSet,
-        VoteCast,
-        TallySet,
-        DebateExtended,
-        SynthesisSet,
-        ModelUsed,
-    ],
+    (
+        SessionCreated
+        | PersonasSelected
+        | StatusSet
+        | QuestionsPlanned
+        | QuestionAsked
+        | QuestionAnswered
+        | QuestionSkipped
+        | QuestionDeferred
+        | CycleStarted
+        | PersonaSpoke
+        | CycleConcluded
+        | OptionsSet
+        | VoteCast
+        | TallySet
+        | DebateExtended
+        | SynthesisSet
+        | ModelUsed
+    ),
     Field(discriminator="kind"),
 ]
 

@@ -35,7 +35,9 @@ TURN_STATUSES: dict[MessageType, frozenset[S]] = {
 }
 
 
-def _check_turn(session: ConversationSession, turn: MessageTurn) -> None:
+def _check_turn(session: ConversationSession, turn: MessageTurn, kind: MessageType | None = None) -> None:
+    if kind is not None and turn.message_type is not kind:
+        raise validation_error(f"this record needs a {kind.value} turn", got=turn.message_type.value)
     last = session.message_turns[-1].sequence_number if session.message_turns else 0
     if turn.sequence_number != last + 1:
         raise validation_error("message turn out of sequence", expected=last + 1, got=turn.sequence_number)
@@ -132,7 +134,7 @@ def _question_asked(s: ConversationSession, rec: r.QuestionAsked) -> None:
     deferred = s.question(rec.question_id)
     if planned is None and (deferred is None or deferred.status is not QuestionStatus.DEFERRED):
         raise validation_error("no such planned or deferred question", questionId=rec.question_id)
-    _check_turn(s, rec.turn)
+    _check_turn(s, rec.turn, MessageType.QUESTION)
     if planned is not None:
         s.planned_questions.remove(planned)
         planned.status = QuestionStatus.PENDING
@@ -160,7 +162,7 @@ def _question_answered(s: ConversationSession, rec: r.QuestionAnswered) -> None:
     q, _ = _resolve_target(s, rec.answer.question_id, allow_planned=False)
     if q.status is not QuestionStatus.PENDING:
         raise validation_error("only the active question can be answered", questionId=q.question_id)
-    _check_turn(s, rec.turn)
+    _check_turn(s, rec.turn, MessageType.ANSWER)
     q.user_answer = rec.answer
     q.status = QuestionStatus.ANSWERED
     q.answered_at = rec.at
@@ -169,7 +171,7 @@ def _question_answered(s: ConversationSession, rec: r.QuestionAnswered) -> None:
 
 def _question_skipped(s: ConversationSession, rec: r.QuestionSkipped) -> None:
     q, planned = _resolve_target(s, rec.answer.question_id, allow_planned=True)
-    _check_turn(s, rec.turn)
+    _check_turn(s, rec.turn, MessageType.ASSUMPTION_STATEMENT)
     if planned:
         s.planned_questions.remove(q)
         s.questions.append(q)

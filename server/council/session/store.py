@@ -31,11 +31,20 @@ class SessionStore:
     def create(self) -> SessionRuntime:
         self.evict()
         if len(self._sessions) >= self.max_sessions:
+            self._make_room()
+        if len(self._sessions) >= self.max_sessions:
             raise CouncilError(ErrorCode.PERMISSION, f"too many open sessions (at most {self.max_sessions}); "
                                "finish or cancel one first", limit=self.max_sessions)
         rt = SessionRuntime(new_id(), self.sink, mono=self.clock)
         self._sessions[rt.session_id] = rt
         return rt
+
+    def _make_room(self) -> None:
+        """Evict the longest-finished session, ahead of its TTL, to make room for a new one."""
+        finished = [rt for rt in self._sessions.values() if rt.finished_at is not None and not rt.lock.locked()]
+        if finished:
+            oldest = min(finished, key=lambda rt: rt.finished_at or 0.0)
+            del self._sessions[oldest.session_id]
 
     def get(self, session_id: str) -> SessionRuntime:
         self.evict()
