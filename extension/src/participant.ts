@@ -163,7 +163,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       }
       deps.turns.end(turn);
       if (!result) throw new vscode.CancellationError();
-      deps.onSession?.(result.sessionId, result.status);
+      if (result.sessionId && result.status) deps.onSession?.(result.sessionId, result.status);
       return finish(result, renderer, stream);
     } catch (err) {
       deps.turns.end(turn);
@@ -206,7 +206,8 @@ function finish(result: TurnResult, renderer: EventRenderer, stream: vscode.Chat
   if (result.finalAnswer && !renderer.summary.finalAnswer && result.intent !== 'status') {
     stream.markdown(`\n---\n## The council's answer\n\n${result.finalAnswer}\n`);
   }
-  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status, awaiting: result.awaiting };
+  if (!result.sessionId) return {};
+  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: result.awaiting };
   if (question) {
     metadata.questionId = question.questionId;
     metadata.choices = (question.choices ?? []).map((c) => c.label);

@@ -97,9 +97,10 @@ export interface SnapshotParams extends SessionRef {
 }
 
 export interface TurnResult {
-  sessionId: string;
+  /** Absent only when no session exists (e.g. `/status` or `/personas` first). */
+  sessionId?: string;
   intent: Intent;
-  status: SessionStatus;
+  status?: SessionStatus;
   awaiting: Awaiting;
   question?: ClarificationQuestion;
   finalAnswer?: string;
