@@ -216,6 +216,8 @@ class Asker:
         self.session_id = result.get("sessionId")
         while result.get("awaiting") == "answer" and result.get("question"):
             result = await self.answer(result)
+            if result.get("message") and result.get("awaiting") == "answer":
+                self.printer.note(result["message"])
         return result
 
     async def answer(self, result: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,112 @@
+"""``council ask`` as a subprocess: the JSON snapshot, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import PROBLEM, run_council
+
+FAST = ("--provider", "scripted", "--no-embeddings")
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_yes_json_prints_only_the_completed_snapshot():
+    r = run_council("ask", *FAST, "--yes", "--json", PROBLEM)
+    assert r.returncode == 0, r.stderr
+    snap = json.loads(r.stdout)  # stdout is the snapshot and nothing else
+    session = snap["session"]
+    assert session["status"] == "completed"
+    assert session["requestText"] == PROBLEM
+    assumptions = [a["assumption"] for a in session["assumptionLog"]]
+    assert assumptions == ["The main goal is to ship faster without raising risk.", "The timeline is this quarter."]
+    assert all(q["status"] == "skipped" for q in session["questions"])
+    assert "## The council's answer" in session["finalAnswer"]
+    assert session["metadata"]["models"]["clarifier"]["provider"] == "scripted"
+    assert "transcriptMarkdown" in snap
+    assert "Traceback" not in r.stderr
+
+
+def test_question_from_stdin_and_options_reach_the_session():
+    r = run_council("ask", *FAST, "--json", "--personas", "security expert, Devil's Advocate",
+                    "--depth", "brief", "--max-cycles", "1", stdin=PROBLEM + "\n")
+    assert r.returncode == 0, r.stderr
+    session = json.loads(r.stdout)["session"]
+    assert session["requestText"] == PROBLEM
+    assert [p["name"] for p in session["personaSelection"]["selectedPersonas"]] == [
+        "Security Expert", "Devil's Advocate"]
+    assert session["settings"]["depth"] == "brief" and session["debateCycles"] == 1
+    assert len(session["assumptionLog"]) == 2  # stdin is not a tty: nobody to ask, so everything is assumed
+
+
+def test_human_output_shows_personas_votes_and_the_answer():
+    r = run_council("ask", *FAST, "--yes", "--max-cycles", "1", PROBLEM)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for needed in ("Models: configured default", "── Software Architect (cycle 1) ──", "Vote: ",
+                   "The council's answer", "  • Start small.", "  1. Pick a first slice.",
+                   "served by scripted:scripted", "assumed: The timeline is this quarter."):
+        assert needed in out, needed
+    assert "**" not in out and "\x1b[" not in out  # markdown rendered, no colors off a tty
+
+
+def test_quiet_prints_only_the_answer():
+    r = run_council("ask", *FAST, "--yes", "--quiet", "--max-cycles", "1", PROBLEM)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.lstrip().startswith("The council's answer")
+    assert "Software Architect (cycle 1)" not in r.stdout
+
+
+def test_bad_flag_is_a_one_line_usage_error():
+    r = run_council("ask", "--bogus", PROBLEM)
+    assert r.returncode == 2
+    assert "unrecognized arguments: --bogus" in one_error_line(r.stderr)
+    r = run_council("ask", "--depth", "huge", PROBLEM)
+    assert r.returncode == 2
+    assert "--depth" in one_error_line(r.stderr)
+    r = run_council("ask", *FAST, "--max-cycles", "99", PROBLEM)
+    assert r.returncode == 2
+    assert "--max-cycles" in one_error_line(r.stderr)
+
+
+def test_empty_question_is_a_usage_error():
+    r = run_council("ask", *FAST, "--yes", stdin="")
+    assert r.returncode == 2
+    assert "no question" in one_error_line(r.stderr)
+
+
+def test_unknown_persona_is_a_clear_error():
+    r = run_council("ask", *FAST, "--yes", "--personas", "Wizard,Security Expert", PROBLEM)
+    assert r.returncode == 2, r.stderr
+    line = one_error_line(r.stderr)
+    assert "Wizard" in line and "Security Expert" in line  # names the bad one and lists the valid ones
+
+
+def test_unreachable_provider_exits_3_with_one_line():
+    r = run_council("ask", "--provider", "openai", "--base-url", "http://127.0.0.1:9", "--no-embeddings",
+                    "--yes", PROBLEM)
+    assert r.returncode == 3, r.stderr
+    line = one_error_line(r.stderr)
+    assert "127.0.0.1:9" in line and line.startswith("council ask: error:")
+    assert "Traceback" not in r.stdout
+
+
+def test_missing_model_file_exits_3():
+    r = run_council("ask", "--provider", "embedded", "--model", "/nonexistent/model.gguf", "--no-embeddings",
+                    "--yes", "--json", PROBLEM)
+    assert r.returncode == 3
+    assert "/nonexistent/model.gguf" in one_error_line(r.stderr)
+    assert r.stdout == ""
+
+
+def test_failing_model_mid_session_exits_4(script_file):
+    script = script_file({"rules": [{"when": {"schema": "PersonaReply"}, "error": "client"}]})
+    r = run_council("ask", *FAST, "--script", script, "--yes", PROBLEM)
+    assert r.returncode == 4, r.stdout + r.stderr
+    assert "council ask: error: the session did not finish" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout

@@ -1,0 +1,78 @@
+"""``council ask`` on a real pseudo-terminal, as a person would use it: answer, skip, Ctrl-C."""
+
+from __future__ import annotations
+
+from .conftest import PROBLEM, processes_with
+
+
+def test_answer_by_number_then_skip_then_the_answer(pty_session):
+    s = pty_session("ask", "--provider", "scripted", "--no-embeddings", "--max-cycles", "2", PROBLEM)
+    s.expect(r"Models: configured default 'cli' \(scripted:scripted\)")
+    s.expect(r"\? What is the main goal behind this request")
+    s.expect(r"1\) Cut costs\s+2\) Ship faster\s+3\) Reduce risk")
+    s.expect(r"> ")
+    s.send("2\r")
+    s.expect(r"\? What timeline are you working with")
+    s.expect(r"> ")
+    s.send("skip\r")
+    s.expect(r"assumed: The timeline is this quarter\.")
+    for persona in ("Software Architect", "Senior Developer", "Devil's Advocate"):
+        s.expect(rf"── {persona} \(cycle 1\) ──")
+    s.expect(r"Vote: Staged approach")
+    s.expect(r"The council's answer")
+    s.expect(r"Assumptions the council made\s+• The timeline is this quarter\.")
+    assert s.wait() == 0
+    assert "assumed: The main goal" not in s.text  # question 1 was answered, not assumed
+    assert "\x1b[" in s.output  # colors on a tty (NO_COLOR unset)
+    assert "Traceback" not in s.text
+
+
+def test_no_color_on_a_tty_when_NO_COLOR_is_set(pty_session):
+    s = pty_session("ask", "--provider", "scripted", "--no-embeddings", "--yes", "--max-cycles", "1", PROBLEM,
+                    env={"NO_COLOR": "1"})
+    s.expect(r"The council's answer")
+    assert s.wait() == 0
+    assert "\x1b[" not in s.output
+
+
+def test_free_text_more_and_skip_all_go_to_the_sidecar(pty_session):
+    s = pty_session("ask", "--provider", "scripted", "--no-embeddings", "--max-cycles", "1", PROBLEM)
+    s.expect(r"> ")
+    s.send("We want to cut hosting costs\r")
+    s.expect(r"\? What timeline")
+    s.expect(r"> ")
+    s.send("more\r")  # plans a second round, asked after the open question
+    s.expect(r"\? What timeline are you working with")
+    s.expect(r"> ")
+    s.send("1\r")
+    s.expect(r"\? What is the main goal behind this request \(round 2\)")
+    s.expect(r"> ")
+    s.send("skip all\r")
+    s.expect(r"The council's answer")
+    assert s.wait() == 0
+
+
+def test_ctrl_c_mid_debate_cancels_cleanly(pty_session, script_file):
+    script = script_file({"rules": [{"when": {"schema": "PersonaReply"}, "delay": 0.5}]})
+    s = pty_session("ask", "--provider", "scripted", "--script", script, "--no-embeddings", "--yes", PROBLEM,
+                    env={"NO_COLOR": "1"})
+    s.expect(r"── Software Architect \(cycle 1\) ──", timeout=60)
+    assert processes_with(script), "the sidecar should be running with the script on its command line"
+    s.send("\x03")
+    s.expect(r"cancelled", timeout=20)
+    assert s.wait() == 130
+    assert "Traceback" not in s.text
+    assert "The council's answer" not in s.text
+    assert processes_with(script) == []  # no orphan `council serve`
+
+
+def test_ctrl_c_at_the_prompt_cancels_cleanly(pty_session, script_file):
+    marker = script_file({})
+    s = pty_session("ask", "--provider", "scripted", "--script", marker, "--no-embeddings", PROBLEM,
+                    env={"NO_COLOR": "1"})
+    s.expect(r"> ")
+    s.send("\x03")
+    s.expect(r"cancelled", timeout=20)
+    assert s.wait() == 130
+    assert "Traceback" not in s.text
+    assert processes_with(marker) == []

@@ -1,0 +1,62 @@
+"""Terminal rendering of markdown and of the event stream (no subprocess)."""
+
+from __future__ import annotations
+
+import io
+
+from council.cli.render import EventPrinter, StreamFormatter, Style, markdown
+
+PLAIN = Style(False)
+
+
+def test_markdown_headings_bullets_numbers_and_inline():
+    md = "## The council's answer\n\nDo **this** and `that`.\n\n### Next steps\n1. One\n2. Two\n- a _note_\n"
+    out = markdown(md, PLAIN)
+    assert out.splitlines() == ["The council's answer", "", "Do this and that.", "", "Next steps",
+                                "  1. One", "  2. Two", "  • a note"]
+    colored = markdown(md, Style(True))
+    assert "\x1b[1;34mThe council's answer\x1b[0m" in colored and "\x1b[1mthis\x1b[0m" in colored
+
+
+def test_style_honours_no_color(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert Style.for_stream(Tty()).enabled
+    assert not Style.for_stream(io.StringIO()).enabled
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not Style.for_stream(Tty()).enabled
+
+
+def test_stream_formatter_handles_markers_split_across_chunks():
+    f = StreamFormatter(PLAIN)
+    chunks = ["Pos.\n\n*", "*Summ", "ary**\n", "-", " one\n- tw", "o\nnot-a-bullet"]
+    assert "".join(f.feed(c) for c in chunks) + f.close() == "Pos.\n\nSummary\n  • one\n  • two\nnot-a-bullet"
+
+
+def event(kind: str, **fields):
+    return {"type": kind, "sessionId": "s", "seq": 1, "at": "now", **fields}
+
+
+def test_status_lines_wait_until_a_persona_stream_ends():
+    buf = io.StringIO()
+    p = EventPrinter(buf, PLAIN)
+    p(event("persona.delta", persona="A", cycle=1, text="first half "))
+    p(event("progress", message="meanwhile"))
+    p(event("persona.delta", persona="A", cycle=1, text="second half"))
+    p(event("persona.completed", persona="A", cycle=1, response={"confidence": "high", "position": "x"}))
+    p(event("debate.limitReached", cycles=2, limit=2, canExtend=True, extendedLimit=20))
+    p(event("unknown.type"))
+    assert buf.getvalue() == ("\n── A (cycle 1) ──\nfirst half second half\n· meanwhile\n  confidence: high\n"
+                              "Debate limit reached: 2 of 2 cycles. Say 'extend debate' to allow up to 20.\n")
+
+
+def test_quiet_keeps_warnings_only():
+    buf = io.StringIO()
+    p = EventPrinter(buf, PLAIN, quiet=True)
+    p(event("progress", message="hidden"))
+    p(event("persona.delta", persona="A", cycle=1, text="hidden"))
+    p(event("error", code="internal", message="A: the model failed"))
+    assert buf.getvalue() == "! A: the model failed\n"
