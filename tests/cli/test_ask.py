@@ -34,7 +34,7 @@ def test_yes_json_prints_only_the_completed_snapshot():
 
 def test_question_from_stdin_and_options_reach_the_session():
     r = run_council("ask", *FAST, "--json", "--personas", "security expert, Devil's Advocate",
-                    "--depth", "brief", "--max-cycles", "1", stdin=PROBLEM + "\n")
+                    "--depth", "brief", "--max-cycles", "1", "--max-personas", "2", stdin=PROBLEM + "\n")
     assert r.returncode == 0, r.stderr
     session = json.loads(r.stdout)["session"]
     assert session["requestText"] == PROBLEM
@@ -110,3 +110,11 @@ def test_failing_model_mid_session_exits_4(script_file):
     assert r.returncode == 4, r.stdout + r.stderr
     assert "council ask: error: the session did not finish" in r.stderr
     assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_sidecar_that_cannot_start_is_a_one_line_error(tmp_path):
+    (tmp_path / "broken.toml").write_text("name = [\n", encoding="utf-8")
+    r = run_council("ask", *FAST, "--yes", "--personas-dir", str(tmp_path), PROBLEM)
+    assert r.returncode == 4
+    line = one_error_line(r.stderr)
+    assert "the sidecar did not start" in line and "broken.toml" in line

@@ -29,7 +29,7 @@ import anyio.lowlevel
 from anyio.abc import TaskStatus
 
 from council.cli.render import EventPrinter, Style, markdown, show_question
-from council.client.rpc import RpcError
+from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
@@ -59,7 +59,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", choices=["brief", "standard", "deep"], help="answer depth")
     p.add_argument("--max-cycles", type=int, help="debate cycle cap (1–50)")
     p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early")
-    p.add_argument("--no-embeddings", action="store_true", help="route personas without sentence-transformers")
+    p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
+    p.add_argument("--embeddings", dest="embeddings", action="store_true", default=False,
+                   help="let the sidecar warm up sentence-transformers for routing (off by default: a one-shot "
+                        "run routes before the warm-up ends, and the warm-up competes with a local model)")
+    p.add_argument("--no-embeddings", dest="embeddings", action="store_false", help=argparse.SUPPRESS)
     p.add_argument("--yes", "-y", action="store_true",
                    help="answer nothing: every clarification question becomes a logged assumption")
     p.add_argument("--json", action="store_true", help="print the final session snapshot as JSON on stdout")
@@ -78,7 +82,7 @@ def serve_args(args: argparse.Namespace) -> list[str]:
             argv += [flag, str(value)]
     for folder in args.personas_dir:
         argv += ["--personas-dir", folder]
-    if args.no_embeddings:
+    if not args.embeddings:
         argv.append("--no-embeddings")
     return argv
 
@@ -91,6 +95,8 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
         options["depth"] = args.depth
     if args.max_cycles:
         options["maxCycles"] = args.max_cycles
+    if args.max_personas:
+        options["maxPersonas"] = args.max_personas
     if args.model and not args.provider:
         options["model"] = args.model
     return options
@@ -102,6 +108,8 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--max-cycles must be between 1 and 50"
     if args.min_cycles is not None and not 1 <= args.min_cycles <= 50:
         return "--min-cycles must be between 1 and 50"
+    if args.max_personas is not None and not 1 <= args.max_personas <= 12:
+        return "--max-personas must be between 1 and 12"
     if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
         return "--personas needs at least one name"
     if args.script and args.provider != "scripted":
@@ -302,8 +310,11 @@ async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: 
                                     await sc.call("council/cancel", {"sessionId": asker.session_id})
                                 except RpcError:
                                     pass
-            except RpcError as err:  # the handshake failed: the sidecar could not start
-                failure = AskError(FAILED, f"the sidecar did not start: {err.message}{_log_tail(log_file)}")
+            except Exception as exc:  # the handshake failed (wrapped by start_sidecar's task group)
+                err = _find(exc, (RpcError, FramingError))
+                if err is None:
+                    raise
+                failure = AskError(FAILED, f"the sidecar did not start: {err}{_log_tail(log_file)}")
         tg.cancel_scope.cancel()
     if interrupt.fired:
         return CANCELLED
@@ -368,6 +379,16 @@ def run(args: argparse.Namespace) -> int:
     if code == CANCELLED:
         print("\ncancelled", file=sys.stderr)
     return code
+
+
+def _find(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:
+    """The first exception of ``kinds`` in ``exc`` or, for an exception group, among its leaves."""
+    if isinstance(exc, kinds):
+        return exc
+    for inner in getattr(exc, "exceptions", ()):
+        if (found := _find(inner, kinds)) is not None:
+            return found
+    return None
 
 
 def _log_tail(log_file) -> str:
