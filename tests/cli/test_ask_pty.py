@@ -21,6 +21,8 @@ def test_answer_by_number_then_skip_then_the_answer(pty_session):
     s.expect(r"Vote: Staged approach")
     s.expect(r"The council's answer")
     s.expect(r"Assumptions the council made\s+• The timeline is this quarter\.")
+    s.expect(r"Type 'extend' to let it continue, or Enter to finish")
+    s.send("\r")
     assert s.wait() == 0
     assert "assumed: The main goal" not in s.text  # question 1 was answered, not assumed
     assert "\x1b[" in s.output  # colors on a tty (NO_COLOR unset)
@@ -48,6 +50,11 @@ def test_free_text_more_and_skip_all_go_to_the_sidecar(pty_session):
     s.expect(r"\? What is the main goal behind this request \(round 2\)")
     s.expect(r"> ")
     s.send("skip all\r")
+    s.expect(r"Debate limit reached: 1 of 1 cycles")
+    s.expect(r"The council's answer")
+    s.expect(r"Type 'extend' to let it continue")
+    s.send("extend\r")
+    s.expect(r"── Software Architect \(cycle 2\) ──")
     s.expect(r"The council's answer")
     assert s.wait() == 0
 
@@ -76,3 +83,18 @@ def test_ctrl_c_at_the_prompt_cancels_cleanly(pty_session, script_file):
     assert s.wait() == 130
     assert "Traceback" not in s.text
     assert processes_with(marker) == []
+
+
+def test_retry_after_every_advisor_failed(pty_session, script_file):
+    script = script_file({"rules": [{"when": {"schema": "PersonaReply"}, "error": "client", "times": 3}]})
+    s = pty_session("ask", "--provider", "scripted", "--script", script, "--no-embeddings",
+                    "--max-cycles", "2", PROBLEM, env={"NO_COLOR": "1"})
+    s.expect(r"> ")
+    s.send("skip all\r")
+    s.expect(r"Every advisor failed")
+    s.expect(r"Type 'retry' to try again")
+    s.send("retry\r")
+    s.expect(r"The council's answer")
+    s.expect(r"Enter to finish")
+    s.send("\r")
+    assert s.wait() == 0

@@ -222,11 +222,33 @@ class Asker:
         except RpcError as err:
             raise rpc_failure(err, starting=True) from None
         self.session_id = result.get("sessionId")
-        while result.get("awaiting") == "answer" and result.get("question"):
-            result = await self.answer(result)
-            if result.get("message") and result.get("awaiting") == "answer":
-                self.printer.note(result["message"])
-        return result
+        return await self.until_done(result)
+
+    async def until_done(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Answer questions until the session stops; interactively, offer 'retry' when the models failed."""
+        while True:
+            while result.get("awaiting") == "answer" and result.get("question"):
+                result = await self.answer(result)
+                if result.get("message") and result.get("awaiting") == "answer":
+                    self.printer.note(result["message"])
+            if not self.interactive or result.get("status") not in ("debating", "final"):
+                return result
+            self.printer.warn(result.get("message") or "the council stopped before it finished")
+            line = await read_line(self.ui, self.style("Type 'retry' to try again, or Enter to stop: ", "bold"))
+            if not line or line.strip().lower() != "retry":
+                return result
+            result = await self.turn({"command": "retry"})
+
+    async def offer_extension(self, result: dict[str, Any]) -> dict[str, Any] | None:
+        """After a capped debate, interactively offer more cycles; the new result, or None."""
+        if not (self.interactive and result.get("canExtend")):
+            return None
+        line = await read_line(self.ui, self.style("The debate hit its cycle cap. Type 'extend' to let it "
+                                                   "continue, or Enter to finish: ", "bold"))
+        if not line or line.strip().lower() not in ("extend", "extend debate"):
+            return None
+        self.printer.final_markdown = None
+        return await self.until_done(await self.turn({"command": "extend"}))
 
     async def answer(self, result: dict[str, Any]) -> dict[str, Any]:
         q = result["question"]
@@ -326,13 +348,20 @@ async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: 
 async def drive(asker: Asker, question: str, out: TextIO) -> int:
     args, printer = asker.args, asker.printer
     await preflight(asker.sc, args)
-    code = outcome(await asker.run(question), printer)
+    result = await asker.run(question)
+    code = outcome(result, printer)
+    while not args.json:
+        if printer.final_markdown:
+            out.write("\n" + markdown(printer.final_markdown, Style.for_stream(out)))
+            out.flush()
+        extended = await asker.offer_extension(result)
+        if extended is None:
+            break
+        result = extended
+        code = outcome(result, printer)
     snap = await asker.snapshot()
     if args.json:
         _print_json(out, snap)
-    elif printer.final_markdown:
-        out.write("\n" + markdown(printer.final_markdown, Style.for_stream(out)))
-        out.flush()
     if served_by(snap) and not args.quiet:
         printer.note(f"served by {served_by(snap)}")
     return code

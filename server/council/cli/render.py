@@ -220,9 +220,12 @@ class EventPrinter:
         if self.streaming == e["persona"]:
             self._end_stream()
         resp = e["response"]
+        streamed = (e["persona"], e["cycle"]) in self.streamed
         if resp.get("abstained"):
-            self.line(self.style(f"  {e['persona']} abstained: {resp.get('note') or 'no usable reply'}", "yellow"))
-        elif (e["persona"], e["cycle"]) not in self.streamed:
+            if not streamed:  # a streamed abstention already said why
+                self.line(self.style(f"  {e['persona']} abstained: {resp.get('note') or 'no usable reply'}",
+                                     "yellow"))
+        elif not streamed:
             self.line(self.style(f"── {e['persona']} (cycle {e['cycle']}) ──", "bold", "cyan"))
             self.line(resp["position"])
         else:
