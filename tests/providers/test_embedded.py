@@ -12,7 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import request
+from provider_helpers import request
 from test_llama_server import SCHEMA, Verdict
 
 from council.config import ProviderConfig
@@ -114,11 +114,22 @@ def test_loading_and_streaming_write_nothing_to_fd1(smollm2_path):
         from council.providers.embedded import EmbeddedProvider
         msgs = [ChatMessage(role="user", content="Say hi.")]
         req = CompletionRequest(purpose="t", messages=msgs, max_tokens=12)
-        text = anyio.run(complete, EmbeddedProvider(ProviderConfig(kind="embedded")), req)
+        provider = EmbeddedProvider(ProviderConfig(kind="embedded"))
+        text = anyio.run(complete, provider, req)
+        schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+        text += anyio.run(complete, provider, req.model_copy(update={"json_schema": schema}))
         sys.stderr.write("REPLY:" + repr(text) + "\\n")
     """)
     env = {**os.environ, "PYTHONPATH": str(SERVER_DIR)}
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert b"REPLY:" in proc.stderr
+    assert b"council.providers.embedded.llama_cpp:llama_model_loader" in proc.stderr  # C log → logging
     assert proc.stdout == b"", proc.stdout[:500]
+
+
+async def test_prompt_longer_than_the_context_says_how_to_fix(smollm2_path):
+    small = EmbeddedProvider(ProviderConfig(kind="embedded", options={"n_ctx": 512}))
+    with pytest.raises(ProviderError, match="n_ctx") as info:
+        await complete(small, request("word " * 2000, max_tokens=8))
+    assert info.value.kind == "client"

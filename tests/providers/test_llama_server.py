@@ -7,7 +7,7 @@ import time
 
 import anyio
 import pytest
-from conftest import request
+from provider_helpers import request
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig

@@ -6,7 +6,7 @@ import json
 
 import httpx
 import pytest
-from conftest import Script, request
+from provider_helpers import Script, request
 
 from council.config import ProviderConfig
 from council.providers.base import ProviderError, complete

@@ -10,7 +10,7 @@ import time
 import anyio
 import httpx
 import pytest
-from conftest import SECRET, Script, chunk, ok_sse, request, sse
+from provider_helpers import SECRET, Script, chunk, ok_sse, request, sse
 
 from council.config import ProviderConfig
 from council.providers.base import ProviderError, complete

@@ -10,7 +10,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import SECRET
+from provider_helpers import SECRET
 
 from council.config import ConfigError, CouncilConfig, ProviderConfig, load_config
 from council.providers.base import ProviderError

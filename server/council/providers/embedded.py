@@ -46,9 +46,20 @@ class EmbeddedOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     n_ctx: int = Field(4096, ge=512, le=131_072, description="Context window in tokens.")
-    n_threads: int | None = Field(None, ge=1, description="CPU threads; None = all cores.")
+    n_threads: int | None = Field(None, ge=1, description="CPU threads; None = auto (see default_threads).")
     n_batch: int = Field(512, ge=8)
     seed: int | None = None
+
+
+def default_threads() -> int:
+    """Half the logical CPUs (≈ the physical cores), at least one.
+
+    Measured on a 2-core machine with other work running (load ≈ 6): SmolLM2 made 30–45 tok/s with 1 thread
+    but 2–4 tok/s with 2, because ggml's worker threads spin at barriers and collapse when a core is taken.
+    The editor, the sidecar's event loop and the embedding model share these cores, so leave headroom;
+    ``options.n_threads`` overrides this.
+    """
+    return max(1, (os.cpu_count() or 2) // 2)
 
 
 def default_model_path() -> Path:
@@ -80,9 +91,7 @@ def _import_llama() -> Any:
         import llama_cpp._internals
         import llama_cpp.llama
     except ImportError as exc:
-        raise ProviderError(
-            f"llama-cpp-python is not installed ({exc}); {INSTALL_HINT}", kind="config"
-        ) from None
+        raise ProviderError(f"llama-cpp-python is not installed ({exc}); {INSTALL_HINT}", kind="config") from None
     with _models_lock:
         if _log_callback is None:
             cpp_log = logging.getLogger("council.providers.embedded.llama_cpp")
@@ -115,19 +124,18 @@ class _NoRedirect:
 def load_model(path: Path, options: EmbeddedOptions) -> tuple[Any, threading.Lock]:
     """The shared model for ``path`` (loaded on first use; blocking — call it off the event loop)."""
     if not path.is_file():
-        raise ProviderError(
-            f"no GGUF model file at {path}; set `model` to an existing .gguf path", kind="config"
-        )
+        raise ProviderError(f"no GGUF model file at {path}; set `model` to an existing .gguf path", kind="config")
     llama_cpp = _import_llama()
-    key = str(path.resolve())
+    resolved = str(path.resolve())
+    key = f"{resolved}|{options.model_dump_json()}"  # one instance per path (and settings), shared by all calls
     with _models_lock:
         if key in _models:
             return _models[key]
         start = time.perf_counter()
-        threads = options.n_threads or os.cpu_count() or 1
+        threads = options.n_threads or default_threads()
         try:
             llama = llama_cpp.Llama(
-                model_path=key,
+                model_path=resolved,
                 n_ctx=options.n_ctx,
                 n_threads=threads,
                 n_threads_batch=threads,
@@ -227,20 +235,17 @@ class EmbeddedProvider(Provider):
 
     async def check(self) -> ProviderStatus:
         if importlib.util.find_spec("llama_cpp") is None:
-            return ProviderStatus(
-                available=False, detail=f"llama-cpp-python is not installed; {INSTALL_HINT}"
-            )
+            return ProviderStatus(available=False, detail=f"llama-cpp-python is not installed; {INSTALL_HINT}")
         try:
             path = self.model_path()
         except ProviderError as err:
             return ProviderStatus(available=False, detail=err.message)
         if not path.is_file():
             return ProviderStatus(available=False, detail=f"no GGUF model file at {path}")
-        loaded = " (loaded)" if str(path.resolve()) in _models else ""
+        loaded = " (loaded)" if any(k.startswith(f"{path.resolve()}|") for k in _models) else ""
         return ProviderStatus(
             available=True,
-            detail=f"{path.name}{loaded} via llama-cpp-python, "
-            f"{self.options.n_threads or os.cpu_count()} threads",
+            detail=f"{path.name}{loaded} via llama-cpp-python, {self.options.n_threads or default_threads()} threads",
         )
 
 
@@ -250,15 +255,15 @@ def _as_provider_error(exc: BaseException) -> ProviderError:
     text = str(exc)
     if "context window" in text or "exceed" in text:
         return ProviderError(
-            f"the prompt does not fit the embedded model: {text}; raise options.n_ctx "
-            "or shorten the conversation",
+            f"the prompt does not fit the embedded model: {text}; raise options.n_ctx or shorten the conversation",
             kind="client",
         )
     return ProviderError(f"the embedded model failed: {type(exc).__name__}: {text}", kind="internal")
 
 
 def unload_models() -> None:
-    """Forget every loaded model (tests, memory pressure). Models in use finish their current call first."""
+    """Forget every loaded model (tests, memory pressure); waits for calls in progress, so call it off the
+    event loop (``anyio.to_thread.run_sync``): a generating worker needs the loop to hand over its tokens."""
     with _models_lock:
         for llama, lock in _models.values():
             with lock:

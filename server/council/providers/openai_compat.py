@@ -101,9 +101,8 @@ class OpenAICompatProvider(Provider):
         if request.json_schema is not None and self.json_mode != "none":
             schema = inline_refs(request.json_schema)
             if self.json_mode == "json_schema":
-                name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or request.purpose or "reply"))[
-                    :64
-                ]
+                title = str(schema.get("title") or request.purpose or "reply")
+                name = re.sub(r"[^A-Za-z0-9_-]", "_", title)[:64]
                 body["response_format"] = {
                     "type": "json_schema",
                     "json_schema": {"name": name, "schema": schema, "strict": False},
@@ -127,9 +126,8 @@ class OpenAICompatProvider(Provider):
             secrets=secrets,
         ) as response:
             with provider_errors(name, self.url, secrets):
-                if "json" in response.headers.get(
-                    "content-type", ""
-                ) and "event-stream" not in response.headers.get("content-type", ""):
+                ctype = response.headers.get("content-type", "")
+                if "json" in ctype and "event-stream" not in ctype:
                     yield _whole_reply(name, (await response.aread()).decode("utf-8", "replace"))
                     return
                 events = 0
@@ -142,8 +140,7 @@ class OpenAICompatProvider(Provider):
                             yield text
                 if events == 0:
                     raise ProviderError(
-                        f"{name} at {self.url} sent no completion events; is it an "
-                        "OpenAI-compatible endpoint?",
+                        f"{name} at {self.url} sent no completion events; is it an OpenAI-compatible endpoint?",
                         kind="server",
                         retryable=True,
                     )
@@ -152,9 +149,7 @@ class OpenAICompatProvider(Provider):
         try:
             client = self._http()
             with provider_errors(self.id, self.url, [self._key]):
-                response = await client.get(
-                    self.url.rsplit("/chat/completions", 1)[0] + "/models", timeout=5.0
-                )
+                response = await client.get(self.url.rsplit("/chat/completions", 1)[0] + "/models", timeout=5.0)
         except ProviderError as err:
             return ProviderStatus(available=False, detail=err.message)
         if response.status_code == 200:
