@@ -12,10 +12,10 @@ import { readSettings, sidecarLaunch, expandPath } from './settings';
 import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
 import { TurnRegistry } from './turns';
-import { activePythonFromExtension } from './vscodeapi';
+import { activePythonFromExtension, teeToFile } from './vscodeapi';
 
 export function activate(context: vscode.ExtensionContext): void {
-  const channel = vscode.window.createOutputChannel('Council', { log: true });
+  const channel = teeToFile(vscode.window.createOutputChannel('Council', { log: true }), process.env.COUNCIL_LOG_FILE);
   context.subscriptions.push(channel, { dispose: registerLogger(channel) });
   const settings = () => readSettings(vscode.workspace.getConfiguration('council'));
   const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
@@ -62,17 +62,25 @@ export function activate(context: vscode.ExtensionContext): void {
     restartSidecar: () => sidecar.restart(),
   });
 
+  // Restart only when what the sidecar is started with really changed (VS Code also fires this at startup).
+  let launchKey = sidecarSettingsKey();
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      const keys = ['council.provider', 'council.http', 'council.python.interpreter', 'council.personasDirs'];
-      if (keys.some((k) => e.affectsConfiguration(k))) {
-        log.info('sidecar settings changed: restarting');
-        void sidecar.restart();
-      }
+      if (!e.affectsConfiguration('council')) return;
+      const next = sidecarSettingsKey();
+      if (next === launchKey) return;
+      launchKey = next;
+      log.info('sidecar settings changed: restarting');
+      void sidecar.restart();
     }),
   );
   // Start early so the first chat turn does not wait for Python (failures are reported, not thrown).
   void sidecar.start();
+}
+
+function sidecarSettingsKey(): string {
+  const s = readSettings(vscode.workspace.getConfiguration('council'));
+  return JSON.stringify([s.provider, s.http, s.pythonInterpreter, s.personasDirs]);
 }
 
 export function deactivate(): void {

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { CloseHandlerResult, ErrorHandlerResult, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { CloseAction, ErrorAction, LanguageClient, State, TransportKind } from 'vscode-languageclient/node';
+import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import type { CouncilClient } from './client';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
@@ -126,7 +126,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,
-      transport: TransportKind.stdio,
+      // No `transport`: plain stdio pipes. (TransportKind.stdio would append a `--stdio` argument.)
       options: { env: { ...cmd.env, PYTHONUNBUFFERED: '1', PYTHONIOENCODING: 'utf-8' }, cwd: cmd.cwd },
     };
     const clientOptions: LanguageClientOptions = {
@@ -162,10 +162,11 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
       log.info(`sidecar ready in ${Date.now() - t0} ms`);
       return client;
     } catch (err) {
-      log.error(`the council sidecar failed to start: ${describeError(err)}`);
-      this.client = undefined;
+      const superseded = this.client !== client || this.stopping;
+      log[superseded ? 'info' : 'error'](`the council sidecar ${superseded ? 'start was superseded by a restart' : 'failed to start'}: ${describeError(err)}`);
+      if (this.client === client) this.client = undefined;
       await client.dispose().catch(() => undefined);
-      this.options.onStartFailed(err);
+      if (!superseded) this.options.onStartFailed(err);
       return undefined;
     }
   }

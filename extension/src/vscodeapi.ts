@@ -1,4 +1,5 @@
 /** Thin wrappers around VS Code APIs of other extensions, so the rest of the code stays testable. */
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 
 interface PythonExtensionApi {
@@ -18,4 +19,34 @@ export async function activePythonFromExtension(resource?: vscode.Uri): Promise<
   if (!envs || !active) return undefined;
   const resolved = await envs.resolveEnvironment(active);
   return resolved?.executable?.uri?.fsPath ?? active.path;
+}
+
+/**
+ * When `file` is set (COUNCIL_LOG_FILE, used by the e2e harness), everything written to the channel — our log and
+ * the sidecar's stderr — is also appended to that file.
+ */
+export function teeToFile(channel: vscode.LogOutputChannel, file: string | undefined): vscode.LogOutputChannel {
+  if (!file) return channel;
+  const write = (level: string, args: unknown[]): void => {
+    const text = args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? (a.stack ?? a.message) : JSON.stringify(a))).join(' ');
+    try {
+      fs.appendFileSync(file, level ? `${new Date().toISOString()} [${level}] ${text}\n` : text);
+    } catch {
+      /* the file log is best effort */
+    }
+  };
+  const levels = new Set(['trace', 'debug', 'info', 'warn', 'error']);
+  return new Proxy(channel, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const name = String(prop);
+      return (...args: unknown[]): unknown => {
+        if (levels.has(name)) write(name, args);
+        else if (name === 'append') write('', args);
+        else if (name === 'appendLine') write('', [...args, '\n']);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }

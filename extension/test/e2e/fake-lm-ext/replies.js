@@ -86,10 +86,19 @@ function replyFor(title, messages, who) {
   }
 }
 
+/** The persona a prompt addresses ("You are <name>, an advisor on a council."). */
+function whoFrom(messages) {
+  for (const m of messages) {
+    const hit = /You are (.{2,80}?), an advisor on a council/.exec(m.content);
+    if (hit) return hit[1];
+  }
+  return undefined;
+}
+
 /** The reply text for a council/complete request or an LM chat request (plain text when no schema is named). */
 function replyText(messages, jsonSchema, who) {
   const title = schemaTitle(messages, jsonSchema);
-  const obj = replyFor(title, messages, who);
+  const obj = replyFor(title, messages, who || whoFrom(messages));
   return obj ? JSON.stringify(obj) : `FAKE-LM: ${lastText(messages).slice(0, 200)}`;
 }
 
@@ -101,4 +110,4 @@ function chunks(text, n = 4) {
   return out;
 }
 
-module.exports = { schemaTitle, replyFor, replyText, chunks };
+module.exports = { schemaTitle, replyFor, replyText, chunks, whoFrom };

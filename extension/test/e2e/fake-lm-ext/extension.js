@@ -1,0 +1,67 @@
+// Test-only language model provider (e2e): a deterministic model so VS Code's chat invokes @council without
+// Copilot, and so the council's JSON prompts get valid answers (see replies.js). Streams each reply in chunks.
+'use strict';
+const vscode = require('vscode');
+const fs = require('fs');
+const { replyText, chunks } = require('./replies');
+
+const LOG = process.env.COUNCIL_E2E_LOG;
+const log = (...a) => {
+  if (!LOG) return;
+  try {
+    fs.appendFileSync(LOG, `${new Date().toISOString()} [fake-lm] ${a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ')}\n`);
+  } catch {
+    /* ignore */
+  }
+};
+
+function textOf(message) {
+  const content = message.content;
+  if (typeof content === 'string') return content;
+  return (content || []).map((p) => (typeof p.value === 'string' ? p.value : '')).join('');
+}
+
+exports.activate = function activate(context) {
+  log('activate', vscode.version);
+  const info = {
+    id: 'council-test-model',
+    name: 'Council Test Model',
+    family: 'council-test',
+    version: '1.0',
+    tooltip: 'Deterministic scripted model for the Council e2e test',
+    maxInputTokens: 200000,
+    maxOutputTokens: 8192,
+    capabilities: { imageInput: false, toolCalling: true },
+    isUserSelectable: true,
+    isDefault: true,
+  };
+  context.subscriptions.push(
+    vscode.lm.registerLanguageModelChatProvider('council-fake', {
+      provideLanguageModelChatInformation(options) {
+        log('provideInfo', options);
+        return [info];
+      },
+      async provideLanguageModelChatResponse(model, messages, _options, progress, token) {
+        const msgs = messages.map((m) => ({ role: m.role === 2 ? 'assistant' : 'user', content: textOf(m) }));
+        const text = replyText(msgs);
+        log('response', { chars: text.length, head: text.slice(0, 60) });
+        for (const chunk of chunks(text, 4)) {
+          if (token.isCancellationRequested) return;
+          progress.report(new vscode.LanguageModelTextPart(chunk));
+          await new Promise((r) => setTimeout(r, 15));
+        }
+      },
+      async provideTokenCount(_model, text) {
+        return Math.ceil((typeof text === 'string' ? text : textOf(text)).length / 4);
+      },
+    }),
+  );
+  // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list this model
+  // (without it a signed-out picker only offers "Sign in to use Copilot").
+  vscode.lm.selectChatModels({ vendor: 'council-fake' }).then(
+    (models) => log('selectChatModels', models.map((m) => m.id)),
+    (err) => log('selectChatModels failed', String(err)),
+  );
+};
+
+exports.deactivate = function deactivate() {};

