@@ -93,7 +93,12 @@ def test_persona_schema_bullets_follow_depth(depth, lo, hi):
     assert schema["title"] == "PersonaReply"
     for field in ("summary", "advice", "next_steps"):
         assert (schema["properties"][field]["minItems"], schema["properties"][field]["maxItems"]) == (lo, hi)
-    assert schema["properties"]["risks"]["maxItems"] == 8
+    assert schema["properties"]["risks"]["maxItems"] == 5
+    # every field is required (a grammar would otherwise let a model skip them) and no property carries prose
+    assert set(schema["required"]) == set(schema["properties"])
+    assert not any("description" in spec or "title" in spec for spec in schema["properties"].values())
+    assert "changed_position" in schema["properties"]
+    assert "changed_position" not in persona_schema(b.s, cycle=1)["properties"]
     assert "minItems" not in schema["properties"]["risks"]
 
 

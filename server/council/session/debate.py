@@ -23,10 +23,13 @@ from council.session.runtime import SessionRuntime
 from council.session.streaming import OrderedStream
 
 
-def persona_schema(session: ConversationSession) -> dict:
+def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
+    """The PersonaReply schema at the session's depth; cycle 1 (independent) has no position-change fields."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
-    return reply_schema(PersonaReply, {"summary": bullets, "advice": bullets, "next_steps": bullets})
+    omit = ("changed_position", "change_reason") if cycle == 1 else ()
+    return reply_schema(PersonaReply, {"summary": bullets, "advice": bullets, "next_steps": bullets,
+                                       "risks": {"maxItems": 5}}, omit=omit)
 
 
 def latest_responses(session: ConversationSession, cycle: int | None = None) -> list[PersonaResponse]:
@@ -55,7 +58,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         exchange_starts=rt.clock(), topic=s.request_text[:200])))
     order = [p.name for p in personas]
     stream = OrderedStream(rt, order, cycle)
-    schema = persona_schema(s)
+    schema = persona_schema(s, cycle)
     for p in personas:
         provider = pick(p.name)
         rt.emit(PersonaStarted, persona=p.name, cycle=cycle, provider=provider.id, model=provider.model)

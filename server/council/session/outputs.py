@@ -139,9 +139,32 @@ class CouncilSynthesis(WireModel):
 OptionsReply.model_rebuild()
 
 
-def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The JSON schema sent to a model for ``model`` (snake_case), with per-field constraint overrides."""
+def _tidy(node: Any) -> None:
+    """Drop per-property titles, descriptions and defaults: tokens a small model copies instead of answering."""
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for spec in props.values():
+                for key in ("title", "description", "default"):
+                    spec.pop(key, None)
+            node["required"] = list(props)
+        for value in node.values():
+            _tidy(value)
+    elif isinstance(node, list):
+        for value in node:
+            _tidy(value)
+
+
+def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] | None = None,
+                 omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The JSON schema sent to a model for ``model`` (snake_case): every listed field required (a grammar would
+    otherwise let a model skip them all), ``omit`` fields left out, per-field constraint overrides applied. The
+    top-level ``title`` names the reply kind (``PersonaReply`` …)."""
     schema = model.model_json_schema(by_alias=False)
+    for name in omit:
+        schema["properties"].pop(name, None)
+    _tidy(schema)
+    schema.pop("description", None)
     for name, patch in (overrides or {}).items():
         schema["properties"][name].update(patch)
     return schema

@@ -84,8 +84,11 @@ def persona_system(persona: PersonaContract, session: ConversationSession) -> st
     return (
         f"You are {persona.name}, an advisor on a council.\n{persona.soul}\n"
         f"Your focus: {'; '.join(persona.focus)}.\nYour rules: {'; '.join(persona.constraints)}.\n"
-        f"Be concrete and specific to the user's situation. Give {lo}-{hi} bullets in summary, advice and "
-        f"next_steps (next_steps ordered, first step first). {_language_line(session)}"
+        f"Be concrete and specific to the user's situation. In your JSON reply: position = your recommendation in "
+        f"one sentence; summary, advice and next_steps = {lo}-{hi} short bullets each (next_steps ordered, first "
+        f"step first); risks = what could go wrong; assumptions and questions = what you had to assume or would "
+        f"ask; confidence = low, medium or high, with confidence_rationale; continue_debate = whether another "
+        f"round could still change the advice. {_language_line(session)}"
     )
 
 
