@@ -14,6 +14,8 @@ import { Sidecar } from './sidecar';
 import { TurnRegistry } from './turns';
 import { activePythonFromExtension, teeToFile } from './vscodeapi';
 
+let running: Sidecar | undefined;
+
 export function activate(context: vscode.ExtensionContext): void {
   const channel = teeToFile(vscode.window.createOutputChannel('Council', { log: true }), process.env.COUNCIL_LOG_FILE);
   context.subscriptions.push(channel, { dispose: registerLogger(channel) });
@@ -34,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   });
   context.subscriptions.push(sidecar);
+  running = sidecar;
 
   const turns = new TurnRegistry<vscode.LanguageModelChat>();
   const pending = new PendingAnswers();
@@ -83,8 +86,10 @@ function sidecarSettingsKey(): string {
   return JSON.stringify([s.provider, s.http, s.pythonInterpreter, s.personasDirs]);
 }
 
-export function deactivate(): void {
-  // Disposables (the sidecar first of all) are disposed by VS Code through context.subscriptions.
+/** Stop the sidecar cleanly (shutdown/exit) before VS Code disposes the rest. */
+export async function deactivate(): Promise<void> {
+  await running?.stop();
+  running = undefined;
 }
 
 async function sidecarCommand(context: vscode.ExtensionContext, version: string): Promise<SidecarCommand> {

@@ -494,3 +494,60 @@ export function isErrorData(value: unknown): value is ErrorData {
   const v = value as Record<string, unknown>;
   return (v.code === 'validation' || v.code === 'permission' || v.code === 'internal') && typeof v.message === 'string';
 }
+
+// ---------------------------------------------------------------------------------------------- field lists
+
+/** `keys` must list every key of T exactly (checked at compile time), so the runtime list mirrors the type. */
+function fields<T>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    ...keys: K & (Exclude<keyof T, K[number]> extends never ? unknown : { missing: Exclude<keyof T, K[number]> })
+  ): readonly string[] => keys;
+}
+
+type EventOf<K extends EventType> = Extract<CouncilEvent, { type: K }>;
+
+/**
+ * Wire field names of each contract model, by its Python class name (compared with the pydantic schemas by a
+ * unit test). Entity payloads nested inside events are typed above but not listed here.
+ */
+export const WIRE_FIELDS: Record<string, readonly string[]> = {
+  StatusChanged: fields<EventOf<'status.changed'>>()('sessionId', 'seq', 'at', 'type', 'previous', 'status', 'reason'),
+  Progress: fields<EventOf<'progress'>>()('sessionId', 'seq', 'at', 'type', 'message'),
+  PersonasSelected: fields<EventOf<'personas.selected'>>()('sessionId', 'seq', 'at', 'type', 'selection'),
+  QuestionAsked: fields<EventOf<'question.asked'>>()('sessionId', 'seq', 'at', 'type', 'question', 'remainingInRound', 'roundCap'),
+  QuestionResolved: fields<EventOf<'question.resolved'>>()('sessionId', 'seq', 'at', 'type', 'question'),
+  AssumptionRecorded: fields<EventOf<'assumption.recorded'>>()('sessionId', 'seq', 'at', 'type', 'assumption'),
+  PersonaStarted: fields<EventOf<'persona.started'>>()('sessionId', 'seq', 'at', 'type', 'persona', 'cycle', 'phase', 'provider', 'model'),
+  PersonaDelta: fields<EventOf<'persona.delta'>>()('sessionId', 'seq', 'at', 'type', 'persona', 'cycle', 'text'),
+  PersonaCompleted: fields<EventOf<'persona.completed'>>()('sessionId', 'seq', 'at', 'type', 'persona', 'cycle', 'response'),
+  CycleCompleted: fields<EventOf<'cycle.completed'>>()('sessionId', 'seq', 'at', 'type', 'cycle', 'resolutionSummary', 'convergence'),
+  DebateLimitReached: fields<EventOf<'debate.limitReached'>>()('sessionId', 'seq', 'at', 'type', 'cycles', 'limit', 'canExtend', 'extendedLimit'),
+  OptionsProposed: fields<EventOf<'options.proposed'>>()('sessionId', 'seq', 'at', 'type', 'options'),
+  VotesTallied: fields<EventOf<'votes.tallied'>>()('sessionId', 'seq', 'at', 'type', 'tally'),
+  FinalAnswer: fields<EventOf<'final.answer'>>()('sessionId', 'seq', 'at', 'type', 'markdown', 'synthesis'),
+  ErrorEvent: fields<EventOf<'error'>>()('sessionId', 'seq', 'at', 'type', 'code', 'message', 'persona', 'details'),
+  TurnParams: fields<TurnParams>()('sessionId', 'text', 'command', 'references', 'options', 'client', 'idempotencyKey'),
+  AnswerParams: fields<AnswerParams>()('sessionId', 'questionId', 'action', 'text', 'choice', 'client', 'idempotencyKey'),
+  TurnResult: fields<TurnResult>()('sessionId', 'intent', 'status', 'awaiting', 'question', 'finalAnswer', 'canExtend', 'message', 'duplicate'),
+  CancelResult: fields<CancelResult>()('sessionId', 'status', 'cancelledCalls'),
+  SessionOptions: fields<SessionOptions>()('personas', 'depth', 'maxCycles', 'maxPersonas', 'extendedDebate', 'clarify', 'provider', 'model', 'userId'),
+  ClientCapabilities: fields<ClientCapabilities>()('completion', 'completionModel'),
+  Reference: fields<Reference>()('name', 'uri', 'content'),
+  SnapshotParams: fields<SnapshotParams>()('sessionId', 'includeJournal'),
+  SnapshotResult: fields<SnapshotResult>()('session', 'journal', 'transcriptMarkdown'),
+  PersonaInfo: fields<PersonaInfo>()('id', 'name', 'council', 'soul', 'focus', 'constraints', 'allowedTools', 'source'),
+  ProviderInfo: fields<ProviderInfo>()('id', 'kind', 'model', 'available', 'detail'),
+  CompleteParams: fields<CompleteParams>()('sessionId', 'streamId', 'purpose', 'messages', 'jsonSchema', 'maxTokens', 'temperature'),
+  CompleteResult: fields<CompleteResult>()('text', 'model'),
+  CompleteDelta: fields<CompleteDelta>()('streamId', 'text'),
+  ClarificationQuestion: fields<ClarificationQuestion>()(
+    'questionId', 'sessionId', 'roundNumber', 'sequenceInRound', 'question', 'targetAmbiguity', 'askedBy', 'choices',
+    'freeTextAllowed', 'defaultAssumption', 'userAnswer', 'status', 'revisited', 'createdAt', 'answeredAt',
+  ),
+  Choice: fields<Choice>()('label', 'value'),
+  Assumption: fields<Assumption>()('assumptionId', 'sessionId', 'relatedQuestionId', 'assumption', 'rationale', 'addedAt'),
+  VoteTally: fields<VoteTally>()('options', 'counts', 'weights', 'winner', 'consensus', 'voters', 'abstentions'),
+  CouncilSynthesis: fields<CouncilSynthesis>()(
+    'recommendation', 'agreements', 'conflicts', 'risksTradeoffs', 'nextSteps', 'notes', 'dissent', 'assumptions', 'source',
+  ),
+};
