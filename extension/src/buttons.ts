@@ -114,6 +114,7 @@ export class PendingAnswers {
 
   /** Record a click. Only `submitted` should lead to a chat turn / `council/answer`. */
   click(args: AnswerButtonArgs): ClickOutcome {
+    this.expire();
     const prior = this.clickedQuestions.get(args.questionId);
     if (prior !== undefined) return prior === args.idempotencyKey ? 'duplicate' : 'alreadyAnswered';
     this.clickedQuestions.set(args.questionId, args.idempotencyKey);
@@ -154,8 +155,14 @@ export class PendingAnswers {
     return this.pending.size;
   }
 
+  /** Clicks whose chat turn never came are forgotten, so the question's buttons work again. */
   private expire(): void {
     const limit = this.now() - this.ttlMs;
-    for (const [key, p] of this.pending) if (p.at < limit) this.pending.delete(key);
+    for (const [key, p] of this.pending) {
+      if (p.at < limit) {
+        this.pending.delete(key);
+        if (this.clickedQuestions.get(p.args.questionId) === key) this.clickedQuestions.delete(p.args.questionId);
+      }
+    }
   }
 }

@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
 function sidecarSettingsKey(): string {
   const s = readSettings(vscode.workspace.getConfiguration('council'));
-  return JSON.stringify([s.provider, s.http, s.pythonInterpreter, s.personasDirs]);
+  return JSON.stringify([s.provider, s.http, s.pythonInterpreter, s.personasDirs, s.embeddings]);
 }
 
 /** Stop the sidecar cleanly (shutdown/exit) before VS Code disposes the rest. */

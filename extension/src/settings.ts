@@ -16,6 +16,7 @@ export interface CouncilSettings {
   clarify: boolean;
   referencesMaxChars: number;
   pythonInterpreter: string;
+  embeddings: boolean;
   trace: 'off' | 'messages' | 'verbose';
 }
 
@@ -58,6 +59,7 @@ export function readSettings(config: ConfigReader): CouncilSettings {
     clarify: config.get('clarify') !== false,
     referencesMaxChars: int(config.get('references.maxChars'), 0, 200_000, 50_000),
     pythonInterpreter: str(config.get('python.interpreter')),
+    embeddings: config.get('routing.embeddings') !== false,
     trace: pick(config.get('trace.server'), ['off', 'messages', 'verbose'], 'off'),
   };
 }
@@ -96,6 +98,7 @@ export interface SidecarLaunch {
 export function sidecarLaunch(s: CouncilSettings, personasDirs: string[]): SidecarLaunch {
   const args: string[] = [];
   for (const dir of personasDirs) args.push('--personas-dir', dir);
+  if (!s.embeddings) args.push('--no-embeddings');
   const kind = s.provider === 'chat' ? (s.http.provider === 'auto' ? undefined : s.http.provider) : s.provider;
   if (kind) {
     args.push('--provider', kind);

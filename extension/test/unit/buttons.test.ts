@@ -62,6 +62,7 @@ describe('PendingAnswers', () => {
     p.click(answerButtonArgs(question(), 'skip'));
     now = 2000;
     assert.equal(p.take(SID, '', 'skip'), undefined);
+    assert.equal(p.click(answerButtonArgs(question(), 'skip')), 'submitted', 'the button works again');
   });
 });
 

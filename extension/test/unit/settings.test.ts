@@ -28,6 +28,7 @@ describe('settings', () => {
     const s = readSettings(cfg({ 'http.provider': 'ollama', 'http.model': 'llama3.1', 'http.baseUrl': 'http://h:11434' }));
     assert.deepEqual(sidecarLaunch(s, []).args, ['--provider', 'ollama', '--model', 'llama3.1', '--base-url', 'http://h:11434']);
     assert.deepEqual(sidecarLaunch(readSettings(cfg({ provider: 'scripted' })), []).args, ['--provider', 'scripted']);
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({ 'routing.embeddings': false })), []).args, ['--no-embeddings']);
   });
   it('expands ~ and ${workspaceFolder}', () => {
     assert.equal(expandPath('~/py', '/home/u', undefined), '/home/u/py');
