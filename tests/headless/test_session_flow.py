@@ -11,7 +11,7 @@ from council.session.entities import ConversationSession
 from council.session.records import journal_adapter
 from council.session.reducer import replay
 
-from .conftest import PROBLEM, events_of, persona_reply, wait_for_event
+from .conftest import FLIP_FLOP_COUNCIL, PROBLEM, events_of, flip_flop_script, wait_for_event
 
 
 async def test_full_session_answered(sidecar):
@@ -119,9 +119,9 @@ async def test_more_questions_up_to_the_cap_then_refused(sidecar):
 
 
 async def test_debate_cap_then_extended_debate(sidecar):
-    script = {"rules": [{"when": {"schema": "PersonaReply"}, "reply": persona_reply(continue_debate=True)}]}
-    async with sidecar(script=script, args=["--max-cycles", "2"]) as sc:
-        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"clarify": False}})
+    async with sidecar(script=flip_flop_script(), args=["--max-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"clarify": False,
+                                                                        "personas": FLIP_FLOP_COUNCIL}})
         sid = r["sessionId"]
         assert r["status"] == "completed" and r["canExtend"] is True
         limit = events_of(sc, sid, "debate.limitReached")
@@ -139,10 +139,9 @@ async def test_debate_cap_then_extended_debate(sidecar):
 
 
 async def test_extended_debate_requested_upfront(sidecar):
-    script = {"rules": [{"when": {"schema": "PersonaReply"}, "reply": persona_reply(continue_debate=True)}]}
-    async with sidecar(script=script, args=["--max-cycles", "2"]) as sc:
-        r = await sc.call("council/turn", {"text": PROBLEM,
-                                           "options": {"clarify": False, "extendedDebate": True, "maxCycles": 2}})
+    async with sidecar(script=flip_flop_script(), args=["--max-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {
+            "clarify": False, "extendedDebate": True, "maxCycles": 2, "personas": FLIP_FLOP_COUNCIL}})
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert snap["session"]["debateCycles"] == 20
 

@@ -13,6 +13,7 @@ from pydantic import Field, TypeAdapter
 
 from council.protocol.errors import ErrorCode
 from council.protocol.wire import WireModel
+from council.session.convergence import Convergence
 from council.session.entities import (
     Assumption,
     ClarificationQuestion,
@@ -91,7 +92,7 @@ class CycleCompleted(EventBase):
     type: Literal["cycle.completed"] = "cycle.completed"
     cycle: int
     resolution_summary: str
-    convergence: str = ""
+    convergence: Convergence | None = None
 
 
 class DebateLimitReached(EventBase):

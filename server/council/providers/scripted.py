@@ -122,7 +122,7 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
         return {"needs_clarification": True, "reason": "goal and timeline change the advice",
                 "questions": questions if round_no == 1 else questions[:1]}
     if title == "PersonaReply":
-        return {
+        reply = {
             "position": f"{who} recommends a staged approach (cycle {cycle}).",
             "summary": _items(schema, "summary", lambda i: f"{who} summary point {i}."),
             "advice": _items(schema, "advice", lambda i: f"{who} advice {i}: start small and measure."),
@@ -136,6 +136,14 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
             "change_reason": "",
             "continue_debate": cycle < 2,
         }
+        options = schema.get("properties", {}).get("option_id", {}).get("enum")
+        if options:  # debate cycles carry a vote: the Devil's Advocate takes the second option
+            contrarian = "devil" in who.lower() and len(options) > 1
+            reply.update(option_id=options[1] if contrarian else options[0], vote_confidence=0.6 if contrarian else 0.8)
+        else:
+            for key in ("changed_position", "change_reason", "option_id", "vote_confidence"):
+                reply.pop(key, None)
+        return reply
     if title == "OptionsReply":
         return {"options": [
             {"label": "Staged approach", "description": "Proceed in small, measured steps."},

@@ -6,30 +6,39 @@ to stop. Cycle 1 is independent (no persona sees another); later cycles show ano
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import anyio
 
 from council.personas.contract import PersonaContract
 from council.protocol.events import PersonaStarted
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
+from council.session.convergence import Convergence
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
 from council.session.live_render import LiveRenderer, limits_of
-from council.session.outputs import PersonaReply, PersonaResponse, reply_schema
+from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, persona_messages
 from council.session.runtime import SessionRuntime
 from council.session.streaming import OrderedStream
 
+DEBATE_FIELDS = ("changed_position", "change_reason", "option_id", "vote_confidence")
+
 
 def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
-    """The PersonaReply schema at the session's depth; cycle 1 (independent) has no position-change fields."""
+    """The PersonaReply schema at the session's depth. Cycle 1 is independent: no votes, no position changes;
+    later cycles carry the persona's vote on the fixed option list."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
-    omit = ("changed_position", "change_reason") if cycle == 1 else ()
-    return reply_schema(PersonaReply, {"summary": bullets, "advice": bullets, "next_steps": bullets,
-                                       "risks": {"maxItems": 5}}, omit=omit)
+    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": 5}}
+    if cycle == 1 or not session.options:
+        return reply_schema(PersonaReply, overrides, omit=DEBATE_FIELDS)
+    overrides["option_id"] = {"enum": [o.id for o in session.options]}
+    overrides["vote_confidence"] = {"minimum": 0, "maximum": 1}
+    return reply_schema(PersonaReply, overrides)
+
+
+def votes_of(session: ConversationSession, cycle: int) -> list[Vote]:
+    return [v for v in session.votes if v.cycle == cycle]
 
 
 def latest_responses(session: ConversationSession, cycle: int | None = None) -> list[PersonaResponse]:
@@ -38,11 +47,13 @@ def latest_responses(session: ConversationSession, cycle: int | None = None) -> 
     return [resp for resp in session.responses if resp.cycle == cycle]
 
 
-def _check_reply(persona: PersonaContract):
+def _check_reply(persona: PersonaContract, option_ids: list[str]):
     def check(reply: PersonaReply) -> None:
         missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
         if missing:
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
+        if option_ids and reply.option_id.strip().upper() not in option_ids:
+            raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
         if persona.always_include and not reply.risks:
             raise ParseFailure("as the Devil's Advocate you must list the risks and counterpoints in 'risks'")
     return check
@@ -52,6 +63,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
                     cycle: int) -> list[PersonaResponse]:
     s = rt.session
     previous = latest_responses(s, cycle - 1) if cycle > 1 else []
+    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)}
     personas = s.personas
     rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
         session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
@@ -59,6 +71,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     order = [p.name for p in personas]
     stream = OrderedStream(rt, order, cycle)
     schema = persona_schema(s, cycle)
+    option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
     for p in personas:
         provider = pick(p.name)
         rt.emit(PersonaStarted, persona=p.name, cycle=cycle, provider=provider.id, model=provider.model)
@@ -73,14 +86,25 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         async def on_delta(chunk: str) -> None:
             stream.delta(name, renderer.feed(chunk))
 
-        spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own),
+        spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
+                                                             previous_votes),
                         reply_model=PersonaReply, schema=schema, max_tokens=1400, cycle=cycle,
-                        check=_check_reply(contract))
+                        check=_check_reply(contract, option_ids))
         outcome = await call_structured(rt, pick, spec, on_delta)
+        vote: Vote | None = None
         if outcome.reply is not None:
             stream.delta(name, renderer.finish(outcome.reply.model_dump()))
             reply = outcome.reply.model_dump()
-            flag = cycle > 1 and outcome.reply.changed_position and not outcome.reply.change_reason.strip()
+            if option_ids:
+                reply["option_id"] = reply["option_id"].strip().upper()
+                reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))
+                before = previous_votes.get(name)
+                moved = before is not None and before.option_id != reply["option_id"]
+                reply["changed_position"] = reply["changed_position"] or moved
+                vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],
+                            rationale=reply["change_reason"].strip() or reply["position"],
+                            continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
+            flag = reply["changed_position"] and not reply["change_reason"].strip()
             response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag,
                                        note="repaired after one retry" if outcome.repaired else None)
             content = response.position
@@ -98,6 +122,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
                            number=cycle), metadata={"abstained": response.abstained})
             rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
                                      turn=turn))
+            if vote is not None:
+                rt.record(r.VoteCast(at=rt.clock(), vote=vote))
 
         stream.finish(name, commit)
 
@@ -107,33 +133,23 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     return latest_responses(rt.session, cycle)
 
 
-@dataclass
-class CycleResolution:
-    summary: str
-    stop: bool
-    reason: str
-    all_failed: bool = False
-
-
-def resolve_cycle(session: ConversationSession, cycle: int) -> CycleResolution:
-    """Summarise a finished cycle and decide whether the debate should stop (before the cycle limit)."""
+def summarize_cycle(session: ConversationSession, cycle: int, conv: Convergence | None) -> str:
+    """A short, honest account of one cycle: who spoke, who moved and why, how the vote stands."""
     responses = latest_responses(session, cycle)
     active = [x for x in responses if not x.abstained]
-    abstained = [x.persona for x in responses if x.abstained]
     parts = [f"Cycle {cycle}: {len(active)} of {len(responses)} advisors gave a position"]
+    abstained = [x.persona for x in responses if x.abstained]
     if abstained:
         parts.append(f"abstained: {', '.join(abstained)}")
-    changed = [x for x in active if x.changed_position]
-    for x in changed:
-        why = x.change_reason.strip() or "no new argument named — flagged as conformity"
-        parts.append(f"{x.persona} changed position ({why})")
-    if cycle > 1 and active and not changed:
-        parts.append("everyone held their position")
-    stoppers = [x for x in active if not x.continue_debate]
-    parts.append(f"{len(stoppers)} of {len(active)} see no need to continue")
-    summary = "; ".join(parts) + "."
-    if not active:
-        return CycleResolution(summary, stop=True, reason="every advisor failed", all_failed=True)
-    if cycle >= session.settings.min_cycles and 3 * len(stoppers) >= 2 * len(active):
-        return CycleResolution(summary, stop=True, reason="at least two thirds of the advisors asked to stop")
-    return CycleResolution(summary, stop=False, reason="")
+    for x in active:
+        if x.changed_position:
+            why = x.change_reason.strip() or "no new argument named — flagged as conformity"
+            parts.append(f"{x.persona} changed position ({why})")
+    if conv is not None:
+        votes = votes_of(session, cycle)
+        counts: dict[str, int] = {}
+        for v in votes:
+            counts[v.option_id] = counts.get(v.option_id, 0) + 1
+        tally = " · ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+        parts.append(f"vote {tally or 'none'}; {conv.status} ({conv.reason})")
+    return "; ".join(parts) + "."

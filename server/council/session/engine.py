@@ -26,7 +26,8 @@ from council.protocol.methods import (
 from council.session import records as r
 from council.session.calls import ProviderPicker
 from council.session.clarifier import plan_round
-from council.session.debate import resolve_cycle, run_cycle
+from council.session.convergence import Convergence, assess, should_stop
+from council.session.debate import run_cycle, summarize_cycle, votes_of
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
     Assumption,
@@ -46,7 +47,7 @@ from council.session.prompts import CONTEXT_BUDGET, detect_language
 from council.session.render import final_answer_markdown
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.synthesis import synthesize
-from council.session.vote_round import cast_votes, propose_options
+from council.session.vote_round import cast_votes, conclude, propose_options
 
 log = logging.getLogger(__name__)
 
@@ -276,28 +277,48 @@ class Engine:
                 return self.result(rt, intent)
 
     async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
-        """Run cycles until a stop; then vote and move to final. Returns a message if the debate is stuck."""
+        """Vote-first deliberation until a stop; then conclusions, tally and the final status.
+
+        Cycle 1 is independent; the moderator then extracts options and everyone votes. Strong agreement goes
+        straight to the answer; otherwise each further cycle shows anonymised peers' positions and votes, and
+        every reply carries a new vote. Convergence is judged from the votes after every round. Returns a
+        message when the debate is stuck (every advisor failed) and waits for a retry.
+        """
         contracts = self.contracts(rt)
+        previous: Convergence | None = _last_convergence(rt.session)
         while rt.session.debate_cycles < rt.session.cycle_limit:
             cycle = rt.session.debate_cycles + 1
             rt.progress(f"Debate cycle {cycle} of at most {rt.session.cycle_limit}.")
-            await run_cycle(rt, pick, contracts, cycle)
-            res = resolve_cycle(rt.session, cycle)
-            at_limit = cycle >= rt.session.cycle_limit and not res.stop
-            rt.record(r.CycleConcluded(at=rt.clock(), cycle=cycle, resolution_summary=res.summary,
-                                       status=DiscussionStatus.LIMIT_REACHED if at_limit
-                                       else DiscussionStatus.CONCLUDED))
-            if res.all_failed:
+            responses = await run_cycle(rt, pick, contracts, cycle)
+            if all(x.abstained for x in responses):
+                rt.record(r.CycleConcluded(at=rt.clock(), cycle=cycle, status=DiscussionStatus.CONCLUDED,
+                                           resolution_summary=summarize_cycle(rt.session, cycle, None)))
                 rt.error("Every advisor failed in this cycle. Check the model provider, then send 'retry'.",
                          retryable=True)
                 return "Every advisor failed; the session waits. Send 'retry' once the model works again."
-            if res.stop:
-                rt.progress(f"The debate stops: {res.reason}.")
+            if not votes_of(rt.session, cycle):  # the independent first cycle: options, then a first vote
+                await propose_options(rt, pick)
+                await cast_votes(rt, pick, contracts)
+            s = rt.session
+            conv = assess(cycle, votes_of(s, cycle), votes_of(s, cycle - 1), previous)
+            stop = should_stop(conv, round_no=cycle, min_rounds=s.settings.min_cycles)
+            at_limit = stop is None and cycle >= s.cycle_limit
+            rt.record(r.CycleConcluded(at=rt.clock(), cycle=cycle, convergence=conv,
+                                       resolution_summary=summarize_cycle(s, cycle, conv),
+                                       status=DiscussionStatus.LIMIT_REACHED if at_limit
+                                       else DiscussionStatus.CONCLUDED))
+            previous = conv
+            if stop is not None:
+                rt.progress(f"The debate stops: {stop}.")
                 break
-        await propose_options(rt, pick)
-        await cast_votes(rt, pick, contracts)
+        conclude(rt)
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
         return None
+
+
+def _last_convergence(session) -> Convergence | None:
+    done = [d for d in session.discussions if d.convergence is not None]
+    return done[-1].convergence if done else None
 
 
 def _round(n: int) -> CycleRef:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from council.protocol.wire import WireModel
+from council.session.convergence import Convergence
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 MAX_CLARIFICATION_ROUNDS = 3
@@ -165,6 +166,7 @@ class CouncilDiscussion(WireModel):
     message_turn_ids: list[str] = []
     resolution_summary: str | None = None
     status: DiscussionStatus = DiscussionStatus.IN_PROGRESS
+    convergence: Convergence | None = None
 
     @model_validator(mode="after")
     def _concluded_has_summary(self) -> CouncilDiscussion:

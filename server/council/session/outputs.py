@@ -51,6 +51,8 @@ class PersonaReply(ModelReply):
     confidence_rationale: str = Field(min_length=3, max_length=TEXT)
     changed_position: bool = False
     change_reason: str = Field("", max_length=TEXT)
+    option_id: str = Field("", max_length=2)
+    vote_confidence: float = 0.5
     continue_debate: bool = True
 
 
@@ -116,7 +118,7 @@ class VoteTally(WireModel):
     options: list[VoteOption]
     counts: dict[str, int]
     weights: dict[str, float]
-    winner: str | None
+    winner: str | None = None
     consensus: Consensus
     voters: int
     abstentions: list[str] = []

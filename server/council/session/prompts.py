@@ -14,7 +14,7 @@ from typing import Any
 from council.personas.contract import PersonaContract
 from council.protocol.completion import ChatMessage
 from council.session.entities import ConversationSession, Depth, QuestionStatus
-from council.session.outputs import PersonaResponse
+from council.session.outputs import PersonaResponse, Vote
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
 
@@ -98,8 +98,9 @@ def peer_labels(session: ConversationSession, persona_name: str) -> dict[str, st
     return {name: f"Advisor {ascii_uppercase[i % 26]}" for i, name in enumerate(others)}
 
 
-def digest(responses: list[PersonaResponse], labels: dict[str, str]) -> str:
-    """A compact digest of peers' latest positions: stance, key argument, changes."""
+def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict[str, Vote] | None = None) -> str:
+    """A compact digest of peers' latest positions: stance, vote, key argument, changes (not full transcripts)."""
+    votes = votes or {}
     lines = []
     for resp in responses:
         label = labels.get(resp.persona)
@@ -111,27 +112,39 @@ def digest(responses: list[PersonaResponse], labels: dict[str, str]) -> str:
         key = resp.advice[0] if resp.advice else ""
         risk = f" Main risk: {resp.risks[0]}" if resp.risks else ""
         change = f" (changed position: {resp.change_reason})" if resp.changed_position else ""
-        lines.append(f"- {label} [{resp.confidence}]: {resp.position}{change} Key argument: {key}{risk}")
+        vote = votes.get(resp.persona)
+        voted = f" Votes {vote.option_id} ({vote.confidence:.1f})." if vote else ""
+        lines.append(f"- {label} [{resp.confidence}]: {resp.position}{change}{voted} Key argument: {key}{risk}")
     return "\n".join(lines)
 
 
+def options_text(session: ConversationSession) -> str:
+    return "\n".join(f"- {o.id}: {o.label} — {o.description}" for o in session.options)
+
+
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
-                     cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None
-                     ) -> list[ChatMessage]:
+                     cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
+                     votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
     user = problem_brief(session)
     if cycle == 1 or not previous:
         user += "\n\nGive your independent assessment."
     else:
         labels = peer_labels(session, persona.name)
         user += (
-            f"\n\nDebate cycle {cycle}. The other advisors' current positions:\n{digest(previous, labels)}"
+            f"\n\nDebate cycle {cycle}. The other advisors' current positions:\n{digest(previous, labels, votes)}"
         )
+        own_vote = (votes or {}).get(persona.name)
         if own_previous is not None and not own_previous.abstained:
-            user += f"\n\nYour previous position: {own_previous.position}"
+            voted = f" You voted {own_vote.option_id}." if own_vote else ""
+            user += f"\n\nYour previous position: {own_previous.position}{voted}"
+        if session.options:
+            user += f"\n\nThe options on the table:\n{options_text(session)}"
         user += (
-            "\n\nRespond to the strongest opposing argument. Keep your position unless a specific new "
-            "argument changes your mind; if you change it, set changed_position to true and name that argument "
-            "in change_reason. Set continue_debate to false when further debate would not change the advice."
+            "\n\nRespond to the strongest opposing argument. Keep your position and vote unless a specific new "
+            "argument changes your mind; if you change either, set changed_position to true and name that "
+            "argument in change_reason (changing without a new argument is flagged as conformity). Vote with "
+            "option_id and vote_confidence (0 to 1). Set continue_debate to false when further debate would not "
+            "change the advice."
         )
     user += "\n\n" + json_instruction(schema)
     return [ChatMessage(role="system", content=persona_system(persona, session)),
@@ -153,15 +166,16 @@ def options_messages(session: ConversationSession, schema: dict[str, Any],
 
 def vote_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
                   own: PersonaResponse | None, peers: list[PersonaResponse]) -> list[ChatMessage]:
-    options = "\n".join(f"- {o.id}: {o.label} — {o.description}" for o in session.options)
+    options = options_text(session)
     user = problem_brief(session)
     if peers:
         user += "\n\nThe other advisors' final positions:\n" + digest(peers, peer_labels(session, persona.name))
     if own is not None and not own.abstained:
         user += f"\n\nYour position: {own.position}"
     user += (
-        f"\n\nThe debate is over. Vote for exactly one option by its id, with your confidence from 0 to 1, "
-        f"your rationale, and a one-sentence conclusion for the user.\nOptions:\n{options}\n\n"
+        f"\n\nVote for exactly one option by its id, with your confidence from 0 to 1, your rationale, a "
+        f"one-sentence conclusion for the user, and continue_debate: whether debating further could change the "
+        f"advice.\nOptions:\n{options}\n\n"
         + json_instruction(schema)
     )
     return [ChatMessage(role="system", content=persona_system(persona, session)),

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from council.protocol.wire import WireModel
+from council.session.convergence import Convergence
 from council.session.entities import (
     Assumption,
     ClarificationAnswer,
@@ -101,6 +102,7 @@ class CycleConcluded(RecordBase):
     cycle: int
     resolution_summary: str
     status: DiscussionStatus
+    convergence: Convergence | None = None
 
 
 class OptionsSet(RecordBase):
@@ -111,6 +113,10 @@ class OptionsSet(RecordBase):
 class VoteCast(RecordBase):
     kind: Literal["vote_cast"] = "vote_cast"
     vote: Vote
+
+
+class ConclusionStated(RecordBase):
+    kind: Literal["conclusion_stated"] = "conclusion_stated"
     turn: MessageTurn
 
 
@@ -153,6 +159,7 @@ Record = Annotated[
         | CycleConcluded
         | OptionsSet
         | VoteCast
+        | ConclusionStated
         | TallySet
         | DebateExtended
         | SynthesisSet

@@ -231,6 +231,7 @@ def _cycle_concluded(s: ConversationSession, rec: r.CycleConcluded) -> None:
         raise validation_error("a concluded cycle cannot be in progress")
     d.resolution_summary = rec.resolution_summary
     d.status = rec.status
+    d.convergence = rec.convergence
     d.exchange_ends = rec.at
     _touch(s, rec)
 
@@ -245,10 +246,24 @@ def _options_set(s: ConversationSession, rec: r.OptionsSet) -> None:
 def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
     if rec.vote.option_id not in {o.id for o in s.options}:
         raise validation_error("vote for an unknown option", optionId=rec.vote.option_id)
-    if rec.turn.message_type is not MessageType.CONCLUSION:
-        raise validation_error("a vote is recorded with a conclusion turn")
-    _check_turn(s, rec.turn)
+    if s.status is not S.DEBATING:
+        raise validation_error("votes are cast while debating", status=s.status.value)
+    if rec.vote.cycle != s.debate_cycles:
+        raise validation_error("a vote belongs to the current cycle", cycle=rec.vote.cycle)
+    if any(v.persona == rec.vote.persona and v.cycle == rec.vote.cycle for v in s.votes):
+        raise validation_error("one vote per persona per round", persona=rec.vote.persona)
+    if s.participant(rec.vote.persona) is None:
+        raise validation_error("only council personas vote", persona=rec.vote.persona)
     s.votes.append(rec.vote)
+    _touch(s, rec)
+
+
+def _conclusion_stated(s: ConversationSession, rec: r.ConclusionStated) -> None:
+    if rec.turn.sender.type is not ParticipantType.PERSONA:
+        raise validation_error("conclusions come from personas")
+    if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
+        raise validation_error("conclusions come after the debate cycles")
+    _check_turn(s, rec.turn, MessageType.CONCLUSION)
     _touch(s, rec, rec.turn)
 
 
@@ -297,6 +312,7 @@ _HANDLERS = {
     r.CycleConcluded: _cycle_concluded,
     r.OptionsSet: _options_set,
     r.VoteCast: _vote_cast,
+    r.ConclusionStated: _conclusion_stated,
     r.TallySet: _tally_set,
     r.DebateExtended: _debate_extended,
     r.SynthesisSet: _synthesis_set,

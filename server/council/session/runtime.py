@@ -121,7 +121,8 @@ class SessionRuntime:
             self.emit(ev.PersonaCompleted, persona=rec.response.persona, cycle=rec.response.cycle,
                       response=rec.response)
         elif isinstance(rec, r.CycleConcluded):
-            self.emit(ev.CycleCompleted, cycle=rec.cycle, resolution_summary=rec.resolution_summary)
+            self.emit(ev.CycleCompleted, cycle=rec.cycle, resolution_summary=rec.resolution_summary,
+                      convergence=rec.convergence)
             if rec.status is DiscussionStatus.LIMIT_REACHED:
                 st = s.settings
                 self.emit(ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit,

@@ -32,7 +32,8 @@ def dissent(session: ConversationSession, contracts: dict[str, PersonaContract])
     """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted."""
     out: list[str] = []
     tally = session.tally
-    final_votes = [v for v in session.votes if tally and v.cycle == session.debate_cycles]
+    last = max((v.cycle for v in session.votes), default=0)
+    final_votes = [v for v in session.votes if tally and v.cycle == last]
     if tally and tally.winner:
         for v in final_votes:
             if v.option_id != tally.winner:
@@ -50,7 +51,8 @@ def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> 
     _, hi = DEPTH_BULLETS[session.settings.depth]
     active = [x for x in latest if not x.abstained]
     tally = session.tally
-    winners = {v.persona for v in session.votes if tally and v.option_id == tally.winner}
+    last = max((v.cycle for v in session.votes), default=0)
+    winners = {v.persona for v in session.votes if tally and v.cycle == last and v.option_id == tally.winner}
     lead = [x for x in active if x.persona in winners] or active
     label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
     recommendation = label or (lead[0].position if lead else "The council could not reach a recommendation.")

@@ -54,6 +54,7 @@ async def propose_options(rt: SessionRuntime, pick: ProviderPicker) -> None:
 
 
 async def cast_votes(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[str, PersonaContract]) -> None:
+    """Every persona votes once on the option list (after the independent first cycle)."""
     s = rt.session
     cycle = s.debate_cycles
     latest = latest_responses(s)
@@ -61,7 +62,7 @@ async def cast_votes(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[s
                                       "confidence": {"minimum": 0, "maximum": 1}})
     order = [p.name for p in s.personas]
     results: dict[str, Vote | None] = {}
-    rt.progress("The council votes.")
+    rt.progress("The council votes on the options.")
 
     def check(reply: VoteReply) -> None:
         if reply.option_id.strip().upper() not in {o.id for o in s.options}:
@@ -88,18 +89,32 @@ async def cast_votes(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[s
     async with anyio.create_task_group() as tg:
         for name in order:
             tg.start_soon(one, name)
-
-    abstentions = []
-    for name in order:
+    for name in order:  # recorded in council order, whatever the timing
         vote = results.get(name)
+        if vote is not None:
+            rt.record(r.VoteCast(at=rt.clock(), vote=vote))
+
+
+def final_round(session) -> int:
+    """The last round that has votes (only its votes are tallied)."""
+    return max((v.cycle for v in session.votes), default=0)
+
+
+def conclude(rt: SessionRuntime) -> None:
+    """Each persona's conclusion (from its final-round vote) and the tally of that round only."""
+    s = rt.session
+    cycle = final_round(s)
+    votes = {v.persona: v for v in s.votes if v.cycle == cycle}
+    labels = {o.id: o.label for o in s.options}
+    abstentions = []
+    for p in s.personas:
+        vote = votes.get(p.name)
         if vote is None:
-            abstentions.append(name)
+            abstentions.append(p.name)
             continue
-        participant = s.participant(name)
-        assert participant is not None
-        label = next(o.label for o in s.options if o.id == vote.option_id)
-        content = f"{vote.conclusion} — votes {vote.option_id} ({label}), confidence {vote.confidence:.2f}"
-        turn = rt.turn(participant, MessageType.CONCLUSION, content, cycle=CycleRef(cycle_type="debate", number=cycle))
-        rt.record(r.VoteCast(at=rt.clock(), vote=vote, turn=turn))
-    final_round = [v for v in rt.session.votes if v.cycle == cycle]
-    rt.record(r.TallySet(at=rt.clock(), tally=tally_votes(s.options, final_round, abstentions)))
+        content = (f"{vote.conclusion} — votes {vote.option_id} ({labels.get(vote.option_id, '?')}), "
+                   f"confidence {vote.confidence:.2f}")
+        turn = rt.turn(p, MessageType.CONCLUSION, content, cycle=CycleRef(cycle_type="debate", number=cycle),
+                       metadata={"optionId": vote.option_id})
+        rt.record(r.ConclusionStated(at=rt.clock(), turn=turn))
+    rt.record(r.TallySet(at=rt.clock(), tally=tally_votes(s.options, list(votes.values()), abstentions)))
