@@ -1,12 +1,13 @@
-"""Pure pieces of debate and synthesis: cycle resolution, persona schema, consolidation, dissent, choices."""
+"""Pure pieces of debate and synthesis: cycle summaries, persona schema, consolidation, dissent, choices."""
 
 from __future__ import annotations
 
 import pytest
-from unit_helpers import Builder
+from unit_helpers import DEBATE_KEYS, Builder, persona_reply
 
 from council.protocol.errors import CouncilError
-from council.session.debate import latest_responses, persona_schema, resolve_cycle
+from council.session.convergence import Convergence, assess, should_stop
+from council.session.debate import latest_responses, persona_schema, summarize_cycle, votes_of
 from council.session.engine import _choice_value
 from council.session.entities import Choice, Depth, SessionSettings
 from council.session.synthesis import consolidate, dissent
@@ -36,51 +37,77 @@ def test_latest_responses_are_of_the_last_cycle():
     assert [x.persona for x in latest_responses(b.s, 1)] == ["Alpha", "Beta", "Gamma"]
 
 
-class TestResolveCycle:
-    def test_two_thirds_stop(self):
-        b = debated(Alpha={"continue_debate": False}, Beta={"continue_debate": False})
-        res = resolve_cycle(b.s, 1)
-        assert res.stop and "two thirds" in res.reason and not res.all_failed
-        assert "2 of 3 see no need to continue" in res.summary
+def conv(round_no: int = 1, status: str = "refining", reason: str = "first vote", **over) -> Convergence:
+    data = dict(round=round_no, status=status, agreement=0.5, leader=None, stability=None, stop_requests=0.0,
+                reason=reason)
+    data.update(over)
+    return Convergence(**data)
 
-    def test_one_third_continues(self):
-        b = debated(Alpha={"continue_debate": False})
-        assert not resolve_cycle(b.s, 1).stop
 
-    def test_min_cycles_prevents_early_stop(self):
-        b = debated(
-            SessionSettings(min_cycles=2),
-            **{n: {"continue_debate": False} for n in ("Alpha", "Beta", "Gamma")},
-        )
-        assert not resolve_cycle(b.s, 1).stop
+class TestSummarizeCycle:
+    def test_who_spoke_and_the_vote(self):
+        b = debated()
+        b.options()
+        for name, option in (("Alpha", "A"), ("Beta", "A"), ("Gamma", "B")):
+            b.vote(name, option, 1)
+        summary = summarize_cycle(b.s, 1, conv())
+        assert summary == "Cycle 1: 3 of 3 advisors gave a position; vote A 2 · B 1; refining (first vote)."
+
+    def test_without_convergence_no_vote_line(self):
+        b = debated()
+        assert summarize_cycle(b.s, 1, None) == "Cycle 1: 3 of 3 advisors gave a position."
+
+    def test_convergence_without_votes(self):
+        b = debated()
+        assert "vote none; impasse (stuck)" in summarize_cycle(b.s, 1, conv(status="impasse", reason="stuck"))
 
     def test_all_abstained(self):
         b = debated(**{n: {"abstained": True} for n in ("Alpha", "Beta", "Gamma")})
-        res = resolve_cycle(b.s, 1)
-        assert res.stop and res.all_failed and "abstained: Alpha, Beta, Gamma" in res.summary
-        assert res.summary.startswith("Cycle 1: 0 of 3 advisors")
+        summary = summarize_cycle(b.s, 1, None)
+        assert summary.startswith("Cycle 1: 0 of 3 advisors")
+        assert "abstained: Alpha, Beta, Gamma" in summary
 
-    def test_abstainers_do_not_count_towards_stop(self):
-        b = debated(Alpha={"abstained": True, "continue_debate": False}, Beta={"continue_debate": False})
-        assert not resolve_cycle(b.s, 1).stop  # 1 of 2 active wants to stop
-
-    def test_changed_position_without_reason_flagged(self):
+    def test_changed_position_with_and_without_reason(self):
         b = debated(
             Alpha={"changed_position": True, "change_reason": "new cost data"},
             Beta={"changed_position": True},
         )
-        summary = resolve_cycle(b.s, 1).summary
+        summary = summarize_cycle(b.s, 1, None)
         assert "Alpha changed position (new cost data)" in summary
         assert "Beta changed position (no new argument named — flagged as conformity)" in summary
+        assert "Gamma changed" not in summary
 
-    def test_everyone_held_only_after_cycle_one(self):
+    def test_abstainer_who_changed_is_not_reported(self):
+        b = debated(Alpha={"abstained": True, "changed_position": True})
+        summary = summarize_cycle(b.s, 1, None)
+        assert "Alpha changed" not in summary and "2 of 3 advisors" in summary
+
+    def test_only_this_cycles_votes_are_counted(self):
         b = debated()
-        assert "held their position" not in resolve_cycle(b.s, 1).summary
+        b.options()
+        for name in ("Alpha", "Beta", "Gamma"):
+            b.vote(name, "B", 1)
         b.conclude(1)
         b.start_cycle(2)
-        for n in ("Alpha", "Beta", "Gamma"):
-            b.speak(n, 2)
-        assert "everyone held their position" in resolve_cycle(b.s, 2).summary
+        for name in ("Alpha", "Beta", "Gamma"):
+            b.speak(name, 2)
+        b.vote("Alpha", "A", 2)
+        summary = summarize_cycle(b.s, 2, conv(2, "diverging", "fell"))
+        assert "vote A 1; diverging (fell)" in summary
+        assert [v.option_id for v in votes_of(b.s, 1)] == ["B", "B", "B"]
+        assert [v.persona for v in votes_of(b.s, 2)] == ["Alpha"]
+
+    def test_summary_and_assess_agree_on_a_real_split(self):
+        b = debated()
+        b.options()
+        for name, option in (("Alpha", "A"), ("Beta", "A"), ("Gamma", "B")):
+            b.vote(name, option, 1)
+        c = assess(1, votes_of(b.s, 1), [], None)
+        assert (c.status, c.leader, c.agreement) == ("refining", "A", round(1.4 / 2.1, 4))
+        assert "vote A 2 · B 1; refining (first vote)" in summarize_cycle(b.s, 1, c)
+        assert c.stop_requests == 1.0  # Builder votes default to continue_debate = false
+        assert should_stop(c, round_no=1, min_rounds=2) is None
+        assert should_stop(c, round_no=1, min_rounds=1) == "100% of the advisors see no need to continue"
 
 
 @pytest.mark.parametrize(
@@ -89,6 +116,8 @@ class TestResolveCycle:
 def test_persona_schema_bullets_follow_depth(depth, lo, hi):
     b = Builder(SessionSettings(depth=depth))
     b.create()
+    assert "changed_position" not in persona_schema(b.s)["properties"]  # no options yet: nothing to vote on
+    b.options()
     schema = persona_schema(b.s)
     assert schema["title"] == "PersonaReply"
     for field in ("summary", "advice", "next_steps"):
@@ -99,6 +128,21 @@ def test_persona_schema_bullets_follow_depth(depth, lo, hi):
     assert not any("description" in spec or "title" in spec for spec in schema["properties"].values())
     assert "changed_position" in schema["properties"]
     assert "changed_position" not in persona_schema(b.s, cycle=1)["properties"]
+    assert schema["properties"]["option_id"]["enum"] == ["A", "B"]
+    vc = schema["properties"]["vote_confidence"]
+    assert (vc["minimum"], vc["maximum"]) == (0, 1)
+    first = persona_schema(b.s, cycle=1)
+    assert not set(DEBATE_KEYS) & set(first["properties"]) and set(first["required"]) == set(first["properties"])
+    assert "continue_debate" in first["properties"]
+
+
+@pytest.mark.parametrize("cycle", [1, 2, 3])
+def test_script_helper_matches_the_schema_of_each_cycle(cycle):
+    b = Builder()
+    b.create()
+    b.options()
+    schema = persona_schema(b.s, cycle)
+    assert set(persona_reply(cycle)) == set(schema["required"])
     assert "minItems" not in schema["properties"]["risks"]
 
 
@@ -133,6 +177,23 @@ class TestDissent:
     def test_abstained_devils_advocate_has_no_counterpoints(self):
         b = _voted(debated(Alpha={"abstained": True}), {"Beta": "A", "Gamma": "A"})
         assert dissent(b.s, {"Alpha": Contract(always_include=True)}) == []
+
+    def test_only_final_round_votes_make_dissent(self):
+        b = debated()
+        b.options()
+        for name, option in (("Alpha", "A"), ("Beta", "A"), ("Gamma", "B")):
+            b.vote(name, option, 1)
+        b.conclude(1)
+        b.start_cycle(2)
+        for name in ("Alpha", "Beta", "Gamma"):
+            b.speak(name, 2)
+            b.vote(name, "A", 2)
+        b.conclude(2)
+        b.tally()
+        assert b.s.tally.counts == {"A": 3, "B": 0} and b.s.tally.consensus == "unanimous"
+        assert dissent(b.s, {"Gamma": Contract(always_include=True)}) == [
+            "Gamma (counterpoints): Gamma position in cycle 2 Risks: r"
+        ]
 
     def test_no_winner_no_voter_dissent(self):
         b = _voted(debated(), {"Alpha": "A", "Beta": "B"})

@@ -433,23 +433,60 @@ def test_vote_rules(builder):
         "two options",
     )
     builder.options()
-    vote = {"persona": "Alpha", "optionId": "Z", "confidence": 0.5, "rationale": "r", "cycle": 1}
+    refused(builder, builder.vote_record("Alpha", "Z", 1), "unknown option")
+    refused(builder, builder.vote_record("Alpha", "A", 2), "current cycle")
+    refused(builder, builder.vote_record("Alpha", "A", 0), "current cycle")
+    refused(builder, builder.vote_record("Stranger", "A", 1), "only council personas vote")
+    s = builder.vote("Alpha", "A", 1)
+    assert len(s.votes) == 1 and s.votes[0].cycle == 1
+    assert not any(t.message_type is MessageType.CONCLUSION for t in s.message_turns)  # a vote has no turn
+    refused(builder, builder.vote_record("Alpha", "B", 1), "one vote per persona per round")
+    assert len(builder.vote("Beta", "B", 1).votes) == 2
+
+
+def test_vote_only_while_debating(builder):
+    builder.debating()
+    builder.run_cycle(1)
+    builder.options()
+    builder.status(S.CANCELLED)
+    refused(builder, builder.vote_record("Alpha", "A", 1), "votes are cast while debating")
+
+
+def test_vote_refused_before_options(builder):
+    builder.debating()
+    builder.start_cycle(1)
+    refused(builder, builder.vote_record("Alpha", "A", 1), "unknown option")
+
+
+def test_one_vote_per_persona_per_round_across_rounds(builder):
+    builder.debating()
+    builder.start_cycle(1)
+    builder.options()
+    builder.vote("Alpha", "A", 1)  # the first vote is cast while cycle 1 is still open
+    builder.conclude(1)
+    builder.start_cycle(2)
+    s = builder.vote("Alpha", "B", 2)  # a new round: a new vote
+    assert [(v.cycle, v.option_id) for v in s.votes] == [(1, "A"), (2, "B")]
+    refused(builder, builder.vote_record("Alpha", "A", 1), "current cycle")  # no late votes for round 1
+
+
+def test_conclusion_rules(builder):
+    builder.debating()
+    builder.start_cycle(1)
+    builder.speak("Alpha", 1)
+    refused(builder, builder.conclusion_record("Alpha", 1), "after the debate cycles")
+    builder.conclude(1)
+    refused(builder, builder.conclusion_record("Alpha", 1, sender=builder.moderator), "come from personas")
     refused(
-        builder,
-        r.VoteCast(
-            at=builder.at(), vote=vote, turn=builder.turn(builder.persona("Alpha"), MessageType.CONCLUSION)
-        ),
-        "unknown option",
+        builder, builder.conclusion_record("Alpha", 1, kind=MessageType.DISCUSSION), "needs a conclusion turn"
     )
-    vote["optionId"] = "A"
-    refused(
-        builder,
-        r.VoteCast(
-            at=builder.at(), vote=vote, turn=builder.turn(builder.persona("Alpha"), MessageType.DISCUSSION)
-        ),
-        "conclusion turn",
-    )
-    assert len(builder.vote("Alpha", "A", 1).votes) == 1
+    refused(builder, builder.conclusion_record("Alpha", 1).model_copy(update={"turn": builder.turn(
+        builder.persona("Alpha"), MessageType.CONCLUSION, seq=99)}), "out of sequence")
+    s = builder.state_conclusion("Alpha", 1)
+    assert s.message_turns[-1].message_type is MessageType.CONCLUSION
+    assert s.message_turns[-1].sender.name == "Alpha"
+    builder.status(S.FINAL)
+    refused(builder, builder.conclusion_record("Beta", 1), "not allowed while the session is final")
 
 
 def test_model_used_accumulates(builder):
@@ -480,9 +517,22 @@ def test_replay_of_hand_built_journal(builder):
     builder.ask("q1-2")
     builder.answer("q1-2")
     builder.status(S.DEBATING)
-    builder.run_cycle(1)
+    builder.start_cycle(1)
+    builder.speak("Alpha", 1)
+    builder.speak("Beta", 1)
     builder.options()
     builder.vote("Alpha", "A", 1)
+    builder.vote("Beta", "B", 1)
+    builder.conclude(1)
+    builder.start_cycle(2)
+    builder.speak("Alpha", 2)
+    builder.speak("Beta", 2, changed_position=True, change_reason="new data")
+    builder.vote("Alpha", "A", 2)
+    builder.vote("Beta", "A", 2)
+    builder.conclude(2)
+    builder.state_conclusion("Alpha", 2)
+    builder.state_conclusion("Beta", 2)
+    assert builder.tally().tally.counts == {"A": 2, "B": 0}  # round 2 only
     builder.status(S.FINAL)
     builder.synthesis()
     builder.status(S.COMPLETED)
@@ -525,7 +575,15 @@ async def test_replay_equals_completed_service_session(make_service):
     rt = await _full_session(make_service)
     assert replay(rt.journal) == rt.session
     kinds = {rec.kind for rec in rt.journal}
-    assert {"question_answered", "question_skipped", "persona_spoke", "vote_cast", "synthesis_set"} <= kinds
+    assert {
+        "question_answered",
+        "question_skipped",
+        "persona_spoke",
+        "vote_cast",
+        "conclusion_stated",
+        "tally_set",
+        "synthesis_set",
+    } <= kinds
 
 
 async def test_journal_json_round_trip_replays_equal(make_service):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from unit_helpers import persona_reply, persona_rules, rule, vote_reply
 
 from council.protocol.errors import CouncilError, ErrorCode
 from council.protocol.methods import AnswerParams, Awaiting, Intent, SessionOptions, TurnCommand, TurnParams
@@ -211,27 +212,49 @@ async def test_devils_advocate_dissent_in_final_synthesis(make_service):
 
 
 # --- debate limits and extension ----------------------------------------------------------------------------
+COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
+
+
+def unsettled_script(cycles: int) -> dict:
+    """Three advisors split 1–2 with the minority's confidence creeping up each cycle: never converged (< 75 %),
+    never an impasse (the weighted agreement changes every round), nobody asks to stop."""
+    architect, developer, devil = COUNCIL
+    rules = [
+        rule("VoteReply", vote_reply("A", 0.8), purpose=architect),
+        rule("VoteReply", vote_reply("B", 0.8), purpose=developer),
+        rule("VoteReply", vote_reply("B", 0.6), purpose=devil),
+        *persona_rules(architect, range(1, cycles + 1), option="A", vote_confidence=0.8),
+        *persona_rules(devil, range(1, cycles + 1), option="B", vote_confidence=0.6),
+    ]
+    for c in range(1, cycles + 1):
+        rules += persona_rules(developer, [c], option="B", vote_confidence=round(0.5 + 0.1 * c, 2))
+    return {"rules": rules}
+
+
 async def test_debate_cap_then_extend(make_service):
-    script = {"rules": [{"when": {"schema": "PersonaReply"}, "reply": PERSONA_ALWAYS_CONTINUE}]}
-    h = make_service(script, SessionSettings(max_cycles=3, min_cycles=2, extended_max_cycles=5))
-    done = await ask(h, clarify=False)
+    h = make_service(unsettled_script(5), SessionSettings(max_cycles=3, min_cycles=2, extended_max_cycles=5))
+    done = await ask(h, clarify=False, personas=COUNCIL)
     sid = done.session_id
     s = h.runtime(sid).session
     assert done.status is S.COMPLETED and s.debate_cycles == 3 and done.can_extend
+    assert not any(x.abstained for x in s.responses)
+    assert [d.convergence.status for d in s.discussions] == ["refining", "diverging", "refining"]
     limit = h.of(sid, "debate.limitReached")
     assert len(limit) == 1
     assert limit[0]["cycles"] == 3 and limit[0]["limit"] == 3 and limit[0]["canExtend"]
     assert limit[0]["extendedLimit"] == 5
     assert [d.status.value for d in s.discussions] == ["concluded", "concluded", "limit_reached"]
-    first_votes = len(s.votes)
+    assert {v.cycle for v in s.votes} == {1, 2, 3}  # vote-first: every round votes
+    assert s.tally.voters == 3 and s.tally.counts == {"A": 1, "B": 2}
 
     again = await say(h, sid, "extend debate")
     assert again.intent is Intent.EXTEND_DEBATE and again.status is S.COMPLETED
     s = h.runtime(sid).session
     assert s.extended_debate_requested and s.debate_cycles == 5 and not again.can_extend
     assert len(h.of(sid, "debate.limitReached")) == 2
-    assert {v.cycle for v in s.votes} == {3, 5} and len(s.votes) == 2 * first_votes
-    assert s.tally.voters == first_votes  # only the last round counts
+    assert {v.cycle for v in s.votes} == {1, 2, 3, 4, 5} and len(s.votes) == 15
+    assert s.tally.voters == 3  # only the last round counts
+    assert sum(s.tally.counts.values()) == 3
     assert len(h.of(sid, "final.answer")) == 2
     assert "Cycles: 5" in again.final_answer
     with pytest.raises(CouncilError, match="already extended"):
@@ -239,14 +262,20 @@ async def test_debate_cap_then_extend(make_service):
 
 
 async def test_min_cycles_respected_when_everyone_wants_to_stop(make_service):
-    stop = dict(PERSONA_ALWAYS_CONTINUE, continue_debate=False)
-    h = make_service(
-        {"rules": [{"when": {"schema": "PersonaReply"}, "reply": stop}]},
-        SessionSettings(min_cycles=2, max_cycles=6),
-    )
+    script = {
+        "rules": [
+            rule("PersonaReply", persona_reply(c, continue_debate=False), cycle=c) for c in range(1, 7)
+        ]
+    }  # the default votes: A 2 · B 1 (72.7 %, not converged), and every VoteReply says continue_debate false
+    h = make_service(script, SessionSettings(min_cycles=2, max_cycles=6))
     done = await ask(h, clarify=False)
     s = h.runtime(done.session_id).session
     assert s.debate_cycles == 2
+    assert not any(x.abstained for x in s.responses)
+    first = s.discussions[0].convergence
+    assert first.stop_requests == 1.0 and first.status != "converged"  # cycle 1 would stop without min_cycles
+    assert s.discussions[1].convergence.stop_requests == 1.0
+    assert done.status is S.COMPLETED
     assert not h.of(done.session_id, "debate.limitReached")
 
 
@@ -291,7 +320,8 @@ async def test_garbage_then_valid_is_repaired(make_service):
     assert not first.abstained and first.note == "repaired after one retry"
     assert first.position.startswith(who)
     repair = next(iter(h.service.hub._cache.values())).calls
-    assert sum(c.purpose == who and c.cycle == 1 for c in repair) == 2
+    persona_calls = [c for c in repair if c.purpose == who and c.json_schema["title"] == "PersonaReply"]
+    assert sum(c.cycle == 1 for c in persona_calls) == 2
 
 
 async def test_all_personas_failing_waits_for_retry(make_service):

@@ -273,15 +273,37 @@ class Builder:
             )
         )
 
-    def vote(self, name: str, option: str, cycle: int) -> ConversationSession:
-        turn = self.turn(self.persona(name), MessageType.CONCLUSION)
-        return self.apply(
-            r.VoteCast(
-                at=self.at(),
-                vote=Vote(persona=name, option_id=option, confidence=0.7, rationale="why", cycle=cycle),
-                turn=turn,
-            )
+    def vote_record(self, name: str, option: str, cycle: int, **over: Any) -> r.VoteCast:
+        data: dict[str, Any] = dict(persona=name, option_id=option, confidence=0.7, rationale="why", cycle=cycle)
+        data.update(over)
+        return r.VoteCast(at=self.at(), vote=Vote(**data))
+
+    def vote(self, name: str, option: str, cycle: int, **over: Any) -> ConversationSession:
+        """A vote of the current round (votes carry no turn since vote-first deliberation)."""
+        return self.apply(self.vote_record(name, option, cycle, **over))
+
+    def conclusion_record(
+        self, name: str, cycle: int, sender: Participant | None = None, kind: MessageType = MessageType.CONCLUSION
+    ) -> r.ConclusionStated:
+        turn = self.turn(
+            sender or self.persona(name),
+            kind,
+            content=f"{name} concludes",
+            cycle=CycleRef(cycle_type="debate", number=cycle),
         )
+        return r.ConclusionStated(at=self.at(), turn=turn)
+
+    def state_conclusion(self, name: str, cycle: int) -> ConversationSession:
+        """One persona's conclusion turn, recorded after the last cycle concluded."""
+        return self.apply(self.conclusion_record(name, cycle))
+
+    def tally(self, cycle: int | None = None) -> ConversationSession:
+        """The tally of ``cycle``'s votes (default: the last round with votes), as the engine records it."""
+        from council.session.voting import tally_votes
+
+        last = cycle if cycle is not None else max((v.cycle for v in self.s.votes), default=0)
+        votes = [v for v in self.s.votes if v.cycle == last]
+        return self.apply(r.TallySet(at=self.at(), tally=tally_votes(self.s.options, votes)))
 
     def synthesis(self, answer: str = "## Answer") -> ConversationSession:
         return self.apply(
@@ -311,6 +333,79 @@ class Builder:
         self.options()
         for p in self.persona_participants:
             self.vote(p.name, "A", cycles)
+        for p in self.persona_participants:
+            self.state_conclusion(p.name, cycles)
+        self.tally()
         self.status(SessionStatus.FINAL)
         self.synthesis()
         return self.status(SessionStatus.COMPLETED)
+
+
+# --- scripted-provider scripts ------------------------------------------------------------------------------
+DEBATE_KEYS = ("changed_position", "change_reason", "option_id", "vote_confidence")
+
+
+def persona_reply(
+    cycle: int,
+    *,
+    option: str = "A",
+    vote_confidence: float = 0.8,
+    changed: bool = False,
+    change_reason: str = "",
+    continue_debate: bool = True,
+    position: str | None = None,
+    risks: list[str] | None = None,
+    bullets: int = 5,
+    who: str = "advisor",
+) -> dict[str, Any]:
+    """A valid PersonaReply for ``cycle``: exactly the fields of ``persona_schema(session, cycle)`` (standard depth
+    needs 5 bullets); cycle 1 carries no debate fields, later cycles carry the vote."""
+    reply: dict[str, Any] = {
+        "position": position or f"{who} holds a position in cycle {cycle}.",
+        "summary": [f"{who} summary {i}" for i in range(1, bullets + 1)],
+        "advice": [f"{who} advice {i}" for i in range(1, bullets + 1)],
+        "risks": risks if risks is not None else [f"{who} risk"],
+        "assumptions": [],
+        "questions": [],
+        "next_steps": [f"{who} step {i}" for i in range(1, bullets + 1)],
+        "confidence": "medium",
+        "confidence_rationale": "scripted",
+        "continue_debate": continue_debate,
+    }
+    if cycle >= 2:
+        reply.update(
+            changed_position=changed, change_reason=change_reason, option_id=option, vote_confidence=vote_confidence
+        )
+    return reply
+
+
+def vote_reply(option: str, confidence: float = 0.8, *, continue_debate: bool = True, who: str = "advisor") -> dict:
+    """A valid VoteReply (the first-round vote after the independent cycle)."""
+    return {
+        "option_id": option,
+        "confidence": confidence,
+        "rationale": f"{who} prefers {option}.",
+        "continue_debate": continue_debate,
+        "conclusion": f"{who} concludes {option} is best.",
+    }
+
+
+def rule(schema: str, reply: Any = None, *, purpose: str | None = None, cycle: int | None = None,
+         contains: str | None = None, times: int | None = None, **extra: Any) -> dict[str, Any]:
+    """One script rule: ``when`` keyed on schema title and optionally persona (purpose), cycle, prompt text."""
+    when: dict[str, Any] = {"schema": schema}
+    for key, value in (("purpose", purpose), ("cycle", cycle), ("contains", contains)):
+        if value is not None:
+            when[key] = value
+    out: dict[str, Any] = {"when": when, **extra}
+    if reply is not None:
+        out["reply"] = reply
+    if times is not None:
+        out["times"] = times
+    return out
+
+
+def persona_rules(name: str, cycles: range | list[int], **kw: Any) -> list[dict[str, Any]]:
+    """One PersonaReply rule per cycle for ``name`` (the reply shape differs between cycle 1 and later)."""
+    kw.setdefault("who", name)
+    return [rule("PersonaReply", persona_reply(c, **kw), purpose=name, cycle=c) for c in cycles]
