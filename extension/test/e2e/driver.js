@@ -106,6 +106,7 @@ async function phase(name, fn) {
     const names = new Set(headings.map((h) => h.split(' · ')[0]));
     if (names.size < 2) throw new Error('expected contributions of at least two personas under their names');
     if (!/favours extracting one service first/.test(text)) throw new Error('persona contributions missing from the response');
+    if (/could not answer|abstained/.test(text)) throw new Error('a persona failed on the test model\'s replies');
     if (!/There is no hard deadline this quarter/.test(text) && !/Skipped/.test(text)) {
       console.log('[e2e] note: the skipped question\'s assumption is not shown in the final response');
     }

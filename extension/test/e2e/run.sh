@@ -60,7 +60,7 @@ cat > "$RUN/ud/User/settings.json" <<JSON
   "git.openRepositoryInParentFolders": "never",
   "council.provider": "chat",
   "council.python.interpreter": "$PY",
-  "council.maxCycles": 1,
+  "council.maxCycles": 2,
   "council.maxPersonas": 3,
   "council.trace.server": "off"
 }

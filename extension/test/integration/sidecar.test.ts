@@ -201,7 +201,7 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
   it('a whole session runs on the client model', async () => {
     const turn: TurnParams = {
       text: QUESTION,
-      options: { maxCycles: 1, clarify: true, provider: 'client', model: 'integration-model' },
+      options: { maxCycles: 3, clarify: true, provider: 'client', model: 'integration-model' },
       client: { completion: true, completionModel: 'integration-model' },
     };
     let result = await s.request('council/turn', turn);
@@ -220,6 +220,10 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
     const final = s.of(sid).find((e) => e.type === 'final.answer');
     assert.ok(final && final.type === 'final.answer');
     assert.match(final.markdown, /extract one well-bounded service/i);
+    const problems = s.of(sid).filter((e) => e.type === 'error' || (e.type === 'persona.completed' && e.response.abstained));
+    assert.deepEqual(problems, [], 'the scripted client replies are valid for every role');
+    const types = new Set(s.of(sid).map((e) => e.type));
+    assert.ok(types.has('options.proposed') && types.has('votes.tallied'), `options and votes: ${[...types].join(', ')}`);
     assert.deepEqual(s.errors, []);
   });
 });

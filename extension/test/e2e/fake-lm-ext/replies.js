@@ -3,20 +3,49 @@
 // by the integration test that serves council/complete itself.
 'use strict';
 
+const TITLES = /"title"\s*:\s*"(ClarifierReply|PersonaReply|OptionsReply|VoteReply|SynthesisReply)"/;
+
+/** The JSON schema the prompt asks for: `jsonSchema` when given, else the one embedded in the messages. */
+function schemaOf(messages, jsonSchema) {
+  if (jsonSchema && typeof jsonSchema === 'object') return jsonSchema;
+  for (const m of [...messages].reverse()) {
+    for (const line of m.content.split('\n')) {
+      const start = line.indexOf('{');
+      if (start < 0 || !TITLES.test(line)) continue;
+      try {
+        return JSON.parse(line.slice(start));
+      } catch {
+        /* not a whole schema on this line */
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The schema title embedded in the prompt (jsonSchema when given, else the text of the messages). */
 function schemaTitle(messages, jsonSchema) {
-  if (jsonSchema && typeof jsonSchema.title === 'string') return jsonSchema.title;
-  const text = messages.map((m) => m.content).join('\n');
-  const m = /"title"\s*:\s*"(ClarifierReply|PersonaReply|OptionsReply|VoteReply|SynthesisReply)"/.exec(text);
+  const schema = schemaOf(messages, jsonSchema);
+  if (schema && typeof schema.title === 'string') return schema.title;
+  const m = TITLES.exec(messages.map((x) => x.content).join('\n'));
   return m ? m[1] : '';
+}
+
+/** `items` repeated (numbered) up to the schema's minItems for `field`. */
+function fill(schema, field, items) {
+  const spec = schema && schema.properties && schema.properties[field];
+  const min = spec && typeof spec.minItems === 'number' ? spec.minItems : 0;
+  const out = [...items];
+  for (let i = out.length; i < min; i++) out.push(`${items[i % items.length]} (${i + 1})`);
+  const max = spec && typeof spec.maxItems === 'number' ? spec.maxItems : out.length;
+  return out.slice(0, max);
 }
 
 function lastText(messages) {
   return messages.length ? messages[messages.length - 1].content : '';
 }
 
-/** A valid reply object for `title`; `who` is the persona (purpose) when known. */
-function replyFor(title, messages, who) {
+/** A valid reply object for `title`; `who` is the persona (purpose) when known; `schema` adds enum-bound fields. */
+function replyFor(title, messages, who, schema) {
   const prompt = lastText(messages);
   const persona = who || 'Advisor';
   switch (title) {
@@ -42,21 +71,32 @@ function replyFor(title, messages, who) {
         ],
       };
     }
-    case 'PersonaReply':
-      return {
+    case 'PersonaReply': {
+      const reply = {
         position: `${persona} favours extracting one service first and measuring.`,
-        summary: [`${persona}: a full split this quarter is risky.`],
-        advice: [`${persona}: carve out the most independent module behind a clear interface.`],
-        risks: ['Distributed-systems overhead before the team is ready.'],
+        summary: fill(schema, 'summary', [`${persona}: a full split this quarter is risky.`]),
+        advice: fill(schema, 'advice', [`${persona}: carve out the most independent module behind a clear interface.`]),
+        risks: fill(schema, 'risks', ['Distributed-systems overhead before the team is ready.']),
         assumptions: ['The monolith has at least one well-bounded module.'],
         questions: [],
-        next_steps: ['Map the bounded contexts.', 'Pick one module to extract.'],
+        next_steps: fill(schema, 'next_steps', ['Map the bounded contexts.', 'Pick one module to extract.']),
         confidence: 'medium',
         confidence_rationale: 'Typical outcome for teams of this size.',
         changed_position: false,
         change_reason: '',
         continue_debate: false,
       };
+      // Debate cycles after the options are fixed carry a vote on them (option_id is an enum in the schema).
+      const options = schema && schema.properties && schema.properties.option_id && schema.properties.option_id.enum;
+      if (Array.isArray(options) && options.length) {
+        reply.option_id = options[0];
+        reply.vote_confidence = 0.8;
+      } else if (schema && schema.properties && !schema.properties.changed_position) {
+        delete reply.changed_position;
+        delete reply.change_reason;
+      }
+      return reply;
+    }
     case 'OptionsReply':
       return {
         options: [
@@ -78,7 +118,7 @@ function replyFor(title, messages, who) {
         agreements: ['Start with one module.'],
         conflicts: ['How soon to split the rest.'],
         risks_tradeoffs: ['Operational overhead grows with each service.'],
-        next_steps: ['Map bounded contexts.', 'Extract the first service.', 'Review after one month.'],
+        next_steps: fill(schema, 'next_steps', ['Map bounded contexts.', 'Extract the first service.', 'Review after one month.']),
         notes: [],
       };
     default:
@@ -97,8 +137,9 @@ function whoFrom(messages) {
 
 /** The reply text for a council/complete request or an LM chat request (plain text when no schema is named). */
 function replyText(messages, jsonSchema, who) {
+  const schema = schemaOf(messages, jsonSchema);
   const title = schemaTitle(messages, jsonSchema);
-  const obj = replyFor(title, messages, who || whoFrom(messages));
+  const obj = replyFor(title, messages, who || whoFrom(messages), schema);
   return obj ? JSON.stringify(obj) : `FAKE-LM: ${lastText(messages).slice(0, 200)}`;
 }
 
@@ -110,4 +151,4 @@ function chunks(text, n = 4) {
   return out;
 }
 
-module.exports = { schemaTitle, replyFor, replyText, chunks, whoFrom };
+module.exports = { schemaOf, schemaTitle, replyFor, replyText, chunks, whoFrom };
