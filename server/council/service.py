@@ -92,7 +92,7 @@ class CouncilService:
 
     async def _start(self, params: TurnParams) -> TurnResult:
         pick, reason = await self._picker(params)
-        rt = self.store.create()
+        rt = self.store.create(params.new_session_id)
         rt.pick = pick
 
         async def start() -> TurnResult:

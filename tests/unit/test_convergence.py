@@ -81,9 +81,6 @@ class TestAgreement:
         vs = [v("P1", "A", 0.9), v("P2", "B", 0.3), v("P3", "C", 0.5), v("P4", "B", 0.3)]
         assert agreement(vs) == agreement(list(reversed(vs)))
 
-    @pytest.mark.xfail(strict=True, reason="BUG: agreement() sums float weights without rounding, so a weighted tie "
-                       "such as 0.7 + 0.1 vs 0.8 (0.7999999999999999 vs 0.8) is not recognised: B is reported as "
-                       "leader. voting.tally_votes rounds weights to 4 places; convergence.agreement does not.")
     def test_float_rounding_does_not_break_a_tie(self):
         share, leader = agreement([v("P1", "A", 0.7), v("P2", "A", 0.1), v("P3", "B", 0.8)])
         assert (share, leader) == (0.5, None)
@@ -180,10 +177,6 @@ class TestAssess:
         third = assess(3, votes("AAB"), votes("AAB"), second)
         assert (second.status, third.status) == ("impasse", "impasse")
 
-    @pytest.mark.xfail(strict=True, reason="BUG: after a round in which someone moved, the first unchanged repeat "
-                       "is reported 'refining' with reason 'agreement 50% → 50%' (neither agreement grew nor anyone "
-                       "moved): assess() also demands previous.stability in (1.0, None), so an impasse after a move "
-                       "needs a second identical repeat, while after the first vote one repeat suffices.")
     def test_impasse_when_a_split_repeats_after_a_move(self):
         first = assess(1, votes("AABB"), [], None)
         moved = assess(2, votes("ABAB"), votes("AABB"), first)
@@ -265,10 +258,6 @@ class TestShouldStop:
         assert should_stop(c, round_no=1, min_rounds=2) is None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: circular import. `import council.session.convergence` in a fresh "
-                   "interpreter fails: convergence → council.protocol.wire → council.protocol/__init__ → events → "
-                   "council.session.convergence (partially initialised), ImportError for 'Convergence'. It works only "
-                   "when council.protocol was imported first (as in the server and in these tests).")
 def test_convergence_module_imports_on_its_own():
     done = subprocess.run([sys.executable, "-c", "import council.session.convergence"], capture_output=True,
                           text=True, timeout=60)

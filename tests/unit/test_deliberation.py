@@ -452,17 +452,14 @@ async def test_two_sessions_keep_separate_deliberations(make_service):
 
 
 # --- convergence and tally must tell the same story -----------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: convergence is confidence-weighted but the tally is count-first. One confident vote for A (0.95) "
-    "against two lukewarm votes for B (0.15 each) is 'converged: 76% of the weighted vote backs A' and stops the "
-    "debate after cycle 1, yet tally_votes declares 'majority for B'; the final answer contradicts the reason the "
-    "debate stopped.",
-)
 async def test_converged_leader_is_the_tally_winner(make_service):
+    # one confident vote for A against two lukewarm ones for B: 76% of the weight but a minority of heads —
+    # not a consensus, so the debate goes on instead of stopping on a reason the tally would contradict
     h = make_service({"rules": first_votes(**{ARCH: ("A", 0.95), DEV: ("B", 0.15), DEVIL: ("B", 0.15)})})
     res, s = await start(h, personas=TRIO)
     assert_completed_cleanly(res, s)
-    conv = s.discussions[-1].convergence
-    assert conv.status == "converged" and s.debate_cycles == 1  # the debate stopped on "consensus"
-    assert s.tally.winner == conv.leader
+    first = s.discussions[0].convergence
+    assert first.status != "converged" and s.debate_cycles >= 2
+    for d in s.discussions:
+        if d.convergence is not None and d.convergence.status == "converged":
+            assert s.tally.winner == d.convergence.leader

@@ -476,7 +476,7 @@ def test_conclusion_rules(builder):
     builder.speak("Alpha", 1)
     refused(builder, builder.conclusion_record("Alpha", 1), "after the debate cycles")
     builder.conclude(1)
-    refused(builder, builder.conclusion_record("Alpha", 1, sender=builder.moderator), "come from personas")
+    refused(builder, builder.conclusion_record("Alpha", 1, sender=builder.moderator), "council.s personas")
     refused(
         builder, builder.conclusion_record("Alpha", 1, kind=MessageType.DISCUSSION), "needs a conclusion turn"
     )

@@ -320,11 +320,12 @@ async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: 
                     try:
                         code = await drive(asker, question, out)
                     except AskError as err:
-                        failure = err
+                        failure = await _explain_death(sc, err, log_file)
                         if args.json and (snap := await asker.snapshot()) is not None:
                             _print_json(out, snap)
-                    except RpcError as err:  # the sidecar died or broke the protocol
-                        failure = AskError(FAILED, f"the sidecar failed: {err.message}{_log_tail(log_file)}")
+                    except RpcError as err:  # the sidecar broke the protocol
+                        failure = await _explain_death(sc, AskError(FAILED, f"the sidecar failed: {err.message}"),
+                                                       log_file)
                     finally:
                         if interrupt.fired and asker.session_id:
                             with anyio.CancelScope(shield=True), anyio.move_on_after(3):
@@ -408,6 +409,20 @@ def run(args: argparse.Namespace) -> int:
     if code == CANCELLED:
         print("\ncancelled", file=sys.stderr)
     return code
+
+
+async def _explain_death(sc: Sidecar, err: AskError, log_file) -> AskError:
+    """``err``, or, when the sidecar process died, a message that says so (signal or exit code, last log line)."""
+    if not sc.rpc.closed.is_set():
+        return err
+    with anyio.move_on_after(2):
+        await sc.process.wait()
+    rc = sc.process.returncode
+    if rc is None:
+        return err
+    how = f"was killed by {signal.Signals(-rc).name}" if rc < 0 and -rc in signal.valid_signals() else (
+        f"exited with code {rc}")
+    return AskError(FAILED, f"the sidecar stopped unexpectedly: it {how}{_log_tail(log_file)}")
 
 
 def _find(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:

@@ -95,6 +95,10 @@ class TurnParams(WireModel):
     options: SessionOptions = Field(default_factory=SessionOptions)
     client: ClientCapabilities = Field(default_factory=ClientCapabilities)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+    new_session_id: str | None = Field(
+        None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
+        description="If this turn starts a session, give it this id (unused ids only), so the client can match "
+                    "events to its turn from the first one.")
 
 
 class AnswerParams(WireModel):

@@ -32,9 +32,10 @@ class Convergence(WireModel):
 
 
 def agreement(votes: list[Vote]) -> tuple[float, str | None]:
+    """The leading option's confidence-weighted share of the vote (no leader on a tie)."""
     weights: dict[str, float] = {}
     for v in votes:
-        weights[v.option_id] = weights.get(v.option_id, 0.0) + max(v.confidence, 0.05)
+        weights[v.option_id] = round(weights.get(v.option_id, 0.0) + max(v.confidence, 0.05), 4)
     if not weights:
         return 0.0, None
     leader = max(sorted(weights), key=lambda k: weights[k])
@@ -57,11 +58,13 @@ def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previou
     share, leader = agreement(votes)
     stable = stability(votes, previous_votes)
     stops = round(sum(not v.continue_debate for v in votes) / len(votes), 4) if votes else 0.0
-    if len(votes) >= 2 and leader is not None and share >= STRONG_AGREEMENT:
+    heads = sum(v.option_id == leader for v in votes)
+    if len(votes) >= 2 and leader is not None and share >= STRONG_AGREEMENT and 2 * heads > len(votes):
+        # strong weighted agreement AND a head-count majority, so the stop reason never contradicts the tally
         status: Status = "converged"
         reason = f"{share:.0%} of the weighted vote backs {leader}"
-    elif previous is not None and stable == 1.0 and previous.stability in (1.0, None) \
-            and previous.leader == leader and abs(previous.agreement - share) < 1e-9:
+    elif previous is not None and stable == 1.0 and previous.leader == leader \
+            and abs(previous.agreement - share) < 1e-9:
         status, reason = "impasse", "the same disagreement two rounds running: nobody moved"
     elif previous is not None and share < previous.agreement:
         status, reason = "diverging", f"agreement fell from {previous.agreement:.0%} to {share:.0%}"

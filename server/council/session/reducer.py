@@ -259,8 +259,8 @@ def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
 
 
 def _conclusion_stated(s: ConversationSession, rec: r.ConclusionStated) -> None:
-    if rec.turn.sender.type is not ParticipantType.PERSONA:
-        raise validation_error("conclusions come from personas")
+    if rec.turn.sender.type is not ParticipantType.PERSONA or s.participant(rec.turn.sender.name) is None:
+        raise validation_error("conclusions come from the council's personas")
     if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
         raise validation_error("conclusions come after the debate cycles")
     _check_turn(s, rec.turn, MessageType.CONCLUSION)

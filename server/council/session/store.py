@@ -28,14 +28,16 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def create(self) -> SessionRuntime:
+    def create(self, session_id: str | None = None) -> SessionRuntime:
         self.evict()
+        if session_id is not None and session_id in self._sessions:
+            raise validation_error("that session id is already in use", sessionId=session_id)
         if len(self._sessions) >= self.max_sessions:
             self._make_room()
         if len(self._sessions) >= self.max_sessions:
             raise CouncilError(ErrorCode.PERMISSION, f"too many open sessions (at most {self.max_sessions}); "
                                "finish or cancel one first", limit=self.max_sessions)
-        rt = SessionRuntime(new_id(), self.sink, mono=self.clock)
+        rt = SessionRuntime(session_id or new_id(), self.sink, mono=self.clock)
         self._sessions[rt.session_id] = rt
         return rt
 
