@@ -3,6 +3,7 @@
  * answers with. All session state lives in the sidecar; the only thing carried between turns is the session id
  * in the ChatResult metadata.
  */
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AnswerButtonArgs, PendingAnswers } from './buttons';
 import type { CouncilClient } from './client';
@@ -157,6 +158,8 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
           client: caps,
         };
         if (turn.sessionId) params.sessionId = turn.sessionId;
+        turn.proposedSessionId = randomUUID();
+        params.newSessionId = turn.proposedSessionId;
         if (command) params.command = command;
         if (request.command && !command) params.text = `/${request.command} ${params.text}`.trim();
         result = await deps.client.request('council/turn', params, token);

@@ -74,6 +74,8 @@ export interface TurnParams {
   options?: SessionOptions;
   client?: ClientCapabilities;
   idempotencyKey?: string;
+  /** The id to give the session if this turn starts one (lets the client route events from the first one). */
+  newSessionId?: string;
 }
 
 export type AnswerAction = 'answer' | 'skip' | 'defer';
@@ -526,7 +528,9 @@ export const WIRE_FIELDS: Record<string, readonly string[]> = {
   VotesTallied: fields<EventOf<'votes.tallied'>>()('sessionId', 'seq', 'at', 'type', 'tally'),
   FinalAnswer: fields<EventOf<'final.answer'>>()('sessionId', 'seq', 'at', 'type', 'markdown', 'synthesis'),
   ErrorEvent: fields<EventOf<'error'>>()('sessionId', 'seq', 'at', 'type', 'code', 'message', 'persona', 'details'),
-  TurnParams: fields<TurnParams>()('sessionId', 'text', 'command', 'references', 'options', 'client', 'idempotencyKey'),
+  TurnParams: fields<TurnParams>()(
+    'sessionId', 'text', 'command', 'references', 'options', 'client', 'idempotencyKey', 'newSessionId',
+  ),
   AnswerParams: fields<AnswerParams>()('sessionId', 'questionId', 'action', 'text', 'choice', 'client', 'idempotencyKey'),
   TurnResult: fields<TurnResult>()('sessionId', 'intent', 'status', 'awaiting', 'question', 'finalAnswer', 'canExtend', 'message', 'duplicate'),
   CancelResult: fields<CancelResult>()('sessionId', 'status', 'cancelledCalls'),

@@ -2,8 +2,9 @@
  * The chat turns currently running, by session: routes `council/event` notifications to the right response
  * stream and `council/complete` requests to the right chat model and cancellation token.
  *
- * A turn that starts a new session does not know its session id until the sidecar's first event (or completion
- * request) for it arrives; the oldest unbound turn is bound to the first unknown session id.
+ * A turn that may start a new session proposes the new session's id (`newSessionId`), so events of a session
+ * the sidecar starts are routed from the first one, even when the chat's history still names an older session.
+ * A turn without a proposal falls back to binding the oldest unbound turn to the first unknown session id.
  */
 import type { CouncilEvent } from './protocol';
 import { SeqOrderer } from './render';
@@ -31,6 +32,8 @@ export interface TurnHandlers<M extends TurnModel = TurnModel> {
 
 export class ActiveTurn<M extends TurnModel = TurnModel> {
   sessionId: string | undefined;
+  /** The id proposed for a session this turn may start (`TurnParams.newSessionId`). */
+  proposedSessionId: string | undefined;
   private readonly orderer: SeqOrderer<CouncilEvent>;
 
   constructor(sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
@@ -71,6 +74,11 @@ export class TurnRegistry<M extends TurnModel = TurnModel> {
   forSession(sessionId: string): ActiveTurn<M> | undefined {
     const bound = this.turns.filter((t) => t.sessionId === sessionId);
     if (bound.length > 0) return bound[bound.length - 1];
+    const proposer = this.turns.find((t) => t.proposedSessionId === sessionId);
+    if (proposer) {
+      proposer.sessionId = sessionId;
+      return proposer;
+    }
     const unbound = this.turns.find((t) => t.sessionId === undefined);
     if (unbound) unbound.sessionId = sessionId;
     return unbound;

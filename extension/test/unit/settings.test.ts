@@ -81,6 +81,20 @@ describe('python discovery', () => {
 });
 
 describe('turn registry', () => {
+  const handlers = () => ({ model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {}, notify: () => {} });
+
+  it('routes a new session started from an old chat to the turn that proposed its id', () => {
+    const r = new TurnRegistry<any>();
+    const old = r.begin('finished-session', handlers());
+    old.proposedSessionId = 'proposed-1';
+    const other = r.begin(undefined, handlers());
+    other.proposedSessionId = 'proposed-2';
+    assert.equal(r.forSession('proposed-2'), other);
+    assert.equal(r.forSession('proposed-1'), old);
+    assert.equal(old.sessionId, 'proposed-1');
+    assert.equal(r.forSession('finished-session'), undefined);
+  });
+
   it('binds the oldest unbound turn to the first unknown session', () => {
     const r = new TurnRegistry<any>();
     const h = { model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {}, notify: () => {} };
