@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import time
 
-from .conftest import PROBLEM, run_council
+from .conftest import COUNCIL, PROBLEM, processes_with, run_council
 
 FAST = ("--provider", "scripted", "--no-embeddings")
 
@@ -118,3 +122,23 @@ def test_sidecar_that_cannot_start_is_a_one_line_error(tmp_path):
     assert r.returncode == 4
     line = one_error_line(r.stderr)
     assert "the sidecar did not start" in line and "broken.toml" in line
+
+
+def test_sidecar_crash_mid_session_is_reported(script_file):
+    script = script_file({"rules": [{"when": {"schema": "PersonaReply"}, "delay": 0.5}]})
+    proc = subprocess.Popen([*COUNCIL, "ask", *FAST, "--script", script, "--yes", PROBLEM],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "NO_COLOR": "1"})
+    try:
+        deadline = time.monotonic() + 60
+        while not processes_with(script) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(3)  # well into the slow debate
+        for pid in processes_with(script):
+            if "serve" in open(f"/proc/{pid}/cmdline").read():
+                os.kill(pid, signal.SIGSEGV)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 4, out + err
+    assert "the sidecar stopped unexpectedly: it was killed by SIGSEGV" in one_error_line(err)

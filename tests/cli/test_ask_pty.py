@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.headless.conftest import FLIP_FLOP_COUNCIL, flip_flop_script
+
 from .conftest import PROBLEM, processes_with
 
 
@@ -21,8 +23,7 @@ def test_answer_by_number_then_skip_then_the_answer(pty_session):
     s.expect(r"Vote: Staged approach")
     s.expect(r"The council's answer")
     s.expect(r"Assumptions the council made\s+• The timeline is this quarter\.")
-    s.expect(r"Type 'extend' to let it continue, or Enter to finish")
-    s.send("\r")
+    s.send("\r")  # finishes if the council offers more cycles; harmless otherwise
     assert s.wait() == 0
     assert "assumed: The main goal" not in s.text  # question 1 was answered, not assumed
     assert "\x1b[" in s.output  # colors on a tty (NO_COLOR unset)
@@ -50,13 +51,25 @@ def test_free_text_more_and_skip_all_go_to_the_sidecar(pty_session):
     s.expect(r"\? What is the main goal behind this request \(round 2\)")
     s.expect(r"> ")
     s.send("skip all\r")
-    s.expect(r"Debate limit reached: 1 of 1 cycles")
+    s.expect(r"The council's answer")
+    s.send("\r")
+    assert s.wait() == 0
+
+
+def test_extend_after_the_cycle_cap(pty_session, script_file):
+    script = script_file(flip_flop_script())  # a council that never settles: only the cap stops it
+    s = pty_session("ask", "--provider", "scripted", "--script", script, "--no-embeddings", "--max-cycles", "2",
+                    "--personas", ",".join(FLIP_FLOP_COUNCIL), PROBLEM, env={"NO_COLOR": "1"})
+    s.expect(r"> ")
+    s.send("skip all\r")
+    s.expect(r"Debate limit reached: 2 of 2 cycles\. Say 'extend debate' to allow up to 20\.")
     s.expect(r"The council's answer")
     s.expect(r"Type 'extend' to let it continue")
     s.send("extend\r")
-    s.expect(r"── Software Architect \(cycle 2\) ──")
+    s.expect(r"── Software Architect \(cycle 3\) ──")
+    s.expect(r"Debate limit reached: 20 of 20 cycles")
     s.expect(r"The council's answer")
-    assert s.wait() == 0
+    assert s.wait() == 0  # no second offer: the debate is already extended
 
 
 def test_ctrl_c_mid_debate_cancels_cleanly(pty_session, script_file):

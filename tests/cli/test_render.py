@@ -60,3 +60,11 @@ def test_quiet_keeps_warnings_only():
     p(event("persona.delta", persona="A", cycle=1, text="hidden"))
     p(event("error", code="internal", message="A: the model failed"))
     assert buf.getvalue() == "! A: the model failed\n"
+
+
+def test_convergence_is_summarized():
+    from council.cli.render import describe_convergence
+
+    assert describe_convergence({"round": 1, "status": "refining", "agreement": 0.7273}) == \
+        " [refining, agreement 73%]"
+    assert describe_convergence(None) == "" and describe_convergence("stable") == " [stable]"

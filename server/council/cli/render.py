@@ -75,6 +75,18 @@ def markdown(text: str, style: Style) -> str:
     return "\n".join(out) + "\n"
 
 
+def describe_convergence(conv: Any) -> str:
+    """`` [refining, agreement 73%]`` from a Convergence object (or a plain string); empty when absent."""
+    if not conv:
+        return ""
+    if isinstance(conv, dict):
+        parts = [str(conv["status"])] if conv.get("status") else []
+        if isinstance(conv.get("agreement"), (int, float)):
+            parts.append(f"agreement {conv['agreement']:.0%}")
+        return f" [{', '.join(parts)}]" if parts else ""
+    return f" [{conv}]"
+
+
 class StreamFormatter:
     """Light markdown for text that arrives in arbitrary chunks: ``**bold**`` and ``- `` bullets.
 
@@ -236,7 +248,7 @@ class EventPrinter:
         summary = e["resolutionSummary"]
         if not summary.lower().startswith("cycle"):
             summary = f"Cycle {e['cycle']}: {summary}"
-        conv = f" [{e['convergence']}]" if e.get("convergence") else ""
+        conv = describe_convergence(e.get("convergence"))
         self.line(self.style("✓ ", "green") + summary + self.style(conv, "dim"))
 
     def on_debate_limitReached(self, e: dict[str, Any]) -> None:
