@@ -44,6 +44,7 @@ class CallSpec(Generic[T]):
     temperature: float = 0.7
     cycle: int = 0
     check: Callable[[T], None] | None = None  # extra checks after parsing; raises ParseFailure
+    soft_check: Callable[[T], str | None] | None = None  # a shortfall worth one repair, not an abstention
 
 
 async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
@@ -56,7 +57,7 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     if text is None:
         return CallOutcome(None, f"{provider.describe()} failed; see the error above")
     try:
-        return CallOutcome(_parse(text, spec))
+        reply = _parse(text, spec)
     except ParseFailure as first:
         log.info("reply for %s did not parse (%s); asking once for a repair", spec.role, first.reason)
         repair = request.model_copy(update={"messages": repair_messages(spec.messages, text, first.reason)})
@@ -67,6 +68,19 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
             return CallOutcome(_parse(text2, spec), repaired=True)
         except ParseFailure as second:
             return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}")
+    shortfall = spec.soft_check(reply) if spec.soft_check else None
+    if shortfall is None:
+        return CallOutcome(reply)
+    repair = request.model_copy(update={"messages": repair_messages(spec.messages, text, shortfall)})
+    text2 = await _run(rt, provider, repair, spec.role, None)
+    if text2 is not None:
+        try:
+            better = _parse(text2, spec)
+            if spec.soft_check is None or spec.soft_check(better) is None:
+                return CallOutcome(better, repaired=True)
+        except ParseFailure:
+            pass
+    return CallOutcome(reply, note=f"kept as given: {shortfall}")
 
 
 def _parse(text: str, spec: CallSpec[T]) -> T:

@@ -37,6 +37,16 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     return reply_schema(PersonaReply, overrides)
 
 
+def _depth_check(session: ConversationSession):
+    lo, _ = DEPTH_BULLETS[session.settings.depth]
+
+    def check(reply: PersonaReply) -> str | None:
+        short = [f for f in ("summary", "advice", "next_steps") if len(getattr(reply, f)) < lo]
+        return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)" \
+            if short else None
+    return check
+
+
 def votes_of(session: ConversationSession, cycle: int) -> list[Vote]:
     return [v for v in session.votes if v.cycle == cycle]
 
@@ -89,7 +99,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
                         reply_model=PersonaReply, schema=schema, max_tokens=1400, cycle=cycle,
-                        check=_check_reply(contract, option_ids))
+                        check=_check_reply(contract, option_ids), soft_check=_depth_check(s))
         outcome = await call_structured(rt, pick, spec, on_delta)
         vote: Vote | None = None
         if outcome.reply is not None:
@@ -105,8 +115,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
                             rationale=reply["change_reason"].strip() or reply["position"],
                             continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
             flag = reply["changed_position"] and not reply["change_reason"].strip()
-            response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag,
-                                       note="repaired after one retry" if outcome.repaired else None)
+            note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
+            response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
             content = response.position
         else:
             note = f"{name} abstains: {outcome.note}"
