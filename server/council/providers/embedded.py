@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.structured import inline_refs
+from council.providers.structured import grammar_schema
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class EmbeddedOptions(BaseModel):
     n_threads: int | None = Field(None, ge=1, description="CPU threads; None = auto (see default_threads).")
     n_batch: int = Field(512, ge=8)
     seed: int | None = None
+    repeat_penalty: float = Field(1.15, ge=1.0, le=2.0, description="Small models loop without it.")
 
 
 def default_threads() -> int:
@@ -211,10 +212,11 @@ class EmbeddedProvider(Provider):
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
+            "repeat_penalty": self.options.repeat_penalty,
             "stream": True,
         }
         if request.json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": inline_refs(request.json_schema)}
+            kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(request.json_schema)}
         send, receive = anyio.create_memory_object_stream[object](math.inf)
         stop = threading.Event()
         worker = threading.Thread(

@@ -18,7 +18,7 @@ from council.config import ProviderConfig
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
 from council.providers.http_common import iter_ndjson, make_client
 from council.providers.retry import RetryPolicy, Sleep, open_stream, provider_errors
-from council.providers.structured import inline_refs
+from council.providers.structured import grammar_schema
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ class OllamaProvider(Provider):
             "options": options,
         }
         if request.json_schema is not None:
-            body["format"] = inline_refs(request.json_schema)
+            body["format"] = grammar_schema(request.json_schema)
         if self.options.keep_alive:
             body["keep_alive"] = self.options.keep_alive
         return body

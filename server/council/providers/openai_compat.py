@@ -21,7 +21,7 @@ from council.config import ConfigError, ProviderConfig
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
 from council.providers.http_common import is_loopback, iter_sse, make_client
 from council.providers.retry import RetryPolicy, Sleep, open_stream, provider_errors
-from council.providers.structured import inline_refs
+from council.providers.structured import grammar_schema, inline_refs
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class OpenAICompatProvider(Provider):
                     "json_schema": {"name": name, "schema": schema, "strict": False},
                 }
             else:
-                body["response_format"] = {"type": "json_object", "schema": schema}
+                body["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
         return body
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:

@@ -41,3 +41,29 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
     root = {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
     return walk(root, 0)
+
+
+#: Longest string a grammar may allow. llama.cpp expands ``maxLength: N`` into N nested optional rules; at 1200
+#: the grammar crashed llama-cpp-python 0.3.36 (SIGSEGV) and long bounds make sampling crawl. Short bounds also
+#: keep a small model from rambling until its token budget cuts the JSON off.
+GRAMMAR_MAX_STRING = 240
+GRAMMAR_MAX_ITEM = 160
+
+
+def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema for a grammar-constrained backend (llama.cpp, Ollama): refs inlined, string lengths capped (list
+    items shorter still). The caller's parser enforces the original bounds afterwards."""
+
+    def strip(node: Any, in_items: bool = False) -> Any:
+        if isinstance(node, list):
+            return [strip(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: (strip(v, in_items=(k == "items")) if isinstance(v, (dict, list)) else v)
+               for k, v in node.items()}
+        if out.get("type") == "string" and "enum" not in out:
+            cap = GRAMMAR_MAX_ITEM if in_items else GRAMMAR_MAX_STRING
+            out["maxLength"] = min(out.get("maxLength", cap), cap)
+        return out
+
+    return strip(inline_refs(schema))

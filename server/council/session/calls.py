@@ -18,7 +18,7 @@ from council.providers.base import CompletionRequest, Provider, ProviderError, c
 from council.session import records as r
 from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply
-from council.session.prompts import repair_messages
+from council.session.prompts import compact_json_instruction, json_instruction, repair_messages
 from council.session.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,10 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    request = CompletionRequest(purpose=spec.role, messages=spec.messages, json_schema=spec.schema,
+    messages = spec.messages
+    if provider.constrains_json:  # the backend enforces the schema: describe the keys instead of showing it
+        messages = _compact(messages, spec.schema)
+    request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
                                 session_id=rt.session_id, cycle=spec.cycle)
     text = await _run(rt, provider, request, spec.role, on_delta)
@@ -60,18 +63,24 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
         reply = _parse(text, spec)
     except ParseFailure as first:
         log.info("reply for %s did not parse (%s); asking once for a repair", spec.role, first.reason)
-        repair = request.model_copy(update={"messages": repair_messages(spec.messages, text, first.reason)})
+        repair = request.model_copy(update={"messages": repair_messages(messages, text, first.reason)})
         text2 = await _run(rt, provider, repair, spec.role, None)
         if text2 is None:
             return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed")
         try:
             return CallOutcome(_parse(text2, spec), repaired=True)
         except ParseFailure as second:
+            for candidate in (text2, text):  # last resort: the complete parts of a reply that was cut off
+                try:
+                    return CallOutcome(_parse(candidate, spec, salvage=True), note="the reply was cut off; "
+                                       "kept its complete parts", repaired=True)
+                except ParseFailure:
+                    continue
             return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}")
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:
         return CallOutcome(reply)
-    repair = request.model_copy(update={"messages": repair_messages(spec.messages, text, shortfall)})
+    repair = request.model_copy(update={"messages": repair_messages(messages, text, shortfall)})
     text2 = await _run(rt, provider, repair, spec.role, None)
     if text2 is not None:
         try:
@@ -83,8 +92,13 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     return CallOutcome(reply, note=f"kept as given: {shortfall}")
 
 
-def _parse(text: str, spec: CallSpec[T]) -> T:
-    reply = parse_reply(text, spec.reply_model, spec.schema)
+def _compact(messages: list[ChatMessage], schema: dict[str, Any]) -> list[ChatMessage]:
+    full, short = json_instruction(schema), compact_json_instruction(schema)
+    return [m.model_copy(update={"content": m.content.replace(full, short)}) for m in messages]
+
+
+def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
+    reply = parse_reply(text, spec.reply_model, spec.schema, salvage=salvage)
     if spec.check is not None:
         spec.check(reply)
     return reply

@@ -22,7 +22,7 @@ async def plan_round(rt: SessionRuntime, pick: ProviderPicker, round_number: int
     asked = [q.question for q in s.questions] + [q.question for q in s.planned_questions]
     schema = reply_schema(ClarifierReply)
     spec = CallSpec(role="clarifier", messages=clarifier_messages(s, schema, round_number, asked),
-                    reply_model=ClarifierReply, schema=schema, max_tokens=700, temperature=0.3)
+                    reply_model=ClarifierReply, schema=schema, max_tokens=500, temperature=0.3)
     outcome = await call_structured(rt, pick, spec)
     if outcome.reply is None:
         rt.progress(f"The moderator could not prepare questions ({outcome.note}); the council goes ahead.")

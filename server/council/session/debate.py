@@ -17,7 +17,7 @@ from council.session.entities import ConversationSession, CouncilDiscussion, Cyc
 from council.session.live_render import LiveRenderer, limits_of
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
-from council.session.prompts import DEPTH_BULLETS, persona_messages
+from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_messages
 from council.session.runtime import SessionRuntime
 from council.session.streaming import OrderedStream
 
@@ -29,7 +29,8 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     later cycles carry the persona's vote on the fixed option list."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
-    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": 5}}
+    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
+                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)}}
     if cycle == 1 or not session.options:
         return reply_schema(PersonaReply, overrides, omit=DEBATE_FIELDS)
     overrides["option_id"] = {"enum": [o.id for o in session.options]}
@@ -37,13 +38,19 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     return reply_schema(PersonaReply, overrides)
 
 
-def _depth_check(session: ConversationSession):
+def _soft_checks(session: ConversationSession, persona: PersonaContract):
+    """Shortfalls worth one repair, then kept with a visible note: too few bullets for the depth, and a Devil's
+    Advocate without risks."""
     lo, _ = DEPTH_BULLETS[session.settings.depth]
 
     def check(reply: PersonaReply) -> str | None:
+        problems = []
         short = [f for f in ("summary", "advice", "next_steps") if len(getattr(reply, f)) < lo]
-        return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)" \
-            if short else None
+        if short:
+            problems.append(f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)")
+        if persona.always_include and not reply.risks:
+            problems.append("as the Devil's Advocate list the risks and counterpoints in 'risks'")
+        return "; ".join(problems) or None
     return check
 
 
@@ -64,8 +71,6 @@ def _check_reply(persona: PersonaContract, option_ids: list[str]):
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
         if option_ids and reply.option_id.strip().upper() not in option_ids:
             raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
-        if persona.always_include and not reply.risks:
-            raise ParseFailure("as the Devil's Advocate you must list the risks and counterpoints in 'risks'")
     return check
 
 
@@ -98,8 +103,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
 
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
-                        reply_model=PersonaReply, schema=schema, max_tokens=1400, cycle=cycle,
-                        check=_check_reply(contract, option_ids), soft_check=_depth_check(s))
+                        reply_model=PersonaReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
+                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s, contract))
         outcome = await call_structured(rt, pick, spec, on_delta)
         vote: Vote | None = None
         if outcome.reply is not None:

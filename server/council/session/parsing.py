@@ -98,9 +98,35 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
     return out
 
 
-def parse_reply(text: str, model: type[T], schema: dict[str, Any]) -> T:
-    """Parse ``text`` into ``model`` under ``schema`` (the bounds actually requested), or raise ParseFailure."""
-    data = _fit_to_schema(extract_json_object(text), schema)
+def salvage_truncated(text: str) -> dict[str, Any] | None:
+    """The complete members of a JSON object cut off mid-way (a token budget ran out), or None.
+
+    A list that was being written keeps its finished items; a half-written string or number is dropped.
+    """
+    from council.session.live_render import parse_prefix  # the same tolerant prefix parser the live view uses
+
+    obj, done = parse_prefix(text)
+    if not obj:
+        return None
+    out = {k: v for k, v in obj.items() if k in done}
+    for key, value in obj.items():
+        if key not in done and isinstance(value, list) and len(value) > 1:
+            out[key] = value[:-1]
+    return out or None
+
+
+def parse_reply(text: str, model: type[T], schema: dict[str, Any], *, salvage: bool = False) -> T:
+    """Parse ``text`` into ``model`` under ``schema`` (the bounds actually requested), or raise ParseFailure.
+
+    With ``salvage``, a reply cut off mid-object keeps its complete members (and fails only if what is left does
+    not validate)."""
+    try:
+        raw = extract_json_object(text)
+    except ParseFailure:
+        raw = salvage_truncated(text) if salvage else None
+        if raw is None:
+            raise
+    data = _fit_to_schema(raw, schema)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

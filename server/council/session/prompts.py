@@ -13,10 +13,14 @@ from typing import Any
 
 from council.personas.contract import PersonaContract
 from council.protocol.completion import ChatMessage
+from council.providers.structured import inline_refs
 from council.session.entities import ConversationSession, Depth, QuestionStatus
 from council.session.outputs import PersonaResponse, Vote
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
+
+#: Reply budget (tokens) of one persona contribution at each depth.
+DEPTH_TOKENS: dict[Depth, int] = {Depth.BRIEF: 1000, Depth.STANDARD: 1600, Depth.DEEP: 2600}
 
 DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {
     Depth.BRIEF: (2, 3),
@@ -40,6 +44,13 @@ def json_instruction(schema: dict[str, Any]) -> str:
         "Reply with exactly one JSON object and nothing else: no prose, no code fences. "
         "It must match this JSON schema:\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
     )
+
+
+def compact_json_instruction(schema: dict[str, Any]) -> str:
+    """For backends that enforce the schema themselves (grammar): just the keys. Small models copy any wording
+    about types or counts into their answers, so there is none to copy."""
+    props = inline_refs(schema).get("properties", {})
+    return f"Reply with one JSON object with the keys {', '.join(props)}, filled with your own content."
 
 
 def _language_line(session: ConversationSession) -> str:

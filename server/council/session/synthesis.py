@@ -12,7 +12,7 @@ from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.debate import latest_responses
 from council.session.entities import ConversationSession
 from council.session.outputs import CouncilSynthesis, PersonaResponse, SynthesisReply, reply_schema
-from council.session.prompts import DEPTH_BULLETS, synthesis_messages
+from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
 from council.session.runtime import SessionRuntime
 from council.session.voting import describe_tally
 
@@ -72,11 +72,13 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
     latest = latest_responses(s)
     outcome_line = describe_tally(s.tally) if s.tally else "no vote"
     _, hi = DEPTH_BULLETS[s.settings.depth]
-    schema = reply_schema(SynthesisReply, {"next_steps": {"maxItems": hi}})
+    few = {"maxItems": min(hi, 5)}
+    schema = reply_schema(SynthesisReply, {"next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few,
+                                           "risks_tradeoffs": {"maxItems": hi}, "notes": {"maxItems": 3}})
     rt.progress("The chair writes the final answer.")
     outcome = await call_structured(rt, pick, CallSpec(
         role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
-        reply_model=SynthesisReply, schema=schema, max_tokens=1400, temperature=0.3))
+        reply_model=SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3))
     reply = outcome.reply or consolidate(s, latest)
     notes = list(reply.notes)
     abstained = [x.persona for x in latest if x.abstained]

@@ -75,7 +75,7 @@ async def cast_votes(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[s
             results[name] = None
             return
         spec = CallSpec(role=name, messages=vote_messages(contracts[name], s, schema, own, peers),
-                        reply_model=VoteReply, schema=schema, max_tokens=500, temperature=0.2, cycle=cycle,
+                        reply_model=VoteReply, schema=schema, max_tokens=300, temperature=0.2, cycle=cycle,
                         check=check)
         outcome = await call_structured(rt, pick, spec)
         reply = outcome.reply

@@ -1,0 +1,70 @@
+"""Weak models: a reply cut off by the token budget keeps its complete parts; a shortfall gets one repair, then a
+visible note instead of an abstention."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from unit_helpers import persona_reply, rule
+
+from council.protocol.methods import SessionOptions, TurnParams
+from council.session.outputs import PersonaReply, reply_schema
+from council.session.parsing import ParseFailure, parse_reply, salvage_truncated
+
+DEVIL = "Devil's Advocate"
+TRIO = ["Software Architect", "Senior Developer", DEVIL]
+
+
+def test_salvage_keeps_complete_members_and_finished_list_items():
+    text = '{"position": "Split later.", "summary": ["one", "two", "thr'
+    assert salvage_truncated(text) == {"position": "Split later.", "summary": ["one", "two"]}
+    assert salvage_truncated('{"position": "cut off mid-str') is None
+    assert salvage_truncated("no json at all") is None
+
+
+def test_parse_reply_salvages_only_when_asked_and_only_if_the_rest_validates():
+    full = persona_reply(1)
+    text = json.dumps(full)
+    cut = text[: text.index('"next_steps"') + 40]  # everything up to the middle of next_steps
+    schema = reply_schema(PersonaReply)
+    with pytest.raises(ParseFailure):
+        parse_reply(cut, PersonaReply, schema)
+    with pytest.raises(ParseFailure):  # confidence fields never arrived: nothing to salvage into a valid reply
+        parse_reply(cut, PersonaReply, schema, salvage=True)
+    reordered = {k: full[k] for k in ("position", "confidence", "confidence_rationale", "summary", "advice",
+                                      "risks", "next_steps")}
+    text = json.dumps(reordered)
+    reply = parse_reply(text[:-25], PersonaReply, schema, salvage=True)
+    assert reply.position == full["position"] and reply.advice == full["advice"]
+    assert reply.next_steps == full["next_steps"][:-1] or reply.next_steps == full["next_steps"][:-2]
+
+
+async def test_a_cut_off_reply_is_kept_with_a_note_instead_of_an_abstention(make_service):
+    full = persona_reply(1, who="Software Architect")
+    reordered = {k: full[k] for k in ("position", "confidence", "confidence_rationale", "continue_debate",
+                                      "summary", "advice", "risks", "assumptions", "questions", "next_steps")}
+    cut = json.dumps(reordered)[:-30]
+    h = make_service({"rules": [rule("PersonaReply", cut, purpose="Software Architect", cycle=1, times=2)]})
+    res = await h.service.turn(TurnParams(text="Should we split our monolith?",
+                                          options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    first = next(r for r in s.responses if r.persona == "Software Architect" and r.cycle == 1)
+    assert not first.abstained
+    assert first.note == "the reply was cut off; kept its complete parts"
+    assert first.advice == full["advice"]
+
+
+async def test_a_devils_advocate_without_risks_gets_one_repair_then_a_visible_note(make_service):
+    no_risks = persona_reply(1, who=DEVIL, risks=[])
+    h = make_service({"rules": [rule("PersonaReply", no_risks, purpose=DEVIL, cycle=1, times=2)]})
+    res = await h.service.turn(TurnParams(text="Should we split our monolith?",
+                                          options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    devil = next(r for r in s.responses if r.persona == DEVIL and r.cycle == 1)
+    assert not devil.abstained and devil.risks == []
+    assert devil.note and "Devil's Advocate list the risks" in devil.note
+    provider = next(iter(h.service.hub._cache.values()))
+    repairs = [c for c in provider.calls
+               if c.purpose == DEVIL and c.cycle == 1 and c.json_schema["title"] == "PersonaReply"]
+    assert len(repairs) == 2 and "risks and counterpoints" in repairs[1].messages[-1].content
