@@ -36,6 +36,7 @@ from council.providers.base import ChatMessage, CompletionRequest
 from council.providers.scripted import ScriptedProvider
 from council.service import CouncilService
 from council.session.entities import SessionSettings
+from deliberation import prompt_tokens, routing_latency
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 PERSONAS = ["Software Architect", "Senior Developer", "Devil's Advocate"]
@@ -171,6 +172,8 @@ async def main() -> None:
     await concurrency()
     await overhead()
     await embedded()
+    await prompt_tokens()
+    routing_latency()
     print(f"bench_wall_s: {time.perf_counter() - began:.1f}")
 
 
