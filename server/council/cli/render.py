@@ -205,6 +205,8 @@ class EventPrinter:
         sel = e["selection"]
         names = ", ".join(p["name"] for p in sel["selectedPersonas"])
         self.line(self.style("Council: ", "bold") + names + self.style(f"  ({sel.get('method', '')})", "dim"))
+        if sel.get("reason"):
+            self.line(self.style(f"  why: {sel['reason']}", "dim"))
 
     def on_assumption_recorded(self, e: dict[str, Any]) -> None:
         a = e["assumption"]
