@@ -262,3 +262,29 @@ def test_convergence_module_imports_on_its_own():
     done = subprocess.run([sys.executable, "-c", "import council.session.convergence"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-500:]
+
+
+def test_position_similarity_is_reported_with_any_ranker_and_never_decides():
+    from council.session.convergence import position_similarity
+
+    assert position_similarity([]) is None
+    same = position_similarity([("split the billing module first", "split the billing module first")])
+    assert same == 1.0
+    different = position_similarity([("split the billing module first", "keep the monolith and add caching")])
+    assert 0.0 <= different < 0.5
+
+    class Broken:
+        def score(self, query, docs):
+            raise RuntimeError("not warm")
+
+    assert position_similarity([("a b", "a b")], Broken()) == 1.0  # falls back to word overlap
+
+    class Fixed:
+        def score(self, query, docs):
+            return [0.97]  # "same topic, opposite stance" scores like this with embeddings
+
+    votes_split = [Vote(persona="P", option_id="A", confidence=0.8, rationale="r"),
+                   Vote(persona="Q", option_id="B", confidence=0.8, rationale="r")]
+    sim = position_similarity([("x", "y")], Fixed())
+    c = assess(2, votes_split, votes_split, None, similarity=sim)
+    assert c.similarity == 0.97 and c.status != "converged"  # high similarity alone never converges

@@ -75,6 +75,29 @@ def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previou
                        stop_requests=stops, similarity=similarity, reason=reason)
 
 
+def position_similarity(pairs: list[tuple[str, str]], ranker: object | None = None) -> float | None:
+    """Mean text similarity of each persona's position to its previous one — the *secondary* signal.
+
+    ``ranker`` is a routing ranker (embeddings when warm, else TF-IDF) with ``score(query, docs)``; without one,
+    or if it fails, word overlap (Jaccard) is used. Reported only: it never decides a status.
+    """
+    if not pairs:
+        return None
+    scores: list[float] = []
+    for before, after in pairs:
+        value: float | None = None
+        if ranker is not None:
+            try:
+                value = float(ranker.score(before, [after])[0])  # type: ignore[attr-defined]
+            except Exception:
+                value = None
+        if value is None:
+            a, b = set(before.lower().split()), set(after.lower().split())
+            value = len(a & b) / len(a | b) if a | b else 1.0
+        scores.append(max(0.0, min(1.0, value)))
+    return round(sum(scores) / len(scores), 4)
+
+
 def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> str | None:
     """Why the debate stops after this round, or None to go on (the cycle limit is checked by the caller)."""
     if c.status == "converged":

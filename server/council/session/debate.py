@@ -167,4 +167,7 @@ def summarize_cycle(session: ConversationSession, cycle: int, conv: Convergence 
             counts[v.option_id] = counts.get(v.option_id, 0) + 1
         tally = " · ".join(f"{k} {n}" for k, n in sorted(counts.items()))
         parts.append(f"vote {tally or 'none'}; {conv.status} ({conv.reason})")
+        if conv.similarity is not None:
+            parts.append(f"positions {conv.similarity:.0%} similar in wording to the last cycle (reported, not "
+                         "decisive: similar words can carry opposite stances)")
     return "; ".join(parts) + "."

@@ -26,7 +26,7 @@ from council.protocol.methods import (
 from council.session import records as r
 from council.session.calls import ProviderPicker
 from council.session.clarifier import plan_round
-from council.session.convergence import Convergence, assess, should_stop
+from council.session.convergence import Convergence, assess, position_similarity, should_stop
 from council.session.debate import run_cycle, summarize_cycle, votes_of
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
@@ -300,7 +300,8 @@ class Engine:
                 await propose_options(rt, pick)
                 await cast_votes(rt, pick, contracts)
             s = rt.session
-            conv = assess(cycle, votes_of(s, cycle), votes_of(s, cycle - 1), previous)
+            conv = assess(cycle, votes_of(s, cycle), votes_of(s, cycle - 1), previous,
+                          similarity=self._similarity(s, cycle))
             stop = should_stop(conv, round_no=cycle, min_rounds=s.settings.min_cycles)
             at_limit = stop is None and cycle >= s.cycle_limit
             rt.record(r.CycleConcluded(at=rt.clock(), cycle=cycle, convergence=conv,
@@ -314,6 +315,13 @@ class Engine:
         conclude(rt)
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
         return None
+
+
+    def _similarity(self, session, cycle: int) -> float | None:
+        before = {x.persona: x.position for x in session.responses if x.cycle == cycle - 1 and not x.abstained}
+        pairs = [(before[x.persona], x.position) for x in session.responses
+                 if x.cycle == cycle and not x.abstained and x.persona in before]
+        return position_similarity(pairs, self.defaults.ranker_factory())
 
 
 def _last_convergence(session) -> Convergence | None:
