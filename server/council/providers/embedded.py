@@ -247,7 +247,7 @@ class EmbeddedProvider(Provider):
         loaded = " (loaded)" if any(k.startswith(f"{path.resolve()}|") for k in _models) else ""
         return ProviderStatus(
             available=True,
-            detail=f"{path.name}{loaded} via llama-cpp-python, {self.options.n_threads or default_threads()} threads",
+            detail=f"{path.name}{loaded} via llama-cpp-python, {_threads_text(self.options.n_threads)}",
         )
 
 
@@ -261,6 +261,11 @@ def _as_provider_error(exc: BaseException) -> ProviderError:
             kind="client",
         )
     return ProviderError(f"the embedded model failed: {type(exc).__name__}: {text}", kind="internal")
+
+
+def _threads_text(configured: int | None) -> str:
+    n = configured or default_threads()
+    return f"{n} thread" if n == 1 else f"{n} threads"
 
 
 def unload_models() -> None:
