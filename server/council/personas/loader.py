@@ -9,6 +9,7 @@ and the field.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 import sys
@@ -229,8 +230,14 @@ def _find_phrase(words: list[str], phrase: list[str]) -> int | None:
 
 
 def default_personas_dir() -> Path:
-    """The repository's ``personas/`` directory (next to ``server/``)."""
-    return Path(__file__).resolve().parents[3] / "personas"
+    """The built-in persona contracts: the repository's ``personas/`` in a source checkout, else the copy that
+    ships inside the package (``council._personas``, the same files)."""
+    source = Path(__file__).resolve().parents[3] / "personas"
+    if source.is_dir():
+        return source
+    spec = importlib.util.find_spec("council._personas")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else source
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
