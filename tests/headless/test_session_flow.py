@@ -132,6 +132,9 @@ async def test_debate_cap_then_extended_debate(sidecar):
         snap = await sc.call("council/snapshot", {"sessionId": sid})
         assert snap["session"]["debateCycles"] == 20  # the extended ceiling
         assert snap["session"]["extendedDebateRequested"] is True
+        transcript = snap["transcriptMarkdown"]  # both conclusion rounds, each under its own heading
+        assert "## Conclusions and votes after cycle 2" in transcript
+        assert "## Conclusions and votes after cycle 20" in transcript
         assert len(events_of(sc, sid, "debate.limitReached")) == 2
         with pytest.raises(RpcError) as err:
             await sc.call("council/turn", {"sessionId": sid, "command": "extend"})

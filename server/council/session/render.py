@@ -63,9 +63,12 @@ def transcript_markdown(session: ConversationSession) -> str:
         if d.resolution_summary:
             out.append(f"_{d.resolution_summary}_\n\n")
     conclusions = [t for t in s.message_turns if t.message_type is MessageType.CONCLUSION]
-    if conclusions:
-        out.append("## Conclusions and votes\n\n")
-        out += [f"- **{t.sender.name}:** {t.content}\n" for t in conclusions]
+    rounds = sorted({t.related_cycle_or_round.number for t in conclusions if t.related_cycle_or_round})
+    for n in rounds:  # an extended debate concludes again: each conclusion round keeps its own heading
+        title = "Conclusions and votes" if len(rounds) == 1 else f"Conclusions and votes after cycle {n}"
+        out.append(f"## {title}\n\n")
+        out += [f"- **{t.sender.name}:** {t.content}\n" for t in conclusions
+                if t.related_cycle_or_round and t.related_cycle_or_round.number == n]
         out.append("\n")
     if s.final_answer:
         out.append(s.final_answer)
