@@ -107,6 +107,8 @@ export interface TurnResult {
   question?: ClarificationQuestion;
   finalAnswer?: string;
   canExtend?: boolean;
+  /** The last debate stopped at its cycle cap rather than by agreement. */
+  limitReached?: boolean;
   message?: string;
   duplicate?: boolean;
 }
@@ -532,7 +534,10 @@ export const WIRE_FIELDS: Record<string, readonly string[]> = {
     'sessionId', 'text', 'command', 'references', 'options', 'client', 'idempotencyKey', 'newSessionId',
   ),
   AnswerParams: fields<AnswerParams>()('sessionId', 'questionId', 'action', 'text', 'choice', 'client', 'idempotencyKey'),
-  TurnResult: fields<TurnResult>()('sessionId', 'intent', 'status', 'awaiting', 'question', 'finalAnswer', 'canExtend', 'message', 'duplicate'),
+  TurnResult: fields<TurnResult>()(
+    'sessionId', 'intent', 'status', 'awaiting', 'question', 'finalAnswer', 'canExtend', 'limitReached', 'message',
+    'duplicate',
+  ),
   CancelResult: fields<CancelResult>()('sessionId', 'status', 'cancelledCalls'),
   SessionOptions: fields<SessionOptions>()('personas', 'depth', 'maxCycles', 'maxPersonas', 'extendedDebate', 'clarify', 'provider', 'model', 'userId'),
   ClientCapabilities: fields<ClientCapabilities>()('completion', 'completionModel'),

@@ -108,6 +108,4 @@ def test_retry_after_every_advisor_failed(pty_session, script_file):
     s.expect(r"Type 'retry' to try again")
     s.send("retry\r")
     s.expect(r"The council's answer")
-    s.expect(r"Enter to finish")
-    s.send("\r")
-    assert s.wait() == 0
+    assert s.wait() == 0  # the debate ended by agreement, not at its cap: no "extend" prompt

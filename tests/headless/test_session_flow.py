@@ -123,7 +123,7 @@ async def test_debate_cap_then_extended_debate(sidecar):
         r = await sc.call("council/turn", {"text": PROBLEM, "options": {"clarify": False,
                                                                         "personas": FLIP_FLOP_COUNCIL}})
         sid = r["sessionId"]
-        assert r["status"] == "completed" and r["canExtend"] is True
+        assert r["status"] == "completed" and r["canExtend"] is True and r["limitReached"] is True
         limit = events_of(sc, sid, "debate.limitReached")
         assert len(limit) == 1 and limit[0]["cycles"] == 2 and limit[0]["canExtend"]
         assert len(events_of(sc, sid, "cycle.completed")) == 2
@@ -155,6 +155,7 @@ async def test_early_stop_when_two_thirds_want_to_stop(sidecar):
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert snap["session"]["debateCycles"] == 2
         assert events_of(sc, r["sessionId"], "debate.limitReached") == []
+        assert r["limitReached"] is False  # stopped by the council, not by the cap
 
 
 async def test_cancel_mid_debate(sidecar):

@@ -241,7 +241,7 @@ class Asker:
 
     async def offer_extension(self, result: dict[str, Any]) -> dict[str, Any] | None:
         """After a capped debate, interactively offer more cycles; the new result, or None."""
-        if not (self.interactive and result.get("canExtend")):
+        if not (self.interactive and result.get("canExtend") and result.get("limitReached")):
             return None
         line = await read_line(self.ui, self.style("The debate hit its cycle cap. Type 'extend' to let it "
                                                    "continue, or Enter to finish: ", "bold"))

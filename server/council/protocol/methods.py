@@ -142,6 +142,7 @@ class TurnResult(WireModel):
     question: ClarificationQuestion | None = None
     final_answer: str | None = None
     can_extend: bool = False
+    limit_reached: bool = Field(False, description="The last debate stopped at its cycle cap (not by agreement).")
     message: str | None = Field(None, description="A short note for the user (status, refusal reasons…).")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
 

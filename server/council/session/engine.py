@@ -94,7 +94,9 @@ class Engine:
         return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
                           awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
                           final_answer=s.final_answer if s.status is S.COMPLETED else None,
-                          can_extend=s.status is S.COMPLETED and can_extend(s), message=message)
+                          can_extend=s.status is S.COMPLETED and can_extend(s), message=message,
+                          limit_reached=bool(s.discussions)
+                          and s.discussions[-1].status is DiscussionStatus.LIMIT_REACHED)
 
     # --- start ---------------------------------------------------------------------------------------------
     async def start(self, rt: SessionRuntime, params: TurnParams, pick: ProviderPicker) -> TurnResult:
