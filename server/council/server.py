@@ -133,8 +133,7 @@ def _to_jsonrpc(err: CouncilError) -> JsonRpcException:
     return JsonRpcException(message=err.message, code=err.jsonrpc_code, data=err.data.to_wire())
 
 
-def _handler(server: CouncilServer, params_model: type[WireModel], method: str,
-             call: Callable[[Any], Awaitable[WireModel] | WireModel]):
+def _handler(params_model: type[WireModel], method: str, call: Callable[[Any], Awaitable[WireModel] | WireModel]):
     async def handle(raw: Any) -> dict[str, Any]:
         try:
             try:
@@ -174,10 +173,15 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/providers": lambda _p: service.providers(),
     }
     for method in METHODS:
-        server.feature(method.name)(_handler(server, method.params, method.name, calls[method.name]))
+        server.feature(method.name)(_handler(method.params, method.name, calls[method.name]))
 
     @server.feature(COMPLETE_DELTA_METHOD)
     def complete_delta(raw: Any) -> None:
         bridge.on_delta(raw)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(_params: Any) -> None:
+        """Cancel running sessions and close the providers' connections and models before exiting."""
+        await service.aclose()
 
     return server

@@ -56,6 +56,11 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
                                 session_id=rt.session_id, cycle=spec.cycle)
+    async def ask_again(bad_reply: str, reason: str) -> str | None:
+        """One repair attempt: the conversation, the bad reply and what was wrong with it."""
+        repair = request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)})
+        return await _run(rt, provider, repair, spec.role, None)
+
     text = await _run(rt, provider, request, spec.role, on_delta)
     if text is None:
         return CallOutcome(None, f"{provider.describe()} failed; see the error above")
@@ -63,8 +68,7 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
         reply = _parse(text, spec)
     except ParseFailure as first:
         log.info("reply for %s did not parse (%s); asking once for a repair", spec.role, first.reason)
-        repair = request.model_copy(update={"messages": repair_messages(messages, text, first.reason)})
-        text2 = await _run(rt, provider, repair, spec.role, None)
+        text2 = await ask_again(text, first.reason)
         if text2 is None:
             return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed")
         try:
@@ -80,8 +84,7 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:
         return CallOutcome(reply)
-    repair = request.model_copy(update={"messages": repair_messages(messages, text, shortfall)})
-    text2 = await _run(rt, provider, repair, spec.role, None)
+    text2 = await ask_again(text, shortfall)
     if text2 is not None:
         try:
             better = _parse(text2, spec)

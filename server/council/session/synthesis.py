@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from council.personas.contract import PersonaContract
 from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.debate import latest_responses
+from council.session.debate import latest_responses, votes_of
 from council.session.entities import ConversationSession
 from council.session.outputs import CouncilSynthesis, PersonaResponse, SynthesisReply, reply_schema
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
 from council.session.runtime import SessionRuntime
+from council.session.vote_round import final_round
 from council.session.voting import describe_tally
 
 
@@ -32,8 +33,7 @@ def dissent(session: ConversationSession, contracts: dict[str, PersonaContract])
     """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted."""
     out: list[str] = []
     tally = session.tally
-    last = max((v.cycle for v in session.votes), default=0)
-    final_votes = [v for v in session.votes if tally and v.cycle == last]
+    final_votes = votes_of(session, final_round(session)) if tally else []
     if tally and tally.winner:
         for v in final_votes:
             if v.option_id != tally.winner:
@@ -51,8 +51,7 @@ def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> 
     _, hi = DEPTH_BULLETS[session.settings.depth]
     active = [x for x in latest if not x.abstained]
     tally = session.tally
-    last = max((v.cycle for v in session.votes), default=0)
-    winners = {v.persona for v in session.votes if tally and v.cycle == last and v.option_id == tally.winner}
+    winners = {v.persona for v in votes_of(session, final_round(session)) if tally and v.option_id == tally.winner}
     lead = [x for x in active if x.persona in winners] or active
     label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
     recommendation = label or (lead[0].position if lead else "The council could not reach a recommendation.")

@@ -13,7 +13,7 @@ import anyio
 from council.personas.contract import PersonaContract
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.debate import latest_responses
+from council.session.debate import latest_responses, votes_of
 from council.session.entities import CycleRef, MessageType
 from council.session.outputs import OptionsReply, PersonaResponse, Vote, VoteOption, VoteReply, reply_schema
 from council.session.parsing import ParseFailure
@@ -104,7 +104,7 @@ def conclude(rt: SessionRuntime) -> None:
     """Each persona's conclusion (from its final-round vote) and the tally of that round only."""
     s = rt.session
     cycle = final_round(s)
-    votes = {v.persona: v for v in s.votes if v.cycle == cycle}
+    votes = {v.persona: v for v in votes_of(s, cycle)}
     labels = {o.id: o.label for o in s.options}
     abstentions = []
     for p in s.personas:
