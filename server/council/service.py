@@ -43,6 +43,8 @@ from council.session.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
 
+NEW_TURN_KEYS = 512  # turn keys remembered outside a live session (new or unknown ones; older are forgotten)
+
 
 class CouncilService:
     def __init__(self, library: PersonaLibrary, config: CouncilConfig, sink: EventSink, *,
@@ -61,9 +63,25 @@ class CouncilService:
     async def turn(self, params: TurnParams) -> TurnResult:
         if params.idempotency_key is None:
             return await self._turn(params)
-        key = f"{params.session_id or 'new'}:{params.idempotency_key}"  # keys are scoped to their session
+        key = f"turn:{params.idempotency_key}"
+        rt = self._live(params.session_id)
+        if rt is not None:  # keys are scoped to their session and evicted with it
+            return await _once(key, rt.results, rt.pending, rt.failures, lambda: self._turn(params))
+        key = f"{params.session_id or 'new'}:{key}"
+        if len(self._turn_pending) > NEW_TURN_KEYS:  # keys without a live session: keep the recent ones
+            for old in [k for k, e in self._turn_pending.items() if e.is_set()][: NEW_TURN_KEYS // 2]:
+                for memo in (self._turn_pending, self._turn_results, self._turn_failures):
+                    memo.pop(old, None)
         return await _once(key, self._turn_results, self._turn_pending, self._turn_failures,
                            lambda: self._turn(params))
+
+    def _live(self, session_id: str | None) -> SessionRuntime | None:
+        if not session_id:
+            return None
+        try:
+            return self.store.get(session_id)
+        except CouncilError:
+            return None
 
     async def _turn(self, params: TurnParams) -> TurnResult:
         rt = None

@@ -439,3 +439,22 @@ async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_se
     )
     final = responses(h, done.session_id, who)[0].model_dump()
     assert streamed == render(final, set(final), final=True)
+
+
+async def test_turn_keys_live_with_their_session_and_new_session_keys_are_bounded(make_service):
+    from council import service as service_module
+
+    h = make_service()
+    res = await ask(h)
+    sid = res.session_id
+    await say(h, sid, "skip", idempotency_key="click")
+    rt = h.runtime(sid)
+    assert "turn:click" in rt.results  # evicted together with the session
+    assert not any("click" in k for k in h.service._turn_results)
+    for i in range(service_module.NEW_TURN_KEYS + 5):
+        h.service._turn_pending[f"new:turn:k{i}"] = done = anyio.Event()
+        done.set()
+    await h.service.turn(TurnParams(text="Should we adopt a monorepo?", idempotency_key="fresh",
+                                    options=SessionOptions(clarify=False)))
+    assert len(h.service._turn_pending) <= service_module.NEW_TURN_KEYS
+    assert "new:turn:fresh" in h.service._turn_pending
