@@ -22,10 +22,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from council import __version__
+from council.camel import CamelModel
+from council.errors import CouncilError, from_pydantic, internal_error
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteParams, CompleteResult
-from council.protocol.errors import CouncilError, from_pydantic, internal_error
-from council.protocol.methods import METHODS, WireModel
+from council.protocol.errors import JSONRPC_CODES, error_data
+from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
 
@@ -130,10 +132,10 @@ class ClientBridge:
 
 
 def _to_jsonrpc(err: CouncilError) -> JsonRpcException:
-    return JsonRpcException(message=err.message, code=err.jsonrpc_code, data=err.data.to_wire())
+    return JsonRpcException(message=err.message, code=JSONRPC_CODES[err.code], data=error_data(err).to_wire())
 
 
-def _handler(params_model: type[WireModel], method: str, call: Callable[[Any], Awaitable[WireModel] | WireModel]):
+def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]):
     async def handle(raw: Any) -> dict[str, Any]:
         try:
             try:

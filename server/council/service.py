@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 import anyio
 
 from council.config import CouncilConfig
+from council.errors import CouncilError, internal_error, validation_error
 from council.personas.loader import PersonaLibrary
-from council.protocol.errors import CouncilError, internal_error, validation_error
 from council.protocol.methods import (
     AnswerParams,
     Awaiting,

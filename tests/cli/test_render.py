@@ -43,9 +43,9 @@ def event(kind: str, **fields):
 def test_status_lines_wait_until_a_persona_stream_ends():
     buf = io.StringIO()
     p = EventPrinter(buf, PLAIN)
-    p(event("persona.delta", persona="A", cycle=1, text="first half "))
+    p(event("persona.delta", persona="A", cycle=1, markdown="first half "))
     p(event("progress", message="meanwhile"))
-    p(event("persona.delta", persona="A", cycle=1, text="second half"))
+    p(event("persona.delta", persona="A", cycle=1, markdown="second half"))
     p(event("persona.completed", persona="A", cycle=1, response={"confidence": "high", "position": "x"}))
     p(event("debate.limitReached", cycles=2, limit=2, canExtend=True, extendedLimit=20))
     p(event("unknown.type"))
@@ -57,7 +57,7 @@ def test_quiet_keeps_warnings_only():
     buf = io.StringIO()
     p = EventPrinter(buf, PLAIN, quiet=True)
     p(event("progress", message="hidden"))
-    p(event("persona.delta", persona="A", cycle=1, text="hidden"))
+    p(event("persona.delta", persona="A", cycle=1, markdown="hidden"))
     p(event("error", code="internal", message="A: the model failed"))
     assert buf.getvalue() == "! A: the model failed\n"
 

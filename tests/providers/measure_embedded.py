@@ -12,8 +12,7 @@ import time
 import anyio
 
 from council.config import ProviderConfig
-from council.protocol.completion import ChatMessage
-from council.providers.base import CompletionRequest
+from council.providers.base import ChatMessage, CompletionRequest
 from council.providers.embedded import EmbeddedProvider, default_threads, load_model
 
 

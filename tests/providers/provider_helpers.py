@@ -8,8 +8,7 @@ from collections.abc import Callable
 
 import httpx
 
-from council.protocol.completion import ChatMessage
-from council.providers.base import CompletionRequest
+from council.providers.base import ChatMessage, CompletionRequest
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 

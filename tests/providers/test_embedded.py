@@ -109,7 +109,7 @@ def test_loading_and_streaming_write_nothing_to_fd1(smollm2_path):
         import logging, sys, anyio
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
         from council.config import ProviderConfig
-        from council.protocol.completion import ChatMessage
+        from council.providers.base import ChatMessage
         from council.providers.base import CompletionRequest, complete
         from council.providers.embedded import EmbeddedProvider
         msgs = [ChatMessage(role="user", content="Say hi.")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from unit_helpers import DEBATE_KEYS, Builder, persona_reply
 
-from council.protocol.errors import CouncilError
+from council.errors import CouncilError
 from council.session.convergence import Convergence, assess, should_stop
 from council.session.debate import latest_responses, persona_schema, summarize_cycle, votes_of
 from council.session.engine import _choice_value

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from council.protocol.errors import ErrorCode, from_pydantic
+from council.errors import ErrorCode, from_pydantic
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
     ClarificationAnswer,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from unit_helpers import SID, Builder
 
-from council.protocol.errors import CouncilError, ErrorCode
+from council.errors import CouncilError, ErrorCode
 from council.session import records as r
 from council.session.entities import (
     DiscussionStatus,

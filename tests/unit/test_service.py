@@ -6,7 +6,7 @@ import anyio
 import pytest
 from unit_helpers import persona_reply, persona_rules, rule, vote_reply
 
-from council.protocol.errors import CouncilError, ErrorCode
+from council.errors import CouncilError, ErrorCode
 from council.protocol.methods import AnswerParams, Awaiting, Intent, SessionOptions, TurnCommand, TurnParams
 from council.session.entities import QuestionStatus, SessionSettings
 from council.session.entities import SessionStatus as S
@@ -298,7 +298,7 @@ async def test_garbage_twice_abstains_with_a_note(make_service):
     mine = responses(h, sid, who)
     assert mine and all(x.abstained for x in mine)
     assert mine[0].note.startswith(f"{who} abstains: unusable reply after one repair attempt")
-    shown = "".join(e["text"] for e in h.of(sid, "persona.delta") if e["persona"] == who)
+    shown = "".join(e["markdown"] for e in h.of(sid, "persona.delta") if e["persona"] == who)
     assert f"_{who} abstains:" in shown
     s = h.runtime(sid).session
     assert who in s.tally.abstentions
@@ -435,7 +435,7 @@ async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_se
     h = make_service({"rules": [{"when": {"schema": "PersonaReply", "purpose": who}, "reply": long_reply}]})
     done = await ask(h, clarify=False)
     streamed = "".join(
-        e["text"] for e in h.of(done.session_id, "persona.delta") if e["persona"] == who and e["cycle"] == 1
+        e["markdown"] for e in h.of(done.session_id, "persona.delta") if e["persona"] == who and e["cycle"] == 1
     )
     final = responses(h, done.session_id, who)[0].model_dump()
     assert streamed == render(final, set(final), final=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from unit_helpers import T0
 
-from council.protocol.errors import CouncilError, ErrorCode
+from council.errors import CouncilError, ErrorCode
 from council.session import records as r
 from council.session.entities import Participant, ParticipantType, SessionSettings, SessionStatus
 from council.session.store import IDLE_FACTOR, SessionStore

@@ -24,7 +24,7 @@ def make(order=("A", "B", "C")):
     stream = OrderedStream(rt, list(order), cycle=2)  # type: ignore[arg-type]
 
     def deltas():
-        return [(f["persona"], f["text"]) for cls, f in rt.calls if cls is PersonaDelta]
+        return [(f["persona"], f["markdown"]) for cls, f in rt.calls if cls is PersonaDelta]
 
     def commit(name):
         return lambda: log.append(f"commit {name}")
@@ -74,7 +74,7 @@ def test_commit_runs_before_next_persona_text():
     s.delta("B", "b")
     s.finish("A", lambda: log.append(f"commit A after {len(rt.calls)} events"))
     assert log == ["commit A after 0 events"]
-    assert rt.calls[-1][1]["text"] == "b"
+    assert rt.calls[-1][1]["markdown"] == "b"
 
 
 EVENTS = [

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from council.protocol.errors import CouncilError, ErrorCode
+from council.errors import CouncilError, ErrorCode
 from council.session.entities import SessionStatus as S
 from council.session.transitions import TERMINAL, TRANSITIONS, can_transition, check_transition
 
@@ -49,7 +49,7 @@ def test_illegal_transition_raises_validation_with_allowed_targets(current, targ
     assert err.details["target"] == target.value
     assert err.details["allowed"] == sorted(s.value for s in EXPECTED[current])
     assert current.value in err.message and target.value in err.message
-    assert err.data.to_wire()["code"] == "validation"
+    assert err.code.value == "validation"
 
 
 def test_cancelled_is_terminal():

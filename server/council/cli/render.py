@@ -228,7 +228,7 @@ class EventPrinter:
             if not self.at_line_start:
                 self._write("\n")
             self._write("\n" + self.style(f"── {persona} (cycle {e['cycle']}) ──", "bold", "cyan") + "\n")
-        self._write(self.formatter.feed(e["text"]))
+        self._write(self.formatter.feed(e["markdown"]))
 
     def on_persona_completed(self, e: dict[str, Any]) -> None:
         if self.streaming == e["persona"]:

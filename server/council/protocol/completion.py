@@ -8,22 +8,20 @@ request's id and stops listening.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
+from council.providers.base import ChatMessage
 
 COMPLETE_METHOD = "council/complete"
 COMPLETE_DELTA_METHOD = "council/completeDelta"
 
 
-class ChatMessage(WireModel):
-    role: Literal["system", "user", "assistant"]
-    content: str
 
 
-class CompleteParams(WireModel):
+class CompleteParams(CamelModel):
     session_id: str
     stream_id: str
     purpose: str = Field(description="Who asks: a persona name, `clarifier`, `moderator` or `synthesizer`.")
@@ -33,11 +31,11 @@ class CompleteParams(WireModel):
     temperature: float = 0.7
 
 
-class CompleteResult(WireModel):
+class CompleteResult(CamelModel):
     text: str
     model: str | None = None
 
 
-class CompleteDelta(WireModel):
+class CompleteDelta(CamelModel):
     stream_id: str
     text: str

@@ -1,7 +1,11 @@
 """Server → client notifications: ``council/event``, one ordered stream per session.
 
-Every event carries ``sessionId``, a strictly increasing ``seq`` (per session, starting at 1), ``at`` and a
-``type`` that selects its payload. Clients render events in ``seq`` order and ignore types they do not know.
+Every event carries ``sessionId``, a strictly increasing ``seq`` (per session, starting at 1), ``at``, a ``type``
+that selects its payload, and ``markdown``: what a person reads for it, written by the sidecar. A client appends
+each event's ``markdown`` in ``seq`` order (also for types it does not know) and adds only layout of its own:
+buttons for ``question.asked`` choices, an Extend button on ``debate.limitReached``, a Retry button on a
+retryable ``error``, and ``progress.message`` as a transient progress line. The data fields are for those
+layout decisions and for programs; clients never write prose from them.
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from council.protocol.errors import ErrorCode
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
+from council.errors import ErrorCode
 from council.session.convergence import Convergence
 from council.session.entities import (
     Assumption,
@@ -20,15 +24,17 @@ from council.session.entities import (
     PersonaSelection,
     SessionStatus,
 )
-from council.session.outputs import CouncilSynthesis, PersonaResponse, VoteOption, VoteTally
+from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 EVENT_METHOD = "council/event"
 
 
-class EventBase(WireModel):
+class EventBase(CamelModel):
     session_id: str
     seq: int = Field(ge=1)
     at: datetime
+    markdown: str = Field("", description="What a person reads for this event: markdown to append in seq order "
+                                          "(empty: nothing to show). Clients print it as is.")
 
 
 class StatusChanged(EventBase):
@@ -39,6 +45,8 @@ class StatusChanged(EventBase):
 
 
 class Progress(EventBase):
+    """A transient status line (clients show it as progress, not in the transcript; ``markdown`` is empty)."""
+
     type: Literal["progress"] = "progress"
     message: str
 
@@ -65,20 +73,27 @@ class AssumptionRecorded(EventBase):
     assumption: Assumption
 
 
+class CycleStarted(EventBase):
+    type: Literal["cycle.started"] = "cycle.started"
+    cycle: int
+    limit: int = Field(description="The session's cycle cap when the cycle started.")
+
+
 class PersonaStarted(EventBase):
     type: Literal["persona.started"] = "persona.started"
     persona: str
     cycle: int
-    phase: Literal["debate", "vote"] = "debate"
     provider: str = ""
     model: str = ""
 
 
 class PersonaDelta(EventBase):
+    """The next piece of a persona's contribution as it streams (``markdown`` only; its first piece starts with
+    the persona's heading)."""
+
     type: Literal["persona.delta"] = "persona.delta"
     persona: str
     cycle: int
-    text: str
 
 
 class PersonaCompleted(EventBase):
@@ -86,6 +101,11 @@ class PersonaCompleted(EventBase):
     persona: str
     cycle: int
     response: PersonaResponse
+
+
+class VoteCast(EventBase):
+    type: Literal["vote.cast"] = "vote.cast"
+    vote: Vote
 
 
 class CycleCompleted(EventBase):
@@ -115,7 +135,6 @@ class VotesTallied(EventBase):
 
 class FinalAnswer(EventBase):
     type: Literal["final.answer"] = "final.answer"
-    markdown: str
     synthesis: CouncilSynthesis
 
 
@@ -124,6 +143,7 @@ class ErrorEvent(EventBase):
     code: ErrorCode
     message: str
     persona: str | None = None
+    retryable: bool = Field(False, description="Sending `retry` (or clicking Retry) may succeed now.")
     details: dict = {}
 
 
@@ -135,9 +155,11 @@ Event = Annotated[
         | QuestionAsked
         | QuestionResolved
         | AssumptionRecorded
+        | CycleStarted
         | PersonaStarted
         | PersonaDelta
         | PersonaCompleted
+        | VoteCast
         | CycleCompleted
         | DebateLimitReached
         | OptionsProposed

@@ -13,13 +13,14 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
 from council.session.entities import (
     ClarificationQuestion,
     ConversationSession,
     Depth,
     SessionStatus,
 )
+from council.session.intents import Intent
 
 MAX_TEXT = 20_000  # characters in one chat turn
 MAX_CONTEXT = 200_000  # characters of attached context in one turn
@@ -40,23 +41,8 @@ class TurnCommand(str, Enum):
     RETRY = "retry"
 
 
-class Intent(str, Enum):
-    """What the sidecar decided a turn means."""
 
-    NEW_PROBLEM = "new_problem"
-    ANSWER = "answer"
-    SKIP = "skip"
-    SKIP_ALL = "skip_all"
-    DEFER = "defer"
-    MORE_QUESTIONS = "more_questions"
-    EXTEND_DEBATE = "extend_debate"
-    CANCEL = "cancel"
-    STATUS = "status"
-    PERSONAS = "personas"
-    RETRY = "retry"
-
-
-class Reference(WireModel):
+class Reference(CamelModel):
     """Context attached to a turn (a file, a selection, a pasted snippet)."""
 
     name: str = Field(min_length=1, max_length=300)
@@ -64,7 +50,7 @@ class Reference(WireModel):
     content: str = Field("", max_length=MAX_CONTEXT)
 
 
-class SessionOptions(WireModel):
+class SessionOptions(CamelModel):
     """Per-session choices, honoured when a turn starts a new session."""
 
     personas: list[str] | None = Field(None, max_length=12, description="Persona names or ids; overrides routing.")
@@ -78,14 +64,14 @@ class SessionOptions(WireModel):
     user_id: str | None = Field(None, max_length=200)
 
 
-class ClientCapabilities(WireModel):
+class ClientCapabilities(CamelModel):
     """What the client can do for the sidecar during this turn."""
 
     completion: bool = Field(False, description="The client answers council/complete with its own model.")
     completion_model: str | None = Field(None, max_length=300, description="Name of the client's model.")
 
 
-class TurnParams(WireModel):
+class TurnParams(CamelModel):
     """``council/turn``: forward one chat turn. Without ``sessionId`` (or with ``/new``) it starts a session."""
 
     session_id: str | None = Field(None, max_length=100)
@@ -101,7 +87,7 @@ class TurnParams(WireModel):
                     "events to its turn from the first one.")
 
 
-class AnswerParams(WireModel):
+class AnswerParams(CamelModel):
     """``council/answer``: answer, skip or defer one question by id (what a clicked button sends)."""
 
     session_id: str = Field(min_length=1, max_length=100)
@@ -113,7 +99,7 @@ class AnswerParams(WireModel):
     idempotency_key: str = Field(min_length=1, max_length=200)
 
 
-class SessionRef(WireModel):
+class SessionRef(CamelModel):
     session_id: str = Field(min_length=1, max_length=100)
 
 
@@ -121,7 +107,7 @@ class SnapshotParams(SessionRef):
     include_journal: bool = False
 
 
-class EmptyParams(WireModel):
+class EmptyParams(CamelModel):
     pass
 
 
@@ -132,7 +118,7 @@ class Awaiting(str, Enum):
     NOTHING = "nothing"  # completed or cancelled; a new turn starts a new session (or extends the debate)
 
 
-class TurnResult(WireModel):
+class TurnResult(CamelModel):
     """Result of ``council/turn`` and ``council/answer``: where the session stands once the turn has run."""
 
     session_id: str | None = Field(None, description="None only when no session exists (e.g. `status` first).")
@@ -147,13 +133,13 @@ class TurnResult(WireModel):
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
 
 
-class CancelResult(WireModel):
+class CancelResult(CamelModel):
     session_id: str
     status: SessionStatus
     cancelled_calls: int = 0
 
 
-class PersonaInfo(WireModel):
+class PersonaInfo(CamelModel):
     id: str
     name: str
     council: str
@@ -164,12 +150,12 @@ class PersonaInfo(WireModel):
     source: str
 
 
-class PersonasResult(WireModel):
+class PersonasResult(CamelModel):
     personas: list[PersonaInfo]
     councils: dict[str, list[str]]
 
 
-class ProviderInfo(WireModel):
+class ProviderInfo(CamelModel):
     id: str
     kind: str
     model: str
@@ -177,12 +163,12 @@ class ProviderInfo(WireModel):
     detail: str = ""
 
 
-class ProvidersResult(WireModel):
+class ProvidersResult(CamelModel):
     default: str
     providers: list[ProviderInfo]
 
 
-class SnapshotResult(WireModel):
+class SnapshotResult(CamelModel):
     session: ConversationSession
     journal: list[dict[str, Any]] | None = None
     transcript_markdown: str
@@ -191,8 +177,8 @@ class SnapshotResult(WireModel):
 @dataclass(frozen=True)
 class Method:
     name: str
-    params: type[WireModel]
-    result: type[WireModel]
+    params: type[CamelModel]
+    result: type[CamelModel]
     doc: str
 
 

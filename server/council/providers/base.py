@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from council.protocol.completion import ChatMessage
+from council.camel import CamelModel
+
+
+class ChatMessage(CamelModel):
+    """One chat message of a prompt (also what ``council/complete`` carries to a client's model)."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
 
 
 class CompletionRequest(BaseModel):

@@ -13,8 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from council.protocol.completion import ChatMessage
-from council.providers.base import CompletionRequest, Provider, ProviderError, complete
+from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
 from council.session import records as r
 from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply

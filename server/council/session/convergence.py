@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
 from council.session.outputs import Vote
 
 Status = Literal["converged", "refining", "diverging", "impasse"]
@@ -20,7 +20,7 @@ STRONG_AGREEMENT = 0.75  # confidence-weighted share of the leading option that 
 STOP_SHARE = 2 / 3  # share of personas saying continue_debate=false that stops the debate
 
 
-class Convergence(WireModel):
+class Convergence(CamelModel):
     round: int
     status: Status
     agreement: float  # confidence-weighted share of the leading option among this round's votes

@@ -11,10 +11,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from council.errors import validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.routing import Selection, select_personas
-from council.protocol.errors import validation_error
 from council.protocol.methods import (
     AnswerParams,
     Awaiting,

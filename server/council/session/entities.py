@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
 from council.session.convergence import Convergence
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
@@ -78,7 +78,7 @@ class UserConfidence(str, Enum):
     LOW = "low"
 
 
-class Participant(WireModel):
+class Participant(CamelModel):
     participant_id: str = Field(default_factory=new_id)
     type: ParticipantType
     name: str = Field(min_length=1, max_length=80)
@@ -89,12 +89,12 @@ class Participant(WireModel):
         return self.type is ParticipantType.USER
 
 
-class CycleRef(WireModel):
+class CycleRef(CamelModel):
     cycle_type: Literal["clarification", "debate"]
     number: int = Field(ge=1)
 
 
-class MessageTurn(WireModel):
+class MessageTurn(CamelModel):
     turn_id: str = Field(default_factory=new_id)
     session_id: str
     sender: Participant
@@ -107,12 +107,12 @@ class MessageTurn(WireModel):
     metadata: dict[str, Any] = {}
 
 
-class Choice(WireModel):
+class Choice(CamelModel):
     label: str = Field(min_length=1, max_length=120)
     value: str = Field(min_length=1, max_length=120)
 
 
-class ClarificationAnswer(WireModel):
+class ClarificationAnswer(CamelModel):
     answer_id: str = Field(default_factory=new_id)
     question_id: str
     session_id: str
@@ -122,7 +122,7 @@ class ClarificationAnswer(WireModel):
     created_at: datetime
 
 
-class ClarificationQuestion(WireModel):
+class ClarificationQuestion(CamelModel):
     question_id: str = Field(default_factory=new_id)
     session_id: str
     round_number: int = Field(ge=1, le=MAX_CLARIFICATION_ROUNDS)
@@ -146,7 +146,7 @@ class ClarificationQuestion(WireModel):
         return self
 
 
-class Assumption(WireModel):
+class Assumption(CamelModel):
     assumption_id: str = Field(default_factory=new_id)
     session_id: str
     related_question_id: str | None = None
@@ -155,7 +155,7 @@ class Assumption(WireModel):
     added_at: datetime
 
 
-class CouncilDiscussion(WireModel):
+class CouncilDiscussion(CamelModel):
     discussion_id: str = Field(default_factory=new_id)
     session_id: str
     cycle_number: int = Field(ge=1)
@@ -175,7 +175,7 @@ class CouncilDiscussion(WireModel):
         return self
 
 
-class PersonaSelection(WireModel):
+class PersonaSelection(CamelModel):
     selection_id: str = Field(default_factory=new_id)
     session_id: str
     request_classification: str
@@ -193,7 +193,7 @@ class PersonaSelection(WireModel):
         return self
 
 
-class SessionSettings(WireModel):
+class SessionSettings(CamelModel):
     """Per-session knobs, fixed at creation (extended by ``extend debate``)."""
 
     max_cycles: int = Field(DEFAULT_MAX_CYCLES, ge=1, le=50)
@@ -205,7 +205,7 @@ class SessionSettings(WireModel):
     language: str = "en"
 
 
-class ModelUse(WireModel):
+class ModelUse(CamelModel):
     """Which provider and model served a role (persona name, ``clarifier``, ``moderator``, ``synthesizer``)."""
 
     provider: str
@@ -214,7 +214,7 @@ class ModelUse(WireModel):
     failures: int = 0
 
 
-class SessionMetadata(WireModel):
+class SessionMetadata(CamelModel):
     correlation_id: str = Field(default_factory=new_id)
     models: dict[str, ModelUse] = {}
     timings_ms: dict[str, float] = {}
@@ -223,7 +223,7 @@ class SessionMetadata(WireModel):
     context: list[str] = Field(default_factory=list, description="Names of attached context items.")
 
 
-class ConversationSession(WireModel):
+class ConversationSession(CamelModel):
     session_id: str = Field(default_factory=new_id)
     user_id: str = "anonymous"
     request_text: str = Field(min_length=1)

@@ -7,21 +7,39 @@ if it is risky" is an answer. A slash command always wins over the text.
 from __future__ import annotations
 
 import re
+from enum import Enum
 
-from council.protocol.methods import Intent, TurnCommand
 from council.session.entities import SessionStatus
 
-_COMMANDS: dict[TurnCommand, Intent] = {
-    TurnCommand.NEW: Intent.NEW_PROBLEM,
-    TurnCommand.SKIP: Intent.SKIP,
-    TurnCommand.SKIP_ALL: Intent.SKIP_ALL,
-    TurnCommand.MORE: Intent.MORE_QUESTIONS,
-    TurnCommand.DEFER: Intent.DEFER,
-    TurnCommand.EXTEND: Intent.EXTEND_DEBATE,
-    TurnCommand.CANCEL: Intent.CANCEL,
-    TurnCommand.STATUS: Intent.STATUS,
-    TurnCommand.PERSONAS: Intent.PERSONAS,
-    TurnCommand.RETRY: Intent.RETRY,
+
+class Intent(str, Enum):
+    """What the sidecar decided a turn means."""
+
+    NEW_PROBLEM = "new_problem"
+    ANSWER = "answer"
+    SKIP = "skip"
+    SKIP_ALL = "skip_all"
+    DEFER = "defer"
+    MORE_QUESTIONS = "more_questions"
+    EXTEND_DEBATE = "extend_debate"
+    CANCEL = "cancel"
+    STATUS = "status"
+    PERSONAS = "personas"
+    RETRY = "retry"
+
+
+# slash command (the wire's TurnCommand value) → intent
+_COMMANDS: dict[str, Intent] = {
+    "new": Intent.NEW_PROBLEM,
+    "skip": Intent.SKIP,
+    "skipAll": Intent.SKIP_ALL,
+    "more": Intent.MORE_QUESTIONS,
+    "defer": Intent.DEFER,
+    "extend": Intent.EXTEND_DEBATE,
+    "cancel": Intent.CANCEL,
+    "status": Intent.STATUS,
+    "personas": Intent.PERSONAS,
+    "retry": Intent.RETRY,
 }
 
 _KEYWORDS: dict[Intent, tuple[str, ...]] = {
@@ -51,10 +69,10 @@ def keyword_intent(text: str) -> Intent | None:
     return None
 
 
-def decide_intent(text: str, command: TurnCommand | None, status: SessionStatus | None) -> Intent:
-    """The intent of a turn given the session's status (None: no session yet)."""
+def decide_intent(text: str, command: str | None, status: SessionStatus | None) -> Intent:
+    """The intent of a turn given its slash command (if any) and the session's status (None: no session yet)."""
     if command is not None:
-        return _COMMANDS[command]
+        return _COMMANDS[str(getattr(command, "value", command))]
     found = keyword_intent(text)
     if status is None:
         return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM

@@ -11,14 +11,14 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
 
 TEXT = 600  # max characters of one bullet or sentence a model may write
 Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "audience", "risk", "context", "goal"]
 Level = Literal["low", "medium", "high"]
 
 
-class ModelReply(WireModel):
+class ModelReply(CamelModel):
     """Lenient parsing of model output: unknown keys are dropped, not refused."""
 
     model_config = ConfigDict(extra="ignore")
@@ -95,13 +95,13 @@ class SynthesisReply(ModelReply):
     notes: list[str] = Field(default_factory=list, max_length=6)
 
 
-class VoteOption(WireModel):
+class VoteOption(CamelModel):
     id: str
     label: str
     description: str
 
 
-class Vote(WireModel):
+class Vote(CamelModel):
     persona: str
     option_id: str
     confidence: float = Field(ge=0.0, le=1.0)
@@ -114,7 +114,7 @@ class Vote(WireModel):
 Consensus = Literal["unanimous", "majority", "tie", "none"]
 
 
-class VoteTally(WireModel):
+class VoteTally(CamelModel):
     options: list[VoteOption]
     counts: dict[str, int]
     weights: dict[str, float]
@@ -124,7 +124,7 @@ class VoteTally(WireModel):
     abstentions: list[str] = []
 
 
-class CouncilSynthesis(WireModel):
+class CouncilSynthesis(CamelModel):
     """Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made."""
 
     recommendation: str

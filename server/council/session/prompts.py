@@ -12,7 +12,7 @@ from string import ascii_uppercase
 from typing import Any
 
 from council.personas.contract import PersonaContract
-from council.protocol.completion import ChatMessage
+from council.providers.base import ChatMessage
 from council.providers.structured import inline_refs
 from council.session.entities import ConversationSession, Depth, QuestionStatus
 from council.session.outputs import PersonaResponse, Vote

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
-from council.protocol.wire import WireModel
+from council.camel import CamelModel
 from council.session.convergence import Convergence
 from council.session.entities import (
     Assumption,
@@ -28,7 +28,7 @@ from council.session.entities import (
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 
-class RecordBase(WireModel):
+class RecordBase(CamelModel):
     at: datetime
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from council.protocol.errors import validation_error
+from council.errors import validation_error
 from council.session import records as r
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,

@@ -14,8 +14,8 @@ from typing import Any
 
 import anyio
 
+from council.errors import ErrorCode
 from council.protocol import events as ev
-from council.protocol.errors import ErrorCode
 from council.protocol.methods import TurnResult
 from council.session import records as r
 from council.session.entities import (

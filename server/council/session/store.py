@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from council.protocol.errors import CouncilError, ErrorCode, validation_error
+from council.errors import CouncilError, ErrorCode, validation_error
 from council.session.entities import new_id
 from council.session.runtime import EventSink, SessionRuntime
 

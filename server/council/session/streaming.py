@@ -23,7 +23,7 @@ class OrderedStream:
         self.commits: dict[str, Callable[[], None]] = {}
 
     def _emit(self, name: str, text: str) -> None:
-        self.rt.emit(PersonaDelta, persona=name, cycle=self.cycle, text=text)
+        self.rt.emit(PersonaDelta, persona=name, cycle=self.cycle, markdown=text)
 
     def delta(self, name: str, text: str) -> None:
         if not text:

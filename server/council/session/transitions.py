@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from council.protocol.errors import validation_error
+from council.errors import validation_error
 from council.session.entities import SessionStatus as S
 
 TRANSITIONS: dict[S, frozenset[S]] = {

@@ -1,4 +1,8 @@
-"""Base class for everything that crosses the wire: camelCase JSON, snake_case Python, unknown fields refused."""
+"""The base of every model the sidecar serialises: camelCase JSON, snake_case Python, unknown fields refused.
+
+Neutral ground: the session domain, the providers and the wire protocol all build on it, and none of them has
+to import another to share it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 
-class WireModel(BaseModel):
+class CamelModel(BaseModel):
     """A pydantic model serialised as camelCase JSON; extra fields are a validation error."""
 
     model_config = ConfigDict(

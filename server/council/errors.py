@@ -1,0 +1,52 @@
+"""The failures the council reports: ``validation`` (bad input or wrong state), ``permission`` (refused by a limit
+or a rule), ``internal`` (a fault of ours).
+
+Domain code raises :class:`CouncilError`; it knows nothing of JSON-RPC. The one place that turns it into a wire
+error is ``council.protocol.errors`` (used by the server, the MCP server and every other surface).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import ValidationError
+
+
+class ErrorCode(str, Enum):
+    """What kind of failure: the caller's input, a refused permission, or a fault of ours."""
+
+    VALIDATION = "validation"
+    PERMISSION = "permission"
+    INTERNAL = "internal"
+
+
+class CouncilError(Exception):
+    """A failure to report to the caller with its kind, a readable message and structured details."""
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def validation_error(message: str, **details: Any) -> CouncilError:
+    return CouncilError(ErrorCode.VALIDATION, message, **details)
+
+
+def permission_error(message: str, **details: Any) -> CouncilError:
+    return CouncilError(ErrorCode.PERMISSION, message, **details)
+
+
+def internal_error(message: str, **details: Any) -> CouncilError:
+    return CouncilError(ErrorCode.INTERNAL, message, **details)
+
+
+def from_pydantic(exc: ValidationError, what: str) -> CouncilError:
+    """A validation CouncilError with one entry per offending field (dotted camelCase path → message)."""
+    fields: dict[str, str] = {}
+    for err in exc.errors(include_url=False):
+        path = ".".join(str(p) for p in err["loc"]) or "(root)"
+        fields[path] = err["msg"]
+    return validation_error(f"invalid {what}: " + "; ".join(f"{k}: {v}" for k, v in fields.items()), fields=fields)
