@@ -1,8 +1,10 @@
-"""The sidecar's façade: one method per protocol request, independent of pygls.
+"""The sidecar's façade: one method per protocol request, independent of the transport.
 
-It owns the session store, the provider hub and the engine, and enforces what concerns requests rather than the
-domain: idempotency keys, one running turn per session, cancellation (explicit or by ``$/cancelRequest``),
-and turning provider configuration problems into readable validation errors.
+It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests
+rather than the domain: idempotency keys, one running turn per session, cancellation (explicit or by
+``$/cancelRequest``), and provider problems as readable validation errors. It is also the one place that decides
+what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results become
+wire results.
 """
 
 from __future__ import annotations
@@ -14,12 +16,16 @@ import anyio
 
 from council.config import CouncilConfig
 from council.errors import CouncilError, internal_error, validation_error
+from council.idempotency import KeyedOnce
+from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary
+from council.present import status as words
+from council.present.transcript import transcript
+from council.present.writer import PresentWriter
 from council.protocol.methods import (
     AnswerParams,
     Awaiting,
     CancelResult,
-    Intent,
     PersonasResult,
     ProvidersResult,
     SnapshotParams,
@@ -33,17 +39,16 @@ from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.session import records as r
-from council.session.engine import Defaults, Engine, status_message
-from council.session.entities import SessionSettings, SessionStatus
-from council.session.intents import decide_intent
-from council.session.render import transcript_markdown
-from council.session.runtime import EventSink, SessionRuntime
+from council.session.engine import Engine, NewSession
+from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
+from council.session.intents import Intent, decide_intent
+from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
 
-NEW_TURN_KEYS = 512  # turn keys remembered outside a live session (new or unknown ones; older are forgotten)
+REPLIES = {Intent.ANSWER: "answer", Intent.SKIP: "skip", Intent.SKIP_ALL: "skip_all", Intent.DEFER: "defer"}
 
 
 class CouncilService:
@@ -52,28 +57,20 @@ class CouncilService:
                  ranker_factory: Callable[[], object | None] = lambda: None) -> None:
         self.library = library
         self.config = config
-        self.store = SessionStore(sink, ttl=config.session_ttl_seconds, max_sessions=config.max_sessions)
+        self.narrator = Narrator(sink)
+        self.store = SessionStore(self.narrator, ttl=config.session_ttl_seconds, max_sessions=config.max_sessions)
         self.hub = ProviderHub(config, bridge)
-        self.engine = Engine(library, Defaults(settings or SessionSettings(), ranker_factory))
-        self._turn_results: dict[str, TurnResult] = {}
-        self._turn_pending: dict[str, anyio.Event] = {}
-        self._turn_failures: dict[str, Exception] = {}
+        self.engine = Engine(library, settings or SessionSettings(), PresentWriter(), ranker_factory)
+        self.new_turns = KeyedOnce()  # idempotency of turns that name no live session
 
     # --- council/turn ----------------------------------------------------------------------------------------
     async def turn(self, params: TurnParams) -> TurnResult:
         if params.idempotency_key is None:
-            return await self._turn(params)
-        key = f"turn:{params.idempotency_key}"
+            return await self._dispatch(params)
         rt = self._live(params.session_id)
-        if rt is not None:  # keys are scoped to their session and evicted with it
-            return await _once(key, rt.results, rt.pending, rt.failures, lambda: self._turn(params))
-        key = f"{params.session_id or 'new'}:{key}"
-        if len(self._turn_pending) > NEW_TURN_KEYS:  # keys without a live session: keep the recent ones
-            for old in [k for k, e in self._turn_pending.items() if e.is_set()][: NEW_TURN_KEYS // 2]:
-                for memo in (self._turn_pending, self._turn_results, self._turn_failures):
-                    memo.pop(old, None)
-        return await _once(key, self._turn_results, self._turn_pending, self._turn_failures,
-                           lambda: self._turn(params))
+        memo = rt.once if rt is not None else self.new_turns  # keys are scoped to their session
+        key = f"turn:{params.session_id if rt is None else ''}:{params.idempotency_key}"
+        return await memo.run(key, lambda: self._dispatch(params), _repeat)
 
     def _live(self, session_id: str | None) -> SessionRuntime | None:
         if not session_id:
@@ -83,39 +80,49 @@ class CouncilService:
         except CouncilError:
             return None
 
-    async def _turn(self, params: TurnParams) -> TurnResult:
+    async def _dispatch(self, params: TurnParams) -> TurnResult:
+        """What the turn means, and who handles it: the one place intents are dispatched."""
         rt = None
         if params.session_id and params.command is not TurnCommand.NEW:
             rt = self.store.get(params.session_id)
-        status = rt.session.status if rt else None
-        intent = decide_intent(params.text, params.command, status)
+        intent = decide_intent(params.text, params.command, rt.session.status if rt else None)
         if intent is Intent.NEW_PROBLEM:
             return await self._start(params)
         if rt is None:
             if intent is Intent.PERSONAS:
-                names = ", ".join(self.library.names)
-                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=f"Personas: {names}.")
-            raise validation_error("there is no session yet: ask the council a question first",
-                                   intent=intent.value)
+                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(self.library.names))
+            raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)
         if intent is Intent.CANCEL:
-            await self.cancel(rt.session_id, "cancelled by the user")
-            return self.engine.result(rt, intent, "The session was cancelled.")
+            await self.cancel(rt.session_id)
+            return self._result(rt, intent, words.turn_note("cancelled", rt.session))
         if intent is Intent.STATUS:
-            return self.engine.result(rt, intent, status_message(rt))
-        if rt.lock.locked():
-            raise validation_error("the council is still working on this session; wait for it or cancel it",
-                                   sessionId=rt.session_id, status=rt.session.status.value)
-        pick = await self._pick(rt, params)
-        return await self._run(rt, intent, lambda: self.engine.handle(rt, intent, params.text, pick))
+            return self._result(rt, intent, words.status(rt.session))
+        if intent is Intent.PERSONAS:
+            return self._result(rt, intent, words.council_members(rt.session))
+        engine, pick = self.engine, await self._pick(rt, params)
+        moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
+            Intent.MORE_QUESTIONS: lambda: engine.more_questions(rt, pick),
+            Intent.EXTEND_DEBATE: lambda: engine.extend(rt, pick),
+            Intent.RETRY: lambda: engine.retry(rt, pick),
+        }
+        if intent in REPLIES:
+            return await self._run(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
+        return await self._run(rt, intent, moves[intent])
 
     async def _start(self, params: TurnParams) -> TurnResult:
-        pick, reason = await self._picker(params)
+        opts = params.options
+        req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
+                         max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
+                         user_name=opts.user_id or "User",
+                         context=[(ref.name, ref.content) for ref in params.references])
+        plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
+        pick, default = await self._picker(params)
         rt = self.store.create(params.new_session_id)
         rt.pick = pick
 
-        async def start() -> TurnResult:
-            rt.progress(f"Models: {reason}.")
-            return await self.engine.start(rt, params, pick)
+        async def start() -> str | None:
+            rt.note("model", model=default.model, provider=default.id)
+            return await self.engine.start(rt, plan, pick)
 
         try:
             return await self._run(rt, Intent.NEW_PROBLEM, start)
@@ -138,24 +145,27 @@ class CouncilService:
     # --- council/answer --------------------------------------------------------------------------------------
     async def answer(self, params: AnswerParams) -> TurnResult:
         rt = self.store.get(params.session_id)
+        intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
 
         async def run() -> TurnResult:
-            if rt.lock.locked():
-                raise validation_error("the council is still working on this session", sessionId=rt.session_id)
             pick = await self._pick(rt, TurnParams(client=params.client))
-            intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
-            return await self._run(rt, intent, lambda: self.engine.answer(rt, params, pick))
+            return await self._run(rt, intent, lambda: self.engine.answer(
+                rt, params.question_id, params.action, params.text or "", params.choice, pick))
 
-        return await _once(params.idempotency_key, rt.results, rt.pending, rt.failures, run)
+        return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
     # --- running a turn --------------------------------------------------------------------------------------
-    async def _run(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[TurnResult]]) -> TurnResult:
+    async def _run(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
+        if rt.lock.locked():
+            raise validation_error("the council is still working on this session; wait for it or cancel it",
+                                   sessionId=rt.session_id, status=rt.session.status.value if rt.created else None)
         async with rt.lock:
             scope = anyio.CancelScope()
             rt.cancel_scope = scope
             try:
                 with scope:
-                    return await fn()
+                    note = await fn()
+                    return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
             except CouncilError:
                 raise
             except anyio.get_cancelled_exc_class():
@@ -163,7 +173,7 @@ class CouncilService:
                 raise
             except Exception as exc:
                 log.exception("session %s failed", rt.session_id)
-                rt.error(f"internal error: {type(exc).__name__}: {exc}")
+                rt.problem("internal", error=type(exc).__name__)
                 raise internal_error(f"the council failed: {type(exc).__name__}: {exc}",
                                      sessionId=rt.session_id) from exc
             finally:
@@ -171,7 +181,17 @@ class CouncilService:
                 if scope.cancelled_caught:
                     self._mark_cancelled(rt, "cancelled")
         # reached only when the scope was cancelled (cancel() called while the turn ran)
-        return self.engine.result(rt, intent, "The session was cancelled.")
+        return self._result(rt, intent, words.turn_note("cancelled", rt.session))
+
+    def _result(self, rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
+        s = rt.session
+        question = s.active_question
+        last = s.discussions[-1] if s.discussions else None
+        return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
+                          awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
+                          final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
+                          can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
+                          limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED)
 
     def _mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:
@@ -191,7 +211,7 @@ class CouncilService:
     def snapshot(self, params: SnapshotParams) -> SnapshotResult:
         rt = self.store.get(params.session_id)
         journal = [rec.to_wire() for rec in rt.journal] if params.include_journal else None
-        return SnapshotResult(session=rt.session, journal=journal, transcript_markdown=transcript_markdown(rt.session))
+        return SnapshotResult(session=rt.session, journal=journal, transcript_markdown=transcript(rt.session))
 
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)
@@ -207,26 +227,5 @@ class CouncilService:
         await self.hub.aclose()
 
 
-async def _once(key: str, results: dict, pending: dict, failures: dict,
-                fn: Callable[[], Awaitable[TurnResult]]) -> TurnResult:
-    """Run ``fn`` once per idempotency key; repeats (even concurrent ones) get the first outcome."""
-    if key in pending:
-        await pending[key].wait()
-        if key in failures:
-            raise failures[key]
-        if key not in results:
-            raise validation_error("the first request with this idempotency key did not finish", key=key)
-        return results[key].model_copy(update={"duplicate": True})
-    event = pending[key] = anyio.Event()
-    try:
-        result = await fn()
-        results[key] = result
-        return result
-    except CouncilError as exc:
-        failures[key] = exc
-        raise
-    except BaseException:
-        del pending[key]  # cancelled or crashed: a retry with the same key may run again
-        raise
-    finally:
-        event.set()
+def _repeat(result: TurnResult) -> TurnResult:
+    return result.model_copy(update={"duplicate": True})

@@ -52,9 +52,10 @@ def test_human_output_shows_personas_votes_and_the_answer():
     r = run_council("ask", *FAST, "--yes", "--max-cycles", "1", PROBLEM)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    for needed in ("Models: configured default", "── Software Architect (cycle 1) ──", "Vote: ",
-                   "The council's answer", "  • Start small.", "  1. Pick a first slice.",
-                   "served by scripted:scripted", "assumed: The timeline is this quarter."):
+    for needed in ("The council uses scripted (the scripted test model).", "Software Architect\n",
+                   "Cycle 1 · independent positions", "Options on the table", "votes A · Staged approach",
+                   "After cycle 1:", "The vote (3 voters, final round only)", "Assumed: The timeline is this quarter.",
+                   "The council's answer"):
         assert needed in out, needed
     assert "**" not in out and "\x1b[" not in out  # markdown rendered, no colors off a tty
 

@@ -43,14 +43,30 @@ def event(kind: str, **fields):
 def test_status_lines_wait_until_a_persona_stream_ends():
     buf = io.StringIO()
     p = EventPrinter(buf, PLAIN)
-    p(event("persona.delta", persona="A", cycle=1, markdown="first half "))
+    p(event("persona.delta", persona="A", cycle=1, markdown="#### A\n\nfirst half "))
     p(event("progress", message="meanwhile"))
     p(event("persona.delta", persona="A", cycle=1, markdown="second half"))
-    p(event("persona.completed", persona="A", cycle=1, response={"confidence": "high", "position": "x"}))
-    p(event("debate.limitReached", cycles=2, limit=2, canExtend=True, extendedLimit=20))
-    p(event("unknown.type"))
-    assert buf.getvalue() == ("\n── A (cycle 1) ──\nfirst half second half\n· meanwhile\n  confidence: high\n"
-                              "Debate limit reached: 2 of 2 cycles. Say 'extend debate' to allow up to 20.\n")
+    p(event("persona.completed", persona="A", cycle=1, markdown="\n\n_Confidence: high — x_\n\n"))
+    p(event("debate.limitReached", markdown="> ⏱️ The debate reached its limit.\n\n"))
+    p(event("unknown.type", markdown="**New** kind of event\n"))
+    p(event("unknown.silent"))
+    assert buf.getvalue() == ("A\n\nfirst half second half\n· meanwhile\nConfidence: high — x\n\n"
+                              "│ ⏱️ The debate reached its limit.\n\nNew kind of event\n\n")
+
+
+def test_the_final_answer_is_kept_for_stdout():
+    buf = io.StringIO()
+    p = EventPrinter(buf, PLAIN)
+    p(event("final.answer", markdown="## The council's answer\n\nDo it.\n"))
+    assert buf.getvalue() == "" and p.final_markdown.startswith("## The council's answer")
+
+
+def test_stream_formatter_styles_headings():
+    f = StreamFormatter(Style(True))
+    out = "".join(f.feed(c) for c in ["#", "### Senior Developer\n", "\nText"]) + f.close()
+    assert out == "\x1b[1;34mSenior Developer\x1b[0m\n\nText"
+    plain = StreamFormatter(PLAIN)
+    assert plain.feed("#### A\n") + plain.close() == "A\n"
 
 
 def test_quiet_keeps_warnings_only():
@@ -60,11 +76,3 @@ def test_quiet_keeps_warnings_only():
     p(event("persona.delta", persona="A", cycle=1, markdown="hidden"))
     p(event("error", code="internal", message="A: the model failed"))
     assert buf.getvalue() == "! A: the model failed\n"
-
-
-def test_convergence_is_summarized():
-    from council.cli.render import describe_convergence
-
-    assert describe_convergence({"round": 1, "status": "refining", "agreement": 0.7273}) == \
-        " [refining, agreement 73%]"
-    assert describe_convergence(None) == "" and describe_convergence("stable") == " [stable]"

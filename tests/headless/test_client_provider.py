@@ -37,7 +37,7 @@ async def test_client_model_serves_the_whole_session(sidecar):
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         models = snap["session"]["metadata"]["models"]
         assert models["synthesizer"] == {"provider": "client", "model": "test-model-1", "calls": 1, "failures": 0}
-        assert "client:test-model-1" in r["finalAnswer"]
+        assert "_Answered with test-model-1 (your chat model) after" in r["finalAnswer"]
 
 
 async def test_cancel_sends_cancel_request_for_pending_completions(sidecar):

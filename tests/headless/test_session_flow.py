@@ -43,7 +43,7 @@ async def test_full_session_answered(sidecar):
         answers = [q.user_answer.answer for q in session.questions if q.user_answer]
         assert answers == [q1["choices"][1]["value"], "By the end of next quarter"]
         assert session.assumption_log == []
-        assert "Debate cycle 1" in snap["transcriptMarkdown"]
+        assert "## Cycle 1 · independent positions" in snap["transcriptMarkdown"]
         assert session.metadata.models["clarifier"].provider == "scripted"
 
 
@@ -132,9 +132,9 @@ async def test_debate_cap_then_extended_debate(sidecar):
         snap = await sc.call("council/snapshot", {"sessionId": sid})
         assert snap["session"]["debateCycles"] == 20  # the extended ceiling
         assert snap["session"]["extendedDebateRequested"] is True
-        transcript = snap["transcriptMarkdown"]  # both conclusion rounds, each under its own heading
-        assert "## Conclusions and votes after cycle 2" in transcript
-        assert "## Conclusions and votes after cycle 20" in transcript
+        transcript = snap["transcriptMarkdown"]  # both caps, each after its own cycle
+        assert transcript.count("The debate reached its limit of") == 2
+        assert "## Cycle 2 · debate" in transcript and "## Cycle 20 · debate" in transcript
         assert len(events_of(sc, sid, "debate.limitReached")) == 2
         with pytest.raises(RpcError) as err:
             await sc.call("council/turn", {"sessionId": sid, "command": "extend"})

@@ -92,7 +92,7 @@ async def test_consensus_after_cycle_one_skips_further_cycles(make_service):
     assert [len(s.votes), {v.cycle for v in s.votes}] == [n, {1}]
     assert [t.sender.name for t in conclusions(s)] == [p.name for p in s.personas]
     assert all(t.metadata["optionId"] == "A" and "votes A" in t.content for t in conclusions(s))
-    assert "**Vote:** unanimous for A" in s.final_answer
+    assert "**Vote:** unanimous for **A · Staged approach**." in s.final_answer
     cycle_events = h.of(sid, "cycle.completed")
     assert len(cycle_events) == 1 and cycle_events[0]["convergence"]["status"] == "converged"
     assert len(h.of(sid, "options.proposed")) == 1 and len(h.of(sid, "votes.tallied")) == 1
@@ -128,14 +128,14 @@ async def test_majority_after_debate_with_a_reasoned_switch(make_service):
     assert dev2.change_reason == "Advisor A's rollback data"
     assert not any(x.conformity_flag for x in s.responses)
     summary = s.discussions[1].resolution_summary
-    assert "Senior Developer changed position (Advisor A's rollback data)" in summary
+    assert "Senior Developer changed position: Advisor A's rollback data." in summary
     assert "conformity" not in summary
-    assert "vote A 2 · B 1" in summary
+    assert "Votes: A 2 · B 1." in summary
     dev_vote = next(v for v in s.votes if v.persona == DEV and v.cycle == 2)
     assert dev_vote.rationale == "Advisor A's rollback data" and dev_vote.confidence == 0.9
     assert s.tally.consensus == "majority" and s.tally.winner == "A"
     assert s.tally.counts == {"A": 2, "B": 1}
-    assert "**Vote:** majority for A" in s.final_answer
+    assert "**Vote:** a majority for **A · Staged approach**." in s.final_answer
     completed = [e for e in h.of(sid, "persona.completed") if e["persona"] == DEV and e["cycle"] == 2]
     assert completed[0]["response"]["changedPosition"] is True
     assert completed[0]["response"]["conformityFlag"] is False
@@ -176,7 +176,7 @@ async def test_two_advisors_tied_one_one(make_service):
     assert s.tally.counts == {"A": 1, "B": 1} and s.tally.voters == 2
     assert all(d.convergence.leader is None and d.convergence.agreement == 0.5 for d in s.discussions)
     assert statuses(s)[-1] == "impasse" and s.debate_cycles == 2  # the same 1–1 twice: nobody moved
-    assert "**Vote:** tie: A 1 · B 1" in s.final_answer
+    assert "**Vote:** a tie between **A · Staged approach** and **B · " in s.final_answer
     assert not any(d.startswith(f"{pair[0]} voted") or d.startswith(f"{pair[1]} voted") for d in s.synthesis.dissent)
 
 
@@ -199,10 +199,10 @@ async def test_impasse_stops_before_the_cycle_limit(make_service):
     assert last.convergence.status == "impasse" and last.status is DiscussionStatus.CONCLUDED
     assert last.convergence.agreement == round(2 / 3, 4) <= 0.75 and last.convergence.stability == 1.0
     assert last.convergence.stop_requests == 0.0
-    assert "impasse" in last.resolution_summary
+    assert last.stop_reason == "impasse" and "Impasse:" in last.resolution_summary
     assert not h.of(sid, "debate.limitReached")
     assert [e["convergence"]["status"] for e in h.of(sid, "cycle.completed")] == ["refining", "impasse"]
-    assert any("The debate stops: impasse" in e["message"] for e in h.of(sid, "progress"))
+    assert any("The debate ends here: the same split twice" in e["markdown"] for e in h.of(sid, "cycle.completed"))
     assert not calls(h, "PersonaReply", cycle=3)
     assert s.tally.consensus == "majority" and s.tally.counts == {"A": 2, "B": 1}
 
@@ -237,7 +237,8 @@ async def test_two_thirds_stop_only_after_min_cycles(make_service, min_cycles):
     assert last.stop_requests == round(2 / 3, 4)
     assert s.discussions[-1].status is DiscussionStatus.CONCLUDED
     assert not h.of(res.session_id, "debate.limitReached")
-    assert any("see no need to continue" in e["message"] for e in h.of(res.session_id, "progress"))
+    assert s.discussions[-1].stop_reason == "settled"
+    assert "most advisors see no need to continue" in h.of(res.session_id, "cycle.completed")[-1]["markdown"]
     assert s.tally.counts == {"A": 1, "B": 2} and s.tally.consensus == "majority"
 
 
@@ -279,13 +280,13 @@ async def test_change_without_reason_is_flagged_as_conformity(make_service, dev_
     assert dev2.changed_position and dev2.change_reason == "" and dev2.conformity_flag
     assert [x.persona for x in s.responses if x.conformity_flag] == [DEV]
     summary = s.discussions[1].resolution_summary
-    assert "Senior Developer changed position (no new argument named — flagged as conformity)" in summary
+    assert "Senior Developer changed position: without naming a new argument. ⚠️ possible conformity" in summary
     transcript = h.service.snapshot(SnapshotParams(session_id=sid)).transcript_markdown
-    assert f"### {DEV} (medium) ⚠ conformity" in transcript
-    assert transcript.count("⚠ conformity") == 1
+    assert f"#### {DEV}\n" in transcript
+    assert transcript.count("⚠️ _Possible conformity._") == 1
     completed = [e for e in h.of(sid, "persona.completed") if e["persona"] == DEV and e["cycle"] == 2]
     assert completed[0]["response"]["conformityFlag"] is True
-    assert any("flagged as conformity" in e["resolutionSummary"] for e in h.of(sid, "cycle.completed"))
+    assert any("possible conformity" in e["markdown"] for e in h.of(sid, "cycle.completed"))
 
 
 async def test_first_cycle_never_flags_conformity(make_service):
@@ -312,7 +313,7 @@ async def test_devils_advocate_counterpoints_kept_when_voting_with_the_majority(
         "Risks: Hidden coupling in the billing module; On-call load doubles; Data migration drift"
     )
     assert s.synthesis.dissent == [expected]  # nobody voted against: only the counterpoints
-    assert f"### Dissent\n- {expected}" in s.final_answer
+    assert f"### Dissent\n\n- {expected}" in s.final_answer
 
 
 async def test_dissent_uses_the_final_round_only(make_service):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from unit_helpers import T0
+from unit_helpers import T0, SilentObserver
 
 from council.errors import CouncilError, ErrorCode
 from council.session import records as r
@@ -25,7 +25,7 @@ def clock() -> Clock:
 
 
 def store(clock: Clock, **kw) -> SessionStore:
-    return SessionStore(lambda event: None, clock=clock, **kw)
+    return SessionStore(SilentObserver(), clock=clock, **kw)
 
 
 def start(st: SessionStore):

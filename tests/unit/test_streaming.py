@@ -6,7 +6,6 @@ import itertools
 
 import pytest
 
-from council.protocol.events import PersonaDelta
 from council.session.streaming import OrderedStream
 
 
@@ -14,8 +13,8 @@ class FakeRuntime:
     def __init__(self) -> None:
         self.calls: list[tuple] = []
 
-    def emit(self, cls, **fields) -> None:
-        self.calls.append((cls, fields))
+    def persona_text(self, persona, cycle, chunk) -> None:
+        self.calls.append(("text", {"persona": persona, "cycle": cycle, "markdown": chunk}))
 
 
 def make(order=("A", "B", "C")):
@@ -24,7 +23,7 @@ def make(order=("A", "B", "C")):
     stream = OrderedStream(rt, list(order), cycle=2)  # type: ignore[arg-type]
 
     def deltas():
-        return [(f["persona"], f["markdown"]) for cls, f in rt.calls if cls is PersonaDelta]
+        return [(f["persona"], f["markdown"]) for kind, f in rt.calls if kind == "text"]
 
     def commit(name):
         return lambda: log.append(f"commit {name}")

@@ -250,10 +250,11 @@ class Builder:
         return self.apply(self.speak_record(name, cycle, **over))
 
     def conclude(
-        self, cycle: int, summary: str = "summary", status: DiscussionStatus = DiscussionStatus.CONCLUDED
+        self, cycle: int, summary: str = "summary", status: DiscussionStatus = DiscussionStatus.CONCLUDED,
+        **over: Any,
     ) -> ConversationSession:
         return self.apply(
-            r.CycleConcluded(at=self.at(), cycle=cycle, resolution_summary=summary, status=status)
+            r.CycleConcluded(at=self.at(), cycle=cycle, resolution_summary=summary, status=status, **over)
         )
 
     def run_cycle(self, n: int, status: DiscussionStatus = DiscussionStatus.CONCLUDED) -> ConversationSession:
@@ -409,3 +410,17 @@ def persona_rules(name: str, cycles: range | list[int], **kw: Any) -> list[dict[
     """One PersonaReply rule per cycle for ``name`` (the reply shape differs between cycle 1 and later)."""
     kw.setdefault("who", name)
     return [rule("PersonaReply", persona_reply(c, **kw), purpose=name, cycle=c) for c in cycles]
+
+
+class SilentObserver:
+    """A session observer that ignores everything (for tests of the store and the domain alone)."""
+
+    def recorded(self, rt, rec, previous) -> None: ...
+
+    def note(self, rt, kind, data) -> None: ...
+
+    def problem(self, rt, kind, data, *, code, persona, retryable) -> None: ...
+
+    def persona_started(self, rt, persona, cycle, provider, model) -> None: ...
+
+    def persona_text(self, rt, persona, cycle, chunk) -> None: ...

@@ -18,7 +18,6 @@ import signal
 import sys
 import tempfile
 import threading
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TextIO
@@ -28,7 +27,7 @@ import anyio.from_thread
 import anyio.lowlevel
 from anyio.abc import TaskStatus
 
-from council.cli.render import EventPrinter, Style, markdown, show_question
+from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
 
@@ -186,14 +185,6 @@ async def read_line(ui: TextIO, prompt_text: str) -> str | None:
     return box[0] or None
 
 
-def choice_for(question: dict[str, Any], text: str) -> str | None:
-    """The value of the choice ``text`` picks by number, or None."""
-    choices = question.get("choices") or []
-    if text.isdigit() and 1 <= int(text) <= len(choices):
-        return choices[int(text) - 1]["value"]
-    return None
-
-
 async def preflight(sc: Sidecar, args: argparse.Namespace) -> None:
     """Fail fast (exit 3) when the provider this run would use cannot work right now."""
     result = await sc.call("council/providers")
@@ -230,7 +221,7 @@ class Asker:
             while result.get("awaiting") == "answer" and result.get("question"):
                 result = await self.answer(result)
                 if result.get("message") and result.get("awaiting") == "answer":
-                    self.printer.note(result["message"])
+                    self.printer.line(markdown(result["message"], self.style).rstrip("\n"))
             if not self.interactive or result.get("status") not in ("debating", "final"):
                 return result
             self.printer.warn(result.get("message") or "the council stopped before it finished")
@@ -253,9 +244,8 @@ class Asker:
     async def answer(self, result: dict[str, Any]) -> dict[str, Any]:
         q = result["question"]
         if not self.interactive:
-            self.printer.line(self.style("? ", "magenta") + q["question"] + self.style("  → skipped", "dim"))
             return await self.turn({"command": "skipAll"})
-        show_question(self.ui, self.style, q)
+        show_hint(self.ui, self.style, q)
         while True:
             line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
             if line is None:  # end of input: let the council assume the rest
@@ -263,12 +253,7 @@ class Asker:
             text = line.strip()
             if not text:
                 continue
-            try:
-                choice = choice_for(q, text)
-                if choice is not None:
-                    return await self.sc.call("council/answer", {
-                        "sessionId": self.session_id, "questionId": q["questionId"], "choice": choice,
-                        "idempotencyKey": str(uuid.uuid4())})
+            try:  # a number picks a choice; the sidecar decides what the text means
                 return await self.sc.call("council/turn", {"sessionId": self.session_id, "text": text})
             except RpcError as err:
                 self.printer.warn(rpc_failure(err, starting=False).message)
@@ -296,12 +281,6 @@ def outcome(result: dict[str, Any], printer: EventPrinter) -> int:
         return CANCELLED
     reason = result.get("message") or (printer.errors[-1] if printer.errors else f"session ended as {status}")
     raise AskError(FAILED, f"the session did not finish: {reason}")
-
-
-def served_by(snapshot: dict[str, Any] | None) -> str:
-    models = (snapshot or {}).get("session", {}).get("metadata", {}).get("models", {})
-    used = sorted({f"{m['provider']}:{m['model']}" for m in models.values()})
-    return ", ".join(used)
 
 
 async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: TextIO, log_file) -> int:
@@ -363,8 +342,6 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
     snap = await asker.snapshot()
     if args.json:
         _print_json(out, snap)
-    if served_by(snap) and not args.quiet:
-        printer.note(f"served by {served_by(snap)}")
     return code
 
 

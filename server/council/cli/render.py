@@ -1,8 +1,9 @@
-"""Terminal rendering for ``council ask``: markdown to readable text and one line (or stream) per event.
+"""Terminal printing for ``council ask``: the sidecar's markdown as styled text, and progress lines.
 
-Colors are ANSI escapes, used only when the stream is a tty and ``NO_COLOR`` is unset. Persona text arrives as
-``persona.delta`` chunks and is written as it comes; status lines that arrive while a persona is mid-stream wait
-until its stream ends, so the text of one persona is never cut in two.
+The sidecar writes everything a person reads (each event's ``markdown``); this module only prints it: headings in
+bold, bullets as •, emphasis as ANSI styles. Colors are used only when the stream is a tty and ``NO_COLOR`` is
+unset. Persona text arrives as ``persona.delta`` chunks and is written as it comes; lines that arrive while a
+persona is mid-stream wait until its stream ends, so the text of one persona is never cut in two.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ _CODE = re.compile(r"`([^`]+)`")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 _NUMBERED = re.compile(r"^(\s*)(\d+)[.)]\s+(.*)$")
+_QUOTE = re.compile(r"^>\s?(.*)$")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|[\s:|-]*$")
 
 
 def inline(text: str, style: Style) -> str:
@@ -64,6 +67,13 @@ def markdown(text: str, style: Style) -> str:
             if out and out[-1].strip():
                 out.append("")
             out.append(style(title.upper() if level == 1 else title, "bold", "blue" if level <= 2 else "bold"))
+        elif _TABLE_RULE.match(line) and "-" in line:
+            continue
+        elif line.startswith("|") and line.rstrip().endswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            out.append("  " + "   ".join(inline(c, style) for c in cells))
+        elif m := _QUOTE.match(line):
+            out.append(style("│ ", "dim") + inline(m.group(1), style))
         elif m := _BULLET.match(line):
             out.append(f"{m.group(1)}  • {inline(m.group(2), style)}")
         elif m := _NUMBERED.match(line):
@@ -75,35 +85,21 @@ def markdown(text: str, style: Style) -> str:
     return "\n".join(out) + "\n"
 
 
-def describe_convergence(conv: Any) -> str:
-    """`` [refining, agreement 73%]`` from a Convergence object (or a plain string); empty when absent."""
-    if not conv:
-        return ""
-    if isinstance(conv, dict):
-        parts = [str(conv["status"])] if conv.get("status") else []
-        if isinstance(conv.get("agreement"), (int, float)):
-            parts.append(f"agreement {conv['agreement']:.0%}")
-        return f" [{', '.join(parts)}]" if parts else ""
-    return f" [{conv}]"
-
-
 class StreamFormatter:
-    """Light markdown for text that arrives in arbitrary chunks: ``**bold**`` and ``- `` bullets.
+    """Markdown that arrives in arbitrary chunks: headings, ``**bold**`` and ``- `` bullets, styled as they come.
 
-    A trailing ``*`` or a ``-`` at the start of a line is held until the next chunk shows what it is.
+    A trailing ``*`` or a ``-``/``#`` at the start of a line is held until the next chunk shows what it is.
     """
 
     def __init__(self, style: Style) -> None:
         self.style = style
         self.pending = ""
         self.bold = False
+        self.heading = False
         self.line_start = True
 
-    def _toggle(self) -> str:
-        self.bold = not self.bold
-        if not self.style.enabled:
-            return ""
-        return "\x1b[1m" if self.bold else "\x1b[22m"
+    def _code(self, on: str, off: str, flag: bool) -> str:
+        return (on if flag else off) if self.style.enabled else ""
 
     def feed(self, text: str) -> str:
         s, self.pending = self.pending + text, ""
@@ -111,20 +107,34 @@ class StreamFormatter:
         i = 0
         while i < len(s):
             c = s[i]
+            if self.line_start and c == "#":
+                j = i
+                while j < len(s) and s[j] == "#":
+                    j += 1
+                if j == len(s):
+                    self.pending = s[i:]
+                    break
+                if s[j] == " ":
+                    self.heading, self.line_start = True, False
+                    out.append(self._code("\x1b[1;34m", "", True))
+                    i = j + 1
+                    continue
             if c == "*" or (c == "-" and self.line_start):
                 if i + 1 == len(s):
                     self.pending = c
                     break
                 if c == "*" and s[i + 1] == "*":
-                    out.append(self._toggle())
-                    i += 2
-                    self.line_start = False
+                    self.bold = not self.bold
+                    out.append(self._code("\x1b[1m", "\x1b[22m", self.bold))
+                    i, self.line_start = i + 2, False
                     continue
                 if c == "-" and s[i + 1] == " ":
                     out.append("  • ")
-                    i += 2
-                    self.line_start = False
+                    i, self.line_start = i + 2, False
                     continue
+            if c == "\n" and self.heading:
+                self.heading = False
+                out.append(self._code("\x1b[0m", "", True))
             out.append(c)
             self.line_start = c == "\n"
             i += 1
@@ -132,24 +142,28 @@ class StreamFormatter:
 
     def close(self) -> str:
         tail, self.pending = self.pending, ""
-        if self.bold:
-            tail += self._toggle()
+        if self.bold or self.heading:
+            tail += self._code("\x1b[0m", "", True)
+            self.bold = self.heading = False
         self.line_start = True
         return tail
 
 
 class EventPrinter:
-    """Renders ``council/event`` notifications on a text stream (``quiet`` keeps only warnings)."""
+    """Prints ``council/event`` notifications on a text stream (``quiet`` keeps only warnings).
+
+    Every event's markdown is printed as it comes, except the final answer, which is kept for the caller to print
+    where the answer belongs (stdout). Progress events are dim status lines.
+    """
 
     def __init__(self, out: TextIO, style: Style, *, quiet: bool = False) -> None:
         self.out = out
         self.style = style
         self.quiet = quiet
-        self.streaming: str | None = None  # persona whose text is being written
+        self.streaming = False  # a persona's text is being written
         self.formatter = StreamFormatter(style)
         self.at_line_start = True
         self.held: list[str] = []
-        self.streamed: set[tuple[str, int]] = set()
         self.final_markdown: str | None = None
         self.errors: list[str] = []
 
@@ -161,10 +175,10 @@ class EventPrinter:
             self.at_line_start = text.endswith("\n")
 
     def line(self, text: str) -> None:
-        """A status line; held back while a persona's text streams."""
+        """A line of its own; held back while a persona's text streams."""
         if self.quiet:
             return
-        if self.streaming is not None:
+        if self.streaming:
             self.held.append(text)
             return
         if not self.at_line_start:
@@ -172,12 +186,12 @@ class EventPrinter:
         self._write(text + "\n")
 
     def _end_stream(self) -> None:
-        if self.streaming is None:
+        if not self.streaming:
             return
         self._write(self.formatter.close())
         if not self.at_line_start:
             self._write("\n")
-        self.streaming = None
+        self.streaming = False
         held, self.held = self.held, []
         for text in held:
             self.line(text)
@@ -194,100 +208,32 @@ class EventPrinter:
 
     # --- events ----------------------------------------------------------------------------------------------
     def __call__(self, event: dict[str, Any]) -> None:
-        handler = getattr(self, "on_" + event.get("type", "").replace(".", "_"), None)
-        if handler is not None:
-            handler(event)
-
-    def on_progress(self, e: dict[str, Any]) -> None:
-        self.note(e["message"])
-
-    def on_personas_selected(self, e: dict[str, Any]) -> None:
-        sel = e["selection"]
-        names = ", ".join(p["name"] for p in sel["selectedPersonas"])
-        self.line(self.style("Council: ", "bold") + names + self.style(f"  ({sel.get('method', '')})", "dim"))
-        if sel.get("reason"):
-            self.line(self.style(f"  why: {sel['reason']}", "dim"))
-
-    def on_assumption_recorded(self, e: dict[str, Any]) -> None:
-        a = e["assumption"]
-        self.line(self.style("  assumed: ", "magenta") + a["assumption"])
-
-    def on_persona_started(self, e: dict[str, Any]) -> None:
-        who = f"{e['provider']}:{e['model']}" if e.get("provider") else ""
-        verb = "votes" if e.get("phase") == "vote" else "is thinking"
-        self.note(f"{e['persona']} {verb}…" + (f" ({who})" if who else ""))
-
-    def on_persona_delta(self, e: dict[str, Any]) -> None:
-        if self.quiet:
-            return
-        persona = e["persona"]
-        if self.streaming != persona:
+        kind = event.get("type", "")
+        text = event.get("markdown") or ""
+        if kind == "progress":
+            self.note(event.get("message", ""))
+        elif kind == "persona.delta":
+            if not self.quiet:
+                self.streaming = True
+                self._write(self.formatter.feed(text))
+        elif kind == "final.answer":
             self._end_stream()
-            self.streaming = persona
-            self.streamed.add((persona, e["cycle"]))
-            if not self.at_line_start:
-                self._write("\n")
-            self._write("\n" + self.style(f"── {persona} (cycle {e['cycle']}) ──", "bold", "cyan") + "\n")
-        self._write(self.formatter.feed(e["markdown"]))
-
-    def on_persona_completed(self, e: dict[str, Any]) -> None:
-        if self.streaming == e["persona"]:
+            self.final_markdown = text
+        elif kind == "error":
+            self.errors.append(event.get("message", ""))
+            self.warn(event.get("message", ""))
+        elif text:
             self._end_stream()
-        resp = e["response"]
-        streamed = (e["persona"], e["cycle"]) in self.streamed
-        if resp.get("abstained"):
-            if not streamed:  # a streamed abstention already said why
-                self.line(self.style(f"  {e['persona']} abstained: {resp.get('note') or 'no usable reply'}",
-                                     "yellow"))
-        elif not streamed:
-            self.line(self.style(f"── {e['persona']} (cycle {e['cycle']}) ──", "bold", "cyan"))
-            self.line(resp["position"])
-        else:
-            self.line(self.style(f"  confidence: {resp['confidence']}", "dim"))
-
-    def on_cycle_completed(self, e: dict[str, Any]) -> None:
-        self._end_stream()
-        summary = e["resolutionSummary"]
-        if not summary.lower().startswith("cycle"):
-            summary = f"Cycle {e['cycle']}: {summary}"
-        conv = describe_convergence(e.get("convergence"))
-        self.line(self.style("✓ ", "green") + summary + self.style(conv, "dim"))
-
-    def on_debate_limitReached(self, e: dict[str, Any]) -> None:
-        text = f"Debate limit reached: {e['cycles']} of {e['limit']} cycles."
-        if e.get("canExtend"):
-            text += f" Say 'extend debate' to allow up to {e['extendedLimit']}."
-        self.line(self.style(text, "yellow"))
-
-    def on_options_proposed(self, e: dict[str, Any]) -> None:
-        opts = "; ".join(f"{o['id']}) {o['label']}" for o in e["options"])
-        self.line(self.style("Options: ", "bold") + opts)
-
-    def on_votes_tallied(self, e: dict[str, Any]) -> None:
-        t = e["tally"]
-        labels = {o["id"]: o["label"] for o in t["options"]}
-        counts = ", ".join(f"{labels.get(k, k)}: {v}" for k, v in t["counts"].items())
-        winner = labels.get(t["winner"], t["winner"]) if t.get("winner") else "no winner"
-        self.line(self.style("Vote: ", "bold") + f"{winner} ({t['consensus']}; {counts})")
-
-    def on_final_answer(self, e: dict[str, Any]) -> None:
-        self._end_stream()
-        self.final_markdown = e["markdown"]
-
-    def on_error(self, e: dict[str, Any]) -> None:
-        self.errors.append(e["message"])
-        self.warn(e["message"])
+            self.line(markdown(text, self.style).strip("\n") + "\n")  # a block, then a blank line
+        if kind in ("persona.completed", "cycle.completed"):
+            self._end_stream()
 
 
-def show_question(out: TextIO, style: Style, q: dict[str, Any]) -> None:
-    """A clarification question with numbered choices, what skipping assumes, and the commands."""
-    asker = q.get("askedBy", {}).get("name", "the moderator")
-    out.write("\n" + style(f"? {q['question']}", "bold", "magenta") + style(f"  (asked by {asker})", "dim") + "\n")
-    for i, choice in enumerate(q.get("choices") or [], 1):
-        out.write(f"   {style(str(i), 'bold')}) {choice['label']}\n")
-    if q.get("defaultAssumption"):
-        out.write(style(f"   if skipped: {q['defaultAssumption']}", "dim") + "\n")
-    hint = "a number, " if q.get("choices") else ""
-    free = "your own words, " if q.get("freeTextAllowed", True) else ""
-    out.write(style(f"   answer with {hint}{free}'skip', 'skip all' or 'more'", "dim") + "\n")
+ANSWER_HINT = "answer with a number, your own words, 'skip', 'skip all' or 'more'"
+
+
+def show_hint(out: TextIO, style: Style, question: dict[str, Any]) -> None:
+    """How to answer the question just printed (the question itself comes from the sidecar's markdown)."""
+    hint = ANSWER_HINT if question.get("choices") else ANSWER_HINT.replace("a number, ", "")
+    out.write(style(f"   {hint}", "dim") + "\n")
     out.flush()

@@ -61,7 +61,7 @@ class SessionOptions(CamelModel):
     clarify: bool = True
     provider: str | None = Field(None, max_length=100, description="Provider id to use for this session.")
     model: str | None = Field(None, max_length=300)
-    user_id: str | None = Field(None, max_length=200)
+    user_id: str | None = Field(None, max_length=80, description="The user's display name in the transcript.")
 
 
 class ClientCapabilities(CamelModel):
@@ -129,7 +129,8 @@ class TurnResult(CamelModel):
     final_answer: str | None = None
     can_extend: bool = False
     limit_reached: bool = Field(False, description="The last debate stopped at its cycle cap (not by agreement).")
-    message: str | None = Field(None, description="A short note for the user (status, refusal reasons…).")
+    message: str | None = Field(None, description="Markdown for the user written by the sidecar (status, council "
+                                "members, notes); print it as is.")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
 
 

@@ -116,11 +116,13 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
         failed = False
         return text
     except ProviderError as exc:
-        rt.error(f"{role}: {provider.describe()} failed: {exc.message}", persona=role, kind=exc.kind)
+        rt.problem("model_failed", persona=role, retryable=exc.retryable, role=role,
+                   model=provider.model or provider.id, message=exc.message)
         return None
     except Exception as exc:  # a provider bug must not sink the session
         log.exception("provider %s crashed for %s", provider.describe(), role)
-        rt.error(f"{role}: {provider.describe()} crashed: {type(exc).__name__}", persona=role)
+        rt.problem("model_crashed", persona=role, role=role, model=provider.model or provider.id,
+                   error=type(exc).__name__)
         return None
     finally:
         rt.inflight_calls -= 1

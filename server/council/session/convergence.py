@@ -98,12 +98,18 @@ def position_similarity(pairs: list[tuple[str, str]], ranker: object | None = No
     return round(sum(scores) / len(scores), 4)
 
 
-def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> str | None:
-    """Why the debate stops after this round, or None to go on (the cycle limit is checked by the caller)."""
+StopReason = Literal["converged", "impasse", "settled", "limit"]
+
+
+def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason | None:
+    """Why the debate stops after this round, or None to go on (the cycle limit is checked by the caller).
+
+    ``settled``: at least two thirds of the voters say another cycle would not change their vote.
+    """
     if c.status == "converged":
-        return f"converged: {c.reason}"
+        return "converged"
     if c.status == "impasse":
-        return f"impasse: {c.reason}"
+        return "impasse"
     if round_no >= min_rounds and c.stop_requests >= STOP_SHARE:
-        return f"{c.stop_requests:.0%} of the advisors see no need to continue"
+        return "settled"
     return None

@@ -9,12 +9,9 @@ from __future__ import annotations
 import anyio
 
 from council.personas.contract import PersonaContract
-from council.protocol.events import PersonaStarted
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.convergence import Convergence
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
-from council.session.live_render import LiveRenderer, limits_of
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_messages
@@ -87,19 +84,19 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     stream = OrderedStream(rt, order, cycle)
     schema = persona_schema(s, cycle)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
+    rt.note("thinking", cycle=cycle, count=len(personas))
     for p in personas:
         provider = pick(p.name)
-        rt.emit(PersonaStarted, persona=p.name, cycle=cycle, provider=provider.id, model=provider.model)
+        rt.persona_started(p.name, cycle, provider.id, provider.model)
 
     async def one(name: str) -> None:
         contract = contracts[name]
         participant = s.participant(name)
         own = next((x for x in previous if x.persona == name), None)
         peers = [x for x in previous if x.persona != name]
-        renderer = LiveRenderer(limits_of(schema))
 
         async def on_delta(chunk: str) -> None:
-            stream.delta(name, renderer.feed(chunk))
+            stream.delta(name, chunk)
 
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
@@ -108,7 +105,6 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         outcome = await call_structured(rt, pick, spec, on_delta)
         vote: Vote | None = None
         if outcome.reply is not None:
-            stream.delta(name, renderer.finish(outcome.reply.model_dump()))
             reply = outcome.reply.model_dump()
             if option_ids:
                 reply["option_id"] = reply["option_id"].strip().upper()
@@ -125,7 +121,6 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
             content = response.position
         else:
             note = f"{name} abstains: {outcome.note}"
-            stream.delta(name, f"_{note}_\n\n")
             response = PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
                                        confidence_rationale="no usable reply", continue_debate=False,
                                        abstained=True, note=note)
@@ -146,28 +141,3 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         for name in order:
             tg.start_soon(one, name)
     return latest_responses(rt.session, cycle)
-
-
-def summarize_cycle(session: ConversationSession, cycle: int, conv: Convergence | None) -> str:
-    """A short, honest account of one cycle: who spoke, who moved and why, how the vote stands."""
-    responses = latest_responses(session, cycle)
-    active = [x for x in responses if not x.abstained]
-    parts = [f"Cycle {cycle}: {len(active)} of {len(responses)} advisors gave a position"]
-    abstained = [x.persona for x in responses if x.abstained]
-    if abstained:
-        parts.append(f"abstained: {', '.join(abstained)}")
-    for x in active:
-        if x.changed_position:
-            why = x.change_reason.strip() or "no new argument named — flagged as conformity"
-            parts.append(f"{x.persona} changed position ({why})")
-    if conv is not None:
-        votes = votes_of(session, cycle)
-        counts: dict[str, int] = {}
-        for v in votes:
-            counts[v.option_id] = counts.get(v.option_id, 0) + 1
-        tally = " · ".join(f"{k} {n}" for k, n in sorted(counts.items()))
-        parts.append(f"vote {tally or 'none'}; {conv.status} ({conv.reason})")
-        if conv.similarity is not None:
-            parts.append(f"positions {conv.similarity:.0%} similar in wording to the last cycle (reported, not "
-                         "decisive: similar words can carry opposite stances)")
-    return "; ".join(parts) + "."

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from council.camel import CamelModel
-from council.session.convergence import Convergence
+from council.session.convergence import Convergence, StopReason
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 MAX_CLARIFICATION_ROUNDS = 3
@@ -167,6 +167,7 @@ class CouncilDiscussion(CamelModel):
     resolution_summary: str | None = None
     status: DiscussionStatus = DiscussionStatus.IN_PROGRESS
     convergence: Convergence | None = None
+    stop_reason: StopReason | None = Field(None, description="Why the debate ended after this cycle, if it did.")
 
     @model_validator(mode="after")
     def _concluded_has_summary(self) -> CouncilDiscussion:

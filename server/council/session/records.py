@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
-from council.session.convergence import Convergence
+from council.session.convergence import Convergence, StopReason
 from council.session.entities import (
     Assumption,
     ClarificationAnswer,
@@ -103,6 +103,7 @@ class CycleConcluded(RecordBase):
     resolution_summary: str
     status: DiscussionStatus
     convergence: Convergence | None = None
+    stop_reason: StopReason | None = None
 
 
 class OptionsSet(RecordBase):

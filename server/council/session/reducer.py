@@ -232,6 +232,7 @@ def _cycle_concluded(s: ConversationSession, rec: r.CycleConcluded) -> None:
     d.resolution_summary = rec.resolution_summary
     d.status = rec.status
     d.convergence = rec.convergence
+    d.stop_reason = rec.stop_reason
     d.exchange_ends = rec.at
     _touch(s, rec)
 

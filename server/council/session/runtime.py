@@ -1,7 +1,8 @@
-"""One live session: its state, journal, ordered event stream, lock, cancel scope and idempotency memory.
+"""One live session: its state, journal, observer, lock, cancel scope and idempotency memory.
 
 ``record`` is the only way state changes: it applies a journal record through the reducer, appends it to the
-journal and emits the matching ``council/event`` notifications with the next sequence number.
+journal and tells the observer. Everything else the session reports — progress notes, problems, a persona's raw
+text as it streams — goes to the observer as data; the observer (``council.narrator``) decides what people read.
 """
 
 from __future__ import annotations
@@ -10,18 +11,16 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
 from council.errors import ErrorCode
-from council.protocol import events as ev
-from council.protocol.methods import TurnResult
+from council.idempotency import KeyedOnce
 from council.session import records as r
 from council.session.entities import (
     ConversationSession,
     CycleRef,
-    DiscussionStatus,
     MessageTurn,
     MessageType,
     Participant,
@@ -33,28 +32,39 @@ from council.session.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
 
-EventSink = Callable[[dict[str, Any]], None]
+
+class SessionObserver(Protocol):
+    """Receives everything a session reports, in order."""
+
+    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None: ...
+
+    def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None: ...
+
+    def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
+                persona: str | None, retryable: bool) -> None: ...
+
+    def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None: ...
+
+    def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None: ...
 
 
 class SessionRuntime:
-    def __init__(self, session_id: str, sink: EventSink, clock: Callable[[], datetime] = utcnow,
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
                  mono: Callable[[], float] = time.monotonic) -> None:
         self.mono = mono
         self.session_id = session_id
-        self._sink = sink
+        self.observer = observer
         self.clock = clock
         self._session: ConversationSession | None = None
         self.journal: list[r.RecordBase] = []
-        self.seq = 0
+        self.seq = 0  # the last event sequence number sent for this session (the narrator numbers events)
         self.lock = anyio.Lock()
         self.cancel_scope: anyio.CancelScope | None = None
-        self.results: dict[str, TurnResult] = {}
         self.finished_at: float | None = None
         self.last_active = mono()
         self.inflight_calls = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
-        self.pending: dict[str, anyio.Event] = {}
-        self.failures: dict[str, Exception] = {}
+        self.once = KeyedOnce()  # idempotency memory of this session's requests, evicted with it
 
     @property
     def session(self) -> ConversationSession:
@@ -72,11 +82,8 @@ class SessionRuntime:
         self._session = apply(self._session, rec)
         self.journal.append(rec)
         self.last_active = self.mono()
-        if self._session.status in TERMINAL:
-            self.finished_at = self.mono()
-        else:
-            self.finished_at = None
-        self._emit_for(rec, previous)
+        self.finished_at = self.mono() if self._session.status in TERMINAL else None
+        self._tell(self.observer.recorded, self, rec, previous)
 
     def turn(self, sender: Participant, kind: MessageType, content: str, *,
              cycle: CycleRef | None = None, metadata: dict[str, Any] | None = None) -> MessageTurn:
@@ -87,57 +94,30 @@ class SessionRuntime:
                            timestamp=self.clock(), sequence_number=last + 1, related_cycle_or_round=cycle,
                            metadata=metadata or {})
 
-    # --- events ------------------------------------------------------------------------------------------
-    def emit(self, event_cls: type[ev.EventBase], **fields: Any) -> None:
-        self.seq += 1
-        event = event_cls(session_id=self.session_id, seq=self.seq, at=self.clock(), **fields)
+    # --- reports (data; the observer words them) ----------------------------------------------------------
+    def note(self, kind: str, **data: Any) -> None:
+        self._tell(self.observer.note, self, kind, data)
+
+    def problem(self, kind: str, *, code: ErrorCode = ErrorCode.INTERNAL, persona: str | None = None,
+                retryable: bool = False, **data: Any) -> None:
+        self._tell(self.observer.problem, self, kind, data, code=code, persona=persona, retryable=retryable)
+
+    def persona_started(self, persona: str, cycle: int, provider: str, model: str) -> None:
+        self._tell(self.observer.persona_started, self, persona, cycle, provider, model)
+
+    def persona_text(self, persona: str, cycle: int, chunk: str) -> None:
+        self._tell(self.observer.persona_text, self, persona, cycle, chunk)
+
+    def _tell(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         try:
-            self._sink(event.to_wire())
-        except Exception:  # a broken client pipe must not break the session
-            log.exception("could not send event %s", event_cls.__name__)
-
-    def progress(self, message: str) -> None:
-        self.emit(ev.Progress, message=message)
-
-    def error(self, message: str, *, code: ErrorCode = ErrorCode.INTERNAL, persona: str | None = None,
-              **details: Any) -> None:
-        self.emit(ev.ErrorEvent, code=code, message=message, persona=persona, details=details)
-
-    def _emit_for(self, rec: r.RecordBase, previous: SessionStatus | None) -> None:
-        s = self.session
-        if isinstance(rec, r.StatusSet) and previous is not None:
-            self.emit(ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason)
-        elif isinstance(rec, r.PersonasSelected):
-            self.emit(ev.PersonasSelected, selection=rec.selection)
-        elif isinstance(rec, r.QuestionAsked):
-            q = s.question(rec.question_id)
-            self.emit(ev.QuestionAsked, question=q, remaining_in_round=len(s.planned_questions))
-        elif isinstance(rec, r.QuestionAnswered):
-            self.emit(ev.QuestionResolved, question=s.question(rec.answer.question_id))
-        elif isinstance(rec, r.QuestionSkipped):
-            self.emit(ev.QuestionResolved, question=s.question(rec.answer.question_id))
-            self.emit(ev.AssumptionRecorded, assumption=rec.assumption)
-        elif isinstance(rec, r.PersonaSpoke):
-            self.emit(ev.PersonaCompleted, persona=rec.response.persona, cycle=rec.response.cycle,
-                      response=rec.response)
-        elif isinstance(rec, r.CycleConcluded):
-            self.emit(ev.CycleCompleted, cycle=rec.cycle, resolution_summary=rec.resolution_summary,
-                      convergence=rec.convergence)
-            if rec.status is DiscussionStatus.LIMIT_REACHED:
-                st = s.settings
-                self.emit(ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit,
-                          can_extend=can_extend(s), extended_limit=max(st.extended_max_cycles, st.max_cycles))
-        elif isinstance(rec, r.OptionsSet):
-            self.emit(ev.OptionsProposed, options=rec.options)
-        elif isinstance(rec, r.TallySet):
-            self.emit(ev.VotesTallied, tally=rec.tally)
-        elif isinstance(rec, r.SynthesisSet):
-            self.emit(ev.FinalAnswer, markdown=rec.final_answer, synthesis=rec.synthesis)
+            fn(*args, **kwargs)
+        except Exception:  # a broken client pipe or a rendering bug must not break the session
+            log.exception("the observer failed on %s", getattr(fn, "__name__", fn))
 
 
 def can_extend(s: ConversationSession) -> bool:
-    """Whether ``extend debate`` would allow more cycles than the session has run."""
-    if s.status is SessionStatus.CANCELLED:
+    """Whether ``extend debate`` would allow more cycles: only after a debate that stopped at its cap."""
+    if s.status is SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
         return False
     ceiling = max(s.settings.extended_max_cycles, s.settings.max_cycles)
-    return not s.extended_debate_requested and ceiling > s.debate_cycles
+    return s.discussions[-1].status.value == "limit_reached" and ceiling > s.debate_cycles

@@ -11,15 +11,15 @@ from collections.abc import Callable
 
 from council.errors import CouncilError, ErrorCode, validation_error
 from council.session.entities import new_id
-from council.session.runtime import EventSink, SessionRuntime
+from council.session.runtime import SessionObserver, SessionRuntime
 
 IDLE_FACTOR = 6  # an unfinished session idle for ttl × this is abandoned
 
 
 class SessionStore:
-    def __init__(self, sink: EventSink, *, ttl: float = 1800.0, max_sessions: int = 64,
+    def __init__(self, observer: SessionObserver, *, ttl: float = 1800.0, max_sessions: int = 64,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.sink = sink
+        self.observer = observer
         self.ttl = ttl
         self.max_sessions = max_sessions
         self.clock = clock
@@ -37,7 +37,7 @@ class SessionStore:
         if len(self._sessions) >= self.max_sessions:
             raise CouncilError(ErrorCode.PERMISSION, f"too many open sessions (at most {self.max_sessions}); "
                                "finish or cancel one first", limit=self.max_sessions)
-        rt = SessionRuntime(session_id or new_id(), self.sink, mono=self.clock)
+        rt = SessionRuntime(session_id or new_id(), self.observer, mono=self.clock)
         self._sessions[rt.session_id] = rt
         return rt
 

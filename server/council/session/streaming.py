@@ -3,13 +3,13 @@
 Personas of a cycle run at once, but the user reads one at a time: the persona at the head of the order streams
 live; the others' text is buffered and flushed when they reach the head. Completions are committed (journal +
 ``persona.completed``) in the same order, so turn sequence numbers and events are the same whatever the timing.
+The text passed on is the model's raw output; the observer renders it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from council.protocol.events import PersonaDelta
 from council.session.runtime import SessionRuntime
 
 
@@ -23,7 +23,7 @@ class OrderedStream:
         self.commits: dict[str, Callable[[], None]] = {}
 
     def _emit(self, name: str, text: str) -> None:
-        self.rt.emit(PersonaDelta, persona=name, cycle=self.cycle, markdown=text)
+        self.rt.persona_text(name, self.cycle, text)
 
     def delta(self, name: str, text: str) -> None:
         if not text:

@@ -30,20 +30,24 @@ def _dedupe(items: list[str], limit: int) -> list[str]:
 
 
 def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
-    """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted."""
-    out: list[str] = []
+    """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted: one entry each."""
+    entries: dict[str, str] = {}
     tally = session.tally
     final_votes = votes_of(session, final_round(session)) if tally else []
     if tally and tally.winner:
         for v in final_votes:
             if v.option_id != tally.winner:
-                out.append(f"{v.persona} voted {v.option_id}: {v.rationale}")
+                entries[v.persona] = f"{v.persona} voted {v.option_id}: {v.rationale}"
     for resp in latest_responses(session):
         contract = contracts.get(resp.persona)
         if contract is not None and contract.always_include and not resp.abstained:
             risks = "; ".join(resp.risks[:3])
-            out.append(f"{resp.persona} (counterpoints): {resp.position}" + (f" Risks: {risks}" if risks else ""))
-    return out
+            tail = f" Risks: {risks}" if risks else ""
+            if resp.persona in entries:  # voted against the winner: its counterpoints join that entry
+                entries[resp.persona] = entries[resp.persona].rstrip(".") + "." + tail
+            else:
+                entries[resp.persona] = f"{resp.persona} (counterpoints): {resp.position}{tail}"
+    return list(entries.values())
 
 
 def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
@@ -74,7 +78,7 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
     few = {"maxItems": min(hi, 5)}
     schema = reply_schema(SynthesisReply, {"next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few,
                                            "risks_tradeoffs": {"maxItems": hi}, "notes": {"maxItems": 3}})
-    rt.progress("The chair writes the final answer.")
+    rt.note("chair")
     outcome = await call_structured(rt, pick, CallSpec(
         role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
         reply_model=SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3))

@@ -48,7 +48,7 @@ async def propose_options(rt: SessionRuntime, pick: ProviderPicker) -> None:
         options = [VoteOption(id=ascii_uppercase[i], label=o.label.strip(), description=o.description.strip())
                    for i, o in enumerate(outcome.reply.options)]
     else:
-        rt.progress(f"The moderator could not extract options ({outcome.note}); voting on the positions.")
+        rt.note("options_fallback", why=outcome.note)
         options = fallback_options(latest)
     rt.record(r.OptionsSet(at=rt.clock(), options=options))
 
@@ -62,7 +62,7 @@ async def cast_votes(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[s
                                       "confidence": {"minimum": 0, "maximum": 1}})
     order = [p.name for p in s.personas]
     results: dict[str, Vote | None] = {}
-    rt.progress("The council votes on the options.")
+    rt.note("voting")
 
     def check(reply: VoteReply) -> None:
         if reply.option_id.strip().upper() not in {o.id for o in s.options}:
@@ -84,7 +84,7 @@ async def cast_votes(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[s
             rationale=reply.rationale, continue_debate=reply.continue_debate, conclusion=reply.conclusion,
             cycle=cycle)
         if reply is None:
-            rt.progress(f"{name} did not vote: {outcome.note}")
+            rt.note("no_vote", persona=name, why=outcome.note)
 
     async with anyio.create_task_group() as tg:
         for name in order:

@@ -1,0 +1,131 @@
+"""The narrator: turns what happens in a session into ``council/event`` notifications, each carrying the markdown
+that ``council.present`` wrote for it.
+
+It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
+streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
+it keeps a :class:`~council.present.persona.PersonaText`, so a heading appears once, when that persona's text
+starts, and its completion adds only what the stream has not shown.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from council.errors import ErrorCode
+from council.present import clarify, debate, status
+from council.present.persona import PersonaText, vote
+from council.protocol import events as ev
+from council.session import records as r
+from council.session.debate import persona_schema
+from council.session.entities import DiscussionStatus, SessionStatus
+from council.session.live_render import limits_of
+from council.session.runtime import SessionRuntime, can_extend
+from council.session.transitions import TERMINAL
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+class Narrator:
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+        self._texts: dict[tuple[str, str, int], PersonaText] = {}  # (session, persona, cycle) → live text
+        self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
+            r.PersonasSelected: lambda rt, rec: self.emit(
+                rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection)),
+            r.QuestionAsked: self._question_asked,
+            r.QuestionAnswered: lambda rt, rec: self._resolved(rt, rec.answer.question_id),
+            r.QuestionDeferred: lambda rt, rec: self._resolved(rt, rec.question_id),
+            r.QuestionSkipped: self._question_skipped,
+            r.CycleStarted: lambda rt, rec: self.emit(
+                rt, ev.CycleStarted, cycle=rec.discussion.cycle_number, limit=rt.session.cycle_limit,
+                markdown=debate.cycle_started(rec.discussion.cycle_number, rt.session.cycle_limit)),
+            r.PersonaSpoke: self._persona_spoke,
+            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote,
+                                                  markdown=vote(rec.vote, rt.session.options)),
+            r.CycleConcluded: self._cycle_concluded,
+            r.OptionsSet: lambda rt, rec: self.emit(rt, ev.OptionsProposed, options=rec.options,
+                                                    markdown=debate.options(rec.options)),
+            r.TallySet: lambda rt, rec: self.emit(rt, ev.VotesTallied, tally=rec.tally,
+                                                  markdown=debate.tally(rec.tally)),
+            r.SynthesisSet: lambda rt, rec: self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis,
+                                                      markdown=rec.final_answer),
+        }
+
+    def emit(self, rt: SessionRuntime, event_cls: type[ev.EventBase], **fields: Any) -> None:
+        rt.seq += 1
+        event = event_cls(session_id=rt.session_id, seq=rt.seq, at=rt.clock(), **fields)
+        self.sink(event.to_wire())
+
+    # --- the observer contract -------------------------------------------------------------------------------
+    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
+        if isinstance(rec, r.StatusSet) and previous is not None:
+            text = "_The session was cancelled._\n\n" if rec.status is SessionStatus.CANCELLED else ""
+            self.emit(rt, ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason, markdown=text)
+            if rec.status in TERMINAL:
+                self._forget(rt.session_id)
+            return
+        handler = self._on.get(type(rec))
+        if handler is not None:
+            handler(rt, rec)
+
+    def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None:
+        self.emit(rt, ev.Progress, message=status.note(kind, data))
+
+    def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
+                persona: str | None, retryable: bool) -> None:
+        text = status.problem(kind, data)
+        plain = text.removeprefix("> ⚠️ ").replace("**", "").strip()
+        self.emit(rt, ev.ErrorEvent, code=code, message=plain, persona=persona, retryable=retryable,
+                  details={"kind": kind}, markdown=text)
+
+    def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
+        limits = limits_of(persona_schema(rt.session, cycle))
+        self._texts[(rt.session_id, persona, cycle)] = PersonaText(persona, limits)
+        self.emit(rt, ev.PersonaStarted, persona=persona, cycle=cycle, provider=provider, model=model)
+
+    def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
+        text = self._texts.setdefault((rt.session_id, persona, cycle), PersonaText(persona))
+        markdown = text.feed(chunk)
+        if markdown:
+            self.emit(rt, ev.PersonaDelta, persona=persona, cycle=cycle, markdown=markdown)
+
+    # --- records ---------------------------------------------------------------------------------------------
+    def _question_asked(self, rt: SessionRuntime, rec: r.QuestionAsked) -> None:
+        s = rt.session
+        q = s.question(rec.question_id)
+        remaining = len(s.planned_questions)
+        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
+                  markdown=clarify.question(q, remaining))
+
+    def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
+        q = rt.session.question(question_id)
+        self.emit(rt, ev.QuestionResolved, question=q, markdown=clarify.resolved(q))
+
+    def _question_skipped(self, rt: SessionRuntime, rec: r.QuestionSkipped) -> None:
+        self._resolved(rt, rec.answer.question_id)
+        self.emit(rt, ev.AssumptionRecorded, assumption=rec.assumption, markdown=clarify.assumption(rec.assumption))
+
+    def _persona_spoke(self, rt: SessionRuntime, rec: r.PersonaSpoke) -> None:
+        resp = rec.response
+        text = self._texts.pop((rt.session_id, resp.persona, resp.cycle), None) or PersonaText(resp.persona)
+        self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
+                  markdown=text.complete(resp))
+
+    def _cycle_concluded(self, rt: SessionRuntime, rec: r.CycleConcluded) -> None:
+        s = rt.session
+        self.emit(rt, ev.CycleCompleted, cycle=rec.cycle, resolution_summary=rec.resolution_summary,
+                  convergence=rec.convergence, markdown=debate.cycle_summary(s, rec.cycle))
+        if rec.status is DiscussionStatus.LIMIT_REACHED:
+            st = s.settings
+            extended = max(st.extended_max_cycles, st.max_cycles)
+            self.emit(rt, ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit, can_extend=can_extend(s),
+                      extended_limit=extended,
+                      markdown=debate.limit_reached(rec.cycle, s.cycle_limit, can_extend(s), extended))
+
+    def _forget(self, session_id: str) -> None:
+        for key in [k for k in self._texts if k[0] == session_id]:
+            del self._texts[key]

@@ -1,0 +1,47 @@
+"""The council's final answer: recommendation, vote, agreements, conflicts, risks, ordered next steps, dissent,
+assumptions and notes — one heading, each section once."""
+
+from __future__ import annotations
+
+from council.present.debate import tally_words
+from council.present.text import join_names, plural, section
+from council.session.entities import ConversationSession
+from council.session.outputs import CouncilSynthesis
+
+ANSWER_HEADING = "## The council's answer"
+
+PROVIDERS = {
+    "client": "your chat model",
+    "embedded": "the embedded model",
+    "ollama": "Ollama",
+    "openai": "an OpenAI-compatible server",
+    "scripted": "the scripted test model",
+}
+
+
+def models_used(session: ConversationSession) -> str:
+    """"council-test-model (your chat model)" — plain words, one entry per model."""
+    seen: dict[str, str] = {}
+    for use in session.metadata.models.values():
+        where = PROVIDERS.get(use.provider.split(":")[0], use.provider)
+        seen.setdefault(f"{use.model} ({where})", "")
+    return join_names(sorted(seen))
+
+
+def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
+    out = [f"{ANSWER_HEADING}\n\n", syn.recommendation.strip(), "\n\n"]
+    if session.tally:
+        out.append(f"**Vote:** {tally_words(session.tally)}.\n\n")
+    out += [
+        section("Where the council agrees", syn.agreements),
+        section("Where it disagrees", syn.conflicts),
+        section("Risks and trade-offs", syn.risks_tradeoffs),
+        section("Next steps", syn.next_steps, ordered=True),
+        section("Dissent", syn.dissent),
+        section("Assumptions the council made", syn.assumptions),
+        section("Notes", syn.notes),
+    ]
+    models = models_used(session)
+    cycles = plural(session.debate_cycles, "debate cycle")
+    out.append(f"_Answered with {models} after {cycles}._\n" if models else f"_After {cycles}._\n")
+    return "".join(out).strip() + "\n"

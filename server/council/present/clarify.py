@@ -1,0 +1,41 @@
+"""Who sits on the council, the clarifying questions, their answers and the assumptions made for skipped ones."""
+
+from __future__ import annotations
+
+from council.present.text import join_names, one_line, plural
+from council.session.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
+
+GENERAL = "general"
+
+
+def selection(sel: PersonaSelection) -> str:
+    names = join_names([f"**{p.name}**" for p in sel.selected_personas])
+    if sel.user_override:
+        why = "You chose them."
+    elif sel.request_classification and sel.request_classification != GENERAL:
+        why = f"Chosen for a question about {sel.request_classification}."
+    else:
+        why = "Chosen as the best fit for the question."
+    return f"**The council:** {names}. _{why}_\n\n"
+
+
+def question(q: ClarificationQuestion, remaining: int) -> str:
+    after = f" · {plural(remaining, 'more question')} after this one" if remaining else ""
+    out = [f"**The moderator asks**{f' _({after[3:]})_' if after else ''}\n\n{q.question.strip()}\n\n"]
+    if q.choices:
+        out.append("".join(f"{i}. {one_line(c.label)}\n" for i, c in enumerate(q.choices, 1)) + "\n")
+    out.append(f"_If you skip it, the council assumes: {one_line(q.default_assumption)}_\n\n")
+    return "".join(out)
+
+
+def resolved(q: ClarificationQuestion) -> str:
+    """An answered or deferred question (a skipped one is told by its assumption)."""
+    if q.status is QuestionStatus.ANSWERED and q.user_answer is not None:
+        return f"✓ _{one_line(q.question)}_ — **{one_line(q.user_answer.answer)}**\n\n"
+    if q.status is QuestionStatus.DEFERRED:
+        return f"_Deferred: “{one_line(q.question)}” — the moderator will come back to it._\n\n"
+    return ""
+
+
+def assumption(a: Assumption) -> str:
+    return f"> **Assumed:** {one_line(a.assumption)}\n\n"

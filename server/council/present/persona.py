@@ -1,0 +1,67 @@
+"""A persona's contribution as people read it: a heading once, the streamed text, what remains at the end, and
+its vote.
+
+The live part follows ``LiveRenderer`` (a persona's JSON reply rendered as append-only markdown while it streams);
+:class:`PersonaText` adds the heading the first time the persona has something to show and, when the reply is
+complete, only what the stream has not shown yet.
+"""
+
+from __future__ import annotations
+
+from council.present.text import one_line, percent
+from council.session.live_render import Limits, LiveRenderer
+from council.session.outputs import PersonaResponse, Vote, VoteOption
+
+SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")
+
+
+def heading(persona: str) -> str:
+    return f"#### {persona}\n\n"
+
+
+class PersonaText:
+    """The markdown of one persona in one cycle, streamed then completed (each piece appended once)."""
+
+    def __init__(self, persona: str, limits: Limits | None = None) -> None:
+        self.persona = persona
+        self.live = LiveRenderer(limits)
+        self.started = False
+
+    def feed(self, chunk: str) -> str:
+        return self._open(self.live.feed(chunk))
+
+    def complete(self, response: PersonaResponse) -> str:
+        """Everything still to show once the reply is parsed: the rest of the text, then its footer."""
+        if response.abstained:
+            return self._open(f"_{one_line(response.note or 'No usable reply.')}_\n\n", force=True)
+        rest = self.live.finish({k: getattr(response, k) for k in SHOWN_FIELDS})
+        return self._open(rest + footer(response), force=True)
+
+    def _open(self, text: str, *, force: bool = False) -> str:
+        if not text.strip() and not force:
+            return ""
+        if not self.started:
+            self.started = True
+            return heading(self.persona) + text
+        return text
+
+
+def footer(r: PersonaResponse) -> str:
+    lines = []
+    if r.changed_position:
+        why = one_line(r.change_reason) if r.change_reason.strip() else "without naming a new argument"
+        lines.append(f"_Changed position: {why}._" + (" ⚠️ _Possible conformity._" if r.conformity_flag else ""))
+    if r.note:
+        lines.append(f"_Note: {one_line(r.note)}._")
+    lines.append(f"_Confidence: {r.confidence} — {one_line(r.confidence_rationale)}_")
+    return "\n\n".join(lines) + "\n\n"
+
+
+def vote(v: Vote, options: list[VoteOption]) -> str:
+    label = next((o.label for o in options if o.id == v.option_id), "")
+    choice = f"{v.option_id} · {one_line(label)}" if label else v.option_id
+    line = f"🗳️ **{v.persona}** votes **{choice}** ({percent(v.confidence)} confident)"
+    why = one_line(v.rationale)
+    if why and why != one_line(v.conclusion):
+        line += f" — {why}"
+    return line + "\n\n"

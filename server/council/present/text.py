@@ -1,0 +1,43 @@
+"""Small markdown building blocks shared by the presentation modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def bullets(items: Iterable[str]) -> str:
+    return "".join(f"- {one_line(x)}\n" for x in items if x.strip())
+
+
+def numbered(items: Iterable[str]) -> str:
+    kept = [x for x in items if x.strip()]
+    return "".join(f"{i}. {one_line(x)}\n" for i, x in enumerate(kept, 1))
+
+
+def section(title: str, items: list[str], *, ordered: bool = False, level: int = 3) -> str:
+    """A headed list, or nothing when the list is empty."""
+    body = numbered(items) if ordered else bullets(items)
+    return f"{'#' * level} {title}\n\n{body}\n" if body else ""
+
+
+def one_line(text: str) -> str:
+    """Collapse line breaks so a model's text cannot break out of a list item or a table cell."""
+    return " ".join(text.split())
+
+
+def cell(text: str) -> str:
+    return one_line(text).replace("|", "\\|")
+
+
+def percent(share: float) -> str:
+    return f"{share:.0%}"
+
+
+def join_names(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"

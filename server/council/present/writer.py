@@ -1,0 +1,21 @@
+"""The texts the session stores as data (the seed's CouncilDiscussion.resolutionSummary and
+ConversationSession.finalAnswer), written here and handed to the engine so the domain itself writes no prose."""
+
+from __future__ import annotations
+
+from council.present.answer import final_answer
+from council.present.debate import cycle_lines
+from council.session.convergence import Convergence
+from council.session.entities import ConversationSession
+from council.session.outputs import CouncilSynthesis
+
+
+class PresentWriter:
+    """Implements the engine's ``Writer`` contract with this package's wording."""
+
+    def resolution_summary(self, session: ConversationSession, cycle: int, conv: Convergence | None,
+                           stop: str | None) -> str:
+        return " ".join(cycle_lines(session, cycle, conv, stop)).replace("**", "")
+
+    def final_answer(self, session: ConversationSession, synthesis: CouncilSynthesis) -> str:
+        return final_answer(session, synthesis)

@@ -1,0 +1,76 @@
+"""Resolving the active clarification question: an answer (free text, a choice value, label or number), a skip
+(which logs an assumption), a deferral, or skipping everything that is left."""
+
+from __future__ import annotations
+
+from council.errors import validation_error
+from council.session import records as r
+from council.session.entities import (
+    Assumption,
+    ClarificationAnswer,
+    ClarificationQuestion,
+    CycleRef,
+    MessageType,
+    QuestionStatus,
+)
+from council.session.runtime import SessionRuntime
+
+ACTIONS = ("answer", "skip", "defer", "skip_all")
+MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
+
+
+def resolve(rt: SessionRuntime, question_id: str, action: str, *, text: str, choice: str | None) -> None:
+    s = rt.session
+    q = s.question(question_id)
+    if q is None:
+        raise validation_error("unknown question", questionId=question_id)
+    if action == "answer":
+        value = choice_value(q, choice, text)
+        if not value:
+            raise validation_error("the answer is empty", fields={"text": "must not be empty"})
+        answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=value,
+                                     created_at=rt.clock())
+        turn = rt.turn(s.user, MessageType.ANSWER, value, cycle=_round(q.round_number))
+        rt.record(r.QuestionAnswered(at=rt.clock(), answer=answer, turn=turn))
+    elif action == "defer":
+        if q.revisited:  # deferred once already: now it is a skip
+            _skip(rt, q, "deferred twice")
+        else:
+            rt.record(r.QuestionDeferred(at=rt.clock(), question_id=q.question_id))
+    elif action == "skip":
+        _skip(rt, q, "skipped")
+    else:  # skip_all: the active question, the rest of the round and any deferred ones
+        _skip(rt, q, "skipped (skip all)")
+        for other in [*s.planned_questions, *[x for x in s.questions if x.status is QuestionStatus.DEFERRED]]:
+            _skip(rt, other, "skipped (skip all)")
+
+
+def _skip(rt: SessionRuntime, q: ClarificationQuestion, how: str) -> None:
+    s = rt.session
+    answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
+                                 skip_command=True, created_at=rt.clock())
+    assumption = Assumption(
+        session_id=s.session_id, related_question_id=q.question_id, assumption=q.default_assumption,
+        rationale=f"The user {how} “{q.question}”; the council assumed the most likely case for "
+                  f"{q.target_ambiguity}.", added_at=rt.clock())
+    turn = rt.turn(s.moderator, MessageType.ASSUMPTION_STATEMENT, q.default_assumption,
+                   cycle=_round(q.round_number), metadata={"questionId": q.question_id})
+    rt.record(r.QuestionSkipped(at=rt.clock(), answer=answer, assumption=assumption, turn=turn))
+
+
+def choice_value(q: ClarificationQuestion, choice: str | None, text: str) -> str:
+    """Map a choice value, a choice number ("2") or a label to the choice's value; else the free text."""
+    if choice:
+        match = next((c for c in q.choices if c.value == choice or c.label == choice), None)
+        if match is None:
+            raise validation_error("unknown choice", choice=choice, choices=[c.value for c in q.choices])
+        return match.value
+    t = text.strip()
+    if t.isascii() and t.isdigit() and len(t) <= MAX_CHOICE_DIGITS and 1 <= int(t) <= len(q.choices):
+        return q.choices[int(t) - 1].value
+    match = next((c for c in q.choices if c.label.lower() == t.lower() or c.value.lower() == t.lower()), None)
+    return match.value if match else t
+
+
+def _round(n: int) -> CycleRef:
+    return CycleRef(cycle_type="clarification", number=n)
