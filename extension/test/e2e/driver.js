@@ -51,7 +51,8 @@ function readabilityProblems() {
   if (summaries.length === 0) problems.push('no cycle summary ("After cycle N:" or "Cycle N summary:") in the chat');
   for (const line of summaries) {
     const rest = line.slice(line.search(marker)).replace(marker, '');
-    if (/[{}]/.test(rest) || !/[A-Za-z]{2,}(?:\W+[A-Za-z]{2,}){2,}/.test(rest)) problems.push(`unreadable cycle summary: ${JSON.stringify(line.slice(0, 200))}`);
+    const words = rest.match(/[A-Za-z]{2,}/g) || [];
+    if (/[{}]|\[object /.test(rest) || words.length < 3) problems.push(`unreadable cycle summary: ${JSON.stringify(line.slice(0, 200))}`);
   }
   return problems;
 }
