@@ -1,5 +1,5 @@
 /**
- * Clarification buttons and their idempotency.
+ * The chat's buttons: a question's choices and Skip (with their idempotency), Extend debate, Retry.
  *
  * A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
  * double-clicking a button can never produce two different keys for one click. The command handler records the
@@ -7,10 +7,13 @@
  * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
  */
 import { createHash } from 'node:crypto';
-import type { AnswerAction, ClarificationQuestion } from './protocol';
+import type { AnswerParams, ClarificationQuestion } from './wire';
 
 export const ANSWER_COMMAND = 'council.answerQuestion';
 export const EXTEND_COMMAND = 'council.extendDebate';
+export const RETRY_COMMAND = 'council.retryStep';
+
+export type AnswerAction = NonNullable<AnswerParams['action']>;
 
 export interface AnswerButtonArgs {
   sessionId: string;
@@ -51,7 +54,8 @@ export function answerButtonArgs(q: ClarificationQuestion, action: AnswerAction,
 
 /** The buttons under a question: one per choice, then Skip. */
 export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
-  const buttons: ButtonCommand[] = (q.choices ?? []).map((c) => ({
+  const choices = Array.isArray(q.choices) ? q.choices : [];
+  const buttons: ButtonCommand[] = choices.map((c) => ({
     command: ANSWER_COMMAND,
     title: c.label,
     tooltip: `Answer: ${c.label}`,
@@ -60,7 +64,7 @@ export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
   buttons.push({
     command: ANSWER_COMMAND,
     title: 'Skip',
-    tooltip: `Skip — the council assumes: ${q.defaultAssumption}`,
+    tooltip: 'Skip this question',
     arguments: [answerButtonArgs(q, 'skip')],
   });
   return buttons;
@@ -68,6 +72,10 @@ export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
 
 export function extendButton(sessionId: string): ButtonCommand {
   return { command: EXTEND_COMMAND, title: 'Extend debate', arguments: [{ sessionId }] };
+}
+
+export function retryButton(sessionId: string): ButtonCommand {
+  return { command: RETRY_COMMAND, title: 'Retry', tooltip: 'Try the step that failed again', arguments: [{ sessionId }] };
 }
 
 export function isAnswerButtonArgs(value: unknown): value is AnswerButtonArgs {

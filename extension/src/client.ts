@@ -1,6 +1,6 @@
 /** What the chat participant and the commands need from the sidecar connection (implemented by Sidecar). */
 import type { CancellationToken } from 'vscode';
-import type { MethodTypes } from './protocol';
+import type { MethodTypes } from './wire';
 
 export interface CouncilClient {
   request<M extends keyof MethodTypes>(

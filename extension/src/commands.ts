@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnswerButtonArgs, PendingAnswers } from './buttons';
-import { ANSWER_COMMAND, EXTEND_COMMAND, chatQueryFor, isAnswerButtonArgs } from './buttons';
+import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, chatQueryFor, isAnswerButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
 import { PARTICIPANT_NAME } from './participant';
-import type { SessionStatus } from './protocol';
+import type { SessionStatus } from './wire';
 
 /** The most recent session a chat turn reached (what "Cancel Session" and "Show Session Transcript" act on). */
 export class SessionTracker {
@@ -55,8 +55,8 @@ export async function answerQuestion(deps: CommandDeps, raw: unknown): Promise<v
     log.warn(`could not continue in the chat (${describeError(err)}); submitting directly`);
     deps.pending.drop(args.idempotencyKey);
     const params = { sessionId: args.sessionId, questionId: args.questionId, action: args.action, idempotencyKey: args.idempotencyKey, client: { completion: false } };
-    const result = await deps.client.request('council/answer', args.choice !== undefined ? { ...params, choice: args.choice } : params);
-    void vscode.window.showInformationMessage(`Council: ${args.label} submitted (${result.status}).`);
+    await deps.client.request('council/answer', args.choice !== undefined ? { ...params, choice: args.choice } : params);
+    void vscode.window.showInformationMessage(`Council: “${args.label}” was submitted.`);
   }
 }
 
@@ -80,7 +80,7 @@ async function cancelSession(deps: CommandDeps): Promise<void> {
   }
   const r = await deps.client.request('council/cancel', { sessionId: latest.sessionId });
   deps.sessions.update(r.sessionId, r.status);
-  void vscode.window.showInformationMessage(`Council: session ${r.status}.`);
+  void vscode.window.showInformationMessage(r.status === 'cancelled' ? 'Council: the session was cancelled.' : 'Council: the session had already ended.');
 }
 
 /** The workspace folder for user persona overrides. */
@@ -151,4 +151,5 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   });
   reg(ANSWER_COMMAND, (arg) => answerQuestion(deps, arg));
   reg(EXTEND_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /extend`));
+  reg(RETRY_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /retry`));
 }

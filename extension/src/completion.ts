@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc';
 import { REQUEST_CANCELLED } from './errors';
 import { describeError, log } from './log';
-import type { ChatMessage, CompleteDelta, CompleteParams, CompleteResult, ErrorCode, ErrorData } from './protocol';
-import { JSONRPC_CODES } from './protocol';
+import type { ChatMessage, CompleteDelta, CompleteParams, CompleteResult, ErrorCode, ErrorData } from './wire';
+import { JSONRPC_CODES } from './wire';
 import type { TurnRegistry } from './turns';
 
 export function completionError(code: ErrorCode, message: string, details: Record<string, unknown> = {}): ResponseError<ErrorData> {

@@ -1,16 +1,33 @@
 /** The one error path of the extension: known failures become readable chat markdown with the fix; the rest is logged. */
 import { ResponseError } from 'vscode-jsonrpc';
-import type { ResponseSink } from './render';
-import { formatError } from './render';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import { isErrorData } from './protocol';
+import type { ResponseSink } from './render';
+import type { ErrorData } from './wire';
 
 export const REQUEST_CANCELLED = -32800;
 
 export function isCancellation(err: unknown): boolean {
   if (err instanceof ResponseError) return err.code === REQUEST_CANCELLED || err.code === -32802; // ServerCancelled
   return err instanceof Error && (err.name === 'Canceled' || err.name === 'CancellationError');
+}
+
+const WHAT: Record<ErrorData['code'], string> = {
+  validation: 'The council could not accept that',
+  permission: 'The council was not allowed to do that',
+  internal: 'The council hit a problem',
+};
+const FIX: Record<ErrorData['code'], string> = {
+  validation: '',
+  permission: ' Check that Council may use the selected chat model (**Manage Language Model Access**), or configure `council.http.*`.',
+  internal: ' Details are in **Council: Show Logs**.',
+};
+
+/** A refused or failed request, in plain words, with what to do about it. */
+function sidecarErrorMarkdown(data: ErrorData): string {
+  const message = /[.!?]$/.test(data.message) ? data.message : `${data.message}.`;
+  return `> ⚠️ ${WHAT[data.code]}: ${message}${FIX[data.code]}\n\n`;
 }
 
 /** Render `err` into the chat response and return a one-line description for the result metadata. */
@@ -23,7 +40,7 @@ export function handleError(err: unknown, stream: ResponseSink): string {
   }
   if (err instanceof ResponseError && isErrorData(err.data)) {
     if (err.data.code === 'internal') log.error(`sidecar error: ${err.data.message}`, err.data.details ?? {});
-    stream.markdown(formatError({ code: err.data.code, message: err.data.message }));
+    stream.markdown(sidecarErrorMarkdown(err.data));
     return err.data.message;
   }
   const message = describeError(err);

@@ -1,23 +1,24 @@
 /**
- * The @council chat participant: forwards each chat turn to the sidecar and renders the event stream it
- * answers with. All session state lives in the sidecar; the only thing carried between turns is the session id
- * in the ChatResult metadata.
+ * The @council chat participant: forwards each chat turn to the sidecar and prints what it answers with (the
+ * events' markdown while the turn runs, then the result's `message`). All session state lives in the sidecar; the
+ * only thing carried between turns is the session id in the ChatResult metadata.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AnswerButtonArgs, PendingAnswers } from './buttons';
+import { questionButtons } from './buttons';
 import type { CouncilClient } from './client';
 import { handleError, isCancellation } from './errors';
 import { log } from './log';
-import type { Awaiting, ClarificationQuestion, ClientCapabilities, SessionStatus, TurnCommand, TurnParams, TurnResult } from './protocol';
-import { MAX_TEXT, TURN_COMMANDS } from './protocol';
 import type { ReferenceReader } from './references';
 import { collectReferences } from './references';
-import { EventRenderer, formatQuestion } from './render';
-import { questionButtons } from './buttons';
+import type { TurnState } from './render';
+import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { TurnRegistry } from './turns';
+import type { Awaiting, ClarificationQuestion, ClientCapabilities, Intent, SessionStatus, TurnCommand, TurnParams, TurnResult } from './wire';
+import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
 export const PARTICIPANT_NAME = 'council';
@@ -167,17 +168,18 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       deps.turns.end(turn);
       if (!result) throw new vscode.CancellationError();
       if (result.sessionId && result.status) deps.onSession?.(result.sessionId, result.status);
-      return finish(result, renderer, stream);
+      if (renderer.state.errors > 0) log.info(`turn ended with ${renderer.state.errors} error event(s)`);
+      return finish(result, renderer.state, stream);
     } catch (err) {
       deps.turns.end(turn);
       const sessionId = turn.sessionId ?? historySession;
       if (token.isCancellationRequested || isCancellation(err)) {
-        stream.markdown('\n\n_Cancelled — the council stopped this session._\n');
+        if (renderer.state.status !== 'cancelled') stream.markdown('\n\n_Cancelled: the council stopped this session._\n');
         return sessionId ? { metadata: { sessionId, status: 'cancelled', awaiting: 'nothing' } } : {};
       }
       const message = handleError(err, stream);
       return sessionId
-        ? { metadata: { sessionId, status: renderer.summary.status ?? 'created', awaiting: 'nothing', error: message } }
+        ? { metadata: { sessionId, status: renderer.state.status ?? 'created', awaiting: 'nothing', error: message } }
         : { errorDetails: { message } };
     } finally {
       cancel.dispose();
@@ -196,26 +198,41 @@ async function submitAnswer(
   return client.request('council/answer', args.choice !== undefined ? { ...params, choice: args.choice } : params, token);
 }
 
-/** Complete the response once the turn returned: anything the events did not show, and the metadata. */
-function finish(result: TurnResult, renderer: EventRenderer, stream: vscode.ChatResponseStream): CouncilChatResult {
+/** Intents that run the council (and may finish it); the others only report (status, personas) or cancel. */
+const RUNS_THE_COUNCIL: ReadonlySet<Intent> = new Set<Intent>([
+  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry',
+]);
+
+/** Sidecar markdown as its own block (it is printed as is; only the separation from what follows is ours). */
+const block = (markdown: string): string => (markdown.endsWith('\n\n') ? markdown : `${markdown.replace(/\n?$/, '')}\n\n`);
+
+/** The question the session waits for. None once the session is cancelled: a cancelled question is never shown again. */
+function pendingQuestion(result: TurnResult): ClarificationQuestion | undefined {
+  if (result.intent === 'cancel' || result.status === 'cancelled' || result.awaiting !== 'answer') return undefined;
+  return result.question;
+}
+
+/**
+ * Complete the response once the turn returned: the sidecar's note, the buttons of a question asked in an earlier
+ * turn, the final answer if this turn finished the council but its event was not printed, and the metadata.
+ */
+function finish(result: TurnResult, state: TurnState, stream: vscode.ChatResponseStream): CouncilChatResult {
   if (result.duplicate) stream.markdown('_That answer was already submitted._\n\n');
-  if (result.message) stream.markdown(`${result.message}\n\n`);
-  const question: ClarificationQuestion | undefined = result.awaiting === 'answer' ? result.question : undefined;
-  if (question && renderer.summary.question?.questionId !== question.questionId) {
-    // The question was asked in an earlier turn (e.g. /status): show it again with its buttons.
-    stream.markdown(formatQuestion(question));
+  if (result.message) stream.markdown(block(result.message));
+  const question = pendingQuestion(result);
+  if (question && state.question?.questionId !== question.questionId) {
     for (const b of questionButtons(question)) stream.button(b);
   }
-  if (result.finalAnswer && !renderer.summary.finalAnswer && result.intent !== 'status') {
-    stream.markdown(`\n---\n## The council's answer\n\n${result.finalAnswer}\n`);
+  if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
+    stream.markdown(block(result.finalAnswer));
   }
   if (!result.sessionId) return {};
-  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: result.awaiting };
+  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
   if (question) {
     metadata.questionId = question.questionId;
     metadata.choices = (question.choices ?? []).map((c) => c.label);
   }
-  if (result.canExtend || renderer.summary.canExtend) metadata.canExtend = true;
+  if (result.canExtend || state.canExtend) metadata.canExtend = true;
   return { metadata };
 }
 

@@ -1,7 +1,7 @@
 /** Turns the chat request's attached references (#file, selections, pasted values) into bounded wire references. */
 import * as vscode from 'vscode';
-import type { Reference } from './protocol';
-import { MAX_REFERENCES } from './protocol';
+import type { Reference } from './wire';
+import { LIMITS, MAX_REFERENCES } from './wire';
 
 export interface ReferenceReader {
   readUri(uri: vscode.Uri): Promise<string | undefined>;
@@ -60,8 +60,8 @@ export async function collectReferences(
     } catch {
       content = undefined; // unreadable: send the name only
     }
-    const item: Reference = { name: truncate(name || 'reference', 300) };
-    if (uri) item.uri = uri.slice(0, 2000);
+    const item: Reference = { name: truncate(name || 'reference', LIMITS.Reference.name.maxLength) };
+    if (uri) item.uri = uri.slice(0, LIMITS.Reference.uri.maxLength);
     if (content) {
       item.content = truncate(content, left);
       left -= item.content.length;

@@ -1,6 +1,7 @@
 /** Typed access to the `council.*` settings and what they mean for the sidecar and each session. */
 import * as path from 'node:path';
-import type { Depth, SessionOptions } from './protocol';
+import type { Depth, SessionOptions } from './wire';
+import { LIMITS, MAX_CONTEXT } from './wire';
 
 export type ProviderSetting = 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
 export type HttpProviderSetting = 'auto' | 'openai' | 'ollama' | 'embedded';
@@ -37,6 +38,8 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
 }
 
+const OPTION = LIMITS.SessionOptions;
+
 function str(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
@@ -51,13 +54,13 @@ export function readSettings(config: ConfigReader): CouncilSettings {
       baseUrl: str(config.get('http.baseUrl')),
       apiKeyEnv: str(config.get('http.apiKeyEnv')),
     },
-    personas: strings(config.get('personas')).slice(0, 12),
+    personas: strings(config.get('personas')).slice(0, OPTION.personas.maxItems),
     personasDirs: strings(config.get('personasDirs')),
-    maxPersonas: int(config.get('maxPersonas'), 1, 12, 5),
-    maxCycles: int(config.get('maxCycles'), 1, 50, 3),
+    maxPersonas: int(config.get('maxPersonas'), OPTION.maxPersonas.minimum, OPTION.maxPersonas.maximum, 5),
+    maxCycles: int(config.get('maxCycles'), OPTION.maxCycles.minimum, OPTION.maxCycles.maximum, 3),
     depth: pick(config.get('depth'), ['brief', 'standard', 'deep'], 'standard'),
     clarify: config.get('clarify') !== false,
-    referencesMaxChars: int(config.get('references.maxChars'), 0, 200_000, 50_000),
+    referencesMaxChars: int(config.get('references.maxChars'), 0, MAX_CONTEXT, 50_000),
     pythonInterpreter: str(config.get('python.interpreter')),
     embeddings: config.get('routing.embeddings') !== false,
     trace: pick(config.get('trace.server'), ['off', 'messages', 'verbose'], 'off'),
@@ -74,7 +77,7 @@ export function sessionOptions(s: CouncilSettings, chatModel?: string): SessionO
   if (s.personas.length > 0) options.personas = s.personas;
   if (chatModel !== undefined) {
     options.provider = 'client';
-    if (chatModel) options.model = chatModel.slice(0, 300);
+    if (chatModel) options.model = chatModel.slice(0, OPTION.model.maxLength);
   }
   return options;
 }

@@ -8,8 +8,10 @@ import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-language
 import type { CouncilClient } from './client';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
-import type { CompleteDelta, CompleteParams, CompleteResult, CouncilEvent, MethodTypes } from './protocol';
-import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD, isCouncilEvent } from './protocol';
+import type { WireEvent } from './protocol';
+import { isWireEvent } from './protocol';
+import type { CompleteDelta, CompleteParams, CompleteResult, MethodTypes } from './wire';
+import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from './wire';
 
 export interface SidecarCommand {
   command: string;
@@ -37,7 +39,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
   private restarting: Promise<void> | undefined;
   private stopping = false;
   private crashes: number[] = [];
-  private readonly events = new vscode.EventEmitter<CouncilEvent>();
+  private readonly events = new vscode.EventEmitter<WireEvent>();
   private completion: CompletionHandler | undefined;
   readonly onEvent = this.events.event;
 
@@ -148,7 +150,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     };
     const client = new LanguageClient('council', 'Council Sidecar', serverOptions, clientOptions);
     client.onNotification(EVENT_METHOD, (params: unknown) => {
-      if (isCouncilEvent(params)) this.events.fire(params);
+      if (isWireEvent(params)) this.events.fire(params);
       else log.warn(`malformed ${EVENT_METHOD}: ${JSON.stringify(params).slice(0, 300)}`);
     });
     client.onRequest(COMPLETE_METHOD, async (params: CompleteParams, token: vscode.CancellationToken) => {

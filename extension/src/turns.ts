@@ -6,8 +6,8 @@
  * the sidecar starts are routed from the first one, even when the chat's history still names an older session.
  * A turn without a proposal falls back to binding the oldest unbound turn to the first unknown session id.
  */
-import type { CouncilEvent } from './protocol';
-import { SeqOrderer } from './render';
+import type { WireEvent } from './protocol';
+import { SeqOrderer } from './seq';
 
 /** The chat model of the current request (structural subset of vscode.LanguageModelChat). */
 export interface TurnModel {
@@ -25,7 +25,7 @@ export interface TurnHandlers<M extends TurnModel = TurnModel> {
   /** The model that serves `council/complete` for this turn, undefined when the chat's model may not be used. */
   model: M | undefined;
   token: CancellationLike;
-  onEvent(event: CouncilEvent): void;
+  onEvent(event: WireEvent): void;
   /** A note for the user in this turn's response (e.g. "the chat model refused, falling back"). */
   notify(markdown: string): void;
 }
@@ -34,24 +34,20 @@ export class ActiveTurn<M extends TurnModel = TurnModel> {
   sessionId: string | undefined;
   /** The id proposed for a session this turn may start (`TurnParams.newSessionId`). */
   proposedSessionId: string | undefined;
-  private readonly orderer: SeqOrderer<CouncilEvent>;
+  private readonly orderer: SeqOrderer<WireEvent>;
 
   constructor(sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
     this.sessionId = sessionId;
     // The first event of the turn sets the baseline; repeats are dropped, early arrivals held briefly.
-    this.orderer = new SeqOrderer<CouncilEvent>((e) => handlers.onEvent(e));
+    this.orderer = new SeqOrderer<WireEvent>((e) => handlers.onEvent(e));
   }
 
-  deliver(event: CouncilEvent): void {
+  deliver(event: WireEvent): void {
     this.orderer.push(event);
   }
 
   flush(): void {
     this.orderer.flush();
-  }
-
-  get lastSeq(): number | undefined {
-    return this.orderer.lastSeq;
   }
 }
 
@@ -85,7 +81,7 @@ export class TurnRegistry<M extends TurnModel = TurnModel> {
   }
 
   /** Route one notification; false when no turn is waiting for it. */
-  dispatch(event: CouncilEvent): boolean {
+  dispatch(event: WireEvent): boolean {
     const turn = this.forSession(event.sessionId);
     if (!turn) return false;
     turn.deliver(event);

@@ -1,6 +1,7 @@
 // Drives the real VS Code Chat view (code-server + headless Chromium): asks @council a question, answers the
-// first clarifying question by double-clicking a choice button (must submit once), skips the second, and waits
-// for the personas and the final answer. Screenshots on failure. Usage: node driver.js <url> <shots-dir>
+// first clarifying question by double-clicking a choice button (must submit once), skips the second, waits for
+// the personas and the final answer, and checks that the rendered chat reads well (readabilityProblems).
+// Screenshots on failure. Usage: node driver.js <url> <shots-dir>
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -22,6 +23,38 @@ async function shot(name) {
   const file = path.join(shots, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
   console.log(`[e2e] screenshot ${file}`);
+}
+
+// What a person reads must read well: one answer heading, no stringified objects, no heading without content (e.g. a
+// persona heading printed empty then repeated), cycle summaries in words, none of the old internal labels.
+// Runs in the page; returns the problems found.
+function readabilityProblems() {
+  const problems = [];
+  const responses = [...document.querySelectorAll('.interactive-item-container.interactive-response')];
+  const text = responses.map((r) => r.innerText).join('\n');
+  if (text.includes('[object Object]')) problems.push('the chat shows "[object Object]"');
+  for (const label of [/Question \d+\.\d+/, /— debater/, /client:council-test-model/]) {
+    if (label.test(text)) problems.push(`the chat shows an internal label (${label})`);
+  }
+  const blocks = responses.flatMap((r) => [...r.querySelectorAll('h1, h2, h3, h4, h5, h6, p, li, pre, blockquote, table')]);
+  const level = (el) => (/^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0);
+  const answers = blocks.filter((b) => level(b) && /^The council['’]s answer$/.test(b.textContent.trim()));
+  if (answers.length !== 1) problems.push(`${answers.length} "The council's answer" headings, expected exactly 1`);
+  blocks.forEach((b, i) => {
+    const next = blocks[i + 1];
+    if (level(b) && (!next || (level(next) && level(next) <= level(b)))) {
+      problems.push(`empty section: heading "${b.textContent.trim()}" is followed by ${next ? `heading "${next.textContent.trim()}"` : 'nothing'}`);
+    }
+  });
+  const marker = /\b(?:After cycle \d+|Cycle \d+ summary):/i;
+  const summaries = text.split('\n').filter((line) => marker.test(line));
+  if (summaries.length === 0) problems.push('no cycle summary ("After cycle N:" or "Cycle N summary:") in the chat');
+  for (const line of summaries) {
+    const rest = line.slice(line.search(marker)).replace(marker, '');
+    const words = rest.match(/[A-Za-z]{2,}/g) || [];
+    if (/[{}]|\[object /.test(rest) || words.length < 3) problems.push(`unreadable cycle summary: ${JSON.stringify(line.slice(0, 200))}`);
+  }
+  return problems;
 }
 
 async function phase(name, fn) {
@@ -112,6 +145,11 @@ async function phase(name, fn) {
     }
     const skipRows = await requests.filter({ hasText: '/skip' }).count();
     if (skipRows !== 1) throw new Error(`expected one /skip turn, saw ${skipRows}`);
+    await phase('the chat reads well', async () => {
+      const problems = await page.evaluate(readabilityProblems);
+      for (const p of problems) console.log(`[e2e] readability: ${p}`);
+      if (problems.length) throw new Error(`the rendered chat does not read well (${problems.length} problems, listed above)`);
+    });
     await shot('success');
     console.log(`[e2e] RESULT: PASS in ${since()}`);
     await browser.close();

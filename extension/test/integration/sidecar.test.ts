@@ -12,8 +12,9 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { CancellationTokenSource, ResponseError, StreamMessageReader, StreamMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
-import type { AnswerParams, CompleteParams, CompleteResult, CouncilEvent, MethodTypes, TurnParams, TurnResult } from '../../src/protocol';
-import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD, isErrorData } from '../../src/protocol';
+import { isErrorData } from '../../src/protocol';
+import type { AnswerParams, CompleteParams, CompleteResult, CouncilEvent, MethodTypes, TurnParams, TurnResult } from '../../src/wire';
+import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from '../../src/wire';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const PYTHON = process.env.COUNCIL_TEST_PYTHON ?? path.join(ROOT, '.venv', 'bin', 'python');
@@ -95,6 +96,16 @@ class Sidecar {
   }
 }
 
+/** What a client prints for a session (every event's markdown in seq order) is text a person can read. */
+function assertReadable(events: CouncilEvent[]): void {
+  for (const e of events) assert.equal(typeof e.markdown, 'string', `${e.type} #${e.seq} carries markdown`);
+  const printed = events.map((e) => e.markdown).join('');
+  assert.doesNotMatch(printed, /\[object Object\]/);
+  const answers = printed.match(/^#+ The council's answer/gm) ?? [];
+  const expected = events.some((e) => e.type === 'final.answer') ? 1 : 0;
+  assert.equal(answers.length, expected, `"The council's answer" headings in the printed session`);
+}
+
 function assertSeqStrictlyIncreasing(events: CouncilEvent[]): void {
   for (let i = 1; i < events.length; i++) assert.ok(events[i].seq > events[i - 1].seq, `seq ${events[i - 1].seq} → ${events[i].seq}`);
   assert.equal(events[0]?.seq, 1);
@@ -147,8 +158,10 @@ describe('sidecar over vscode-jsonrpc (scripted provider)', { skip, timeout: 120
     for (const t of ['personas.selected', 'question.asked', 'question.resolved', 'assumption.recorded', 'persona.started', 'persona.delta', 'persona.completed', 'votes.tallied', 'final.answer']) {
       assert.ok(types.has(t as CouncilEvent['type']), `saw ${t}`);
     }
+    assertReadable(events);
     const deltas = events.filter((e) => e.type === 'persona.delta');
-    assert.ok(deltas.every((e) => !e.text.trimStart().startsWith('{')), 'persona deltas are markdown, not raw JSON');
+    assert.ok(deltas.length > 0 && deltas.every((e) => !e.markdown.trimStart().startsWith('{')), 'persona deltas are markdown, not raw JSON');
+    assert.ok(deltas.every((e) => !('text' in e)), 'persona deltas carry markdown only');
     const final = events.find((e) => e.type === 'final.answer');
     assert.ok(final && final.type === 'final.answer' && final.markdown.length > 20);
 
@@ -208,7 +221,7 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
     const sid = result.sessionId!;
     assert.equal(result.awaiting, 'answer');
     const q = result.question!;
-    result = await s.request('council/answer', { sessionId: sid, questionId: q.questionId, action: 'answer', choice: q.choices![0].value, idempotencyKey: key(), client: { completion: true } });
+    result = await s.request('council/answer', { sessionId: sid, questionId: q.questionId, action: 'answer', choice: q.choices[0].value, idempotencyKey: key(), client: { completion: true } });
     for (let i = 0; i < 4 && result.awaiting === 'answer' && result.question; i++) {
       result = await s.request('council/answer', { sessionId: sid, questionId: result.question.questionId, action: 'skip', idempotencyKey: key(), client: { completion: true } });
     }
@@ -217,6 +230,7 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
     assert.ok(purposes.has('clarifier') || [...purposes].some((p) => /clarif/i.test(p)), `purposes: ${[...purposes].join(', ')}`);
     assert.ok(purposes.size >= 3, `several roles used the client model: ${[...purposes].join(', ')}`);
     assert.ok(completes.every((c) => c.jsonSchema === undefined || typeof c.jsonSchema === 'object'));
+    assertReadable(s.of(sid));
     const final = s.of(sid).find((e) => e.type === 'final.answer');
     assert.ok(final && final.type === 'final.answer');
     assert.match(final.markdown, /extract one well-bounded service/i);
@@ -244,7 +258,7 @@ describe('cancellation mid-debate', { skip, timeout: 120_000 }, () => {
 
   it('council/cancel stops a running debate', async () => {
     const pending = s.request('council/turn', { text: QUESTION + ' (cancel A)', options: { clarify: false, maxCycles: 3 }, client: { completion: false } });
-    const started = await s.waitFor((e) => e.type === 'persona.delta' && e.text.length > 0);
+    const started = await s.waitFor((e) => e.type === 'persona.delta' && e.markdown.length > 0);
     const t0 = Date.now();
     const cancel = await s.request('council/cancel', { sessionId: started.sessionId });
     assert.equal(cancel.status, 'cancelled');

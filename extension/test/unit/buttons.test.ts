@@ -28,7 +28,7 @@ describe('button idempotency keys', () => {
   });
   it('chat queries continue the conversation naturally', () => {
     const q = question();
-    assert.equal(chatQueryFor(answerButtonArgs(q, 'answer', q.choices![0])), '@council Under 10 engineers');
+    assert.equal(chatQueryFor(answerButtonArgs(q, 'answer', q.choices[0])), '@council Under 10 engineers');
     assert.equal(chatQueryFor(answerButtonArgs(q, 'skip')), '@council /skip');
   });
 });
@@ -37,7 +37,7 @@ describe('PendingAnswers', () => {
   it('one click per question: repeats are duplicates, other buttons are refused', () => {
     const p = new PendingAnswers();
     const q = question();
-    const a = answerButtonArgs(q, 'answer', q.choices![0]);
+    const a = answerButtonArgs(q, 'answer', q.choices[0]);
     assert.equal(p.click(a), 'submitted');
     assert.equal(p.click({ ...a }), 'duplicate');
     assert.equal(p.click(answerButtonArgs(q, 'skip')), 'alreadyAnswered');
@@ -46,7 +46,7 @@ describe('PendingAnswers', () => {
   it('take matches the chat turn the click opened, once', () => {
     const p = new PendingAnswers();
     const q = question();
-    p.click(answerButtonArgs(q, 'answer', q.choices![1]));
+    p.click(answerButtonArgs(q, 'answer', q.choices[1]));
     assert.equal(p.take(SID, 'something else', undefined), undefined);
     assert.equal(p.take('other-session', '10 to 50 engineers', undefined), undefined);
     assert.equal(p.take(SID, ' 10 to 50 engineers ', undefined)?.choice, 'medium');
@@ -88,7 +88,7 @@ describe('clicking a question button', () => {
       results.push((await handler(chatRequest(query.replace(/^@council /, '')), chatContext(history), stream as any, new vscode.CancellationTokenSource().token)) as CouncilChatResult);
     };
     const q = question();
-    const args = answerButtonArgs(q, 'answer', q.choices![0]);
+    const args = answerButtonArgs(q, 'answer', q.choices[0]);
     await Promise.all([answerQuestion(deps(client, pending, openChat), args), answerQuestion(deps(client, pending, openChat), { ...args })]);
     assert.deepEqual(opened, ['@council Under 10 engineers']);
     const answers = client.callsTo('council/answer');
@@ -112,7 +112,7 @@ describe('clicking a question button', () => {
     const d = deps(client, pending, async (q) => void opened.push(q));
     const q = question();
     await answerQuestion(d, answerButtonArgs(q, 'skip'));
-    await answerQuestion(d, answerButtonArgs(q, 'answer', q.choices![0]));
+    await answerQuestion(d, answerButtonArgs(q, 'answer', q.choices[0]));
     assert.deepEqual(opened, ['@council /skip']);
     assert.equal(mock.messages[0]?.text, 'Council: that question was already answered.');
   });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc';
 import { serveCompletion, toChatMessages } from '../../src/completion';
-import type { CompleteDelta, CompleteParams } from '../../src/protocol';
+import type { CompleteDelta, CompleteParams } from '../../src/wire';
 import { TurnRegistry } from '../../src/turns';
 import { SID } from './fixtures';
 import { fakeModel } from './helpers';

@@ -1,14 +1,9 @@
-/** Sample wire objects (camelCase, as the sidecar sends them) for the unit tests. */
-import type {
-  ClarificationQuestion,
-  CouncilEvent,
-  EventType,
-  PersonaResponse,
-} from '../../src/protocol';
+/** Sample wire objects (camelCase, as the sidecar sends them, markdown included) for the unit tests. */
+import type { ClarificationQuestion, CouncilEvent, EventType, PersonaResponse } from '../../src/wire';
 
 export const SID = 'sess-1';
 const AT = '2026-11-22T10:00:00Z';
-const chair = { participantId: 'p0', type: 'system' as const, name: 'Chair' };
+const moderator = { participantId: 'p0', type: 'system' as const, name: 'Moderator' };
 
 export function question(id = 'q1', overrides: Partial<ClarificationQuestion> = {}): ClarificationQuestion {
   return {
@@ -18,7 +13,7 @@ export function question(id = 'q1', overrides: Partial<ClarificationQuestion> = 
     sequenceInRound: 1,
     question: 'What is the team size?',
     targetAmbiguity: 'scope',
-    askedBy: chair,
+    askedBy: moderator,
     choices: [
       { label: 'Under 10 engineers', value: 'small' },
       { label: '10 to 50 engineers', value: 'medium' },
@@ -26,6 +21,7 @@ export function question(id = 'q1', overrides: Partial<ClarificationQuestion> = 
     freeTextAllowed: true,
     defaultAssumption: 'A team of about 20 engineers',
     status: 'pending',
+    revisited: false,
     createdAt: AT,
     ...overrides,
   };
@@ -39,91 +35,113 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
     summary: ['Too early'],
     advice: ['Modularise the monolith first'],
     risks: ['Distributed complexity'],
+    assumptions: [],
+    questions: [],
     nextSteps: ['Map the bounded contexts'],
     confidence: 'high',
     confidenceRationale: 'Seen it before',
+    changedPosition: false,
+    changeReason: '',
+    optionId: '',
+    voteConfidence: 0.5,
+    continueDebate: true,
+    abstained: false,
+    conformityFlag: false,
   };
 }
+
+/** What the sidecar writes for each sample event (test data: the extension prints it as is). */
+export const MARKDOWN: Record<EventType, string> = {
+  'status.changed': '',
+  progress: '',
+  'personas.selected': "**The council:** **Devil's Advocate** and **Ops Architect**. _Chosen for a question about engineering._\n\n",
+  'question.asked': '**The moderator asks**\n\nWhat is the team size?\n\n1. Under 10 engineers\n2. 10 to 50 engineers\n\n',
+  'question.resolved': '✓ _What is the team size?_ — **Under 10 engineers**\n\n',
+  'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
+  'cycle.started': '### Cycle 1 of 3\n\n',
+  'persona.started': '',
+  'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
+  'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
+  'vote.cast': "🗳️ **Devil's Advocate** votes **B · Modularise first** (80% confident)\n\n",
+  'cycle.completed': '**After cycle 1:** agreed to modularise first. _The council is converging._\n\n',
+  'debate.limitReached': '> The debate reached its limit of 3 cycles.\n\n',
+  'options.proposed': '**Options:** A · Split now, B · Modularise first\n\n',
+  'votes.tallied': '**Vote:** B · Modularise first wins 2 to 1.\n\n',
+  'final.answer': "## The council's answer\n\n**Modularise first**, then split the billing service.\n",
+  error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
+};
 
 let seq = 0;
 export function resetSeq(n = 0): void {
   seq = n;
 }
 
-/** One sample event per type; `seq` increases with each call. */
-export function sample(type: EventType): CouncilEvent {
-  const base = { sessionId: SID, seq: ++seq, at: AT };
-  const all: { [K in EventType]: Extract<CouncilEvent, { type: K }> } = {
-    'status.changed': { ...base, type: 'status.changed', previous: 'created', status: 'clarifying', reason: '' },
-    progress: { ...base, type: 'progress', message: 'Convening the council…' },
-    'personas.selected': {
-      ...base,
-      type: 'personas.selected',
-      selection: {
-        selectionId: 's1',
-        sessionId: SID,
-        requestClassification: 'engineering',
-        selectedPersonas: [
-          { participantId: 'a', type: 'persona', name: "Devil's Advocate", role: 'skeptic' },
-          { participantId: 'b', type: 'persona', name: 'Ops Architect' },
-        ],
-        reason: 'An architecture decision with operational risk',
-        method: 'keywords',
-        createdAt: AT,
-      },
-    },
-    'question.asked': { ...base, type: 'question.asked', question: question(), remainingInRound: 1, roundCap: 3 },
-    'question.resolved': {
-      ...base,
-      type: 'question.resolved',
-      question: question('q1', {
-        status: 'answered',
-        userAnswer: { answerId: 'a1', questionId: 'q1', sessionId: SID, answer: 'Under 10 engineers', createdAt: AT },
-      }),
-    },
-    'assumption.recorded': {
-      ...base,
-      type: 'assumption.recorded',
-      assumption: { assumptionId: 'as1', sessionId: SID, assumption: 'Budget is flat', rationale: 'Skipped question 2', addedAt: AT },
-    },
-    'persona.started': { ...base, type: 'persona.started', persona: "Devil's Advocate", cycle: 1, phase: 'debate' },
-    'persona.delta': { ...base, type: 'persona.delta', persona: "Devil's Advocate", cycle: 1, text: 'Splitting now **adds risk**' },
-    'persona.completed': { ...base, type: 'persona.completed', persona: "Devil's Advocate", cycle: 1, response: response() },
-    'cycle.completed': { ...base, type: 'cycle.completed', cycle: 1, resolutionSummary: 'Agreed to modularise first', convergence: 'converging' },
-    'debate.limitReached': { ...base, type: 'debate.limitReached', cycles: 3, limit: 3, canExtend: true, extendedLimit: 20 },
-    'options.proposed': {
-      ...base,
-      type: 'options.proposed',
-      options: [
-        { id: 'A', label: 'Split now', description: 'Start extracting services' },
-        { id: 'B', label: 'Modularise first', description: 'Clean module boundaries' },
+type Payloads = { [K in EventType]: Omit<Extract<CouncilEvent, { type: K }>, 'sessionId' | 'seq' | 'at' | 'markdown' | 'type'> };
+
+const option = (id: string, label: string, description: string) => ({ id, label, description });
+
+const PAYLOADS: Payloads = {
+  'status.changed': { previous: 'created', status: 'clarifying', reason: '' },
+  progress: { message: 'Convening the council…' },
+  'personas.selected': {
+    selection: {
+      selectionId: 's1',
+      sessionId: SID,
+      requestClassification: 'engineering',
+      selectedPersonas: [
+        { participantId: 'a', type: 'persona', name: "Devil's Advocate", role: 'skeptic' },
+        { participantId: 'b', type: 'persona', name: 'Ops Architect' },
       ],
+      reason: 'An architecture decision with operational risk',
+      userOverride: false,
+      overriddenPersonas: [],
+      method: 'keywords',
+      createdAt: AT,
     },
-    'votes.tallied': {
-      ...base,
-      type: 'votes.tallied',
-      tally: {
-        options: [
-          { id: 'A', label: 'Split now', description: 'x' },
-          { id: 'B', label: 'Modularise first', description: 'y' },
-        ],
-        counts: { A: 1, B: 2 },
-        weights: { A: 0.5, B: 1.6 },
-        winner: 'B',
-        consensus: 'majority',
-        voters: 3,
-        abstentions: [],
-      },
+  },
+  'question.asked': { question: question(), remainingInRound: 1, roundCap: 3 },
+  'question.resolved': {
+    question: question('q1', {
+      status: 'answered',
+      userAnswer: { answerId: 'a1', questionId: 'q1', sessionId: SID, answer: 'Under 10 engineers', skipCommand: false, createdAt: AT },
+    }),
+  },
+  'assumption.recorded': {
+    assumption: { assumptionId: 'as1', sessionId: SID, assumption: 'Budget is flat', rationale: 'Skipped question 2', addedAt: AT },
+  },
+  'cycle.started': { cycle: 1, limit: 3 },
+  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model' },
+  'persona.delta': { persona: "Devil's Advocate", cycle: 1 },
+  'persona.completed': { persona: "Devil's Advocate", cycle: 1, response: response() },
+  'vote.cast': { vote: { persona: "Devil's Advocate", optionId: 'B', confidence: 0.8, rationale: 'Less risk', continueDebate: false, conclusion: '', cycle: 1 } },
+  'cycle.completed': {
+    cycle: 1,
+    resolutionSummary: 'Agreed to modularise first',
+    convergence: { round: 1, status: 'refining', agreement: 0.67, leader: 'B', stopRequests: 0.5, reason: 'most agree' },
+  },
+  'debate.limitReached': { cycles: 3, limit: 3, canExtend: true, extendedLimit: 20 },
+  'options.proposed': { options: [option('A', 'Split now', 'Start extracting services'), option('B', 'Modularise first', 'Clean module boundaries')] },
+  'votes.tallied': {
+    tally: {
+      options: [option('A', 'Split now', 'x'), option('B', 'Modularise first', 'y')],
+      counts: { A: 1, B: 2 },
+      weights: { A: 0.5, B: 1.6 },
+      winner: 'B',
+      consensus: 'majority',
+      voters: 3,
+      abstentions: [],
     },
-    'final.answer': {
-      ...base,
-      type: 'final.answer',
-      markdown: '**Modularise first**, then split the billing service.',
-      synthesis: { recommendation: 'Modularise first', nextSteps: ['Map contexts'] },
-    },
-    error: { ...base, type: 'error', code: 'internal', message: 'model timed out', persona: 'Ops Architect', details: {} },
-  };
-  return all[type];
+  },
+  'final.answer': {
+    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model' },
+  },
+  error: { code: 'internal', message: 'model timed out', persona: 'Ops Architect', retryable: false, details: {} },
+};
+
+/** One sample event per type, with the sidecar's markdown; `seq` increases with each call. */
+export function sample<K extends EventType>(type: K, overrides: Partial<Extract<CouncilEvent, { type: K }>> = {}): Extract<CouncilEvent, { type: K }> {
+  const event = { sessionId: SID, seq: ++seq, at: AT, markdown: MARKDOWN[type], type, ...PAYLOADS[type], ...overrides };
+  return event as unknown as Extract<CouncilEvent, { type: K }>;
 }
 
 /** A recording ChatResponseStream. */

@@ -1,7 +1,7 @@
 /** Test doubles shared by the unit tests: a scripted sidecar client and chat request/context builders. */
 import * as vscode from 'vscode';
 import type { CouncilClient } from '../../src/client';
-import type { MethodTypes, TurnResult } from '../../src/protocol';
+import type { MethodTypes, TurnResult } from '../../src/wire';
 import type { TurnRegistry } from '../../src/turns';
 import { SID } from './fixtures';
 
@@ -27,7 +27,7 @@ export class FakeClient implements CouncilClient {
 }
 
 export function turnResult(overrides: Partial<TurnResult> = {}): TurnResult {
-  return { sessionId: SID, intent: 'new_problem', status: 'completed', awaiting: 'nothing', ...overrides };
+  return { sessionId: SID, intent: 'new_problem', status: 'completed', awaiting: 'nothing', canExtend: false, limitReached: false, duplicate: false, ...overrides };
 }
 
 export interface FakeModel {

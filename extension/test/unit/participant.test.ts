@@ -114,10 +114,54 @@ describe('chat turn handler', () => {
     const { stream, result } = await run(handler, chatRequest('q'));
     const text = stream.text;
     assert.ok(text.indexOf('#### Devil') < text.indexOf('adds risk'));
-    assert.ok(text.indexOf('adds risk') < text.indexOf('**Vote**'));
-    assert.ok(text.indexOf('**Vote**') < text.indexOf("## The council's answer"));
+    assert.ok(text.indexOf('adds risk') < text.indexOf('**Vote:**'));
+    assert.ok(text.indexOf('**Vote:**') < text.indexOf("## The council's answer"));
     assert.equal(text.match(/## The council's answer/g)?.length, 1, 'final answer from events is not repeated from the result');
     assert.equal(result.metadata?.status, 'completed');
+  });
+
+  it('/personas prints the sidecar message only, never the final answer again', async () => {
+    const message = "**On the council:** Devil's Advocate, Ops Architect.";
+    const { handler } = setup(() => turnResult({ intent: 'personas', message, finalAnswer: "## The council's answer\n\nModularise first.\n" }));
+    const history = [responseTurn({ sessionId: SID, status: 'completed', awaiting: 'nothing' })];
+    const { stream } = await run(handler, chatRequest('', { command: 'personas' }), history);
+    assert.equal(stream.text, `${message}\n\n`);
+  });
+
+  it('/status prints the sidecar message as is and offers the pending question’s buttons without re-printing it', async () => {
+    const message = '**Clarifying.** The moderator is waiting for your answer to: _What is the team size?_\n\n';
+    const { handler } = setup(() => turnResult({ intent: 'status', status: 'clarifying', awaiting: 'answer', question: question(), message }));
+    const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1' })];
+    const { stream, result } = await run(handler, chatRequest('', { command: 'status' }), history);
+    assert.equal(stream.text, message);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
+    assert.equal(result.metadata?.questionId, 'q1');
+  });
+
+  it('after /cancel the pending question and its buttons are never shown again', async () => {
+    const { handler, emit } = setup(() => {
+      emit(sample('status.changed', { previous: 'clarifying', status: 'cancelled', markdown: '_The session was cancelled._\n\n' }));
+      return turnResult({ intent: 'cancel', status: 'cancelled', awaiting: 'answer', question: question(), message: 'The session was cancelled.' });
+    });
+    const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1' })];
+    const { stream, result } = await run(handler, chatRequest('', { command: 'cancel' }), history);
+    assert.equal(stream.buttons.length, 0);
+    assert.doesNotMatch(stream.text, /team size/);
+    assert.deepEqual(result.metadata, { sessionId: SID, status: 'cancelled', awaiting: 'nothing' });
+  });
+
+  it('a final answer whose event was not printed comes from the result, as is (its heading is the sidecar’s)', async () => {
+    const finalAnswer = "## The council's answer\n\nModularise first.\n";
+    const { handler } = setup(() => turnResult({ intent: 'skip_all', finalAnswer }));
+    const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })]);
+    assert.equal(stream.text, `${finalAnswer}\n`);
+    assert.equal(stream.text.match(/The council's answer/g)?.length, 1);
+  });
+
+  it('a repeated submission does not print anything twice', async () => {
+    const { handler } = setup(() => turnResult({ intent: 'answer', duplicate: true, finalAnswer: '## The council’s answer\n\nx\n' }));
+    const { stream } = await run(handler, chatRequest('Under 10 engineers'), [responseTurn({ sessionId: SID, status: 'completed', awaiting: 'nothing' })]);
+    assert.equal(stream.text, '_That answer was already submitted._\n\n');
   });
 
   it('ignores events of other sessions once bound', async () => {
