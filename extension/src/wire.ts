@@ -76,7 +76,7 @@ export const LIMITS = {
     maxPersonas: { minimum: 1, maximum: 12 },
     provider: { maxLength: 100 },
     model: { maxLength: 300 },
-    userId: { maxLength: 200 },
+    userId: { maxLength: 80 },
   },
 } as const;
 
@@ -107,7 +107,7 @@ export interface TurnResult {
   canExtend: boolean;
   /** The last debate stopped at its cycle cap (not by agreement). */
   limitReached: boolean;
-  /** A short note for the user (status, refusal reasons…). */
+  /** Markdown for the user written by the sidecar (status, council members, notes); print it as is. */
   message?: string;
   /** True when the idempotency key was seen: nothing was done again. */
   duplicate: boolean;
@@ -479,6 +479,8 @@ export interface CouncilDiscussion {
   resolutionSummary?: string;
   status: DiscussionStatus;
   convergence?: Convergence;
+  /** Why the debate ended after this cycle, if it did. */
+  stopReason?: 'converged' | 'impasse' | 'settled' | 'limit';
 }
 
 /** Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made. */
@@ -629,6 +631,7 @@ export interface SessionOptions {
   /** Provider id to use for this session. */
   provider?: string;
   model?: string;
+  /** The user's display name in the transcript. */
   userId?: string;
 }
 
