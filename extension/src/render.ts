@@ -2,8 +2,10 @@
  * Prints the sidecar's `council/event` stream into a chat response. The sidecar writes everything a person reads:
  * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (also types this extension
  * does not know). This file adds only layout: the choice and Skip buttons under a question, Extend after a capped
- * debate, Retry after a retryable error, and `progress` messages as the transient progress line. It never writes
- * prose of its own and never turns a payload into text.
+ * debate, Retry after a retryable error, and `progress` messages as the transient progress line — but only until
+ * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
+ * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
+ * a payload into text.
  */
 import type { ButtonCommand } from './buttons';
 import { extendButton, questionButtons, retryButton } from './buttons';
@@ -32,12 +34,16 @@ export interface TurnState {
 
 export class EventRenderer {
   readonly state: TurnState = { canExtend: false, finalAnswer: false, errors: 0 };
+  private printed = false;
 
   constructor(private readonly out: ResponseSink, private readonly onUnknown: (type: string) => void = () => {}) {}
 
   render(event: WireEvent): void {
     this.state.sessionId = event.sessionId;
-    if (typeof event.markdown === 'string' && event.markdown !== '') this.out.markdown(event.markdown);
+    if (typeof event.markdown === 'string' && event.markdown !== '') {
+      this.out.markdown(event.markdown);
+      this.printed = true;
+    }
     if (isKnownEvent(event)) this.layout(event);
     else this.onUnknown(event.type);
   }
@@ -49,7 +55,7 @@ export class EventRenderer {
         if (event.status === 'cancelled') this.state.question = undefined;
         return;
       case 'progress':
-        if (typeof event.message === 'string' && event.message !== '') this.out.progress(event.message);
+        if (!this.printed && typeof event.message === 'string' && event.message !== '') this.out.progress(event.message);
         return;
       case 'question.asked':
         this.state.question = event.question;

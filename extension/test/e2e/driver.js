@@ -145,6 +145,13 @@ async function phase(name, fn) {
     }
     const skipRows = await requests.filter({ hasText: '/skip' }).count();
     if (skipRows !== 1) throw new Error(`expected one /skip turn, saw ${skipRows}`);
+    const box = await final.boundingBox();
+    if (box) {  // scroll the chat back to show the debate itself, for a person to look at
+      await page.mouse.move(box.x + box.width / 2, Math.max(box.y, 200) + 50);
+      await page.mouse.wheel(0, -2200);
+      await page.waitForTimeout(400);
+      await shot('debate');
+    }
     await phase('the chat reads well', async () => {
       const problems = await page.evaluate(readabilityProblems);
       for (const p of problems) console.log(`[e2e] readability: ${p}`);

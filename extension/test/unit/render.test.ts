@@ -68,6 +68,12 @@ describe('EventRenderer prints the sidecar markdown', () => {
     assert.deepEqual(stream.progressLines, ['Convening the council…']);
     assert.equal(stream.text, '');
   });
+
+  it('no progress after the first markdown: VS Code would fold the debate above it into "Completed N steps"', () => {
+    const { stream } = renderAll([sample('progress'), sample('personas.selected'), sample('progress')]);
+    assert.deepEqual(stream.progressLines, ['Convening the council…']);
+    assert.notEqual(stream.text, '');
+  });
 });
 
 describe('EventRenderer layout: buttons per event type', () => {
