@@ -114,6 +114,28 @@ function assertSeqStrictlyIncreasing(events: CouncilEvent[]): void {
 let keyCounter = 0;
 const key = (): string => `it-${process.pid}-${++keyCounter}`;
 
+describe('the same markdown reaches this client as the CLI (golden file)', { skip, timeout: 120_000 }, () => {
+  let s: Sidecar;
+  before(async () => {
+    s = await Sidecar.start(['--provider', 'scripted', '--max-cycles', '2', '--min-cycles', '2']);
+  });
+  after(async () => s?.stop());
+
+  it('a scripted session prints byte for byte tests/golden/scripted_session.md', async () => {
+    // the same session as tests/headless/test_golden_markdown.py drives over the Python client
+    const personas = ['Software Architect', 'Senior Developer', "Devil's Advocate"];
+    const first = await s.request('council/turn', { text: 'Should we split our monolith into services this quarter?', options: { personas } });
+    const sid = first.sessionId!;
+    const q = first.question!;
+    await s.request('council/answer', { sessionId: sid, questionId: q.questionId, action: 'answer', choice: q.choices![1].value, idempotencyKey: key() });
+    const done = await s.request('council/turn', { sessionId: sid, text: 'skip' });
+    assert.equal(done.status, 'completed');
+    const printed = s.of(sid).filter((e) => e.type !== 'progress').map((e) => e.markdown).join('');
+    const golden = fs.readFileSync(path.join(ROOT, 'tests', 'golden', 'scripted_session.md'), 'utf8');
+    assert.equal(printed, golden);
+  });
+});
+
 describe('sidecar over vscode-jsonrpc (scripted provider)', { skip, timeout: 120_000 }, () => {
   let s: Sidecar;
   before(async () => {
