@@ -11,8 +11,9 @@ export interface CouncilSettings {
   http: { provider: HttpProviderSetting; model: string; baseUrl: string; apiKeyEnv: string };
   personas: string[];
   personasDirs: string[];
-  maxPersonas: number;
-  maxCycles: number;
+  /** Undefined: the sidecar's own default (defaults live in one place, the sidecar's SessionSettings). */
+  maxPersonas?: number;
+  maxCycles?: number;
   depth: Depth;
   clarify: boolean;
   referencesMaxChars: number;
@@ -30,7 +31,7 @@ function pick<T extends string>(value: unknown, allowed: readonly T[], fallback:
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
-function int(value: unknown, min: number, max: number, fallback: number): number {
+function int<F extends number | undefined>(value: unknown, min: number, max: number, fallback: F): number | F {
   return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
 }
 
@@ -56,8 +57,8 @@ export function readSettings(config: ConfigReader): CouncilSettings {
     },
     personas: strings(config.get('personas')).slice(0, OPTION.personas.maxItems),
     personasDirs: strings(config.get('personasDirs')),
-    maxPersonas: int(config.get('maxPersonas'), OPTION.maxPersonas.minimum, OPTION.maxPersonas.maximum, 5),
-    maxCycles: int(config.get('maxCycles'), OPTION.maxCycles.minimum, OPTION.maxCycles.maximum, 3),
+    maxPersonas: int(config.get('maxPersonas'), OPTION.maxPersonas.minimum, OPTION.maxPersonas.maximum, undefined),
+    maxCycles: int(config.get('maxCycles'), OPTION.maxCycles.minimum, OPTION.maxCycles.maximum, undefined),
     depth: pick(config.get('depth'), ['brief', 'standard', 'deep'], 'standard'),
     clarify: config.get('clarify') !== false,
     referencesMaxChars: int(config.get('references.maxChars'), 0, MAX_CONTEXT, 50_000),
@@ -73,7 +74,9 @@ export function readSettings(config: ConfigReader): CouncilSettings {
  * (a configured default provider would otherwise win over it).
  */
 export function sessionOptions(s: CouncilSettings, chatModel?: string): SessionOptions {
-  const options: SessionOptions = { depth: s.depth, maxCycles: s.maxCycles, maxPersonas: s.maxPersonas, clarify: s.clarify };
+  const options: SessionOptions = { depth: s.depth, clarify: s.clarify };
+  if (s.maxCycles !== undefined) options.maxCycles = s.maxCycles;
+  if (s.maxPersonas !== undefined) options.maxPersonas = s.maxPersonas;
   if (s.personas.length > 0) options.personas = s.personas;
   if (chatModel !== undefined) {
     options.provider = 'client';

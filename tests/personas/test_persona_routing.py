@@ -17,7 +17,6 @@ from council.personas.routing import (
     select_personas,
     start_embedding_warmup,
 )
-from council.session.entities import ParticipantType
 
 JWT = "Our JWT tokens leak in logs, how do we rotate secrets?"
 PRICES = "Should we raise prices for the enterprise tier?"
@@ -124,15 +123,11 @@ def test_unknown_override_lists_the_valid_names(library):
     assert "Reliability Engineer" in str(err.value)
 
 
-def test_selection_becomes_the_session_entity(library):
+def test_selection_carries_what_the_session_records(library):
     sel = select_personas(library, JWT)
-    entity = sel.to_entity("s-1")
-    assert entity.request_classification == "security"
-    assert [p.name for p in entity.selected_personas] == sel.names
-    assert all(p.type is ParticipantType.PERSONA for p in entity.selected_personas)
-    assert entity.method == "tfidf" and entity.reason == sel.reason
-    over = select_personas(library, JWT, override=["sre"]).to_entity("s-2")
-    assert over.user_override and over.overridden_personas == ["Reliability Engineer"]
+    assert sel.classification == "security" and sel.method == "tfidf" and sel.reason
+    over = select_personas(library, JWT, override=["sre"])
+    assert over.user_override and over.overridden == ["Reliability Engineer"]
 
 
 class _Broken:

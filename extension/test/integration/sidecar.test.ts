@@ -127,7 +127,7 @@ describe('the same markdown reaches this client as the CLI (golden file)', { ski
     const first = await s.request('council/turn', { text: 'Should we split our monolith into services this quarter?', options: { personas } });
     const sid = first.sessionId!;
     const q = first.question!;
-    await s.request('council/answer', { sessionId: sid, questionId: q.questionId, action: 'answer', choice: q.choices![1].value, idempotencyKey: key() });
+    await s.request('council/answer', { sessionId: sid, questionId: q.questionId, action: 'answer', choice: q.choices[1].value, idempotencyKey: key() });
     const done = await s.request('council/turn', { sessionId: sid, text: 'skip' });
     assert.equal(done.status, 'completed');
     const printed = s.of(sid).filter((e) => e.type !== 'progress').map((e) => e.markdown).join('');

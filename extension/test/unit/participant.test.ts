@@ -73,7 +73,7 @@ describe('chat turn handler', () => {
     assert.equal(turn.params.text, 'Should we split our monolith?');
     assert.deepEqual(turn.params.client, { completion: true, completionModel: 'Fake Model' });
     assert.equal(turn.params.options.provider, 'client');
-    assert.equal(turn.params.options.maxCycles, 3);
+    assert.equal(turn.params.options.maxCycles, undefined); // the sidecar's default applies
     assert.deepEqual(turn.params.references, [{ name: 'src/app.ts', uri: 'file:///ws/src/app.ts', content: 'file content' }]);
     assert.ok(turn.token, 'the chat token is passed so the stop button sends $/cancelRequest');
     assert.deepEqual(stream.progressLines, ['Convening the council…']);

@@ -20,7 +20,7 @@ describe('settings', () => {
   });
   it('session options', () => {
     const s = readSettings(cfg({ personas: ['Ops Architect'], depth: 'deep', clarify: false }));
-    assert.deepEqual(sessionOptions(s), { depth: 'deep', maxCycles: 3, maxPersonas: 5, clarify: false, personas: ['Ops Architect'] });
+    assert.deepEqual(sessionOptions(s), { depth: 'deep', clarify: false, personas: ['Ops Architect'] }); // unset caps: the sidecar's defaults
     assert.deepEqual(sessionOptions(s, 'GPT').provider, 'client');
   });
   it('sidecar launch: chat mode uses the HTTP provider as the fallback default', () => {

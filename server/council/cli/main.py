@@ -7,7 +7,7 @@ import sys
 from typing import NoReturn
 
 from council import __version__
-from council.cli import ask, doctor, serve
+from council.cli import ask, ask_args, doctor, serve
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -25,7 +25,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_arguments(s)
     s.set_defaults(func=serve.run)
     a = sub.add_parser("ask", help="ask the council from the terminal (starts the sidecar and talks to it)")
-    ask.add_arguments(a)
+    ask_args.add_arguments(a)
     a.set_defaults(func=ask.run)
     d = sub.add_parser("doctor", help="check which model providers and optional packages work right now")
     doctor.add_arguments(d)

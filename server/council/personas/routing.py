@@ -14,7 +14,6 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -24,7 +23,6 @@ from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, emb
 from council.personas.lexicon import GENERAL, classify, classify_detail
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.tfidf import OverlapRanker, TfidfRanker
-from council.session.entities import Participant, ParticipantType, PersonaSelection, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -72,20 +70,6 @@ class Selection(BaseModel):
     @property
     def names(self) -> list[str]:
         return [p.name for p in self.personas]
-
-    def to_entity(self, session_id: str, created_at: datetime | None = None) -> PersonaSelection:
-        """The session's :class:`~council.session.entities.PersonaSelection` record for this decision."""
-        return PersonaSelection(
-            session_id=session_id,
-            request_classification=self.classification,
-            selected_personas=[Participant(type=ParticipantType.PERSONA, name=p.name, role="advisor")
-                               for p in self.personas],
-            reason=self.reason,
-            user_override=self.user_override,
-            overridden_personas=list(self.overridden),
-            method=self.method,
-            created_at=created_at or utcnow(),
-        )
 
 
 # --- rankers ------------------------------------------------------------------------------------------------

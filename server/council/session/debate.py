@@ -103,28 +103,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
                         reply_model=PersonaReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
                         check=_check_reply(contract, option_ids), soft_check=_soft_checks(s, contract))
         outcome = await call_structured(rt, pick, spec, on_delta)
-        vote: Vote | None = None
-        if outcome.reply is not None:
-            reply = outcome.reply.model_dump()
-            if option_ids:
-                reply["option_id"] = reply["option_id"].strip().upper()
-                reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))
-                before = previous_votes.get(name)
-                moved = before is not None and before.option_id != reply["option_id"]
-                reply["changed_position"] = reply["changed_position"] or moved
-                vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],
-                            rationale=reply["change_reason"].strip() or reply["position"],
-                            continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
-            flag = reply["changed_position"] and not reply["change_reason"].strip()
-            note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
-            response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
-            content = response.position
-        else:
-            note = f"{name} abstains: {outcome.note}"
-            response = PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
-                                       confidence_rationale="no usable reply", continue_debate=False,
-                                       abstained=True, note=note)
-            content = note
+        response, vote = response_of(name, cycle, outcome, option_ids, previous_votes.get(name))
+        content = response.note if response.abstained else response.position
 
         def commit() -> None:
             assert participant is not None
@@ -141,3 +121,26 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         for name in order:
             tg.start_soon(one, name)
     return latest_responses(rt.session, cycle)
+
+
+def response_of(name: str, cycle: int, outcome, option_ids: list[str],
+                before: Vote | None) -> tuple[PersonaResponse, Vote | None]:
+    """What the session keeps of one persona's reply: its response and, in a voting cycle, its vote (an
+    unusable reply is an abstention, never a guessed vote)."""
+    if outcome.reply is None:
+        return PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
+                               confidence_rationale="no usable reply", continue_debate=False, abstained=True,
+                               note=f"{name} abstains: {outcome.note}"), None
+    reply = outcome.reply.model_dump()
+    vote: Vote | None = None
+    if option_ids:
+        reply["option_id"] = reply["option_id"].strip().upper()
+        reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))
+        moved = before is not None and before.option_id != reply["option_id"]
+        reply["changed_position"] = reply["changed_position"] or moved
+        vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],
+                    rationale=reply["change_reason"].strip() or reply["position"],
+                    continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
+    flag = reply["changed_position"] and not reply["change_reason"].strip()
+    note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
+    return PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note), vote

@@ -1,0 +1,110 @@
+"""``council ask``'s command line: its flags, how they become ``council serve`` flags and session options, usage
+checks, and the exit codes (0 done, 2 bad usage, 3 provider or model unavailable, 4 session failed, 130 cancelled).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from council.client.rpc import RpcError
+
+OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
+REAL_PROVIDERS = ("openai", "ollama", "embedded")
+
+
+class AskError(Exception):
+    """A failure with its exit code and a one-line message."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = " ".join(message.split())
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("question", nargs="?", help="the question (else read interactively, or from stdin)")
+    p.add_argument("--provider", choices=[*REAL_PROVIDERS, "scripted"],
+                   help="model provider (default: automatic: local Ollama, else the embedded SmolLM2)")
+    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
+    p.add_argument("--api-key-env", help="environment variable holding the API key")
+    p.add_argument("--config", help="sidecar config file (JSON or TOML)")
+    p.add_argument("--script", help="script file for the scripted provider")
+    p.add_argument("--personas", help="comma-separated persona names (overrides routing)")
+    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--depth", choices=["brief", "standard", "deep"], help="answer depth")
+    p.add_argument("--max-cycles", type=int, help="debate cycle cap (1–50)")
+    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early")
+    p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
+    p.add_argument("--embeddings", dest="embeddings", action="store_true", default=False,
+                   help="let the sidecar warm up sentence-transformers for routing (off by default: a one-shot "
+                        "run routes before the warm-up ends, and the warm-up competes with a local model)")
+    p.add_argument("--no-embeddings", dest="embeddings", action="store_false", help=argparse.SUPPRESS)
+    p.add_argument("--yes", "-y", action="store_true",
+                   help="answer nothing: every clarification question becomes a logged assumption")
+    p.add_argument("--json", action="store_true", help="print the final session snapshot as JSON on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress or persona text, only the answer")
+    p.add_argument("--verbose", "-v", action="store_true", help="show the sidecar's log on stderr")
+
+
+def serve_args(args: argparse.Namespace) -> list[str]:
+    """The ``council serve`` flags for this run."""
+    argv = ["--log-level", "INFO" if args.verbose else "WARNING"]
+    for flag, value in (("--provider", args.provider), ("--model", args.model if args.provider else None),
+                        ("--base-url", args.base_url), ("--api-key-env", args.api_key_env),
+                        ("--config", args.config), ("--script", args.script), ("--depth", args.depth),
+                        ("--max-cycles", args.max_cycles), ("--min-cycles", args.min_cycles)):
+        if value is not None:
+            argv += [flag, str(value)]
+    for folder in args.personas_dir:
+        argv += ["--personas-dir", folder]
+    if not args.embeddings:
+        argv.append("--no-embeddings")
+    return argv
+
+
+def session_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.personas:
+        options["personas"] = [n.strip() for n in args.personas.split(",") if n.strip()]
+    if args.depth:
+        options["depth"] = args.depth
+    if args.max_cycles:
+        options["maxCycles"] = args.max_cycles
+    if args.max_personas:
+        options["maxPersonas"] = args.max_personas
+    if args.model and not args.provider:
+        options["model"] = args.model
+    return options
+
+
+def check_usage(args: argparse.Namespace) -> str | None:
+    """A usage problem argparse cannot see, or None."""
+    if args.max_cycles is not None and not 1 <= args.max_cycles <= 50:
+        return "--max-cycles must be between 1 and 50"
+    if args.min_cycles is not None and not 1 <= args.min_cycles <= 50:
+        return "--min-cycles must be between 1 and 50"
+    if args.max_personas is not None and not 1 <= args.max_personas <= 12:
+        return "--max-personas must be between 1 and 12"
+    if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
+        return "--personas needs at least one name"
+    if args.script and args.provider != "scripted":
+        return "--script needs --provider scripted"
+    if args.question is not None and not args.question.strip():
+        return "the question is empty"
+    return None
+
+
+def rpc_failure(err: RpcError, *, starting: bool) -> AskError:
+    """Map a JSON-RPC error (data {code, message, details}) to an exit code."""
+    data = err.data if isinstance(err.data, dict) else {}
+    message = data.get("message") or err.message
+    details = data.get("details") or {}
+    if "model provider problem" in message or "kind" in details:
+        return AskError(UNAVAILABLE, message)
+    if data.get("code") == "validation" and starting:
+        return AskError(USAGE, message)
+    return AskError(FAILED, message)
+
+

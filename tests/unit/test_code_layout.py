@@ -1,0 +1,65 @@
+"""The layering and size rules of the codebase, checked on the source itself.
+
+- The session domain never imports the wire protocol, the transport or the presentation: it produces data.
+- Only ``council.present`` writes prose; the protocol and the domain import nothing from it (the service and the
+  narrator do).
+- No source file over 400 lines (generated files excepted), no Python function over ~60 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = ROOT / "server" / "council"
+GENERATED = {ROOT / "extension" / "src" / "wire.ts"}
+MAX_FILE_LINES = 400
+MAX_FUNCTION_LINES = 65
+
+
+def imports_of(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("package, forbidden", [
+    ("session", ("council.protocol", "council.present", "council.transport", "council.server", "council.narrator",
+                 "pygls")),
+    ("present", ("council.protocol", "council.transport", "council.server", "council.narrator")),
+    ("protocol", ("council.present", "council.service", "council.narrator")),
+])
+def test_layers(package: str, forbidden: tuple[str, ...]):
+    offenders = [f"{path.relative_to(ROOT)} imports {name}"
+                 for path in sorted((SERVER / package).rglob("*.py"))
+                 for name in imports_of(path) if name.startswith(forbidden)]
+    assert offenders == []
+
+
+def source_files() -> list[Path]:
+    files = [*SERVER.rglob("*.py"), *(ROOT / "extension" / "src").rglob("*.ts"), *(ROOT / "bench").glob("*.py")]
+    return sorted(f for f in files if f not in GENERATED)
+
+
+def test_no_source_file_over_400_lines():
+    long = [f"{f.relative_to(ROOT)}: {n}" for f in source_files()
+            if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES]
+    assert long == []
+
+
+def test_no_python_function_over_about_60_lines():
+    long = []
+    for f in sorted(SERVER.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = node.end_lineno - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.name} ({size} lines)")
+    assert long == []
