@@ -640,6 +640,7 @@ export interface SessionSettings {
   maxCycles: number;
   /** Ceiling when extended debate is requested. */
   extendedMaxCycles: number;
+  /** Cycles before the council may stop because most see no need to go on. */
   minCycles: number;
   depth: Depth;
   maxPersonas: number;

@@ -58,7 +58,7 @@ def build_config(args: argparse.Namespace):
 def session_settings(args: argparse.Namespace):
     from council.session.entities import SessionSettings
 
-    settings = SessionSettings(min_cycles=2)
+    settings = SessionSettings()
     update = {}
     if args.max_cycles:
         update["max_cycles"] = args.max_cycles
