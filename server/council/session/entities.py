@@ -199,7 +199,8 @@ class SessionSettings(CamelModel):
 
     max_cycles: int = Field(DEFAULT_MAX_CYCLES, ge=1, le=50)
     extended_max_cycles: int = Field(20, ge=1, le=50, description="Ceiling when extended debate is requested.")
-    min_cycles: int = Field(2, ge=1, le=50, description="Cycles before the council may stop because most see no need to go on.")
+    min_cycles: int = Field(2, ge=1, le=50,
+                            description="Cycles before the council may stop because most see no need to go on.")
     depth: Depth = Depth.STANDARD
     max_personas: int = Field(5, ge=1, le=12)
     clarify: bool = True
