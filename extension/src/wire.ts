@@ -14,6 +14,7 @@ export const Methods = {
   answer: 'council/answer',
   cancel: 'council/cancel',
   snapshot: 'council/snapshot',
+  restore: 'council/restore',
   personas: 'council/personas',
   providers: 'council/providers',
 } as const;
@@ -61,6 +62,11 @@ export const LIMITS = {
   },
   SnapshotParams: {
     sessionId: { minLength: 1, maxLength: 100 },
+  },
+  RestoreParams: {
+    sessionId: { minLength: 1, maxLength: 100 },
+    journal: { minItems: 1, maxItems: 20000 },
+    lastSeq: { minimum: 0 },
   },
   ClientCapabilities: {
     completionModel: { maxLength: 300 },
@@ -146,6 +152,24 @@ export interface SnapshotResult {
   transcriptMarkdown: string;
 }
 
+/** `council/restore`: bring a session back into a new sidecar from the journal a client kept. */
+export interface RestoreParams {
+  sessionId: string;
+  /** The session's journal, as `council/snapshot` (`includeJournal`) returned it. */
+  journal: Record<string, unknown>[];
+  /** The last event seq the client has; new events continue after it. */
+  lastSeq?: number;
+}
+
+export interface RestoreResult {
+  sessionId: string;
+  status: SessionStatus;
+  awaiting: Awaiting;
+  question?: ClarificationQuestion;
+  /** Journal records replayed (an interrupted cycle is dropped, to run again). */
+  records: number;
+}
+
 export type EmptyParams = Record<string, never>;
 
 export interface PersonasResult {
@@ -164,6 +188,7 @@ export interface MethodTypes {
   'council/answer': { params: AnswerParams; result: TurnResult };
   'council/cancel': { params: SessionRef; result: CancelResult };
   'council/snapshot': { params: SnapshotParams; result: SnapshotResult };
+  'council/restore': { params: RestoreParams; result: RestoreResult };
   'council/personas': { params: EmptyParams; result: PersonasResult };
   'council/providers': { params: EmptyParams; result: ProvidersResult };
 }

@@ -43,10 +43,11 @@ def internal_error(message: str, **details: Any) -> CouncilError:
     return CouncilError(ErrorCode.INTERNAL, message, **details)
 
 
-def from_pydantic(exc: ValidationError, what: str) -> CouncilError:
-    """A validation CouncilError with one entry per offending field (dotted camelCase path → message)."""
+def from_pydantic(exc: ValidationError, what: str, prefix: str = "") -> CouncilError:
+    """A validation CouncilError with one entry per offending field (dotted camelCase path → message); ``prefix``
+    names where the validated value sits in the request (``journal`` → ``journal.0.kind``)."""
     fields: dict[str, str] = {}
     for err in exc.errors(include_url=False):
-        path = ".".join(str(p) for p in err["loc"]) or "(root)"
+        path = ".".join(str(p) for p in (prefix, *err["loc"]) if p != "") or "(root)"
         fields[path] = err["msg"]
     return validation_error(f"invalid {what}: " + "; ".join(f"{k}: {v}" for k, v in fields.items()), fields=fields)

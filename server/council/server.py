@@ -171,6 +171,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/answer": service.answer,
         "council/cancel": lambda p: service.cancel(p.session_id),
         "council/snapshot": service.snapshot,
+        "council/restore": service.restore,
         "council/personas": lambda _p: service.personas(),
         "council/providers": lambda _p: service.providers(),
     }

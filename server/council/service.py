@@ -13,9 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import anyio
+from pydantic import ValidationError
 
 from council.config import CouncilConfig
-from council.errors import CouncilError, internal_error, validation_error
+from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary
@@ -28,6 +29,8 @@ from council.protocol.methods import (
     CancelResult,
     PersonasResult,
     ProvidersResult,
+    RestoreParams,
+    RestoreResult,
     SnapshotParams,
     SnapshotResult,
     TurnCommand,
@@ -42,6 +45,8 @@ from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
 from council.session.intents import Intent, decide_intent
+from council.session.journal import stable_prefix
+from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
@@ -212,6 +217,29 @@ class CouncilService:
         rt = self.store.get(params.session_id)
         journal = [rec.to_wire() for rec in rt.journal] if params.include_journal else None
         return SnapshotResult(session=rt.session, journal=journal, transcript_markdown=transcript(rt.session))
+
+    def restore(self, params: RestoreParams) -> RestoreResult:
+        if self._live(params.session_id) is not None:
+            raise validation_error("that session is live in this sidecar already", sessionId=params.session_id)
+        try:
+            journal = journal_adapter.validate_python(params.journal)
+        except ValidationError as exc:
+            raise from_pydantic(exc, "journal", prefix="journal") from None
+        journal = stable_prefix(journal)
+        if not journal or not isinstance(journal[0], r.SessionCreated) \
+                or journal[0].session_id != params.session_id:
+            raise validation_error("the journal does not start by creating this session",
+                                   fields={"journal": "must start with the session_created record of sessionId"})
+        rt = self.store.create(params.session_id)
+        try:
+            rt.load(journal, params.last_seq)
+        except BaseException:
+            self.store.discard(params.session_id)
+            raise
+        s = rt.session
+        return RestoreResult(session_id=s.session_id, status=s.status, question=s.active_question,
+                             awaiting=Awaiting.ANSWER if s.active_question else Awaiting.NOTHING,
+                             records=len(journal))
 
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)

@@ -107,6 +107,16 @@ class SnapshotParams(SessionRef):
     include_journal: bool = False
 
 
+class RestoreParams(CamelModel):
+    """``council/restore``: bring a session back into a new sidecar from the journal a client kept."""
+
+    session_id: str = Field(min_length=1, max_length=100)
+    journal: list[dict[str, Any]] = Field(min_length=1, max_length=20_000,
+                                          description="The session's journal, as `council/snapshot` "
+                                                      "(`includeJournal`) returned it.")
+    last_seq: int = Field(0, ge=0, description="The last event seq the client has; new events continue after it.")
+
+
 class EmptyParams(CamelModel):
     pass
 
@@ -175,6 +185,14 @@ class SnapshotResult(CamelModel):
     transcript_markdown: str
 
 
+class RestoreResult(CamelModel):
+    session_id: str
+    status: SessionStatus
+    awaiting: Awaiting
+    question: ClarificationQuestion | None = None
+    records: int = Field(description="Journal records replayed (an interrupted cycle is dropped, to run again).")
+
+
 @dataclass(frozen=True)
 class Method:
     name: str
@@ -196,6 +214,10 @@ METHODS: tuple[Method, ...] = (
            "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`."),
     Method("council/snapshot", SnapshotParams, SnapshotResult,
            "The whole session (for transcripts and restore), its markdown transcript and optionally its journal."),
+    Method("council/restore", RestoreParams, RestoreResult,
+           "Restore a session from its journal into this sidecar (after a restart). The journal is validated and "
+           "replayed through the same reducer that wrote it; a cycle the old sidecar did not finish is dropped, so "
+           "`retry` runs it again. No events are sent for the replayed past; the next event's seq is `lastSeq + 1`."),
     Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
     Method("council/providers", EmptyParams, ProvidersResult,
            "Configured model providers and whether each answers right now."),

@@ -27,7 +27,7 @@ from council.session.entities import (
     SessionStatus,
     utcnow,
 )
-from council.session.reducer import apply
+from council.session.reducer import apply, replay
 from council.session.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,15 @@ class SessionRuntime:
         self.last_active = self.mono()
         self.finished_at = self.mono() if self._session.status in TERMINAL else None
         self._tell(self.observer.recorded, self, rec, previous)
+
+    def load(self, journal: list[r.RecordBase], last_seq: int) -> None:
+        """Become the session a journal describes (a restore): replayed silently, events continue after
+        ``last_seq``."""
+        self._session = replay(journal)
+        self.journal = list(journal)
+        self.seq = last_seq
+        self.last_active = self.mono()
+        self.finished_at = self.mono() if self._session.status in TERMINAL else None
 
     def turn(self, sender: Participant, kind: MessageType, content: str, *,
              cycle: CycleRef | None = None, metadata: dict[str, Any] | None = None) -> MessageTurn:
