@@ -1,8 +1,8 @@
-"""Logging for the sidecar: stderr only, pygls quiet, no prompts or keys at INFO.
+"""Logging for the sidecar: stderr only, no prompts or keys at INFO.
 
-pygls logs every message body at INFO and each failed request with a traceback at ERROR; both would put prompts
-in logs. Its loggers are raised to WARNING and the request-failure records, which the server logs itself without
-bodies, are filtered out.
+The transport logs methods, ids and reasons, never message bodies (a malformed frame's bytes are quoted only at
+DEBUG). Records that would carry bodies are filtered out defensively, and chatty HTTP libraries are raised to
+WARNING.
 """
 
 from __future__ import annotations
@@ -25,9 +25,5 @@ def setup_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for name in ("pygls", "pygls.protocol", "pygls.protocol.json_rpc", "pygls.server", "pygls.feature_manager"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.WARNING)
-        logger.addFilter(_DropBodies())
     for name in ("httpx", "httpcore"):
         logging.getLogger(name).setLevel(logging.WARNING)

@@ -1,99 +1,59 @@
-"""pygls wiring only: registers the ``council/*`` methods, converts params and errors, bridges completions.
+"""Wiring only: registers the ``council/*`` methods on the transport's endpoint and bridges completions.
 
-The sidecar is a pygls ``LanguageServer`` so vscode-languageclient can host it (``initialize`` works, documents are
-ignored). Custom params arrive as raw dicts (a protocol subclass stops pygls from turning them into namedtuples),
-are validated with the pydantic models of ``council.protocol``, and every failure leaves as a JSON-RPC error whose
-data is ``{code, message, details}``. No domain logic lives here.
+The sidecar speaks just enough LSP for vscode-languageclient to host it (``council.transport``: framing,
+lifecycle, dispatch, errors). Params arrive as plain JSON, are validated with the pydantic models of
+``council.protocol``, and every failure leaves as a JSON-RPC error whose data is ``{code, message, details}``.
+No domain logic lives here.
 """
 
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
-import attrs
-from lsprotocol import types
 from pydantic import ValidationError
-from pygls.exceptions import JsonRpcException
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
 from council import __version__
 from council.camel import CamelModel
-from council.errors import CouncilError, from_pydantic, internal_error
+from council.errors import from_pydantic
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteParams, CompleteResult
-from council.protocol.errors import JSONRPC_CODES, error_data
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
+from council.transport.endpoint import Endpoint
+from council.transport.jsonrpc import PeerError
+from council.transport.stdio import serve_stdio
 
 log = logging.getLogger(__name__)
 
 
-@attrs.define
-class RawRequest:
-    id: Any
-    method: str
-    jsonrpc: str
-    params: Any = None
+class CouncilServer:
+    """The endpoint with the council's methods registered, and the service behind them."""
 
+    def __init__(self, endpoint: Endpoint, service: CouncilService) -> None:
+        self.endpoint = endpoint
+        self.service = service
 
-@attrs.define
-class RawNotification:
-    method: str
-    jsonrpc: str
-    params: Any = None
-
-
-@attrs.define
-class RawResponse:
-    id: Any
-    jsonrpc: str
-    result: Any = None
-
-
-class CouncilProtocol(LanguageServerProtocol):
-    """Keeps ``council/*`` params and results as plain JSON."""
-
-    def get_message_type(self, method: str) -> type | None:
-        if method.startswith("council/"):
-            return RawNotification if method in (EVENT_METHOD, COMPLETE_DELTA_METHOD) else RawRequest
-        return super().get_message_type(method)
-
-    def get_result_type(self, method: str) -> type | None:
-        if method.startswith("council/"):
-            return RawResponse
-        return super().get_result_type(method)
-
-
-class CouncilServer(LanguageServer):
-    def __init__(self) -> None:
-        super().__init__("council", __version__, protocol_cls=CouncilProtocol)
-        self.service: CouncilService | None = None
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        """Log instead of popping a message in the editor (the client shows errors in the chat)."""
-        log.warning("server error (%s): %s", getattr(source, "__name__", source), error)
+    def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
+        """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
+        return serve_stdio(self.endpoint, stdin_fd, stdout)
 
 
 class ClientBridge:
-    """Sends ``council/complete`` to the client, routes its deltas, cancels it with ``$/cancelRequest``."""
+    """Sends ``council/complete`` to the client, routes its deltas; cancelling sends ``$/cancelRequest``."""
 
-    def __init__(self, server: CouncilServer) -> None:
-        self.server = server
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
         self.streams: dict[str, anyio.abc.ObjectSendStream[str]] = {}
 
     async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
-        msg_id = f"council-complete-{uuid.uuid4().hex[:12]}"
         send, receive = anyio.create_memory_object_stream[str](10_000)
         self.streams[params.stream_id] = send
-        protocol = self.server.protocol
+        outcome: list[Any] = []
         try:
-            future = protocol.send_request_async(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id)
             async with anyio.create_task_group() as tg:
                 async def pump() -> None:
                     async with receive:
@@ -101,20 +61,17 @@ class ClientBridge:
                             await on_delta(text)
                 tg.start_soon(pump)
                 try:
-                    raw = await future
+                    outcome.append(await self.endpoint.request(COMPLETE_METHOD, params.to_wire()))
+                except PeerError as exc:
+                    outcome.append(exc)
                 finally:
                     send.close()
-        except anyio.get_cancelled_exc_class():
-            protocol._request_futures.pop(msg_id, None)  # a late reply is then ignored, not an error
-            protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
-            raise
-        except JsonRpcException as exc:
-            raise ProviderError(f"the client's model failed: {exc.message}", kind="client") from None
         finally:
             self.streams.pop(params.stream_id, None)
-        data = raw.result if isinstance(raw, RawResponse) else raw
+        if isinstance(outcome[0], PeerError):
+            raise ProviderError(f"the client's model failed: {outcome[0].message}", kind="client")
         try:
-            return CompleteResult.model_validate(data or {})
+            return CompleteResult.model_validate(outcome[0] or {})
         except ValidationError as exc:
             raise ProviderError(f"the client answered council/complete with a malformed result: {exc}",
                                 kind="client") from None
@@ -131,41 +88,29 @@ class ClientBridge:
                 log.debug("dropped a completion delta for a closed stream")
 
 
-def _to_jsonrpc(err: CouncilError) -> JsonRpcException:
-    return JsonRpcException(message=err.message, code=JSONRPC_CODES[err.code], data=error_data(err).to_wire())
+def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]
+             ) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+    """Validate params, call the service, return the wire result (CouncilErrors are mapped by the endpoint)."""
 
-
-def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]):
     async def handle(raw: Any) -> dict[str, Any]:
         try:
-            try:
-                params = params_model.model_validate(raw if raw is not None else {})
-            except ValidationError as exc:
-                raise from_pydantic(exc, f"params for {method}") from None
-            result = call(params)
-            if hasattr(result, "__await__"):
-                result = await result  # type: ignore[misc]
-            return result.to_wire()  # type: ignore[union-attr]
-        except CouncilError as err:
-            log.info("%s refused: %s", method, err.message)
-            raise _to_jsonrpc(err) from None
-        except JsonRpcException:
-            raise
-        except Exception as exc:
-            log.exception("%s failed", method)
-            raise _to_jsonrpc(internal_error(f"{type(exc).__name__}: {exc}")) from None
+            params = params_model.model_validate(raw if raw is not None else {})
+        except ValidationError as exc:
+            raise from_pydantic(exc, f"params for {method}") from None
+        result = call(params)
+        if hasattr(result, "__await__"):
+            result = await result  # type: ignore[misc]
+        return result.to_wire()  # type: ignore[union-attr]
 
-    handle.__name__ = method.replace("/", "_")
     return handle
 
 
 def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], ClientBridge], CouncilService]
                  ) -> CouncilServer:
     """A server whose service is built by ``make_service(event_sink, client_bridge)``."""
-    server = CouncilServer()
-    bridge = ClientBridge(server)
-    service = make_service(lambda event: server.protocol.notify(EVENT_METHOD, event), bridge)
-    server.service = service
+    endpoint = Endpoint("council", __version__)
+    bridge = ClientBridge(endpoint)
+    service = make_service(lambda event: endpoint.notify(EVENT_METHOD, event), bridge)
     calls: dict[str, Callable[[Any], Any]] = {
         "council/turn": service.turn,
         "council/answer": service.answer,
@@ -175,15 +120,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/providers": lambda _p: service.providers(),
     }
     for method in METHODS:
-        server.feature(method.name)(_handler(method.params, method.name, calls[method.name]))
-
-    @server.feature(COMPLETE_DELTA_METHOD)
-    def complete_delta(raw: Any) -> None:
-        bridge.on_delta(raw)
-
-    @server.feature(types.SHUTDOWN)
-    async def shutdown(_params: Any) -> None:
-        """Cancel running sessions and close the providers' connections and models before exiting."""
-        await service.aclose()
-
-    return server
+        endpoint.on_request(method.name, _handler(method.params, method.name, calls[method.name]))
+    endpoint.on_notification(COMPLETE_DELTA_METHOD, bridge.on_delta)
+    endpoint.on_shutdown(service.aclose)  # cancel running sessions, close providers' connections and models
+    return CouncilServer(endpoint, service)
