@@ -1,59 +1,81 @@
-"""Wiring only: registers the ``council/*`` methods on the transport's endpoint and bridges completions.
+"""pygls wiring only: registers the ``council/*`` methods as pygls features, maps errors, bridges completions.
 
-The sidecar speaks just enough LSP for vscode-languageclient to host it (``council.transport``: framing,
-lifecycle, dispatch, errors). Params arrive as plain JSON, are validated with the pydantic models of
-``council.protocol``, and every failure leaves as a JSON-RPC error whose data is ``{code, message, details}``.
-No domain logic lives here.
+The sidecar is a pygls ``LanguageServer`` so vscode-languageclient can host it (``initialize`` works, documents are
+ignored). In front of pygls sits ``council.transport``: its own framing reader and a gate that refuses bad
+messages with the contract's error data, so pygls only ever sees messages it should serve. Custom params arrive as
+plain JSON, are validated with the pydantic models of ``council.protocol``, and every failure leaves as a JSON-RPC
+error whose data is ``{code, message, details}``. No domain logic lives here.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
 import anyio
+from lsprotocol import types
 from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
 
 from council import __version__
 from council.camel import CamelModel
-from council.errors import from_pydantic
+from council.errors import CouncilError, from_pydantic, internal_error
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteParams, CompleteResult
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
-from council.transport.endpoint import Endpoint
-from council.transport.jsonrpc import PeerError
-from council.transport.stdio import serve_stdio
+from council.transport.gate import Gate
+from council.transport.jsonrpc import RpcError
+from council.transport.pygls_adapter import GatedProtocol, raw_converter
+from council.transport.stdio import FrameWriter, serve_stdio
 
 log = logging.getLogger(__name__)
 
+NOTIFICATIONS = frozenset({COMPLETE_DELTA_METHOD})  # the registered features that are notifications
 
-class CouncilServer:
-    """The endpoint with the council's methods registered, and the service behind them."""
 
-    def __init__(self, endpoint: Endpoint, service: CouncilService) -> None:
-        self.endpoint = endpoint
-        self.service = service
+class CouncilServer(LanguageServer):
+    """pygls's language server with the council's features, served behind the transport's gate."""
+
+    protocol: GatedProtocol
+
+    def __init__(self) -> None:
+        super().__init__("council", __version__, protocol_cls=GatedProtocol, converter_factory=raw_converter)
+        self.service: CouncilService | None = None
 
     def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
         """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
-        return serve_stdio(self.endpoint, stdin_fd, stdout)
+        gate = Gate(self.protocol, FrameWriter(stdout), notifications=NOTIFICATIONS,
+                    teardown=self.service.aclose if self.service is not None else None)
+        return serve_stdio(gate, stdin_fd)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log instead of popping a message in the editor (the client shows errors in the chat). Errors a handler
+        raised on purpose were logged where they were raised."""
+        if isinstance(error, RpcError):
+            return
+        log.warning("server error (%s): %s", getattr(source, "__name__", source), error)
 
 
 class ClientBridge:
-    """Sends ``council/complete`` to the client, routes its deltas; cancelling sends ``$/cancelRequest``."""
+    """Sends ``council/complete`` to the client, routes its deltas, cancels it with ``$/cancelRequest``."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
-        self.endpoint = endpoint
+    def __init__(self, server: CouncilServer) -> None:
+        self.server = server
         self.streams: dict[str, anyio.abc.ObjectSendStream[str]] = {}
 
     async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
+        msg_id = f"council-complete-{uuid.uuid4().hex}"
         send, receive = anyio.create_memory_object_stream[str](10_000)
         self.streams[params.stream_id] = send
+        protocol = self.server.protocol
         outcome: list[Any] = []
         try:
+            future = protocol.send_request_async(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id)
             async with anyio.create_task_group() as tg:
                 async def pump() -> None:
                     async with receive:
@@ -61,14 +83,18 @@ class ClientBridge:
                             await on_delta(text)
                 tg.start_soon(pump)
                 try:
-                    outcome.append(await self.endpoint.request(COMPLETE_METHOD, params.to_wire()))
-                except PeerError as exc:
+                    outcome.append(await future)
+                except JsonRpcException as exc:
                     outcome.append(exc)
                 finally:
                     send.close()
+        except anyio.get_cancelled_exc_class():
+            protocol.forget_request(msg_id)  # a late reply is then ignored, not an error
+            protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            raise
         finally:
             self.streams.pop(params.stream_id, None)
-        if isinstance(outcome[0], PeerError):
+        if isinstance(outcome[0], JsonRpcException):
             raise ProviderError(f"the client's model failed: {outcome[0].message}", kind="client")
         try:
             return CompleteResult.model_validate(outcome[0] or {})
@@ -90,27 +116,37 @@ class ClientBridge:
 
 def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]
              ) -> Callable[[Any], Awaitable[dict[str, Any]]]:
-    """Validate params, call the service, return the wire result (CouncilErrors are mapped by the endpoint)."""
+    """A pygls feature: validate params, call the service, return the wire result; errors leave as RpcError."""
 
     async def handle(raw: Any) -> dict[str, Any]:
         try:
-            params = params_model.model_validate(raw if raw is not None else {})
-        except ValidationError as exc:
-            raise from_pydantic(exc, f"params for {method}") from None
-        result = call(params)
-        if hasattr(result, "__await__"):
-            result = await result  # type: ignore[misc]
-        return result.to_wire()  # type: ignore[union-attr]
+            try:
+                params = params_model.model_validate(raw if raw is not None else {})
+            except ValidationError as exc:
+                raise from_pydantic(exc, f"params for {method}") from None
+            result = call(params)
+            if hasattr(result, "__await__"):
+                result = await result  # type: ignore[misc]
+            return result.to_wire()  # type: ignore[union-attr]
+        except CouncilError as err:
+            log.info("%s refused: %s", method, err.message)
+            raise RpcError.from_council(err) from None
+        except Exception as exc:
+            log.exception("%s failed", method)  # the traceback goes to stderr, never to the client
+            raise RpcError.from_council(internal_error(f"{method} failed: {type(exc).__name__}: {exc}"[:2000])
+                                        ) from None
 
+    handle.__name__ = method.replace("/", "_")
     return handle
 
 
 def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], ClientBridge], CouncilService]
                  ) -> CouncilServer:
     """A server whose service is built by ``make_service(event_sink, client_bridge)``."""
-    endpoint = Endpoint("council", __version__)
-    bridge = ClientBridge(endpoint)
-    service = make_service(lambda event: endpoint.notify(EVENT_METHOD, event), bridge)
+    server = CouncilServer()
+    bridge = ClientBridge(server)
+    service = make_service(lambda event: server.protocol.notify(EVENT_METHOD, event), bridge)
+    server.service = service
     calls: dict[str, Callable[[Any], Any]] = {
         "council/turn": service.turn,
         "council/answer": service.answer,
@@ -120,7 +156,18 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/providers": lambda _p: service.providers(),
     }
     for method in METHODS:
-        endpoint.on_request(method.name, _handler(method.params, method.name, calls[method.name]))
-    endpoint.on_notification(COMPLETE_DELTA_METHOD, bridge.on_delta)
-    endpoint.on_shutdown(service.aclose)  # cancel running sessions, close providers' connections and models
-    return CouncilServer(endpoint, service)
+        server.feature(method.name)(_handler(method.params, method.name, calls[method.name]))
+
+    @server.feature(COMPLETE_DELTA_METHOD)
+    def complete_delta(raw: Any) -> None:
+        bridge.on_delta(raw)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(_params: Any) -> None:
+        """Cancel running sessions and close the providers' connections and models before answering."""
+        try:
+            await service.aclose()
+        except Exception as exc:  # shutdown still succeeds: the process is about to exit
+            log.warning("closing the service at shutdown failed: %s", exc)
+
+    return server

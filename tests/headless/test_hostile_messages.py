@@ -214,3 +214,41 @@ def test_internal_error_has_data_and_no_traceback() -> None:
         sc.until(3)
         assert sc.exit_code() == 0
     assert "Traceback" in sc.stderr.decode()  # the traceback goes to stderr only
+
+
+def test_lsp_params_pygls_cannot_read_get_field_details() -> None:
+    """Fields the gate does not check itself are structured by pygls: a bad one is a -32602 with fields, not a
+    request left unanswered, and initialize may be sent again."""
+    with RawSidecar() as sc:
+        sc.send(request(1, "initialize", {"processId": None, "capabilities": {"general": 5}, "workspaceFolders": 7}))
+        fields = assert_error(sc.until(1)[0], -32602, 1)["details"]["fields"]
+        assert {"capabilities.general", "workspaceFolders"} <= set(fields), fields
+        assert sc.initialize(2)["capabilities"] == {}
+        sc.send(request(3, "shutdown"), notification("exit"))
+        assert sc.until(3)[0]["result"] is None
+        assert sc.exit_code() == 0
+
+
+def test_foreign_responses_and_late_replies_are_ignored() -> None:
+    """A response carrying the id of the client's own request in flight settles nothing; replies to the sidecar's
+    cancelled council/complete requests arrive late and are ignored."""
+    client = [SERVE[0], "-m", "council", "serve", "--provider", "client", "--no-embeddings"]
+    with RawSidecar(argv=client) as sc:
+        sc.initialize()
+        sc.send(request("t", "council/turn", {**TURN, "client": {"completion": True}}))
+        while (complete := sc.next()).get("method") != "council/complete":
+            pass
+        sc.send({"jsonrpc": "2.0", "id": "t", "result": {"hijacked": True}},
+                notification("$/cancelRequest", {"id": "t"}))
+        response, before = sc.until("t")
+        assert assert_error(response, -32800, "t")["details"] == {"reason": "cancelled", "id": "t"}
+        cancels = {m["params"]["id"] for m in before if m.get("method") == "$/cancelRequest"}
+        assert complete["id"] in cancels, before
+        sc.send(*({"jsonrpc": "2.0", "id": msg_id, "result": {"text": "late"}} for msg_id in cancels),
+                request("after", "council/personas"))
+        assert "personas" in sc.until("after")[0]["result"]
+        sc.send(request("bye", "shutdown"), notification("exit"))
+        sc.until("bye")
+        assert sc.exit_code() == 0
+    stderr = sc.stderr.decode()
+    assert "Traceback" not in stderr and "InvalidStateError" not in stderr, stderr[-2000:]

@@ -86,14 +86,15 @@ A malformed frame never leaves the sidecar alive and deaf. Whatever it is, the n
 ### Lifecycle
 
 1. `initialize`. Until it succeeds every other request gets -32002 (server not initialized) and notifications
-   other than `exit` are dropped. Its params are checked (`processId` integer or null, `capabilities` object,
-   `clientInfo.name` string, `trace` `off`/`messages`/`verbose`; other LSP fields are ignored); bad ones get -32602
-   with `details.fields`, and `initialize` may be sent again. The result is
+   other than `exit` are dropped. Its params are checked (`capabilities` object, required; `processId` integer or
+   null, `clientInfo.name` string, `trace` `off`/`messages`/`verbose`; other LSP fields must have their LSP types);
+   bad ones get -32602 with `details.fields`, and `initialize` may be sent again. The result is
    `{{"capabilities": {{}}, "serverInfo": {{"name": "council", "version": …}}}}`. A second `initialize` gets -32600.
 2. `initialized` (a notification; the sidecar does not wait for it).
 3. `council/*` requests, any number at once: each runs on its own. `$/cancelRequest` `{{"id": …}}` cancels one,
    which then answers -32800 unless it had already answered. `$/setTrace` and other `$/` notifications are ignored.
-4. `shutdown`: the sidecar cancels running sessions, closes its providers and answers null. From its arrival every
+4. `shutdown`: the sidecar cancels running sessions, closes its providers, cancels requests still running (they
+   answer -32800) and answers null. From its arrival every
    request gets -32600 (`details.reason` `shutdown`) and notifications other than `exit` are dropped.
 5. `exit`: the process exits with code 0 after `shutdown`, else 1. The end of input counts as `exit`.
 

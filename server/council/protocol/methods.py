@@ -1,6 +1,6 @@
 """Client → server requests: every ``council/*`` method with its params and result model.
 
-Clients first do the standard ``initialize``/``initialized`` handshake (the sidecar speaks that much LSP, so
+Clients first do the standard ``initialize``/``initialized`` handshake (the sidecar is a pygls language server, so
 vscode-languageclient can host it), then call these. :data:`METHODS` is the registry the server wires and
 ``docs/protocol.md`` is generated from.
 """

@@ -5,10 +5,12 @@ or an integer; a notification has a ``method`` and no ``id``; ``params``, when p
 or an array. Anything else is :class:`Invalid`: answered with -32600 (with the message's id when it has a valid
 one, else id null) and never run. Other members are ignored and nested objects are plain data: a ``"jsonrpc"`` key
 inside params means nothing. Batches (arrays) are refused: each element with a valid id gets its own -32600.
-A response (``result`` or ``error`` and no ``method``) is never answered; one without a valid id is dropped.
+A response (``result`` or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a
+malformed ``error`` member is normalised to ``{code, message, data}`` before pygls sees it.
 
-:class:`RpcError` is every error the sidecar sends: a JSON-RPC code plus the contract's ``data: {code, message,
-details}``.
+:class:`RpcError` is every error the sidecar sends: a pygls :class:`~pygls.exceptions.JsonRpcException` (so a
+handler can raise it and pygls answers with it) whose ``data`` always has the contract's shape ``{code, message,
+details}``. :func:`with_contract_data` gives that shape to the errors pygls builds itself (cancelled, internal).
 """
 
 from __future__ import annotations
@@ -17,21 +19,27 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from lsprotocol.types import ResponseError
 from pydantic_core import PydanticSerializationError
+from pygls.exceptions import JsonRpcException
 
 from council.errors import CouncilError, ErrorCode
-from council.protocol.errors import INVALID_REQUEST, JSONRPC_CODES, ErrorData
+from council.protocol.errors import (
+    INVALID_REQUEST,
+    JSONRPC_CODES,
+    METHOD_NOT_FOUND,
+    REQUEST_CANCELLED,
+    ErrorData,
+)
 
 MsgId = int | str
 
 
-class RpcError(Exception):
+class RpcError(JsonRpcException):
     """A JSON-RPC error to answer with; ``data`` always has the contract's shape."""
 
     def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, **details: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message=message, code=code)
         self.kind = kind
         self.details = details
 
@@ -48,15 +56,35 @@ class RpcError(Exception):
             data = ErrorData(code=self.kind, message=self.message, details={"detailsDropped": True}).to_wire()
         return {"code": self.code, "message": self.message, "data": data}
 
+    def to_response_error(self) -> ResponseError:
+        """What pygls sends when a handler raises this."""
+        wire = self.to_wire()
+        return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
 
-class PeerError(Exception):
-    """The client answered one of the sidecar's requests with an error (or the connection closed first)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{message} ({code})")
-        self.code = code
-        self.message = message
-        self.data = data
+def is_error_data(data: Any) -> bool:
+    """``data`` already has the contract's shape."""
+    return isinstance(data, dict) and data.keys() == {"code", "message", "details"}
+
+
+# pygls's own errors (its message kept): contract kind and details.reason
+_PYGLS_ERRORS: dict[int, tuple[ErrorCode, str]] = {
+    REQUEST_CANCELLED: (ErrorCode.VALIDATION, "cancelled"),
+    METHOD_NOT_FOUND: (ErrorCode.VALIDATION, "unknown method"),
+    INVALID_REQUEST: (ErrorCode.VALIDATION, "invalid request"),
+    JSONRPC_CODES[ErrorCode.VALIDATION]: (ErrorCode.VALIDATION, "invalid params"),
+}
+
+
+def with_contract_data(msg_id: MsgId, error: ResponseError) -> ResponseError:
+    """``error`` with the contract's data: pygls answers a cancelled request (-32800) and an exception it caught
+    itself (-32603, data: a traceback) without it. A traceback never goes to the client."""
+    if is_error_data(error.data):
+        return error
+    kind, reason = _PYGLS_ERRORS.get(error.code, (ErrorCode.INTERNAL, ""))
+    details: dict[str, Any] = {"reason": reason, "id": msg_id} if reason else {}
+    message = str(error.message or "request failed").strip()[:2000]
+    return RpcError(error.code, message, kind, **details).to_response_error()
 
 
 @dataclass(frozen=True)
@@ -74,9 +102,11 @@ class Notification:
 
 @dataclass(frozen=True)
 class Response:
+    """``error``, when present, is normalised: ``{"code": int, "message": str}`` plus ``data`` when sent."""
+
     id: MsgId
     result: Any = None
-    error: PeerError | None = None
+    error: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -144,10 +174,11 @@ def _response(value: dict[str, Any], msg_id: Any) -> Envelope:
     if error is None:
         return Response(msg_id, value.get("result"))
     if not isinstance(error, dict):
-        return Response(msg_id, error=PeerError(0, f"malformed error: {str(error)[:200]}"))
+        return Response(msg_id, error={"code": 0, "message": f"malformed error: {str(error)[:200]}"})
     code = error.get("code")
-    return Response(msg_id, error=PeerError(code if valid_id(code) and isinstance(code, int) else 0,
-                                            str(error.get("message", ""))[:2000], error.get("data")))
+    normal = {"code": code if isinstance(code, int) and not isinstance(code, bool) else 0,
+              "message": str(error.get("message", ""))[:2000]}
+    return Response(msg_id, error={**normal, "data": error["data"]} if "data" in error else normal)
 
 
 def _batch(items: list[Any]) -> list[Invalid]:

@@ -1,8 +1,10 @@
-"""The slice of the Language Server Protocol the sidecar speaks, so vscode-languageclient can host it.
+"""The slice of the Language Server Protocol the gate checks before pygls runs it.
 
-``initialize`` (validated params, an empty capability set and ``serverInfo``), ``initialized``, ``shutdown`` and
-``exit``, and ``$/cancelRequest``. Other LSP notifications (``$/setTrace``, ``$/logTrace``, ``$/progress`` …)
-are accepted and ignored; a request whose method starts with ``$/`` is unknown (-32601), as LSP requires.
+pygls does the handshake itself (``initialize``, ``initialized``, ``shutdown``, ``exit``, ``$/cancelRequest``,
+``$/setTrace``); the gate only decides what reaches it. ``initialize`` params are checked here, strictly and with
+field details (pygls's structuring would coerce ``{"name": 5}`` to ``"5"`` and report errors without fields).
+Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and ignored; a request
+whose method starts with ``$/`` is unknown (-32601), as LSP requires.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ INITIALIZED = "initialized"
 SHUTDOWN = "shutdown"
 EXIT = "exit"
 CANCEL_REQUEST = "$/cancelRequest"
+SET_TRACE = "$/setTrace"
 
 # Notifications clients send routinely; they are not requests, so sending one with an id is a -32601.
-NOTIFICATIONS = frozenset({INITIALIZED, EXIT, CANCEL_REQUEST, "$/setTrace", "$/logTrace", "$/progress"})
+NOTIFICATIONS = frozenset({INITIALIZED, EXIT, CANCEL_REQUEST, SET_TRACE, "$/logTrace", "$/progress"})
+# The LSP notifications pygls is given (besides exit and $/cancelRequest, which the gate times itself).
+FORWARDED = frozenset({INITIALIZED, SET_TRACE})
 
 
 class ClientInfo(CamelModel):
@@ -31,24 +36,13 @@ class ClientInfo(CamelModel):
 
 
 class InitializeParams(CamelModel):
-    """What the sidecar checks of ``initialize`` params (LSP's other fields are accepted and ignored)."""
+    """What the gate checks of ``initialize`` params (LSP's other fields are accepted and left to pygls)."""
 
     model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
 
     process_id: StrictInt | None = None
     client_info: ClientInfo | None = None
-    capabilities: dict[str, Any] = {}
+    capabilities: dict[str, Any]
     root_uri: StrictStr | None = None
     initialization_options: Any = None
     trace: Literal["off", "messages", "verbose"] | None = None
-
-
-def initialize_result(name: str, version: str) -> dict[str, Any]:
-    """The sidecar offers no LSP features: only the handshake and its own ``council/*`` methods."""
-    return {"capabilities": {}, "serverInfo": {"name": name, "version": version}}
-
-
-class CancelParams(CamelModel):
-    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
-
-    id: StrictInt | StrictStr
