@@ -12,7 +12,7 @@ Run: ``.venv/bin/python bench/bench.py`` (about a minute; the embedded part need
    1.0 means the cycle costs no more than its slowest persona; about 3 would mean the personas ran one by one.
 2. Sidecar overhead. ``council serve`` runs as a subprocess with the scripted provider (zero delay); after one
    session, ``status`` turns are sent over JSON-RPC one after another and each round trip is timed: that is the
-   per-turn cost of the protocol, pygls and the service with no model work at all.
+   per-turn cost of the protocol, the transport, pygls and the service with no model work at all.
 3. Embedded speed. The embedded provider (llama.cpp, SmolLM2-135M) streams a free-text reply of up to
    ``EMBEDDED_TOKENS`` tokens after a warm-up load; tokens are counted with the model's tokenizer.
 """

@@ -1,8 +1,9 @@
 """Logging for the sidecar: stderr only, pygls quiet, no prompts or keys at INFO.
 
-pygls logs every message body at INFO and each failed request with a traceback at ERROR; both would put prompts
-in logs. Its loggers are raised to WARNING and the request-failure records, which the server logs itself without
-bodies, are filtered out.
+pygls logs every message body at INFO ("Sending data: …") and each failed request with its params and a traceback
+at ERROR; both would put prompts in logs. Its loggers are raised to WARNING and those records (the gate and the
+handlers log methods, ids and reasons themselves, never bodies) are filtered out. A malformed frame's bytes are
+quoted only at DEBUG. Chatty HTTP libraries are raised to WARNING.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import logging
 import sys
 
-_DROP = ("Exception occurred for message", "Failed to handle request", "Sending data", "Client response for")
+_DROP = ("Exception occurred for message", "Failed to handle request", "Failed to handle notification",
+         "Sending data", "Client response for", "Unable to deserialize message", "Language server initialized")
+_QUIET = ("pygls", "httpx", "httpcore")
 
 
 class _DropBodies(logging.Filter):
@@ -25,9 +28,5 @@ def setup_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for name in ("pygls", "pygls.protocol", "pygls.protocol.json_rpc", "pygls.server", "pygls.feature_manager"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.WARNING)
-        logger.addFilter(_DropBodies())
-    for name in ("httpx", "httpcore"):
+    for name in _QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)

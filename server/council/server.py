@@ -1,9 +1,10 @@
-"""pygls wiring only: registers the ``council/*`` methods, converts params and errors, bridges completions.
+"""pygls wiring only: registers the ``council/*`` methods as pygls features, maps errors, bridges completions.
 
 The sidecar is a pygls ``LanguageServer`` so vscode-languageclient can host it (``initialize`` works, documents are
-ignored). Custom params arrive as raw dicts (a protocol subclass stops pygls from turning them into namedtuples),
-are validated with the pydantic models of ``council.protocol``, and every failure leaves as a JSON-RPC error whose
-data is ``{code, message, details}``. No domain logic lives here.
+ignored). In front of pygls sits ``council.transport``: its own framing reader and a gate that refuses bad
+messages with the contract's error data, so pygls only ever sees messages it should serve. Custom params arrive as
+plain JSON, are validated with the pydantic models of ``council.protocol``, and every failure leaves as a JSON-RPC
+error whose data is ``{code, message, details}``. No domain logic lives here.
 """
 
 from __future__ import annotations
@@ -11,72 +12,52 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
-import attrs
 from lsprotocol import types
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
 from council import __version__
 from council.camel import CamelModel
 from council.errors import CouncilError, from_pydantic, internal_error
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteParams, CompleteResult
-from council.protocol.errors import JSONRPC_CODES, error_data
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
+from council.transport.gate import Gate
+from council.transport.jsonrpc import RpcError
+from council.transport.pygls_adapter import GatedProtocol, raw_converter
+from council.transport.stdio import FrameWriter, serve_stdio
 
 log = logging.getLogger(__name__)
 
-
-@attrs.define
-class RawRequest:
-    id: Any
-    method: str
-    jsonrpc: str
-    params: Any = None
-
-
-@attrs.define
-class RawNotification:
-    method: str
-    jsonrpc: str
-    params: Any = None
-
-
-@attrs.define
-class RawResponse:
-    id: Any
-    jsonrpc: str
-    result: Any = None
-
-
-class CouncilProtocol(LanguageServerProtocol):
-    """Keeps ``council/*`` params and results as plain JSON."""
-
-    def get_message_type(self, method: str) -> type | None:
-        if method.startswith("council/"):
-            return RawNotification if method in (EVENT_METHOD, COMPLETE_DELTA_METHOD) else RawRequest
-        return super().get_message_type(method)
-
-    def get_result_type(self, method: str) -> type | None:
-        if method.startswith("council/"):
-            return RawResponse
-        return super().get_result_type(method)
+NOTIFICATIONS = frozenset({COMPLETE_DELTA_METHOD})  # the registered features that are notifications
 
 
 class CouncilServer(LanguageServer):
+    """pygls's language server with the council's features, served behind the transport's gate."""
+
+    protocol: GatedProtocol
+
     def __init__(self) -> None:
-        super().__init__("council", __version__, protocol_cls=CouncilProtocol)
+        super().__init__("council", __version__, protocol_cls=GatedProtocol, converter_factory=raw_converter)
         self.service: CouncilService | None = None
 
+    def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
+        """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
+        gate = Gate(self.protocol, FrameWriter(stdout), notifications=NOTIFICATIONS,
+                    teardown=self.service.aclose if self.service is not None else None)
+        return serve_stdio(gate, stdin_fd)
+
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """Log instead of popping a message in the editor (the client shows errors in the chat)."""
+        """Log instead of popping a message in the editor (the client shows errors in the chat). Errors a handler
+        raised on purpose were logged where they were raised."""
+        if isinstance(error, RpcError):
+            return
         log.warning("server error (%s): %s", getattr(source, "__name__", source), error)
 
 
@@ -88,10 +69,11 @@ class ClientBridge:
         self.streams: dict[str, anyio.abc.ObjectSendStream[str]] = {}
 
     async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
-        msg_id = f"council-complete-{uuid.uuid4().hex[:12]}"
+        msg_id = f"council-complete-{uuid.uuid4().hex}"
         send, receive = anyio.create_memory_object_stream[str](10_000)
         self.streams[params.stream_id] = send
         protocol = self.server.protocol
+        outcome: list[Any] = []
         try:
             future = protocol.send_request_async(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id)
             async with anyio.create_task_group() as tg:
@@ -101,20 +83,21 @@ class ClientBridge:
                             await on_delta(text)
                 tg.start_soon(pump)
                 try:
-                    raw = await future
+                    outcome.append(await future)
+                except JsonRpcException as exc:
+                    outcome.append(exc)
                 finally:
                     send.close()
         except anyio.get_cancelled_exc_class():
-            protocol._request_futures.pop(msg_id, None)  # a late reply is then ignored, not an error
+            protocol.forget_request(msg_id)  # a late reply is then ignored, not an error
             protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
-        except JsonRpcException as exc:
-            raise ProviderError(f"the client's model failed: {exc.message}", kind="client") from None
         finally:
             self.streams.pop(params.stream_id, None)
-        data = raw.result if isinstance(raw, RawResponse) else raw
+        if isinstance(outcome[0], JsonRpcException):
+            raise ProviderError(f"the client's model failed: {outcome[0].message}", kind="client")
         try:
-            return CompleteResult.model_validate(data or {})
+            return CompleteResult.model_validate(outcome[0] or {})
         except ValidationError as exc:
             raise ProviderError(f"the client answered council/complete with a malformed result: {exc}",
                                 kind="client") from None
@@ -131,11 +114,10 @@ class ClientBridge:
                 log.debug("dropped a completion delta for a closed stream")
 
 
-def _to_jsonrpc(err: CouncilError) -> JsonRpcException:
-    return JsonRpcException(message=err.message, code=JSONRPC_CODES[err.code], data=error_data(err).to_wire())
+def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]
+             ) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+    """A pygls feature: validate params, call the service, return the wire result; errors leave as RpcError."""
 
-
-def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]):
     async def handle(raw: Any) -> dict[str, Any]:
         try:
             try:
@@ -148,12 +130,11 @@ def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], 
             return result.to_wire()  # type: ignore[union-attr]
         except CouncilError as err:
             log.info("%s refused: %s", method, err.message)
-            raise _to_jsonrpc(err) from None
-        except JsonRpcException:
-            raise
+            raise RpcError.from_council(err) from None
         except Exception as exc:
-            log.exception("%s failed", method)
-            raise _to_jsonrpc(internal_error(f"{type(exc).__name__}: {exc}")) from None
+            log.exception("%s failed", method)  # the traceback goes to stderr, never to the client
+            raise RpcError.from_council(internal_error(f"{method} failed: {type(exc).__name__}: {exc}"[:2000])
+                                        ) from None
 
     handle.__name__ = method.replace("/", "_")
     return handle
@@ -184,7 +165,10 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(_params: Any) -> None:
-        """Cancel running sessions and close the providers' connections and models before exiting."""
-        await service.aclose()
+        """Cancel running sessions and close the providers' connections and models before answering."""
+        try:
+            await service.aclose()
+        except Exception as exc:  # shutdown still succeeds: the process is about to exit
+            log.warning("closing the service at shutdown failed: %s", exc)
 
     return server

@@ -1,7 +1,8 @@
 """``council serve``: run the JSON-RPC sidecar on stdin/stdout.
 
 Before anything else runs, file descriptor 1 is duplicated for the protocol and fd 1 itself is pointed at stderr,
-so a stray ``print`` or a C library writing to stdout can never corrupt the JSON-RPC stream.
+so a stray ``print`` or a C library writing to stdout can never corrupt the JSON-RPC stream. The exit code is
+LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
 """
 
 from __future__ import annotations
@@ -89,5 +90,4 @@ def run(args: argparse.Namespace) -> int:
         library, config, sink, bridge=bridge, settings=settings,
         ranker_factory=(lambda: None) if args.no_embeddings else default_ranker))
     log.info("council sidecar ready: %d personas", len(library))
-    server.start_io(stdin=sys.stdin.buffer, stdout=proto_out)
-    return 0
+    return server.serve(sys.stdin.fileno(), proto_out)

@@ -29,3 +29,23 @@ class ErrorData(CamelModel):
 
 def error_data(err: CouncilError) -> ErrorData:
     return ErrorData(code=err.code, message=err.message, details=err.details)
+
+
+# JSON-RPC codes of the transport itself. Their ``data.code`` is always ``validation``: the client sent something
+# the sidecar cannot or will not serve; ``details.reason`` says what.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+SERVER_NOT_INITIALIZED = -32002
+REQUEST_CANCELLED = -32800
+
+TRANSPORT_ERRORS: dict[int, str] = {
+    PARSE_ERROR: "unreadable bytes: no header where one must start, a bad `Content-Length`, a body that is not "
+                 "UTF-8 JSON (id null)",
+    INVALID_REQUEST: "readable but not servable: not a JSON-RPC 2.0 request object, a bad `id`/`method`/`params`, "
+                     "a body over the size limit, a wrong `Content-Length`, a batch, a duplicate id in flight, "
+                     "`initialize` twice, any request after `shutdown`",
+    METHOD_NOT_FOUND: "no request by that name (also a notification method such as `initialized` sent with an id)",
+    SERVER_NOT_INITIALIZED: "a request before `initialize` succeeded",
+    REQUEST_CANCELLED: "the client cancelled the request with `$/cancelRequest` (`details.reason`: `cancelled`)",
+}

@@ -1,0 +1,251 @@
+"""LSP framing on the sidecar's stdio: a reader that always resynchronises, and the frame encoder.
+
+A frame is header lines (``Content-Length: N``), an empty line, then N bytes of UTF-8 JSON. :class:`FrameReader`
+is sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded JSON value) or a
+:class:`Fault` (a malformed frame, answered with id null) — so it is tested and timed without a process.
+
+Lenient where unambiguous: header names in any case, optional whitespace around the colon and the value,
+``Content-Type`` and other well-formed headers ignored, LF-only line ends, blank lines between frames.
+
+Recovery: after a malformed header (or bytes that cannot start one) the reader reports one :class:`Fault` and
+discards bytes up to the next ``Content-Length`` keyword. A JSON body can never hold a valid header line (a JSON
+string cannot contain a raw line break), so resynchronising cannot split a well-formed frame. A declared length
+past :data:`MAX_MESSAGE_BYTES` is refused unread and resynchronised the same way (its body is scanned, never
+buffered). A declared length that runs past the end of its JSON value gives the surplus back to the stream; one
+that falls short is a JSON fault whose leftover tail is skipped quietly. When the input goes quiet inside a body
+whose bytes already make a whole JSON value, :meth:`FrameReader.stalled` takes the value the same way. One fault is
+reported per run of discarded bytes: faults stay quiet until a header block parses again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from council.protocol.errors import INVALID_REQUEST, PARSE_ERROR
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest body the sidecar reads (16 MiB); larger frames are refused
+MAX_HEADER_BYTES = 8 * 1024  # a whole header block; longer is junk
+
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]"
+_HEADER_LINE = re.compile(rb"(" + _TOKEN + rb"+)[ \t]*:[ \t]*(.*?)[ \t]*")
+_HEADER_PARTIAL = re.compile(_TOKEN + rb"*(?:[ \t]*(?::[^\n]*)?)?\r?")  # a line that may still become a header
+_LENGTH = re.compile(rb"[0-9]{1,20}")
+_KEYWORD = re.compile(rb"content-length", re.IGNORECASE)
+_KEYWORD_TAIL = len(b"content-length") - 1
+_BLANK = frozenset(b" \t\r\n")
+_MORE = object()  # the reader needs more bytes
+
+
+@dataclass(frozen=True)
+class Message:
+    """One decoded JSON value. ``used < declared`` when the declared length ran past the JSON (a framing bug
+    of the client: the surplus went back to the stream and the message is refused, not run)."""
+
+    value: Any
+    declared: int
+    used: int
+
+    @property
+    def length_mismatch(self) -> bool:
+        return self.used != self.declared
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A malformed frame: the JSON-RPC error code to answer with (id null), a message and details."""
+
+    code: int
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def decode_json(text: str) -> Any:
+    """Strict JSON (no NaN/Infinity); raises ValueError (or RecursionError for absurd nesting)."""
+    return _DECODER.decode(text)
+
+
+def _json_prefix(data: bytes) -> tuple[Any, int, bool] | None:
+    """The JSON value at the start of ``data``: (value, bytes it took, whether non-blank bytes follow), or None."""
+    text = data.decode("utf-8", "surrogateescape")
+    start = len(text) - len(text.lstrip())
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+        used = len(text[:end].encode("utf-8"))  # strict: a lone surrogate (bad UTF-8) fails here
+    except (ValueError, RecursionError):
+        return None
+    return value, used, bool(text[end:].strip())
+
+
+def encode_frame(message: Any) -> bytes:
+    """One frame: ``Content-Length`` header and compact UTF-8 JSON (NaN refused: ValueError)."""
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def _excerpt(data: bytes | bytearray, limit: int = 80) -> str:
+    return bytes(data[:limit]).decode("utf-8", "replace")
+
+
+class FrameReader:
+    """Incremental frame parser: ``feed`` bytes, get :class:`Message` and :class:`Fault` events in order."""
+
+    def __init__(self, max_message: int = MAX_MESSAGE_BYTES) -> None:
+        self.max_message = max_message
+        self._buf = bytearray()
+        self._length: int | None = None  # body length once a header block was read
+        self._scanning = False  # discarding bytes up to the next Content-Length keyword
+        self._quiet = False  # a fault was reported; stay quiet until a header block parses again
+
+    def feed(self, data: bytes) -> list[Message | Fault]:
+        self._buf += data
+        events: list[Message | Fault] = []
+        while True:
+            event = self._next()
+            if event is _MORE:
+                return events
+            if event is not None:
+                events.append(event)  # type: ignore[arg-type]
+
+    @property
+    def awaiting_body(self) -> bool:
+        """A header block was read and its body is still incomplete."""
+        return self._length is not None
+
+    def stalled(self) -> list[Message | Fault]:
+        """The input went quiet inside a body: if the bytes so far are a whole JSON value, the declared length was
+        too long — take the value (refused as a length mismatch) instead of waiting for bytes that never come."""
+        if self._length is None:
+            return []
+        prefix = _json_prefix(bytes(self._buf))
+        if prefix is None or prefix[2]:
+            return []
+        declared, self._length, self._quiet = self._length, None, True
+        del self._buf[:prefix[1]]
+        return [Message(prefix[0], declared, prefix[1])]
+
+    def close(self) -> Fault | None:
+        """End of stream: a fault when it cut a frame short (whitespace and discarded junk are fine)."""
+        if self._length is not None:
+            return Fault(PARSE_ERROR, f"the stream ended {self._length - len(self._buf)} bytes short of a "
+                                      f"{self._length}-byte body", {"reason": "truncated"})
+        if not self._scanning and any(b not in _BLANK for b in self._buf):
+            return Fault(PARSE_ERROR, "the stream ended inside a header block", {"reason": "truncated"})
+        return None
+
+    # --- states ---------------------------------------------------------------------------------------------
+    def _next(self) -> object:
+        if self._scanning:
+            return self._scan()
+        if self._length is not None:
+            return self._body()
+        return self._headers()
+
+    def _scan(self) -> object:
+        match = _KEYWORD.search(self._buf)
+        if match is None:
+            if len(self._buf) > _KEYWORD_TAIL:  # keep a tail: the keyword may be split across reads
+                del self._buf[:-_KEYWORD_TAIL]
+            return _MORE
+        del self._buf[:match.start()]
+        self._scanning = False
+        return None
+
+    def _headers(self) -> object:
+        buf = self._buf
+        start = 0
+        while start < len(buf) and buf[start] in _BLANK:
+            start += 1
+        if start:
+            del buf[:start]
+        if not buf:
+            return _MORE
+        headers: dict[bytes, bytes] = {}
+        pos = 0
+        while True:
+            end = buf.find(b"\n", pos)
+            if end < 0:
+                if not _HEADER_PARTIAL.fullmatch(buf, pos):
+                    return self._junk(pos)
+                if len(buf) > MAX_HEADER_BYTES:
+                    return self._fault("a header block longer than 8 KiB", "header too long", buf, 1)
+                return _MORE
+            line = bytes(buf[pos:end]).removesuffix(b"\r")
+            line_start, pos = pos, end + 1
+            if not line:
+                break
+            match = _HEADER_LINE.fullmatch(line)
+            if match is None or pos > MAX_HEADER_BYTES:
+                return self._junk(line_start)
+            name, value = match[1].lower(), match[2]
+            if name == b"content-length" and (not _LENGTH.fullmatch(value) or headers.get(name, value) != value):
+                return self._fault(f"invalid Content-Length header: {_excerpt(line)!r}", "bad content-length", line,
+                                   line_start + 1)
+            headers[name] = value
+        if b"content-length" not in headers:
+            return self._fault("a header block without Content-Length", "no content-length", buf[:pos], 1)
+        del buf[:pos]
+        return self._begin_body(int(headers[b"content-length"]))
+
+    def _begin_body(self, length: int) -> object:
+        if length > self.max_message:  # a new frame, so reported even while quiet; its body is scanned
+            self._scanning, self._quiet = True, True
+            return Fault(INVALID_REQUEST, f"a {length}-byte message exceeds the {self.max_message}-byte limit",
+                         {"reason": "too large", "limit": self.max_message, "declared": length})
+        self._length, self._quiet = length, False
+        return None
+
+    def _body(self) -> object:
+        length = self._length
+        assert length is not None
+        if len(self._buf) < length:
+            return _MORE
+        self._length = None
+        body = bytes(self._buf[:length])
+        try:
+            value = decode_json(body.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            return self._bad_body(body, exc)
+        del self._buf[:length]
+        return Message(value, length, length)
+
+    def _bad_body(self, body: bytes, exc: Exception) -> object:
+        """Not JSON: maybe the declared length ran past the JSON value (give the surplus back), else a fault."""
+        prefix = _json_prefix(body)
+        if prefix is None:
+            del self._buf[:len(body)]
+            self._quiet = True  # a length that fell short leaves the body's tail: skip it without a second fault
+            reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "invalid JSON"
+            return Fault(PARSE_ERROR, f"the {len(body)}-byte body is not valid JSON: {str(exc)[:200]}",
+                         {"reason": reason, "declared": len(body)})
+        del self._buf[:prefix[1]]
+        self._quiet = True
+        return Message(prefix[0], len(body), prefix[1])
+
+    # --- faults ---------------------------------------------------------------------------------------------
+    def _junk(self, at: int) -> object:
+        line_end = self._buf.find(b"\n", at)
+        line = self._buf[at:line_end if line_end >= 0 else at + 80]
+        what = "expected a Content-Length header" if at == 0 else "not a header line"
+        return self._fault(f"{what}: {_excerpt(line)!r}", "not a header", line, at + 1)
+
+    def _fault(self, message: str, reason: str, seen: bytes | bytearray, resume: int) -> object:
+        """Report (unless quiet) and resynchronise: scan for the next keyword from byte ``resume`` (≥ 1) on.
+
+        ``resume`` is just past the start of the failing line: a good header may be glued inside it (junk, or a
+        refused body, then a frame), and earlier lines of a failed block, valid or not, are void."""
+        del self._buf[:resume]
+        self._scanning = True
+        if self._quiet:
+            return None
+        self._quiet = True
+        return Fault(PARSE_ERROR, message, {"reason": reason, "received": _excerpt(seen)})

@@ -1,0 +1,254 @@
+"""The gate in front of pygls: what the client sent is checked here and only servable messages reach pygls.
+
+The stdio loop feeds it :class:`~council.transport.framing.Message` and ``Fault`` events. The gate answers every
+refusal itself (with the contract's error data) and hands the rest to pygls one top-level message at a time
+(:class:`~council.transport.pygls_adapter.GatedProtocol`), which runs the handshake, dispatches to the registered
+features, runs each request as a task, cancels, and settles the sidecar's own requests.
+
+- A malformed frame is answered with id null (its fault's code). A message whose declared length ran past its JSON
+  is refused (-32600, with its id when it is a request) and never runs.
+- Before ``initialize`` has answered every other request gets -32002 and every notification but ``exit`` is
+  dropped. ``initialize`` params are checked (-32602 with field details); a second ``initialize`` gets -32600.
+- From the arrival of ``shutdown`` every request gets -32600 and every notification but ``exit`` is dropped.
+- A request for a method with no registered feature (or for a notification method, sent with an id) gets
+  -32601; a request id still in flight gets -32600; an unknown notification is ignored; a request method sent
+  without an id is not run; ``$/cancelRequest`` reaches pygls only for a request in flight (never ``shutdown``); a
+  response carrying the id of one of the client's own requests in flight is dropped.
+- ``exit``, the end of input and a broken stdout stop reading; :meth:`Gate.close` lets a pending ``shutdown``
+  answer, closes the service if ``shutdown`` never came, and gives pygls its ``exit``: code 0 after ``shutdown``,
+  else 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from enum import Enum
+from typing import Any
+
+from pydantic import ValidationError
+
+from council.errors import from_pydantic
+from council.protocol.errors import METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
+from council.transport import lsp
+from council.transport.framing import Fault, Message
+from council.transport.jsonrpc import (
+    Dropped,
+    Envelope,
+    Invalid,
+    MsgId,
+    Notification,
+    Request,
+    Response,
+    RpcError,
+    classify,
+    invalid,
+    valid_id,
+)
+from council.transport.pygls_adapter import GatedProtocol
+from council.transport.stdio import FrameWriter
+
+log = logging.getLogger(__name__)
+
+TEARDOWN_SECONDS = 10.0  # how long a pending shutdown, and the service's close at exit, get
+
+
+class Phase(Enum):
+    WAITING = "waiting for initialize"
+    RUNNING = "running"
+    SHUTDOWN = "shutting down"
+
+
+class Gate:
+    """Checks each client message, refuses with the contract's errors, hands the rest to pygls."""
+
+    def __init__(self, protocol: GatedProtocol, writer: FrameWriter, *, notifications: frozenset[str] = frozenset(),
+                 teardown: Callable[[], Awaitable[None]] | None = None) -> None:
+        """``notifications``: the registered features that are notifications; ``teardown`` closes the service when
+        the client goes away without ``shutdown``."""
+        self.protocol = protocol
+        self.writer = writer
+        self.notifications = notifications
+        self.teardown = teardown
+        self.phase = Phase.WAITING
+        self.stopped = False
+        self.on_stop: Callable[[], None] = lambda: None  # the stdio loop's wake-up
+        self._in_flight: set[MsgId] = set()
+        self._cancelled: set[MsgId] = set()
+        self._initializing: MsgId | None = None
+        self._shutdown_id: MsgId | None = None
+        self._shut_down = asyncio.Event()
+        protocol.set_writer(writer, include_headers=False)
+        protocol.on_response = self._answered
+        writer.on_broken = self.stop
+
+    # --- input ----------------------------------------------------------------------------------------------
+    def receive(self, event: Message | Fault) -> None:
+        """Handle one event of the frame reader (synchronously; pygls starts a task per request)."""
+        if self.stopped:
+            return
+        if isinstance(event, Fault):
+            log.warning("malformed frame answered with id null: %s", event.details.get("reason", event.code))
+            log.debug("malformed frame: %s", event.message)  # may quote the client's bytes
+            self._refuse(None, RpcError(event.code, event.message, **event.details))
+            return
+        envelope = classify(event.value)
+        if event.length_mismatch:
+            log.warning("Content-Length %d but the JSON ended after %d bytes: message refused",
+                        event.declared, event.used)
+            self._refuse(envelope.id if isinstance(envelope, Request) else None, invalid(
+                f"Content-Length is {event.declared} but the JSON message ends after {event.used} bytes: "
+                "the message was not run", "length mismatch", declared=event.declared, used=event.used))
+            return
+        for item in envelope if isinstance(envelope, list) else [envelope]:
+            self._dispatch(item)
+
+    def _dispatch(self, envelope: Envelope) -> None:
+        if isinstance(envelope, Request):
+            self._request(envelope)
+        elif isinstance(envelope, Notification):
+            self._notification(envelope)
+        elif isinstance(envelope, Response):
+            self._response(envelope)
+        elif isinstance(envelope, Invalid):
+            log.warning("invalid message (id %r): %s", envelope.id, envelope.error.message)
+            self._refuse(envelope.id, envelope.error)
+        elif isinstance(envelope, Dropped):
+            log.warning("dropped %s", envelope.reason)
+
+    def _request(self, req: Request) -> None:
+        refusal = self._refusal(req)
+        if refusal is None and req.method == lsp.INITIALIZE:
+            refusal = self._check_initialize(req.params)
+        if refusal is not None:
+            log.info("request %r (%s) refused: %s", req.id, req.method[:80], refusal.message)
+            self._refuse(req.id, refusal)
+            return
+        params = req.params
+        if req.method == lsp.INITIALIZE:
+            self._initializing = req.id
+        elif req.method == lsp.SHUTDOWN:
+            self.phase, self._shutdown_id, params = Phase.SHUTDOWN, req.id, None  # shutdown takes no params
+        self._in_flight.add(req.id)
+        self._forward({"jsonrpc": "2.0", "id": req.id, "method": req.method, "params": params}, req.id)
+
+    def _refusal(self, req: Request) -> RpcError | None:
+        method = req.method
+        if self.phase is Phase.SHUTDOWN:
+            return invalid(f"the server is shutting down: {method} refused", "shutdown", method=method)
+        if method == lsp.INITIALIZE and (self.phase is Phase.RUNNING or self._initializing is not None):
+            return invalid("initialize was already received", "already initialized")
+        if self.phase is Phase.WAITING and method != lsp.INITIALIZE:
+            return RpcError(SERVER_NOT_INITIALIZED, f"server not initialized: send initialize before {method}",
+                            reason="not initialized", method=method)
+        if not self._serves(method):
+            if method in lsp.NOTIFICATIONS or method in self.notifications:
+                return RpcError(METHOD_NOT_FOUND, f"{method} is a notification: send it without an id",
+                                reason="notification", method=method)
+            return RpcError(METHOD_NOT_FOUND, f"method not found: {method}", reason="unknown method",
+                            method=method)
+        if req.id in self._in_flight:
+            return invalid(f"request id {req.id!r} is already in flight", "duplicate id", id=req.id)
+        return None
+
+    def _serves(self, method: str) -> bool:
+        """A request pygls should run: the handshake's, or a registered feature that is not a notification."""
+        if method in (lsp.INITIALIZE, lsp.SHUTDOWN):
+            return True
+        return (method in self.protocol.fm.features and method not in self.notifications
+                and method not in lsp.NOTIFICATIONS)
+
+    def _check_initialize(self, params: Any) -> RpcError | None:
+        try:
+            checked = lsp.InitializeParams.model_validate(params if params is not None else {})
+        except ValidationError as exc:
+            return RpcError.from_council(from_pydantic(exc, "initialize params"))
+        log.info("initialize from %s", checked.client_info.name[:100] if checked.client_info else "a client")
+        return None
+
+    def _notification(self, note: Notification) -> None:
+        method = note.method
+        if method == lsp.EXIT:
+            log.info("exit received%s", "" if self._shutdown_id is not None else " without shutdown")
+            self.stop()
+        elif self.phase is not Phase.RUNNING:
+            log.debug("notification %s dropped: %s", method[:80], self.phase.value)
+        elif method == lsp.CANCEL_REQUEST:
+            self._cancel(note.params)
+        elif method in lsp.FORWARDED or method in self.notifications:
+            params = {} if note.params is None and method == lsp.INITIALIZED else note.params
+            self._forward({"jsonrpc": "2.0", "method": method, "params": params})
+        elif self._serves(method):
+            log.warning("%s sent without an id: not run (a request needs an id)", method)
+        else:
+            log.debug("notification %s ignored", method[:80])
+
+    def _cancel(self, params: Any) -> None:
+        target = params.get("id") if isinstance(params, dict) else None
+        if not valid_id(target) or target not in self._in_flight or target in self._cancelled \
+                or target == self._shutdown_id:
+            log.debug("$/cancelRequest for %r: no such request in flight", target)
+            return
+        self._cancelled.add(target)
+        self._forward({"jsonrpc": "2.0", "method": lsp.CANCEL_REQUEST, "params": {"id": target}})
+
+    def _response(self, resp: Response) -> None:
+        if resp.id in self._in_flight:
+            log.warning("a response with the id of the client's own request %r in flight was dropped", resp.id)
+            return
+        outcome = {"result": resp.result} if resp.error is None else {"error": resp.error}
+        self._forward({"jsonrpc": "2.0", "id": resp.id, **outcome})
+
+    # --- to pygls -------------------------------------------------------------------------------------------
+    def _forward(self, message: dict[str, Any], request_id: MsgId | None = None) -> None:
+        """Hand one checked message to pygls. A request whose LSP params pygls cannot read is refused here."""
+        try:
+            structured = self.protocol.structure(message)
+        except RpcError as err:
+            if request_id is None:
+                log.debug("%s dropped: %s", message.get("method", "a response"), err.message)
+                return
+            self._refuse(request_id, err)
+            self._answered(request_id, False)
+            return
+        try:
+            self.protocol.handle_message(structured)
+        except Exception:
+            log.exception("pygls failed on %s", message.get("method", "a response"))
+
+    def _answered(self, msg_id: MsgId, ok: bool) -> None:
+        """Every response that leaves (pygls's or the gate's for a forwarded request)."""
+        self._in_flight.discard(msg_id)
+        self._cancelled.discard(msg_id)
+        if msg_id == self._initializing:
+            self._initializing = None
+            if ok and self.phase is Phase.WAITING:
+                self.phase = Phase.RUNNING
+        elif msg_id == self._shutdown_id:
+            self._shut_down.set()
+
+    def _refuse(self, msg_id: MsgId | None, error: RpcError) -> None:
+        self.writer.send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_wire()})
+
+    # --- end ------------------------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Stop reading (``exit``, the end of input, a broken stdout)."""
+        if not self.stopped:
+            self.stopped = True
+            self.on_stop()
+
+    async def close(self) -> int:
+        """Let a pending ``shutdown`` answer, close the service if it never came, then pygls's ``exit``: the code."""
+        self.stop()
+        if self._shutdown_id is not None:
+            try:
+                await asyncio.wait_for(self._shut_down.wait(), TEARDOWN_SECONDS)
+            except asyncio.TimeoutError:
+                log.warning("shutdown did not answer within %g s", TEARDOWN_SECONDS)
+        if not self._shut_down.is_set() and self.teardown is not None:
+            try:
+                await asyncio.wait_for(self.teardown(), TEARDOWN_SECONDS)
+            except Exception as exc:
+                log.warning("closing the service at exit failed: %s", exc)
+        return self.protocol.run_exit()

@@ -1,0 +1,200 @@
+"""JSON-RPC 2.0 envelopes: classify one decoded frame as a request, a notification or a response, or refuse it.
+
+A message is an object with ``"jsonrpc": "2.0"``. A request has a string ``method`` and an ``id`` that is a string
+or an integer; a notification has a ``method`` and no ``id``; ``params``, when present and not null, is an object
+or an array. Anything else is :class:`Invalid`: answered with -32600 (with the message's id when it has a valid
+one, else id null) and never run. Other members are ignored and nested objects are plain data: a ``"jsonrpc"`` key
+inside params means nothing. Batches (arrays) are refused: each element with a valid id gets its own -32600.
+A response (``result`` or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a
+malformed ``error`` member is normalised to ``{code, message, data}`` before pygls sees it.
+
+:class:`RpcError` is every error the sidecar sends: a pygls :class:`~pygls.exceptions.JsonRpcException` (so a
+handler can raise it and pygls answers with it) whose ``data`` always has the contract's shape ``{code, message,
+details}``. :func:`with_contract_data` gives that shape to the errors pygls builds itself (cancelled, internal).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol.types import ResponseError
+from pydantic_core import PydanticSerializationError
+from pygls.exceptions import JsonRpcException
+
+from council.errors import CouncilError, ErrorCode
+from council.protocol.errors import (
+    INVALID_REQUEST,
+    JSONRPC_CODES,
+    METHOD_NOT_FOUND,
+    REQUEST_CANCELLED,
+    ErrorData,
+)
+
+MsgId = int | str
+
+
+class RpcError(JsonRpcException):
+    """A JSON-RPC error to answer with; ``data`` always has the contract's shape."""
+
+    def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, **details: Any) -> None:
+        super().__init__(message=message, code=code)
+        self.kind = kind
+        self.details = details
+
+    @classmethod
+    def from_council(cls, err: CouncilError) -> RpcError:
+        return cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member; details that are not JSON are dropped (the error itself still goes)."""
+        try:
+            data = ErrorData(code=self.kind, message=self.message, details=self.details).to_wire()
+            json.dumps(data, allow_nan=False)
+        except (TypeError, ValueError, PydanticSerializationError):
+            data = ErrorData(code=self.kind, message=self.message, details={"detailsDropped": True}).to_wire()
+        return {"code": self.code, "message": self.message, "data": data}
+
+    def to_response_error(self) -> ResponseError:
+        """What pygls sends when a handler raises this."""
+        wire = self.to_wire()
+        return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
+
+
+def is_error_data(data: Any) -> bool:
+    """``data`` already has the contract's shape."""
+    return isinstance(data, dict) and data.keys() == {"code", "message", "details"}
+
+
+# pygls's own errors (its message kept): contract kind and details.reason
+_PYGLS_ERRORS: dict[int, tuple[ErrorCode, str]] = {
+    REQUEST_CANCELLED: (ErrorCode.VALIDATION, "cancelled"),
+    METHOD_NOT_FOUND: (ErrorCode.VALIDATION, "unknown method"),
+    INVALID_REQUEST: (ErrorCode.VALIDATION, "invalid request"),
+    JSONRPC_CODES[ErrorCode.VALIDATION]: (ErrorCode.VALIDATION, "invalid params"),
+}
+
+
+def with_contract_data(msg_id: MsgId, error: ResponseError) -> ResponseError:
+    """``error`` with the contract's data: pygls answers a cancelled request (-32800) and an exception it caught
+    itself (-32603, data: a traceback) without it. A traceback never goes to the client."""
+    if is_error_data(error.data):
+        return error
+    kind, reason = _PYGLS_ERRORS.get(error.code, (ErrorCode.INTERNAL, ""))
+    details: dict[str, Any] = {"reason": reason, "id": msg_id} if reason else {}
+    message = str(error.message or "request failed").strip()[:2000]
+    return RpcError(error.code, message, kind, **details).to_response_error()
+
+
+@dataclass(frozen=True)
+class Request:
+    id: MsgId
+    method: str
+    params: Any = None
+
+
+@dataclass(frozen=True)
+class Notification:
+    method: str
+    params: Any = None
+
+
+@dataclass(frozen=True)
+class Response:
+    """``error``, when present, is normalised: ``{"code": int, "message": str}`` plus ``data`` when sent."""
+
+    id: MsgId
+    result: Any = None
+    error: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Refused before anything runs; answered with ``error`` under ``id`` (None: id null)."""
+
+    id: MsgId | None
+    error: RpcError
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """Not answerable (a response without a valid id): logged and dropped."""
+
+    reason: str
+
+
+Envelope = Request | Notification | Response | Invalid | Dropped
+
+
+def valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def invalid(message: str, reason: str, **details: Any) -> RpcError:
+    return RpcError(INVALID_REQUEST, message, reason=reason, **details)
+
+
+def classify(value: Any) -> Envelope | list[Invalid]:
+    """What one decoded frame is."""
+    if isinstance(value, list):
+        return _batch(value)
+    if not isinstance(value, dict):
+        return Invalid(None, invalid(f"a message must be a JSON object, not {_json_type(value)}", "not an object"))
+    has_id = "id" in value
+    msg_id = value.get("id")
+    reply_id = msg_id if valid_id(msg_id) else None
+    if value.get("jsonrpc") != "2.0":
+        return Invalid(reply_id, invalid('"jsonrpc" must be "2.0"', "not JSON-RPC 2.0"))
+    if "method" not in value:
+        return _response(value, msg_id)
+    method = value["method"]
+    if has_id and reply_id is None:
+        return Invalid(None, invalid(f"a request id must be a string or an integer, not {_json_type(msg_id)}",
+                                     "bad id"))
+    if not isinstance(method, str) or not method:
+        return Invalid(reply_id, invalid(f'"method" must be a non-empty string, not {_json_type(method)}',
+                                         "bad method"))
+    params = value.get("params")
+    if params is not None and not isinstance(params, (dict, list)):
+        return Invalid(reply_id, invalid(f'"params" must be an object or an array, not {_json_type(params)}',
+                                         "bad params", method=method))
+    if has_id:
+        return Request(msg_id, method, params)
+    return Notification(method, params)
+
+
+def _response(value: dict[str, Any], msg_id: Any) -> Envelope:
+    if "result" not in value and "error" not in value:
+        return Invalid(None, invalid("a message needs a method (request, notification) or a result or an error "
+                                     "(response)", "no method"))
+    if not valid_id(msg_id):
+        return Dropped(f"a response with id {_json_type(msg_id)}")
+    error = value.get("error")
+    if error is None:
+        return Response(msg_id, value.get("result"))
+    if not isinstance(error, dict):
+        return Response(msg_id, error={"code": 0, "message": f"malformed error: {str(error)[:200]}"})
+    code = error.get("code")
+    normal = {"code": code if isinstance(code, int) and not isinstance(code, bool) else 0,
+              "message": str(error.get("message", ""))[:2000]}
+    return Response(msg_id, error={**normal, "data": error["data"]} if "data" in error else normal)
+
+
+def _batch(items: list[Any]) -> list[Invalid]:
+    error = invalid("batches are not supported: send each message in its own frame", "batch")
+    answers = [Invalid(item["id"], error) for item in items
+               if isinstance(item, dict) and "method" in item and valid_id(item.get("id"))]
+    return answers or [Invalid(None, error)]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"

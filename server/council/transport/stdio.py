@@ -1,0 +1,129 @@
+"""Runs the gate and pygls on stdin/stdout.
+
+A daemon thread blocks in ``os.read`` on stdin (pipes, files and consoles, on every OS) and hands chunks to the
+event loop with back-pressure (at most :data:`QUEUE_CHUNKS` unread chunks), so a flood costs bounded memory; the
+loop frames them (:class:`~council.transport.framing.FrameReader`) and gives each event to the
+:class:`~council.transport.gate.Gate`. Output goes through one :class:`FrameWriter`, pygls's writer as well as the
+gate's: each frame is written whole and synchronously. When input stops inside a body for :data:`STALL_SECONDS`,
+the reader checks whether the declared length was simply too long (``FrameReader.stalled``). The server stops on
+``exit``, at the end of input or when stdout breaks; input that ends inside a frame is reported on stderr. The
+result is the process exit code: 0 after ``shutdown``, else 1 (LSP's rule, applied by pygls).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from council.transport.framing import FrameReader, encode_frame
+
+if TYPE_CHECKING:
+    from council.transport.gate import Gate
+
+log = logging.getLogger("council.serve")
+
+READ_CHUNK = 64 * 1024
+QUEUE_CHUNKS = 4
+STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the declared length was too long
+
+
+class FrameWriter:
+    """The protocol stdout, as pygls's writer (``write(body)`` frames a JSON body, ``close()``) and the gate's
+    (``send(message)``). A failed write marks it broken, logs one line and calls ``on_broken``; later writes and
+    writes after ``close`` are dropped."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.closed = False
+        self.on_broken = lambda: None
+
+    def write(self, body: bytes) -> None:
+        if not self.closed:
+            self._write_all(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def send(self, message: dict[str, Any]) -> None:
+        if not self.closed:
+            self._write_all(encode_frame(message))
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                self.stream.close()
+            except OSError:
+                pass
+
+    def _write_all(self, data: bytes) -> None:
+        """All of ``data`` (a raw stream may take it in parts), then flush."""
+        view = memoryview(data)
+        try:
+            while view:
+                written = self.stream.write(view)
+                if written is None:
+                    raise BlockingIOError("stdout is non-blocking and full")
+                view = view[written:]
+            self.stream.flush()
+        except OSError as exc:
+            self.closed = True
+            log.error("council serve: writing to the client failed (%s); exiting", exc)
+            self.on_broken()
+
+
+def serve_stdio(gate: Gate, stdin_fd: int) -> int:
+    """Serve until exit; returns the exit code."""
+    try:
+        return asyncio.run(_serve(gate, stdin_fd))
+    except KeyboardInterrupt:
+        log.info("interrupted")
+        return 1
+
+
+async def _serve(gate: Gate, stdin_fd: int) -> int:
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+    slots = threading.Semaphore(QUEUE_CHUNKS)
+    gate.on_stop = lambda: chunks.put_nowait(None)
+    threading.Thread(target=_pump, args=(stdin_fd, loop, chunks, slots), name="council-stdin", daemon=True).start()
+    reader = FrameReader()
+    while not gate.stopped:
+        try:
+            chunk = await (asyncio.wait_for(chunks.get(), STALL_SECONDS) if reader.awaiting_body else chunks.get())
+        except asyncio.TimeoutError:
+            for event in reader.stalled():  # a body declared too long, and nothing follows it
+                gate.receive(event)
+            continue
+        if chunk is None:  # the gate stopped (exit, or stdout broke)
+            break
+        slots.release()
+        if not chunk:
+            fault = reader.close()
+            if fault is not None:
+                log.error("council serve: input ended inside a frame (%s); exiting", fault.message)
+            else:
+                log.info("input closed; exiting")
+            break
+        for event in reader.feed(chunk):
+            gate.receive(event)
+        await asyncio.sleep(0)  # let request tasks run between chunks, even under a flood
+    return await gate.close()
+
+
+def _pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue[bytes | None],
+          slots: threading.Semaphore) -> None:
+    """Reader thread: one chunk per free slot; an empty chunk is the end of input."""
+    while True:
+        slots.acquire()
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError as exc:
+            log.error("council serve: reading stdin failed (%s); exiting", exc)
+            chunk = b""
+        try:
+            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+        except RuntimeError:  # the loop has closed
+            return
+        if not chunk:
+            return

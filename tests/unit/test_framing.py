@@ -1,0 +1,163 @@
+"""The frame reader without a process: leniency, recovery, chunking invariance, bounded memory, envelopes."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from council.transport.framing import MAX_MESSAGE_BYTES, Fault, FrameReader, Message, encode_frame
+from council.transport.jsonrpc import Dropped, Invalid, Notification, Request, Response, classify
+
+
+def frame(value: object, header: bytes = b"Content-Length: %d\r\n\r\n", length: int | None = None) -> bytes:
+    body = value if isinstance(value, bytes) else json.dumps(value).encode()
+    return header % (len(body) if length is None else length) + body
+
+
+def summary(events: list[Message | Fault]) -> list[object]:
+    return [("msg", e.value, e.length_mismatch) if isinstance(e, Message) else ("fault", e.code, e.details["reason"])
+            for e in events]
+
+
+GOOD = {"jsonrpc": "2.0", "id": 1, "method": "m"}
+BODY = json.dumps(GOOD).encode()
+HOSTILE = b"".join([
+    frame(GOOD, b"content-length:%d\n\n"),
+    b"\r\n",
+    b"Content-Length: -5\r\n\r\n" + BODY,
+    frame(GOOD, b"Content-Type: x\r\nCONTENT-LENGTH:  %d \r\n\r\n"),
+    BODY,
+    frame(GOOD),
+    frame(BODY, length=len(BODY) - 1),
+    frame(GOOD),
+    frame(BODY, length=len(BODY) + 3),
+    frame(GOOD),
+    b"Content-Length: 1000000000000\r\n\r\n" + BODY,
+    frame(GOOD),
+    frame(b"\xff\xfe"),
+    frame("caf\u00e9"),
+])
+EXPECTED = [
+    ("msg", GOOD, False),
+    ("fault", -32700, "bad content-length"),
+    ("msg", GOOD, False),
+    ("fault", -32700, "not a header"),
+    ("msg", GOOD, False),
+    ("fault", -32700, "invalid JSON"),
+    ("msg", GOOD, False),
+    ("msg", GOOD, True),
+    ("msg", GOOD, False),
+    ("fault", -32600, "too large"),
+    ("msg", GOOD, False),
+    ("fault", -32700, "not UTF-8"),
+    ("msg", "caf\u00e9", False),
+]
+
+
+def test_a_hostile_stream_in_one_piece() -> None:
+    assert summary(FrameReader().feed(HOSTILE)) == EXPECTED
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_any_chunking_gives_the_same_events(seed: int) -> None:
+    rng = random.Random(seed)
+    reader, events, i = FrameReader(), [], 0
+    while i < len(HOSTILE):
+        n = 1 if seed == 0 else rng.randint(1, 40)
+        events += reader.feed(HOSTILE[i:i + n])
+        i += n
+    assert summary(events) == EXPECTED
+    assert reader.close() is None
+
+
+def test_junk_is_answered_without_waiting_for_more_bytes() -> None:
+    reader = FrameReader()
+    assert summary(reader.feed(b'{"jsonrpc"')) == [("fault", -32700, "not a header")]
+    assert reader.feed(b': "2.0"}') == []
+    assert summary(reader.feed(frame(GOOD))) == [("msg", GOOD, False)]
+
+
+def test_partial_headers_wait() -> None:
+    reader = FrameReader()
+    for part in (b"Content-Le", b"ngth:", b" 3", b"\r", b"\n", b"\r", b"\n", b"[1"):
+        assert reader.feed(part) == []
+    assert summary(reader.feed(b"]")) == [("msg", [1], False)]
+
+
+def test_memory_stays_bounded_while_scanning() -> None:
+    reader = FrameReader()
+    reader.feed(b"Content-Length: %d\r\n\r\n" % (MAX_MESSAGE_BYTES + 1))
+    for _ in range(40):
+        assert reader.feed(b"x" * 65536) == []
+        assert len(reader._buf) < 64
+    assert summary(reader.feed(frame(GOOD))) == [("msg", GOOD, False)]
+
+
+def test_header_text_inside_a_refused_body_never_frames() -> None:
+    """A JSON string cannot hold a raw line break, so a quoted header never parses; a glued frame still does."""
+    reader = FrameReader(max_message=len(BODY))
+    body = b'{"x": "Content-Length: 2",\n"y": "content-length:3"\r\n, "pad": "' + b"z" * len(BODY) + b'"}'
+    events = reader.feed(frame(body) + frame(GOOD))
+    assert summary(events) == [("fault", -32600, "too large"), ("msg", GOOD, False)]
+    reader = FrameReader(max_message=1000)
+    assert summary(reader.feed(b'{"x": "Content-Length: 3"}' + frame([1]))) == [
+        ("fault", -32700, "not a header"), ("msg", [1], False)]
+
+
+def test_a_stalled_body_that_is_whole_json_is_taken() -> None:
+    reader = FrameReader()
+    assert reader.feed(frame(BODY, length=len(BODY) + 5)) == [] and reader.awaiting_body
+    assert summary(reader.stalled()) == [("msg", GOOD, True)]
+    assert summary(reader.feed(b"\r\n" + frame(GOOD))) == [("msg", GOOD, False)]
+    reader = FrameReader()
+    reader.feed(frame(BODY, length=len(BODY) + 5)[:-3])  # an unfinished value: keep waiting
+    assert reader.stalled() == [] and reader.awaiting_body
+
+
+def test_long_header_block_is_junk() -> None:
+    reader = FrameReader()
+    events = reader.feed(b"X-Pad: " + b"a" * 9000)
+    assert summary(events) == [("fault", -32700, "header too long")]
+
+
+def test_end_of_stream_inside_a_frame() -> None:
+    reader = FrameReader()
+    reader.feed(b"Content-Length: 10\r\n\r\n{")
+    fault = reader.close()
+    assert fault is not None and fault.details["reason"] == "truncated"
+    reader = FrameReader()
+    reader.feed(b"Content-Len")
+    assert reader.close() is not None
+    reader = FrameReader()
+    reader.feed(frame(GOOD) + b"\r\n")
+    assert reader.close() is None
+
+
+def test_encode_frame_counts_bytes_and_refuses_nan() -> None:
+    data = encode_frame({"t": "\u00e9"})
+    assert data == b'Content-Length: 10\r\n\r\n{"t":"\xc3\xa9"}'
+    with pytest.raises(ValueError):
+        encode_frame({"x": float("nan")})
+
+
+@pytest.mark.parametrize(("value", "kind", "reply_id"), [
+    ({"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"jsonrpc": "2.0", "id": 2, "method": "x"}}, Request, 1),
+    ({"jsonrpc": "2.0", "method": "m"}, Notification, None),
+    ({"jsonrpc": "2.0", "id": "a", "result": None}, Response, "a"),
+    ({"jsonrpc": "2.0", "id": None, "result": 1}, Dropped, None),
+    ({"jsonrpc": "2.0", "id": True, "method": "m"}, Invalid, None),
+    ({"jsonrpc": "2.0", "id": 3, "method": None}, Invalid, 3),
+    ({"jsonrpc": "2.0", "id": 3, "method": "m", "params": 5}, Invalid, 3),
+    ({"jsonrpc": "2.1", "id": 3, "method": "m"}, Invalid, 3),
+    ([], Invalid, None),
+])
+def test_classify(value: object, kind: type, reply_id: object) -> None:
+    envelope = classify(value)
+    envelope = envelope[0] if isinstance(envelope, list) else envelope
+    assert isinstance(envelope, kind)
+    if isinstance(envelope, Request):
+        assert envelope.params == value["params"]  # nested "jsonrpc" objects stay plain data
+    if isinstance(envelope, (Request, Response, Invalid)):
+        assert envelope.id == reply_id
