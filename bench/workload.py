@@ -20,6 +20,8 @@ from typing import Any
 
 import anyio
 
+from council.providers.structured import inline_refs
+
 SIX = ["Software Architect", "Senior Developer", "Security Expert", "Reliability Engineer", "Product Manager",
        "Devil's Advocate"]
 ROUNDS = 5
@@ -79,7 +81,7 @@ def options_reply(schema: dict[str, Any], prompt: str) -> dict[str, Any]:
     advisors' positions listed in the prompt."""
     options = [{"label": "Split billing incrementally", "description": PLANS["A"]},
                {"label": "Keep the monolith this quarter", "description": PLANS["B"]}]
-    item = schema["properties"]["options"].get("items", {}).get("properties", {})
+    item = inline_refs(schema)["properties"]["options"]["items"].get("properties", {})
     if "supporters" in item:
         for opt, plan in zip(options, PLANS.values(), strict=True):
             opt["supporters"] = [_label(m.group(1)) for m in ADVISOR_LINE.finditer(prompt) if plan in m.group(2)]
@@ -95,9 +97,6 @@ def council_reply(title: str, schema: dict[str, Any], purpose: str, cycle: int, 
         return persona_reply(schema, purpose, cycle)
     if title == "OptionsReply":
         return options_reply(schema, prompt)
-    if title == "VoteReply":
-        return {"option_id": vote_of(purpose, 1), "confidence": 0.7, "rationale": "first vote",
-                "continue_debate": True, "conclusion": PLANS[vote_of(purpose, 1)]}
     if title == "SynthesisReply":
         return {"recommendation": PLANS["A"], "agreements": [f"agreement {i} on scope" for i in range(4)],
                 "conflicts": ["whether the audit allows a split now"],

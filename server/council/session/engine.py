@@ -47,7 +47,7 @@ from council.session.prompts import CONTEXT_BUDGET, detect_language
 from council.session.render import final_answer_markdown
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.synthesis import synthesize
-from council.session.vote_round import cast_votes, conclude, propose_options
+from council.session.vote_round import conclude, propose_options
 
 log = logging.getLogger(__name__)
 
@@ -281,7 +281,8 @@ class Engine:
     async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         """Vote-first deliberation until a stop; then conclusions, tally and the final status.
 
-        Cycle 1 is independent; the moderator then extracts options and everyone votes. Strong agreement goes
+        Cycle 1 is independent; the moderator then extracts options and places each recommendation under one,
+        which is that persona's first vote (one unplaced abstains). Strong agreement goes
         straight to the answer; otherwise each further cycle shows anonymised peers' positions and votes, and
         every reply carries a new vote. Convergence is judged from the votes after every round. Returns a
         message when the debate is stuck (every advisor failed) and waits for a retry.
@@ -298,9 +299,8 @@ class Engine:
                 rt.error("Every advisor failed in this cycle. Check the model provider, then send 'retry'.",
                          retryable=True)
                 return "Every advisor failed; the session waits. Send 'retry' once the model works again."
-            if not votes_of(rt.session, cycle):  # the independent first cycle: options, then a first vote
+            if not votes_of(rt.session, cycle):  # the independent first cycle: options carry the first votes
                 await propose_options(rt, pick)
-                await cast_votes(rt, pick, contracts)
             s = rt.session
             conv = assess(cycle, votes_of(s, cycle), votes_of(s, cycle - 1), previous,
                           similarity=self._similarity(s, cycle))
