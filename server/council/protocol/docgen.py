@@ -49,12 +49,14 @@ Every failed request is a JSON-RPC error whose `data` is:
 {codes}
 
 Malformed params give `validation` with `details.fields`: one entry per offending field (`"options.maxCycles":
-"Input should be less than or equal to 50"`). A failed request never stops the sidecar or other sessions.
+"Input should be less than or equal to 50"`). A request for a session that was closed — after its time to live,
+or because the store was full and it was the least recently used idle one — gets `validation` with
+`details.reason: "expired"`. A failed request never stops the sidecar or other sessions.
 """
 
 CODE_MEANING = {
     "validation": "bad input: unknown session, wrong state, malformed params, oversized text, caps reached",
-    "permission": "refused: too many open sessions and similar limits",
+    "permission": "refused: too many sessions running a turn at once, and similar limits",
     "internal": "a fault of the sidecar; the session keeps its state",
 }
 

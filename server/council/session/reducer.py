@@ -78,9 +78,10 @@ def _created(session: ConversationSession | None, rec: r.SessionCreated) -> Conv
 def apply(session: ConversationSession | None, rec: r.RecordBase) -> ConversationSession:
     """Apply one record; raise a validation CouncilError (leaving the session unchanged) if it breaks a rule.
 
-    The record is copied first, so the journal keeps it as it was when applied.
+    The session shares the record's objects (a persona's response, a vote, a turn) instead of copying them: none
+    of them changes after it is recorded. The two the session does change later — a cycle's discussion and planned
+    questions — are copied as they are applied, so the journal keeps every record as it was.
     """
-    rec = rec.model_copy(deep=True)
     if isinstance(rec, r.SessionCreated):
         return _created(session, rec)
     if session is None:
@@ -122,7 +123,7 @@ def _questions_planned(s: ConversationSession, rec: r.QuestionsPlanned) -> None:
     if any(q.round_number != rec.round for q in rec.questions):
         raise validation_error("planned questions must belong to the new round")
     s.clarification_rounds = rec.round
-    s.planned_questions.extend(rec.questions)
+    s.planned_questions.extend(q.model_copy(deep=True) for q in rec.questions)  # their status changes later
     _touch(s, rec)
 
 
@@ -191,7 +192,7 @@ def _question_deferred(s: ConversationSession, rec: r.QuestionDeferred) -> None:
 
 
 def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
-    d = rec.discussion
+    d = rec.discussion.model_copy(deep=True)  # its turns, status and convergence are filled in later
     if s.status is not S.DEBATING:
         raise validation_error("cycles run only while debating", status=s.status.value)
     if d.cycle_number != s.debate_cycles + 1:
