@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import statistics
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -78,8 +79,10 @@ def turn_params() -> TurnParams:
                       client=ClientCapabilities(completion=True, completion_model="fake"))
 
 
-async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None) -> dict[str, Any]:
-    """One 6×5 session in process; deltas of ``chunk`` characters (0 = whole replies)."""
+async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cpu_runs: int = 5) -> dict[str, Any]:
+    """One 6×5 session in process with deltas of ``chunk`` characters (0 = whole replies): its wall time, rounds,
+    calls and prompts. Then the engine's CPU: ``cpu_runs`` more sessions (0.1 s per call: the same work, sooner),
+    each minus the fake model's own CPU; the least of them is the least disturbed by other load."""
     model = FakeModel(chunk=chunk)
     events: list[tuple[float, dict[str, Any]]] = []
     service = service_for(model, lambda e: events.append((time.perf_counter(), e)))
@@ -90,10 +93,45 @@ async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None) ->
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     s = service.store.get(res.session_id).session
     await service.aclose()
-    return {"wall": wall, "cpu": cpu, "rounds": rounds_from(events), "stages": model.stages(),
+    engine = [await engine_cpu(chunk) for _ in range(cpu_runs)]
+    return {"wall": wall, "cpu": cpu, "engine_cpu": min(engine), "engine_cpu_median": statistics.median(engine),
+            "rounds": rounds_from(events), "stages": model.stages(),
             "calls": len(model.calls), "prompt_chars": model.prompt_chars(), "by_kind": model.by_kind(),
             "status": res.status.value, "cycles": s.debate_cycles, "tally": s.tally.counts if s.tally else {},
             "voters": [(v.cycle, v.persona, v.option_id) for v in s.votes if v.cycle == 1]}
+
+
+async def engine_cpu(chunk: int) -> float:
+    """CPU seconds of one session minus its fake model's replay."""
+    model = FakeModel(latency=0.1, chunk=chunk)
+    service = service_for(model, lambda e: None)
+    cpu = time.process_time()
+    await service.turn(turn_params())
+    cpu = time.process_time() - cpu
+    await service.aclose()
+    return cpu - await harness_cpu(model, [(c.kind, c.text) for c in sorted(model.calls, key=lambda c: c.started)])
+
+
+async def harness_cpu(like: FakeModel, calls: list[tuple[str, str]]) -> float:
+    """CPU seconds of the fake model alone replaying a session's calls (same texts, same deltas, same stages, a
+    no-op consumer): subtracted from a session's CPU, it leaves the engine's."""
+    model = FakeModel(latency=like.latency, chunk=like.chunk)
+
+    async def nothing(_: str) -> None:
+        return None
+
+    stages: list[list[tuple[str, str]]] = []
+    for call in calls:
+        if stages and call[0] == "PersonaReply" and stages[-1][0][0] == "PersonaReply" and len(stages[-1]) < 6:
+            stages[-1].append(call)
+        else:
+            stages.append([call])
+    cpu = time.process_time()
+    for stage in stages:
+        async with anyio.create_task_group() as tg:
+            for kind, text in stage:
+                tg.start_soon(model.respond, "x", kind, 0, text, nothing)
+    return time.process_time() - cpu
 
 
 async def retained_per_session(sessions: int = 3) -> float:

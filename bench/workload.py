@@ -135,6 +135,7 @@ class Call:
     prompt_chars: int
     started: float
     ended: float = 0.0
+    text: str = ""
 
 
 @dataclass
@@ -154,7 +155,7 @@ class FakeModel:
                       on_delta: Callable[[str], Awaitable[None]] | None) -> str:
         """Answer after ``latency``: the first delta at 40 % of it, the rest in ``BURSTS`` evenly spaced bursts
         (deltas arrive in packets of several tokens)."""
-        call = Call(purpose, kind, prompt_chars, time.perf_counter())
+        call = Call(purpose, kind, prompt_chars, time.perf_counter(), text=text)
         self.calls.append(call)
         pieces = [text] if self.chunk <= 0 else [text[i:i + self.chunk] for i in range(0, len(text), self.chunk)]
         per_burst = -(-len(pieces) // BURSTS)

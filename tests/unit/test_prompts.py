@@ -92,6 +92,9 @@ def test_every_reply_kind_has_a_guide():
     for schema in (reply_schema(OptionsReply), reply_schema(SynthesisReply)):
         (full, short), = swaps(schema)
         assert full.count("\n") == len(schema["properties"]) and short
+    synthesis = reply_schema(SynthesisReply)
+    keys = [line.split('"')[1] for line in format_block(synthesis).splitlines()[1:]]
+    assert keys == list(synthesis["properties"])  # in the schema's order
     options = format_block(reply_schema(OptionsReply))
     assert '"supporters"' in options and "the advisors who recommend it" in options
     json.dumps(options)  # plain text

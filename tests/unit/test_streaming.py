@@ -115,3 +115,47 @@ def test_any_timing_gives_the_same_reading(perm):
     assert text_by == "a1a2b1b2c1"
     names = [n for n, _ in deltas()]
     assert names == sorted(names)  # grouped per persona, in the given order
+
+
+# --- raw chunks: rendered live at the head, in one go elsewhere -------------------------------------------------
+REPLY = ('{"position": "Split billing first.", "summary": ["one", "two"], "advice": ["a \\"quoted\\" one", "b"], '
+         '"risks": ["r"], "next_steps": ["s1", "s2"], "confidence": "high"}')
+
+
+def renderer_output(chunks: list[str]) -> str:
+    from council.session.live_render import LiveRenderer
+
+    lr = LiveRenderer()
+    return "".join(lr.feed(c) for c in chunks)
+
+
+@pytest.mark.parametrize("size", [1, 4, 24, 1000])
+def test_buffered_raw_chunks_render_to_the_same_text(size):
+    from council.session.live_render import LiveRenderer
+
+    chunks = [REPLY[i:i + size] for i in range(0, len(REPLY), size)]
+    _, s, _, deltas, commit = make(("A", "B"))
+    renderers = {"A": LiveRenderer(), "B": LiveRenderer()}
+    fed: list[str] = []
+
+    def counting(text: str) -> str:
+        fed.append(text)
+        return renderers["B"].feed(text)
+
+    for c in chunks:
+        s.chunk("A", c, renderers["A"].feed)
+        s.chunk("B", c, counting)
+    assert fed == [] and len(deltas()) > 0  # B is not at the head: nothing rendered yet
+    s.rendered("B", lambda: renderers["B"].finish({"position": "Split billing first."}))
+    assert fed == [REPLY]  # everything B sent, rendered in one go before its final text
+    s.finish("A", commit("A"))
+    text = {name: "".join(m for who, m in deltas() if who == name) for name in "AB"}
+    assert text["A"] == text["B"] == renderer_output(chunks)
+
+
+def test_text_after_raw_chunks_keeps_its_place():
+    _, s, _, deltas, commit = make(("A", "B"))
+    s.chunk("B", '{"position": "P', lambda raw: raw.upper())
+    s.delta("B", " — note")
+    s.finish("A", commit("A"))
+    assert deltas() == [("B", '{"POSITION": "P — note')]

@@ -100,7 +100,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         renderer = LiveRenderer(limits_of(schema))
 
         async def on_delta(chunk: str) -> None:
-            stream.delta(name, renderer.feed(chunk))
+            stream.chunk(name, chunk, renderer.feed)
 
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
@@ -109,8 +109,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         outcome = await call_structured(rt, pick, spec, on_delta)
         vote: Vote | None = None
         if outcome.reply is not None:
-            stream.delta(name, renderer.finish(outcome.reply.model_dump()))
             reply = outcome.reply.model_dump()
+            stream.rendered(name, lambda: renderer.finish(reply))  # before the vote fields are adjusted
             reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))
             if option_ids:
                 reply["option_id"] = reply["option_id"].strip().upper()

@@ -12,6 +12,7 @@ later cycles (the vote, a change of position) in an ``extra_block`` next to the 
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -110,6 +111,12 @@ def split(schema: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
 
 def format_block(schema: dict[str, Any], *, compact: bool = False) -> str:
     """The reply-format instruction for ``schema`` (for a PersonaReply: its stable keys only)."""
+    return _format_block(json.dumps(schema), compact)  # keys in order: the order of the guide
+
+
+@functools.lru_cache(maxsize=256)
+def _format_block(schema_json: str, compact: bool) -> str:  # a session asks for the same few schemas again and again
+    schema = json.loads(schema_json)
     base, _ = split(inline_refs(schema))
     hints = HINTS.get(schema.get("title", ""), {})
     if compact:

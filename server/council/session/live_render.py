@@ -39,19 +39,29 @@ class PrefixParser:
     the text so far, the items so far, ``None``); ``done`` the keys whose value is complete. Text before the first
     ``{`` is skipped; parsing stops for good at anything that cannot continue an object. A ``}`` where a list item
     should start closes the list. ``reassigned`` is set when a key appears twice (its earlier value is replaced).
+    ``version`` grows with every change that can alter a render — everything except an unfinished string list
+    item getting longer without going from blank to non-blank (the live view holds such an item back anyway).
     """
 
     def __init__(self) -> None:
         self.obj: dict[str, Any] = {}
         self.done: set[str] = set()
         self.reassigned = False
+        self.version = 0
         self.t = ""  # the text not consumed yet
         self.i = 0
+        self._open: _Open | None = None  # the string being read, while the parser waits inside it
         self._steps: Waiting | None = self._object()
         next(self._steps)
 
     def feed(self, chunk: str) -> None:
         if self._steps is None or not chunk:
+            return
+        string = self._open
+        if string is not None and self.i >= len(self.t) and '"' not in chunk and "\\" not in chunk:
+            string.text += chunk  # inside a string, nothing ends or escapes: what the steps would do, directly
+            if string.publish is not None:
+                string.publish(string.text)
             return
         self.t = self.t[self.i:] + chunk
         self.i = 0
@@ -81,6 +91,7 @@ class PrefixParser:
 
             def publish(value: Any, key: str = key) -> None:
                 self.obj[key] = value
+                self.version += 1
 
             publish((yield from self._value(publish)))
             self.done.add(key)
@@ -141,39 +152,53 @@ class PrefixParser:
             if ch == "}":  # a list the model never closed: the object's end closes it
                 return items
             items.append(None)
+            self.version += 1
             slot = len(items) - 1
 
             def put(value: Any, slot: int = slot) -> None:
+                before = items[slot]
                 items[slot] = value
+                # a string item only grows: it matters to a render when it stops being blank (or is not a string)
+                if type(value) is not str or type(before) is not str or not (before.strip() or not value.strip()):
+                    self.version += 1
 
             put((yield from self._value(put)))
 
     def _string(self, publish: Publish | None) -> Waiting:
         self.i += 1
-        parts: list[str] = []
+        string = self._open = _Open(publish)
         while True:
             t = self.t
             while self.i < len(t):
                 m = _SPECIAL.search(t, self.i)
                 stop = m.start() if m else len(t)
                 if stop > self.i:
-                    parts.append(t[self.i:stop])
+                    string.text += t[self.i:stop]
                     self.i = stop
                 if m is None:
                     break
                 if t[stop] == '"':
                     self.i = stop + 1
-                    return "".join(parts)
+                    self._open = None
+                    return string.text
                 decoded = _escape(t, stop)
                 if decoded is None:  # the text stops inside the escape: wait for the rest
                     break
-                parts.append(decoded[0])
+                string.text += decoded[0]
                 self.i = decoded[1]
             if publish is not None:
-                joined = "".join(parts)
-                parts[:] = [joined]
-                publish(joined)
+                publish(string.text)
             yield
+
+
+class _Open:
+    """A string the parser is inside of: its text so far, and where to publish it."""
+
+    __slots__ = ("publish", "text")
+
+    def __init__(self, publish: Publish | None) -> None:
+        self.publish = publish
+        self.text = ""
 
 
 def _escape(t: str, j: int) -> tuple[str, int] | None:
@@ -284,59 +309,46 @@ class LiveRenderer:
     """Feed raw chunks, get the markdown to append."""
 
     def __init__(self, limits: Limits | None = None) -> None:
-        self.sent = ""
         self.limits = limits or {}
         self._parser = PrefixParser()
         self._frozen = 0  # FIELDS sent in full: never rendered again
-        self._frozen_len = 0  # length of their markdown at the start of ``sent``
-        self._sig: tuple[int, bool] | None = None  # the frontier list as last rendered (see _list_signature)
+        self._frozen_text = ""  # their markdown, the start of what was sent
+        self._shown = ""  # what was sent after it
+        self._version = -1  # the parser's version at the last render
+
+    @property
+    def sent(self) -> str:
+        return self._frozen_text + self._shown
 
     def feed(self, chunk: str) -> str:
         p = self._parser
         p.feed(chunk)
         if p.reassigned:  # a key came twice: an earlier field may change, so render everything as it stands
-            self._frozen = self._frozen_len = 0
             return self._extend(render(p.obj, p.done, limits=self.limits))
-        sig = self._list_signature()
-        if sig is not None and sig == self._sig:
-            return ""  # only the unfinished last item of the list being written grew: nothing new to show
+        if p.version == self._version:
+            return ""  # nothing that shows changed (say, an unfinished list item, which is held back, grew)
+        self._version = p.version
         tail, fields, length = _render_from(self._frozen, p.obj, p.done, False, self.limits)
-        new = self._extend_tail(tail)
-        consistent = self.sent.endswith(tail) and len(self.sent) == self._frozen_len + len(tail)
-        self._sig = sig if consistent else None
-        if fields and consistent:
-            self._frozen += fields  # sent in full and final: never rendered again
-            self._frozen_len += length
-            self._sig = None
+        shown = self._shown
+        new = ""
+        if len(tail) > len(shown) and tail.startswith(shown):
+            new = tail[len(shown):]
+            self._shown = shown = tail
+        if fields and shown == tail:  # sent in full and final: never rendered again
+            self._frozen += fields
+            self._frozen_text += tail[:length]
+            self._shown = tail[length:]
         return new
-
-    def _list_signature(self) -> tuple[int, bool] | None:
-        """What the render of an unfinished list at the frontier depends on: its length and whether its last
-        item has text yet (earlier items are finished; the last one is held back whatever it says)."""
-        if self._frozen >= len(FIELDS):
-            return None
-        key = FIELDS[self._frozen][0]
-        value = self._parser.obj.get(key)
-        if not isinstance(value, list) or key in self._parser.done:
-            return None
-        last = value[-1] if value else None
-        return len(value), isinstance(last, str) and bool(last.strip())
 
     def finish(self, obj: dict[str, Any]) -> str:
         return self._extend(render(obj, set(obj), final=True, limits=self.limits))
 
-    def _extend_tail(self, tail: str) -> str:
-        """``_extend`` for the text ``sent[:frozen_len] + tail`` without building it."""
-        shown = len(self.sent) - self._frozen_len
-        if len(tail) > shown and tail.startswith(self.sent[self._frozen_len:]):
-            new = tail[shown:]
-            self.sent += new
-            return new
-        return ""
-
     def _extend(self, text: str) -> str:
-        if len(text) > len(self.sent) and text.startswith(self.sent):
-            new = text[len(self.sent):]
-            self.sent = text
-            return new
+        """The part of ``text`` past what was sent, if ``text`` extends it (rendered from the first field)."""
+        sent = self.sent
+        self._frozen, self._frozen_text = 0, ""
+        if len(text) > len(sent) and text.startswith(sent):
+            self._shown = text
+            return text[len(sent):]
+        self._shown = sent
         return ""
