@@ -69,3 +69,14 @@ async def test_a_finished_session_keeps_under_half_a_megabyte(make_service):
     assert rt.session.debate_cycles == CYCLES and rt.session.status.value == "completed"
     assert sum(len(x.model_dump_json()) for x in rt.session.responses) > 30 * 1200  # real-sized replies
     assert kept < 512 * 1024, f"{kept / 1024:.0f} KB kept"
+
+
+async def test_applied_records_share_their_fields_sets_and_copies_stay_independent(make_service):
+    rt = await run(make_service(SCRIPT, SessionSettings(min_cycles=CYCLES, max_cycles=CYCLES)))
+    votes = rt.session.votes
+    assert len({id(v.__pydantic_fields_set__) for v in votes}) == 1  # one set for thirty votes
+    before = set(votes[1].model_fields_set)
+    copy = votes[0].model_copy(update={"rationale": "changed"})
+    assert copy.rationale == "changed" and votes[0].rationale != "changed"
+    assert copy.__pydantic_fields_set__ is not votes[0].__pydantic_fields_set__
+    assert votes[1].model_fields_set == before

@@ -85,6 +85,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
         exchange_starts=rt.clock(), topic=s.request_text[:200])))
     order = [p.name for p in personas]
+    where = CycleRef(cycle_type="debate", number=cycle)  # one for all the cycle's turns (never changed)
     stream = OrderedStream(rt, order, cycle)
     schema = persona_schema(s, cycle)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
@@ -134,8 +135,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
 
         def commit() -> None:
             assert participant is not None
-            turn = rt.turn(participant, MessageType.DISCUSSION, content, cycle=CycleRef(cycle_type="debate",
-                           number=cycle), metadata={"abstained": response.abstained})
+            turn = rt.turn(participant, MessageType.DISCUSSION, content, cycle=where,
+                           metadata={"abstained": response.abstained})
             rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
                                      turn=turn))
             if vote is not None:

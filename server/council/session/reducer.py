@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pydantic import BaseModel
+
 from council.errors import validation_error
 from council.session import records as r
 from council.session.entities import (
@@ -88,6 +90,7 @@ def apply(session: ConversationSession | None, rec: r.RecordBase) -> Conversatio
         raise validation_error("the first record must be session_created")
     handler = _HANDLERS[type(rec)]
     handler(session, rec)
+    _share_fields_sets(rec)
     return session
 
 
@@ -192,7 +195,8 @@ def _question_deferred(s: ConversationSession, rec: r.QuestionDeferred) -> None:
 
 
 def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
-    d = rec.discussion.model_copy(deep=True)  # its turns, status and convergence are filled in later
+    d = rec.discussion.model_copy(update={"message_turn_ids": list(rec.discussion.message_turn_ids)})  # filled
+    # in later: its turns (this list), status and convergence (reassigned on the copy only)
     if s.status is not S.DEBATING:
         raise validation_error("cycles run only while debating", status=s.status.value)
     if d.cycle_number != s.debate_cycles + 1:
@@ -319,6 +323,29 @@ _HANDLERS = {
     r.SynthesisSet: _synthesis_set,
     r.ModelUsed: _model_used,
 }
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_sets(node: object) -> None:
+    """Give every model in an applied record the one shared copy of its set of explicitly set fields.
+
+    Pydantic keeps that set per instance (a set of twenty names takes over 2 KB), and a session keeps hundreds of
+    models; an applied record and the session objects it shares are never changed again, and a copy
+    (``model_copy``) copies the set before touching it, so one set per distinct content is enough."""
+    if isinstance(node, BaseModel):
+        own = node.__pydantic_fields_set__
+        shared = _FIELDS_SETS.setdefault(frozenset(own), own)
+        if shared is not own:
+            object.__setattr__(node, "__pydantic_fields_set__", shared)
+        for value in node.__dict__.values():
+            if isinstance(value, (BaseModel, list)):
+                _share_fields_sets(value)
+    elif isinstance(node, list):
+        for item in node:
+            if isinstance(item, (BaseModel, list)):
+                _share_fields_sets(item)
 
 
 def replay(journal: Iterable[r.RecordBase]) -> ConversationSession:

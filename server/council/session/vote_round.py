@@ -101,6 +101,7 @@ def conclude(rt: SessionRuntime) -> None:
     votes = {v.persona: v for v in votes_of(s, cycle)}
     labels = {o.id: o.label for o in s.options}
     abstentions = []
+    where = CycleRef(cycle_type="debate", number=cycle)
     for p in s.personas:
         vote = votes.get(p.name)
         if vote is None:
@@ -108,7 +109,6 @@ def conclude(rt: SessionRuntime) -> None:
             continue
         content = (f"{vote.conclusion} — votes {vote.option_id} ({labels.get(vote.option_id, '?')}), "
                    f"confidence {vote.confidence:.2f}")
-        turn = rt.turn(p, MessageType.CONCLUSION, content, cycle=CycleRef(cycle_type="debate", number=cycle),
-                       metadata={"optionId": vote.option_id})
+        turn = rt.turn(p, MessageType.CONCLUSION, content, cycle=where, metadata={"optionId": vote.option_id})
         rt.record(r.ConclusionStated(at=rt.clock(), turn=turn))
     rt.record(r.TallySet(at=rt.clock(), tally=tally_votes(s.options, list(votes.values()), abstentions)))
