@@ -129,18 +129,6 @@ async def test_failed_turn_with_key_repeats_its_error(make_service):
     assert second.value is first.value
 
 
-async def test_a_session_waiting_on_the_user_never_blocks_a_new_one(make_service):
-    h = make_service(max_sessions=1)
-    waiting = await ask(h)  # clarifying: idle, waiting for an answer
-    assert waiting.status is S.CLARIFYING
-    done = await ask(h, clarify=False)
-    assert done.status is S.COMPLETED
-    with pytest.raises(CouncilError) as info:
-        await say(h, waiting.session_id, "skip")
-    assert info.value.code is ErrorCode.VALIDATION and "expired" in info.value.message
-    assert info.value.details == {"sessionId": waiting.session_id, "reason": "expired"}
-
-
 async def test_answer_by_choice_number_and_label(make_service):
     h = make_service()
     res = await ask(h)

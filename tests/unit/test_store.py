@@ -6,6 +6,7 @@ import pytest
 from unit_helpers import T0
 
 from council.errors import CouncilError, ErrorCode
+from council.protocol.methods import SessionOptions, TurnParams
 from council.session import records as r
 from council.session.entities import Participant, ParticipantType, SessionSettings, SessionStatus
 from council.session.store import IDLE_FACTOR, SessionStore
@@ -211,3 +212,18 @@ def test_finished_sessions_make_room_first(clock):
     cancel(rt)
     clock.now += 1
     assert start(st).session_id != rt.session_id
+
+
+PROBLEM = "Should we split our monolith into services this quarter?"
+
+
+async def test_a_session_waiting_on_the_user_never_blocks_a_new_one(make_service):
+    h = make_service(max_sessions=1)
+    waiting = await h.service.turn(TurnParams(text=PROBLEM))  # clarifying: idle, waiting for an answer
+    assert waiting.status is SessionStatus.CLARIFYING
+    done = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False)))
+    assert done.status is SessionStatus.COMPLETED
+    with pytest.raises(CouncilError) as info:
+        await h.service.turn(TurnParams(session_id=waiting.session_id, text="skip"))
+    assert info.value.code is ErrorCode.VALIDATION and "expired" in info.value.message
+    assert info.value.details == {"sessionId": waiting.session_id, "reason": "expired"}
