@@ -39,26 +39,23 @@ REQUESTS = [
 
 
 def _reply(cycle: int, option: str, who: str) -> dict[str, Any]:
-    reply = {"position": f"{who} position in cycle {cycle}: keep the trade-off explicit and measured.",
+    reply = {"position": f"{who} prefers option {option} in cycle {cycle}: keep the trade-off explicit and measured.",
              "summary": [f"{who}: summary point {i} about the monolith and its seams." for i in range(5)],
              "advice": [f"{who}: advice {i} — extract one bounded context, measure, then decide." for i in range(5)],
              "risks": [f"{who}: risk {i} of stalled delivery or split ownership." for i in range(3)],
              "assumptions": ["The team has capacity."], "questions": [],
              "next_steps": [f"{who}: step {i}." for i in range(5)], "confidence": "medium",
-             "confidence_rationale": "Enough signal to act, not enough to be sure.", "continue_debate": True}
+             "confidence_rationale": "Enough signal to act, not enough to be sure.", "continue_debate": True,
+             "vote_confidence": 0.7}
     if cycle > 1:
-        reply.update(changed_position=True, change_reason="a new cost argument", option_id=option,
-                     vote_confidence=0.7)
+        reply.update(changed_position=True, change_reason="a new cost argument", option_id=option)
     return reply
 
 
 def _script() -> dict[str, Any]:
     rules: list[dict[str, Any]] = []
     for name in SIX:
-        first = "B" if name in ("Security Expert", "Devil's Advocate") else "A"
-        rules.append({"when": {"schema": "VoteReply", "purpose": name}, "reply": {
-            "option_id": first, "confidence": 0.7, "rationale": "first vote", "continue_debate": True,
-            "conclusion": "for now"}})
+        first = "B" if name in ("Security Expert", "Devil's Advocate") else "A"  # the cycle-1 recommendation
         for cycle in range(1, CYCLES + 1):
             option = first
             if name in ("Software Architect", "Security Expert") and cycle > 1:

@@ -88,7 +88,7 @@ class CouncilConfig(BaseModel):
     persona_providers: dict[str, str] = {}
     personas_dirs: list[Path] = []
     session_ttl_seconds: float = Field(1800.0, gt=0)
-    max_sessions: int = Field(64, ge=1)
+    max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/store.py)
     #: Where automatic selection looks for a local Ollama.
     ollama_url: str = "http://127.0.0.1:11434"
 

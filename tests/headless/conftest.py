@@ -76,10 +76,11 @@ FLIP_FLOP_COUNCIL = ["Software Architect", "Security Expert", "Devil's Advocate"
 def flip_flop_script(cycles: int = 25) -> dict[str, Any]:
     """A council that never settles: two personas swap votes every cycle (2–1 splits, nobody stable) and
     everyone always wants to continue, so only the cycle cap can stop the debate."""
-    rules: list[dict[str, Any]] = [{"when": {"schema": "VoteReply", "purpose": name}, "reply": {
-        "option_id": option, "confidence": 0.7, "rationale": "first vote", "continue_debate": True,
-        "conclusion": f"{option} for now."}} for name, option in (("Software Architect", "A"),
-                                                                 ("Security Expert", "B"), ("Devil's Advocate", "A"))]
+    first = {k: v for k, v in persona_reply().items() if k not in ("changed_position", "change_reason")}
+    rules: list[dict[str, Any]] = [  # the scripted moderator places "prefers option X" under X: the first votes
+        {"when": {"schema": "PersonaReply", "purpose": name, "cycle": 1},
+         "reply": {**first, "position": f"For now it prefers option {option}.", "vote_confidence": 0.7}}
+        for name, option in (("Software Architect", "A"), ("Security Expert", "B"), ("Devil's Advocate", "A"))]
     for cycle in range(2, cycles + 1):
         for name, option in (("Software Architect", "BA"[cycle % 2]), ("Security Expert", "AB"[cycle % 2]),
                              ("Devil's Advocate", "A")):

@@ -147,6 +147,7 @@ def test_persona_schema_bullets_follow_depth(depth, lo, hi):
     first = persona_schema(b.s, cycle=1)
     assert not set(DEBATE_KEYS) & set(first["properties"]) and set(first["required"]) == set(first["properties"])
     assert "continue_debate" in first["properties"]
+    assert first["properties"]["vote_confidence"] == vc  # the recommendation's confidence: the first vote's
 
 
 @pytest.mark.parametrize("cycle", [1, 2, 3])

@@ -1,7 +1,9 @@
 """Vote-first deliberation (issue 5) end to end: scripted sessions through CouncilService.
 
 Every test asserts on the recorded session (``store.get(id).session`` / ``snapshot``) and the emitted events.
-Cycle 1 is independent and followed by one VoteReply per persona; later cycles carry the vote inside each
+Cycle 1 is independent: each PersonaReply states a recommendation and its confidence, and the moderator's options
+call places each recommendation under one option — the first votes (the scripted moderator reads "prefers option X"
+in a position; the Devil's Advocate defaults to B, everyone else to A). Later cycles carry the vote inside each
 PersonaReply. Scripts key rules on schema / purpose (persona name) / cycle / contains (prompt text).
 """
 
@@ -11,7 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from unit_helpers import persona_reply, persona_rules, rule, vote_reply
+from unit_helpers import everyone_first, first_vote_rules, persona_reply, persona_rules, rule
 
 from council.protocol.methods import SessionOptions, SnapshotParams, TurnParams
 from council.session.entities import DiscussionStatus, MessageType, SessionSettings
@@ -59,11 +61,7 @@ def votes_by_cycle(s) -> dict[int, dict[str, str]]:
     return out
 
 
-def first_votes(**by_persona: tuple[str, float]) -> list[dict]:
-    """VoteReply rules: ``first_votes(**{ARCH: ("A", 0.8)})``."""
-    return [
-        rule("VoteReply", vote_reply(opt, conf, who=name), purpose=name) for name, (opt, conf) in by_persona.items()
-    ]
+first_votes = first_vote_rules
 
 
 def assert_completed_cleanly(res, s) -> None:
@@ -73,7 +71,7 @@ def assert_completed_cleanly(res, s) -> None:
 
 # --- consensus after cycle 1 ----------------------------------------------------------------------------------
 async def test_consensus_after_cycle_one_skips_further_cycles(make_service):
-    h = make_service({"rules": [rule("VoteReply", vote_reply("A", 0.9))]})  # everyone, the Devil's Advocate too
+    h = make_service({"rules": [everyone_first("A", 0.9)]})  # everyone, the Devil's Advocate too
     res, s = await start(h)
     sid = res.session_id
     assert_completed_cleanly(res, s)
@@ -82,8 +80,8 @@ async def test_consensus_after_cycle_one_skips_further_cycles(make_service):
     assert s.debate_cycles == 1 and len(s.discussions) == 1
     assert not calls(h, "PersonaReply", cycle=2)
     assert len(calls(h, "PersonaReply", cycle=1)) == n
-    vote_calls = calls(h, "VoteReply")
-    assert sorted(c.purpose for c in vote_calls) == sorted(p.name for p in s.personas)  # one vote call each
+    assert len(calls(h, "OptionsReply")) == 1 and not calls(h, "VoteReply")  # the first vote costs no extra call
+    assert [v.confidence for v in s.votes] == [0.9] * n and all(v.cycle == 1 for v in s.votes)
     conv = s.discussions[0].convergence
     assert (conv.status, conv.leader, conv.agreement, conv.stability) == ("converged", "A", 1.0, None)
     assert s.discussions[0].status is DiscussionStatus.CONCLUDED
@@ -142,13 +140,14 @@ async def test_majority_after_debate_with_a_reasoned_switch(make_service):
 
 
 async def test_peers_are_anonymised_and_see_votes_in_later_cycles(make_service):
-    neutral = [r for name in TRIO for r in persona_rules(name, [1], who="someone")]  # no names in the texts
+    neutral = [rule("PersonaReply", persona_reply(1, option=opt, vote_confidence=conf, who="someone"), purpose=name,
+                    cycle=1) for name, opt, conf in ((ARCH, "A", 0.8), (DEV, "B", 0.8), (DEVIL, "B", 0.6))]
     h = make_service({"rules": neutral + MAJORITY_SCRIPT["rules"]})
     await start(h, personas=TRIO)
     prompt = calls(h, "PersonaReply", purpose=DEV, cycle=2)[0].messages[-1].content
     assert "Advisor A" in prompt and "Advisor B" in prompt
     assert ARCH not in prompt and DEVIL not in prompt  # peers by label, not by name
-    assert "Votes A (0.8)" in prompt and "You voted B." in prompt
+    assert "votes A (0.8)" in prompt and "You voted B." in prompt
     first = calls(h, "PersonaReply", purpose=DEV, cycle=1)[0]
     assert "Advisor" not in first.messages[-1].content  # cycle 1 is independent
     assert "option_id" not in first.json_schema["properties"]
@@ -212,9 +211,7 @@ def stop_script() -> dict:
     """A 1–2 split whose weights keep shifting (never converged, never an impasse); the first vote and every later
     reply of the architect and the developer say continue_debate = false."""
     rules = [
-        rule("VoteReply", vote_reply("A", 0.8, continue_debate=False), purpose=ARCH),
-        rule("VoteReply", vote_reply("B", 0.8, continue_debate=False), purpose=DEV),
-        rule("VoteReply", vote_reply("B", 0.6, continue_debate=False), purpose=DEVIL),
+        *first_votes(continue_debate=False, **{ARCH: ("A", 0.8), DEV: ("B", 0.8), DEVIL: ("B", 0.6)}),
         *persona_rules(ARCH, LATER, option="A", vote_confidence=0.8, continue_debate=False),
         *persona_rules(DEVIL, LATER, option="B", vote_confidence=0.6, continue_debate=True),
     ]
@@ -299,8 +296,9 @@ async def test_devils_advocate_counterpoints_kept_when_voting_with_the_majority(
     devil_risks = ["Hidden coupling in the billing module", "On-call load doubles", "Data migration drift"]
     script = {
         "rules": [
-            rule("VoteReply", vote_reply("A", 0.9)),
-            *persona_rules(DEVIL, [1], position="Splitting now trades one problem for three.", risks=devil_risks),
+            *persona_rules(DEVIL, [1], position="Splitting now trades one problem for three; prefers option A anyway.",
+                           risks=devil_risks, vote_confidence=0.9),
+            everyone_first("A", 0.9),
         ]
     }
     h = make_service(script)
@@ -309,7 +307,7 @@ async def test_devils_advocate_counterpoints_kept_when_voting_with_the_majority(
     assert s.tally.consensus == "unanimous" and s.tally.winner == "A"
     assert next(v for v in s.votes if v.persona == DEVIL).option_id == "A"
     expected = (
-        "Devil's Advocate (counterpoints): Splitting now trades one problem for three. "
+        "Devil's Advocate (counterpoints): Splitting now trades one problem for three; prefers option A anyway. "
         "Risks: Hidden coupling in the billing module; On-call load doubles; Data migration drift"
     )
     assert s.synthesis.dissent == [expected]  # nobody voted against: only the counterpoints
@@ -378,7 +376,7 @@ async def test_persona_override_honoured_and_explained(make_service):
     assert [p["name"] for p in wire["selectedPersonas"]] == chosen
     event = h.of(sid, "personas.selected")
     assert len(event) == 1 and event[0]["selection"]["userOverride"] is True
-    persona_purposes = {c.purpose for c in provider(h).calls if c.json_schema["title"] in ("PersonaReply", "VoteReply")}
+    persona_purposes = {c.purpose for c in provider(h).calls if c.json_schema["title"] == "PersonaReply"}
     assert persona_purposes == set(chosen)
     assert {v.persona for v in s.votes} == set(chosen)
 
@@ -398,8 +396,10 @@ async def test_two_sessions_keep_separate_deliberations(make_service):
     script = {
         "rules": [
             # the pricing session: a 1–1 split that never moves (tie, impasse at cycle 2)
-            rule("VoteReply", vote_reply("A", 0.7), purpose=pair[0], contains="enterprise plan"),
-            rule("VoteReply", vote_reply("B", 0.7), purpose=pair[1], contains="enterprise plan"),
+            rule("PersonaReply", persona_reply(1, option="A", vote_confidence=0.7), purpose=pair[0], cycle=1,
+                 contains="enterprise plan"),
+            rule("PersonaReply", persona_reply(1, option="B", vote_confidence=0.7), purpose=pair[1], cycle=1,
+                 contains="enterprise plan"),
             *[
                 rule("PersonaReply", persona_reply(c, option="A", vote_confidence=0.7), purpose=pair[0], cycle=c,
                      contains="enterprise plan")
@@ -411,7 +411,7 @@ async def test_two_sessions_keep_separate_deliberations(make_service):
                 for c in LATER
             ],
             # the monolith session: everyone agrees at once
-            rule("VoteReply", vote_reply("A", 0.9), contains="monolith"),
+            rule("PersonaReply", persona_reply(1, option="A", vote_confidence=0.9), cycle=1, contains="monolith"),
         ]
     }
     h = make_service(script)

@@ -5,9 +5,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import Field
 
-from council.session.outputs import PersonaReply, SynthesisReply, VoteReply, reply_schema
+from council.session.outputs import TEXT, ModelReply, PersonaReply, SynthesisReply, reply_schema
 from council.session.parsing import ParseFailure, extract_json_object, parse_reply
+
+
+class VoteReply(ModelReply):
+    """A small reply shape for the parsing tests."""
+
+    option_id: str = Field(min_length=1, max_length=2)
+    confidence: float
+    rationale: str = Field(min_length=3, max_length=TEXT)
+    continue_debate: bool = False
+    conclusion: str = Field(min_length=3, max_length=TEXT)
+
 
 VOTE_SCHEMA = reply_schema(VoteReply, {"confidence": {"minimum": 0, "maximum": 1}})
 VOTE = {"option_id": "A", "confidence": 0.7, "rationale": "it is cheaper", "conclusion": "go with A"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from unit_helpers import persona_reply, persona_rules, rule, vote_reply
+from unit_helpers import first_vote_rules, persona_reply, persona_rules, rule
 
 from council.errors import CouncilError, ErrorCode
 from council.protocol.methods import AnswerParams, Awaiting, Intent, SessionOptions, TurnCommand, TurnParams
@@ -234,9 +234,7 @@ def unsettled_script(cycles: int) -> dict:
     never an impasse (the weighted agreement changes every round), nobody asks to stop."""
     architect, developer, devil = COUNCIL
     rules = [
-        rule("VoteReply", vote_reply("A", 0.8), purpose=architect),
-        rule("VoteReply", vote_reply("B", 0.8), purpose=developer),
-        rule("VoteReply", vote_reply("B", 0.6), purpose=devil),
+        *first_vote_rules(**{architect: ("A", 0.8), developer: ("B", 0.8), devil: ("B", 0.6)}),
         *persona_rules(architect, range(1, cycles + 1), option="A", vote_confidence=0.8),
         *persona_rules(devil, range(1, cycles + 1), option="B", vote_confidence=0.6),
     ]
@@ -278,9 +276,11 @@ async def test_debate_cap_then_extend(make_service):
 async def test_min_cycles_respected_when_everyone_wants_to_stop(make_service):
     script = {
         "rules": [
-            rule("PersonaReply", persona_reply(c, continue_debate=False), cycle=c) for c in range(1, 7)
+            rule("PersonaReply", persona_reply(1, option="B", continue_debate=False), purpose="Devil's Advocate",
+                 cycle=1),
+            *[rule("PersonaReply", persona_reply(c, continue_debate=False), cycle=c) for c in range(1, 7)],
         ]
-    }  # the default votes: A 2 · B 1 (72.7 %, not converged), and every VoteReply says continue_debate false
+    }  # first votes A 2 · B 1 (not converged), and every reply says continue_debate false
     h = make_service(script, SessionSettings(min_cycles=2, max_cycles=6))
     done = await ask(h, clarify=False)
     s = h.runtime(done.session_id).session

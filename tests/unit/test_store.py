@@ -6,6 +6,7 @@ import pytest
 from unit_helpers import T0, SilentObserver
 
 from council.errors import CouncilError, ErrorCode
+from council.protocol.methods import SessionOptions, TurnParams
 from council.session import records as r
 from council.session.entities import Participant, ParticipantType, SessionSettings, SessionStatus
 from council.session.store import IDLE_FACTOR, SessionStore
@@ -130,15 +131,62 @@ def test_only_expired_sessions_evicted(clock):
     assert [x.session_id for x in st.all()] == [young.session_id]
 
 
-def test_max_sessions_is_a_permission_error(clock):
+async def test_full_of_running_sessions_is_a_permission_error(clock):
     st = store(clock, max_sessions=2)
-    start(st)
-    start(st)
-    with pytest.raises(CouncilError) as info:
-        st.create()
+    a, b = start(st), start(st)
+    async with a.lock, b.lock:  # both are running a turn: neither may be evicted
+        with pytest.raises(CouncilError) as info:
+            st.create()
     assert info.value.code is ErrorCode.PERMISSION
     assert info.value.details == {"limit": 2}
     assert len(st) == 2
+
+
+def expired(st: SessionStore, session_id: str) -> CouncilError:
+    with pytest.raises(CouncilError) as info:
+        st.get(session_id)
+    assert info.value.code is ErrorCode.VALIDATION and "expired" in info.value.message
+    assert info.value.details == {"sessionId": session_id, "reason": "expired"}
+    return info.value
+
+
+async def test_an_idle_session_waiting_on_the_user_makes_room(clock):
+    st = store(clock, max_sessions=2)
+    waiting, running = start(st), start(st)  # neither finished: one waits on the user, one runs a turn
+    clock.now += 5
+    async with running.lock:
+        newcomer = start(st)
+    assert {x.session_id for x in st.all()} == {running.session_id, newcomer.session_id}
+    expired(st, waiting.session_id)
+
+
+async def test_the_least_recently_used_idle_session_goes_and_finished_ones_first(clock):
+    st = store(clock, max_sessions=3)
+    old_waiting = start(st)
+    clock.now += 1
+    finished = start(st)
+    cancel(finished)
+    clock.now += 1
+    recent_waiting = start(st)
+    clock.now += 1
+    start(st)  # full: the finished one goes, though a waiting one is older
+    expired(st, finished.session_id)
+    clock.now += 1
+    recent_waiting.record(r.StatusSet(at=T0, status=SessionStatus.CLARIFYING))  # used again
+    start(st)  # then the least recently used of the idle ones
+    expired(st, old_waiting.session_id)
+    assert st.get(recent_waiting.session_id) is recent_waiting
+
+
+def test_a_session_evicted_after_its_ttl_is_reported_as_expired(clock):
+    st = store(clock, ttl=10)
+    rt = start(st)
+    cancel(rt)
+    clock.now += 11
+    expired(st, rt.session_id)
+    with pytest.raises(CouncilError) as info:  # one never seen stays unknown
+        st.get("never-seen")
+    assert info.value.details == {"sessionId": "never-seen"}
 
 
 def test_expired_sessions_make_room(clock):
@@ -164,3 +212,18 @@ def test_finished_sessions_make_room_first(clock):
     cancel(rt)
     clock.now += 1
     assert start(st).session_id != rt.session_id
+
+
+PROBLEM = "Should we split our monolith into services this quarter?"
+
+
+async def test_a_session_waiting_on_the_user_never_blocks_a_new_one(make_service):
+    h = make_service(max_sessions=1)
+    waiting = await h.service.turn(TurnParams(text=PROBLEM))  # clarifying: idle, waiting for an answer
+    assert waiting.status is SessionStatus.CLARIFYING
+    done = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False)))
+    assert done.status is SessionStatus.COMPLETED
+    with pytest.raises(CouncilError) as info:
+        await h.service.turn(TurnParams(session_id=waiting.session_id, text="skip"))
+    assert info.value.code is ErrorCode.VALIDATION and "expired" in info.value.message
+    assert info.value.details == {"sessionId": waiting.session_id, "reason": "expired"}

@@ -114,3 +114,32 @@ def test_any_timing_gives_the_same_reading(perm):
     assert text_by == "a1a2b1b2c1"
     names = [n for n, _ in deltas()]
     assert names == sorted(names)  # grouped per persona, in the given order
+
+
+# --- raw chunks: rendered live at the head, in one go elsewhere -------------------------------------------------
+REPLY = ('{"position": "Split billing first.", "summary": ["one", "two"], "advice": ["a \\"quoted\\" one", "b"], '
+         '"risks": ["r"], "next_steps": ["s1", "s2"], "confidence": "high"}')
+
+
+def renderer_output(chunks: list[str]) -> str:
+    from council.session.live_render import LiveRenderer
+
+    lr = LiveRenderer()
+    return "".join(lr.feed(c) for c in chunks)
+
+
+@pytest.mark.parametrize("size", [1, 4, 24, 1000])
+def test_buffered_raw_chunks_are_passed_on_in_one_go_and_render_the_same(size):
+    """A persona behind the head is not rendered chunk by chunk: its raw text reaches the observer (which renders)
+    as one piece when it is shown, and renders to the same markdown as the live stream of the head."""
+    chunks = [REPLY[i:i + size] for i in range(0, len(REPLY), size)]
+    _, s, _, deltas, commit = make(("A", "B"))
+    for c in chunks:
+        s.delta("A", c)
+        s.delta("B", c)
+    assert {who for who, _ in deltas()} == {"A"}  # B waits
+    s.finish("A", commit("A"))
+    b_pieces = [m for who, m in deltas() if who == "B"]
+    assert b_pieces == [REPLY]
+    a_text = renderer_output([m for who, m in deltas() if who == "A"])
+    assert a_text == renderer_output(b_pieces) == renderer_output(chunks)

@@ -343,7 +343,7 @@ class Builder:
 
 
 # --- scripted-provider scripts ------------------------------------------------------------------------------
-DEBATE_KEYS = ("changed_position", "change_reason", "option_id", "vote_confidence")
+DEBATE_KEYS = ("changed_position", "change_reason", "option_id")  # a cycle-1 reply carries none of these
 
 
 def persona_reply(
@@ -360,9 +360,10 @@ def persona_reply(
     who: str = "advisor",
 ) -> dict[str, Any]:
     """A valid PersonaReply for ``cycle``: exactly the fields of ``persona_schema(session, cycle)`` (standard depth
-    needs 5 bullets); cycle 1 carries no debate fields, later cycles carry the vote."""
+    needs 5 bullets). Cycle 1 is a recommendation (its position says "prefers option X", which the scripted
+    moderator reads to place it under option X: the first vote) with its confidence; later cycles carry the vote."""
     reply: dict[str, Any] = {
-        "position": position or f"{who} holds a position in cycle {cycle}.",
+        "position": position or f"{who} prefers option {option} in cycle {cycle}.",
         "summary": [f"{who} summary {i}" for i in range(1, bullets + 1)],
         "advice": [f"{who} advice {i}" for i in range(1, bullets + 1)],
         "risks": risks if risks is not None else [f"{who} risk"],
@@ -371,24 +372,25 @@ def persona_reply(
         "next_steps": [f"{who} step {i}" for i in range(1, bullets + 1)],
         "confidence": "medium",
         "confidence_rationale": "scripted",
+        "vote_confidence": vote_confidence,
         "continue_debate": continue_debate,
     }
     if cycle >= 2:
-        reply.update(
-            changed_position=changed, change_reason=change_reason, option_id=option, vote_confidence=vote_confidence
-        )
+        reply.update(changed_position=changed, change_reason=change_reason, option_id=option)
     return reply
 
 
-def vote_reply(option: str, confidence: float = 0.8, *, continue_debate: bool = True, who: str = "advisor") -> dict:
-    """A valid VoteReply (the first-round vote after the independent cycle)."""
-    return {
-        "option_id": option,
-        "confidence": confidence,
-        "rationale": f"{who} prefers {option}.",
-        "continue_debate": continue_debate,
-        "conclusion": f"{who} concludes {option} is best.",
-    }
+def first_vote_rules(*, continue_debate: bool = True, **by_persona: tuple[str, float]) -> list[dict[str, Any]]:
+    """Cycle-1 replies whose recommendations the moderator places as first votes:
+    ``first_vote_rules(**{"Software Architect": ("A", 0.8)})``."""
+    return [rule("PersonaReply", persona_reply(1, option=opt, vote_confidence=conf, who=name,
+                                               continue_debate=continue_debate), purpose=name, cycle=1)
+            for name, (opt, conf) in by_persona.items()]
+
+
+def everyone_first(option: str, confidence: float = 0.8, **kw: Any) -> dict[str, Any]:
+    """One rule: every persona's cycle-1 recommendation prefers ``option``."""
+    return rule("PersonaReply", persona_reply(1, option=option, vote_confidence=confidence, **kw), cycle=1)
 
 
 def rule(schema: str, reply: Any = None, *, purpose: str | None = None, cycle: int | None = None,

@@ -18,8 +18,8 @@ NOTES: dict[str, Callable[..., str]] = {
     "thinking": lambda cycle, count: f"Cycle {cycle}: {plural(count, 'advisor')} thinking…",
     "options_fallback": lambda why: f"The moderator could not extract options ({why}); the council votes on the "
                                     "positions themselves.",
-    "voting": lambda: "The council votes on the options…",
-    "no_vote": lambda persona, why: f"{persona} did not vote ({why}).",
+    "unplaced": lambda personas: f"The moderator could not match the recommendation of {join_names(personas)} "
+                                 "to one option: no vote from them this round.",
     "chair": lambda: "The chair writes the final answer…",
 }
 

@@ -111,7 +111,9 @@ Errors of the `council/*` methods:
 {codes}
 
 Malformed params give `validation` with `details.fields`: one entry per offending field (`"options.maxCycles":
-"Input should be less than or equal to 50"`). A failed request never stops the sidecar or other sessions.
+"Input should be less than or equal to 50"`). A request for a session that was closed — after its time to live,
+or because the store was full and it was the least recently used idle one — gets `validation` with
+`details.reason: "expired"`. A failed request never stops the sidecar or other sessions.
 `internal` is never used for bad input; its message names the exception, never a traceback (that goes to stderr).
 
 Errors of the transport: `data.code` is always `validation`, `details.reason` says what went wrong.
@@ -123,7 +125,7 @@ Errors of the transport: `data.code` is always `validation`, `details.reason` sa
 
 CODE_MEANING = {
     "validation": "bad input: unknown session, wrong state, malformed params, oversized text, caps reached",
-    "permission": "refused: too many open sessions and similar limits",
+    "permission": "refused: too many sessions running a turn at once, and similar limits",
     "internal": "a fault of the sidecar; the session keeps its state",
 }
 

@@ -82,8 +82,21 @@ class Provider(ABC):
 DeltaSink = Callable[[str], Awaitable[None]]
 
 
+class PushProvider(Provider):
+    """A provider whose backend calls back with each delta: ``push`` forwards them as they come."""
+
+    @abstractmethod
+    async def push(self, request: CompletionRequest, on_delta: DeltaSink | None) -> str:
+        """Complete ``request``, awaiting ``on_delta`` for each non-empty delta in order; return the whole text."""
+
+
 async def complete(provider: Provider, request: CompletionRequest, on_delta: DeltaSink | None = None) -> str:
-    """Run ``provider.stream`` to the end, forwarding each chunk to ``on_delta``; return the whole text."""
+    """Run the provider to the end, forwarding each chunk to ``on_delta``; return the whole text.
+
+    A provider whose backend pushes deltas through a callback (the client bridge) implements ``push`` and is
+    called directly, without a queue between the callback and an async iterator."""
+    if isinstance(provider, PushProvider):
+        return await provider.push(request, on_delta)
     parts: list[str] = []
     stream = provider.stream(request)
     try:

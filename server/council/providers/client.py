@@ -14,7 +14,7 @@ from typing import Protocol
 import anyio
 
 from council.protocol.completion import CompleteParams, CompleteResult
-from council.providers.base import CompletionRequest, Provider, ProviderError
+from council.providers.base import CompletionRequest, DeltaSink, ProviderError, PushProvider
 
 
 class ClientBridge(Protocol):
@@ -23,33 +23,58 @@ class ClientBridge(Protocol):
         ...
 
 
-class ClientProvider(Provider):
+class ClientProvider(PushProvider):
     id = "client"
 
     def __init__(self, bridge: ClientBridge, model: str = "client") -> None:
         super().__init__(model or "client")
         self.bridge = bridge
 
-    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+    async def push(self, request: CompletionRequest, on_delta: DeltaSink | None) -> str:
+        """Ask the client; forward each delta as it arrives (no queue); a final text longer than what was
+        streamed sends its rest as the last delta. Returns what was forwarded."""
         params = CompleteParams(session_id=request.session_id, stream_id=uuid.uuid4().hex, purpose=request.purpose,
                                 messages=request.messages, json_schema=request.json_schema,
                                 max_tokens=request.max_tokens, temperature=request.temperature)
-        send, receive = anyio.create_memory_object_stream[str](1000)
         streamed: list[str] = []
-        result: list[CompleteResult] = []
-        failure: list[BaseException] = []
+        consumer: list[BaseException] = []
 
-        async def on_delta(text: str) -> None:
+        async def forward(text: str) -> None:
+            if not text:
+                return
             streamed.append(text)
-            await send.send(text)
+            if on_delta is not None:
+                try:
+                    await on_delta(text)
+                except Exception as exc:  # the council's own failure, not the client's
+                    consumer.append(exc)
+                    raise
+
+        try:
+            result = await self.bridge.complete(params, forward)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            if consumer:
+                raise consumer[0] from None
+            raise ProviderError(f"the client could not complete the prompt: {exc}", kind="client") from None
+        if result.model:
+            self.model = result.model
+        sent = "".join(streamed)
+        if result.text.startswith(sent) and len(result.text) > len(sent):
+            await forward(result.text[len(sent):])
+        return "".join(streamed)
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        """The same deltas as an async iterator (the council calls ``push``)."""
+        send, receive = anyio.create_memory_object_stream[str](1000)
+        failure: list[BaseException] = []
 
         async def run() -> None:
             try:
-                result.append(await self.bridge.complete(params, on_delta))
+                await self.push(request, send.send)
             except ProviderError as exc:
                 failure.append(exc)
-            except Exception as exc:
-                failure.append(ProviderError(f"the client could not complete the prompt: {exc}", kind="client"))
             finally:
                 await send.aclose()
 
@@ -60,12 +85,3 @@ class ClientProvider(Provider):
                     yield chunk
         if failure:
             raise failure[0]
-        if result:
-            text = result[0].text
-            sent = "".join(streamed)
-            if result[0].model:
-                self.model = result[0].model
-            if text.startswith(sent) and len(text) > len(sent):
-                yield text[len(sent):]
-            elif not sent:
-                yield text

@@ -1,8 +1,8 @@
 """A deterministic scripted model for tests, demos and fault injection.
 
 Without a script it answers every council prompt with a valid reply built from the requested schema's title
-(``ClarifierReply``, ``PersonaReply``, ``OptionsReply``, ``VoteReply``, ``SynthesisReply``), the caller's
-``purpose`` (persona name) and the cycle. A JSON script adds rules, first match wins::
+(``ClarifierReply``, ``PersonaReply``, ``OptionsReply``, ``SynthesisReply``), the caller's ``purpose`` (persona
+name) and the cycle. A JSON script adds rules, first match wins::
 
     {"chunk": 24, "delay": 0.0,
      "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…"},
@@ -16,6 +16,7 @@ then a good repair".
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,27 @@ def _items(schema: dict[str, Any], field: str, make) -> list[str]:
     return [make(i + 1) for i in range(n)]
 
 
+OPTION_LABELS = [("Staged approach", "Proceed in small, measured steps."),
+                 ("Wait", "Postpone until more information is available."),
+                 ("Third way", "A third course of action."), ("Fourth way", "A fourth course of action.")]
+_ADVISOR = re.compile(r"^- Advisor (\d+) (.*)$", re.MULTILINE)
+_PREFERS = re.compile(r"prefers option ([A-D])")
+
+
+def options_reply(prompt: str) -> dict[str, Any]:
+    """Options with their supporters, read off the numbered recommendations in the moderator's prompt: an
+    advisor whose recommendation says "prefers option X" backs X; otherwise the Devil's Advocate backs B and
+    everyone else A (as many options as the letters used, at least two)."""
+    choice: dict[int, str] = {}
+    for m in _ADVISOR.finditer(prompt):
+        said = _PREFERS.search(m.group(2))
+        choice[int(m.group(1))] = said.group(1) if said else ("B" if "devil" in m.group(2).lower() else "A")
+    count = max([2, *("ABCD".index(c) + 1 for c in choice.values())])
+    return {"options": [{"label": label, "description": text,
+                         "supporters": [n for n, c in choice.items() if c == "ABCD"[i]]}
+                        for i, (label, text) in enumerate(OPTION_LABELS[:count])]}
+
+
 def auto_reply(request: CompletionRequest) -> dict[str, Any]:
     """A valid reply for the schema the request names, deterministic in purpose and cycle."""
     schema = request.json_schema or {}
@@ -137,23 +159,16 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
             "continue_debate": cycle < 2,
         }
         options = schema.get("properties", {}).get("option_id", {}).get("enum")
+        contrarian = "devil" in who.lower()
+        reply["vote_confidence"] = 0.6 if contrarian else 0.8
         if options:  # debate cycles carry a vote: the Devil's Advocate takes the second option
-            contrarian = "devil" in who.lower() and len(options) > 1
-            reply.update(option_id=options[1] if contrarian else options[0], vote_confidence=0.6 if contrarian else 0.8)
-        else:
-            for key in ("changed_position", "change_reason", "option_id", "vote_confidence"):
+            reply["option_id"] = options[1] if contrarian and len(options) > 1 else options[0]
+        else:  # the independent cycle: a recommendation (the moderator turns it into the first vote)
+            for key in ("changed_position", "change_reason", "option_id"):
                 reply.pop(key, None)
         return reply
     if title == "OptionsReply":
-        return {"options": [
-            {"label": "Staged approach", "description": "Proceed in small, measured steps."},
-            {"label": "Wait", "description": "Postpone until more information is available."},
-        ]}
-    if title == "VoteReply":
-        contrarian = "devil" in who.lower()
-        return {"option_id": "B" if contrarian else "A", "confidence": 0.6 if contrarian else 0.8,
-                "rationale": f"{who} weighed the options.", "continue_debate": False,
-                "conclusion": f"{who} concludes the {'wait' if contrarian else 'staged'} option is best."}
+        return options_reply(prompt)
     if title == "SynthesisReply":
         return {"recommendation": "Take the staged approach and measure each step.",
                 "agreements": ["Start small."], "conflicts": ["Whether to wait first."],

@@ -15,9 +15,10 @@ from typing import Any, Generic, TypeVar
 
 from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
 from council.session import records as r
+from council.session.formats import swaps
 from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply
-from council.session.prompts import compact_json_instruction, json_instruction, repair_messages
+from council.session.prompts import repair_messages
 from council.session.runtime import SessionRuntime
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
     messages = spec.messages
-    if provider.constrains_json:  # the backend enforces the schema: describe the keys instead of showing it
+    if provider.constrains_json:  # the backend enforces the schema: the keys and hints, no types to copy
         messages = _compact(messages, spec.schema)
     request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
@@ -95,8 +96,14 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
 
 
 def _compact(messages: list[ChatMessage], schema: dict[str, Any]) -> list[ChatMessage]:
-    full, short = json_instruction(schema), compact_json_instruction(schema)
-    return [m.model_copy(update={"content": m.content.replace(full, short)}) for m in messages]
+    pairs = swaps(schema)
+    out = []
+    for m in messages:
+        content = m.content
+        for full, short in pairs:
+            content = content.replace(full, short)
+        out.append(m.model_copy(update={"content": content}))
+    return out
 
 
 def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:

@@ -18,20 +18,21 @@ from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_message
 from council.session.runtime import SessionRuntime
 from council.session.streaming import OrderedStream
 
-DEBATE_FIELDS = ("changed_position", "change_reason", "option_id", "vote_confidence")
+INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id")
 
 
 def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
-    """The PersonaReply schema at the session's depth. Cycle 1 is independent: no votes, no position changes;
-    later cycles carry the persona's vote on the fixed option list."""
+    """The PersonaReply schema at the session's depth. Cycle 1 is independent: no options to vote on and no
+    position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
+    (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
     overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
                        "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)}}
-    if cycle == 1 or not session.options:
-        return reply_schema(PersonaReply, overrides, omit=DEBATE_FIELDS)
-    overrides["option_id"] = {"enum": [o.id for o in session.options]}
     overrides["vote_confidence"] = {"minimum": 0, "maximum": 1}
+    if cycle == 1 or not session.options:
+        return reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT)
+    overrides["option_id"] = {"enum": [o.id for o in session.options]}
     return reply_schema(PersonaReply, overrides)
 
 
@@ -81,6 +82,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
         exchange_starts=rt.clock(), topic=s.request_text[:200])))
     order = [p.name for p in personas]
+    where = CycleRef(cycle_type="debate", number=cycle)  # one for all the cycle's turns (never changed)
     stream = OrderedStream(rt, order, cycle)
     schema = persona_schema(s, cycle)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
@@ -108,8 +110,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
 
         def commit() -> None:
             assert participant is not None
-            turn = rt.turn(participant, MessageType.DISCUSSION, content, cycle=CycleRef(cycle_type="debate",
-                           number=cycle), metadata={"abstained": response.abstained})
+            turn = rt.turn(participant, MessageType.DISCUSSION, content, cycle=where,
+                           metadata={"abstained": response.abstained})
             rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
                                      turn=turn))
             if vote is not None:
@@ -133,9 +135,9 @@ def response_of(name: str, cycle: int, outcome, option_ids: list[str],
                                note=f"{name} abstains: {outcome.note}"), None
     reply = outcome.reply.model_dump()
     vote: Vote | None = None
+    reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
     if option_ids:
         reply["option_id"] = reply["option_id"].strip().upper()
-        reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))
         moved = before is not None and before.option_id != reply["option_id"]
         reply["changed_position"] = reply["changed_position"] or moved
         vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],

@@ -43,7 +43,7 @@ from council.session.outputs import CouncilSynthesis
 from council.session.prompts import CONTEXT_BUDGET, detect_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.synthesis import synthesize
-from council.session.vote_round import cast_votes, conclude, propose_options
+from council.session.vote_round import conclude, propose_options
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +250,8 @@ class Engine:
     async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         """Vote-first deliberation until a stop; then conclusions, tally and the final status.
 
-        Cycle 1 is independent; the moderator then extracts options and everyone votes. Strong agreement goes
+        Cycle 1 is independent; the moderator then extracts options and places each recommendation under one,
+        which is that persona's first vote (one unplaced abstains). Strong agreement goes
         straight to the answer; otherwise each further cycle shows anonymised peers' positions and votes, and
         every reply carries a new vote. Convergence is judged from the votes after every round. Returns
         ``"stalled"`` when every advisor failed (the session waits for a retry).
@@ -266,9 +267,8 @@ class Engine:
                                                rt.session, cycle, None, None)))
                 rt.problem("all_failed", retryable=True)
                 return "stalled"
-            if not votes_of(rt.session, cycle):  # the independent first cycle: options, then a first vote
+            if not votes_of(rt.session, cycle):  # the independent first cycle: options carry the first votes
                 await propose_options(rt, pick)
-                await cast_votes(rt, pick, contracts)
             previous = self._conclude_cycle(rt, cycle, previous)
             if rt.session.discussions[-1].stop_reason is not None:
                 break

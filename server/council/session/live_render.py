@@ -1,13 +1,19 @@
 """Turns a persona's streaming JSON reply into append-only markdown, so users watch advice, not braces.
 
-Each chunk is appended to the buffer, the buffer is parsed as a *prefix* of a JSON object (unfinished strings
-and lists allowed), and the fields are rendered in a fixed order. Only text that extends what was already sent is
-emitted; rendering holds back at the first field that is not finished, so the output never has to be retracted.
+Chunks go to an incremental parser that reads each character once and keeps its state between chunks (the values
+seen so far, which keys are complete); the fields are rendered in a fixed order, and only text that extends what
+was already sent is emitted. Rendering holds back at the first field that is not finished, so the output never has
+to be retracted, and fields already sent in full are not rendered again. The cost of a reply is linear in its
+length, whatever the size of the chunks.
+
+``parse_prefix(text)`` parses a whole prefix at once with the same parser (the salvage of cut-off replies uses it).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable, Generator
 from typing import Any
 
 # (field, heading) in render order; None heading = a plain paragraph.
@@ -19,117 +25,190 @@ FIELDS: tuple[tuple[str, str | None], ...] = (
     ("next_steps", "Next steps"),
 )
 
-
-def parse_prefix(text: str) -> tuple[dict[str, Any], set[str]]:
-    """Parse the prefix of a JSON object: the values seen so far, and the keys whose value is complete."""
-    start = text.find("{")
-    if start == -1:
-        return {}, set()
-    p = _Prefix(text, start + 1)
-    return p.obj, p.done
+_WS = " \t\r\n,"
+_SPECIAL = re.compile(r'["\\]')
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+Publish = Callable[[Any], None]
+Waiting = Generator[None, None, Any]  # a parse step: yields while it waits for more text, returns its value
 
 
-class _Prefix:
-    def __init__(self, text: str, i: int) -> None:
-        self.t, self.i, self.obj, self.done = text, i, {}, set()
+class PrefixParser:
+    """Parses the prefix of a JSON object incrementally: ``feed`` chunks, read ``obj`` and ``done``.
+
+    ``obj`` holds the values seen so far (an unfinished string, list or literal is there in its partial form:
+    the text so far, the items so far, ``None``); ``done`` the keys whose value is complete. Text before the first
+    ``{`` is skipped; parsing stops for good at anything that cannot continue an object. A ``}`` where a list item
+    should start closes the list. ``reassigned`` is set when a key appears twice (its earlier value is replaced).
+    ``version`` grows with every change that can alter a render — everything except an unfinished string list
+    item getting longer without going from blank to non-blank (the live view holds such an item back anyway).
+    """
+
+    def __init__(self) -> None:
+        self.obj: dict[str, Any] = {}
+        self.done: set[str] = set()
+        self.reassigned = False
+        self.version = 0
+        self.t = ""  # the text not consumed yet
+        self.i = 0
+        self._open: _Open | None = None  # the string being read, while the parser waits inside it
+        self._steps: Waiting | None = self._object()
+        next(self._steps)
+
+    def feed(self, chunk: str) -> None:
+        if self._steps is None or not chunk:
+            return
+        string = self._open
+        if string is not None and self.i >= len(self.t) and '"' not in chunk and "\\" not in chunk:
+            string.text += chunk  # inside a string, nothing ends or escapes: what the steps would do, directly
+            if string.publish is not None:
+                string.publish(string.text)
+            return
+        self.t = self.t[self.i:] + chunk
+        self.i = 0
         try:
-            self._members()
-        except _End:
-            pass
+            self._steps.send(None)
+        except StopIteration:
+            self._steps = None
 
-    def _ws(self) -> None:
-        while self.i < len(self.t) and self.t[self.i] in " \t\r\n,":
-            self.i += 1
-        if self.i >= len(self.t):
-            raise _End
-
-    def _members(self) -> None:
+    # --- grammar: each step yields while the text ends, and leaves partial values published -----------------
+    def _object(self) -> Waiting:
+        while (start := self.t.find("{", self.i)) == -1:
+            self.i = len(self.t)
+            yield
+        self.i = start + 1
         while True:
-            self._ws()
-            if self.t[self.i] == "}":
+            yield from self._ws()
+            if self.t[self.i] == "}" or self.t[self.i] != '"':
                 return
-            key, complete = self._string()
-            if not complete:
-                return
-            self._ws()
+            key = yield from self._string(None)
+            yield from self._ws()
             if self.t[self.i] != ":":
                 return
             self.i += 1
-            self._ws()
-            value, complete = self._value()
-            self.obj[key] = value
-            if not complete:
-                return
+            yield from self._ws()
+            if key in self.obj:
+                self.reassigned = True
+
+            def publish(value: Any, key: str = key) -> None:
+                self.obj[key] = value
+                self.version += 1
+
+            publish((yield from self._value(publish)))
             self.done.add(key)
 
-    def _value(self) -> tuple[Any, bool]:
+    def _ws(self) -> Waiting:
+        while True:
+            t, i = self.t, self.i
+            while i < len(t) and t[i] in _WS:
+                i += 1
+            self.i = i
+            if i < len(t):
+                return
+            yield
+
+    def _value(self, publish: Publish) -> Waiting:
         ch = self.t[self.i]
         if ch == '"':
-            return self._string()
+            return (yield from self._string(publish))
         if ch == "[":
-            return self._list()
-        end = self.i
-        while end < len(self.t) and self.t[end] not in ",}]":
-            end += 1
-        raw = self.t[self.i:end].strip()
-        if end >= len(self.t):
-            return None, False
-        self.i = end
-        try:
-            return json.loads(raw), True
-        except json.JSONDecodeError:
-            return None, True
+            return (yield from self._list(publish))
+        return (yield from self._literal(publish))
 
-    def _list(self) -> tuple[list[Any], bool]:
+    def _literal(self, publish: Publish) -> Waiting:
+        raw: list[str] = []
+        while True:
+            t, i = self.t, self.i
+            end = i
+            while end < len(t) and t[end] not in ",}]":
+                end += 1
+            raw.append(t[i:end])
+            self.i = end
+            if end < len(t):
+                break
+            publish(None)
+            yield
+        try:
+            return json.loads("".join(raw).strip())
+        except json.JSONDecodeError:
+            return None
+
+    def _list(self, publish: Publish) -> Waiting:
         self.i += 1
         items: list[Any] = []
+        publish(items)
         while True:
-            try:
-                self._ws()
-            except _End:
-                return items, False
-            if self.t[self.i] == "]":
-                self.i += 1
-                return items, True
-            value, complete = self._value()
-            items.append(value)
-            if not complete:
-                return items, False
-
-    def _string(self) -> tuple[str, bool]:
-        if self.t[self.i] != '"':
-            raise _End
-        j, out = self.i + 1, []
-        while j < len(self.t):
-            ch = self.t[j]
-            if ch == "\\":
-                if j + 1 >= len(self.t):
+            while True:  # whitespace; the items so far stay published while the text ends
+                t, i = self.t, self.i
+                while i < len(t) and t[i] in _WS:
+                    i += 1
+                self.i = i
+                if i < len(t):
                     break
-                nxt = self.t[j + 1]
-                if nxt == "u":
-                    decoded = _unicode_escape(self.t, j)
-                    if decoded is None:
-                        break
-                    text, j = decoded
-                    out.append(text)
-                    continue
-                out.append(_ESCAPES.get(nxt, nxt))
-                j += 2
-                continue
-            if ch == '"':
-                self.i = j + 1
-                return "".join(out), True
-            out.append(ch)
-            j += 1
-        self.i = len(self.t)
-        return "".join(out), False
+                yield
+            ch = self.t[self.i]
+            if ch == "]":
+                self.i += 1
+                return items
+            if ch == "}":  # a list the model never closed: the object's end closes it
+                return items
+            items.append(None)
+            self.version += 1
+            slot = len(items) - 1
+
+            def put(value: Any, slot: int = slot) -> None:
+                before = items[slot]
+                items[slot] = value
+                # a string item only grows: it matters to a render when it stops being blank (or is not a string)
+                if type(value) is not str or type(before) is not str or not (before.strip() or not value.strip()):
+                    self.version += 1
+
+            put((yield from self._value(put)))
+
+    def _string(self, publish: Publish | None) -> Waiting:
+        self.i += 1
+        string = self._open = _Open(publish)
+        while True:
+            t = self.t
+            while self.i < len(t):
+                m = _SPECIAL.search(t, self.i)
+                stop = m.start() if m else len(t)
+                if stop > self.i:
+                    string.text += t[self.i:stop]
+                    self.i = stop
+                if m is None:
+                    break
+                if t[stop] == '"':
+                    self.i = stop + 1
+                    self._open = None
+                    return string.text
+                decoded = _escape(t, stop)
+                if decoded is None:  # the text stops inside the escape: wait for the rest
+                    break
+                string.text += decoded[0]
+                self.i = decoded[1]
+            if publish is not None:
+                publish(string.text)
+            yield
 
 
-class _End(Exception):
-    pass
+class _Open:
+    """A string the parser is inside of: its text so far, and where to publish it."""
+
+    __slots__ = ("publish", "text")
+
+    def __init__(self, publish: Publish | None) -> None:
+        self.publish = publish
+        self.text = ""
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+def _escape(t: str, j: int) -> tuple[str, int] | None:
+    """The escape at ``t[j]`` (a backslash): (its text, the index after it), or None if the text stops inside."""
+    if j + 1 >= len(t):
+        return None
+    nxt = t[j + 1]
+    if nxt == "u":
+        return _unicode_escape(t, j)
+    return _ESCAPES.get(nxt, nxt), j + 2
 
 
 def _unicode_escape(t: str, j: int) -> tuple[str, int] | None:
@@ -153,6 +232,13 @@ def _unicode_escape(t: str, j: int) -> tuple[str, int] | None:
     return chr(code), j + 6
 
 
+def parse_prefix(text: str) -> tuple[dict[str, Any], set[str]]:
+    """Parse the prefix of a JSON object: the values seen so far, and the keys whose value is complete."""
+    parser = PrefixParser()
+    parser.feed(text)
+    return parser.obj, parser.done
+
+
 Limits = dict[str, int]  # field → maxItems (lists) or maxLength (strings), as the parser will enforce them
 
 
@@ -166,64 +252,103 @@ def limits_of(schema: dict[str, Any]) -> Limits:
     return out
 
 
+def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -> tuple[list[str], bool]:
+    """The markdown of one field and whether it is complete (rendering stops at an incomplete field)."""
+    out: list[str] = []
+    if isinstance(value, str):
+        text = value.strip()
+        if limit is not None:
+            text = text[:limit]
+        out.append(text)
+        if complete:
+            out.append("\n\n")
+    elif isinstance(value, list):
+        items = [v for v in value if isinstance(v, str) and v.strip()]
+        if limit is not None and len(items) > limit:
+            items, complete = items[:limit], True
+        if items or complete:
+            if items:
+                out.append(f"**{heading}**\n")
+            ready = items if complete else items[:-1]
+            out.extend(f"- {v.strip()}\n" for v in ready)
+            if complete and items:
+                out.append("\n")
+    return out, complete
+
+
+def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool,
+                 limits: Limits) -> tuple[str, int, int]:
+    """Markdown of FIELDS[start:], stopping at the first unfinished one; how many of them are complete, and the
+    length of their markdown."""
+    out: list[str] = []
+    complete_fields = complete_len = 0
+    for key, heading in FIELDS[start:]:
+        if key not in obj:
+            if final:
+                continue
+            break
+        pieces, complete = _field(obj[key], final or key in done, heading, limits.get(key))
+        out.extend(pieces)
+        if not complete:
+            break
+        complete_fields += 1
+        complete_len += sum(map(len, pieces))
+    return "".join(out), complete_fields, complete_len
+
+
 def render(obj: dict[str, Any], done: set[str], *, final: bool = False, limits: Limits | None = None) -> str:
     """Markdown for the fields seen so far, stopping at the first unfinished one.
 
     Partial strings are shown without trailing whitespace and everything is cut to the schema's limits, so the
     streamed text is always a prefix of the final render.
     """
-    limits = limits or {}
-    out: list[str] = []
-    for key, heading in FIELDS:
-        if key not in obj:
-            if final:
-                continue
-            break
-        value, complete = obj[key], final or key in done
-        if isinstance(value, str):
-            text = value.strip()
-            if key in limits:
-                text = text[: limits[key]]
-            out.append(text)
-            if complete:
-                out.append("\n\n")
-        elif isinstance(value, list):
-            items = [v for v in value if isinstance(v, str) and v.strip()]
-            if key in limits and len(items) > limits[key]:
-                items, complete = items[: limits[key]], True
-            if items or complete:
-                if items:
-                    out.append(f"**{heading}**\n")
-                ready = items if complete else items[:-1]
-                out.extend(f"- {v.strip()}\n" for v in ready)
-                if not complete:
-                    break
-                if items:
-                    out.append("\n")
-        if not complete:
-            break
-    return "".join(out)
+    return _render_from(0, obj, done, final, limits or {})[0]
 
 
 class LiveRenderer:
     """Feed raw chunks, get the markdown to append."""
 
     def __init__(self, limits: Limits | None = None) -> None:
-        self.buffer = ""
-        self.sent = ""
         self.limits = limits or {}
+        self._parser = PrefixParser()
+        self._frozen = 0  # FIELDS sent in full: never rendered again
+        self._frozen_text = ""  # their markdown, the start of what was sent
+        self._shown = ""  # what was sent after it
+        self._version = -1  # the parser's version at the last render
+
+    @property
+    def sent(self) -> str:
+        return self._frozen_text + self._shown
 
     def feed(self, chunk: str) -> str:
-        self.buffer += chunk
-        obj, done = parse_prefix(self.buffer)
-        return self._extend(render(obj, done, limits=self.limits))
+        p = self._parser
+        p.feed(chunk)
+        if p.reassigned:  # a key came twice: an earlier field may change, so render everything as it stands
+            return self._extend(render(p.obj, p.done, limits=self.limits))
+        if p.version == self._version:
+            return ""  # nothing that shows changed (say, an unfinished list item, which is held back, grew)
+        self._version = p.version
+        tail, fields, length = _render_from(self._frozen, p.obj, p.done, False, self.limits)
+        shown = self._shown
+        new = ""
+        if len(tail) > len(shown) and tail.startswith(shown):
+            new = tail[len(shown):]
+            self._shown = shown = tail
+        if fields and shown == tail:  # sent in full and final: never rendered again
+            self._frozen += fields
+            self._frozen_text += tail[:length]
+            self._shown = tail[length:]
+        return new
 
     def finish(self, obj: dict[str, Any]) -> str:
         return self._extend(render(obj, set(obj), final=True, limits=self.limits))
 
     def _extend(self, text: str) -> str:
-        if len(text) > len(self.sent) and text.startswith(self.sent):
-            new = text[len(self.sent):]
-            self.sent = text
-            return new
+        """The part of ``text`` past what was sent, if ``text`` extends it (rendered from the first field)."""
+        sent = self.sent
+        self._frozen, self._frozen_text = 0, ""
+        if len(text) > len(sent) and text.startswith(sent):
+            self._shown = text
+            return text[len(sent):]
+        self._shown = sent
         return ""

@@ -7,6 +7,8 @@ carries.
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
@@ -76,14 +78,7 @@ class OptionsReply(ModelReply):
 class OptionDraft(ModelReply):
     label: str = Field(min_length=2, max_length=120)
     description: str = Field(min_length=2, max_length=TEXT)
-
-
-class VoteReply(ModelReply):
-    option_id: str = Field(min_length=1, max_length=2)
-    confidence: float
-    rationale: str = Field(min_length=3, max_length=TEXT)
-    continue_debate: bool = False
-    conclusion: str = Field(min_length=3, max_length=TEXT)
+    supporters: list[int] = Field(default_factory=list, max_length=26)  # numbers of the advisors recommending it
 
 
 class SynthesisReply(ModelReply):
@@ -157,12 +152,18 @@ def _tidy(node: Any) -> None:
             _tidy(value)
 
 
+@functools.cache
+def _base_schema(model: type[ModelReply]) -> str:
+    """The model's JSON schema, generated once (callers get a fresh copy to patch)."""
+    return json.dumps(model.model_json_schema(by_alias=False))
+
+
 def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] | None = None,
                  omit: tuple[str, ...] = ()) -> dict[str, Any]:
     """The JSON schema sent to a model for ``model`` (snake_case): every listed field required (a grammar would
     otherwise let a model skip them all), ``omit`` fields left out, per-field constraint overrides applied. The
     top-level ``title`` names the reply kind (``PersonaReply`` …)."""
-    schema = model.model_json_schema(by_alias=False)
+    schema = json.loads(_base_schema(model))
     for name in omit:
         schema["properties"].pop(name, None)
     _tidy(schema)

@@ -18,6 +18,7 @@ from council.session.outputs import ModelReply
 T = TypeVar("T", bound=ModelReply)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_DECODER = json.JSONDecoder()
 
 
 class ParseFailure(Exception):
@@ -34,6 +35,12 @@ def extract_json_object(text: str) -> dict[str, Any]:
     for chunk in candidates:
         start = chunk.find("{")
         while start != -1:
+            try:  # the usual case, at C speed: a valid object starts here (the scan below finds the same one)
+                value, _ = _DECODER.raw_decode(chunk, start)
+                if isinstance(value, dict):
+                    return value
+            except json.JSONDecodeError:
+                pass
             end = _balanced_end(chunk, start)
             if end is None:
                 break

@@ -1,23 +1,29 @@
 """Prompt texts for every model call of a session, built from the session's state (no I/O, no model calls).
 
-Each prompt ends with the JSON schema the reply must match; the schema's ``title`` (``ClarifierReply``,
-``PersonaReply``, ``OptionsReply``, ``VoteReply``, ``SynthesisReply``) names what is asked. Peers appear
-anonymised as "Advisor A/B/…" so personas weigh arguments, not names.
+Stable parts come first so a backend's prefix cache can reuse them: the system message opens with the reply
+format (the same for every call asking for the same reply kind, see ``formats``), then the role (a persona's
+contract, bounded); the user message opens with the problem brief (the same all session), then what changes per
+call. Every part is bounded: the contract, the format, each peer's line in the digest and the digest as a whole.
+Peers appear anonymised as "Advisor A/B/…" so personas weigh arguments, not names; the moderator numbers the
+advisors ("Advisor 1/2/…") so it can say which recommendation each option stands for.
 """
 
 from __future__ import annotations
 
-import json
 from string import ascii_uppercase
 from typing import Any
 
 from council.personas.contract import PersonaContract
 from council.providers.base import ChatMessage
-from council.providers.structured import inline_refs
 from council.session.entities import ConversationSession, Depth, QuestionStatus
+from council.session.formats import extra_block, format_block
 from council.session.outputs import PersonaResponse, Vote
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
+SOUL_BUDGET, FOCUS_BUDGET, RULES_BUDGET = 600, 450, 600  # a persona contract in the prompt
+POSITION_BUDGET, POINT_BUDGET = 240, 160  # one peer's position, and each argument or risk quoted with it
+OPTION_BUDGET = 120  # an option's label where the options are listed for a vote (its description is not repeated)
+DIGEST_BUDGET = 1500  # all peers' lines together (more peers, shorter lines)
 
 #: Reply budget (tokens) of one persona contribution at each depth.
 DEPTH_TOKENS: dict[Depth, int] = {Depth.BRIEF: 1000, Depth.STANDARD: 1600, Depth.DEEP: 2600}
@@ -39,23 +45,40 @@ def detect_language(text: str) -> str:
     return "ru" if cyrillic / len(letters) > 0.3 else "en"
 
 
-def json_instruction(schema: dict[str, Any]) -> str:
-    return (
-        "Reply with exactly one JSON object and nothing else: no prose, no code fences. "
-        "It must match this JSON schema:\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
-    )
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a word boundary, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
 
 
-def compact_json_instruction(schema: dict[str, Any]) -> str:
-    """For backends that enforce the schema themselves (grammar): just the keys. Small models copy any wording
-    about types or counts into their answers, so there is none to copy."""
-    props = inline_refs(schema).get("properties", {})
-    return f"Reply with one JSON object with the keys {', '.join(props)}, filled with your own content."
+def _items(items: list[str], limit: int) -> str:
+    """Items joined with "; " (each without its own final period) until ``limit``; one period at the end."""
+    out: list[str] = []
+    size = 0
+    for item in items:
+        item = " ".join(item.split()).rstrip(". ")
+        if out and size + len(item) + 2 > limit:
+            break
+        out.append(clip(item, limit))
+        size += len(item) + 2
+    return "; ".join(out) + "." if out else ""
+
+
+def _join(items: list[str], limit: int) -> str:
+    """A few quoted points, each clipped, joined with "; " (no ".;" where a point ends with a period)."""
+    return "; ".join(clip(x, limit).rstrip(". ") for x in items)
 
 
 def _language_line(session: ConversationSession) -> str:
     name = LANGUAGE_NAMES.get(session.settings.language, "English")
     return f"Write every text value in {name}, the user's language."
+
+
+def _system(schema: dict[str, Any], role: str) -> ChatMessage:
+    return ChatMessage(role="system", content=format_block(schema) + "\n\n" + role)
 
 
 def problem_brief(session: ConversationSession) -> str:
@@ -75,7 +98,7 @@ def problem_brief(session: ConversationSession) -> str:
 
 def clarifier_messages(session: ConversationSession, schema: dict[str, Any], round_number: int,
                        asked: list[str]) -> list[ChatMessage]:
-    system = (
+    role = (
         "You are the moderator of an advisory council. Before the council debates, decide whether the user's "
         "request is ambiguous enough that the answer would change depending on facts only the user knows "
         "(scope, timeline, priority, constraints, budget, audience, risk tolerance, goal). If the request is "
@@ -86,20 +109,16 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
     user = problem_brief(session)
     if asked:
         user += "\n\nAlready asked (do not repeat):\n" + "\n".join(f"- {q}" for q in asked)
-    user += f"\n\nThis is clarification round {round_number} of at most 3.\n\n" + json_instruction(schema)
-    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
+    user += f"\n\nThis is clarification round {round_number} of at most 3."
+    return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 
-def persona_system(persona: PersonaContract, session: ConversationSession) -> str:
-    lo, hi = DEPTH_BULLETS[session.settings.depth]
+def persona_contract(persona: PersonaContract, session: ConversationSession) -> str:
+    """Who the persona is and the rules it keeps, bounded; the same in every cycle."""
     return (
-        f"You are {persona.name}, an advisor on a council.\n{persona.soul}\n"
-        f"Your focus: {'; '.join(persona.focus)}.\nYour rules: {'; '.join(persona.constraints)}.\n"
-        f"Be concrete and specific to the user's situation. In your JSON reply: position = your recommendation in "
-        f"one sentence; summary, advice and next_steps = {lo}-{hi} short bullets each (next_steps ordered, first "
-        f"step first); risks = what could go wrong; assumptions and questions = what you had to assume or would "
-        f"ask; confidence = low, medium or high, with confidence_rationale; continue_debate = whether another "
-        f"round could still change the advice. {_language_line(session)}"
+        f"You are {persona.name}, an advisor on a council.\n{clip(persona.soul, SOUL_BUDGET)}\n"
+        f"Your focus: {_items(persona.focus, FOCUS_BUDGET)}\nYour rules: {_items(persona.constraints, RULES_BUDGET)}\n"
+        f"Be concrete and specific to the user's situation. {_language_line(session)}"
     )
 
 
@@ -109,28 +128,32 @@ def peer_labels(session: ConversationSession, persona_name: str) -> dict[str, st
     return {name: f"Advisor {ascii_uppercase[i % 26]}" for i, name in enumerate(others)}
 
 
+def _line(label: str, resp: PersonaResponse, vote: Vote | None, budget: int) -> str:
+    if resp.abstained:
+        return f"- {label}: abstained."
+    tag = f"{resp.confidence}, votes {vote.option_id} ({vote.confidence:.1f})" if vote else resp.confidence
+    change = f" (changed: {clip(resp.change_reason, POINT_BUDGET)})" if resp.changed_position else ""
+    key = f" Argument: {clip(resp.advice[0], POINT_BUDGET)}" if resp.advice else ""
+    risk = f" Risk: {clip(resp.risks[0], POINT_BUDGET)}" if resp.risks else ""
+    return clip(f"- {label} [{tag}]: {clip(resp.position, POSITION_BUDGET)}{change}{key}{risk}", budget)
+
+
 def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict[str, Vote] | None = None) -> str:
-    """A compact digest of peers' latest positions: stance, vote, key argument, changes (not full transcripts)."""
-    votes = votes or {}
-    lines = []
-    for resp in responses:
-        label = labels.get(resp.persona)
-        if label is None:
-            continue
-        if resp.abstained:
-            lines.append(f"- {label}: abstained.")
-            continue
-        key = resp.advice[0] if resp.advice else ""
-        risk = f" Main risk: {resp.risks[0]}" if resp.risks else ""
-        change = f" (changed position: {resp.change_reason})" if resp.changed_position else ""
-        vote = votes.get(resp.persona)
-        voted = f" Votes {vote.option_id} ({vote.confidence:.1f})." if vote else ""
-        lines.append(f"- {label} [{resp.confidence}]: {resp.position}{change}{voted} Key argument: {key}{risk}")
-    return "\n".join(lines)
+    """Peers' latest positions, one bounded line each: stance, vote, key argument, main risk, changes."""
+    shown = [r for r in responses if r.persona in labels]
+    budget = max(200, DIGEST_BUDGET // max(1, len(shown)))
+    return "\n".join(_line(labels[r.persona], r, (votes or {}).get(r.persona), budget) for r in shown)
 
 
 def options_text(session: ConversationSession) -> str:
-    return "\n".join(f"- {o.id}: {o.label} — {o.description}" for o in session.options)
+    return "\n".join(f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options)
+
+
+DEBATE_RULES = (
+    "Answer the strongest opposing argument. Keep your position and vote unless a new argument changes your mind; "
+    "then set changed_position to true and name it in change_reason (a change without one is flagged as "
+    "conformity). Set continue_debate to false if more debate would not change your advice."
+)
 
 
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
@@ -141,74 +164,54 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
         user += "\n\nGive your independent assessment."
     else:
         labels = peer_labels(session, persona.name)
-        user += (
-            f"\n\nDebate cycle {cycle}. The other advisors' current positions:\n{digest(previous, labels, votes)}"
-        )
+        user += f"\n\nDebate cycle {cycle}. The other advisors' current positions:\n{digest(previous, labels, votes)}"
         own_vote = (votes or {}).get(persona.name)
         if own_previous is not None and not own_previous.abstained:
             voted = f" You voted {own_vote.option_id}." if own_vote else ""
-            user += f"\n\nYour previous position: {own_previous.position}{voted}"
+            user += f"\n\nYour previous position: {clip(own_previous.position, POSITION_BUDGET)}{voted}"
         if session.options:
             user += f"\n\nThe options on the table:\n{options_text(session)}"
-        user += (
-            "\n\nRespond to the strongest opposing argument. Keep your position and vote unless a specific new "
-            "argument changes your mind; if you change either, set changed_position to true and name that "
-            "argument in change_reason (changing without a new argument is flagged as conformity). Vote with "
-            "option_id and vote_confidence (0 to 1). Set continue_debate to false when further debate would not "
-            "change the advice."
-        )
-    user += "\n\n" + json_instruction(schema)
-    return [ChatMessage(role="system", content=persona_system(persona, session)),
-            ChatMessage(role="user", content=user)]
+        user += "\n\n" + DEBATE_RULES
+    extra = extra_block(schema)
+    if extra:
+        user += "\n\n" + extra
+    return [_system(schema, persona_contract(persona, session)), ChatMessage(role="user", content=user)]
 
 
 def options_messages(session: ConversationSession, schema: dict[str, Any],
                      latest: list[PersonaResponse]) -> list[ChatMessage]:
-    labels = {r.persona: f"Advisor {ascii_uppercase[i % 26]}" for i, r in enumerate(latest)}
-    system = (
-        "You moderate an advisory council. From the advisors' positions, extract 2 to 4 concrete, mutually "
-        "exclusive options the council can vote on (each a course of action, not a topic). "
-        + _language_line(session)
+    """The moderator turns the independent recommendations into options and says who recommends which."""
+    role = (
+        "You moderate an advisory council. From the advisors' recommendations, extract 2 to 4 concrete, mutually "
+        "exclusive options the council can vote on (each a course of action, not a topic). List under each option "
+        "the numbers of the advisors who recommend it; leave out an advisor whose recommendation fits no option "
+        "or more than one. " + _language_line(session)
     )
-    user = (problem_brief(session) + "\n\nAdvisors' positions:\n" + digest(latest, labels)
-            + "\n\n" + json_instruction(schema))
-    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
-
-
-def vote_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
-                  own: PersonaResponse | None, peers: list[PersonaResponse]) -> list[ChatMessage]:
-    options = options_text(session)
-    user = problem_brief(session)
-    if peers:
-        user += "\n\nThe other advisors' final positions:\n" + digest(peers, peer_labels(session, persona.name))
-    if own is not None and not own.abstained:
-        user += f"\n\nYour position: {own.position}"
-    user += (
-        f"\n\nVote for exactly one option by its id, with your confidence from 0 to 1, your rationale, a "
-        f"one-sentence conclusion for the user, and continue_debate: whether debating further could change the "
-        f"advice.\nOptions:\n{options}\n\n"
-        + json_instruction(schema)
-    )
-    return [ChatMessage(role="system", content=persona_system(persona, session)),
-            ChatMessage(role="user", content=user)]
+    budget = max(200, DIGEST_BUDGET // max(1, len(latest)))
+    lines = [clip(f"- Advisor {i} [{r.confidence}, {r.vote_confidence:.1f}]: {clip(r.position, POSITION_BUDGET)}"
+                  + (f" Argument: {clip(r.advice[0], POINT_BUDGET)}" if r.advice else ""), budget)
+             for i, r in enumerate(latest, start=1)]
+    user = problem_brief(session) + "\n\nThe advisors' recommendations:\n" + "\n".join(lines)
+    return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 
 def synthesis_messages(session: ConversationSession, schema: dict[str, Any], outcome: str,
                        latest: list[PersonaResponse]) -> list[ChatMessage]:
+    budget = max(300, DIGEST_BUDGET // max(1, len(latest)))
     positions = "\n".join(
-        f"- {r.persona} [{r.confidence}]: {r.position} Advice: {'; '.join(r.advice[:3])}"
-        + (f" Risks: {'; '.join(r.risks[:3])}" if r.risks else "")
+        clip(f"- {r.persona} [{r.confidence}]: {clip(r.position, POSITION_BUDGET)} Advice: "
+             + _join(r.advice[:2], POINT_BUDGET) + "." + (f" Risks: {_join(r.risks[:2], POINT_BUDGET)}." if r.risks
+                                                          else ""), budget)
         for r in latest if not r.abstained
     )
-    system = (
+    role = (
         "You chair an advisory council and write its single consolidated answer for the user: a clear "
         "recommendation, where the advisors agree, where they conflict, the risks and trade-offs, and one ordered "
         "list of next steps (first step first). Do not invent facts the advisors did not raise. "
         + _language_line(session)
     )
-    user = (problem_brief(session) + f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}"
-            + "\n\n" + json_instruction(schema))
-    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
+    user = problem_brief(session) + f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}"
+    return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 
 def repair_messages(messages: list[ChatMessage], bad_reply: str, reason: str) -> list[ChatMessage]:

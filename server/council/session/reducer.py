@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pydantic import BaseModel
+
 from council.errors import validation_error
 from council.session import records as r
 from council.session.entities import (
@@ -78,15 +80,17 @@ def _created(session: ConversationSession | None, rec: r.SessionCreated) -> Conv
 def apply(session: ConversationSession | None, rec: r.RecordBase) -> ConversationSession:
     """Apply one record; raise a validation CouncilError (leaving the session unchanged) if it breaks a rule.
 
-    The record is copied first, so the journal keeps it as it was when applied.
+    The session shares the record's objects (a persona's response, a vote, a turn) instead of copying them: none
+    of them changes after it is recorded. The two the session does change later — a cycle's discussion and planned
+    questions — are copied as they are applied, so the journal keeps every record as it was.
     """
-    rec = rec.model_copy(deep=True)
     if isinstance(rec, r.SessionCreated):
         return _created(session, rec)
     if session is None:
         raise validation_error("the first record must be session_created")
     handler = _HANDLERS[type(rec)]
     handler(session, rec)
+    _share_fields_sets(rec)
     return session
 
 
@@ -122,7 +126,7 @@ def _questions_planned(s: ConversationSession, rec: r.QuestionsPlanned) -> None:
     if any(q.round_number != rec.round for q in rec.questions):
         raise validation_error("planned questions must belong to the new round")
     s.clarification_rounds = rec.round
-    s.planned_questions.extend(rec.questions)
+    s.planned_questions.extend(q.model_copy(deep=True) for q in rec.questions)  # their status changes later
     _touch(s, rec)
 
 
@@ -191,7 +195,8 @@ def _question_deferred(s: ConversationSession, rec: r.QuestionDeferred) -> None:
 
 
 def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
-    d = rec.discussion
+    d = rec.discussion.model_copy(update={"message_turn_ids": list(rec.discussion.message_turn_ids)})  # filled
+    # in later: its turns (this list), status and convergence (reassigned on the copy only)
     if s.status is not S.DEBATING:
         raise validation_error("cycles run only while debating", status=s.status.value)
     if d.cycle_number != s.debate_cycles + 1:
@@ -319,6 +324,29 @@ _HANDLERS = {
     r.SynthesisSet: _synthesis_set,
     r.ModelUsed: _model_used,
 }
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_sets(node: object) -> None:
+    """Give every model in an applied record the one shared copy of its set of explicitly set fields.
+
+    Pydantic keeps that set per instance (a set of twenty names takes over 2 KB), and a session keeps hundreds of
+    models; an applied record and the session objects it shares are never changed again, and a copy
+    (``model_copy``) copies the set before touching it, so one set per distinct content is enough."""
+    if isinstance(node, BaseModel):
+        own = node.__pydantic_fields_set__
+        shared = _FIELDS_SETS.setdefault(frozenset(own), own)
+        if shared is not own:
+            object.__setattr__(node, "__pydantic_fields_set__", shared)
+        for value in node.__dict__.values():
+            if isinstance(value, (BaseModel, list)):
+                _share_fields_sets(value)
+    elif isinstance(node, list):
+        for item in node:
+            if isinstance(item, (BaseModel, list)):
+                _share_fields_sets(item)
 
 
 def replay(journal: Iterable[r.RecordBase]) -> ConversationSession:

@@ -1,12 +1,16 @@
-"""All live sessions of one sidecar, isolated from each other, evicted after a TTL once finished.
+"""All live sessions of one sidecar, isolated from each other, evicted after a TTL or to make room.
 
-Nothing is written to disk. Idle unfinished sessions are evicted after a longer idle TTL; the number of live
-sessions is capped, finished ones making room first.
+Nothing is written to disk. A finished session is evicted after the TTL, an unfinished one after a longer idle
+TTL. When the store is full, a new session takes the place of the least recently used *idle* one (no turn
+running: finished, or waiting on the user — finished ones go first); only when every session is running a turn
+is a new one refused. A request for an evicted session gets a validation error that says it expired
+(``details.reason == "expired"``); the ids of evicted sessions are remembered for that, boundedly.
 """
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 from council.errors import CouncilError, ErrorCode, validation_error
@@ -14,16 +18,18 @@ from council.session.entities import new_id
 from council.session.runtime import SessionObserver, SessionRuntime
 
 IDLE_FACTOR = 6  # an unfinished session idle for ttl × this is abandoned
+REMEMBERED = 4096  # evicted session ids remembered to answer "expired" rather than "unknown"
 
 
 class SessionStore:
-    def __init__(self, observer: SessionObserver, *, ttl: float = 1800.0, max_sessions: int = 64,
+    def __init__(self, observer: SessionObserver, *, ttl: float = 1800.0, max_sessions: int = 128,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.observer = observer
         self.ttl = ttl
         self.max_sessions = max_sessions
         self.clock = clock
         self._sessions: dict[str, SessionRuntime] = {}
+        self._expired: OrderedDict[str, None] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -35,22 +41,32 @@ class SessionStore:
         if len(self._sessions) >= self.max_sessions:
             self._make_room()
         if len(self._sessions) >= self.max_sessions:
-            raise CouncilError(ErrorCode.PERMISSION, f"too many open sessions (at most {self.max_sessions}); "
-                               "finish or cancel one first", limit=self.max_sessions)
+            raise CouncilError(ErrorCode.PERMISSION, f"too many sessions running at once (at most "
+                               f"{self.max_sessions}); wait for one to finish or cancel one", limit=self.max_sessions)
         rt = SessionRuntime(session_id or new_id(), self.observer, mono=self.clock)
         self._sessions[rt.session_id] = rt
+        self._expired.pop(rt.session_id, None)
         return rt
 
     def _make_room(self) -> None:
-        """Evict the longest-finished session, ahead of its TTL, to make room for a new one."""
-        finished = [rt for rt in self._sessions.values() if rt.finished_at is not None and not rt.lock.locked()]
-        if finished:
-            oldest = min(finished, key=lambda rt: rt.finished_at or 0.0)
-            del self._sessions[oldest.session_id]
+        """Evict the least recently used idle session, finished ones first; never one running a turn."""
+        idle = [rt for rt in self._sessions.values() if rt.created and not rt.lock.locked()]
+        if idle:
+            victim = min(idle, key=lambda rt: (rt.finished_at is None, rt.last_active))
+            self._drop(victim.session_id)
+
+    def _drop(self, session_id: str) -> None:
+        del self._sessions[session_id]
+        self._expired[session_id] = None
+        while len(self._expired) > REMEMBERED:
+            self._expired.popitem(last=False)
 
     def get(self, session_id: str) -> SessionRuntime:
         self.evict()
         rt = self._sessions.get(session_id)
+        if rt is None and session_id in self._expired:
+            raise validation_error("the session expired: it was closed after a while without activity, or to make "
+                                   "room for newer ones; start a new one", sessionId=session_id, reason="expired")
         if rt is None or not rt.created:
             raise validation_error("unknown session (it may have expired)", sessionId=session_id)
         return rt
@@ -67,7 +83,10 @@ class SessionStore:
             finished = rt.finished_at is not None and now - rt.finished_at > self.ttl
             abandoned = now - rt.last_active > self.ttl * IDLE_FACTOR
             stillborn = not rt.created and now - rt.last_active > 60
-            if finished or abandoned or stillborn:
+            if finished or abandoned:
+                gone.append(sid)
+                self._drop(sid)
+            elif stillborn:
                 gone.append(sid)
                 del self._sessions[sid]
         return gone

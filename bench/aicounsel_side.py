@@ -1,0 +1,74 @@
+"""AI Counsel's deliberation engine on the side-by-side workload, in process, with a fake 0.5 s adapter.
+
+Nothing of AI Counsel is vendored or built here: ``run(path)`` imports its ``deliberation.engine`` from a checkout
+whose path the caller gives (``--ai-counsel PATH`` or ``AI_COUNSEL_PATH``; the issue used commit bea919b). The
+engine runs with ``config=None``: no convergence detection, early stopping or decision graph (its embedding
+backend would load torch; Council runs without embeddings too), no summarizer (none of its CLI adapters is
+present), its tool executor on (it always is), transcripts written to a temporary directory. Every participant
+uses one fake adapter that answers with the workload's prose after the fixed latency; the prompt it receives is
+counted the way its adapters build it (``context + "\\n\\n" + prompt``).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from workload import QUESTION, ROUNDS, SIX, FakeModel, aicounsel_reply
+
+
+class FakeAdapter:
+    """Duck-types ``BaseCLIAdapter.invoke``: the only method the engine calls on an adapter."""
+
+    def __init__(self, model: FakeModel, names: dict[str, str]) -> None:
+        self.fake = model
+        self.names = names  # model id → persona name (content key)
+
+    async def invoke(self, prompt: str, model: str, context: str | None = None, is_deliberation: bool = True,
+                     working_directory: str | None = None, reasoning_effort: str | None = None) -> str:
+        full = f"{context}\n\n{prompt}" if context else prompt
+        name = self.names[model]
+        cycle = self.fake.next_cycle(name)
+        return await self.fake.respond(name, "round", len(full), aicounsel_reply(name, cycle), None)
+
+
+def load(path: str) -> Any:
+    sys.path.insert(0, str(Path(path).resolve()))
+    from deliberation.engine import DeliberationEngine  # type: ignore[import-not-found]
+
+    return DeliberationEngine
+
+
+async def run(path: str, ready: Any = None) -> dict[str, Any]:
+    engine_cls = load(path)
+    from models.schema import DeliberateRequest, Participant  # type: ignore[import-not-found]
+
+    fake = FakeModel()
+    names = {f"model-{i}": name for i, name in enumerate(SIX)}
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = engine_cls({"ollama": FakeAdapter(fake, names)}, config=None, server_dir=Path(tmp))
+        if ready is not None:
+            ready()
+        rounds: list[float] = []
+        original = engine.execute_round
+
+        async def timed_round(*args: Any, **kwargs: Any):
+            started = time.perf_counter()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                rounds.append(time.perf_counter() - started)
+
+        engine.execute_round = timed_round
+        request = DeliberateRequest(question=QUESTION, mode="conference", rounds=ROUNDS, working_directory=tmp,
+                                    participants=[Participant(cli="ollama", model=m) for m in names])
+        cpu, started = time.process_time(), time.perf_counter()
+        result = await engine.execute(request)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    tally = result.voting_result.final_tally if result.voting_result else {}
+    return {"wall": wall, "cpu": cpu, "rounds": rounds, "stages": fake.stages(), "calls": len(fake.calls),
+            "prompt_chars": fake.prompt_chars(), "by_kind": fake.by_kind(), "tally": tally,
+            "rounds_completed": result.rounds_completed}

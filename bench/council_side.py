@@ -1,0 +1,223 @@
+"""Council on the side-by-side workload: in process through ``CouncilService``, and through a ``council serve`` sidecar.
+
+Both use the ``client`` provider, the path VS Code uses: the sidecar asks its client to complete each prompt.
+In process a fake :class:`ClientBridge` answers; through the sidecar this bench answers ``council/complete`` over
+JSON-RPC, streaming ``council/completeDelta`` notifications. Round times come from the session's events (a
+cycle's first ``persona.started`` to its ``cycle.completed``).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from council.client.rpc import RpcError
+from council.client.sidecar import start_sidecar
+from council.config import CouncilConfig, ProviderConfig
+from council.personas.loader import load_personas
+from council.protocol.completion import CompleteParams, CompleteResult
+from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
+from council.service import CouncilService
+from council.session.entities import SessionSettings
+from workload import QUESTION, ROUNDS, SIX, FakeModel, council_reply
+
+SETTINGS = SessionSettings(max_cycles=ROUNDS, min_cycles=ROUNDS, extended_max_cycles=ROUNDS)
+SIDECAR_ARGS = ["--provider", "client", "--no-embeddings", "--log-level", "WARNING", "--max-cycles", str(ROUNDS),
+                "--min-cycles", str(ROUNDS)]
+TURN = {"text": QUESTION, "options": {"clarify": False, "personas": SIX, "maxCycles": ROUNDS},
+        "client": {"completion": True, "completionModel": "fake"}}
+
+
+def answer(model: FakeModel, params: CompleteParams) -> tuple[str, str, int]:
+    """(reply text, reply kind, prompt characters) for one ``council/complete``."""
+    schema = params.json_schema or {}
+    title = schema.get("title", "")
+    prompt = "\n".join(m.content for m in params.messages)
+    cycle = model.next_cycle(f"{params.session_id}:{params.purpose}") if title == "PersonaReply" else 0
+    reply = council_reply(title, schema, params.purpose, cycle, prompt)
+    return json.dumps(reply, ensure_ascii=False), title, sum(len(m.content) for m in params.messages)
+
+
+class FakeBridge:
+    """The VS Code side of ``council/complete``, in process."""
+
+    def __init__(self, model: FakeModel) -> None:
+        self.model = model
+
+    async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
+        text, kind, chars = answer(self.model, params)
+        await self.model.respond(params.purpose, kind, chars, text, on_delta)
+        return CompleteResult(text=text, model="fake")
+
+
+def rounds_from(events: list[tuple[float, dict[str, Any]]]) -> list[float]:
+    starts: dict[int, float] = {}
+    out: list[float] = []
+    for t, e in events:
+        if e["type"] == "persona.started":
+            starts.setdefault(e["cycle"], t)
+        elif e["type"] == "cycle.completed":
+            out.append(t - starts[e["cycle"]])
+    return out
+
+
+def service_for(model: FakeModel, sink: Callable[[dict[str, Any]], None]) -> CouncilService:
+    config = CouncilConfig(default="vscode", providers={"vscode": ProviderConfig(kind="client")})
+    return CouncilService(load_personas(), config, sink, bridge=FakeBridge(model), settings=SETTINGS)
+
+
+def turn_params() -> TurnParams:
+    return TurnParams(text=QUESTION, options=SessionOptions(clarify=False, personas=SIX, max_cycles=ROUNDS),
+                      client=ClientCapabilities(completion=True, completion_model="fake"))
+
+
+async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cpu_runs: int = 5) -> dict[str, Any]:
+    """One 6×5 session in process with deltas of ``chunk`` characters (0 = whole replies): its wall time, rounds,
+    calls and prompts. Then the engine's CPU: ``cpu_runs`` more sessions (0.1 s per call: the same work, sooner),
+    each minus the fake model's own CPU; the least of them is the least disturbed by other load."""
+    model = FakeModel(chunk=chunk)
+    events: list[tuple[float, dict[str, Any]]] = []
+    service = service_for(model, lambda e: events.append((time.perf_counter(), e)))
+    if ready is not None:
+        ready()
+    cpu, started = time.process_time(), time.perf_counter()
+    res = await service.turn(turn_params())
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    s = service.store.get(res.session_id).session
+    await service.aclose()
+    engine = [await engine_cpu(chunk) for _ in range(cpu_runs)]
+    return {"wall": wall, "cpu": cpu, "engine_cpu": min(engine), "engine_cpu_median": statistics.median(engine),
+            "rounds": rounds_from(events), "stages": model.stages(),
+            "calls": len(model.calls), "prompt_chars": model.prompt_chars(), "by_kind": model.by_kind(),
+            "status": res.status.value, "cycles": s.debate_cycles, "tally": s.tally.counts if s.tally else {},
+            "voters": [(v.cycle, v.persona, v.option_id) for v in s.votes if v.cycle == 1]}
+
+
+async def engine_cpu(chunk: int) -> float:
+    """CPU seconds of one session minus its fake model's replay."""
+    model = FakeModel(latency=0.1, chunk=chunk)
+    service = service_for(model, lambda e: None)
+    cpu = time.process_time()
+    await service.turn(turn_params())
+    cpu = time.process_time() - cpu
+    await service.aclose()
+    return cpu - await harness_cpu(model, [(c.kind, c.text) for c in sorted(model.calls, key=lambda c: c.started)])
+
+
+async def harness_cpu(like: FakeModel, calls: list[tuple[str, str]]) -> float:
+    """CPU seconds of the fake model alone replaying a session's calls (same texts, same deltas, same stages, a
+    no-op consumer): subtracted from a session's CPU, it leaves the engine's."""
+    model = FakeModel(latency=like.latency, chunk=like.chunk)
+
+    async def nothing(_: str) -> None:
+        return None
+
+    stages: list[list[tuple[str, str]]] = []
+    for call in calls:
+        if stages and call[0] == "PersonaReply" and stages[-1][0][0] == "PersonaReply" and len(stages[-1]) < 6:
+            stages[-1].append(call)
+        else:
+            stages.append([call])
+    cpu = time.process_time()
+    for stage in stages:
+        async with anyio.create_task_group() as tg:
+            for kind, text in stage:
+                tg.start_soon(model.respond, "x", kind, 0, text, nothing)
+    return time.process_time() - cpu
+
+
+async def retained_per_session(sessions: int = 3) -> float:
+    """Bytes still allocated per finished session (tracemalloc), after one warm-up session."""
+    model = FakeModel(latency=0.0)
+    service = service_for(model, lambda e: None)
+    await service.turn(turn_params())
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(sessions):
+        await service.turn(turn_params())
+    model.calls.clear()  # the fake model's log is the bench's, not the session's
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    await service.aclose()
+    return (after - before) / sessions
+
+
+def rss_kb(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of a process in kB."""
+    fields = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            fields[key] = value
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+def _serve(sc: Any, model: FakeModel) -> None:
+    async def complete(params: dict[str, Any]) -> dict[str, Any]:
+        p = CompleteParams.model_validate(params)
+        text, kind, chars = answer(model, p)
+
+        async def delta(piece: str) -> None:
+            await sc.rpc.notify("council/completeDelta", {"streamId": p.stream_id, "text": piece})
+
+        await model.respond(p.purpose, kind, chars, text, delta)
+        return {"text": text, "model": "fake"}
+
+    sc.serve_completions(complete)
+
+
+async def through_sidecar(chunk: int = 24) -> dict[str, Any]:
+    """One 6×5 session through ``council serve``: start-up time and round times as the client sees them."""
+    model = FakeModel(chunk=chunk)
+    with open(os.devnull, "w") as devnull:
+        started = time.perf_counter()
+        async with start_sidecar(SIDECAR_ARGS, stderr=devnull.fileno()) as sc:
+            start_s = time.perf_counter() - started
+            _serve(sc, model)
+            marks: list[tuple[float, dict[str, Any]]] = []
+            sc.on_event(lambda e: marks.append((time.perf_counter(), e)))
+            t0 = time.perf_counter()
+            res = await sc.call("council/turn", TURN)
+            wall = time.perf_counter() - t0
+            rss = rss_kb(sc.process.pid)
+    return {"start": start_s, "wall": wall, "rounds": rounds_from(marks), "status": res["status"],
+            "stages": model.stages(), "rss_kb": rss}
+
+
+async def concurrent_sessions(n: int = 100) -> dict[str, Any]:
+    """``n`` 6×5 sessions at once in one sidecar (whole replies): how many complete, and its memory."""
+    model = FakeModel()
+    outcomes: list[str] = []
+    with open(os.devnull, "w") as devnull:
+        async with start_sidecar(SIDECAR_ARGS, stderr=devnull.fileno()) as sc:
+            _serve(sc, model)
+            await sc.call("council/turn", TURN)  # warm-up: imports, caches
+            before = rss_kb(sc.process.pid)
+
+            async def one(i: int) -> None:
+                try:
+                    res = await sc.call("council/turn", {**TURN, "text": f"{QUESTION} (team {i})"})
+                    outcomes.append(res["status"])
+                except RpcError as exc:
+                    outcomes.append(f"refused: {exc}")
+
+            t0 = time.perf_counter()
+            async with anyio.create_task_group() as tg:
+                for i in range(n):
+                    tg.start_soon(one, i)
+            wall = time.perf_counter() - t0
+            after = rss_kb(sc.process.pid)
+    done = sum(o == "completed" for o in outcomes)
+    refused = [o for o in outcomes if o.startswith("refused")]
+    return {"n": n, "completed": done, "refused": len(refused), "refusal": refused[0] if refused else "",
+            "wall": wall, "rss_before_kb": before[0], "rss_after_kb": after[0], "hwm_after_kb": after[1]}

@@ -1,0 +1,145 @@
+"""How a prompt asks for its JSON reply: a compact key guide derived from the reply schema, never the schema itself.
+
+``format_block(schema)`` lists each key with its type and a one-line hint (``"summary": 5-7 short bullets``) —
+a few hundred characters where the full JSON schema took over a thousand, and the same text in every call that
+asks for the same reply, so it sits at the start of the prompt where prefix caches can reuse it. Backends that
+enforce the schema themselves get ``compact=True``: the keys and hints without types or counts in JSON terms.
+
+A PersonaReply is split: the keys every cycle asks for go in the stable part of the prompt; the debate keys of
+later cycles (the vote, a change of position) in an ``extra_block`` next to the cycle's instructions.
+``swaps(schema)`` pairs every block built for a schema with its compact form, for the call layer to substitute.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from council.providers.structured import inline_refs
+
+#: One-line hints per reply kind (schema title) and key; the schema supplies types and counts.
+HINTS: dict[str, dict[str, str]] = {
+    "PersonaReply": {
+        "position": "your recommendation in one sentence",
+        "next_steps": "first step first",
+        "risks": "what could go wrong",
+        "assumptions": "what you had to assume",
+        "questions": "what you would ask",
+        "confidence_rationale": "why",
+        "vote_confidence": "how sure you are of it",
+        "continue_debate": "could more debate change your advice?",
+        "option_id": "your vote",
+    },
+    "OptionsReply": {
+        "label": "a short name",
+        "description": "the course of action",
+        "supporters": "the advisors who recommend it",
+    },
+    "ClarifierReply": {
+        "reason": "why, in one sentence",
+        "question": "short and specific",
+        "choices": "likely answers",
+        "default_assumption": "what you assume if the user skips it",
+    },
+    "SynthesisReply": {"recommendation": "the council's answer", "next_steps": "first step first"},
+}
+#: Keys a PersonaReply carries only once there are options to vote on.
+DEBATE_KEYS = ("option_id", "changed_position", "change_reason")
+HEAD = "Reply with one JSON object only, no prose or code fences. Its keys:"
+COMPACT_HEAD = "Reply with one JSON object with the keys {keys}, filled with your own content"
+
+
+def _count(spec: dict[str, Any]) -> str:
+    lo, hi = spec.get("minItems"), spec.get("maxItems")
+    if lo and hi:
+        return f"{lo}-{hi}" if lo != hi else f"exactly {lo}"
+    if hi:
+        return f"up to {hi}"
+    return f"at least {lo}" if lo else ""
+
+
+def _kind(spec: dict[str, Any], hints: dict[str, str], compact: bool) -> str:
+    """What a value is, in a few words (``compact``: no JSON types)."""
+    if "enum" in spec:
+        values = [str(v) for v in spec["enum"]]
+        if compact:
+            return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+        return " | ".join(json.dumps(v) for v in spec["enum"])
+    kind = spec.get("type")
+    if kind == "array":
+        items = spec.get("items", {})
+        count = _count(spec)
+        if items.get("type") == "object":
+            inner = _keys(items, hints, compact, sep=", ")
+            return f"{count} objects {{{inner}}}".strip() if not compact else f"{count} items with {inner}".strip()
+        noun = "short bullets" if items.get("type") == "string" else "numbers"
+        return f"{count} {noun}".strip()
+    if kind in ("number", "integer"):
+        if "minimum" in spec and "maximum" in spec:
+            span = f"{spec['minimum']}-{spec['maximum']}"
+            return span if compact else f"number {span}"
+        return "" if compact else "number"
+    if compact:
+        return ""
+    return {"boolean": "true | false", "string": "string"}.get(kind or "", "value")
+
+
+def _keys(schema: dict[str, Any], hints: dict[str, str], compact: bool, sep: str,
+          only: tuple[str, ...] | None = None) -> str:
+    parts = []
+    for key, spec in schema.get("properties", {}).items():
+        if only is not None and key not in only:
+            continue
+        words = [w for w in (_kind(spec, hints, compact), hints.get(key, "")) if w]
+        if compact:
+            parts.append(f"{key} ({', '.join(words)})" if words else key)
+        else:
+            parts.append(f'"{key}": {", ".join(words)}')
+    return sep.join(parts)
+
+
+def split(schema: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The schema without the keys of later debate cycles, and those keys (a PersonaReply asks for them)."""
+    props = schema.get("properties", {})
+    extra = tuple(k for k in DEBATE_KEYS if k in props) if schema.get("title") == "PersonaReply" else ()
+    if not extra:
+        return schema, ()
+    base = {**schema, "properties": {k: v for k, v in props.items() if k not in extra}}
+    return base, extra
+
+
+def format_block(schema: dict[str, Any], *, compact: bool = False) -> str:
+    """The reply-format instruction for ``schema`` (for a PersonaReply: its stable keys only)."""
+    return _format_block(json.dumps(schema), compact)  # keys in order: the order of the guide
+
+
+@functools.lru_cache(maxsize=256)
+def _format_block(schema_json: str, compact: bool) -> str:  # a session asks for the same few schemas again and again
+    schema = json.loads(schema_json)
+    base, _ = split(inline_refs(schema))
+    hints = HINTS.get(schema.get("title", ""), {})
+    if compact:
+        keys = ", ".join(base.get("properties", {}))
+        return COMPACT_HEAD.format(keys=keys) + ": " + _keys(base, hints, True, sep="; ") + "."
+    return HEAD + "\n" + _keys(base, hints, False, sep="\n")
+
+
+def extra_block(schema: dict[str, Any], *, compact: bool = False) -> str:
+    """The debate keys a later cycle adds to a PersonaReply ('' when there are none)."""
+    _, extra = split(schema)
+    if not extra:
+        return ""
+    hints = HINTS["PersonaReply"]
+    if compact:
+        return "Also fill " + _keys(schema, hints, True, sep="; ", only=extra) + "."
+    return "Also include in the JSON object:\n" + _keys(schema, hints, False, sep="\n", only=extra)
+
+
+def swaps(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """(block as built for prompts, its compact form) for every block a prompt for ``schema`` may contain."""
+    pairs = [(format_block(schema), format_block(schema, compact=True))]
+    extra = extra_block(schema)
+    if extra:
+        pairs.append((extra, extra_block(schema, compact=True)))
+    return pairs

@@ -1,0 +1,100 @@
+"""Prompt shape (issue 11): a key guide instead of the JSON schema, stable parts first, every part bounded."""
+
+from __future__ import annotations
+
+import json
+
+from unit_helpers import Builder
+
+from council.personas.loader import load_personas
+from council.providers.base import ChatMessage
+from council.session.calls import _compact
+from council.session.debate import persona_schema
+from council.session.formats import extra_block, format_block, swaps
+from council.session.outputs import OptionsReply, SynthesisReply, reply_schema
+from council.session.prompts import DIGEST_BUDGET, SOUL_BUDGET, digest, peer_labels, persona_messages
+
+LIBRARY = load_personas()
+NAMES = ("Software Architect", "Senior Developer", "Devil's Advocate", "Security Expert", "Product Manager",
+         "Reliability Engineer")
+
+
+def debating(cycle: int = 2) -> Builder:
+    b = Builder(personas=NAMES)
+    b.debating()
+    for n in range(1, cycle):
+        b.start_cycle(n)
+        for name in NAMES:
+            b.speak(name, n, position="x " * 299, advice=["y " * 299], risks=["z " * 299])
+        b.conclude(n)
+        if n == 1:
+            b.options()
+    return b
+
+
+def messages(b: Builder, name: str, cycle: int) -> list[ChatMessage]:
+    previous = [r for r in b.s.responses if r.cycle == cycle - 1]
+    return persona_messages(LIBRARY.get(name), b.s, persona_schema(b.s, cycle), cycle,
+                            [r for r in previous if r.persona != name],
+                            next((r for r in previous if r.persona == name), None))
+
+
+def test_the_client_gets_a_key_guide_not_the_json_schema():
+    b = debating()
+    for cycle in (1, 2):
+        text = "\n".join(m.content for m in messages(b, "Devil's Advocate", cycle))
+        assert '"properties"' not in text and '"required"' not in text and "$defs" not in text
+        assert '"summary": 5-7 short bullets' in text and '"confidence": "low" | "medium" | "high"' in text
+    assert '"option_id": "A" | "B", your vote' in messages(b, "Devil's Advocate", 2)[1].content
+    assert len(format_block(persona_schema(b.s, 2))) < 700
+
+
+def test_the_system_message_is_the_same_in_every_cycle_and_starts_with_the_format():
+    b = debating(3)
+    first, later = messages(b, "Software Architect", 1), messages(b, "Software Architect", 3)
+    assert first[0].content == later[0].content  # reusable by a prefix cache from cycle 1 on
+    assert first[0].content.startswith(format_block(persona_schema(b.s, 1)))
+    assert first[1].content.startswith("The user's request:") and later[1].content.startswith("The user's request:")
+
+
+def test_rules_and_focus_are_joined_cleanly():
+    b = debating()
+    for name in NAMES:
+        system = messages(b, name, 2)[0].content
+        assert ".;" not in system and ".." not in system
+
+
+def test_a_long_contract_is_clipped():
+    persona = LIBRARY.get("Software Architect").model_copy(update={"soul": "word " * 800,
+                                                                    "focus": ["focus item " * 20] * 12})
+    b = debating()
+    system = persona_messages(persona, b.s, persona_schema(b.s, 1), 1, [], None)[0].content
+    assert len(system) < 700 + SOUL_BUDGET + 450 + 600 + 300 and "…" in system
+
+
+def test_the_digest_is_bounded_whatever_the_replies():
+    b = debating()
+    text = digest(b.s.responses, peer_labels(b.s, "Software Architect"))
+    assert len(text) <= DIGEST_BUDGET + 10 and text.count("\n") == 4
+
+
+def test_grammar_backends_get_the_compact_form_of_every_block():
+    b = debating()
+    schema = persona_schema(b.s, 2)
+    compact = _compact(messages(b, "Devil's Advocate", 2), schema)
+    text = "\n".join(m.content for m in compact)
+    assert format_block(schema) not in text and extra_block(schema) not in text
+    assert format_block(schema, compact=True) in text and extra_block(schema, compact=True) in text
+    assert "summary (5-7 short bullets)" in text and '"' not in format_block(schema, compact=True)
+
+
+def test_every_reply_kind_has_a_guide():
+    for schema in (reply_schema(OptionsReply), reply_schema(SynthesisReply)):
+        (full, short), = swaps(schema)
+        assert full.count("\n") == len(schema["properties"]) and short
+    synthesis = reply_schema(SynthesisReply)
+    keys = [line.split('"')[1] for line in format_block(synthesis).splitlines()[1:]]
+    assert keys == list(synthesis["properties"])  # in the schema's order
+    options = format_block(reply_schema(OptionsReply))
+    assert '"supporters"' in options and "the advisors who recommend it" in options
+    json.dumps(options)  # plain text
