@@ -1,6 +1,8 @@
-// Scripted council replies for test-only language models: every council prompt embeds the JSON schema it expects,
-// whose "title" names the reply (see server/council/session/outputs.py). Used by the fake LM extension (e2e) and
-// by the integration test that serves council/complete itself.
+// Scripted council replies for test-only language models. A council prompt asks for its JSON reply with a key
+// guide (server/council/session/formats.py: `"summary": 5-7 short bullets`, `"option_id": "A" | "B"`); like a real
+// model, this one reads the guide: which keys (so which reply), how many items, which values. A `jsonSchema`
+// (council/complete's own field, and older prompts that embedded a schema with a "title") is used when present.
+// Used by the fake LM extension (e2e) and by the integration test that serves council/complete itself.
 'use strict';
 
 const TITLES = /"title"\s*:\s*"(ClarifierReply|PersonaReply|OptionsReply|VoteReply|SynthesisReply)"/;
@@ -28,6 +30,37 @@ function schemaTitle(messages, jsonSchema) {
   if (schema && typeof schema.title === 'string') return schema.title;
   const m = TITLES.exec(messages.map((x) => x.content).join('\n'));
   return m ? m[1] : '';
+}
+
+/** Which reply a key guide asks for, from its keys. */
+const KIND_BY_KEY = [
+  ['needs_clarification', 'ClarifierReply'],
+  ['recommendation', 'SynthesisReply'],
+  ['options', 'OptionsReply'],
+  ['position', 'PersonaReply'],
+];
+
+/** A schema-like view of the key guide lines (`"key": …`) in the messages: item counts and enums per key. */
+function guideOf(messages) {
+  const properties = {};
+  for (const m of messages) {
+    for (const line of m.content.split('\n')) {
+      const hit = /^"(\w+)": (.*)$/.exec(line.trim());
+      if (!hit) continue;
+      const [, key, rest] = hit;
+      const spec = {};
+      const range = /^(\d+)-(\d+) /.exec(rest) || /^exactly (\d+) /.exec(rest);
+      if (range) Object.assign(spec, { minItems: Number(range[1]), maxItems: Number(range[2] ?? range[1]) });
+      const upTo = /^up to (\d+) /.exec(rest);
+      if (upTo) spec.maxItems = Number(upTo[1]);
+      const atLeast = /^at least (\d+) /.exec(rest);
+      if (atLeast) spec.minItems = Number(atLeast[1]);
+      if (/^"[^"]*"( \| "[^"]*")*$/.test(rest.trim())) spec.enum = [...rest.matchAll(/"([^"]*)"/g)].map((x) => x[1]);
+      properties[key] = spec;
+    }
+  }
+  const kind = KIND_BY_KEY.find(([key]) => key in properties);
+  return kind ? { title: kind[1], properties } : undefined;
 }
 
 /** `items` repeated (numbered) up to the schema's minItems for `field`. */
@@ -97,13 +130,18 @@ function replyFor(title, messages, who, schema) {
       }
       return reply;
     }
-    case 'OptionsReply':
+    case 'OptionsReply': {
+      // Every advisor's recommendation is extracting one service first: all of them support option A.
+      const advisors = Math.max(1, (prompt.match(/^- Advisor \d+ /gm) || []).length);
       return {
         options: [
-          { label: 'Extract one service', description: 'Split out the most independent module this quarter.' },
-          { label: 'Modularise first', description: 'Enforce module boundaries inside the monolith, split later.' },
+          { label: 'Extract one service', description: 'Split out the most independent module this quarter.',
+            supporters: Array.from({ length: advisors }, (_, i) => i + 1) },
+          { label: 'Modularise first', description: 'Enforce module boundaries inside the monolith, split later.',
+            supporters: [] },
         ],
       };
+    }
     case 'VoteReply':
       return {
         option_id: 'A',
@@ -137,8 +175,8 @@ function whoFrom(messages) {
 
 /** The reply text for a council/complete request or an LM chat request (plain text when no schema is named). */
 function replyText(messages, jsonSchema, who) {
-  const schema = schemaOf(messages, jsonSchema);
-  const title = schemaTitle(messages, jsonSchema);
+  const schema = schemaOf(messages, jsonSchema) ?? guideOf(messages);
+  const title = schemaTitle(messages, jsonSchema) || (schema && schema.title) || '';
   const obj = replyFor(title, messages, who || whoFrom(messages), schema);
   return obj ? JSON.stringify(obj) : `FAKE-LM: ${lastText(messages).slice(0, 200)}`;
 }
@@ -151,4 +189,4 @@ function chunks(text, n = 4) {
   return out;
 }
 
-module.exports = { schemaOf, schemaTitle, replyFor, replyText, chunks, whoFrom };
+module.exports = { schemaOf, schemaTitle, guideOf, replyFor, replyText, chunks, whoFrom };
