@@ -104,7 +104,7 @@ async def main(path: str) -> None:
          f"goal <= 3.7 s; council status {council['status']}, {council['cycles']} cycles")
     both("model_call_stages", council["stages"], a("stages"), "goal <= 7")
     both("model_calls", council["calls"], a("calls"))
-    ratio = f"{council['prompt_chars'] / ai['prompt_chars']:.2f}x" if ai else "n/a"
+    ratio = f"{council['prompt_chars'] / ai['prompt_chars']:.3f}x" if ai else "n/a"
     both("prompt_chars", council["prompt_chars"], a("prompt_chars"), f"ratio {ratio}; goal <= 0.20x")
     kinds = " · ".join(f"{k} {n} calls {chars}" for k, (n, chars) in sorted(council["by_kind"].items()))
     print(f"council_prompt_chars_by_kind: {kinds}")
