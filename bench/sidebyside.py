@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import sys
 import time
@@ -39,8 +38,14 @@ async def child(side: str, chunk: int, path: str) -> None:
         from aicounsel_side import run
 
         out = await run(path, ready)
-    out["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["peak_rss_kb"] = peak_rss_kb()  # not ru_maxrss: that survives exec, so a parent's peak would show
     print(json.dumps(out), flush=True)
+
+
+def peak_rss_kb() -> int:
+    """VmHWM of this process (since its exec)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
 
 
 async def spawn(side: str, chunk: int = 0, path: str = "") -> dict[str, Any]:
