@@ -87,6 +87,30 @@ def pure_rounds(rounds: list[float], side: str) -> list[float]:
     return rounds[1:] if side == "council" else rounds
 
 
+async def council_only(council: dict[str, Any]) -> None:
+    """The figures only Council has: streaming CPU by delta size, the sidecar, memory, concurrency."""
+    for chunk in (24, 4):
+        run = await spawn("council", chunk)
+        ratio = med(pure_rounds(run["rounds"], "council")) / LATENCY
+        print(f"council_engine_cpu_ms_{chunk}_char_deltas: {run['engine_cpu'] * 1000:.0f} (median "
+              f"{run['engine_cpu_median'] * 1000:.0f}; whole replies {council['engine_cpu'] * 1000:.0f}; goal at 4: "
+              f"<= 60); round/latency {ratio:.3f}")
+    from council_side import concurrent_sessions, retained_per_session, through_sidecar
+
+    sc = await through_sidecar(24)
+    print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered)")
+    print(f"sidecar_round_wall_over_latency: {med(pure_rounds(sc['rounds'], 'council')) / LATENCY:.3f} (24-char "
+          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages")
+    kept = await retained_per_session()
+    print(f"retained_per_finished_session_kb: {kept / 1024:.0f} (tracemalloc; goal <= 512)")
+    conc = await concurrent_sessions(100)
+    added = (conc["rss_after_kb"] - conc["rss_before_kb"]) / 1024
+    print(f"concurrent_sessions: {conc['completed']} of {conc['n']} completed, {conc['refused']} refused in "
+          f"{conc['wall']:.1f} s {conc['refusal'][:90]}")
+    print(f"concurrent_rss_added_mb: {added:.0f} (RSS after - before, one sidecar; goal <= 50; peak "
+          f"{conc['hwm_after_kb'] / 1024:.0f} MB)")
+
+
 async def main(path: str) -> None:
     began = time.perf_counter()
     load = os.getloadavg()[0]
@@ -129,26 +153,7 @@ async def main(path: str) -> None:
     print(f"council_first_votes: {len(council['voters'])} of {len(SIX)}; final tally {council['tally']}")
     if ai:
         print(f"ai_counsel_tally: {ai['tally']} over {ai['rounds_completed']} rounds (every round's votes)")
-    for chunk in (24, 4):
-        run = await spawn("council", chunk)
-        ratio = med(pure_rounds(run["rounds"], "council")) / LATENCY
-        print(f"council_engine_cpu_ms_{chunk}_char_deltas: {run['engine_cpu'] * 1000:.0f} (median "
-              f"{run['engine_cpu_median'] * 1000:.0f}; whole replies {council['engine_cpu'] * 1000:.0f}; goal at 4: "
-              f"<= 60); round/latency {ratio:.3f}")
-    from council_side import concurrent_sessions, retained_per_session, through_sidecar
-
-    sc = await through_sidecar(24)
-    print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered)")
-    print(f"sidecar_round_wall_over_latency: {med(pure_rounds(sc['rounds'], 'council')) / LATENCY:.3f} (24-char "
-          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages")
-    kept = await retained_per_session()
-    print(f"retained_per_finished_session_kb: {kept / 1024:.0f} (tracemalloc; goal <= 512)")
-    conc = await concurrent_sessions(100)
-    added = (conc["rss_after_kb"] - conc["rss_before_kb"]) / 1024
-    print(f"concurrent_sessions: {conc['completed']} of {conc['n']} completed, {conc['refused']} refused in "
-          f"{conc['wall']:.1f} s {conc['refusal'][:90]}")
-    print(f"concurrent_rss_added_mb: {added:.0f} (RSS after - before, one sidecar; goal <= 50; peak "
-          f"{conc['hwm_after_kb'] / 1024:.0f} MB)")
+    await council_only(council)
     print(f"sidebyside_wall_s: {time.perf_counter() - began:.1f}")
 
 
