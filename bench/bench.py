@@ -15,6 +15,7 @@ Run: ``.venv/bin/python bench/bench.py`` (about a minute; the embedded part need
    per-turn cost of the protocol, the transport, pygls and the service with no model work at all.
 3. Embedded speed. The embedded provider (llama.cpp, SmolLM2-135M) streams a free-text reply of up to
    ``EMBEDDED_TOKENS`` tokens after a warm-up load; tokens are counted with the model's tokenizer.
+4. Side by side with AI Counsel (``sidebyside.py``, issue 11): one 6-persona, 5-round session on each engine.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from council.providers.scripted import ScriptedProvider
 from council.service import CouncilService
 from council.session.entities import SessionSettings
 from deliberation import prompt_tokens, routing_latency
+from sidebyside import main as side_by_side
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 PERSONAS = ["Software Architect", "Senior Developer", "Devil's Advocate"]
@@ -175,6 +177,9 @@ async def main() -> None:
     await prompt_tokens()
     routing_latency()
     print(f"bench_wall_s: {time.perf_counter() - began:.1f}")
+    print()
+    print("# Side by side with AI Counsel (bench/sidebyside.py; AI_COUNSEL_PATH points at its checkout)")
+    await side_by_side(os.environ.get("AI_COUNSEL_PATH", ""))
 
 
 if __name__ == "__main__":

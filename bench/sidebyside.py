@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import sys
 import time
@@ -39,8 +38,14 @@ async def child(side: str, chunk: int, path: str) -> None:
         from aicounsel_side import run
 
         out = await run(path, ready)
-    out["peak_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["peak_rss_kb"] = peak_rss_kb()  # not ru_maxrss: that survives exec, so a parent's peak would show
     print(json.dumps(out), flush=True)
+
+
+def peak_rss_kb() -> int:
+    """VmHWM of this process (since its exec)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
 
 
 async def spawn(side: str, chunk: int = 0, path: str = "") -> dict[str, Any]:
@@ -82,6 +87,30 @@ def pure_rounds(rounds: list[float], side: str) -> list[float]:
     return rounds[1:] if side == "council" else rounds
 
 
+async def council_only(council: dict[str, Any]) -> None:
+    """The figures only Council has: streaming CPU by delta size, the sidecar, memory, concurrency."""
+    for chunk in (24, 4):
+        run = await spawn("council", chunk)
+        ratio = med(pure_rounds(run["rounds"], "council")) / LATENCY
+        print(f"council_engine_cpu_ms_{chunk}_char_deltas: {run['engine_cpu'] * 1000:.0f} (median "
+              f"{run['engine_cpu_median'] * 1000:.0f}; whole replies {council['engine_cpu'] * 1000:.0f}; goal at 4: "
+              f"<= 60); round/latency {ratio:.3f}")
+    from council_side import concurrent_sessions, retained_per_session, through_sidecar
+
+    sc = await through_sidecar(24)
+    print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered)")
+    print(f"sidecar_round_wall_over_latency: {med(pure_rounds(sc['rounds'], 'council')) / LATENCY:.3f} (24-char "
+          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages")
+    kept = await retained_per_session()
+    print(f"retained_per_finished_session_kb: {kept / 1024:.0f} (tracemalloc; goal <= 512)")
+    conc = await concurrent_sessions(100)
+    added = (conc["rss_after_kb"] - conc["rss_before_kb"]) / 1024
+    print(f"concurrent_sessions: {conc['completed']} of {conc['n']} completed, {conc['refused']} refused in "
+          f"{conc['wall']:.1f} s {conc['refusal'][:90]}")
+    print(f"concurrent_rss_added_mb: {added:.0f} (RSS after - before, one sidecar; goal <= 50; peak "
+          f"{conc['hwm_after_kb'] / 1024:.0f} MB)")
+
+
 async def main(path: str) -> None:
     began = time.perf_counter()
     load = os.getloadavg()[0]
@@ -104,12 +133,14 @@ async def main(path: str) -> None:
          f"goal <= 3.7 s; council status {council['status']}, {council['cycles']} cycles")
     both("model_call_stages", council["stages"], a("stages"), "goal <= 7")
     both("model_calls", council["calls"], a("calls"))
-    ratio = f"{council['prompt_chars'] / ai['prompt_chars']:.2f}x" if ai else "n/a"
+    ratio = f"{council['prompt_chars'] / ai['prompt_chars']:.3f}x" if ai else "n/a"
     both("prompt_chars", council["prompt_chars"], a("prompt_chars"), f"ratio {ratio}; goal <= 0.20x")
     kinds = " · ".join(f"{k} {n} calls {chars}" for k, (n, chars) in sorted(council["by_kind"].items()))
     print(f"council_prompt_chars_by_kind: {kinds}")
-    for key, label in (("start", "start_s"), ("cpu", "engine_cpu_s_whole_replies")):
-        both(label, f"{council[key]:.2f}", a(key, "{:.2f}"))
+    both("start_s", f"{council['start']:.2f}", a("start", "{:.2f}"), "spawn -> engine ready, in process")
+    both("engine_cpu_ms_whole_replies", f"{council['engine_cpu'] * 1000:.0f}",
+         f"{ai['cpu'] * 1000:.0f}" if ai else "n/a",
+         "council: session CPU minus its fake model's, least of 5; ai_counsel: one session's CPU")
     both("peak_rss_mb", f"{council['peak_rss_kb'] / 1024:.0f}", f"{ai['peak_rss_kb'] / 1024:.0f}" if ai else "n/a")
     rounds_c = pure_rounds(council["rounds"], "council")
     rounds_a = pure_rounds(ai["rounds"], "ai") if ai else []
@@ -122,25 +153,7 @@ async def main(path: str) -> None:
     print(f"council_first_votes: {len(council['voters'])} of {len(SIX)}; final tally {council['tally']}")
     if ai:
         print(f"ai_counsel_tally: {ai['tally']} over {ai['rounds_completed']} rounds (every round's votes)")
-    for chunk in (24, 4):
-        run = await spawn("council", chunk)
-        ratio = med(pure_rounds(run["rounds"], "council")) / LATENCY
-        print(f"council_engine_cpu_ms_{chunk}_char_deltas: {run['cpu'] * 1000:.0f} (goal at 4: <= 60; whole "
-              f"replies {council['cpu'] * 1000:.0f}); round/latency {ratio:.3f}")
-    from council_side import concurrent_sessions, retained_per_session, through_sidecar
-
-    sc = await through_sidecar(24)
-    print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered)")
-    print(f"sidecar_round_wall_over_latency: {med(pure_rounds(sc['rounds'], 'council')) / LATENCY:.3f} (24-char "
-          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages")
-    kept = await retained_per_session()
-    print(f"retained_per_finished_session_kb: {kept / 1024:.0f} (tracemalloc; goal <= 512)")
-    conc = await concurrent_sessions(100)
-    added = (conc["rss_after_kb"] - conc["rss_before_kb"]) / 1024
-    print(f"concurrent_sessions: {conc['completed']} of {conc['n']} completed, {conc['refused']} refused in "
-          f"{conc['wall']:.1f} s {conc['refusal'][:90]}")
-    print(f"concurrent_rss_added_mb: {added:.0f} (RSS after - before, one sidecar; goal <= 50; peak "
-          f"{conc['hwm_after_kb'] / 1024:.0f} MB)")
+    await council_only(council)
     print(f"sidebyside_wall_s: {time.perf_counter() - began:.1f}")
 
 

@@ -78,6 +78,14 @@ async def test_unplaced_personas_vote_again_in_the_next_cycle(make_service):
     assert s.discussions[0].convergence.agreement == 0.0
 
 
+async def test_nobody_placed_and_no_further_cycle_completes_without_votes(make_service):
+    nobody = {"options": [{**o, "supporters": []} for o in OPTIONS]}
+    h = make_service({"rules": [rule("OptionsReply", nobody)]}, SessionSettings(min_cycles=1, max_cycles=1))
+    res, s = await start(h)
+    assert res.status.value == "completed" and s.votes == []
+    assert s.tally.voters == 0 and s.tally.winner is None and s.tally.abstentions == TRIO
+
+
 async def test_options_failure_falls_back_to_the_positions_and_their_own_votes(make_service):
     h = make_service({"rules": [
         rule("PersonaReply", persona_reply(1, position="Split now.", vote_confidence=0.6), purpose=ARCH, cycle=1),

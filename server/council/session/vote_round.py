@@ -100,7 +100,7 @@ def conclude(rt: SessionRuntime) -> None:
     votes = {v.persona: v for v in votes_of(s, cycle)}
     labels = {o.id: o.label for o in s.options}
     abstentions = []
-    where = CycleRef(cycle_type="debate", number=cycle)
+    where = CycleRef(cycle_type="debate", number=max(1, cycle))  # no votes at all: cycle 0, no conclusions
     for p in s.personas:
         vote = votes.get(p.name)
         if vote is None:
