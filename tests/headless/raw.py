@@ -146,6 +146,16 @@ class RawSidecar:
         return self.proc.wait(timeout=timeout)
 
 
+def initialized_sidecar():
+    """One initialized sidecar for a whole module of hostile messages; it must still shut down cleanly (exit 0)."""
+    with RawSidecar() as sc:
+        sc.initialize()
+        yield sc
+        sc.send(request("bye", "shutdown"), notification("exit"))
+        assert sc.until("bye")[0]["result"] is None
+        assert sc.exit_code() == 0
+
+
 def _could_become_header(buf: bytes) -> bool:
     head = b"Content-Length: "
     if len(buf) <= len(head):

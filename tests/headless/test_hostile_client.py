@@ -14,7 +14,7 @@ import pytest
 
 from council.transport.framing import MAX_MESSAGE_BYTES
 
-from .raw import RawSidecar, assert_error, frame, notification, request
+from .raw import RawSidecar, assert_error, frame, initialized_sidecar, request
 
 PERSONAS = request(0, "council/personas")  # the good request (id replaced per case)
 BODY = json.dumps(request("bad", "council/personas")).encode()
@@ -65,14 +65,7 @@ FRAMING_CASES: list[tuple[str, bytes, list[tuple[object, int]]]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def shared() -> RawSidecar:
-    with RawSidecar() as sc:
-        sc.initialize()
-        yield sc
-        sc.send(request("bye", "shutdown"), notification("exit"))
-        assert sc.until("bye")[0]["result"] is None
-        assert sc.exit_code() == 0
+shared = pytest.fixture(scope="module")(initialized_sidecar)
 
 
 def answer_then_good(sc: RawSidecar, bad: bytes) -> list[dict]:

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from .conftest import PROBLEM
-from .raw import SERVE, RawSidecar, assert_error, frame, notification, request
+from .raw import SERVE, RawSidecar, assert_error, frame, initialized_sidecar, notification, request
 
 _ids = itertools.count(1)
 TURN = {"text": PROBLEM, "options": {"clarify": False, "maxCycles": 1}}
@@ -54,14 +54,7 @@ MESSAGE_CASES: list[tuple[str, object, list[tuple[object, int]]]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def shared() -> RawSidecar:
-    with RawSidecar() as sc:
-        sc.initialize()
-        yield sc
-        sc.send(request("bye", "shutdown"), notification("exit"))
-        assert sc.until("bye")[0]["result"] is None
-        assert sc.exit_code() == 0
+shared = pytest.fixture(scope="module")(initialized_sidecar)
 
 
 @pytest.mark.parametrize(("message", "expected"), [c[1:] for c in MESSAGE_CASES], ids=[c[0] for c in MESSAGE_CASES])
