@@ -220,3 +220,26 @@ def test_a_failed_embedding_warmup_fails_fast_and_routing_still_works(library, t
     assert not ranker.ready
     sel = select_personas(library, JWT, ranker=ranker)
     assert sel.method == "tfidf" and sel.names[0] == "Security Expert"
+
+
+# Real questions across the two councils (issue 9: a Kubernetes migration went to the Culture Lead): who must sit
+# on the council, and who must not.
+REAL_QUESTIONS = [
+    ("Should we migrate our deployment to Kubernetes this quarter?", "Reliability Engineer", "Culture Lead"),
+    ("Our Kubernetes cluster keeps running out of memory at night; should we move to managed nodes?",
+     "Reliability Engineer", "Culture Lead"),
+    ("Should we move from our own servers to the cloud?", "Reliability Engineer", "Growth Strategist"),
+    ("Should we adopt Terraform for all our infrastructure?", "Reliability Engineer", "Culture Lead"),
+    ("How should we handle secrets rotation for our CI pipelines?", "Security Expert", "Culture Lead"),
+    ("Should we split our monolith into services this quarter?", "Software Architect", "Culture Lead"),
+    ("Our team morale is low after layoffs; how do we rebuild trust?", "Culture Lead", "Security Expert"),
+    ("Should we raise prices for the enterprise tier next year?", "Financial Officer", "Reliability Engineer"),
+    ("Should we hire two more engineers or outsource support?", "Ops Architect", "Security Expert"),
+]
+
+
+@pytest.mark.parametrize(("question", "sits", "absent"), REAL_QUESTIONS)
+def test_real_questions_reach_the_right_council(library, question, sits, absent):
+    sel = select_personas(library, question, max_personas=4)
+    assert sits in sel.names and absent not in sel.names, (sel.names, sel.reason)
+    assert "Devil's Advocate" in sel.names

@@ -47,7 +47,8 @@ LEXICON: dict[str, str] = {
         monitoring alert alerts alerting observability logs logging tracing slo slos sli availability
         failover redundancy backup backups rollback rollbacks canary deploy deploys deployment release
         releases production prod crash crashes regression latency resilience infrastructure kubernetes k8s
-        docker terraform stability flaky error_budget disaster_recovery feature_flag
+        docker terraform stability flaky error_budget disaster_recovery feature_flag cluster clusters node nodes
+        memory oom cpu server servers hosting cloud aws gcp azure helm autoscaling scaling capacity_planning
         надежность надежности аптайм простой инцидент инциденты авария упал упало падение мониторинг алерт
         алерты логи откат релиз релизы деплой выкатка прод продакшн сломать сломали ломается нагрузка бэкап
         бэкапы инфраструктура дежурство стабильность стабильно""",
