@@ -6,6 +6,7 @@ import { PendingAnswers } from './buttons';
 import { SessionTracker, registerCommands, workspacePersonasDir } from './commands';
 import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
+import { SessionKeeper } from './keeper';
 import { registerCouncilParticipant } from './participant';
 import { PythonSetupError, homeDir, preparePython, resolveInterpreter } from './python';
 import { readSettings, sidecarLaunch, expandPath } from './settings';
@@ -23,8 +24,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
   log.info(`Council ${version} on ${vscode.env.appName} ${vscode.version}`);
 
+  const keepAcrossReloads = () => vscode.workspace.getConfiguration('council').get<boolean>('sessions.keepAcrossReloads') === true;
+  const keeper = new SessionKeeper(() => (keepAcrossReloads() ? context.workspaceState : undefined));
+  const loaded = keeper.load();
+  if (loaded > 0) log.info(`${loaded} council session(s) kept from the last window`);
   const sidecar = new Sidecar({
     outputChannel: channel,
+    onReady: (send) => keeper.restoreAll(send),
     resolveCommand: () => sidecarCommand(context, version),
     onStartFailed: (err) => {
       const fix = err instanceof PythonSetupError ? err.fix : 'showLogs';
@@ -43,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionTracker();
   context.subscriptions.push(
     sidecar.onEvent((event) => {
+      keeper.noteSeq(event.sessionId, event.seq);
       if (!turns.dispatch(event)) log.trace(`event ${event.type} #${event.seq} for idle session ${event.sessionId}`);
     }),
   );
@@ -54,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): void {
     pending,
     settings,
     access: context.languageModelAccessInformation,
+    keeper,
     onSession: (id, status) => sessions.update(id, status),
   });
   registerCommands(context, {
@@ -70,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('council')) return;
+      if (e.affectsConfiguration('council.sessions.keepAcrossReloads') && !keepAcrossReloads()) void keeper.clearPersisted(context.workspaceState);
       const next = sidecarSettingsKey();
       if (next === launchKey) return;
       launchKey = next;
