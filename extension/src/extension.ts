@@ -86,6 +86,20 @@ export function activate(context: vscode.ExtensionContext): void {
       void sidecar.restart();
     }),
   );
+  // A saved workspace persona reloads the council; the new sidecar gets every session back (restore).
+  let reload: NodeJS.Timeout | undefined;
+  context.subscriptions.push(
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      const dir = workspacePersonasDir();
+      if (!dir || !doc.uri.fsPath.startsWith(dir + path.sep) || !doc.uri.fsPath.endsWith('.toml')) return;
+      clearTimeout(reload);
+      reload = setTimeout(() => {
+        log.info(`${path.basename(doc.uri.fsPath)} was saved: restarting the sidecar (sessions are restored)`);
+        void sidecar.restart();
+      }, 500);
+    }),
+    { dispose: () => clearTimeout(reload) },
+  );
   // Start early so the first chat turn does not wait for Python (failures are reported, not thrown).
   void sidecar.start();
 }

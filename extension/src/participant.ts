@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
-import { questionButtons } from './buttons';
+import { questionButtons, retryButton } from './buttons';
 import type { CouncilClient } from './client';
-import { handleError, isCancellation } from './errors';
+import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
 import type { ReferenceReader } from './references';
 import { collectReferences } from './references';
@@ -233,6 +233,7 @@ function failed(
     return base ? { metadata: { ...base, status: 'cancelled' } } : {};
   }
   const message = handleError(err, stream);
+  if (base && isRetryable(err)) stream.button(retryButton(base.sessionId));
   return base ? { metadata: { ...base, error: message }, errorDetails: { message } } : { errorDetails: { message } };
 }
 

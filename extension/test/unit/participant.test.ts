@@ -256,7 +256,7 @@ describe('chat turn handler', () => {
     const { stream, result } = await run(handler, chatRequest('/retry'), history);
     assert.doesNotMatch(stream.text, /-32097|Pending response/);
     assert.equal(stream.text.match(/sidecar is not running: it stopped and was not restarted/g)?.length, 1);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Restart Sidecar', 'Show Logs']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Restart Sidecar', 'Show Logs', 'Retry']);
     assert.match(result.errorDetails?.message ?? '', /not restarted/);
     assert.equal(result.metadata?.sessionId, 'abc');
   });
