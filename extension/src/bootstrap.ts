@@ -92,12 +92,22 @@ async function pipInstall(python: string, src: string, venv: string, report: (me
 /** pip's output lines turned into short progress messages ("downloading pydantic_core 2.14.1 (2.0 MB)"). */
 export class PipProgress {
   private resolved = 0;
+  private last: string | undefined;
 
+  /** The message for `line`, or undefined when it says nothing new. */
   message(line: string): string | undefined {
-    const text = line.trim();
+    const next = this.describe(line.trim());
+    if (next === undefined || next === this.last) return undefined;
+    this.last = next;
+    return next;
+  }
+
+  private describe(text: string): string | undefined {
     let m: RegExpExecArray | null;
+    if ((m = /^Processing (\S+\.(?:whl|tar\.gz|zip))\b/.exec(text))) return `using ${distribution(m[1])} (${++this.resolved} so far)`;
     if (/^Processing /.test(text)) return 'reading the sidecar shipped with the extension';
     if (/^Installing build dependencies/.test(text)) return 'fetching the build tools';
+    if (/^(Getting requirements to build|Preparing metadata)/.test(text)) return 'preparing the sidecar';
     if ((m = /^Collecting ([A-Za-z0-9_.-]+)/.exec(text))) return `resolving ${m[1]} (${++this.resolved} so far)`;
     if ((m = /^Downloading (\S+)(?: \(([^)]+)\))?/.exec(text))) return `downloading ${distribution(m[1])}${m[2] ? ` (${m[2]})` : ''}`;
     if ((m = /^Using cached (\S+)/.exec(text))) return `using the cached ${distribution(m[1])}`;
