@@ -22,7 +22,8 @@ export interface BootstrapOptions {
   withProgress<T>(title: string, task: (report: (message: string) => void) => Promise<T>): Promise<T>;
 }
 
-export const BOOTSTRAP_TITLE = 'Council: setting up the Python sidecar (first run)';
+/** Short: VS Code shows `title: message` on one line of a narrow notification. */
+export const BOOTSTRAP_TITLE = 'Council setup';
 const MARKER = 'council-sidecar-version.txt';
 const PIP_TIMEOUT_MS = 15 * 60_000;
 /** What pip builds the sidecar from: pyproject.toml maps `personas/` into the package as `council._personas`. */
@@ -39,14 +40,14 @@ export async function ensurePrivateVenv(o: BootstrapOptions): Promise<string> {
     const t0 = Date.now();
     fs.mkdirSync(o.storagePath, { recursive: true });
     if (!fs.existsSync(python)) {
-      report(`[1/2] creating a private Python environment with ${o.basePython}`);
+      report("creating the sidecar's Python environment");
       log.info(`creating the private venv ${venv} with ${o.basePython}`);
       await createVenv(o.basePython, venv);
     }
-    report('[2/2] installing the council sidecar and its packages');
+    report("installing the sidecar's packages");
     const src = stageSources(o.extensionPath, o.storagePath);
     try {
-      await pipInstall(python, src, venv, (message) => report(`[2/2] ${message}`));
+      await pipInstall(python, src, venv, report);
     } finally {
       fs.rmSync(src, { recursive: true, force: true });
     }
@@ -89,7 +90,7 @@ async function pipInstall(python: string, src: string, venv: string, report: (me
   throw err;
 }
 
-/** pip's output lines turned into short progress messages ("downloading pydantic_core 2.14.1 (2.0 MB)"). */
+/** pip's output lines turned into short progress messages ("downloading pydantic_core (2.0 MB)"). */
 export class PipProgress {
   private resolved = 0;
   private last: string | undefined;
@@ -105,24 +106,23 @@ export class PipProgress {
   private describe(text: string): string | undefined {
     let m: RegExpExecArray | null;
     if ((m = /^Processing (\S+\.(?:whl|tar\.gz|zip))\b/.exec(text))) return `using ${distribution(m[1])} (${++this.resolved} so far)`;
-    if (/^Processing /.test(text)) return 'reading the sidecar shipped with the extension';
+    if (/^Processing /.test(text)) return 'reading the sidecar shipped with Council';
     if (/^Installing build dependencies/.test(text)) return 'fetching the build tools';
     if (/^(Getting requirements to build|Preparing metadata)/.test(text)) return 'preparing the sidecar';
     if ((m = /^Collecting ([A-Za-z0-9_.-]+)/.exec(text))) return `resolving ${m[1]} (${++this.resolved} so far)`;
     if ((m = /^Downloading (\S+)(?: \(([^)]+)\))?/.exec(text))) return `downloading ${distribution(m[1])}${m[2] ? ` (${m[2]})` : ''}`;
     if ((m = /^Using cached (\S+)/.exec(text))) return `using the cached ${distribution(m[1])}`;
-    if (/^Building wheels? for (collected packages: )?council/.test(text)) return 'building the council sidecar';
+    if (/^Building wheels? for (collected packages: )?council/.test(text)) return 'building the sidecar';
     if ((m = /^Installing collected packages: (.*)$/.exec(text))) return `installing ${m[1].split(',').length} packages`;
     if (/^Successfully installed /.test(text)) return 'done';
     return undefined;
   }
 }
 
-/** "…/pydantic_core-2.14.1-cp311-cp311-manylinux.whl" → "pydantic_core 2.14.1". */
+/** "…/pydantic_core-2.14.1-cp311-cp311-manylinux.whl" → "pydantic_core" (the version is noise in a notification). */
 function distribution(file: string): string {
   const base = file.split('/').pop() ?? file;
-  const m = /^([A-Za-z0-9_.]+?)-(\d[^-]*?)(?:\.tar\.gz|\.zip|-|\.whl|$)/.exec(base);
-  return m ? `${m[1]} ${m[2]}` : base;
+  return /^([A-Za-z0-9_.]+?)-\d/.exec(base)?.[1] ?? base;
 }
 
 /** A failed pip install as an actionable error: what went wrong, in words, and what to do next. */

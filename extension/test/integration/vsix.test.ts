@@ -70,8 +70,8 @@ describe('the VSIX on a fresh machine', { skip, timeout: 240_000 }, () => {
     assert.equal(launch.command, venvPython(path.join(storage, 'venv')));
     assert.equal(launch.env.PYTHONPATH, undefined, 'the venv runs the installed package, not the shipped sources');
     assert.equal(progress[0], BOOTSTRAP_TITLE);
-    assert.ok(progress.some((m) => /^\[2\/2\] installing \d+ packages$/.test(m)), 'pip progress was reported');
-    assert.equal(progress.at(-1), '[2/2] done');
+    assert.ok(progress.some((m) => /^installing \d+ packages$/.test(m)), 'pip progress was reported');
+    assert.equal(progress.at(-1), 'done');
     assert.deepEqual(fs.readdirSync(storage).sort(), ['venv'], 'the staged copy is cleaned up');
 
     const where = execFileSync(launch.command, ['-c', 'import council, council._personas as p, importlib.resources as r; print(council.__file__); print(len([f for f in r.files(p).iterdir() if f.name.endswith(".toml")]))'], { cwd: work, env: launch.env, encoding: 'utf8' }).trim().split('\n');
