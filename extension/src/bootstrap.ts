@@ -36,9 +36,9 @@ export async function ensurePrivateVenv(o: BootstrapOptions): Promise<string> {
   const python = venvPython(venv);
   const marker = path.join(venv, MARKER);
   if (fs.existsSync(python) && readMarker(marker) === o.version) return python;
-  return o.withProgress(BOOTSTRAP_TITLE, async (report) => {
+  return o.withProgress(BOOTSTRAP_TITLE, (report) => withLock(path.join(o.storagePath, 'venv.lock'), report, async () => {
+    if (fs.existsSync(python) && readMarker(marker) === o.version) return python; // another window just did it
     const t0 = Date.now();
-    fs.mkdirSync(o.storagePath, { recursive: true });
     if (!fs.existsSync(python)) {
       report("creating the sidecar's Python environment");
       log.info(`creating the private venv ${venv} with ${o.basePython}`);
@@ -54,7 +54,32 @@ export async function ensurePrivateVenv(o: BootstrapOptions): Promise<string> {
     fs.writeFileSync(marker, o.version);
     log.info(`the council sidecar ${o.version} is installed in ${venv} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     return python;
-  });
+  }));
+}
+
+/**
+ * One bootstrap at a time per storage folder (two windows may activate together): a lock directory (mkdir is
+ * atomic), taken over when it is older than any install can last (a window that died mid-install).
+ */
+async function withLock<T>(lock: string, report: (message: string) => void, task: () => Promise<T>): Promise<T> {
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  for (let waited = false; ; waited = true) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const since = fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > PIP_TIMEOUT_MS + 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (!waited) report('waiting for the setup running in another window');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return await task();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 async function createVenv(basePython: string, venv: string): Promise<void> {

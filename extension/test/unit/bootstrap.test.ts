@@ -113,6 +113,8 @@ function scriptedPython(dir: string): string {
     'for a; do src=$a; done',
     'for f in pyproject.toml README.md personas server; do [ -e "$src/$f" ] || { echo "missing $f" >&2; exit 3; }; done',
     'echo "Processing $src"',
+    '[ -n "$FAKE_PIP_RUNS" ] && echo run >> "$FAKE_PIP_RUNS"',
+    'sleep 0.2',
     'if [ "$FAKE_PIP" = offline ]; then echo "ERROR: No matching distribution found for pygls<2.2,>=2.1" >&2; exit 1; fi',
     'echo "Collecting pygls<2.2,>=2.1 (from council==0.1.0)"',
     'echo "  Downloading pygls-2.1.1-py3-none-any.whl (4.4 kB)"',
@@ -150,6 +152,26 @@ describe('ensurePrivateVenv with a scripted python', { skip: process.platform ==
     ]);
     assert.equal(fs.readFileSync(path.join(storage, 'venv', 'council-sidecar-version.txt'), 'utf8'), '0.1.0');
     assert.deepEqual(fs.readdirSync(storage), ['venv'], 'the staged sources are removed');
+  });
+
+  it('two windows starting together install once: the second waits for the first and reuses its venv', async () => {
+    const ext = installedExtension();
+    const storage = tmp('council-storage-');
+    const runs = path.join(ext, 'pip-runs');
+    const messages: string[][] = [[], []];
+    const base = scriptedPython(ext);
+    const bootstrap = (i: number) =>
+      ensurePrivateVenv({ basePython: base, extensionPath: ext, storagePath: storage, version: '1', withProgress: (_t, task) => task((m) => messages[i].push(m)) });
+    process.env.FAKE_PIP_RUNS = runs;
+    try {
+      const [a, b] = await Promise.all([bootstrap(0), bootstrap(1)]);
+      assert.equal(a, b);
+    } finally {
+      delete process.env.FAKE_PIP_RUNS;
+    }
+    assert.equal(fs.readFileSync(runs, 'utf8'), 'run\n', 'pip ran once');
+    assert.deepEqual(messages[1], ['waiting for the setup running in another window']);
+    assert.deepEqual(fs.readdirSync(storage), ['venv'], 'the lock is released');
   });
 
   it('a failed install is an actionable error, writes no marker, and the next start tries again', async () => {
