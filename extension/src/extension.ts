@@ -8,7 +8,8 @@ import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
 import { SessionKeeper } from './keeper';
 import { registerCouncilParticipant } from './participant';
-import { PythonSetupError, homeDir, preparePython, resolveInterpreter } from './python';
+import { preparePython } from './bootstrap';
+import { PythonSetupError, homeDir, resolveInterpreter } from './python';
 import { readSettings, sidecarLaunch, expandPath } from './settings';
 import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
@@ -34,9 +35,10 @@ export function activate(context: vscode.ExtensionContext): void {
     resolveCommand: () => sidecarCommand(context, version),
     onStartFailed: (err) => {
       const fix = err instanceof PythonSetupError ? err.fix : 'showLogs';
-      const actions = fix === 'showLogs' ? ['Show Logs'] : ['Open Settings', 'Show Logs'];
+      const actions = fix === 'showLogs' ? ['Retry', 'Show Logs'] : ['Open Settings', 'Retry', 'Show Logs'];
       void vscode.window.showErrorMessage(`Council: ${describeError(err)}`, ...actions).then((pick) => {
         if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'council.python.interpreter');
+        if (pick === 'Retry') void sidecar.restart();
         if (pick === 'Show Logs') channel.show();
       });
     },

@@ -11,6 +11,7 @@ import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import type { WireEvent } from './protocol';
 import { isWireEvent } from './protocol';
+import { sidecarStdio } from './sidecarlog';
 import type { CompleteDelta, CompleteParams, CompleteResult, MethodTypes } from './wire';
 import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from './wire';
 
@@ -170,6 +171,8 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
       documentSelector: [],
       outputChannel: this.options.outputChannel,
       traceOutputChannel: this.options.outputChannel,
+      // Each stderr line at its own level (the library's default logs all of them as errors).
+      stdioOptions: sidecarStdio(),
       revealOutputChannelOn: 4 /* Never: errors are shown by us */,
       initializationFailedHandler: (error) => {
         log.error(`sidecar initialize failed: ${describeError(error)}`);

@@ -1,7 +1,8 @@
 // Drives the real VS Code Chat view (code-server + headless Chromium): asks @council a question, answers the
 // first clarifying question by double-clicking a choice button (must submit once), skips the second, waits for
 // the personas and the final answer, and checks that the rendered chat reads well (readabilityProblems).
-// Screenshots on failure. Usage: node driver.js <url> <shots-dir>
+// With COUNCIL_E2E_EXPECT_BOOTSTRAP=1 it first waits for the first-run bootstrap (the private venv) and screenshots
+// its progress notification. Screenshots on failure. Usage: node driver.js <url> <shots-dir>
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -57,6 +58,34 @@ function readabilityProblems() {
   return problems;
 }
 
+// The first-run bootstrap runs at activation behind a progress notification: see it, screenshot it while pip works,
+// and wait until it is gone; a Council error notification instead (e.g. pip failed) fails the run with its text.
+async function waitForBootstrap() {
+  const toast = page.locator('.notification-toast', { hasText: 'Council setup' }).first();
+  const failed = page.locator('.notification-toast', { hasText: /^Council: / }).first();
+  await phase('bootstrap progress shown', () => toast.waitFor({ timeout: 90_000 }));
+  const seen = new Set();
+  const taken = new Set();
+  const t = Date.now();
+  await phase('bootstrap finished', async () => {
+    while (await toast.isVisible().catch(() => false)) {
+      const text = ((await toast.innerText().catch(() => '')) || '').replace(/\s+/g, ' ').trim();
+      if (text && !seen.has(text)) {
+        seen.add(text);
+        console.log(`[e2e] bootstrap: ${text}`);
+        if (seen.size === 1) await page.waitForTimeout(400); // let the toast fade in
+        const kind = seen.size === 1 ? '1-start' : /downloading/.test(text) ? '2-downloading' : /installing \d+ packages/.test(text) ? '3-installing' : '';
+        if (kind && !taken.has(kind)) await shot(`bootstrap-${kind}`).then(() => taken.add(kind));
+      }
+      if (await failed.isVisible().catch(() => false)) throw new Error(`bootstrap failed: ${await failed.innerText()}`);
+      if (Date.now() - t > 420_000) throw new Error('the bootstrap did not finish in 7 minutes');
+      await page.waitForTimeout(250);
+    }
+    if (await failed.isVisible().catch(() => false)) throw new Error(`bootstrap failed: ${await failed.innerText()}`);
+  });
+  if (seen.size < 2) throw new Error(`the progress notification showed ${seen.size} message(s), expected the bootstrap steps`);
+}
+
 async function phase(name, fn) {
   step = name;
   const s = Date.now();
@@ -79,6 +108,7 @@ async function phase(name, fn) {
       await page.goto(url);
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
     });
+    if (process.env.COUNCIL_E2E_EXPECT_BOOTSTRAP === '1') await waitForBootstrap();
     const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
     await phase('chat view', async () => {
       try {

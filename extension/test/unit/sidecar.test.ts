@@ -1,5 +1,6 @@
 /** The sidecar lifecycle (start, failure, events, completion routing, crash policy, restarts) with a fake LanguageClient. */
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import type * as ClientModule from '../../src/client';
@@ -200,5 +201,17 @@ describe('Sidecar lifecycle', () => {
     assert.equal(first.stopped, 1);
     assert.equal(FakeLanguageClient.instances.length, 2);
     assert.equal(sidecar.running, true);
+  });
+
+  it("the sidecar's stderr reaches the channel at each record's level, not all as errors", async () => {
+    const { sidecar } = make();
+    await sidecar.start();
+    const seen: string[] = [];
+    const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error'].map((l) => [l, (t: string) => seen.push(`${l} ${t}`)]));
+    const stderr = new PassThrough();
+    last().clientOptions.stdioOptions.stderr(stderr, channel);
+    stderr.end('2026-11-23 10:54:11,568 INFO council.serve: ready\n2026-11-23 10:54:11,570 WARNING council.gate: odd frame\n');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen, ['info council.serve: ready', 'warn council.gate: odd frame']);
   });
 });
