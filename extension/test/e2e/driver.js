@@ -7,6 +7,8 @@
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
+const { chatUi } = require('./chatui');
+const { scenarios } = require('./scenarios');
 
 const url = process.argv[2];
 const shots = process.argv[3];
@@ -94,6 +96,47 @@ async function phase(name, fn) {
   return out;
 }
 
+/** The Chat view open with the test model selected (after the start, and after a reload). */
+async function openChat(input) {
+  await phase('chat view', async () => {
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+    } catch {
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Chat: Open Chat');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('Enter');
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
+    }
+  });
+  await phase('test model selected', () =>
+    page.locator('.interactive-input-part .model-picker-split, .interactive-input-part .model-picker-item', { hasText: MODEL }).first().waitFor({ timeout: 90_000 }));
+}
+
+/** The issue-9 scenarios (scenarios.js) after the main flow; COUNCIL_E2E_SCENARIOS picks some (comma list, or "none"). */
+async function runScenarios(input) {
+  const wanted = (process.env.COUNCIL_E2E_SCENARIOS || 'all').split(',').map((s) => s.trim()).filter(Boolean);
+  const control = (obj) => fs.writeFileSync(process.env.COUNCIL_E2E_CONTROL, JSON.stringify(obj));
+  const ctx = {
+    control,
+    runDir: process.env.COUNCIL_E2E_RUN,
+    shot,
+    log: (m) => console.log(`[e2e]   ${m}`),
+    reload: async () => {
+      await page.reload();
+      await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
+      await openChat(input);
+    },
+  };
+  const ui = chatUi(page, ctx.log);
+  for (const [name, fn] of Object.entries(scenarios)) {
+    if (!wanted.includes('all') && !wanted.some((w) => name.includes(w))) continue;
+    control({});
+    await phase(`scenario: ${name}`, () => fn(ui, ctx));
+    await shot(`scenario-${name.replace(/[^a-z0-9]+/gi, '-')}`);
+  }
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -110,20 +153,7 @@ async function phase(name, fn) {
     });
     if (process.env.COUNCIL_E2E_EXPECT_BOOTSTRAP === '1') await waitForBootstrap();
     const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
-    await phase('chat view', async () => {
-      try {
-        await input.waitFor({ state: 'visible', timeout: 10_000 });
-      } catch {
-        await page.keyboard.press('F1');
-        await page.keyboard.type('Chat: Open Chat');
-        await page.waitForTimeout(800);
-        await page.keyboard.press('Enter');
-        await input.waitFor({ state: 'visible', timeout: 30_000 });
-      }
-    });
-    await phase('test model selected', () =>
-      page.locator('.interactive-input-part .model-picker-split, .interactive-input-part .model-picker-item', { hasText: MODEL }).first().waitFor({ timeout: 90_000 }));
-
+    await openChat(input);
     const responses = page.locator('.interactive-item-container.interactive-response');
     const requests = page.locator('.interactive-item-container.interactive-request');
     await phase('ask @council', async () => {
@@ -188,6 +218,7 @@ async function phase(name, fn) {
       if (problems.length) throw new Error(`the rendered chat does not read well (${problems.length} problems, listed above)`);
     });
     await shot('success');
+    await runScenarios(input);
     console.log(`[e2e] RESULT: PASS in ${since()}`);
     await browser.close();
     process.exit(0);

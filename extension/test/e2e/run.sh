@@ -90,6 +90,8 @@ echo "# Council e2e workspace" > "$RUN/ws/README.md"
 export PATH=$NODE24_BIN:$PATH
 export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/home/.config XDG_DATA_HOME=$RUN/home/.local/share XDG_CACHE_HOME=$RUN/home/.cache
 export TMPDIR=$RUN/tmp COUNCIL_E2E_LOG=$RUN/fake-lm.log COUNCIL_LOG_FILE=$RUN/council.log
+# The driver steers the test model's faults through this file (scenarios.js) and finds the run's sidecar by $RUN.
+export COUNCIL_E2E_CONTROL=$RUN/control.json COUNCIL_E2E_RUN=$RUN
 say "installing the extensions"
 "$CS" --config /dev/null --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" \
   --install-extension "$VSIX" --install-extension "$RUN/fake-lm.vsix" > "$RUN/install.log" 2>&1 \
