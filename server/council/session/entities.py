@@ -281,8 +281,9 @@ class ConversationSession(CamelModel):
     follow_ups: list[FollowUp] = Field(default_factory=list, description="Follow-up questions after completion.")
     user_inputs: list[UserInput] = Field(default_factory=list, description="What the user added when re-opening "
                                                                            "the debate.")
-    reopened_cycle_limit: int = Field(0, ge=0, description="The cycle cap of the last re-opened debate (0: never "
-                                                           "re-opened).")
+    reopened_cycle_limit: int = Field(0, ge=0, description="Re-opening lets the debate run at least to this cycle "
+                                                           "(0: never re-opened); the cap is the higher of this "
+                                                           "and the settings' limit.")
 
     @property
     def cycle_limit(self) -> int:
