@@ -538,7 +538,7 @@ export interface ConversationSession {
   followUps: FollowUp[];
   /** What the user added when re-opening the debate. */
   userInputs: UserInput[];
-  /** The cycle cap of the last re-opened debate (0: never re-opened). */
+  /** Re-opening lets the debate run at least to this cycle (0: never re-opened); the cap is the higher of this and the settings' limit. */
   reopenedCycleLimit: number;
 }
 
