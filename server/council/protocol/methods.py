@@ -207,17 +207,19 @@ METHODS: tuple[Method, ...] = (
            "Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, "
            "more questions, extend debate, cancel, status, follow-up) and runs the session until it needs the user "
            "again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request "
-           "cancels the session (a follow-up only: the session stays completed). While a question is open, text "
-           "that reads like a new problem is not recorded: the intent is `confirm_new` and a `question.confirmNew` "
-           "event asks; send the text again with `command: \"answer\"` or `command: \"new\"`. `command: \"answer\"` "
-           "with no open question is a validation error with `details.reason` `no_open_question`. After the "
-           "council answered, plain text is a `follow_up` the moderator answers from the session (`followUp.*` "
-           "events); `command: \"extend\"` with text re-opens the debate with it (`debate.reopened`)."),
+           "cancels the session (during a follow-up it stops only the follow-up: the session stays completed). "
+           "While a question is open, text that reads like a new problem is not recorded: the intent is "
+           "`confirm_new` and a `question.confirmNew` event asks; send the text again with `command: \"answer\"` "
+           "or `command: \"new\"`. `command: \"answer\"` with no open question is a validation error with "
+           "`details.reason` `no_open_question`. After the council answered, plain text is a `follow_up` the "
+           "moderator answers from the session (`followUp.*` events); `command: \"extend\"` with text re-opens "
+           "the debate with it (`debate.reopened`)."),
     Method("council/answer", AnswerParams, TurnResult,
            "Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the "
            "first call's result (a double-clicked button never skips two questions)."),
     Method("council/cancel", SessionRef, CancelResult,
-           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`."),
+           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`. On a completed "
+           "session it stops a running follow-up (the session stays completed), and is refused otherwise."),
     Method("council/snapshot", SnapshotParams, SnapshotResult,
            "The whole session (for transcripts and restore), its markdown transcript and optionally its journal."),
     Method("council/restore", RestoreParams, RestoreResult,
