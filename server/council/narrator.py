@@ -107,7 +107,7 @@ class Narrator:
         if markdown:
             self.emit(rt, ev.FollowUpDelta, follow_up_id=follow_up_id, markdown=markdown)
 
-    # --- turns the service answers without the session ---------------------------------------------------------
+    # --- what the service asks the user directly ----------------------------------------------------------------
     def confirm_new(self, rt: SessionRuntime, question: ClarificationQuestion, text: str) -> None:
         """Text that reads like a new problem arrived while ``question`` is open: ask the user which it is."""
         self.emit(rt, ev.QuestionConfirmNew, question_id=question.question_id, text=text,

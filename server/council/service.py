@@ -3,9 +3,8 @@
 It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests
 rather than the domain: idempotency keys, one running turn per session, cancellation (explicit or by
 ``$/cancelRequest``; on a completed session it stops a running follow-up), and provider problems as readable
-validation errors. It is also the one place that decides
-what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results become
-wire results.
+validation errors. It is also the one place that decides what a turn means and dispatches it
+(:meth:`CouncilService._dispatch`), and the one place domain results become wire results.
 """
 
 from __future__ import annotations
