@@ -43,6 +43,7 @@ HINTS: dict[str, dict[str, str]] = {
         "default_assumption": "what you assume if the user skips it",
     },
     "SynthesisReply": {"recommendation": "the council's answer", "next_steps": "first step first"},
+    "FollowUpReply": {"answer": "your answer to the follow-up, from what the council said"},
 }
 #: Keys a PersonaReply carries only once there are options to vote on.
 DEBATE_KEYS = ("option_id", "changed_position", "change_reason")
