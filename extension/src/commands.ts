@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnswerButtonArgs, PendingAnswers } from './buttons';
-import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, chatQueryFor, isAnswerButtonArgs } from './buttons';
+import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
 import { PARTICIPANT_NAME } from './participant';
@@ -157,4 +157,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg(ANSWER_COMMAND, (arg) => answerQuestion(deps, arg));
   reg(EXTEND_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /extend`));
   reg(RETRY_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /retry`));
+  reg(TURN_COMMAND, async (arg) => {
+    if (!isTurnButtonArgs(arg)) {
+      log.warn(`${TURN_COMMAND}: ignoring malformed arguments`);
+      return;
+    }
+    await (deps.openChat ?? openChatWith)(chatQueryForTurn(arg, PARTICIPANT_NAME));
+  });
 }

@@ -272,7 +272,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (result.duplicate) stream.markdown('_That answer was already submitted._\n\n');
   if (result.message) stream.markdown(block(result.message));
   const question = pendingQuestion(result);
-  if (question && state.question?.questionId !== question.questionId) {
+  if (question && !state.confirming && state.question?.questionId !== question.questionId) {
     for (const b of questionButtons(question)) stream.button(b);
   }
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
@@ -315,7 +315,8 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   if (!isCouncilMetadata(m)) return [];
   if (m.awaiting === 'answer') {
     return [
-      ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c })),
+      // With a command: a followup without one inherits the previous turn's (a choice after `/new …` would start anew).
+      ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c, command: 'answer' })),
       { prompt: '', command: 'skip', label: 'Skip this question' },
       { prompt: '', command: 'skipAll', label: 'Skip all questions' },
     ];

@@ -67,13 +67,18 @@ function chatUi(page, log) {
 
   /** A new, empty chat conversation (so each scenario reads only its own turns). */
   async function newChat() {
-    await page.keyboard.press('F1');
-    await page.waitForTimeout(300);
-    await page.keyboard.type('Chat: New Chat', { delay: 10 });
-    await page.waitForTimeout(600);
-    await page.keyboard.press('Enter');
+    // The Chat view's own "New Chat" action (the palette's "Chat: New Chat" may open a chat editor instead).
+    const action = page.locator('.part.auxiliarybar a.action-label[aria-label^="New Chat"], .part.sidebar a.action-label[aria-label^="New Chat"]').first();
+    if (await action.count()) {
+      await action.click();
+    } else {
+      await input.click({ force: true });
+      await page.keyboard.press('Control+KeyL');
+    }
     await page.waitForTimeout(800);
     await input.waitFor({ state: 'visible', timeout: 30_000 });
+    const left = await requests.count();
+    if (left !== 0) throw new Error(`New Chat left ${left} requests on screen`);
   }
 
   /** Run a palette command by its title. */
