@@ -130,7 +130,8 @@ const NOTES = {
 };
 
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
-  return async (request, context, stream, token): Promise<CouncilChatResult> => {
+  return async (rawRequest, context, stream, token): Promise<CouncilChatResult> => {
+    const request = withoutRepeatedMention(rawRequest);
     const previous = metadataFromHistory(context.history);
     const command = mapCommand(request.command);
     if (request.command === 'transcript') return showTranscript(deps.client, previous?.sessionId, stream, token);
@@ -169,6 +170,14 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       cancel.dispose();
     }
   };
+}
+
+/** "@council @council …" (the chat input keeps the participant; people type it again): the prompt without the repeat. */
+export function withoutRepeatedMention(request: vscode.ChatRequest): vscode.ChatRequest {
+  const mention = new RegExp(`^\\s*@${PARTICIPANT_NAME}\\b\\s*`, 'i');
+  if (!mention.test(request.prompt)) return request;
+  const prompt = request.prompt.replace(mention, '');
+  return new Proxy(request, { get: (target, key) => (key === 'prompt' ? prompt : Reflect.get(target, key)) });
 }
 
 async function outgoingTurn(

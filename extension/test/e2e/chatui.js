@@ -9,22 +9,34 @@ const REQUEST = '.interactive-item-container.interactive-request';
 const INPUT = '.interactive-input-part .interactive-input-editor .monaco-editor';
 const STOP = '.interactive-input-part .codicon-stop-circle';
 
+const squash = (s) => s.replace(/\s+/g, ' ').trim();
+
 function chatUi(page, log) {
   const input = page.locator(INPUT).first();
   const responses = page.locator(RESPONSE);
   const requests = page.locator(REQUEST);
 
-  /** Type a chat turn and press Enter; returns the locator of its response. */
+  /**
+   * Type a chat turn (replacing whatever the input holds, e.g. a sticky "@council") and press Enter; returns the
+   * last response, the one this turn gets. (The chat list is virtualized: rows scrolled away leave the DOM, so turns
+   * are found from the end, never by index.)
+   */
   async function send(text) {
-    const before = await requests.count();
     await input.click({ force: true });
     await page.waitForTimeout(200);
+    await page.keyboard.press('Control+KeyA');
+    await page.keyboard.press('Backspace');
     await page.keyboard.type(text, { delay: 8 });
     await page.waitForTimeout(300);
     await page.keyboard.press('Enter');
-    await requests.nth(before).waitFor({ timeout: 15_000 });
+    const want = squash(text.replace(/^@council\s+/, '')).slice(0, 40);
+    const t0 = Date.now();
+    while (!squash(await requests.last().innerText().catch(() => '')).includes(want)) {
+      if (Date.now() - t0 > 15_000) throw new Error(`the turn ${JSON.stringify(text)} did not appear in the chat`);
+      await page.waitForTimeout(150);
+    }
     log(`sent ${JSON.stringify(text.slice(0, 80))}`);
-    return responses.nth(before);
+    return responses.last();
   }
 
   /** The response of the last request. */
@@ -79,6 +91,7 @@ function chatUi(page, log) {
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     const left = await requests.count();
     if (left !== 0) throw new Error(`New Chat left ${left} requests on screen`);
+    log('new chat');
   }
 
   /** Run a palette command by its title. */

@@ -101,6 +101,14 @@ describe('chat turn handler', () => {
     assert.equal(p.command, 'skipAll');
   });
 
+  it('a repeated @council mention is not part of the text', async () => {
+    const { handler, client } = setup();
+    await run(handler, chatRequest('@council  Should we split?'));
+    assert.equal(client.callsTo('council/turn')[0].params.text, 'Should we split?');
+    await run(handler, chatRequest('@councillor is a word'));
+    assert.equal(client.callsTo('council/turn')[1].params.text, '@councillor is a word');
+  });
+
   it('/new starts a fresh session even with history', async () => {
     const { handler, client } = setup();
     const history = [responseTurn({ sessionId: 'abc', status: 'completed', awaiting: 'nothing' })];
