@@ -87,6 +87,8 @@ class CouncilConfig(BaseModel):
     #: Persona name → provider name (different models for different personas).
     persona_providers: dict[str, str] = {}
     personas_dirs: list[Path] = []
+    #: The workspace whose ``.council/personas`` holds persona overrides (``define_personas`` writes there).
+    workspace: Path | None = None
     session_ttl_seconds: float = Field(1800.0, gt=0)
     max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/store.py)
     #: Where automatic selection looks for a local Ollama.

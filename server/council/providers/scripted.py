@@ -10,7 +10,8 @@ name) and the cycle. A JSON script adds rules, first match wins::
                 "times": 1}]}
 
 ``times`` limits how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
-then a good repair".
+then a good repair". ``"trace": "/path"`` appends one JSON line per call start, end and cancellation (what the
+tests read to prove that cancelling a session stops every model call).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class ScriptedProvider(Provider):
         self.rules: list[dict[str, Any]] = list(data.get("rules", []))
         self.chunk = int(data.get("chunk", 24))
         self.delay = float(data.get("delay", 0.0))
+        self.trace = data.get("trace")
         self.calls: list[CompletionRequest] = []
         self._fired: dict[int, int] = {}
 
@@ -72,7 +74,22 @@ class ScriptedProvider(Provider):
             return rule
         return None
 
+    def _trace(self, event: str, request: CompletionRequest) -> None:
+        if self.trace:
+            with open(self.trace, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"event": event, "purpose": request.purpose, "cycle": request.cycle}) + "\n")
+
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        self._trace("start", request)
+        try:
+            async for chunk in self._stream(request):
+                yield chunk
+        except anyio.get_cancelled_exc_class():
+            self._trace("cancelled", request)
+            raise
+        self._trace("end", request)
+
+    async def _stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         self.calls.append(request)
         rule = self._match(request) or {}
         delay = float(rule.get("delay", self.delay))
