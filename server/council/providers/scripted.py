@@ -5,11 +5,13 @@ Without a script it answers every council prompt with a valid reply built from t
 name) and the cycle. A JSON script adds rules, first match wins::
 
     {"chunk": 24, "delay": 0.0,
-     "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…"},
+     "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…",
+                         "anywhere": "…"},
                 "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client", "delay": 0.5,
                 "times": 1}]}
 
-``times`` limits how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
+``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). ``times`` limits
+how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
 then a good repair". ``"trace": "/path"`` appends one JSON line per call start, end and cancellation (what the
 tests read to prove that cancelling a session stops every model call).
 """
@@ -67,6 +69,8 @@ class ScriptedProvider(Provider):
             if "cycle" in when and when["cycle"] != request.cycle:
                 continue
             if "contains" in when and when["contains"] not in last:
+                continue
+            if "anywhere" in when and not any(when["anywhere"] in m.content for m in request.messages):
                 continue
             if "times" in rule and self._fired.get(i, 0) >= rule["times"]:
                 continue
