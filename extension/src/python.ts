@@ -45,7 +45,7 @@ const PROBE = [
   'import json, sys',
   'r = {"version": list(sys.version_info[:3]), "executable": sys.executable, "sidecar": False}',
   'try:',
-  '    import pygls, pydantic, council.protocol',
+  '    import pygls, pydantic, mcp, council.protocol',
   '    r["sidecar"] = True',
   'except Exception as e:',
   '    r["error"] = repr(e)',

@@ -73,14 +73,18 @@ export const LIMITS = {
     journal: { minItems: 1, maxItems: 20000 },
     lastSeq: { minimum: 0 },
   },
-  ConsultParams: {
+  ConsultRequest: {
+    session_id: { minLength: 8, maxLength: 100 },
+    client_model: { minLength: 1, maxLength: 300 },
     user_problem: { minLength: 1, maxLength: 20000 },
     context: { maxLength: 200000 },
     desired_outcome: { maxLength: 2000 },
     constraints: { maxItems: 20 },
     selected_personas: { minItems: 1, maxItems: 12 },
   },
-  PersonaConsultParams: {
+  PersonaConsultRequest: {
+    session_id: { minLength: 8, maxLength: 100 },
+    client_model: { minLength: 1, maxLength: 300 },
     user_problem: { minLength: 1, maxLength: 20000 },
     context: { maxLength: 200000 },
     desired_outcome: { maxLength: 2000 },
@@ -214,8 +218,12 @@ export interface ProvidersResult {
   providers: ProviderInfo[];
 }
 
-/** `council/consult`: ask the council (several personas: vote-first debate, then one synthesis). */
-export interface ConsultParams {
+/** `council/consult`: the tool's input (ConsultParams) plus what a JSON-RPC client may add. */
+export interface ConsultRequest {
+  /** Give the consult's session this (unused) id, so the client can match its events and completions from the first one. */
+  session_id?: string;
+  /** The client lends its own model: it answers `council/complete` for this session, as for a chat turn (this is the model's name). */
+  client_model?: string;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
   /** Background the council should know: facts, code, documents. */
@@ -251,10 +259,16 @@ export interface ConsultResult {
   cycles: number;
   /** Model calls made, repairs included. */
   model_calls: number;
+  /** The compact rendering a person (or an agent) reads, written by the sidecar; the structured fields have everything. */
+  markdown: string;
 }
 
-/** `council/personaConsult`: ask one persona (its own reply, then the same synthesis shape). */
-export interface PersonaConsultParams {
+/** `council/personaConsult`: the tool's input (PersonaConsultParams) plus what a JSON-RPC client may add. */
+export interface PersonaConsultRequest {
+  /** Give the consult's session this (unused) id, so the client can match its events and completions from the first one. */
+  session_id?: string;
+  /** The client lends its own model: it answers `council/complete` for this session, as for a chat turn (this is the model's name). */
+  client_model?: string;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
   /** Background the council should know: facts, code, documents. */
@@ -285,6 +299,8 @@ export interface DefinePersonasResult {
   written: string[];
   /** Files that already held these overrides. */
   unchanged: string[];
+  /** What a person reads: the draft's preview, or what was written. */
+  markdown: string;
 }
 
 /** `council/consultPlan`: the params of either consult; with `persona_name`, the persona consult's. */
@@ -314,6 +330,8 @@ export interface ConsultPlan {
   model_calls_min: number;
   /** Every cycle up to the cap (repairs not counted). */
   model_calls_max: number;
+  /** One line for a confirmation prompt: who, depth, model calls, why. */
+  markdown: string;
 }
 
 /** Params and result of every client → sidecar request, by method name. */
@@ -325,8 +343,8 @@ export interface MethodTypes {
   'council/restore': { params: RestoreParams; result: RestoreResult };
   'council/personas': { params: EmptyParams; result: PersonasResult };
   'council/providers': { params: EmptyParams; result: ProvidersResult };
-  'council/consult': { params: ConsultParams; result: ConsultResult };
-  'council/personaConsult': { params: PersonaConsultParams; result: ConsultResult };
+  'council/consult': { params: ConsultRequest; result: ConsultResult };
+  'council/personaConsult': { params: PersonaConsultRequest; result: ConsultResult };
   'council/definePersonas': { params: DefinePersonasParams; result: DefinePersonasResult };
   'council/consultPlan': { params: ConsultPlanParams; result: ConsultPlan };
 }

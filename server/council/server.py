@@ -155,8 +155,8 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/restore": service.restore,
         "council/personas": lambda _p: service.personas(),
         "council/providers": lambda _p: service.providers(),
-        "council/consult": service.consult,
-        "council/personaConsult": service.consult,
+        "council/consult": service.consult_request,
+        "council/personaConsult": service.consult_request,
         "council/definePersonas": service.define_personas,
         "council/consultPlan": service.consult_plan,
     }

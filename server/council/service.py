@@ -22,6 +22,7 @@ from council.errors import CouncilError, from_pydantic, internal_error, validati
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
+from council.present import consult as consult_words
 from council.present import status as words
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
@@ -29,10 +30,12 @@ from council.protocol.consult import (
     ConsultParams,
     ConsultPlan,
     ConsultPlanParams,
+    ConsultRequest,
     ConsultResult,
     DefinePersonasParams,
     DefinePersonasResult,
     PersonaConsultParams,
+    PersonaConsultRequest,
 )
 from council.protocol.methods import (
     AnswerParams,
@@ -256,8 +259,12 @@ class CouncilService:
 
     # --- the consult tools (council.consult) ------------------------------------------------------------------
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
-                      session_id: str | None = None) -> ConsultResult:
-        return await self.consultant.consult(params, ask, session_id)
+                      session_id: str | None = None, client_model: str | None = None) -> ConsultResult:
+        return await self.consultant.consult(params, ask, session_id, client_model)
+
+    async def consult_request(self, params: ConsultRequest | PersonaConsultRequest) -> ConsultResult:
+        """``council/consult`` and ``council/personaConsult`` over JSON-RPC."""
+        return await self.consult(params, None, params.session_id, params.client_model)
 
     def consult_plan(self, params: ConsultPlanParams) -> ConsultPlan:
         return self.consultant.plan(params.consult_params())
@@ -268,6 +275,7 @@ class CouncilService:
             self.use_library(load_personas(self.config.personas_dirs or None))
         if result.applied:
             result.personas = [info(p, self.library.source(p.id)) for p in self.library]
+        result.markdown = consult_words.define_text(result.to_wire())
         return result
 
     def use_library(self, library: PersonaLibrary) -> None:

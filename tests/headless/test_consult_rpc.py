@@ -10,6 +10,9 @@ import anyio
 import pytest
 
 from council.client.rpc import RpcError
+from council.protocol.completion import CompleteParams
+from council.providers.base import CompletionRequest
+from council.providers.scripted import auto_reply
 
 from .conftest import PROBLEM
 
@@ -137,3 +140,28 @@ async def test_define_personas_refuses_bad_overrides_and_has_no_workspace_by_def
                 await sc.call("council/definePersonas", params)
             assert err.value.data["code"] == "validation" and field in err.value.data["details"]["fields"], \
                 err.value.data
+
+
+async def test_a_client_can_lend_its_model_and_name_the_session(sidecar):
+    async with sidecar() as sc:  # the sidecar's own provider is scripted; the client's model answers instead
+        calls: list[dict] = []
+
+        async def complete(params):
+            p = CompleteParams.model_validate(params)
+            calls.append(params)
+            text = json.dumps(auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages,
+                                                           json_schema=p.json_schema, cycle=0)))
+            return {"text": text, "model": "editor-model"}
+
+        sc.serve_completions(complete)
+        r = await sc.call("council/personaConsult", {"user_problem": PROBLEM, "persona_name": "Security Expert",
+                                                     "depth": "brief", "session_id": "consult-0001",
+                                                     "client_model": "editor-model"})
+        assert r["session_id"] == "consult-0001" and r["markdown"].startswith("**Recommendation:**")
+        assert {c["sessionId"] for c in calls} == {"consult-0001"} and len(calls) == r["model_calls"]
+        assert all(e["sessionId"] == "consult-0001" for e in sc.events)
+        snap = await sc.call("council/snapshot", {"sessionId": "consult-0001"})
+        assert snap["session"]["metadata"]["models"]["Security Expert"]["provider"] == "client"
+        with pytest.raises(RpcError) as err:  # an id in use is refused
+            await sc.call("council/consult", {"user_problem": PROBLEM, "session_id": "consult-0001"})
+        assert err.value.data["code"] == "validation"

@@ -19,8 +19,9 @@ import anyio
 from council.consult.request import estimate, session_request
 from council.consult.results import consult_result
 from council.errors import internal_error, validation_error
+from council.present import consult as words
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
-from council.protocol.methods import TurnParams
+from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.session.engine import Plan
 from council.session.entities import ClarificationQuestion, SessionStatus
 from council.session.intents import Intent
@@ -49,14 +50,20 @@ class Consultant:
         self.service = service
 
     def plan(self, params: ConsultParams | PersonaConsultParams) -> ConsultPlan:
-        return estimate(session_request(self.service.engine, params))
+        plan = estimate(session_request(self.service.engine, params))
+        plan.markdown = words.plan_text(plan.to_wire())
+        return plan
 
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
-                      session_id: str | None = None) -> ConsultResult:
-        """Run the council on ``params`` to the end; ``session_id`` lets a caller route the session's events."""
+                      session_id: str | None = None, client_model: str | None = None) -> ConsultResult:
+        """Run the council on ``params`` to the end; ``session_id`` lets a caller route the session's events,
+        ``client_model`` has the client's own model answer (``council/complete``), as in a chat turn."""
         plan = session_request(self.service.engine, params)
         declined: set[str] = set()
-        rt = await self._run(plan, ask, session_id, declined)
+        turn = TurnParams(options=SessionOptions(provider="client", model=client_model),
+                          client=ClientCapabilities(completion=True, completion_model=client_model)) \
+            if client_model else TurnParams()
+        rt = await self._run(plan, ask, session_id, declined, turn)
         s = rt.session
         if s.status is SessionStatus.CANCELLED:
             raise validation_error("the consult was cancelled", sessionId=s.session_id, reason="cancelled")
@@ -64,11 +71,14 @@ class Consultant:
             failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
             raise internal_error("the council could not answer: every advisor's model failed; check the model "
                                  "configuration (see `council doctor`)", sessionId=s.session_id, failures=failures)
-        return consult_result(s, plan, self.service.engine.library, declined)
+        result = consult_result(s, plan, self.service.engine.library, declined)
+        result.markdown = words.consult_text(result.to_wire())
+        return result
 
-    async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str]):
+    async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str],
+                   turn: TurnParams):
         svc, engine = self.service, self.service.engine
-        pick, default = await svc.picker(TurnParams())
+        pick, default = await svc.picker(turn)
         rt = svc.store.create(session_id)
         rt.pick = pick
 

@@ -94,11 +94,9 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, na
         raise from_pydantic(exc, f"arguments for {name}") from None
     if isinstance(params, DefinePersonasParams):
         data = service.define_personas(params).to_wire()
-        text = words.define_text(data)
     else:
-        result = await _consult(server.request_context, service, router, params)
-        data = result.to_wire()
-        text = words.consult_text(data)
+        data = (await _consult(server.request_context, service, router, params)).to_wire()
+    text = data.pop("markdown")  # the text content; structuredContent keeps the data
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                 isError=False)
 

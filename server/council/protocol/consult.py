@@ -56,6 +56,25 @@ class PersonaConsultParams(_Problem):
     persona_name: str = Field(min_length=1, max_length=80, description="A persona's name or id.")
 
 
+class _Request(SnakeModel):
+    """What only a JSON-RPC client of the sidecar can add to a consult (not part of the tools' input)."""
+
+    session_id: str | None = Field(None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
+                                   description="Give the consult's session this (unused) id, so the client can "
+                                               "match its events and completions from the first one.")
+    client_model: str | None = Field(None, min_length=1, max_length=300,
+                                     description="The client lends its own model: it answers `council/complete` "
+                                                 "for this session, as for a chat turn (this is the model's name).")
+
+
+class ConsultRequest(ConsultParams, _Request):
+    """``council/consult``: the tool's input (ConsultParams) plus what a JSON-RPC client may add."""
+
+
+class PersonaConsultRequest(PersonaConsultParams, _Request):
+    """``council/personaConsult``: the tool's input (PersonaConsultParams) plus what a JSON-RPC client may add."""
+
+
 class ConsultPlanParams(ConsultParams):
     """``council/consultPlan``: the params of either consult; with ``persona_name``, the persona consult's."""
 
@@ -147,6 +166,8 @@ class ConsultResult(SnakeModel):
                                                   "personas' own questions.")
     cycles: int = Field(ge=0, description="Debate cycles run.")
     model_calls: int = Field(ge=0, description="Model calls made, repairs included.")
+    markdown: str = Field("", description="The compact rendering a person (or an agent) reads, written by the "
+                                          "sidecar; the structured fields have everything.")
 
 
 class ConsultPlan(SnakeModel):
@@ -157,6 +178,7 @@ class ConsultPlan(SnakeModel):
     max_cycles: int
     model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
     model_calls_max: int = Field(description="Every cycle up to the cap (repairs not counted).")
+    markdown: str = Field("", description="One line for a confirmation prompt: who, depth, model calls, why.")
 
 
 class PersonaOverride(SnakeModel):
@@ -218,3 +240,4 @@ class DefinePersonasResult(SnakeModel):
     applied: bool = False
     written: list[str] = Field(default_factory=list, description="Files written by this call.")
     unchanged: list[str] = Field(default_factory=list, description="Files that already held these overrides.")
+    markdown: str = Field("", description="What a person reads: the draft's preview, or what was written.")

@@ -15,13 +15,13 @@ from pydantic import Field
 
 from council.camel import CamelModel, SnakeModel
 from council.protocol.consult import (
-    ConsultParams,
     ConsultPlan,
     ConsultPlanParams,
+    ConsultRequest,
     ConsultResult,
     DefinePersonasParams,
     DefinePersonasResult,
-    PersonaConsultParams,
+    PersonaConsultRequest,
 )
 from council.session.entities import (
     ClarificationQuestion,
@@ -230,16 +230,17 @@ METHODS: tuple[Method, ...] = (
     Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
     Method("council/providers", EmptyParams, ProvidersResult,
            "Configured model providers and whether each answers right now."),
-    Method("council/consult", ConsultParams, ConsultResult,
+    Method("council/consult", ConsultRequest, ConsultResult,
            "Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads "
            "are snake_case). It runs a whole session — routing (or `selected_personas`), clarification, "
            "vote-first debate, convergence, synthesis — and answers when the council is done, with one "
            "ToolResponse per persona and the synthesis. Nobody is asked anything: each clarifying question "
            "becomes a logged assumption and is listed in `open_questions`. `depth` sets the output budget and is "
            "enforced (longer lists are cut, shortfalls are noted, nothing is invented). Events stream as "
-           "`council/event` for the result's `session_id` meanwhile; `$/cancelRequest` cancels the session and "
-           "every model call."),
-    Method("council/personaConsult", PersonaConsultParams, ConsultResult,
+           "`council/event` for the result's `session_id` meanwhile (propose it with `session_id`); with "
+           "`client_model` the client serves the session's `council/complete` requests with its own model. "
+           "`$/cancelRequest` cancels the session and every model call."),
+    Method("council/personaConsult", PersonaConsultRequest, ConsultResult,
            "Consult one persona (seed 000's `persona.consult`; MCP tool `persona_consult`): the same session and "
            "result shape with `persona_name` alone on the council and one cycle."),
     Method("council/definePersonas", DefinePersonasParams, DefinePersonasResult,
