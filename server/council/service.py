@@ -272,7 +272,7 @@ class CouncilService:
     def define_personas(self, params: DefinePersonasParams) -> DefinePersonasResult:
         result, written = self.overrides.define(params, self.library)
         if written:
-            self.use_library(load_personas(self.config.personas_dirs or None))
+            self.use_library(load_personas(self.config.persona_layers()))
         if result.applied:
             result.personas = [info(p, self.library.source(p.id)) for p in self.library]
         result.markdown = consult_words.define_text(result.to_wire())

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     args.workspace = args.workspace or os.getcwd()
     config = serve.build_config(args)
-    library = load_personas(config.personas_dirs or None)
+    library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)
     router = EventRouter()

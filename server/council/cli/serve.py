@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_config(args: argparse.Namespace):
-    from council.config import ProviderConfig, load_config
+    from council.config import OVERRIDES_DIR, ProviderConfig, load_config
 
     config = load_config(args.config)
     if args.provider:
@@ -56,8 +56,6 @@ def build_config(args: argparse.Namespace):
         config.default = "cli"
     config.personas_dirs = [*config.personas_dirs, *(Path(d) for d in args.personas_dir)]
     if args.workspace:
-        from council.consult.overrides import OVERRIDES_DIR
-
         config.workspace = Path(args.workspace).resolve()
         overrides = config.workspace / OVERRIDES_DIR  # the last layer: what define_personas writes wins
         config.personas_dirs = [*(d for d in config.personas_dirs if d.resolve() != overrides), overrides]
@@ -90,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from council.service import CouncilService
 
     config = build_config(args)
-    library = load_personas(config.personas_dirs or None)
+    library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)  # loads torch + the model in a background thread, off the request path
     settings = session_settings(args)

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from council.config import OVERRIDES_DIR
 from council.consult.toml_out import toml_text
 from council.errors import permission_error, validation_error
 from council.personas.contract import PersonaContract
@@ -41,7 +42,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-OVERRIDES_DIR = Path(".council") / "personas"
 MAX_DRAFTS = 64
 
 
