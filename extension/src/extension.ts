@@ -1,4 +1,4 @@
-/** Entry point: wires the logger, settings, sidecar, chat participant and commands. Nothing else lives here. */
+/** Entry point: wires the logger, settings, sidecar, chat participant, commands and agent tools. Nothing else lives here. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -7,12 +7,14 @@ import { SessionTracker, registerCommands, workspacePersonasDir } from './comman
 import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
 import { SessionKeeper } from './keeper';
+import { registerCouncilMcp } from './mcp';
 import { registerCouncilParticipant } from './participant';
 import { preparePython } from './bootstrap';
 import { PythonSetupError, homeDir, resolveInterpreter } from './python';
-import { readSettings, sidecarLaunch, expandPath } from './settings';
+import { readSettings, sidecarLaunch, expandPath, usesChatModel } from './settings';
 import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
+import { agentToolsMode, chatModelForTools, registerCouncilTools } from './tools';
 import { TurnRegistry } from './turns';
 import { activePythonFromExtension, teeToFile } from './vscodeapi';
 
@@ -75,6 +77,13 @@ export function activate(context: vscode.ExtensionContext): void {
     restartSidecar: () => sidecar.restart(),
   });
 
+  registerCouncilTools(context, { client: sidecar, turns, chooseModel: () => chatModelForTools(usesChatModel(settings())) });
+  registerCouncilMcp(context, {
+    version,
+    mode: () => agentToolsMode(vscode.workspace.getConfiguration('council')),
+    resolveLaunch: () => sidecarCommand(context, version, 'mcp'),
+  });
+
   // Restart only when what the sidecar is started with really changed (VS Code also fires this at startup).
   let launchKey = sidecarSettingsKey();
   context.subscriptions.push(
@@ -117,7 +126,8 @@ export async function deactivate(): Promise<void> {
   running = undefined;
 }
 
-async function sidecarCommand(context: vscode.ExtensionContext, version: string): Promise<SidecarCommand> {
+/** How to run `council serve` (the sidecar) or `council mcp` (the consult tools' MCP server). */
+async function sidecarCommand(context: vscode.ExtensionContext, version: string, subcommand: 'serve' | 'mcp' = 'serve'): Promise<SidecarCommand> {
   const s = readSettings(vscode.workspace.getConfiguration('council'));
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const interpreter = await resolveInterpreter({
@@ -139,5 +149,6 @@ async function sidecarCommand(context: vscode.ExtensionContext, version: string)
   const ws = workspacePersonasDir();
   if (ws && fs.existsSync(ws)) dirs.push(ws);
   const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)));
-  return { command: python.command, args: ['-m', 'council', 'serve', ...launch.args], env: { ...python.env, ...launch.env }, cwd: folder };
+  const workspace = folder ? ['--workspace', folder] : [];
+  return { command: python.command, args: ['-m', 'council', subcommand, ...workspace, ...launch.args], env: { ...python.env, ...launch.env }, cwd: folder };
 }

@@ -177,7 +177,7 @@ export function withoutRepeatedMention(request: vscode.ChatRequest): vscode.Chat
   const mention = new RegExp(`^\\s*@${PARTICIPANT_NAME}\\b\\s*`, 'i');
   if (!mention.test(request.prompt)) return request;
   const prompt = request.prompt.replace(mention, '');
-  return new Proxy(request, { get: (target, key) => (key === 'prompt' ? prompt : Reflect.get(target, key)) });
+  return new Proxy(request, { get: (target, key): unknown => (key === 'prompt' ? prompt : Reflect.get(target, key)) });
 }
 
 async function outgoingTurn(

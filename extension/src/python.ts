@@ -45,7 +45,7 @@ const PROBE = [
   'import json, sys',
   'r = {"version": list(sys.version_info[:3]), "executable": sys.executable, "sidecar": False}',
   'try:',
-  '    import anyio, httpx, tenacity, pygls, pydantic, council.protocol',
+  '    import anyio, httpx, tenacity, pygls, pydantic, mcp, council.protocol',
   '    from importlib.metadata import version',
   '    v = {n: tuple(int(x) for x in version(n).split(".")[:2]) for n in ("pygls", "pydantic")}',
   '    if v["pygls"] != (2, 1) or v["pydantic"] < (2, 7):',

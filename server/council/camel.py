@@ -1,4 +1,5 @@
-"""The base of every model the sidecar serialises: camelCase JSON, snake_case Python, unknown fields refused.
+"""The bases of every model the sidecar serialises: camelCase JSON (or snake_case for the consult tools), unknown
+fields refused.
 
 Neutral ground: the session domain, the providers and the wire protocol all build on it, and none of them has
 to import another to share it.
@@ -25,3 +26,14 @@ class CamelModel(BaseModel):
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready dict sent to clients (camelCase, no nulls)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class SnakeModel(BaseModel):
+    """A pydantic model serialised with its snake_case field names (the consult tools' payloads, seed 000);
+    extra fields are a validation error."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready dict sent to clients (snake_case, no nulls)."""
+        return self.model_dump(mode="json", exclude_none=True)

@@ -25,6 +25,9 @@ else:  # pragma: no cover
 
 ProviderKind = Literal["openai", "ollama", "embedded", "scripted", "client"]
 
+#: Where a workspace keeps its persona overrides (the extension's *Edit Personas*, ``define_personas``).
+OVERRIDES_DIR = Path(".council") / "personas"
+
 _VAR_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -87,10 +90,18 @@ class CouncilConfig(BaseModel):
     #: Persona name → provider name (different models for different personas).
     persona_providers: dict[str, str] = {}
     personas_dirs: list[Path] = []
+    #: The workspace whose ``.council/personas`` holds persona overrides (``define_personas`` writes there).
+    workspace: Path | None = None
     session_ttl_seconds: float = Field(1800.0, gt=0)
     max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/store.py)
     #: Where automatic selection looks for a local Ollama.
     ollama_url: str = "http://127.0.0.1:11434"
+
+    def persona_layers(self) -> list[Path] | None:
+        """The persona folders to load, in order (None: the shipped ones only). The workspace's overrides folder
+        counts once it exists (``define_personas`` creates it), so its absence is not worth a warning."""
+        overrides = self.workspace / OVERRIDES_DIR if self.workspace is not None else None
+        return [d for d in self.personas_dirs if d != overrides or d.is_dir()] or None
 
     def provider(self, name: str) -> ProviderConfig:
         """The provider called ``name``; :class:`ConfigError` names the configured ones when it is missing."""

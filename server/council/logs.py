@@ -13,7 +13,7 @@ import sys
 
 _DROP = ("Exception occurred for message", "Failed to handle request", "Failed to handle notification",
          "Sending data", "Client response for", "Unable to deserialize message", "Language server initialized")
-_QUIET = ("pygls", "httpx", "httpcore")
+_QUIET = ("pygls", "httpx", "httpcore", "mcp")  # the mcp SDK logs message bodies at DEBUG
 
 
 class _DropBodies(logging.Filter):

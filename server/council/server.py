@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from council import __version__
-from council.camel import CamelModel
+from council.camel import CamelModel, SnakeModel
 from council.errors import CouncilError, from_pydantic, internal_error
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteParams, CompleteResult
@@ -114,8 +114,8 @@ class ClientBridge:
                 log.debug("dropped a completion delta for a closed stream")
 
 
-def _handler(params_model: type[CamelModel], method: str, call: Callable[[Any], Awaitable[CamelModel] | CamelModel]
-             ) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+def _handler(params_model: type[CamelModel | SnakeModel], method: str,
+             call: Callable[[Any], Awaitable[CamelModel] | CamelModel]) -> Callable[[Any], Awaitable[dict[str, Any]]]:
     """A pygls feature: validate params, call the service, return the wire result; errors leave as RpcError."""
 
     async def handle(raw: Any) -> dict[str, Any]:
@@ -155,6 +155,10 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/restore": service.restore,
         "council/personas": lambda _p: service.personas(),
         "council/providers": lambda _p: service.providers(),
+        "council/consult": service.consult_request,
+        "council/personaConsult": service.consult_request,
+        "council/definePersonas": service.define_personas,
+        "council/consultPlan": service.consult_plan,
     }
     for method in METHODS:
         server.feature(method.name)(_handler(method.params, method.name, calls[method.name]))

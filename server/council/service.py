@@ -4,7 +4,8 @@ It owns the session store, the provider hub, the engine and the narrator, and en
 rather than the domain: idempotency keys, one running turn per session, cancellation (explicit or by
 ``$/cancelRequest``; on a completed session it stops a running follow-up), and provider problems as readable
 validation errors. It is also the one place that decides what a turn means and dispatches it
-(:meth:`CouncilService._dispatch`), and the one place domain results become wire results.
+(:meth:`CouncilService._dispatch`), and the one place domain results become wire results. The consult tools
+(``council.consult``) run their sessions through the same :meth:`run_turn`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,27 @@ import anyio
 from pydantic import ValidationError
 
 from council.config import CouncilConfig
+from council.consult.overrides import PersonaOverrides, info
+from council.consult.runner import Asker, Consultant
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
-from council.personas.loader import PersonaLibrary
+from council.personas.loader import PersonaLibrary, load_personas
+from council.present import consult as consult_words
 from council.present import status as words
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
+from council.protocol.consult import (
+    ConsultParams,
+    ConsultPlan,
+    ConsultPlanParams,
+    ConsultRequest,
+    ConsultResult,
+    DefinePersonasParams,
+    DefinePersonasResult,
+    PersonaConsultParams,
+    PersonaConsultRequest,
+)
 from council.protocol.methods import (
     AnswerParams,
     Awaiting,
@@ -67,6 +82,8 @@ class CouncilService:
         self.hub = ProviderHub(config, bridge)
         self.engine = Engine(library, settings or SessionSettings(), PresentWriter(), ranker_factory)
         self.new_turns = KeyedOnce()  # idempotency of turns that name no live session
+        self.consultant = Consultant(self)
+        self.overrides = PersonaOverrides(config.workspace)
 
     # --- council/turn ----------------------------------------------------------------------------------------
     async def turn(self, params: TurnParams) -> TurnResult:
@@ -108,7 +125,7 @@ class CouncilService:
         if intent is Intent.PERSONAS:
             return self._result(rt, intent, words.council_members(rt.session))
         if intent is Intent.CONFIRM_NEW:
-            return await self._run(rt, intent, lambda: self._confirm_new(rt, params.text))
+            return await self.run_turn(rt, intent, lambda: self._confirm_new(rt, params.text))
         engine, pick = self.engine, await self._pick(rt, params)
         added = params.text.strip() if params.command is TurnCommand.EXTEND else ""  # "/extend <text>"
         moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
@@ -118,8 +135,8 @@ class CouncilService:
             Intent.FOLLOW_UP: lambda: engine.follow_up(rt, params.text, pick),
         }
         if intent in REPLIES:
-            return await self._run(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
-        return await self._run(rt, intent, moves[intent])
+            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
+        return await self.run_turn(rt, intent, moves[intent])
 
     async def _confirm_new(self, rt: SessionRuntime, text: str) -> None:
         """Nothing is recorded: the user is asked whether the text answers the open question or is a new one."""
@@ -134,7 +151,7 @@ class CouncilService:
                          user_name=opts.user_id or "User",
                          context=[(ref.name, ref.content) for ref in params.references])
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
-        pick, default = await self._picker(params)
+        pick, default = await self.picker(params)
         rt = self.store.create(params.new_session_id)
         rt.pick = pick
 
@@ -143,13 +160,13 @@ class CouncilService:
             return await self.engine.start(rt, plan, pick)
 
         try:
-            return await self._run(rt, Intent.NEW_PROBLEM, start)
+            return await self.run_turn(rt, Intent.NEW_PROBLEM, start)
         except BaseException:
             if not rt.created:
                 self.store.discard(rt.session_id)
             raise
 
-    async def _picker(self, params: TurnParams):
+    async def picker(self, params: TurnParams):
         try:
             return await self.hub.picker(params.options, params.client)
         except ProviderError as exc:
@@ -157,7 +174,7 @@ class CouncilService:
 
     async def _pick(self, rt: SessionRuntime, params: TurnParams):
         if rt.pick is None:
-            rt.pick, _ = await self._picker(params)
+            rt.pick, _ = await self.picker(params)
         return rt.pick
 
     # --- council/answer --------------------------------------------------------------------------------------
@@ -167,13 +184,13 @@ class CouncilService:
 
         async def run() -> TurnResult:
             pick = await self._pick(rt, TurnParams(client=params.client))
-            return await self._run(rt, intent, lambda: self.engine.answer(
+            return await self.run_turn(rt, intent, lambda: self.engine.answer(
                 rt, params.question_id, params.action, params.text or "", params.choice, pick))
 
         return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
     # --- running a turn --------------------------------------------------------------------------------------
-    async def _run(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
+    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
         if rt.lock.locked():
             raise validation_error("the council is still working on this session; wait for it or cancel it",
                                    sessionId=rt.session_id, status=rt.session.status.value if rt.created else None)
@@ -187,7 +204,7 @@ class CouncilService:
             except CouncilError:
                 raise
             except anyio.get_cancelled_exc_class():
-                self._mark_cancelled(rt, "the client cancelled the request")
+                self.mark_cancelled(rt, "the client cancelled the request")
                 raise
             except Exception as exc:
                 log.exception("session %s failed", rt.session_id)
@@ -197,7 +214,7 @@ class CouncilService:
             finally:
                 rt.cancel_scope = None
                 if scope.cancelled_caught:
-                    self._mark_cancelled(rt, "cancelled")
+                    self.mark_cancelled(rt, "cancelled")
         # reached only when the scope was cancelled (cancel() called while the turn ran)
         return self._result(rt, intent, words.turn_note("cancelled", rt.session))
 
@@ -211,7 +228,7 @@ class CouncilService:
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                           limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED)
 
-    def _mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
+    def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:
             rt.record(r.StatusSet(at=rt.clock(), status=SessionStatus.CANCELLED, reason=reason))
 
@@ -224,7 +241,7 @@ class CouncilService:
                 raise validation_error("the session is already completed", sessionId=session_id)
             rt.cancel_scope.cancel()  # a follow-up runs: stop it; the session stays completed
             return CancelResult(session_id=session_id, status=rt.session.status, cancelled_calls=inflight)
-        self._mark_cancelled(rt, reason)
+        self.mark_cancelled(rt, reason)
         if rt.cancel_scope is not None:
             rt.cancel_scope.cancel()
         return CancelResult(session_id=session_id, status=rt.session.status, cancelled_calls=inflight)
@@ -256,6 +273,33 @@ class CouncilService:
         return RestoreResult(session_id=s.session_id, status=s.status, question=s.active_question,
                              awaiting=Awaiting.ANSWER if s.active_question else Awaiting.NOTHING,
                              records=len(journal))
+
+    # --- the consult tools (council.consult) ------------------------------------------------------------------
+    async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
+                      session_id: str | None = None, client_model: str | None = None) -> ConsultResult:
+        return await self.consultant.consult(params, ask, session_id, client_model)
+
+    async def consult_request(self, params: ConsultRequest | PersonaConsultRequest) -> ConsultResult:
+        """``council/consult`` and ``council/personaConsult`` over JSON-RPC."""
+        return await self.consult(params, None, params.session_id, params.client_model)
+
+    def consult_plan(self, params: ConsultPlanParams) -> ConsultPlan:
+        return self.consultant.plan(params.consult_params())
+
+    def define_personas(self, params: DefinePersonasParams) -> DefinePersonasResult:
+        result, written = self.overrides.define(params, self.library)
+        if written:
+            self.use_library(load_personas(self.config.persona_layers()))
+        if result.applied:
+            result.personas = [info(p, self.library.source(p.id)) for p in self.library]
+        result.markdown = consult_words.define_text(result.to_wire())
+        return result
+
+    def use_library(self, library: PersonaLibrary) -> None:
+        """Use ``library`` from now on (persona overrides were written): new sessions, and a running session's
+        next step, read their contracts from it."""
+        self.library = library
+        self.engine.library = library
 
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)

@@ -59,7 +59,8 @@ def test_unknown_id_is_a_validation_error(clock):
     st = store(clock)
     with pytest.raises(CouncilError) as info:
         st.get("nope")
-    assert info.value.code is ErrorCode.VALIDATION and info.value.details == {"sessionId": "nope", "reason": "unknown_session"}
+    assert info.value.code is ErrorCode.VALIDATION
+    assert info.value.details == {"sessionId": "nope", "reason": "unknown_session"}
 
 
 def test_created_but_not_started_is_unknown(clock):

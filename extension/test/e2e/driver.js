@@ -1,8 +1,9 @@
 // Drives the real VS Code Chat view (code-server + headless Chromium): asks @council a question, answers the
 // first clarifying question by double-clicking a choice button (must submit once), skips the second, waits for
-// the personas and the final answer, and checks that the rendered chat reads well (readabilityProblems).
-// With COUNCIL_E2E_EXPECT_BOOTSTRAP=1 it first waits for the first-run bootstrap (the private venv) and screenshots
-// its progress notification. Screenshots on failure. Usage: node driver.js <url> <shots-dir>
+// the personas and the final answer, and checks that the rendered chat reads well (readabilityProblems); then
+// invokes Council's agent-mode tool council_consult the way an agent does (vscode.lm.invokeTool), and runs the
+// scenarios of scenarios.js. With COUNCIL_E2E_EXPECT_BOOTSTRAP=1 it first waits for the first-run bootstrap (the
+// private venv) and screenshots its progress notification. Screenshots on failure. Usage: node driver.js <url> <shots-dir>
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -86,6 +87,30 @@ async function waitForBootstrap() {
     if (await failed.isVisible().catch(() => false)) throw new Error(`bootstrap failed: ${await failed.innerText()}`);
   });
   if (seen.size < 2) throw new Error(`the progress notification showed ${seen.size} message(s), expected the bootstrap steps`);
+}
+
+// Agent mode's way in: the test extension's command invokes Council's language model tool (vscode.lm.invokeTool)
+// and logs the tool listing and the result text to COUNCIL_E2E_LOG, which this reads back.
+async function invokeConsultTool() {
+  const logFile = process.env.COUNCIL_E2E_LOG;
+  if (!logFile) throw new Error('COUNCIL_E2E_LOG is not set');
+  const seen = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').length : 0;
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Council Test: Invoke council_consult');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    const lines = fs.readFileSync(logFile, 'utf8').slice(seen).split('\n');
+    const listed = lines.find((l) => l.includes('[fake-lm] tool-listed'));
+    if (listed && !/"user_problem"/.test(listed)) throw new Error(`council_consult is not listed with its schema: ${listed}`);
+    const failed = lines.find((l) => l.includes('[fake-lm] tool-error'));
+    if (failed) throw new Error(`council_consult failed: ${failed}`);
+    const done = lines.find((l) => l.includes('[fake-lm] tool-result'));
+    if (done) return JSON.parse(done.slice(done.indexOf('{'))).text;
+    await page.waitForTimeout(500);
+  }
+  throw new Error('council_consult did not answer within 180 s');
 }
 
 async function phase(name, fn) {
@@ -216,6 +241,14 @@ async function runScenarios(input) {
       const problems = await page.evaluate(readabilityProblems);
       for (const p of problems) console.log(`[e2e] readability: ${p}`);
       if (problems.length) throw new Error(`the rendered chat does not read well (${problems.length} problems, listed above)`);
+    });
+    await phase('agent tool: council_consult', async () => {
+      const result = await invokeConsultTool();
+      console.log(`[e2e] council_consult returned ${result.length} chars`);
+      if (!/^\*\*Recommendation:\*\* Do not split everything/.test(result)) throw new Error(`unexpected tool result: ${result.slice(0, 300)}`);
+      for (const name of ['Software Architect', "Devil's Advocate"]) {
+        if (!result.includes(`**${name}**`)) throw new Error(`the tool result does not name ${name}`);
+      }
     });
     await shot('success');
     await runScenarios(input);

@@ -166,6 +166,23 @@ export enum ProgressLocation {
   Notification = 15,
 }
 
+export class LanguageModelTextPart {
+  constructor(readonly value: string) {}
+}
+export class LanguageModelToolResult {
+  constructor(readonly content: unknown[]) {}
+}
+export class McpStdioServerDefinition {
+  cwd?: Uri;
+  constructor(
+    readonly label: string,
+    public command: string,
+    public args: string[] = [],
+    public env: Record<string, string | number | null> = {},
+    public version?: string,
+  ) {}
+}
+
 /** Recorders and knobs for tests. */
 export const __mock = {
   messages: [] as { level: string; text: string; items: string[]; options?: { modal?: boolean; detail?: string } }[],
@@ -175,6 +192,9 @@ export const __mock = {
   commands: new Map<string, (...args: any[]) => any>(),
   config: new Map<string, unknown>(),
   participants: [] as { id: string; handler: unknown; followupProvider?: unknown }[],
+  tools: new Map<string, any>(),
+  mcpProviders: new Map<string, any>(),
+  chatModels: [] as unknown[],
   executeHook: undefined as undefined | ((command: string, args: unknown[]) => unknown),
   reset(): void {
     this.messages.length = 0;
@@ -182,6 +202,9 @@ export const __mock = {
     this.commands.clear();
     this.config.clear();
     this.participants.length = 0;
+    this.tools.clear();
+    this.mcpProviders.clear();
+    this.chatModels.length = 0;
     this.executeHook = undefined;
     this.reply = undefined;
   },
@@ -264,7 +287,15 @@ export const chat = {
 };
 
 export const lm = {
-  selectChatModels: (): Promise<unknown[]> => Promise.resolve([]),
+  selectChatModels: (): Promise<unknown[]> => Promise.resolve([...__mock.chatModels]),
+  registerTool(name: string, tool: unknown): Disposable {
+    __mock.tools.set(name, tool);
+    return new Disposable(() => __mock.tools.delete(name));
+  },
+  registerMcpServerDefinitionProvider(id: string, provider: unknown): Disposable {
+    __mock.mcpProviders.set(id, provider);
+    return new Disposable(() => __mock.mcpProviders.delete(id));
+  },
 };
 
 export const extensions = {

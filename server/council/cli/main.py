@@ -1,4 +1,5 @@
-"""The ``council`` command: ``serve`` (the sidecar), ``ask`` (a headless client of it) and ``doctor``."""
+"""The ``council`` command: ``serve`` (the sidecar), ``mcp`` (the consult tools as an MCP server), ``ask`` (a
+headless client of the sidecar) and ``doctor``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 from typing import NoReturn
 
 from council import __version__
-from council.cli import ask, ask_args, doctor, serve
+from council.cli import ask, ask_args, doctor, mcp, serve
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -24,6 +25,10 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)")
     serve.add_arguments(s)
     s.set_defaults(func=serve.run)
+    m = sub.add_parser("mcp", help="serve the consult tools (council_consult, persona_consult, "
+                                   "council_define_personas) to MCP clients on stdio")
+    mcp.add_arguments(m)
+    m.set_defaults(func=mcp.run)
     a = sub.add_parser("ask", help="ask the council from the terminal (starts the sidecar and talks to it)")
     ask_args.add_arguments(a)
     a.set_defaults(func=ask.run)

@@ -35,6 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-key-env", help="name of the environment variable holding the API key")
     p.add_argument("--script", help="script file for the scripted provider")
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--workspace", help="workspace folder: its .council/personas overrides the personas, and "
+                                       "define_personas writes there")
     p.add_argument("--max-cycles", type=int, help="default debate cycle cap (1–50, default 10)")
     p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
     p.add_argument("--depth", choices=["brief", "standard", "deep"], help="default answer depth")
@@ -43,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_config(args: argparse.Namespace):
-    from council.config import ProviderConfig, load_config
+    from council.config import OVERRIDES_DIR, ProviderConfig, load_config
 
     config = load_config(args.config)
     if args.provider:
@@ -53,6 +55,10 @@ def build_config(args: argparse.Namespace):
                                                  options=options)
         config.default = "cli"
     config.personas_dirs = [*config.personas_dirs, *(Path(d) for d in args.personas_dir)]
+    if args.workspace:
+        config.workspace = Path(args.workspace).resolve()
+        overrides = config.workspace / OVERRIDES_DIR  # the last layer: what define_personas writes wins
+        config.personas_dirs = [*(d for d in config.personas_dirs if d.resolve() != overrides), overrides]
     return config
 
 
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from council.service import CouncilService
 
     config = build_config(args)
-    library = load_personas(config.personas_dirs or None)
+    library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)  # loads torch + the model in a background thread, off the request path
     settings = session_settings(args)

@@ -13,7 +13,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from council.camel import CamelModel
+from council.camel import CamelModel, SnakeModel
+from council.protocol.consult import (
+    ConsultPlan,
+    ConsultPlanParams,
+    ConsultRequest,
+    ConsultResult,
+    DefinePersonasParams,
+    DefinePersonasResult,
+    PersonaConsultRequest,
+)
 from council.session.entities import (
     ClarificationQuestion,
     ConversationSession,
@@ -197,8 +206,8 @@ class RestoreResult(CamelModel):
 @dataclass(frozen=True)
 class Method:
     name: str
-    params: type[CamelModel]
-    result: type[CamelModel]
+    params: type[CamelModel | SnakeModel]
+    result: type[CamelModel | SnakeModel]
     doc: str
 
 
@@ -229,6 +238,30 @@ METHODS: tuple[Method, ...] = (
     Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
     Method("council/providers", EmptyParams, ProvidersResult,
            "Configured model providers and whether each answers right now."),
+    Method("council/consult", ConsultRequest, ConsultResult,
+           "Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads "
+           "are snake_case). It runs a whole session — routing (or `selected_personas`), clarification, "
+           "vote-first debate, convergence, synthesis — and answers when the council is done, with one "
+           "ToolResponse per persona and the synthesis. Nobody is asked anything: each clarifying question "
+           "becomes a logged assumption and is listed in `open_questions`. `depth` sets the output budget and is "
+           "enforced (longer lists are cut, shortfalls are noted, nothing is invented). Events stream as "
+           "`council/event` for the result's `session_id` meanwhile (propose it with `session_id`); with "
+           "`client_model` the client serves the session's `council/complete` requests with its own model. "
+           "`$/cancelRequest` cancels the session and every model call."),
+    Method("council/personaConsult", PersonaConsultRequest, ConsultResult,
+           "Consult one persona (seed 000's `persona.consult`; MCP tool `persona_consult`): the same session and "
+           "result shape with `persona_name` alone on the council and one cycle."),
+    Method("council/definePersonas", DefinePersonasParams, DefinePersonasResult,
+           "Persona overrides for the workspace (seed 000's `council.define_personas`; MCP tool "
+           "`council_define_personas`), draft-gated: without `confirm` it returns the merged contracts and a "
+           "draft (id, the files it would write, a preview) and writes nothing; with `confirm: <draft id>` it "
+           "writes exactly that draft to `<workspace>/.council/personas/` (only the overridden fields) and the "
+           "next consult uses it. Applying a draft again changes nothing. Without `overrides` and `confirm` it "
+           "lists the contracts. Needs `--workspace` to write (else `permission`)."),
+    Method("council/consultPlan", ConsultPlanParams, ConsultPlan,
+           "What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these "
+           "params, without a model call: the council and why, the cycle cap, and how many model calls (what a "
+           "confirmation prompt shows)."),
 )
 
 METHODS_BY_NAME = {m.name: m for m in METHODS}

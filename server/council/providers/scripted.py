@@ -5,12 +5,15 @@ Without a script it answers every council prompt with a valid reply built from t
 ``purpose`` (persona name) and the cycle. A JSON script adds rules, first match wins::
 
     {"chunk": 24, "delay": 0.0,
-     "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…"},
+     "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…",
+                         "anywhere": "…"},
                 "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client", "delay": 0.5,
                 "times": 1}]}
 
-``times`` limits how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
-then a good repair".
+``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). ``times`` limits
+how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
+then a good repair". ``"trace": "/path"`` appends one JSON line per call start, end and cancellation (what the
+tests read to prove that cancelling a session stops every model call).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class ScriptedProvider(Provider):
         self.rules: list[dict[str, Any]] = list(data.get("rules", []))
         self.chunk = int(data.get("chunk", 24))
         self.delay = float(data.get("delay", 0.0))
+        self.trace = data.get("trace")
         self.calls: list[CompletionRequest] = []
         self._fired: dict[int, int] = {}
 
@@ -66,13 +70,30 @@ class ScriptedProvider(Provider):
                 continue
             if "contains" in when and when["contains"] not in last:
                 continue
+            if "anywhere" in when and not any(when["anywhere"] in m.content for m in request.messages):
+                continue
             if "times" in rule and self._fired.get(i, 0) >= rule["times"]:
                 continue
             self._fired[i] = self._fired.get(i, 0) + 1
             return rule
         return None
 
+    def _trace(self, event: str, request: CompletionRequest) -> None:
+        if self.trace:
+            with open(self.trace, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"event": event, "purpose": request.purpose, "cycle": request.cycle}) + "\n")
+
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        self._trace("start", request)
+        try:
+            async for chunk in self._stream(request):
+                yield chunk
+        except anyio.get_cancelled_exc_class():
+            self._trace("cancelled", request)
+            raise
+        self._trace("end", request)
+
+    async def _stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         self.calls.append(request)
         rule = self._match(request) or {}
         delay = float(rule.get("delay", self.delay))

@@ -74,6 +74,23 @@ exports.activate = function activate(context) {
       },
     }),
   );
+  // The agent-mode path, as an agent would take it: invoke Council's language model tool and log what came back
+  // (the e2e driver runs this command and reads the log).
+  context.subscriptions.push(
+    vscode.commands.registerCommand('councilTest.invokeConsult', async () => {
+      const tool = vscode.lm.tools.find((t) => t.name === 'council_consult');
+      log('tool-listed', tool ? { name: tool.name, properties: Object.keys((tool.inputSchema || {}).properties || {}) } : null);
+      try {
+        const input = { user_problem: 'Should we split our monolith into services this quarter?', depth: 'brief',
+          selected_personas: ['Software Architect', "Devil's Advocate"] };
+        const result = await vscode.lm.invokeTool('council_consult', { input, toolInvocationToken: undefined },
+          new vscode.CancellationTokenSource().token);
+        log('tool-result', { text: result.content.map((p) => (typeof p.value === 'string' ? p.value : '')).join('') });
+      } catch (err) {
+        log('tool-error', String(err && err.message ? err.message : err));
+      }
+    }),
+  );
   // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list this model
   // (without it a signed-out picker only offers "Sign in to use Copilot").
   vscode.lm.selectChatModels({ vendor: 'council-fake' }).then(

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import { ResponseError } from 'vscode-jsonrpc';
+import * as vscode from 'vscode';
+import { MCP_PROVIDER_ID, councilMcpProvider, registerCouncilMcp } from '../../src/mcp';
+import type { ToolDeps } from '../../src/tools';
+import { TOOL_NAMES, agentToolsMode, chatModelForTools, consultTool, definePersonasTool, personaConsultTool, registerCouncilTools, toolError } from '../../src/tools';
+import { TurnRegistry } from '../../src/turns';
+import { FakeClient, fakeModel } from './helpers';
+
+const mock = (vscode as unknown as { __mock: any }).__mock;
+const PLAN = { council: { personas: ['Security Expert'], reason: 'asked', method: 'override', user_override: true }, depth: 'brief', max_cycles: 1, model_calls_min: 4, model_calls_max: 4, markdown: 'Security Expert (brief depth): 4 model calls.' };
+
+function deps(script: ConstructorParameters<typeof FakeClient>[0], model?: unknown): ToolDeps & { client: FakeClient } {
+  return { client: new FakeClient(script), turns: new TurnRegistry<vscode.LanguageModelChat>(), chooseModel: () => Promise.resolve(model as vscode.LanguageModelChat | undefined) };
+}
+
+const token = () => new vscode.CancellationTokenSource().token;
+const textOf = (r: vscode.LanguageModelToolResult | null | undefined) => (r!.content[0] as vscode.LanguageModelTextPart).value;
+
+describe('agent-mode tools', () => {
+  beforeEach(() => mock.reset());
+
+  it('prepareInvocation shows the personas and the model calls from council/consultPlan', async () => {
+    const d = deps(() => PLAN);
+    const prepared = await personaConsultTool(d).prepareInvocation!({ input: { user_problem: 'Rotate keys?', persona_name: 'security' } }, token());
+    assert.equal((prepared!.invocationMessage as vscode.MarkdownString).value, PLAN.markdown);
+    assert.deepEqual(d.client.calls[0].params, { user_problem: 'Rotate keys?', persona_name: 'security' });
+    assert.equal(d.client.calls[0].method, 'council/consultPlan');
+  });
+
+  it('a consult borrows the chat model, names its session and returns the compact markdown', async () => {
+    const model = fakeModel();
+    const d = deps((call) => {
+      const turn = d.turns.forSession(call.params.session_id);
+      assert.equal(turn?.handlers.model, model); // council/complete for this session finds the borrowed model
+      return { markdown: '**Recommendation:** stage it.' };
+    }, model);
+    const t = token();
+    const result = await consultTool(d).invoke({ input: { user_problem: 'Split the monolith?', depth: 'brief' } } as any, t);
+    assert.equal(textOf(result), '**Recommendation:** stage it.');
+    const call = d.client.callsTo('council/consult')[0];
+    assert.match(call.params.session_id, /^tool-[0-9a-f-]{36}$/);
+    assert.equal(call.params.client_model, 'Fake Model');
+    assert.equal(call.params.depth, 'brief');
+    assert.equal(call.token, t); // cancelling the tool call cancels the request
+    assert.equal(d.turns.active.length, 0);
+  });
+
+  it('without a chat model the sidecar provider answers', async () => {
+    const d = deps(() => ({ markdown: 'ok' }));
+    await personaConsultTool(d).invoke({ input: { user_problem: 'x', persona_name: 'Devil’s Advocate' } } as any, token());
+    assert.equal('client_model' in d.client.calls[0].params, false);
+  });
+
+  it('a refused consult becomes the contract error the agent reads', async () => {
+    const data = { code: 'validation', message: 'unknown persona', details: { fields: { persona_name: 'unknown persona' } } };
+    const d = deps(() => {
+      throw new ResponseError(-32602, 'unknown persona', data);
+    });
+    await assert.rejects(Promise.resolve(personaConsultTool(d).invoke({ input: { user_problem: 'x', persona_name: 'Chef' } } as any, token())), (err: Error) => {
+      assert.deepEqual(JSON.parse(err.message), { error: data });
+      return true;
+    });
+    assert.equal(d.turns.active.length, 0);
+    assert.equal(toolError(new Error('boom')).message, 'boom');
+  });
+
+  it('define_personas asks before applying a draft, never before drafting', async () => {
+    const d = deps((call) => ({ draft: { id: 'draft-0123456789abcdef', preview: 'create `.council/personas/x.toml`' }, personas: [], markdown: `done ${call.params.confirm ?? 'draft'}` }));
+    const tool = definePersonasTool(d);
+    assert.deepEqual(await tool.prepareInvocation!({ input: { overrides: { 'Devil’s Advocate': { focus: ['a'] } } } } as any, token()), {});
+    const asked = await tool.prepareInvocation!({ input: { confirm: 'draft-0123456789abcdef', overrides: { 'Devil’s Advocate': { focus: ['a'] } } } }, token());
+    assert.equal((asked!.confirmationMessages!.message as vscode.MarkdownString).value, 'create `.council/personas/x.toml`');
+    const result = await tool.invoke({ input: { confirm: 'draft-0123456789abcdef' } } as any, token());
+    assert.equal(textOf(result), 'done draft-0123456789abcdef');
+  });
+
+  it('registers the three tools under their MCP names', () => {
+    const context = { subscriptions: [] as { dispose(): unknown }[] } as unknown as vscode.ExtensionContext;
+    registerCouncilTools(context, deps(() => undefined));
+    assert.deepEqual([...mock.tools.keys()], [TOOL_NAMES.consult, TOOL_NAMES.personaConsult, TOOL_NAMES.definePersonas]);
+    assert.deepEqual([...mock.tools.keys()], ['council_consult', 'persona_consult', 'council_define_personas']);
+  });
+
+  it('reads the agentTools setting and picks a chat model only in chat mode', async () => {
+    assert.equal(agentToolsMode({ get: () => undefined }), 'languageModelTools');
+    assert.equal(agentToolsMode({ get: () => 'mcp' as any }), 'mcp');
+    assert.equal(agentToolsMode({ get: () => 'bogus' as any }), 'languageModelTools');
+    mock.chatModels.push(fakeModel());
+    assert.equal((await chatModelForTools(true))?.id, 'fake-model');
+    assert.equal(await chatModelForTools(false), undefined);
+  });
+});
+
+describe('MCP server definition provider', () => {
+  beforeEach(() => mock.reset());
+
+  it('offers council mcp only when agentTools is mcp, resolving the command lazily', async () => {
+    let mode: 'languageModelTools' | 'mcp' | 'off' = 'languageModelTools';
+    let resolved = 0;
+    const provider = councilMcpProvider({
+      version: '0.1.0',
+      mode: () => mode,
+      resolveLaunch: () => {
+        resolved++;
+        return Promise.resolve({ command: '/venv/bin/python', args: ['-m', 'council', 'mcp', '--workspace', '/ws'], env: { A: '1' }, cwd: '/ws' });
+      },
+    });
+    assert.deepEqual(await provider.provideMcpServerDefinitions(token()), []);
+    mode = 'mcp';
+    const [server] = (await provider.provideMcpServerDefinitions(token())) as vscode.McpStdioServerDefinition[];
+    assert.equal(server.label, 'Council');
+    assert.equal(resolved, 0); // listing is instant; Python is resolved when VS Code starts the server
+    const ready = (await provider.resolveMcpServerDefinition!(server, token())) as vscode.McpStdioServerDefinition;
+    assert.equal(ready.command, '/venv/bin/python');
+    assert.deepEqual(ready.args, ['-m', 'council', 'mcp', '--workspace', '/ws']);
+    assert.deepEqual(ready.env, { A: '1' });
+    assert.equal(ready.cwd?.fsPath, '/ws');
+    let fired = 0;
+    provider.onDidChangeMcpServerDefinitions!(() => fired++);
+    provider.changed.fire();
+    assert.equal(fired, 1);
+  });
+
+  it('registers under the contributed id', () => {
+    const context = { subscriptions: [] as { dispose(): unknown }[] } as unknown as vscode.ExtensionContext;
+    registerCouncilMcp(context, { version: '1', mode: () => 'mcp', resolveLaunch: () => Promise.reject(new Error('unused')) });
+    assert.ok(mock.mcpProviders.has(MCP_PROVIDER_ID));
+    assert.equal(context.subscriptions.length, 3);
+  });
+});

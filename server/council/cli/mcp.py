@@ -1,0 +1,59 @@
+"""``council mcp``: serve the consult tools over MCP on stdin/stdout (newline-delimited JSON-RPC).
+
+Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
+``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
+persona overrides. As with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import logging
+import os
+
+from council.cli import serve
+
+log = logging.getLogger("council.mcp")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    serve.add_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    proto_out = serve.protect_stdout()
+    from council.logs import setup_logging
+
+    setup_logging(args.log_level)
+    import anyio
+
+    from council.mcpserver.server import EventRouter, build_mcp_server
+    from council.personas.loader import load_personas
+    from council.personas.routing import default_ranker, start_embedding_warmup
+    from council.service import CouncilService
+
+    args.workspace = args.workspace or os.getcwd()
+    config = serve.build_config(args)
+    library = load_personas(config.persona_layers())
+    if not args.no_embeddings:
+        start_embedding_warmup(library)
+    router = EventRouter()
+    service = CouncilService(library, config, router, settings=serve.session_settings(args),
+                             ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
+    server = build_mcp_server(service, router)
+    log.info("council MCP server ready: %d personas, workspace %s", len(library), config.workspace)
+
+    async def main() -> None:
+        from mcp.server.stdio import stdio_server
+
+        stdout = anyio.wrap_file(io.TextIOWrapper(io.BufferedWriter(proto_out), encoding="utf-8"))
+        try:
+            async with stdio_server(stdout=stdout) as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+        finally:
+            with anyio.CancelScope(shield=True):
+                await service.aclose()
+
+    anyio.run(main)
+    return 0

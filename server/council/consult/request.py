@@ -1,0 +1,68 @@
+"""From a consult tool's input to a session request, and what that session would cost (no model call).
+
+The problem, the desired outcome and the constraints become the request text (what routing and every prompt
+read, never truncated); ``context`` is attached like a chat reference. A consult's debate is capped by depth so
+one call stays within an MCP client's patience; a single persona has nobody to debate and gets one cycle.
+"""
+
+from __future__ import annotations
+
+from council.errors import validation_error
+from council.personas.loader import PersonaLibrary
+from council.protocol.consult import ConsultParams, ConsultPlan, CouncilChoice, PersonaConsultParams
+from council.session.engine import Engine, NewSession, Plan
+from council.session.entities import Depth
+
+#: Debate cycles a consult may run at each depth (the sidecar's own cap still applies when lower).
+CONSULT_CYCLES: dict[Depth, int] = {Depth.BRIEF: 2, Depth.STANDARD: 3, Depth.DEEP: 5}
+FIXED_CALLS = 3  # the clarifier, the moderator's options and the chair's synthesis
+
+
+def request_text(params: ConsultParams | PersonaConsultParams) -> str:
+    text = params.user_problem
+    if params.desired_outcome and params.desired_outcome.strip():
+        text += f"\n\nDesired outcome: {params.desired_outcome.strip()}"
+    if params.constraints:
+        text += "\n\nConstraints:\n" + "\n".join(f"- {c}" for c in params.constraints)
+    return text
+
+
+def _checked(library: PersonaLibrary, names: list[str], field: str) -> list[str]:
+    """The personas' canonical names; an unknown one is a validation error naming the field and the choices."""
+    out = []
+    for i, name in enumerate(names):
+        persona = library.get(name)
+        if persona is None:
+            where = field if len(names) == 1 and field == "persona_name" else f"{field}.{i}"
+            raise validation_error(f"unknown persona {name!r}", fields={where: f"unknown persona {name!r}"},
+                                   valid=library.names)
+        out.append(persona.name)
+    return out
+
+
+def session_request(engine: Engine, params: ConsultParams | PersonaConsultParams) -> Plan:
+    """The checked session plan for a consult: council, depth, cycle cap."""
+    if isinstance(params, PersonaConsultParams):
+        personas: list[str] | None = _checked(engine.library, [params.persona_name], "persona_name")
+        cycles = 1
+    else:
+        personas = _checked(engine.library, params.selected_personas, "selected_personas") \
+            if params.selected_personas else None
+        cycles = min(engine.settings.max_cycles, CONSULT_CYCLES[params.depth])
+    context = [("Context", params.context)] if params.context and params.context.strip() else []
+    req = NewSession(text=request_text(params), personas=personas, depth=params.depth, max_cycles=cycles,
+                     max_personas=len(personas) if personas else None, clarify=True, context=context)
+    return engine.plan(req)
+
+
+def council_of(plan: Plan) -> CouncilChoice:
+    sel = plan.selection
+    return CouncilChoice(personas=sel.names, reason=sel.reason, method=sel.method, user_override=sel.user_override)
+
+
+def estimate(plan: Plan) -> ConsultPlan:
+    """The model calls a consult makes: at least one reply per persona, at most one per persona and cycle."""
+    n = len(plan.selection.personas)
+    cycles = plan.settings.max_cycles
+    return ConsultPlan(council=council_of(plan), depth=plan.settings.depth, max_cycles=cycles,
+                       model_calls_min=FIXED_CALLS + n, model_calls_max=FIXED_CALLS + n * cycles)

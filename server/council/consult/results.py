@@ -1,0 +1,134 @@
+"""A finished session as a consult result: seed 000's ToolResponse per persona and CouncilSynthesis, with the
+depth enforced after the fact.
+
+The prompts already ask for the depth's number of bullets (and one repair when a reply falls short); here every
+list that counts is cut to the depth's maximum, and a shortfall is reported in the synthesis's notes — never made
+up with invented items. The synthesis's next steps, when the chair gave too few, are completed from the advisors'
+own next steps (real items, in council order). The Devil's Advocate's counterpoints always reach
+``risks_tradeoffs``.
+"""
+
+from __future__ import annotations
+
+from council.consult.request import council_of
+from council.personas.loader import PersonaLibrary
+from council.present import consult as words
+from council.protocol.consult import (
+    Clarification,
+    ConsultResult,
+    ConsultSynthesis,
+    ToolResponse,
+    VoteOutcome,
+)
+from council.session.debate import votes_of
+from council.session.engine import Plan
+from council.session.entities import ConversationSession, QuestionStatus
+from council.session.outputs import PersonaResponse, Vote
+from council.session.prompts import DEPTH_BULLETS
+from council.session.vote_round import final_round
+
+COUNTED = ("summary", "advice", "next_steps")
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = " ".join(item.lower().split()).rstrip(".")
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item.strip())
+    return out
+
+
+def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | None:
+    """The persona's last reply that is not an abstention."""
+    usable = [r for r in s.responses if r.persona == persona and not r.abstained]
+    return max(usable, key=lambda r: r.cycle) if usable else None
+
+
+def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSession,
+                  notes: list[str]) -> ToolResponse:
+    depth = s.settings.depth
+    lo, hi = DEPTH_BULLETS[depth]
+    lists = {f: _dedupe(getattr(resp, f)) for f in COUNTED}
+    for field, items in lists.items():
+        if len(items) < lo:
+            notes.append(words.shortfall_note(resp.persona, field, len(items), depth.value, lo, hi))
+    cut = [f for f, items in lists.items() if len(items) > hi]
+    if cut:
+        notes.append(words.trimmed_note(resp.persona, cut, hi, depth.value))
+    return ToolResponse(
+        persona=resp.persona, summary=words.bullet_text(lists["summary"][:hi]),
+        advice=words.bullet_text(lists["advice"][:hi]), assumptions=resp.assumptions, questions=resp.questions,
+        next_steps=lists["next_steps"][:hi], confidence=resp.confidence,
+        confidence_rationale=resp.confidence_rationale, position=resp.position,
+        counterpoints=_dedupe(resp.risks)[:hi], vote=vote.option_id if vote else None, cycle=resp.cycle)
+
+
+def synthesis(s: ConversationSession, responses: list[ToolResponse], contrarians: set[str],
+              notes: list[str]) -> ConsultSynthesis:
+    syn = s.synthesis
+    assert syn is not None
+    lo, hi = DEPTH_BULLETS[s.settings.depth]
+    steps = _dedupe(syn.next_steps)[:hi]
+    if len(steps) < lo:
+        known = {" ".join(x.lower().split()).rstrip(".") for x in steps}
+        extra = [x for x in _dedupe([step for r in responses for step in r.next_steps])
+                 if " ".join(x.lower().split()).rstrip(".") not in known][: lo - len(steps)]
+        if extra:
+            steps += extra
+            notes.append(words.steps_completed_note(len(extra)))
+    risks = _dedupe(syn.risks_tradeoffs)
+    for r in responses:
+        if r.persona in contrarians:
+            added = [x for x in r.counterpoints if x not in risks]
+            risks += added
+            if added:
+                notes.append(words.counterpoints_note(r.persona, len(added)))
+            elif not r.counterpoints:
+                notes.append(words.no_counterpoints_note(r.persona))
+    return ConsultSynthesis(
+        recommendation=syn.recommendation, agreements=syn.agreements, conflicts=syn.conflicts,
+        risks_tradeoffs=risks, next_steps=steps, notes=[*syn.notes, *notes], dissent=syn.dissent,
+        source=syn.source)
+
+
+def clarifications(s: ConversationSession, declined: set[str]) -> list[Clarification]:
+    out = []
+    for q in s.questions:
+        choices = [c.label for c in q.choices]
+        if q.status is QuestionStatus.ANSWERED and q.user_answer is not None:
+            out.append(Clarification(question=q.question, choices=choices, status="answered",
+                                     answer=q.user_answer.answer))
+        else:
+            out.append(Clarification(question=q.question, choices=choices, assumption=q.default_assumption,
+                                     status="declined" if q.question_id in declined else "assumed"))
+    return out
+
+
+def consult_result(s: ConversationSession, plan: Plan, library: PersonaLibrary,
+                   declined: set[str]) -> ConsultResult:
+    final = {v.persona: v for v in votes_of(s, final_round(s))} if s.votes else {}
+    notes: list[str] = []
+    responses, silent = [], []
+    for p in s.personas:
+        resp = latest_usable(s, p.name)
+        if resp is None:
+            silent.append(p.name)
+        else:
+            responses.append(tool_response(resp, final.get(p.name), s, notes))
+    if silent:
+        notes.append(words.silent_note(silent))
+    contrarians = {c.name for c in library if c.always_include}
+    clar = clarifications(s, declined)
+    open_questions = _dedupe([c.question for c in clar if c.status != "answered"]
+                             + [q for r in responses for q in r.questions])
+    tally = s.tally
+    vote = VoteOutcome(options={o.id: o.label for o in tally.options}, counts=tally.counts, winner=tally.winner,
+                       consensus=tally.consensus) if tally else None
+    return ConsultResult(
+        responses=responses, synthesis=synthesis(s, responses, contrarians, notes), session_id=s.session_id,
+        depth=s.settings.depth, council=council_of(plan), vote=vote, clarifications=clar,
+        assumptions=[a.assumption for a in s.assumption_log], open_questions=open_questions,
+        cycles=s.debate_cycles, model_calls=sum(u.calls for u in s.metadata.models.values()))

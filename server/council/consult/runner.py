@@ -1,0 +1,113 @@
+"""Runs a consult: one council session from start to synthesis in a single call.
+
+The session runs through the service's own turn path (one lock, one cancel scope, errors mapped the same way as
+chat turns), so a consult inherits everything a chat session does. Clarifying questions are the only point
+where a chat session waits for the user; here each one goes to the caller's ``ask`` callback (MCP
+elicitation): an answer is used, a declined question becomes a logged assumption, a dismissed one skips the
+rest. Without a callback every question is skipped at once (each a logged assumption) and listed in the result
+as an open question. Cancelling the call cancels the session and every model call in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+
+from council.consult.request import estimate, session_request
+from council.consult.results import consult_result
+from council.errors import internal_error, validation_error
+from council.present import consult as words
+from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
+from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
+from council.session.engine import Plan
+from council.session.entities import ClarificationQuestion, SessionStatus
+from council.session.intents import Intent
+
+if TYPE_CHECKING:
+    from council.service import CouncilService
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the caller made of one clarifying question."""
+
+    action: Literal["answer", "skip", "skip_all"]
+    text: str = ""
+    choice: str | None = None
+
+
+Asker = Callable[[ClarificationQuestion], Awaitable[Reply]]
+MOVES = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "skip_all": Intent.SKIP_ALL}
+
+
+class Consultant:
+    """The consult tools' entry points, sharing the service's store, engine and providers."""
+
+    def __init__(self, service: CouncilService) -> None:
+        self.service = service
+
+    def plan(self, params: ConsultParams | PersonaConsultParams) -> ConsultPlan:
+        plan = estimate(session_request(self.service.engine, params))
+        plan.markdown = words.plan_text(plan.to_wire())
+        return plan
+
+    async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
+                      session_id: str | None = None, client_model: str | None = None) -> ConsultResult:
+        """Run the council on ``params`` to the end; ``session_id`` lets a caller route the session's events,
+        ``client_model`` has the client's own model answer (``council/complete``), as in a chat turn."""
+        plan = session_request(self.service.engine, params)
+        declined: set[str] = set()
+        turn = TurnParams(options=SessionOptions(provider="client", model=client_model),
+                          client=ClientCapabilities(completion=True, completion_model=client_model)) \
+            if client_model else TurnParams()
+        rt = await self._run(plan, ask, session_id, declined, turn)
+        s = rt.session
+        if s.status is SessionStatus.CANCELLED:
+            raise validation_error("the consult was cancelled", sessionId=s.session_id, reason="cancelled")
+        if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
+            failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
+            raise internal_error("the council could not answer: every advisor's model failed; check the model "
+                                 "configuration (see `council doctor`)", sessionId=s.session_id, failures=failures)
+        result = consult_result(s, plan, self.service.engine.library, declined)
+        result.markdown = words.consult_text(result.to_wire())
+        return result
+
+    async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str],
+                   turn: TurnParams):
+        svc, engine = self.service, self.service.engine
+        pick, default = await svc.picker(turn)
+        rt = svc.store.create(session_id)
+        rt.pick = pick
+
+        async def start() -> str | None:
+            rt.note("model", model=default.model, provider=default.id)
+            return await engine.start(rt, plan, pick)
+
+        try:
+            await svc.run_turn(rt, Intent.NEW_PROBLEM, start)
+            while rt.session.status is SessionStatus.CLARIFYING and rt.session.active_question is not None:
+                question = rt.session.active_question
+                reply = await ask(question) if ask is not None else Reply("skip_all")
+                if ask is not None and reply.action != "answer":
+                    declined.add(question.question_id)  # the user saw it and said no
+                await svc.run_turn(rt, MOVES[reply.action], _move(svc, rt, question, reply, pick))
+        except anyio.get_cancelled_exc_class():
+            svc.mark_cancelled(rt, "the caller cancelled the consult")
+            raise
+        except BaseException:
+            if not rt.created:
+                svc.store.discard(rt.session_id)
+            raise
+        return rt
+
+
+def _move(svc: CouncilService, rt, question: ClarificationQuestion, reply: Reply, pick):
+    engine = svc.engine
+    if reply.action == "answer":
+        return lambda: engine.answer(rt, question.question_id, "answer", reply.text, reply.choice, pick)
+    if reply.action == "skip":
+        return lambda: engine.answer(rt, question.question_id, "skip", "", None, pick)
+    return lambda: engine.reply(rt, "skip_all", "", pick)

@@ -1,0 +1,123 @@
+"""The three MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
+
+Names use underscores (``council_consult``): dots break VS Code, Copilot CLI and Codex. Schemas are the pydantic
+models of ``council.protocol.consult`` with every ``$ref`` inlined, since several clients do not resolve
+references. ``python -m council.mcpserver.tools`` writes them into package.json's ``languageModelTools`` (the
+VS Code extension's agent-mode tools carry the same schemas; ``--check`` fails on drift, and a test runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from council.present import tools as words
+from council.protocol.consult import (
+    ConsultParams,
+    ConsultResult,
+    DefinePersonasParams,
+    DefinePersonasResult,
+    PersonaConsultParams,
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    params: type[BaseModel]
+    result: type[BaseModel]
+    read_only: bool
+    idempotent: bool
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("council_consult", *words.CONSULT, ConsultParams, ConsultResult, read_only=True, idempotent=False),
+    ToolSpec("persona_consult", *words.PERSONA_CONSULT, PersonaConsultParams, ConsultResult, read_only=True,
+             idempotent=False),
+    ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, DefinePersonasParams, DefinePersonasResult,
+             read_only=False, idempotent=True),
+)
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every ``#/$defs/…`` reference replaced by its definition (no ``$defs`` left)."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = walk(defs[node["$ref"].rsplit("/", 1)[-1]])
+                rest = {k: walk(v) for k, v in node.items() if k != "$ref"}
+                return {**target, **rest}
+            return {k: walk(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+def input_schema(spec: ToolSpec) -> dict[str, Any]:
+    return inline_refs(spec.params.model_json_schema(mode="validation"))
+
+
+def output_schema(spec: ToolSpec) -> dict[str, Any]:
+    return inline_refs(spec.result.model_json_schema(mode="serialization"))
+
+
+LM_TOOL_DEFAULTS = {  # what the VS Code contribution adds (kept when already there: edit them in package.json)
+    "council_consult": {"toolReferenceName": "council", "icon": "$(organization)"},
+    "persona_consult": {"toolReferenceName": "councilPersona", "icon": "$(person)"},
+    "council_define_personas": {"toolReferenceName": "councilPersonas", "icon": "$(edit)"},
+}
+AGENT_TOOLS_WHEN = "config.council.agentTools == 'languageModelTools'"
+
+
+def lm_tools(existing: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``contributes.languageModelTools`` for package.json: names, titles, descriptions and input schemas from
+    the tool specs; hand-written fields of existing entries are kept."""
+    by_name = {entry.get("name"): entry for entry in existing}
+    out = []
+    for t in TOOLS:
+        entry = {"name": t.name, **LM_TOOL_DEFAULTS[t.name], **by_name.get(t.name, {})}
+        entry.update({"displayName": t.title, "userDescription": t.title, "modelDescription": t.description,
+                      "canBeReferencedInPrompt": True, "when": AGENT_TOOLS_WHEN, "inputSchema": input_schema(t)})
+        out.append(entry)
+    return out
+
+
+def sync_package_json(path: Path, check: bool) -> int:
+    """Write the tools into ``path``'s ``contributes.languageModelTools`` (``check``: exit 1 when it differs)."""
+    text = path.read_text(encoding="utf-8")
+    package = json.loads(text)
+    contributes = package.setdefault("contributes", {})
+    contributes["languageModelTools"] = lm_tools(contributes.get("languageModelTools", []))
+    new = json.dumps(package, indent=2, ensure_ascii=False) + "\n"
+    if check:
+        if new != text:
+            sys.stderr.write(f"{path}: languageModelTools are out of date: run python -m council.mcpserver.tools\n")
+            return 1
+        return 0
+    path.write_text(new, encoding="utf-8")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Write the consult tools into package.json's languageModelTools.")
+    p.add_argument("--package-json", type=Path, default=Path(__file__).resolve().parents[3] / "package.json")
+    p.add_argument("--check", action="store_true", help="exit 1 if package.json is out of date")
+    args = p.parse_args(argv)
+    return sync_package_json(args.package_json, args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""What people read of the consult tools: bullet text, the notes a consult adds, progress lines, elicitation
+prompts, the draft preview of persona overrides, and the compact text rendering of every tool result (the MCP
+``content`` text and VS Code's tool result).
+
+Structured results carry the data; this module only words it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from council.present.text import bullets, join_names, numbered, one_line, plural
+
+TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
+
+
+def bullet_text(items: list[str]) -> str:
+    """Markdown bullets, one per item, no trailing newline."""
+    return bullets(items).rstrip("\n")
+
+
+# --- notes a consult adds to the synthesis ---------------------------------------------------------------------
+def shortfall_note(persona: str, field: str, count: int, depth: str, lo: int, hi: int) -> str:
+    return (f"{persona} gave {plural(count, 'item')} in {field}; {depth} depth asks for {lo}–{hi}. Nothing was "
+            "added to make up the number.")
+
+
+def trimmed_note(persona: str, fields: list[str], hi: int, depth: str) -> str:
+    return f"{persona}: {', '.join(fields)} cut to {hi} items ({depth} depth)."
+
+
+def steps_completed_note(count: int) -> str:
+    return f"{plural(count, 'next step')} taken from the advisors' own next steps (the chair gave too few)."
+
+
+def silent_note(personas: list[str]) -> str:
+    return f"{join_names(personas)} gave no usable answer and {'is' if len(personas) == 1 else 'are'} not listed."
+
+
+def counterpoints_note(persona: str, count: int) -> str:
+    return f"{persona}'s {plural(count, 'counterpoint')} added to the risks and trade-offs."
+
+
+def no_counterpoints_note(persona: str) -> str:
+    return f"{persona} raised no counterpoints this time, although it was asked to."
+
+
+# --- progress -------------------------------------------------------------------------------------------------
+def stage(event: dict[str, Any]) -> str | None:
+    """A one-line progress message for a session event (None: not a stage worth reporting)."""
+    kind = event.get("type")
+    if kind == "progress":
+        return str(event.get("message", "")) or None
+    if kind == "personas.selected":
+        names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
+        return f"Council: {join_names(names)}."
+    if kind == "question.asked":
+        return f"Clarifying: {one_line(event.get('question', {}).get('question', ''))}"
+    if kind == "persona.completed":
+        return f"{event.get('persona')} answered (cycle {event.get('cycle')})."
+    if kind == "options.proposed":
+        return f"The moderator put {plural(len(event.get('options', [])), 'option')} to the vote."
+    if kind == "cycle.completed":
+        return f"Cycle {event.get('cycle')} done."
+    if kind == "votes.tallied":
+        return "Votes tallied."
+    if kind == "final.answer":
+        return "The chair wrote the synthesis."
+    return None
+
+
+# --- clarifying questions through the client (MCP elicitation) -------------------------------------------------
+def elicit_message(question: str, assumption: str) -> str:
+    return (f"The council asks: {one_line(question)}\n\nPick a choice or answer in your own words. Decline, and "
+            f"the council assumes: {one_line(assumption)}")
+
+
+CHOICE_TITLE = "Choice"
+ANSWER_TITLE = "Your answer"
+ANSWER_HINT = "Free text (leave empty to use the choice)"
+
+
+# --- define_personas ----------------------------------------------------------------------------------------------
+ACTION_WORDS = {"create": "create", "update": "update", "unchanged": "leave unchanged (already applied)"}
+
+
+def draft_preview(draft_id: str, directory: str, files: list[dict[str, Any]]) -> str:
+    lines = [f"**Draft `{draft_id}`**: persona overrides for `{directory}`. Nothing is written until you call "
+             f"again with `confirm: \"{draft_id}\"`.", ""]
+    for f in files:
+        lines.append(f"- {ACTION_WORDS[f['action']]} `{f['path']}` ({f['persona']}: {', '.join(f['fields'])})")
+    return "\n".join(lines)
+
+
+def define_text(result: dict[str, Any]) -> str:
+    if result.get("applied"):
+        written, unchanged = result.get("written", []), result.get("unchanged", [])
+        parts = [f"Applied: wrote {plural(len(written), 'file')}" + (f" ({', '.join(written)})" if written else "")]
+        if unchanged:
+            parts.append(f"{plural(len(unchanged), 'file')} already held these overrides")
+        return "; ".join(parts) + ". The next consult uses them."
+    draft = result.get("draft")
+    names = [p["name"] for p in result.get("personas", [])]
+    head = f"{plural(len(names), 'persona')}: {join_names(names)}."
+    return f"{draft['preview']}\n\n{head}" if draft else head
+
+
+# --- the compact text of a consult ------------------------------------------------------------------------------
+def consult_text(result: dict[str, Any]) -> str:
+    """A few lines a person or an agent can read at a glance; the structured result has everything."""
+    syn = result["synthesis"]
+    lines = [f"**Recommendation:** {one_line(syn['recommendation'])}", ""]
+    vote = result.get("vote")
+    if vote and vote.get("winner"):
+        label = vote["options"].get(vote["winner"], vote["winner"])
+        lines += [f"Vote: {label} ({vote['consensus']}).", ""]
+    if syn.get("next_steps"):
+        lines += ["Next steps:", numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]
+    if syn.get("risks_tradeoffs"):
+        lines += ["Risks:", bullet_text(syn["risks_tradeoffs"][:TEXT_ITEMS]), ""]
+    for resp in result["responses"]:
+        lines.append(f"- **{resp['persona']}** ({resp['confidence']}): {one_line(resp['position'])}")
+    if result.get("open_questions"):
+        lines += ["", "Open questions:", bullet_text(result["open_questions"][:TEXT_ITEMS])]
+    if result.get("assumptions"):
+        lines += ["", "Assumed:", bullet_text(result["assumptions"][:TEXT_ITEMS])]
+    council = result["council"]
+    lines += ["", f"_{plural(len(council['personas']), 'persona')}, {plural(result['cycles'], 'cycle')}, "
+                  f"{plural(result['model_calls'], 'model call')}, {result['depth']} depth; session "
+                  f"{result['session_id']}._"]
+    return "\n".join(lines).strip() + "\n"
+
+
+def plan_text(plan: dict[str, Any]) -> str:
+    """What a consult is about to do (a confirmation prompt)."""
+    names = plan["council"]["personas"]
+    calls = plan["model_calls_min"] if plan["model_calls_min"] == plan["model_calls_max"] else \
+        f"{plan['model_calls_min']}–{plan['model_calls_max']}"
+    return (f"{join_names(names)} ({plan['depth']} depth, up to {plural(plan['max_cycles'], 'debate cycle')}): "
+            f"{calls} model calls. {plan['council']['reason']}")
+
+
+def error_text(code: str, message: str) -> str:
+    return f"Council {code} error: {message}"

@@ -1,0 +1,243 @@
+"""The consult tools' wire models (seed 000), the same on every surface: JSON-RPC (``council/consult``,
+``council/personaConsult``, ``council/definePersonas``, ``council/consultPlan``), the MCP server
+(``council_consult``, ``persona_consult``, ``council_define_personas``) and VS Code's language model tools.
+
+Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them: ``user_problem``,
+``selected_personas``, ``next_steps`` … A consult is one call that returns when the council is done; extra fields
+beyond the seed (votes, assumptions, the session id) say how the answer came about.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, field_validator, model_validator
+
+from council.camel import SnakeModel
+from council.session.entities import Depth
+
+MAX_PROBLEM = 20_000  # characters of the problem (as a chat turn)
+MAX_CONTEXT = 200_000  # characters of background context
+Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Level = Literal["low", "medium", "high"]
+DRAFT_ID = r"^draft-[0-9a-f]{16}$"
+
+
+class _Problem(SnakeModel):
+    user_problem: str = Field(min_length=1, max_length=MAX_PROBLEM,
+                              description="The problem or question for the council, in the user's words.")
+    context: str | None = Field(None, max_length=MAX_CONTEXT,
+                                description="Background the council should know: facts, code, documents.")
+    desired_outcome: str | None = Field(None, max_length=2000, description="What a good answer lets the user do.")
+    constraints: list[Item] = Field(default_factory=list, max_length=20,
+                                    description="Limits the advice must respect (budget, deadline, stack …).")
+    depth: Depth = Field(Depth.STANDARD, description="Output budget: brief = 2–3 bullets in each persona's "
+                         "summary, advice and next_steps; standard = 5–7; deep = 10 or more.")
+
+    @field_validator("user_problem")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+
+class ConsultParams(_Problem):
+    """``council/consult``: ask the council (several personas: vote-first debate, then one synthesis)."""
+
+    selected_personas: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]] \
+        | None = Field(None, min_length=1, max_length=12,
+                       description="Persona names or ids. Default: routing picks the council and says why.")
+
+
+class PersonaConsultParams(_Problem):
+    """``council/personaConsult``: ask one persona (its own reply, then the same synthesis shape)."""
+
+    persona_name: str = Field(min_length=1, max_length=80, description="A persona's name or id.")
+
+
+class _Request(SnakeModel):
+    """What only a JSON-RPC client of the sidecar can add to a consult (not part of the tools' input)."""
+
+    session_id: str | None = Field(None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
+                                   description="Give the consult's session this (unused) id, so the client can "
+                                               "match its events and completions from the first one.")
+    client_model: str | None = Field(None, min_length=1, max_length=300,
+                                     description="The client lends its own model: it answers `council/complete` "
+                                                 "for this session, as for a chat turn (this is the model's name).")
+
+
+class ConsultRequest(ConsultParams, _Request):
+    """``council/consult``: the tool's input (ConsultParams) plus what a JSON-RPC client may add."""
+
+
+class PersonaConsultRequest(PersonaConsultParams, _Request):
+    """``council/personaConsult``: the tool's input (PersonaConsultParams) plus what a JSON-RPC client may add."""
+
+
+class ConsultPlanParams(ConsultParams):
+    """``council/consultPlan``: the params of either consult; with ``persona_name``, the persona consult's."""
+
+    persona_name: str | None = Field(None, min_length=1, max_length=80,
+                                     description="Plan `council/personaConsult` for this persona instead.")
+
+    def consult_params(self) -> ConsultParams | PersonaConsultParams:
+        data = self.model_dump(exclude_none=True)
+        name = data.pop("persona_name", None)
+        if name is None:
+            return ConsultParams.model_validate(data)
+        data.pop("selected_personas", None)
+        return PersonaConsultParams.model_validate({**data, "persona_name": name})
+
+
+class ToolResponse(SnakeModel):
+    """One persona's answer (seed 000's ToolResponse). ``summary`` and ``advice`` are markdown bullet lists."""
+
+    persona: str
+    summary: str = Field(description="Markdown bullets; as many as the depth asks for.")
+    advice: str = Field(description="Markdown bullets; as many as the depth asks for.")
+    assumptions: list[str] = []
+    questions: list[str] = []
+    next_steps: list[str] = Field(default_factory=list, description="Ordered: first step first.")
+    confidence: Level
+    confidence_rationale: str
+    position: str = Field(description="The persona's stance in one sentence.")
+    counterpoints: list[str] = Field(default_factory=list,
+                                     description="Risks and counterpoints it raised (always, for the Devil's "
+                                                 "Advocate); they feed the synthesis's risks_tradeoffs.")
+    vote: str | None = Field(None, description="The option it voted for in the final round (see vote.options).")
+    cycle: int = Field(ge=1, description="The debate cycle this answer comes from.")
+
+
+class ConsultSynthesis(SnakeModel):
+    """Seed 000's CouncilSynthesis, plus the recommendation and the dissent."""
+
+    recommendation: str
+    agreements: list[str] = []
+    conflicts: list[str] = []
+    risks_tradeoffs: list[str] = []
+    next_steps: list[str] = Field(default_factory=list, description="Ordered and consolidated.")
+    notes: list[str] = Field(default_factory=list, description="Nondeterminism, depth shortfalls, constraints.")
+    dissent: list[str] = []
+    source: Literal["model", "consolidated"] = "model"
+
+
+class CouncilChoice(SnakeModel):
+    """Who sat on the council and why (routing's reason, or the caller's choice)."""
+
+    personas: list[str]
+    reason: str
+    method: str = Field(description="override, embeddings, tfidf or keywords.")
+    user_override: bool = False
+
+
+class VoteOutcome(SnakeModel):
+    options: dict[str, str] = Field(description="Option id → label.")
+    counts: dict[str, int]
+    winner: str | None = None
+    consensus: Literal["unanimous", "majority", "tie", "none"]
+
+
+class Clarification(SnakeModel):
+    """A clarifying question the council had, and what became of it."""
+
+    question: str
+    choices: list[str] = []
+    status: Literal["answered", "declined", "assumed"] = Field(
+        description="answered (through the caller), declined by the user, or assumed (no way to ask).")
+    answer: str | None = None
+    assumption: str | None = Field(None, description="What the council assumed instead of an answer.")
+
+
+class ConsultResult(SnakeModel):
+    """A finished consult: one ToolResponse per persona and the CouncilSynthesis (seed 000), plus how the
+    council got there."""
+
+    responses: list[ToolResponse]
+    synthesis: ConsultSynthesis
+    session_id: str = Field(description="`council/snapshot` gives its transcript while the sidecar keeps it.")
+    depth: Depth
+    council: CouncilChoice
+    vote: VoteOutcome | None = None
+    clarifications: list[Clarification] = []
+    assumptions: list[str] = Field(default_factory=list, description="Every assumption the council made.")
+    open_questions: list[str] = Field(default_factory=list,
+                                      description="Questions nobody answered: unanswered clarifications and the "
+                                                  "personas' own questions.")
+    cycles: int = Field(ge=0, description="Debate cycles run.")
+    model_calls: int = Field(ge=0, description="Model calls made, repairs included.")
+    markdown: str = Field("", description="The compact rendering a person (or an agent) reads, written by the "
+                                          "sidecar; the structured fields have everything.")
+
+
+class ConsultPlan(SnakeModel):
+    """What a consult would do, without any model call (for a confirmation prompt)."""
+
+    council: CouncilChoice
+    depth: Depth
+    max_cycles: int
+    model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
+    model_calls_max: int = Field(description="Every cycle up to the cap (repairs not counted).")
+    markdown: str = Field("", description="One line for a confirmation prompt: who, depth, model calls, why.")
+
+
+class PersonaOverride(SnakeModel):
+    """The fields of one persona a workspace may override."""
+
+    soul: str | None = Field(None, min_length=1, max_length=4000)
+    focus: list[Item] | None = Field(None, min_length=1, max_length=12)
+    constraints: list[Item] | None = Field(None, min_length=1, max_length=12)
+
+    @model_validator(mode="after")
+    def _something(self) -> PersonaOverride:
+        if self.soul is None and self.focus is None and self.constraints is None:
+            raise ValueError("give at least one of soul, focus, constraints")
+        return self
+
+
+class DefinePersonasParams(SnakeModel):
+    """``council/definePersonas``: without ``confirm`` a draft; with ``confirm`` the draft is written."""
+
+    overrides: dict[Annotated[str, StringConstraints(min_length=1, max_length=80)], PersonaOverride] | None = \
+        Field(None, max_length=20, description="Persona name or id → the fields to override.")
+    confirm: str | None = Field(None, pattern=DRAFT_ID,
+                                description="The id of a draft to apply (from an earlier call).")
+
+
+class PersonaContractInfo(SnakeModel):
+    """Seed 000's PersonaContract as it stands (with the workspace's overrides merged)."""
+
+    id: str
+    name: str
+    councils: list[str]
+    soul: str
+    focus: list[str]
+    constraints: list[str]
+    allowed_tools: list[str]
+    source: str = Field(description="The file that last changed it.")
+
+
+class DraftFile(SnakeModel):
+    path: str
+    persona: str
+    action: Literal["create", "update", "unchanged"]
+    content: str = Field(description="The whole file as it would be written (only the overridden fields, "
+                                     "or the workspace's own file with them changed).")
+
+
+class Draft(SnakeModel):
+    """What ``confirm`` would write, and where."""
+
+    id: str
+    directory: str
+    files: list[DraftFile]
+    preview: str = Field(description="Markdown for a person: what would be written where.")
+
+
+class DefinePersonasResult(SnakeModel):
+    personas: list[PersonaContractInfo]
+    draft: Draft | None = None
+    applied: bool = False
+    written: list[str] = Field(default_factory=list, description="Files written by this call.")
+    unchanged: list[str] = Field(default_factory=list, description="Files that already held these overrides.")
+    markdown: str = Field("", description="What a person reads: the draft's preview, or what was written.")

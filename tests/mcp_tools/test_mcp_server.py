@@ -1,0 +1,196 @@
+"""``council mcp`` driven by the official MCP SDK client: tools and schemas, consults at every depth with
+progress, persona consult, draft-gated persona overrides, elicitation (answered, declined, unsupported), the
+error shape, and cancellation mid-consult."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import mcp.types as types
+import pytest
+
+from .conftest import PROBLEM, bullets
+
+DEPTHS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
+
+
+async def test_tools_are_listed_with_titles_annotations_and_schemas(mcp_client):
+    async with mcp_client() as s:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert list(tools) == ["council_consult", "persona_consult", "council_define_personas"]
+        consult = tools["council_consult"]
+        assert consult.title and consult.annotations.readOnlyHint is True
+        assert tools["persona_consult"].annotations.readOnlyHint is True
+        assert tools["council_define_personas"].annotations.readOnlyHint is False
+        assert tools["council_define_personas"].annotations.idempotentHint is True
+        assert consult.inputSchema["required"] == ["user_problem"]
+        assert consult.inputSchema["properties"]["depth"]["enum"] == ["brief", "standard", "deep"]
+        assert tools["persona_consult"].inputSchema["required"] == ["user_problem", "persona_name"]
+        out = consult.outputSchema
+        assert {"responses", "synthesis"} <= set(out["required"])
+        assert set(out["properties"]["responses"]["items"]["required"]) >= {
+            "persona", "summary", "advice", "confidence", "confidence_rationale"}
+        assert set(out["properties"]["synthesis"]["properties"]) >= {
+            "agreements", "conflicts", "risks_tradeoffs", "next_steps", "notes"}
+        for t in tools.values():
+            assert "$ref" not in json.dumps([t.inputSchema, t.outputSchema])
+
+
+@pytest.mark.parametrize("depth", ["brief", "standard", "deep"])
+async def test_consult_at_each_depth_reports_progress_and_returns_structured_content(mcp_client, depth):
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, message))
+
+    async with mcp_client() as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": depth},
+                              progress_callback=on_progress)
+    assert not r.isError  # the SDK client validated structuredContent against the outputSchema
+    data = r.structuredContent
+    lo, hi = DEPTHS[depth]
+    assert data["depth"] == depth and len(data["responses"]) == len(data["council"]["personas"]) >= 2
+    for resp in data["responses"]:
+        assert lo <= bullets(resp["summary"]) <= hi and lo <= bullets(resp["advice"]) <= hi
+        assert lo <= len(resp["next_steps"]) <= hi
+    assert lo <= len(data["synthesis"]["next_steps"]) <= hi
+    text = r.content[0].text
+    assert text.startswith("**Recommendation:**") and data["session_id"] in text and len(text) < 3000
+    messages = [m for _, m in progress]
+    assert [d for d, _ in progress] == sorted(d for d, _ in progress)
+    assert any(m and m.startswith("Council: ") for m in messages)
+    assert any(m and "answered (cycle 1)" in m for m in messages) and "Votes tallied." in messages
+
+
+async def test_persona_consult(mcp_client):
+    async with mcp_client() as s:
+        r = await s.call_tool("persona_consult", {"user_problem": PROBLEM, "persona_name": "Financial Officer",
+                                                  "constraints": ["budget frozen"], "depth": "brief"})
+    assert not r.isError
+    assert [x["persona"] for x in r.structuredContent["responses"]] == ["Financial Officer"]
+    assert r.structuredContent["council"]["user_override"] is True
+
+
+async def test_define_personas_draft_confirm_then_the_next_consult_uses_it(mcp_client, tmp_path: Path):
+    focus = "Cost of delay for every option"
+    script = {"rules": [{"when": {"schema": "PersonaReply", "anywhere": focus},
+                         "reply": {"position": "Price the delay before anything else.", "summary": ["a", "b"],
+                                   "advice": ["a", "b"], "risks": ["Delay is expensive."], "next_steps": ["a", "b"],
+                                   "confidence": "high", "confidence_rationale": "scripted",
+                                   "vote_confidence": 0.9, "continue_debate": False}}]}
+    consult = {"user_problem": PROBLEM, "persona_name": "Devil's Advocate", "depth": "brief"}
+    async with mcp_client(script=script) as s:
+        before = await s.call_tool("persona_consult", consult)
+        assert before.structuredContent["responses"][0]["position"] != "Price the delay before anything else."
+        draft = await s.call_tool("council_define_personas",
+                                  {"overrides": {"Devil's Advocate": {"focus": [focus]}}})
+        d = draft.structuredContent["draft"]
+        assert not draft.isError and d["id"] in draft.content[0].text and not (tmp_path / "ws" / ".council").exists()
+        applied = await s.call_tool("council_define_personas", {"confirm": d["id"]})
+        assert applied.structuredContent["written"] == [".council/personas/devils-advocate.toml"]
+        again = await s.call_tool("council_define_personas", {"confirm": d["id"]})
+        assert again.structuredContent["written"] == [] and again.structuredContent["applied"]
+        after = await s.call_tool("persona_consult", consult)
+        assert after.structuredContent["responses"][0]["position"] == "Price the delay before anything else."
+    text = (tmp_path / "ws" / ".council" / "personas" / "devils-advocate.toml").read_text(encoding="utf-8")
+    assert text == f'id = "devils-advocate"\nfocus = [\n  "{focus}",\n]\n'
+
+
+async def test_elicitation_answered(mcp_client):
+    asked: list[types.ElicitRequestParams] = []
+
+    async def elicit(_ctx, params):
+        asked.append(params)
+        if len(asked) == 1:
+            return types.ElicitResult(action="accept", content={"choice": "Cut costs"})
+        return types.ElicitResult(action="accept", content={"answer": "By the end of next month"})
+
+    async with mcp_client(elicit=elicit) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
+    assert len(asked) == 2 and "choice" in asked[0].requestedSchema["properties"]
+    clar = r.structuredContent["clarifications"]
+    assert [(c["status"], c["answer"]) for c in clar] == [("answered", "Cut costs"),
+                                                          ("answered", "By the end of next month")]
+    assert r.structuredContent["assumptions"] == [] and r.structuredContent["open_questions"] == []
+
+
+async def test_elicitation_declined_becomes_logged_assumptions(mcp_client):
+    async def elicit(_ctx, _params):
+        return types.ElicitResult(action="decline")
+
+    async with mcp_client(elicit=elicit) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
+    clar = r.structuredContent["clarifications"]
+    assert [c["status"] for c in clar] == ["declined", "declined"]
+    assert r.structuredContent["assumptions"] == [c["assumption"] for c in clar]
+
+
+async def test_a_client_without_elicitation_gets_assumptions_and_open_questions(mcp_client):
+    async with mcp_client() as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
+    data = r.structuredContent
+    assert [c["status"] for c in data["clarifications"]] == ["assumed", "assumed"]
+    assert len(data["assumptions"]) == 2 and data["clarifications"][0]["question"] in data["open_questions"]
+    assert "Assumed:" in r.content[0].text and "Open questions:" in r.content[0].text
+
+
+@pytest.mark.parametrize("name, arguments, code, field", [
+    ("council_consult", {}, "validation", "user_problem"),
+    ("council_consult", {"user_problem": PROBLEM, "depth": "epic"}, "validation", "depth"),
+    ("council_consult", {"user_problem": PROBLEM, "selected_personas": ["Chef"]}, "validation",
+     "selected_personas.0"),
+    ("persona_consult", {"user_problem": PROBLEM, "persona_name": "Chef"}, "validation", "persona_name"),
+    ("council_define_personas", {"overrides": {"Devil's Advocate": {"constraints": ["Be nice."]}}}, "validation",
+     "overrides.Devil's Advocate.constraints"),
+    ("council_define_personas", {"confirm": "draft-123"}, "validation", "confirm"),
+    ("council_summon", {}, "validation", "name"),
+])
+async def test_bad_input_is_a_tool_error_with_the_contract_shape(mcp_client, name, arguments, code, field):
+    async with mcp_client() as s:
+        r = await s.call_tool(name, arguments)
+        assert r.isError
+        error = r.structuredContent["error"]
+        assert error["code"] == code and error["message"] and field in error["details"]["fields"], error
+        assert r.content[0].text.startswith(f"Council {code} error:")
+        assert (await s.list_tools()).tools  # still serving
+
+
+async def test_cancelling_mid_consult_stops_every_model_call(mcp_client, tmp_path: Path):
+    trace = tmp_path / "trace.jsonl"
+    script = {"trace": str(trace), "rules": [{"when": {"schema": "PersonaReply"}, "delay": 5.0}]}
+    started = anyio.Event()
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        if message and "thinking" in message:
+            started.set()
+
+    async with mcp_client(script=script) as s:
+        request_id = s._request_id  # the id the next request gets
+        failure: list[BaseException] = []
+
+        async def consult() -> None:
+            try:
+                await s.call_tool("council_consult", {"user_problem": PROBLEM}, progress_callback=on_progress)
+            except Exception as exc:  # the server answers a cancelled request with an error
+                failure.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(consult)
+            with anyio.fail_after(20):
+                await started.wait()
+            await anyio.sleep(0.3)
+            await s.send_notification(types.ClientNotification(types.CancelledNotification(
+                params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
+            with anyio.fail_after(10):
+                while not trace.exists() or "cancelled" not in trace.read_text():
+                    await anyio.sleep(0.05)
+            tg.cancel_scope.cancel()
+        await anyio.sleep(0.3)
+        lines = [json.loads(x) for x in trace.read_text().splitlines()]
+        personas = [x for x in lines if x["purpose"] != "clarifier"]
+        begun = sorted(x["purpose"] for x in personas if x["event"] == "start")
+        assert begun and begun == sorted(x["purpose"] for x in personas if x["event"] == "cancelled")
+        assert not [x for x in personas if x["event"] == "end"]
+        assert (await s.list_tools()).tools  # the server carries on
