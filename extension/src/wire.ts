@@ -12,6 +12,7 @@
 export const Methods = {
   turn: 'council/turn',
   answer: 'council/answer',
+  stop: 'council/stop',
   cancel: 'council/cancel',
   snapshot: 'council/snapshot',
   restore: 'council/restore',
@@ -32,7 +33,7 @@ export const MAX_CONTEXT = 200000;
 export const MAX_REFERENCES = 50;
 
 /** Slash commands a client may forward with a turn. */
-export const TURN_COMMANDS = ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
+export const TURN_COMMANDS = ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'stop', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
 
 /** JSON-RPC numeric error codes per error kind (`data.code` is the contract). */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
@@ -113,6 +114,8 @@ export interface TurnResult {
   canExtend: boolean;
   /** The last debate stopped at its cycle cap (not by agreement). */
   limitReached: boolean;
+  /** The session is stopped (paused): a turn with the `retry` command resumes it, `cancel` ends it. */
+  stopped: boolean;
   /** Markdown for the user written by the sidecar (status, council members, notes); print it as is. */
   message?: string;
   /** True when the idempotency key was seen: nothing was done again. */
@@ -133,6 +136,16 @@ export interface AnswerParams {
 
 export interface SessionRef {
   sessionId: string;
+}
+
+export interface StopResult {
+  sessionId: string;
+  /** Unchanged by a stop: the session waits in it. */
+  status: SessionStatus;
+  /** The session is stopped now (by this call, or by an earlier stop or `$/cancelRequest`); false when nothing was running, e.g. a question is open. */
+  stopped: boolean;
+  /** Model calls that were in flight and were stopped. */
+  cancelledCalls: number;
 }
 
 export interface CancelResult {
@@ -168,6 +181,8 @@ export interface RestoreResult {
   question?: ClarificationQuestion;
   /** Journal records replayed (an interrupted cycle is dropped, to run again). */
   records: number;
+  /** The session was stopped when its journal was taken: `retry` resumes it. */
+  stopped: boolean;
 }
 
 export type EmptyParams = Record<string, never>;
@@ -186,6 +201,7 @@ export interface ProvidersResult {
 export interface MethodTypes {
   'council/turn': { params: TurnParams; result: TurnResult };
   'council/answer': { params: AnswerParams; result: TurnResult };
+  'council/stop': { params: SessionRef; result: StopResult };
   'council/cancel': { params: SessionRef; result: CancelResult };
   'council/snapshot': { params: SnapshotParams; result: SnapshotResult };
   'council/restore': { params: RestoreParams; result: RestoreResult };
@@ -305,6 +321,31 @@ export interface FinalAnswer extends EventBase {
   synthesis: CouncilSynthesis;
 }
 
+/**
+ * A cycle that did not conclude was taken back (the session stopped, or every advisor failed in it): its
+ * contributions are no longer part of the session, and the next cycle gets its number again.
+ */
+export interface CycleDropped extends EventBase {
+  type: 'cycle.dropped';
+  cycle: number;
+  reason: 'stopped' | 'all_failed' | 'failed';
+}
+
+/**
+ * The session was stopped (paused) in its status: completed cycles, answers and assumptions are kept.
+ * Clients offer Resume (a turn with the `retry` command) and Cancel.
+ */
+export interface SessionStopped extends EventBase {
+  type: 'session.stopped';
+  status: SessionStatus;
+  completedCycles: number;
+}
+
+export interface SessionResumed extends EventBase {
+  type: 'session.resumed';
+  status: SessionStatus;
+}
+
 export interface ErrorEvent extends EventBase {
   type: 'error';
   code: ErrorCode;
@@ -333,6 +374,9 @@ export type CouncilEvent =
   | OptionsProposed
   | VotesTallied
   | FinalAnswer
+  | CycleDropped
+  | SessionStopped
+  | SessionResumed
   | ErrorEvent;
 export type EventType = CouncilEvent['type'];
 
@@ -354,6 +398,9 @@ export const EVENT_TYPES = [
   'options.proposed',
   'votes.tallied',
   'final.answer',
+  'cycle.dropped',
+  'session.stopped',
+  'session.resumed',
   'error',
 ] as const satisfies readonly EventType[];
 
@@ -467,6 +514,8 @@ export interface ConversationSession {
   userId: string;
   requestText: string;
   status: SessionStatus;
+  /** Paused by `council/stop` (or `$/cancelRequest` on a running turn): the session waits in its status until `retry` resumes it. */
+  stopped: boolean;
   createdAt: string;
   updatedAt: string;
   clarificationRounds: number;
@@ -534,7 +583,7 @@ export type DiscussionStatus = 'in_progress' | 'concluded' | 'limit_reached';
 export type ErrorCode = 'validation' | 'permission' | 'internal';
 
 /** What the sidecar decided a turn means. */
-export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'status' | 'personas' | 'retry';
+export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry';
 
 export interface MessageTurn {
   turnId: string;
@@ -550,6 +599,17 @@ export interface MessageTurn {
 }
 
 export type MessageType = 'question' | 'answer' | 'discussion' | 'conclusion' | 'assumption_statement';
+
+/** A failed model call: what kind of failure, where, and the technical cause. */
+export interface ModelFailure {
+  kind: 'key_rejected' | 'model_not_found' | 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'unreachable' | 'malformed' | 'refused' | 'client_model' | 'not_configured' | 'crashed';
+  provider: string;
+  model: string;
+  status?: number;
+  host?: string;
+  retryable: boolean;
+  detail: string;
+}
 
 /** Which provider and model served a role (persona name, `clarifier`, `moderator`, `synthesizer`). */
 export interface ModelUse {
@@ -600,6 +660,8 @@ export interface PersonaResponse {
   cycle: number;
   abstained: boolean;
   note?: string;
+  /** Why the persona's model call failed (it abstained). */
+  failure?: ModelFailure;
   conformityFlag: boolean;
   turnId?: string;
 }
@@ -676,7 +738,7 @@ export interface SessionSettings {
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';
 
 /** Slash commands a client may forward with a turn (`/new`, `/skip` …). */
-export type TurnCommand = 'new' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'status' | 'personas' | 'retry';
+export type TurnCommand = 'new' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry';
 
 export type UserConfidence = 'high' | 'medium' | 'low';
 
