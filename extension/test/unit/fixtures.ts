@@ -68,6 +68,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'options.proposed': '**Options:** A · Split now, B · Modularise first\n\n',
   'votes.tallied': '**Vote:** B · Modularise first wins 2 to 1.\n\n',
   'final.answer': "## The council's answer\n\n**Modularise first**, then split the billing service.\n",
+  'cycle.dropped': '',
+  'session.stopped': '**Stopped.** 1 completed cycle kept — resume with `/retry` (or the Resume button); `/cancel` ends the session.\n\n',
+  'session.resumed': '_Resuming where the council stopped._\n\n',
   error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
 };
 
@@ -135,6 +138,9 @@ const PAYLOADS: Payloads = {
   'final.answer': {
     synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model' },
   },
+  'cycle.dropped': { cycle: 2, reason: 'stopped' },
+  'session.stopped': { status: 'debating', completedCycles: 1 },
+  'session.resumed': { status: 'debating' },
   error: { code: 'internal', message: 'model timed out', persona: 'Ops Architect', retryable: false, details: {} },
 };
 
