@@ -190,8 +190,6 @@ class CouncilService:
                 with scope:
                     note = await fn()
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
-            except CouncilError:
-                raise
             except anyio.get_cancelled_exc_class():
                 pause(rt, "the client cancelled the request")  # $/cancelRequest stops; only cancel cancels
                 raise
@@ -209,12 +207,12 @@ class CouncilService:
         """The error a failed turn answers with: its root cause in plain words, the technical cause in details.
         A cycle the failure cut short is dropped, so ``retry`` can run it again."""
         root = root_cause(exc)
-        if isinstance(root, CouncilError):
+        if rt.created and rt.session.status not in TERMINAL:
+            drop_open_cycle(rt, "failed")
+        if isinstance(root, CouncilError):  # a refusal (or a broken rule): reported as it is
             return root
         failure = failure_of(root)
         log.error("session %s failed: %s", rt.session_id, failure.detail, exc_info=root)
-        if rt.created and rt.session.status not in TERMINAL:
-            drop_open_cycle(rt, "failed")
         return internal_error(failures.turn_failed(failure), sessionId=rt.session_id, cause=failure.kind,
                               status=failure.status, technical=failure.detail, retryable=rt.created)
 
