@@ -217,7 +217,7 @@ class Method:
 METHODS: tuple[Method, ...] = (
     Method("council/turn", TurnParams, TurnResult,
            "Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, "
-           "more questions, extend debate, cancel, status) and runs the session until it needs the user again. "
+           "more questions, extend debate, stop, cancel, status) and runs the session until it needs the user again. "
            "Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request stops "
            "(pauses) the session like `council/stop`; only `council/cancel` (or the `cancel` command) cancels it. "
            "A turn with the `retry` command resumes a stopped or stalled session from where it is."),
