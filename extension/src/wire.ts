@@ -13,6 +13,7 @@
 export const Methods = {
   turn: 'council/turn',
   answer: 'council/answer',
+  stop: 'council/stop',
   cancel: 'council/cancel',
   snapshot: 'council/snapshot',
   restore: 'council/restore',
@@ -37,7 +38,7 @@ export const MAX_CONTEXT = 200000;
 export const MAX_REFERENCES = 50;
 
 /** Slash commands a client may forward with a turn. */
-export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
+export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'stop', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
 
 /** JSON-RPC numeric error codes per error kind (`data.code` is the contract). */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
@@ -149,6 +150,8 @@ export interface TurnResult {
   canExtend: boolean;
   /** The last debate stopped at its cycle cap (not by agreement). */
   limitReached: boolean;
+  /** The session is stopped (paused): a turn with the `retry` command resumes it, `cancel` ends it. */
+  stopped: boolean;
   /** Markdown for the user written by the sidecar (status, council members, notes); print it as is. */
   message?: string;
   /** True when the idempotency key was seen: nothing was done again. */
@@ -169,6 +172,16 @@ export interface AnswerParams {
 
 export interface SessionRef {
   sessionId: string;
+}
+
+export interface StopResult {
+  sessionId: string;
+  /** Unchanged by a stop: the session waits in it. */
+  status: SessionStatus;
+  /** The session is stopped now (by this call, or by an earlier stop or `$/cancelRequest`); false when nothing was running, e.g. a question is open. */
+  stopped: boolean;
+  /** Model calls that were in flight and were stopped. */
+  cancelledCalls: number;
 }
 
 export interface CancelResult {
@@ -204,6 +217,8 @@ export interface RestoreResult {
   question?: ClarificationQuestion;
   /** Journal records replayed (an interrupted cycle is dropped, to run again). */
   records: number;
+  /** The session was stopped when its journal was taken: `retry` resumes it. */
+  stopped: boolean;
 }
 
 export type EmptyParams = Record<string, never>;
@@ -338,6 +353,7 @@ export interface ConsultPlan {
 export interface MethodTypes {
   'council/turn': { params: TurnParams; result: TurnResult };
   'council/answer': { params: AnswerParams; result: TurnResult };
+  'council/stop': { params: SessionRef; result: StopResult };
   'council/cancel': { params: SessionRef; result: CancelResult };
   'council/snapshot': { params: SnapshotParams; result: SnapshotResult };
   'council/restore': { params: RestoreParams; result: RestoreResult };
@@ -497,6 +513,31 @@ export interface DebateReopened extends EventBase {
   limit: number;
 }
 
+/**
+ * A cycle that did not conclude was taken back (the session stopped, or every advisor failed in it): its
+ * contributions are no longer part of the session, and the next cycle gets its number again.
+ */
+export interface CycleDropped extends EventBase {
+  type: 'cycle.dropped';
+  cycle: number;
+  reason: 'stopped' | 'all_failed' | 'failed';
+}
+
+/**
+ * The session was stopped (paused) in its status: completed cycles, answers and assumptions are kept.
+ * Clients offer Resume (a turn with the `retry` command) and Cancel.
+ */
+export interface SessionStopped extends EventBase {
+  type: 'session.stopped';
+  status: SessionStatus;
+  completedCycles: number;
+}
+
+export interface SessionResumed extends EventBase {
+  type: 'session.resumed';
+  status: SessionStatus;
+}
+
 export interface ErrorEvent extends EventBase {
   type: 'error';
   code: ErrorCode;
@@ -529,6 +570,9 @@ export type CouncilEvent =
   | FollowUpDelta
   | FollowUpAnswered
   | DebateReopened
+  | CycleDropped
+  | SessionStopped
+  | SessionResumed
   | ErrorEvent;
 export type EventType = CouncilEvent['type'];
 
@@ -554,6 +598,9 @@ export const EVENT_TYPES = [
   'followUp.delta',
   'followUp.answered',
   'debate.reopened',
+  'cycle.dropped',
+  'session.stopped',
+  'session.resumed',
   'error',
 ] as const satisfies readonly EventType[];
 
@@ -692,6 +739,8 @@ export interface ConversationSession {
   userId: string;
   requestText: string;
   status: SessionStatus;
+  /** Paused by `council/stop` (or `$/cancelRequest` on a running turn): the session waits in its status until `retry` resumes it. */
+  stopped: boolean;
   createdAt: string;
   updatedAt: string;
   clarificationRounds: number;
@@ -803,7 +852,7 @@ export interface FollowUp {
 }
 
 /** What the sidecar decided a turn means. */
-export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up';
+export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up';
 
 export interface MessageTurn {
   turnId: string;
@@ -819,6 +868,17 @@ export interface MessageTurn {
 }
 
 export type MessageType = 'question' | 'answer' | 'discussion' | 'conclusion' | 'assumption_statement';
+
+/** A failed model call: what kind of failure, where, and the technical cause. */
+export interface ModelFailure {
+  kind: 'key_rejected' | 'model_not_found' | 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'unreachable' | 'malformed' | 'refused' | 'client_model' | 'not_configured' | 'crashed';
+  provider: string;
+  model: string;
+  status?: number;
+  host?: string;
+  retryable: boolean;
+  detail: string;
+}
 
 /** Which provider and model served a role (persona name, `clarifier`, `moderator`, `synthesizer`). */
 export interface ModelUse {
@@ -889,6 +949,8 @@ export interface PersonaResponse {
   cycle: number;
   abstained: boolean;
   note?: string;
+  /** Why the persona's model call failed (it abstained). */
+  failure?: ModelFailure;
   conformityFlag: boolean;
   turnId?: string;
 }
@@ -991,7 +1053,7 @@ export interface ToolResponse {
  * Slash commands a client may forward with a turn (`/new`, `/skip` …). `answer`: the turn's text is the
  * answer to the open question, whatever it says. `extend` with text re-opens a completed debate with it.
  */
-export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'status' | 'personas' | 'retry';
+export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry';
 
 export type UserConfidence = 'high' | 'medium' | 'low';
 

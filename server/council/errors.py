@@ -7,10 +7,14 @@ error is ``council.protocol.errors`` (used by the server, the MCP server and eve
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from typing import Any
 
 from pydantic import ValidationError
+
+if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
+    from exceptiongroup import BaseExceptionGroup
 
 
 class ErrorCode(str, Enum):
@@ -41,6 +45,21 @@ def permission_error(message: str, **details: Any) -> CouncilError:
 
 def internal_error(message: str, **details: Any) -> CouncilError:
     return CouncilError(ErrorCode.INTERNAL, message, **details)
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The exception that actually went wrong: task groups wrap failures in ``ExceptionGroup``s ("unhandled errors
+    in a TaskGroup (1 sub-exception)"), which say nothing. Unwraps nested groups to their first leaf that is not a
+    cancellation (or the first leaf when every one is)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        leaves = [e for e in exc.exceptions if not _is_cancellation(e)]
+        exc = (leaves or list(exc.exceptions))[0]
+    return exc
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    return type(exc).__name__ == "CancelledError" or (
+        isinstance(exc, BaseExceptionGroup) and all(_is_cancellation(e) for e in exc.exceptions))
 
 
 def from_pydantic(exc: ValidationError, what: str, prefix: str = "") -> CouncilError:

@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from council.errors import ErrorCode
 from council.present import clarify, debate, follow_up, status
 from council.present.persona import PersonaText, vote
@@ -59,6 +61,12 @@ class Narrator:
             r.DebateReopened: lambda rt, rec: self.emit(
                 rt, ev.DebateReopened, input=rec.input, limit=rt.session.cycle_limit,
                 markdown=follow_up.reopened(rec.input, rt.session.cycle_limit)),
+            r.CycleDropped: self._cycle_dropped,
+            r.SessionStopped: lambda rt, rec: self.emit(
+                rt, ev.SessionStopped, status=rt.session.status, completed_cycles=rt.session.debate_cycles,
+                markdown=status.stopped(rt.session)),
+            r.SessionResumed: lambda rt, rec: self.emit(rt, ev.SessionResumed, status=rt.session.status,
+                                                        markdown=status.resumed()),
         }
 
     def emit(self, rt: SessionRuntime, event_cls: type[ev.EventBase], **fields: Any) -> None:
@@ -86,7 +94,15 @@ class Narrator:
         text = status.problem(kind, data)
         plain = text.removeprefix("> ⚠️ ").replace("**", "").strip()
         self.emit(rt, ev.ErrorEvent, code=code, message=plain, persona=persona, retryable=retryable,
-                  details={"kind": kind}, markdown=text)
+                  details={"kind": kind, **_wire(data)}, markdown=text)
+
+    def question_again(self, rt: SessionRuntime) -> None:
+        """Show the open question again (a resume while it waits for an answer): the same ``question.asked``."""
+        q = rt.session.active_question
+        if q is not None:
+            remaining = len(rt.session.planned_questions)
+            self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
+                      markdown=clarify.question(q, remaining))
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
@@ -139,8 +155,14 @@ class Narrator:
     def _persona_spoke(self, rt: SessionRuntime, rec: r.PersonaSpoke) -> None:
         resp = rec.response
         text = self._texts.pop((rt.session_id, resp.persona, resp.cycle), None) or PersonaText(resp.persona)
+        # a failed model call shows nothing here: the cycle reports it once, with its cause, when it ends
         self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
-                  markdown=text.complete(resp))
+                  markdown="" if resp.failure is not None else text.complete(resp))
+
+    def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
+        for key in [k for k in self._texts if k[0] == rt.session_id and k[2] == rec.cycle]:
+            del self._texts[key]
+        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason)
 
     def _cycle_concluded(self, rt: SessionRuntime, rec: r.CycleConcluded) -> None:
         s = rt.session
@@ -157,3 +179,14 @@ class Narrator:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
+
+
+def _wire(data: dict[str, Any]) -> dict[str, Any]:
+    """A problem's data as JSON-ready details (models camelCased; failures keep status, provider and cause)."""
+    def conv(value: Any) -> Any:
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if isinstance(value, dict):
+            return {k: conv(v) for k, v in value.items()}
+        return value
+    return {k: conv(v) for k, v in data.items()}

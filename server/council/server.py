@@ -22,7 +22,7 @@ from pygls.lsp.server import LanguageServer
 
 from council import __version__
 from council.camel import CamelModel, SnakeModel
-from council.errors import CouncilError, from_pydantic, internal_error
+from council.errors import CouncilError, from_pydantic, internal_error, root_cause
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteParams, CompleteResult
 from council.protocol.methods import METHODS
@@ -84,7 +84,7 @@ class ClientBridge:
                 tg.start_soon(pump)
                 try:
                     outcome.append(await future)
-                except JsonRpcException as exc:
+                except Exception as exc:  # kept out of the task group, which would wrap it in an ExceptionGroup
                     outcome.append(exc)
                 finally:
                     send.close()
@@ -96,6 +96,9 @@ class ClientBridge:
             self.streams.pop(params.stream_id, None)
         if isinstance(outcome[0], JsonRpcException):
             raise ProviderError(f"the client's model failed: {outcome[0].message}", kind="client")
+        if isinstance(outcome[0], Exception):
+            raise ProviderError(f"the client's model failed: {type(outcome[0]).__name__}: {outcome[0]}",
+                                kind="client")
         try:
             return CompleteResult.model_validate(outcome[0] or {})
         except ValidationError as exc:
@@ -128,12 +131,13 @@ def _handler(params_model: type[CamelModel | SnakeModel], method: str,
             if hasattr(result, "__await__"):
                 result = await result  # type: ignore[misc]
             return result.to_wire()  # type: ignore[union-attr]
-        except CouncilError as err:
-            log.info("%s refused: %s", method, err.message)
-            raise RpcError.from_council(err) from None
         except Exception as exc:
-            log.exception("%s failed", method)  # the traceback goes to stderr, never to the client
-            raise RpcError.from_council(internal_error(f"{method} failed: {type(exc).__name__}: {exc}"[:2000])
+            root = root_cause(exc)  # not "unhandled errors in a TaskGroup": what went wrong in it
+            if isinstance(root, CouncilError):
+                log.info("%s refused: %s", method, root.message)
+                raise RpcError.from_council(root) from None
+            log.error("%s failed", method, exc_info=root)  # the traceback goes to stderr, never to the client
+            raise RpcError.from_council(internal_error(f"{method} failed: {type(root).__name__}: {root}"[:2000])
                                         ) from None
 
     handle.__name__ = method.replace("/", "_")
@@ -150,6 +154,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
     calls: dict[str, Callable[[Any], Any]] = {
         "council/turn": service.turn,
         "council/answer": service.answer,
+        "council/stop": lambda p: service.stop(p.session_id),
         "council/cancel": lambda p: service.cancel(p.session_id),
         "council/snapshot": service.snapshot,
         "council/restore": service.restore,

@@ -1,11 +1,12 @@
 """The sidecar's façade: one method per protocol request, independent of the transport.
 
 It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests
-rather than the domain: idempotency keys, one running turn per session, cancellation (explicit or by
-``$/cancelRequest``; on a completed session it stops a running follow-up), and provider problems as readable
-validation errors. It is also the one place that decides what a turn means and dispatches it
-(:meth:`CouncilService._dispatch`), and the one place domain results become wire results. The consult tools
-(``council.consult``) run their sessions through the same :meth:`run_turn`.
+rather than the domain: idempotency keys, one running turn per session, stopping (``council/stop`` or
+``$/cancelRequest`` on a running turn: the session pauses; on a completed session it stops a running follow-up)
+and cancelling (``council/cancel`` only), and provider problems as readable errors that name their root cause. It
+is also the one place that decides what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the
+one place domain results become wire results. The consult tools (``council.consult``) run their sessions through
+the same :meth:`run_turn`.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from pydantic import ValidationError
 from council.config import CouncilConfig
 from council.consult.overrides import PersonaOverrides, info
 from council.consult.runner import Asker, Consultant
-from council.errors import CouncilError, from_pydantic, internal_error, validation_error
+from council.errors import CouncilError, from_pydantic, internal_error, root_cause, validation_error
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
+from council.present import failures
 from council.present import status as words
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
@@ -48,6 +50,7 @@ from council.protocol.methods import (
     RestoreResult,
     SnapshotParams,
     SnapshotResult,
+    StopResult,
     TurnCommand,
     TurnParams,
     TurnResult,
@@ -59,8 +62,10 @@ from council.providers.registry import provider_statuses
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
+from council.session.failure import failure_of
 from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
+from council.session.pause import drop_open_cycle, pause
 from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
@@ -69,6 +74,7 @@ from council.session.transitions import TERMINAL
 log = logging.getLogger(__name__)
 
 REPLIES = {Intent.ANSWER: "answer", Intent.SKIP: "skip", Intent.SKIP_ALL: "skip_all", Intent.DEFER: "defer"}
+STOP_WAIT_SECONDS = 10.0  # how long council/stop waits for the running turn to unwind (it does at its next await)
 
 
 class CouncilService:
@@ -120,6 +126,10 @@ class CouncilService:
         if intent is Intent.CANCEL:
             await self.cancel(rt.session_id)
             return self._result(rt, intent, words.turn_note("cancelled", rt.session))
+        if intent is Intent.STOP:
+            running = rt.cancel_scope is not None
+            await self.stop(rt.session_id)  # a stop says so in its event; an idle session gets a note
+            return self._result(rt, intent, None if running else words.turn_note("nothing_to_stop", rt.session))
         if intent is Intent.STATUS:
             return self._result(rt, intent, words.status(rt.session))
         if intent is Intent.PERSONAS:
@@ -131,7 +141,7 @@ class CouncilService:
         moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
             Intent.MORE_QUESTIONS: lambda: engine.more_questions(rt, pick),
             Intent.EXTEND_DEBATE: lambda: engine.reopen(rt, added, pick) if added else engine.extend(rt, pick),
-            Intent.RETRY: lambda: engine.retry(rt, pick),
+            Intent.RETRY: lambda: self._resume(rt, pick),
             Intent.FOLLOW_UP: lambda: engine.follow_up(rt, params.text, pick),
         }
         if intent in REPLIES:
@@ -189,44 +199,63 @@ class CouncilService:
 
         return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
+    async def _resume(self, rt: SessionRuntime, pick) -> str | None:
+        """``retry``: the engine resumes; an open question is shown again (no model call)."""
+        note = await self.engine.retry(rt, pick)
+        if note == "question_open":
+            self.narrator.question_again(rt)
+            return None
+        return note
+
     # --- running a turn --------------------------------------------------------------------------------------
     async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
         if rt.lock.locked():
-            raise validation_error("the council is still working on this session; wait for it or cancel it",
-                                   sessionId=rt.session_id, status=rt.session.status.value if rt.created else None)
+            raise validation_error("the council is still working on this session; wait for it, stop it or "
+                                   "cancel it", sessionId=rt.session_id,
+                                   status=rt.session.status.value if rt.created else None)
         async with rt.lock:
             scope = anyio.CancelScope()
-            rt.cancel_scope = scope
+            rt.cancel_scope, rt.stop_requested = scope, False
             try:
                 with scope:
                     note = await fn()
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
-            except CouncilError:
-                raise
             except anyio.get_cancelled_exc_class():
-                self.mark_cancelled(rt, "the client cancelled the request")
+                pause(rt, "the client cancelled the request")  # $/cancelRequest stops; only cancel cancels
                 raise
             except Exception as exc:
-                log.exception("session %s failed", rt.session_id)
-                rt.problem("internal", error=type(exc).__name__)
-                raise internal_error(f"the council failed: {type(exc).__name__}: {exc}",
-                                     sessionId=rt.session_id) from exc
+                raise self._failed(rt, exc) from None
             finally:
                 rt.cancel_scope = None
-                if scope.cancelled_caught:
-                    self.mark_cancelled(rt, "cancelled")
-        # reached only when the scope was cancelled (cancel() called while the turn ran)
-        return self._result(rt, intent, words.turn_note("cancelled", rt.session))
+                if scope.cancelled_caught:  # by council/stop or a shutdown (council/cancel has cancelled already)
+                    pause(rt, "stopped by the user" if rt.stop_requested else "the sidecar shut down")
+        # reached only when the scope was cancelled while the turn ran
+        note = "cancelled" if rt.session.status in (SessionStatus.CANCELLED, SessionStatus.COMPLETED) else "stopped"
+        return self._result(rt, intent, words.turn_note(note, rt.session))
+
+    def _failed(self, rt: SessionRuntime, exc: Exception) -> CouncilError:
+        """The error a failed turn answers with: its root cause in plain words, the technical cause in details.
+        A cycle the failure cut short is dropped, so ``retry`` can run it again."""
+        root = root_cause(exc)
+        if rt.created and rt.session.status not in TERMINAL:
+            drop_open_cycle(rt, "failed")
+        if isinstance(root, CouncilError):  # a refusal (or a broken rule): reported as it is
+            return root
+        failure = failure_of(root)
+        log.error("session %s failed: %s", rt.session_id, failure.detail, exc_info=root)
+        return internal_error(failures.turn_failed(failure), sessionId=rt.session_id, cause=failure.kind,
+                              status=failure.status, technical=failure.detail, retryable=rt.created)
 
     def _result(self, rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
         s = rt.session
-        question = s.active_question
+        question = s.active_question if s.status is SessionStatus.CLARIFYING else None  # never after a cancel
         last = s.discussions[-1] if s.discussions else None
         return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
                           awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
                           final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
-                          limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED)
+                          limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
+                          stopped=s.stopped)
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:
@@ -245,6 +274,22 @@ class CouncilService:
         if rt.cancel_scope is not None:
             rt.cancel_scope.cancel()
         return CancelResult(session_id=session_id, status=rt.session.status, cancelled_calls=inflight)
+
+    async def stop(self, session_id: str) -> StopResult:
+        """Pause the session: cancel the running turn's scope (its model calls stop at once) and wait until the
+        turn has unwound and recorded the stop."""
+        rt = self.store.get(session_id)
+        scope, inflight = rt.cancel_scope, rt.inflight_calls
+        if scope is not None and rt.session.status not in TERMINAL:
+            rt.stop_requested = True
+            scope.cancel()
+            with anyio.move_on_after(STOP_WAIT_SECONDS):
+                async with rt.lock:
+                    pass
+        else:
+            inflight = 0
+        s = rt.session
+        return StopResult(session_id=session_id, status=s.status, stopped=s.stopped, cancelled_calls=inflight)
 
     def snapshot(self, params: SnapshotParams) -> SnapshotResult:
         rt = self.store.get(params.session_id)
@@ -270,9 +315,10 @@ class CouncilService:
             self.store.discard(params.session_id)
             raise
         s = rt.session
-        return RestoreResult(session_id=s.session_id, status=s.status, question=s.active_question,
-                             awaiting=Awaiting.ANSWER if s.active_question else Awaiting.NOTHING,
-                             records=len(journal))
+        question = s.active_question if s.status is SessionStatus.CLARIFYING else None
+        return RestoreResult(session_id=s.session_id, status=s.status, question=question,
+                             awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, records=len(journal),
+                             stopped=s.stopped)
 
     # --- the consult tools (council.consult) ------------------------------------------------------------------
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,

@@ -44,9 +44,10 @@ QUESTION = ClarificationQuestion(
         ("extend", IN.EXTEND_DEBATE),
         ("продлить дебаты", IN.EXTEND_DEBATE),
         ("cancel", IN.CANCEL),
-        ("Stop!", IN.CANCEL),
+        ("Stop!", IN.STOP),
+        ("pause", IN.STOP),
         ("отмена", IN.CANCEL),
-        ("стоп", IN.CANCEL),
+        ("стоп", IN.STOP),
         ("status", IN.STATUS),
         ("where are we?", IN.STATUS),
         ("статус", IN.STATUS),
@@ -89,6 +90,7 @@ def test_slash_command_wins_over_text(command, status):
         TurnCommand.DEFER: IN.DEFER,
         TurnCommand.EXTEND: IN.EXTEND_DEBATE,
         TurnCommand.CANCEL: IN.CANCEL,
+        TurnCommand.STOP: IN.STOP,
         TurnCommand.STATUS: IN.STATUS,
         TurnCommand.PERSONAS: IN.PERSONAS,
         TurnCommand.RETRY: IN.RETRY,
@@ -159,9 +161,18 @@ def test_cancelled_session_only_accepts_status_or_a_new_problem():
 def test_while_the_council_works(status):
     for text, intent in [
         ("cancel", IN.CANCEL),
+        ("stop", IN.STOP),
         ("retry", IN.RETRY),
         ("extend debate", IN.EXTEND_DEBATE),
         ("статус", IN.STATUS),
     ]:
         assert decide_intent(text, None, status) is intent
     assert decide_intent("skip", None, status) is IN.NEW_PROBLEM
+
+
+def test_only_cancel_cancels_and_stop_pauses():
+    """A typed "stop" pauses (Resume continues); cancelling takes "cancel" or the /cancel command."""
+    assert decide_intent("stop", None, S.CLARIFYING) is IN.STOP
+    assert decide_intent("stop", None, S.DEBATING) is IN.STOP
+    assert decide_intent("cancel", None, S.DEBATING) is IN.CANCEL
+    assert decide_intent("anything", TurnCommand.STOP, S.FINAL) is IN.STOP

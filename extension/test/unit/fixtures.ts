@@ -72,6 +72,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'followUp.delta': '#### Moderator\n\nThe Devil\'s Advocate voted B',
   'followUp.answered': ' because splitting now adds risk.\n\n_To have the council debate this, send `/extend <what to weigh>`._\n\n',
   'debate.reopened': '**You re-opened the debate:** the budget doubled\n\n',
+  'cycle.dropped': '',
+  'session.stopped': '**Stopped.** 1 completed cycle kept — resume with `/retry` (or the Resume button); `/cancel` ends the session.\n\n',
+  'session.resumed': '_Resuming where the council stopped._\n\n',
   error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
 };
 
@@ -145,6 +148,9 @@ const PAYLOADS: Payloads = {
     followUp: { followUpId: 'f1', sessionId: SID, question: "Why did the Devil's Advocate disagree?", answer: 'Splitting now adds risk.', afterCycle: 1, askedAt: AT, answeredAt: AT },
   },
   'debate.reopened': { input: { inputId: 'i1', sessionId: SID, text: 'the budget doubled', afterCycle: 1, addedAt: AT }, limit: 4 },
+  'cycle.dropped': { cycle: 2, reason: 'stopped' },
+  'session.stopped': { status: 'debating', completedCycles: 1 },
+  'session.resumed': { status: 'debating' },
   error: { code: 'internal', message: 'model timed out', persona: 'Ops Architect', retryable: false, details: {} },
 };
 

@@ -8,6 +8,7 @@ complete, only what the stream has not shown yet.
 
 from __future__ import annotations
 
+from council.present.failures import failed
 from council.present.text import one_line, percent
 from council.session.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.session.outputs import PersonaResponse, Vote, VoteOption
@@ -34,7 +35,8 @@ class PersonaText:
     def complete(self, response: PersonaResponse) -> str:
         """Everything still to show once the reply is parsed: the rest of the text, then its footer."""
         if response.abstained:
-            return self._open(f"_{one_line(response.note or 'No usable reply.')}_\n\n", force=True)
+            said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
+            return self._open(f"_{one_line(said or response.note or 'No usable reply.')}_\n\n", force=True)
         return self.finish({k: getattr(response, k) for k in SHOWN_FIELDS}, footer(response))
 
     def finish(self, values: dict[str, object], tail: str = "") -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from council.present import failures
 from council.present.answer import PROVIDERS
 from council.present.text import join_names, one_line, plural
 from council.session.entities import ConversationSession, SessionStatus
@@ -26,11 +27,8 @@ NOTES: dict[str, Callable[..., str]] = {
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
 PROBLEMS: dict[str, Callable[..., str]] = {
-    "model_failed": lambda role, model, message: f"**{role}** could not answer: {model} failed — {message}",
-    "model_crashed": lambda role, model, error: f"**{role}** could not answer: {model} crashed ({error}).",
-    "all_failed": lambda: "Every advisor failed in this cycle, so the council stopped. Check the model, then "
-                          "**Retry**.",
-    "internal": lambda error: f"The council hit a problem of its own ({error}). Details are in the log.",
+    "model_failed": lambda role, failure: failures.failed(role, failure),
+    "all_failed": lambda failed: failures.all_failed(failed),
 }
 
 STATUS_WORDS = {
@@ -55,9 +53,24 @@ def status(s: ConversationSession) -> str:
     parts = [f"**Status:** {STATUS_WORDS[s.status]}.",
              f"Clarification rounds: {s.clarification_rounds} of 3 · debate cycles: {s.debate_cycles} of "
              f"{s.cycle_limit} · assumptions: {len(s.assumption_log)}."]
-    if s.active_question:
+    if s.active_question and s.status is SessionStatus.CLARIFYING:
         parts.append(f"Waiting for your answer to “{one_line(s.active_question.question)}”.")
+    if s.stopped:
+        parts.append("Stopped: `/retry` resumes it, `/cancel` ends it.")
     return "  \n".join(parts) + "\n"
+
+
+def stopped(s: ConversationSession) -> str:
+    """What ``session.stopped`` says: what was kept and how to go on."""
+    if s.status in (SessionStatus.CREATED, SessionStatus.CLARIFYING):
+        kept = "Your answers so far are kept"
+    else:
+        kept = f"{plural(s.debate_cycles, 'completed cycle')} kept"
+    return f"**Stopped.** {kept} — resume with `/retry` (or the Resume button); `/cancel` ends the session.\n\n"
+
+
+def resumed() -> str:
+    return "_Resuming where the council stopped._\n\n"
 
 
 def council_members(s: ConversationSession) -> str:
@@ -77,13 +90,17 @@ TURN_NOTES: dict[str, str] = {
     "follow_up_failed": "The moderator could not answer that (see the error above). Ask again, or send "
                         "`/new <your question>` to start a new session.",
     "follow_up_cancelled": "The follow-up was stopped; the session and its answer are unchanged.",
+    "nothing_to_stop": "Nothing is running, so there is nothing to stop; the session waits for you.",
 }
 
 
-def turn_note(kind: str, s: ConversationSession) -> str:
-    """The note a turn result carries (``message``), from the engine's note kind and the session."""
+def turn_note(kind: str, s: ConversationSession) -> str | None:
+    """The note a turn result carries (``message``), from the engine's note kind and the session (``stalled`` and
+    ``stopped`` carry none: their event said it once)."""
     if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
         kind = "follow_up_cancelled"
+    if kind in ("stalled", "stopped"):
+        return None
     if kind == "more_planned":
         waiting = f"; first, “{one_line(s.active_question.question)}”" if s.active_question else ""
         return f"The moderator will ask {plural(len(s.planned_questions), 'more question')}{waiting}.\n"

@@ -4,9 +4,9 @@ Every event carries ``sessionId``, a strictly increasing ``seq`` (per session, s
 that selects its payload, and ``markdown``: what a person reads for it, written by the sidecar. A client appends
 each event's ``markdown`` in ``seq`` order (also for types it does not know) and adds only layout of its own:
 buttons for ``question.asked`` choices, an Extend button on ``debate.limitReached``, a Retry button on a
-retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, and ``progress.message``
-as a transient progress line. The data fields are for those layout decisions and for programs; clients never
-write prose from them.
+retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, Resume and Cancel buttons
+on ``session.stopped``, and ``progress.message`` as a transient progress line. The data fields are for those
+layout decisions and for programs; clients never write prose from them.
 """
 
 from __future__ import annotations
@@ -172,6 +172,27 @@ class DebateReopened(EventBase):
     type: Literal["debate.reopened"] = "debate.reopened"
     input: UserInput
     limit: int = Field(description="The session's cycle cap for the re-opened debate.")
+class CycleDropped(EventBase):
+    """A cycle that did not conclude was taken back (the session stopped, or every advisor failed in it): its
+    contributions are no longer part of the session, and the next cycle gets its number again."""
+
+    type: Literal["cycle.dropped"] = "cycle.dropped"
+    cycle: int
+    reason: Literal["stopped", "all_failed", "failed"]
+
+
+class SessionStopped(EventBase):
+    """The session was stopped (paused) in its status: completed cycles, answers and assumptions are kept.
+    Clients offer Resume (a turn with the `retry` command) and Cancel."""
+
+    type: Literal["session.stopped"] = "session.stopped"
+    status: SessionStatus
+    completed_cycles: int
+
+
+class SessionResumed(EventBase):
+    type: Literal["session.resumed"] = "session.resumed"
+    status: SessionStatus
 
 
 class ErrorEvent(EventBase):
@@ -205,6 +226,9 @@ Event = Annotated[
         | FollowUpDelta
         | FollowUpAnswered
         | DebateReopened
+        | CycleDropped
+        | SessionStopped
+        | SessionResumed
         | ErrorEvent
     ),
     Field(discriminator="type"),

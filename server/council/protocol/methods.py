@@ -47,6 +47,7 @@ class TurnCommand(str, Enum):
     DEFER = "defer"
     EXTEND = "extend"
     CANCEL = "cancel"
+    STOP = "stop"
     STATUS = "status"
     PERSONAS = "personas"
     RETRY = "retry"
@@ -149,6 +150,8 @@ class TurnResult(CamelModel):
     final_answer: str | None = None
     can_extend: bool = False
     limit_reached: bool = Field(False, description="The last debate stopped at its cycle cap (not by agreement).")
+    stopped: bool = Field(False, description="The session is stopped (paused): a turn with the `retry` command "
+                                             "resumes it, `cancel` ends it.")
     message: str | None = Field(None, description="Markdown for the user written by the sidecar (status, council "
                                 "members, notes); print it as is.")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
@@ -158,6 +161,14 @@ class CancelResult(CamelModel):
     session_id: str
     status: SessionStatus
     cancelled_calls: int = 0
+
+
+class StopResult(CamelModel):
+    session_id: str
+    status: SessionStatus = Field(description="Unchanged by a stop: the session waits in it.")
+    stopped: bool = Field(description="The session is stopped now (by this call, or by an earlier stop or "
+                                      "`$/cancelRequest`); false when nothing was running, e.g. a question is open.")
+    cancelled_calls: int = Field(0, description="Model calls that were in flight and were stopped.")
 
 
 class PersonaInfo(CamelModel):
@@ -201,6 +212,8 @@ class RestoreResult(CamelModel):
     awaiting: Awaiting
     question: ClarificationQuestion | None = None
     records: int = Field(description="Journal records replayed (an interrupted cycle is dropped, to run again).")
+    stopped: bool = Field(False, description="The session was stopped when its journal was taken: `retry` "
+                                             "resumes it.")
 
 
 @dataclass(frozen=True)
@@ -214,9 +227,11 @@ class Method:
 METHODS: tuple[Method, ...] = (
     Method("council/turn", TurnParams, TurnResult,
            "Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, "
-           "more questions, extend debate, cancel, status, follow-up) and runs the session until it needs the user "
-           "again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request "
-           "cancels the session (during a follow-up it stops only the follow-up: the session stays completed). "
+           "more questions, extend debate, stop, cancel, status, follow-up) and runs the session until it needs the "
+           "user again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request "
+           "stops (pauses) the session like `council/stop` (during a follow-up it stops only the follow-up: the "
+           "session stays completed); only `council/cancel` (or the `cancel` command) cancels it. A turn with the "
+           "`retry` command resumes a stopped or stalled session from where it is. "
            "While a question is open, text that reads like a new problem is not recorded: the intent is "
            "`confirm_new` and a `question.confirmNew` event asks; send the text again with `command: \"answer\"` "
            "or `command: \"new\"`. `command: \"answer\"` with no open question is a validation error with "
@@ -226,9 +241,15 @@ METHODS: tuple[Method, ...] = (
     Method("council/answer", AnswerParams, TurnResult,
            "Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the "
            "first call's result (a double-clicked button never skips two questions)."),
+    Method("council/stop", SessionRef, StopResult,
+           "Stop (pause) a session: every in-flight model call of it stops and the running `council/turn` returns "
+           "promptly; completed debate cycles, answers and assumptions are kept, a cycle that had not concluded is "
+           "dropped, and the session keeps its status with `stopped: true` (journaled, so `council/restore` keeps "
+           "it). A `session.stopped` event says so. A turn with the `retry` command resumes it. Nothing running "
+           "(e.g. a question is open): `stopped: false`, nothing changes."),
     Method("council/cancel", SessionRef, CancelResult,
-           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`. On a completed "
-           "session it stops a running follow-up (the session stays completed), and is refused otherwise."),
+           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled` (final). On a "
+           "completed session it stops a running follow-up (the session stays completed), and is refused otherwise."),
     Method("council/snapshot", SnapshotParams, SnapshotResult,
            "The whole session (for transcripts and restore), its markdown transcript and optionally its journal."),
     Method("council/restore", RestoreParams, RestoreResult,

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import anyio
 
+from council.errors import root_cause
 from council.protocol.completion import CompleteParams, CompleteResult
 from council.providers.base import CompletionRequest, DeltaSink, ProviderError, PushProvider
 
@@ -52,12 +53,14 @@ class ClientProvider(PushProvider):
 
         try:
             result = await self.bridge.complete(params, forward)
-        except ProviderError:
-            raise
         except Exception as exc:
+            root = root_cause(exc)  # a task group on the way wraps the real failure in an ExceptionGroup
+            if isinstance(root, ProviderError):
+                raise root from None
             if consumer:
                 raise consumer[0] from None
-            raise ProviderError(f"the client could not complete the prompt: {exc}", kind="client") from None
+            raise ProviderError(f"the client could not complete the prompt: {root}",
+                                kind="client") from None
         if result.model:
             self.model = result.model
         sent = "".join(streamed)

@@ -7,19 +7,23 @@ Without a script it answers every council prompt with a valid reply built from t
     {"chunk": 24, "delay": 0.0,
      "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…",
                          "anywhere": "…"},
-                "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client", "delay": 0.5,
-                "times": 1}]}
+                "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client|…", "wrap": true,
+                "delay": 0.5, "times": 1}]}
 
 ``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). ``times`` limits
-how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage
-then a good repair". ``"trace": "/path"`` appends one JSON line per call start, end and cancellation (what the
-tests read to prove that cancelling a session stops every model call).
+how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage then a good
+repair". ``error`` injects a fault as the HTTP providers report it (``overloaded`` is HTTP 529, ``unavailable``
+503, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404, ``connection`` a refused connection); ``wrap``
+raises it inside an ``ExceptionGroup``, as a task group on the way would. ``"trace": "/path"`` appends one JSON
+line per call start, end and cancellation (what the tests read to prove that cancelling a session stops every
+model call).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,10 @@ from typing import Any
 import anyio
 
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
+from council.providers.http_common import error_from_status
+
+if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
+    from exceptiongroup import ExceptionGroup
 
 _ERRORS = {
     "rate_limit": ("rate limited (HTTP 429)", True, 429),
@@ -34,6 +42,21 @@ _ERRORS = {
     "timeout": ("timed out", True, None),
     "client": ("bad request (HTTP 400)", False, 400),
 }
+_STATUS = {"overloaded": (529, "Overloaded"), "unavailable": (503, "Service Unavailable"),
+           "unauthorized": (401, "invalid x-api-key"), "forbidden": (403, "permission denied"),
+           "not_found": (404, "model not found")}
+
+
+def fault(name: str) -> ProviderError:
+    """The ProviderError a scripted ``error`` rule raises."""
+    if name in _STATUS:
+        status, said = _STATUS[name]
+        return error_from_status("scripted", status, json.dumps({"error": {"message": said}}))
+    if name == "connection":
+        return ProviderError("cannot reach scripted at http://127.0.0.1:9/v1 (ConnectError: connection refused)",
+                             kind="connection", retryable=True)
+    message, retryable, status = _ERRORS[name]
+    return ProviderError(f"scripted {message}", kind=name, retryable=retryable, status=status)
 
 
 class ScriptedProvider(Provider):
@@ -100,8 +123,10 @@ class ScriptedProvider(Provider):
         if rule.get("error"):
             if delay:
                 await anyio.sleep(delay)
-            message, retryable, status = _ERRORS[rule["error"]]
-            raise ProviderError(f"scripted {message}", kind=rule["error"], retryable=retryable, status=status)
+            err = fault(rule["error"])
+            if rule.get("wrap"):
+                raise ExceptionGroup("unhandled errors in a TaskGroup", [err])
+            raise err
         reply = rule.get("reply")
         if reply is None:
             reply = auto_reply(request)

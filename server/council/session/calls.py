@@ -1,8 +1,11 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
-Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None`` and a
-note to show the user. Cancellation propagates. Every call is recorded in the session metadata (provider, model,
-latency, failure).
+Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None``, a
+note and, when the provider failed, the classified :class:`~council.session.failure.ModelFailure`. A failure is
+reported once: at once as a problem for the moderator and chair roles, or by the caller when the spec says
+``report=False`` (a debate cycle reports its personas' failures together, once it knows whether all failed).
+Cancellation propagates. Every call is recorded in the session metadata (provider, model, latency, failure); the
+log gets the technical cause, never a prompt or a reply.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
+from council.providers.base import ChatMessage, CompletionRequest, Provider, complete
 from council.session import records as r
+from council.session.failure import ModelFailure, failure_of
 from council.session.formats import swaps
 from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply
@@ -32,6 +36,7 @@ class CallOutcome(Generic[T]):
     reply: T | None
     note: str | None = None
     repaired: bool = False
+    failure: ModelFailure | None = None
 
 
 @dataclass
@@ -45,6 +50,7 @@ class CallSpec(Generic[T]):
     cycle: int = 0
     check: Callable[[T], None] | None = None  # extra checks after parsing; raises ParseFailure
     soft_check: Callable[[T], str | None] | None = None  # a shortfall worth one repair, not an abstention
+    report: bool = True  # report a provider failure as a problem at once (False: the caller reports it)
 
 
 async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
@@ -56,21 +62,34 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
                                 session_id=rt.session_id, cycle=spec.cycle)
-    async def ask_again(bad_reply: str, reason: str) -> str | None:
-        """One repair attempt: the conversation, the bad reply and what was wrong with it."""
-        repair = request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)})
-        return await _run(rt, provider, repair, spec.role, None)
+    failed: list[ModelFailure] = []
 
-    text = await _run(rt, provider, request, spec.role, on_delta)
+    async def ask(req: CompletionRequest, sink: Callable[[str], Awaitable[None]] | None,
+                  report: bool = spec.report) -> str | None:
+        reply = await _run(rt, provider, req, spec.role, sink)
+        if isinstance(reply, ModelFailure):
+            failed.append(reply)
+            if report:
+                rt.problem("model_failed", persona=spec.role, role=spec.role, failure=reply)  # the session goes on
+            return None
+        return reply
+
+    async def ask_again(bad_reply: str, reason: str, report: bool = spec.report) -> str | None:
+        """One repair attempt: the conversation, the bad reply and what was wrong with it."""
+        return await ask(request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)}),
+                         None, report)
+
+    text = await ask(request, on_delta)
     if text is None:
-        return CallOutcome(None, f"{provider.describe()} failed; see the error above")
+        return CallOutcome(None, f"the model call failed ({failed[0].kind})", failure=failed[0])
     try:
         reply = _parse(text, spec)
     except ParseFailure as first:
-        log.info("reply for %s did not parse (%s); asking once for a repair", spec.role, first.reason)
+        log.info("reply for %s did not parse; asking once for a repair", spec.role)
         text2 = await ask_again(text, first.reason)
         if text2 is None:
-            return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed")
+            return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed",
+                               failure=failed[0])
         try:
             return CallOutcome(_parse(text2, spec), repaired=True)
         except ParseFailure as second:
@@ -84,7 +103,7 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:
         return CallOutcome(reply)
-    text2 = await ask_again(text, shortfall)
+    text2 = await ask_again(text, shortfall, report=False)  # the reply is kept whatever happens to the repair
     if text2 is not None:
         try:
             better = _parse(text2, spec)
@@ -114,7 +133,9 @@ def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
 
 
 async def _run(rt: SessionRuntime, provider: Provider, request: CompletionRequest, role: str,
-               on_delta: Callable[[str], Awaitable[None]] | None) -> str | None:
+               on_delta: Callable[[str], Awaitable[None]] | None) -> str | ModelFailure:
+    """The model's whole text, or why the call failed (a provider error, or a provider bug: neither sinks the
+    session)."""
     started = time.perf_counter()
     failed = True
     rt.inflight_calls += 1
@@ -122,15 +143,13 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
         text = await complete(provider, request, on_delta)
         failed = False
         return text
-    except ProviderError as exc:
-        rt.problem("model_failed", persona=role, retryable=exc.retryable, role=role,
-                   model=provider.model or provider.id, message=exc.message)
-        return None
-    except Exception as exc:  # a provider bug must not sink the session
-        log.exception("provider %s crashed for %s", provider.describe(), role)
-        rt.problem("model_crashed", persona=role, role=role, model=provider.model or provider.id,
-                   error=type(exc).__name__)
-        return None
+    except Exception as exc:  # also an ExceptionGroup a provider's task group wrapped around the real cause
+        failure = failure_of(exc, provider)
+        if failure.kind == "crashed":
+            log.error("provider %s crashed for %s", provider.describe(), role, exc_info=exc)
+        else:
+            log.warning("%s failed for %s: %s (%s)", provider.describe(), role, failure.kind, failure.detail)
+        return failure
     finally:
         rt.inflight_calls -= 1
         if rt.created:

@@ -25,7 +25,8 @@ async def plan_round(rt: SessionRuntime, pick: ProviderPicker, round_number: int
                     reply_model=ClarifierReply, schema=schema, max_tokens=500, temperature=0.3)
     outcome = await call_structured(rt, pick, spec)
     if outcome.reply is None:
-        rt.note("no_questions", why=outcome.note)
+        if outcome.failure is None:  # a failed call was reported as a problem already
+            rt.note("no_questions", why=outcome.note)
         return []
     reply = outcome.reply
     if not reply.needs_clarification:

@@ -12,6 +12,7 @@ from council.personas.contract import PersonaContract
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
+from council.session.failure import malformed
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_messages
@@ -103,7 +104,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
                         reply_model=PersonaReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s, contract))
+                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s, contract),
+                        report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
         response, vote = response_of(name, cycle, outcome, option_ids, previous_votes.get(name))
         content = response.note if response.abstained else response.position
@@ -132,7 +134,7 @@ def response_of(name: str, cycle: int, outcome, option_ids: list[str],
     if outcome.reply is None:
         return PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
-                               note=f"{name} abstains: {outcome.note}"), None
+                               note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
     vote: Vote | None = None
     reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
@@ -146,3 +148,18 @@ def response_of(name: str, cycle: int, outcome, option_ids: list[str],
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
     return PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note), vote
+
+
+def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> bool:
+    """Report a finished cycle's failures once; True when every advisor abstained.
+
+    One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
+    when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
+    if responses and all(x.abstained for x in responses):
+        causes = {x.persona: x.failure or malformed(None, x.note or "") for x in responses}
+        rt.problem("all_failed", retryable=True, failed=causes)
+        return True
+    for x in responses:
+        if x.failure is not None:
+            rt.problem("model_failed", persona=x.persona, role=x.persona, failure=x.failure)
+    return False

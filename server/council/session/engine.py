@@ -1,11 +1,12 @@
 """The conductor: drives one session from a turn to the point where it needs the user again.
 
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question;
-``more_questions``, ``extend``, ``reopen``, ``follow_up`` and ``retry`` do what they say; ``advance`` runs
-whatever the status calls for — ask the next question, run debate cycles, vote, synthesise. Every state change
-goes through ``rt.record``; every operation returns ``None`` or the kind of note the caller should show
-(``"stalled"``, ``"no_more_questions"``, ``"more_planned"``, ``"follow_up_failed"``). The texts the session stores
-come from the injected :class:`Writer`; this module writes no prose.
+``more_questions``, ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
+stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
+cycles, vote, synthesise. Every state change goes through ``rt.record``; every operation returns ``None`` or the
+kind of note the caller should show (``"stalled"``, ``"no_more_questions"``, ``"more_planned"``,
+``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
+:class:`Writer`; this module writes no prose.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from council.session.answers import resolve
 from council.session.calls import ProviderPicker
 from council.session.clarifier import plan_round
 from council.session.convergence import Convergence, assess, position_similarity, should_stop
-from council.session.debate import run_cycle, votes_of
+from council.session.debate import report_failures, run_cycle, votes_of
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
     ConversationSession,
@@ -41,6 +42,7 @@ from council.session.entities import (
 from council.session.entities import SessionStatus as S
 from council.session.follow_up import answer_follow_up, reopen_debate
 from council.session.outputs import CouncilSynthesis
+from council.session.pause import drop_open_cycle, resume
 from council.session.prompts import CONTEXT_BUDGET, detect_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.synthesis import synthesize
@@ -133,6 +135,11 @@ class Engine:
             context_names=[name for name, _ in req.context], correlation_id=new_id(),
             extended_debate=req.extended_debate))
         self._record_selection(rt, selection)
+        return await self._begin(rt, pick)
+
+    async def _begin(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+        """Plan the first clarification round (when the session clarifies) and run on: the start, and the resume
+        of a session stopped before it had a question."""
         if rt.session.settings.clarify:
             rt.note("reading")
             questions = await plan_round(rt, pick, 1)
@@ -223,12 +230,25 @@ class Engine:
         return await answer_follow_up(rt, pick, text)
 
     async def retry(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
-        if rt.session.status not in (S.DEBATING, S.FINAL):
-            raise validation_error("there is nothing to retry", status=rt.session.status.value)
+        """Resume a stopped or stalled session from where it is: plan the first question it never got, re-show an
+        open question (``"question_open"``, no model call), run the next debate cycle, or write the answer."""
+        s = rt.session
+        if s.status is S.COMPLETED:
+            raise validation_error("the session is completed, so there is nothing to resume: ask a new question "
+                                   "(or extend a debate that stopped at its cycle limit)", status=s.status.value)
+        if s.status is S.CANCELLED:
+            raise validation_error("the session was cancelled and cannot be resumed: ask the question again to "
+                                   "start a new session", status=s.status.value)
+        resume(rt)
+        if s.status is S.CREATED:
+            return await self._begin(rt, pick)
+        if s.status is S.CLARIFYING and s.active_question is not None:
+            return "question_open"
         return await self.advance(rt, pick)
 
     # --- the loop ------------------------------------------------------------------------------------------
     async def advance(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+        resume(rt)  # the session moves again: a stop marker no longer holds
         while True:
             s = rt.session
             if s.status is S.CLARIFYING:
@@ -265,19 +285,18 @@ class Engine:
         which is that persona's first vote (one unplaced abstains). Strong agreement goes
         straight to the answer; otherwise each further cycle shows anonymised peers' positions and votes, and
         every reply carries a new vote. Convergence is judged from the votes after every round. Returns
-        ``"stalled"`` when every advisor failed (the session waits for a retry).
+        ``"stalled"`` when every advisor failed: that cycle is dropped and the session waits for a retry.
         """
         contracts = self.contracts(rt)
         previous: Convergence | None = _last_convergence(rt.session)
         while rt.session.debate_cycles < rt.session.cycle_limit:
             cycle = rt.session.debate_cycles + 1
             responses = await run_cycle(rt, pick, contracts, cycle)
-            if all(x.abstained for x in responses):
-                rt.record(r.CycleConcluded(at=rt.clock(), cycle=cycle, status=DiscussionStatus.CONCLUDED,
-                                           resolution_summary=self.writer.resolution_summary(
-                                               rt.session, cycle, None, None)))
-                rt.problem("all_failed", retryable=True)
+            if all(x.abstained for x in responses):  # nothing to keep: the cycle runs again on retry
+                drop_open_cycle(rt, "all_failed")
+                report_failures(rt, responses)
                 return "stalled"
+            report_failures(rt, responses)
             if not votes_of(rt.session, cycle):  # the independent first cycle: options carry the first votes
                 await propose_options(rt, pick)
             previous = self._conclude_cycle(rt, cycle, previous)

@@ -254,6 +254,8 @@ class ConversationSession(CamelModel):
     user_id: str = "anonymous"
     request_text: str = Field(min_length=1)
     status: SessionStatus = SessionStatus.CREATED
+    stopped: bool = Field(False, description="Paused by `council/stop` (or `$/cancelRequest` on a running turn): "
+                                             "the session waits in its status until `retry` resumes it.")
     created_at: datetime
     updated_at: datetime
     clarification_rounds: int = Field(0, ge=0, le=MAX_CLARIFICATION_ROUNDS)

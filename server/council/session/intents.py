@@ -27,6 +27,7 @@ class Intent(str, Enum):
     MORE_QUESTIONS = "more_questions"
     EXTEND_DEBATE = "extend_debate"
     CANCEL = "cancel"
+    STOP = "stop"
     STATUS = "status"
     PERSONAS = "personas"
     RETRY = "retry"
@@ -44,6 +45,7 @@ _COMMANDS: dict[str, Intent] = {
     "defer": Intent.DEFER,
     "extend": Intent.EXTEND_DEBATE,
     "cancel": Intent.CANCEL,
+    "stop": Intent.STOP,
     "status": Intent.STATUS,
     "personas": Intent.PERSONAS,
     "retry": Intent.RETRY,
@@ -59,7 +61,8 @@ _KEYWORDS: dict[Intent, tuple[str, ...]] = {
                             "ещё вопросы", "еще вопросы", "больше вопросов"),
     Intent.EXTEND_DEBATE: ("extend debate", "extend the debate", "extend", "debate more", "continue debate",
                            "keep debating", "продлить", "продлить дебаты", "продолжить дебаты"),
-    Intent.CANCEL: ("cancel", "stop", "abort", "cancel session", "отмена", "отменить", "стоп"),
+    Intent.CANCEL: ("cancel", "abort", "cancel session", "отмена", "отменить"),
+    Intent.STOP: ("stop", "pause", "стоп", "пауза"),
     Intent.STATUS: ("status", "where are we", "статус"),
     Intent.PERSONAS: ("personas", "who is on the council", "who's on the council", "персоны"),
     Intent.RETRY: ("retry", "try again", "повторить", "ещё раз", "еще раз"),
@@ -67,7 +70,7 @@ _KEYWORDS: dict[Intent, tuple[str, ...]] = {
 
 # keywords that act while a question is open (the rest — "extend", "retry" … — are answers)
 _WHILE_CLARIFYING = frozenset({Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER, Intent.MORE_QUESTIONS, Intent.CANCEL,
-                               Intent.STATUS, Intent.PERSONAS})
+                               Intent.STOP, Intent.STATUS, Intent.PERSONAS})
 
 _TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
 
@@ -102,6 +105,6 @@ def decide_intent(text: str, command: str | None, status: SessionStatus | None,
     if status is SessionStatus.CANCELLED:
         return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
     # created / debating / final: a turn arrives while the council works (or after every advisor failed)
-    if found in (Intent.CANCEL, Intent.STATUS, Intent.PERSONAS, Intent.RETRY, Intent.EXTEND_DEBATE):
+    if found in (Intent.CANCEL, Intent.STOP, Intent.STATUS, Intent.PERSONAS, Intent.RETRY, Intent.EXTEND_DEBATE):
         return found
     return Intent.NEW_PROBLEM

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from council.camel import CamelModel
+from council.session.failure import ModelFailure
 
 TEXT = 600  # max characters of one bullet or sentence a model may write
 Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "audience", "risk", "context", "goal"]
@@ -67,6 +68,7 @@ class PersonaResponse(PersonaReply):
     cycle: int
     abstained: bool = False
     note: str | None = None
+    failure: ModelFailure | None = Field(None, description="Why the persona's model call failed (it abstained).")
     conformity_flag: bool = False
     turn_id: str | None = None
 

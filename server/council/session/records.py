@@ -132,6 +132,26 @@ class DebateExtended(RecordBase):
     kind: Literal["debate_extended"] = "debate_extended"
 
 
+class CycleDropped(RecordBase):
+    """A cycle that did not conclude is taken back with everything it recorded (stopped, or every advisor
+    failed); the next cycle gets its number again."""
+
+    kind: Literal["cycle_dropped"] = "cycle_dropped"
+    cycle: int
+    reason: Literal["stopped", "all_failed", "failed"] = "stopped"
+
+
+class SessionStopped(RecordBase):
+    """The session is paused in its status (``council/stop``); ``retry`` resumes it."""
+
+    kind: Literal["session_stopped"] = "session_stopped"
+    reason: str = ""
+
+
+class SessionResumed(RecordBase):
+    kind: Literal["session_resumed"] = "session_resumed"
+
+
 class SynthesisSet(RecordBase):
     kind: Literal["synthesis_set"] = "synthesis_set"
     synthesis: CouncilSynthesis
@@ -183,6 +203,9 @@ Record = Annotated[
         | ModelUsed
         | FollowUpAnswered
         | DebateReopened
+        | CycleDropped
+        | SessionStopped
+        | SessionResumed
     ),
     Field(discriminator="kind"),
 ]

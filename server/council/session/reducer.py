@@ -27,6 +27,7 @@ from council.session.entities import (
     SessionMetadata,
 )
 from council.session.entities import SessionStatus as S
+from council.session.pause import drop_cycle, set_stopped
 from council.session.transitions import check_transition
 
 # Which statuses each message type may be written in (seed 002, MessageTurn validation).
@@ -116,6 +117,7 @@ def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
     if s.status is S.COMPLETED and rec.status is S.DEBATING and s.debate_cycles >= s.cycle_limit:
         raise validation_error("the debate is at its cycle limit; extend it first", limit=s.cycle_limit)
     s.status = rec.status
+    s.stopped = s.stopped and rec.status is not S.CANCELLED  # a cancelled session is over, not paused
     _touch(s, rec)
 
 
@@ -329,6 +331,16 @@ def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
     _touch(s, rec)
 
 
+def _cycle_dropped(s: ConversationSession, rec: r.CycleDropped) -> None:
+    drop_cycle(s, rec.cycle)
+    _touch(s, rec)
+
+
+def _session_stopped(s: ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:
+    set_stopped(s, isinstance(rec, r.SessionStopped))
+    _touch(s, rec)
+
+
 _HANDLERS = {
     r.PersonasSelected: _personas_selected,
     r.StatusSet: _status_set,
@@ -349,6 +361,9 @@ _HANDLERS = {
     r.ModelUsed: _model_used,
     r.FollowUpAnswered: _follow_up_answered,
     r.DebateReopened: _debate_reopened,
+    r.CycleDropped: _cycle_dropped,
+    r.SessionStopped: _session_stopped,
+    r.SessionResumed: _session_stopped,
 }
 
 

@@ -63,6 +63,7 @@ class SessionRuntime:
         self.seq = 0  # the last event sequence number sent for this session (the narrator numbers events)
         self.lock = anyio.Lock()
         self.cancel_scope: anyio.CancelScope | None = None
+        self.stop_requested = False  # the running turn's scope was cancelled by a stop, not a cancel
         self.finished_at: float | None = None
         self.last_active = mono()
         self.inflight_calls = 0

@@ -6,6 +6,9 @@
     final      → completed | cancelled
     completed  → debating   (extension: "extend debate" after the debate stopped at its cycle limit)
     cancelled  → (terminal)
+
+A stop (``council/stop``) is not a transition: the session keeps its status and gets the ``stopped`` marker
+(``session/pause.py``); ``retry`` clears it and continues in the same status. Only cancel leaves for ``cancelled``.
 """
 
 from __future__ import annotations

@@ -62,7 +62,8 @@ async def propose_options(rt: SessionRuntime, pick: ProviderPicker) -> None:
                    for i, o in enumerate(drafts)]
         where = placed(latest, [o.supporters for o in drafts])
     else:
-        rt.note("options_fallback", why=outcome.note)
+        if outcome.failure is None:  # a failed call was reported as a problem already
+            rt.note("options_fallback", why=outcome.note)
         options = fallback_options(latest)
         by_text = {o.description.lower(): i for i, o in enumerate(options)}
         where = {x.persona: by_text[x.position.strip().lower()] for x in latest

@@ -1,0 +1,71 @@
+"""A fake OpenAI-compatible server for headless tests: real HTTP on 127.0.0.1, replies the scripted model would
+give (streamed as SSE), and a scripted list of HTTP failures served first (e.g. a 401 that echoes the key)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from council.providers.base import ChatMessage, CompletionRequest
+from council.providers.scripted import auto_reply
+
+
+class FakeOpenAI:
+    """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request."""
+
+    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None) -> None:
+        self.mark = mark  # every reply's text contains it (the persona "name" in the scripted replies)
+        self.failures = list(failures or [])
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def answer(self, body: dict[str, Any], auth: str) -> tuple[int, bytes, str]:
+        schema = body["response_format"]["json_schema"]["schema"]
+        title = schema.get("title", "")
+        with self.lock:
+            self.requests.append(body)
+            failure = next((f for f in self.failures if f[0] == title), None)
+            if failure is not None:
+                self.failures.remove(failure)
+        if failure is not None:  # like OpenAI: the error quotes the key it was given
+            said = {"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}"}}
+            return failure[1], json.dumps(said).encode(), "application/json"
+        cycle = 2 if "option_id" in schema.get("properties", {}) else 1
+        prompt = body["messages"][-1]["content"]
+        reply = auto_reply(CompletionRequest(purpose=self.mark, json_schema=schema, cycle=cycle,
+                                             messages=[ChatMessage(role="user", content=prompt)]))
+        text = json.dumps(reply)
+        chunks = [text[i:i + 40] for i in range(0, len(text), 40)]
+        events = "".join(f"data: {json.dumps({'choices': [{'delta': {'content': c}}]})}\n\n" for c in chunks)
+        return 200, (events + "data: [DONE]\n\n").encode(), "text/event-stream"
+
+
+@contextmanager
+def fake_openai(server: FakeOpenAI) -> Iterator[str]:
+    """Serve ``server`` on a free loopback port; yields its base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+            status, payload, ctype = server.answer(body, self.headers.get("authorization", ""))
+            self.send_response(status)
+            self.send_header("content-type", ctype)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -1,0 +1,86 @@
+"""Provider failures: unwrapped to the root cause, classified once, worded once."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from council.config import ProviderConfig
+from council.errors import root_cause
+from council.present.failures import all_failed, cause, failed, turn_failed
+from council.providers.base import ProviderError
+from council.providers.http_common import error_from_exception, error_from_status
+from council.providers.openai_compat import OpenAICompatProvider
+from council.providers.scripted import ScriptedProvider
+from council.session.failure import ModelFailure, failure_of
+
+REMOTE = OpenAICompatProvider(ProviderConfig(kind="openai", model="claude-x", base_url="https://api.example.com/v1"))
+LOCAL = OpenAICompatProvider(ProviderConfig(kind="openai", model="qwen", base_url="http://localhost:8080"))
+
+
+async def test_a_task_groups_wrapping_is_unwrapped_to_the_real_error():
+    async def fail() -> None:
+        raise error_from_status("openai server", 529, '{"error": {"message": "Overloaded"}}')
+
+    with pytest.raises(BaseException) as caught:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(fail)
+            tg.start_soon(anyio.sleep, 5)
+    assert "TaskGroup" in str(caught.value)
+    root = root_cause(caught.value)
+    assert isinstance(root, ProviderError) and root.status == 529
+    f = failure_of(caught.value, REMOTE)
+    assert (f.kind, f.status, f.host, f.model) == ("overloaded", 529, "api.example.com", "claude-x")
+    assert cause(f) == "api.example.com is overloaded (HTTP 529)"
+
+
+@pytest.mark.parametrize("status, kind, words", [
+    (401, "key_rejected", "api.example.com rejected the API key (HTTP 401)"),
+    (403, "key_rejected", "api.example.com rejected the API key (HTTP 403)"),
+    (404, "model_not_found", "api.example.com has no model named “claude-x” (HTTP 404)"),
+    (429, "rate_limited", "api.example.com is rate limiting requests (HTTP 429)"),
+    (503, "overloaded", "api.example.com is overloaded (HTTP 503)"),
+    (529, "overloaded", "api.example.com is overloaded (HTTP 529)"),
+    (500, "server_error", "api.example.com had a server error (HTTP 500)"),
+    (502, "server_error", "api.example.com had a server error (HTTP 502)"),
+    (400, "refused", "api.example.com refused the request (HTTP 400)"),
+])
+def test_http_statuses_in_plain_words(status, kind, words):
+    f = failure_of(error_from_status("openai server", status, '{"error": {"message": "nope"}}'), REMOTE)
+    assert f.kind == kind and f.status == status and f.provider == "openai" and cause(f) == words
+
+
+def test_transport_failures_in_plain_words():
+    import httpx
+
+    timeout = failure_of(error_from_exception("openai server", LOCAL.url, httpx.ReadTimeout("slow")), LOCAL)
+    assert cause(timeout) == "localhost:8080 did not answer in time" and timeout.retryable
+    refused = failure_of(error_from_exception("openai server", LOCAL.url, httpx.ConnectError("refused")), LOCAL)
+    assert cause(refused) == "could not reach localhost:8080"
+    crash = failure_of(KeyError("choices"), LOCAL)
+    assert crash.kind == "crashed" and crash.detail == "KeyError: 'choices'"
+    assert turn_failed(crash) == "The council hit an internal error (KeyError); the details are in the sidecar log."
+
+
+def test_the_client_models_own_words_keep_their_status():
+    class Client(ScriptedProvider):
+        id = "client"
+
+    said = ProviderError("the client's model failed: The chat model Claude failed: Request Failed: 529 "
+                         '{"type":"error","error":{"type":"overloaded_error"}}', kind="client")
+    f = failure_of(said, Client())
+    assert (f.kind, f.status, cause(f)) == ("overloaded", 529, "your chat model is overloaded (HTTP 529)")
+    other = failure_of(ProviderError("the client's model failed: NoPermissions: denied", kind="client"), Client())
+    assert cause(other) == "your chat model failed: NoPermissions: denied"
+
+
+def test_one_line_per_failure_and_every_cause_once_when_all_failed():
+    over = ModelFailure(kind="overloaded", provider="openai", status=529, host="api.example.com")
+    key = ModelFailure(kind="key_rejected", provider="openai", status=401, host="api.example.com")
+    assert failed("Security Expert", over) == "**Security Expert** could not answer: api.example.com is " \
+                                              "overloaded (HTTP 529)."
+    assert failed("synthesizer", over).startswith("The chair could not write the final answer: api.example.com")
+    same = all_failed({"A": over, "B": over, "C": over})
+    assert same.count("overloaded") == 1 and same.startswith("**Every advisor failed:** api.example.com is")
+    mixed = all_failed({"A": over, "B": key, "C": over})
+    assert "A and C: api.example.com is overloaded (HTTP 529); B: api.example.com rejected the API key" in mixed
