@@ -101,6 +101,14 @@ export function chatQueryForTurn(args: TurnButtonArgs, participantName = 'counci
   return `@${participantName} ${args.command ? `/${args.command} ` : ''}${args.text}`.trim();
 }
 
+/** Under "Stopped": continue where the council stopped, or end the session. */
+export function stoppedButtons(): ButtonCommand[] {
+  return [
+    turnButton('Resume', { command: 'retry', text: '' }, 'Continue where the council stopped'),
+    turnButton('Cancel session', { command: 'cancel', text: '' }, 'End this session'),
+  ];
+}
+
 /** Under a text the sidecar thinks is a new problem rather than the answer: keep it as the answer, or ask it anew. */
 export function confirmNewButtons(text: string): ButtonCommand[] {
   return [

@@ -37,6 +37,8 @@ export interface CouncilResultMetadata {
   error?: string;
   /** The session's problem (to ask it again in a new session when the sidecar no longer has this one). */
   problem?: string;
+  /** The session is stopped (paused): Resume continues it. */
+  stopped?: boolean;
 }
 
 export interface CouncilChatResult extends vscode.ChatResult {
@@ -238,19 +240,22 @@ function failed(
     ? { sessionId, status: state.status ?? previous?.status ?? 'created', awaiting: 'nothing', ...(previous?.problem ? { problem: previous.problem } : {}) }
     : undefined;
   if (token.isCancellationRequested || isCancellation(err)) {
-    if (state.status !== 'cancelled') stream.markdown('\n\n_Cancelled: the council stopped this session._\n');
-    return base ? { metadata: { ...base, status: 'cancelled' } } : {};
+    // Stop pauses: the sidecar's `session.stopped` event said so (with Resume / Cancel); say it when it could not.
+    if (!state.stopped && state.status !== 'cancelled') stream.markdown('\n\n_Stopped._\n');
+    if (!base) return {};
+    return { metadata: state.status === 'cancelled' ? { ...base, status: 'cancelled' } : { ...base, stopped: true } };
   }
   const message = handleError(err, stream);
   if (base && isRetryable(err)) stream.button(retryButton(base.sessionId));
   return base ? { metadata: { ...base, error: message }, errorDetails: { message } } : { errorDetails: { message } };
 }
 
+/** The chat's Stop button pauses the session (only /cancel cancels it). */
 function stopSession(client: CouncilClient, sessionId: string | undefined): void {
   if (!sessionId) return;
-  client.request('council/cancel', { sessionId }).then(
-    (r) => log.info(`cancelled session ${sessionId}: ${r.cancelledCalls ?? 0} calls stopped`),
-    (err: unknown) => log.warn(`council/cancel failed: ${String(err)}`),
+  client.request('council/stop', { sessionId }).then(
+    (r) => log.info(`stopped session ${sessionId}: ${r.cancelledCalls ?? 0} calls stopped`),
+    (err: unknown) => log.warn(`council/stop failed: ${String(err)}`),
   );
 }
 
@@ -294,6 +299,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
     metadata.choices = (question.choices ?? []).map((c) => c.label);
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
+  if (result.stopped) metadata.stopped = true;
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
@@ -331,6 +337,9 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
     ];
   }
   const out: vscode.ChatFollowup[] = [];
+  if (m.stopped) {
+    out.push({ prompt: '', command: 'retry', label: 'Resume' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
+  }
   if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
     out.push({ prompt: '', command: 'transcript', label: 'Show transcript' });

@@ -2,13 +2,13 @@
  * Prints the sidecar's `council/event` stream into a chat response. The sidecar writes everything a person reads:
  * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (also types this extension
  * does not know). This file adds only layout: the choice and Skip buttons under a question, Extend after a capped
- * debate, Retry after a retryable error, and `progress` messages as the transient progress line — but only until
+ * debate, Retry after a retryable error, Resume and Cancel after a stop, the two answers to "answer or new question?", and `progress` messages as the transient progress line — but only until
  * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
  * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
  * a payload into text.
  */
 import type { ButtonCommand } from './buttons';
-import { confirmNewButtons, extendButton, questionButtons, retryButton } from './buttons';
+import { confirmNewButtons, extendButton, questionButtons, retryButton, stoppedButtons } from './buttons';
 import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
 import type { ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
@@ -31,11 +31,13 @@ export interface TurnState {
   finalAnswer: boolean;
   /** The sidecar asked whether the text was an answer or a new question (its buttons are shown). */
   confirming: boolean;
+  /** The session was stopped (paused) in this turn and not resumed since (Resume / Cancel are shown). */
+  stopped: boolean;
   errors: number;
 }
 
 export class EventRenderer {
-  readonly state: TurnState = { canExtend: false, finalAnswer: false, confirming: false, errors: 0 };
+  readonly state: TurnState = { canExtend: false, finalAnswer: false, confirming: false, stopped: false, errors: 0 };
   private printed = false;
 
   constructor(private readonly out: ResponseSink, private readonly onUnknown: (type: string) => void = () => {}) {}
@@ -66,6 +68,13 @@ export class EventRenderer {
       case 'question.confirmNew':
         this.state.confirming = true;
         for (const b of confirmNewButtons(event.text)) this.out.button(b);
+        return;
+      case 'session.stopped':
+        this.state.stopped = true;
+        for (const b of stoppedButtons()) this.out.button(b);
+        return;
+      case 'session.resumed':
+        this.state.stopped = false;
         return;
       case 'question.resolved':
         if (this.state.question?.questionId === event.question.questionId) this.state.question = undefined;

@@ -28,7 +28,7 @@ describe('SessionKeeper', () => {
     const sent: any[] = [];
     const restored = await keeper.restoreAll(async (method, params) => {
       sent.push({ method, params });
-      return { sessionId: params.sessionId, status: 'debating', awaiting: 'nothing', records: 1 };
+      return { sessionId: params.sessionId, status: 'debating', awaiting: 'nothing', records: 1, stopped: false };
     });
     assert.equal(restored.length, 1);
     assert.deepEqual(sent, [{ method: 'council/restore', params: { sessionId: 's1', journal: [{ kind: 'created' }], lastSeq: 12 } }]);

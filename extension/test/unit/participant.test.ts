@@ -191,26 +191,31 @@ describe('chat turn handler', () => {
     assert.deepEqual(stream.progressLines, ['Convening the council…']);
   });
 
-  it('stop button: cancels the session in the sidecar and ends the turn', async () => {
+  it('stop button: stops (pauses) the session in the sidecar; the turn shows its Stopped note and offers Resume', async () => {
     const source = new vscode.CancellationTokenSource();
     let release: (v: unknown) => void = () => {};
     const { handler, client, emit } = setup((call) => {
       if (call.method === 'council/turn') {
         emit(sample('progress'));
-        call.token?.onCancellationRequested(() => release(Promise.reject(Object.assign(new Error('Request got cancelled'), { name: 'Canceled' }))));
+        call.token?.onCancellationRequested(() => {
+          emit(sample('session.stopped'));
+          release(Promise.reject(Object.assign(new Error('Request got cancelled'), { name: 'Canceled' })));
+        });
         return new Promise((r) => (release = r));
       }
-      if (call.method === 'council/cancel') return { sessionId: SID, status: 'cancelled', cancelledCalls: 2 };
+      if (call.method === 'council/stop') return { sessionId: SID, status: 'debating', stopped: true, cancelledCalls: 2 };
       throw new Error(call.method);
     });
     const pending = run(handler, chatRequest('q'), [], source.token);
     await new Promise((r) => setImmediate(r));
     source.cancel();
     const { stream, result } = await pending;
-    assert.deepEqual(client.callsTo('council/cancel').map((c) => c.params), [{ sessionId: SID }]);
-    assert.equal(client.callsTo('council/turn')[0].token, source.token);
-    assert.match(stream.text, /Cancelled/);
-    assert.deepEqual(result.metadata, { sessionId: SID, status: 'cancelled', awaiting: 'nothing' });
+    assert.deepEqual(client.callsTo('council/stop').map((c) => c.params), [{ sessionId: SID }]);
+    assert.equal(client.callsTo('council/cancel').length, 0, 'Stop never cancels');
+    assert.equal(stream.text.match(/Stopped/g)?.length, 1);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Resume', 'Cancel session']);
+    assert.equal(result.metadata?.stopped, true);
+    assert.deepEqual(followupsFor(result).map((f) => f.label).slice(0, 2), ['Resume', 'Cancel the session']);
   });
 
   it('sidecar errors become readable markdown and keep the session id', async () => {

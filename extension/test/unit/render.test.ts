@@ -121,7 +121,7 @@ describe('EventRenderer layout: buttons per event type', () => {
   });
 
   it('no other event type adds a button', () => {
-    const others = EVENT_TYPES.filter((t) => !['question.asked', 'question.confirmNew', 'debate.limitReached', 'error'].includes(t));
+    const others = EVENT_TYPES.filter((t) => !['question.asked', 'question.confirmNew', 'session.stopped', 'debate.limitReached', 'error'].includes(t));
     assert.equal(renderAll(others.map((t) => sample(t))).stream.buttons.length, 0);
   });
 
