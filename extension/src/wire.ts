@@ -17,6 +17,7 @@ export const Methods = {
   restore: 'council/restore',
   personas: 'council/personas',
   providers: 'council/providers',
+  review: 'council/review',
 } as const;
 export type MethodName = (typeof Methods)[keyof typeof Methods];
 
@@ -68,6 +69,11 @@ export const LIMITS = {
     journal: { minItems: 1, maxItems: 20000 },
     lastSeq: { minimum: 0 },
   },
+  ReviewParams: {
+    provider: { maxLength: 100 },
+    model: { maxLength: 300 },
+    timeoutSeconds: { maximum: 3600 },
+  },
   ClientCapabilities: {
     completionModel: { maxLength: 300 },
   },
@@ -83,6 +89,19 @@ export const LIMITS = {
     provider: { maxLength: 100 },
     model: { maxLength: 300 },
     userId: { maxLength: 80 },
+  },
+  CouncilRequest: {
+    proposer: { minLength: 1, maxLength: 200 },
+  },
+  Artifacts: {
+    spec_content: { maxLength: 4000000 },
+    diff_content: { maxLength: 4000000 },
+    validation_report: { maxLength: 4000000 },
+    monte_carlo_stats: { maxLength: 4000000 },
+  },
+  RequestContext: {
+    summary: { minLength: 1, maxLength: 20000 },
+    files_changed: { maxItems: 10000 },
   },
 } as const;
 
@@ -182,6 +201,24 @@ export interface ProvidersResult {
   providers: ProviderInfo[];
 }
 
+/** `council/review`: review one seed-004 `CouncilRequest` (its fields keep the seed's snake_case names). */
+export interface ReviewParams {
+  request: CouncilRequest;
+  /** Provider id for the roles (as a session's). */
+  provider?: string;
+  model?: string;
+  client?: ClientCapabilities;
+  /** Give up (an internal error) after this. */
+  timeoutSeconds?: number;
+}
+
+/** The decision (seed-004 `CouncilDecision` with `verdicts` and `audit`, snake_case) and its markdown. */
+export interface ReviewResult {
+  decision: ReviewedDecision;
+  /** The decision for people, blocking issues first; print it as is. */
+  markdown: string;
+}
+
 /** Params and result of every client → sidecar request, by method name. */
 export interface MethodTypes {
   'council/turn': { params: TurnParams; result: TurnResult };
@@ -191,6 +228,7 @@ export interface MethodTypes {
   'council/restore': { params: RestoreParams; result: RestoreResult };
   'council/personas': { params: EmptyParams; result: PersonasResult };
   'council/providers': { params: EmptyParams; result: ProvidersResult };
+  'council/review': { params: ReviewParams; result: ReviewResult };
 }
 
 // ------------------------------------------------------- events (sidecar → client `council/event` notifications)
@@ -391,6 +429,14 @@ export interface ErrorData {
 
 // ------------------------------------------------------------------------------------ types carried by the above
 
+/** The evidence. Any may be missing; a role that needs a missing one makes the outcome NEEDS_MORE_INFO. */
+export interface Artifacts {
+  spec_content?: string;
+  diff_content?: string;
+  validation_report?: string;
+  monte_carlo_stats?: string;
+}
+
 export interface Assumption {
   assumptionId: string;
   sessionId: string;
@@ -403,10 +449,29 @@ export interface Assumption {
 /** What the session waits for when a turn returns. */
 export type Awaiting = 'answer' | 'nothing';
 
+/** Six axes on 0–10, 10 the best (`overfitting` 10 = no sign of overfitting). */
+export interface AxisScores {
+  assumptions: number;
+  applicability: number;
+  code_correctness: number;
+  realistic_newness: number;
+  overfitting: number;
+  implications: number;
+}
+
+/** What the proposer asks the council to accept. */
+export type ChangeType = 'DECLARE_PASS' | 'FREEZE_SPEC' | 'UPDATE_CONFIG' | 'CODE_REFACTOR';
+
 /** One chat message of a prompt (also what `council/complete` carries to a client's model). */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+}
+
+export interface ChecklistResult {
+  question: string;
+  answer: string;
+  pass: boolean;
 }
 
 export interface Choice {
@@ -508,6 +573,16 @@ export interface CouncilDiscussion {
   stopReason?: 'converged' | 'impasse' | 'settled' | 'limit';
 }
 
+/** Seed 004 §1: the proposal a research agent submits. */
+export interface CouncilRequest {
+  request_id: string;
+  timestamp: string;
+  proposer: string;
+  change_type: ChangeType;
+  context: RequestContext;
+  artifacts?: Artifacts;
+}
+
 /** Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made. */
 export interface CouncilSynthesis {
   recommendation: string;
@@ -524,6 +599,15 @@ export interface CouncilSynthesis {
 export interface CycleRef {
   cycleType: 'clarification' | 'debate';
   number: number;
+}
+
+export interface DebateAudit {
+  held: boolean;
+  first_round: Record<string, Verdict>;
+  /** Roles whose verdict changed in the debate. */
+  changed: string[];
+  /** Roles whose debate reply failed: their first verdict stands. */
+  kept_first: string[];
 }
 
 export type Depth = 'brief' | 'standard' | 'deep';
@@ -634,6 +718,65 @@ export interface Reference {
   content?: string;
 }
 
+/** What the proposer says about the change. Extra keys are kept and shown to the roles. */
+export interface RequestContext {
+  summary: string;
+  files_changed?: string[];
+  key_metrics?: Record<string, number>;
+}
+
+/** How the decision was reached, as data: enough to recompute the outcome and every axis score. */
+export interface ReviewAudit {
+  change_type: ChangeType;
+  panel: Seat[];
+  rule: 'blocking_issues' | 'missing_artifacts' | 'role_needs_more_info' | 'low_confidence' | 'all_approve';
+  missing_artifacts: Record<string, string[]>;
+  debate: DebateAudit;
+  /** axis → role → weight: each axis score is Σ weight·score / Σ weight over the roles. */
+  axis_weights: Record<string, Record<string, number>>;
+  truncated: Truncation[];
+  /** Who wrote summary_reasoning: the chair's model, or the rules' own wording when the chair's model failed. */
+  chair: 'model' | 'rules';
+  /** role → provider:model */
+  models: Record<string, string>;
+  request_sha256?: string;
+}
+
+/**
+ * What a review produces (the inbox's `<request_id>.decision.json`): the decision, every role's verdict,
+ * and the audit.
+ */
+export interface ReviewedDecision {
+  request_id: string;
+  final_outcome: Verdict;
+  axis_scores: AxisScores;
+  summary_reasoning: string;
+  blocking_issues: string[];
+  next_steps: string[];
+  notes: string[];
+  verdicts: RoleVerdict[];
+  audit: ReviewAudit;
+}
+
+/** Seed 004 §2: one role's answer (plus the issues it calls blocking and its axis scores). */
+export interface RoleVerdict {
+  role: string;
+  verdict: Verdict;
+  confidence_score: number;
+  checklist_results: ChecklistResult[];
+  concerns: string[];
+  required_actions: string[];
+  blocking_issues: string[];
+  axis_scores?: AxisScores;
+}
+
+/** A role on the panel, why it sits for this change type, and the artifacts it needs. */
+export interface Seat {
+  role: string;
+  reason: string;
+  needs: string[];
+}
+
 export interface SessionMetadata {
   correlationId: string;
   models: Record<string, ModelUse>;
@@ -675,10 +818,19 @@ export interface SessionSettings {
 
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';
 
+export interface Truncation {
+  artifact: string;
+  original_chars: number;
+  kept_chars: number;
+}
+
 /** Slash commands a client may forward with a turn (`/new`, `/skip` …). */
 export type TurnCommand = 'new' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'status' | 'personas' | 'retry';
 
 export type UserConfidence = 'high' | 'medium' | 'low';
+
+/** A role's verdict, and the council's final outcome. */
+export type Verdict = 'APPROVE' | 'REJECT' | 'NEEDS_MORE_INFO';
 
 export interface Vote {
   persona: string;

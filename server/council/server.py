@@ -155,6 +155,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/restore": service.restore,
         "council/personas": lambda _p: service.personas(),
         "council/providers": lambda _p: service.providers(),
+        "council/review": service.review,
     }
     for method in METHODS:
         server.feature(method.name)(_handler(method.params, method.name, calls[method.name]))

@@ -21,6 +21,7 @@ from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary
 from council.present import status as words
+from council.present.review import decision_markdown
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
 from council.protocol.methods import (
@@ -31,6 +32,8 @@ from council.protocol.methods import (
     ProvidersResult,
     RestoreParams,
     RestoreResult,
+    ReviewParams,
+    ReviewResult,
     SnapshotParams,
     SnapshotResult,
     TurnCommand,
@@ -41,6 +44,7 @@ from council.provider_hub import ProviderHub
 from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
+from council.review.api import Reviewer
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
@@ -243,6 +247,14 @@ class CouncilService:
 
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)
+
+    async def review(self, params: ReviewParams) -> ReviewResult:
+        """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``."""
+        request = params.request
+        decision = await Reviewer(self.library, self.hub).review(
+            request, provider=params.provider, model=params.model, client=params.client,
+            on_progress=self.narrator.review_progress(f"review:{request.request_id}"), timeout=params.timeout_seconds)
+        return ReviewResult(decision=decision, markdown=decision_markdown(decision))
 
     async def providers(self) -> ProvidersResult:
         statuses = await provider_statuses(self.config)

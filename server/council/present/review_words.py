@@ -101,3 +101,21 @@ def progress_line(kind: str, data: dict[str, Any]) -> str:
     if kind == "problem":
         return f"\u26a0 {data['role']}: {one_line(data['message'])}"
     return ""
+
+
+def inbox_line(kind: str, data: dict[str, Any]) -> str:
+    """One stderr line of ``council inbox`` per thing that happened to a request."""
+    if kind == "reviewing":
+        return f"{data['file']}: reviewing {data['request_id']}\u2026"
+    if kind == "decided":
+        return f"{data['file']}: {data['outcome']} \u2192 {data['decision']}"
+    if kind == "recovered":
+        return f"{data['file']}: already decided before a restart; moved to done/"
+    if kind in ("rejected", "failed"):
+        return f"{data['file']}: {kind} \u2192 {data['moved_to']} ({one_line(data['message'])})"
+    if kind == "crashed":
+        return f"{data['file']}: left in processing/ after an internal error ({data['error']})"
+    if kind == "summary":
+        return (f"inbox: {plural(data.get('decided', 0), 'decision')}, {data.get('rejected', 0)} rejected, "
+                f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered.")
+    return ""

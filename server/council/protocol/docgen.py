@@ -34,7 +34,9 @@ INTRO = """# Council wire protocol
 The sidecar (`council serve`) speaks JSON-RPC 2.0 over stdio with LSP framing (`Content-Length: N\\r\\n\\r\\n`
 then N bytes of UTF-8 JSON). stdout carries nothing else (logs go to stderr). It is a language server as far as
 the handshake goes: send `initialize`, then the `initialized` notification; `shutdown` then `exit` stop it. All
-JSON is camelCase. The VS Code extension, `council ask` and the tests are clients of exactly this contract.
+JSON is camelCase, except the review objects of seed 004 (`CouncilRequest`, `RoleVerdict`, `CouncilDecision` and
+what they carry in `council/review`), which keep the seed's snake_case names. The VS Code extension, `council ask`
+and the tests are clients of exactly this contract.
 
 Sessions are addressed by `sessionId`. A turn runs until the session needs the user again (a pending question)
 or is done; meanwhile the sidecar streams `council/event` notifications for that session. The sidecar owns all

@@ -10,6 +10,7 @@ that cannot be done raises :class:`~council.review.run.ReviewFailed` (an interna
 
 from __future__ import annotations
 
+import json
 import logging
 from contextlib import nullcontext
 
@@ -29,7 +30,9 @@ from council.review.run import ReviewFailed, ReviewSettings, ReviewWriter, condu
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ReviewFailed", "ReviewSettings", "Reviewer", "parse_request", "review_request"]
+MAX_FILE_BYTES = 20 * 1024 * 1024  # one request file (the inbox's, or `council review FILE`)
+
+__all__ = ["ReviewFailed", "ReviewSettings", "Reviewer", "decode_json", "parse_request", "review_request"]
 
 
 def _quiet(kind: str, data: dict) -> None:
@@ -98,3 +101,18 @@ def parse_request(data: object) -> CouncilRequest:
         return CouncilRequest.model_validate(data)
     except ValidationError as exc:
         raise from_pydantic(exc, "council request") from None
+
+
+def decode_json(raw: bytes) -> object:
+    """Decoded JSON from a file's bytes; unreadable input is a validation ``CouncilError`` saying where."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise validation_error(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB",
+                               reason="too_large", size=len(raw))
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise validation_error(f"the file is not UTF-8 text: {exc.reason} at byte {exc.start}",
+                               reason="not_utf8") from None
+    except json.JSONDecodeError as exc:
+        raise validation_error(f"the file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+                               reason="not_json", line=exc.lineno, column=exc.colno) from None
