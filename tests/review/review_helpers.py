@@ -4,6 +4,11 @@ story as a script for the deterministic scripted provider."""
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 # Seed 004 §1, verbatim (the seed's placeholder artifact strings included).
@@ -113,3 +118,17 @@ def expected_axes(replies: dict[str, dict[str, Any]]) -> dict[str, float]:
             den += w
         out[axis] = round(num / den, 1)
     return out
+
+
+COUNCIL = [sys.executable, "-m", "council"]
+
+
+def run_council(*args: str, stdin: str = "", timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    """``council …`` as a subprocess, as an agent would run it."""
+    return subprocess.run([*COUNCIL, *args], input=stdin, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
