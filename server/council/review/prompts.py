@@ -19,7 +19,7 @@ from council.session.formats import format_block
 from council.session.prompts import clip
 
 SUMMARY_BUDGET, FILES_SHOWN, EXTRA_CONTEXT_BUDGET = 3_000, 60, 2_000
-SOUL_BUDGET, PEER_BUDGET, POINT_BUDGET = 600, 900, 220
+SOUL_BUDGET, RULES_BUDGET, PEER_BUDGET, POINT_BUDGET = 600, 700, 900, 220
 
 AXIS_GUIDE = (
     "Score each axis from 0 (worst) to 10 (best): assumptions = the assumptions are stated and sound; "
@@ -88,7 +88,7 @@ def request_brief(request: CouncilRequest, budget: int) -> Brief:
 def _system(schema: dict[str, Any], seated: SeatedRole) -> ChatMessage:
     c = seated.contract
     role = (f"You are the {c.name} on a review council that judges a proposed change to a quantitative research "
-            f"project.\n{clip(c.soul, SOUL_BUDGET)}\nYour rules: " + " ".join(c.constraints) +
+            f"project.\n{clip(c.soul, SOUL_BUDGET)}\nYour rules: " + clip(" ".join(c.constraints), RULES_BUDGET) +
             f"\nYou sit on this review because: {seated.reason}\n{AXIS_GUIDE}\n{VERDICTS}")
     return ChatMessage(role="system", content=format_block(schema) + "\n\n" + role)
 
