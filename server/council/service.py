@@ -99,7 +99,8 @@ class CouncilService:
             return await self._start(params)
         if rt is None:
             if intent is Intent.PERSONAS:
-                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(self.library.names))
+                chat = [p.name for p in self.library.all if p.chats]  # review-only roles are not named in chat
+                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat))
             raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)
         if intent is Intent.CANCEL:
             await self.cancel(rt.session_id)

@@ -194,3 +194,16 @@ def test_verdict_lists_are_bounded(field):
         RoleVerdict.model_validate({**SEED_VERDICT, field: ["x"] * 51})
     with pytest.raises(ValidationError):
         RoleVerdict.model_validate({**SEED_VERDICT, field: ["x" * 2001]})
+
+
+@pytest.mark.parametrize("form", ["text", "bytes", "dict"])
+def test_a_request_may_arrive_as_a_context_string_bytes_or_decoded_json(form):
+    import json
+
+    from council.review.api import load_request
+
+    text = json.dumps(SEED_REQUEST)
+    source = {"text": text, "bytes": text.encode(), "dict": SEED_REQUEST}[form]
+    assert load_request(source) == CouncilRequest.model_validate(SEED_REQUEST)
+    with pytest.raises(CouncilError):
+        load_request("{" if form != "dict" else {"request_id": "x"})

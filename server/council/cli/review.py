@@ -81,10 +81,10 @@ def read_request(source: str) -> bytes:
 
 async def review_file(args: argparse.Namespace):
     from council.present.review_words import progress_line
-    from council.review.api import decode_json, parse_request
+    from council.review.api import load_request
 
     raw = read_request(args.file)
-    request = parse_request(decode_json(raw))
+    request = load_request(raw)
     reviewer = reviewer_for(args)
 
     def progress(kind: str, data: dict[str, Any]) -> None:

@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # one request file (the inbox's, or `council review FILE`)
 
-__all__ = ["ReviewFailed", "ReviewSettings", "Reviewer", "decode_json", "parse_request", "review_request"]
+__all__ = ["ReviewFailed", "ReviewSettings", "Reviewer", "decode_json", "load_request", "parse_request",
+           "review_request"]
 
 
 def _quiet(kind: str, data: dict) -> None:
@@ -79,18 +80,26 @@ class Reviewer:
         await self.hub.aclose()
 
 
-async def review_request(request: CouncilRequest | dict, *, config: CouncilConfig | None = None,
+async def review_request(request: CouncilRequest | dict | str | bytes, *, config: CouncilConfig | None = None,
                          settings: ReviewSettings | None = None, on_progress: Progress | None = None,
                          timeout: float | None = None) -> ReviewedDecision:
-    """Review one request (a model or its JSON-ready dict) with a reviewer built for this call and closed after.
-    An invalid dict raises a validation ``CouncilError`` with one entry per offending field."""
+    """Review one request (a model, decoded JSON, or JSON text) with a reviewer built for this call and closed after.
+    An invalid request raises a validation ``CouncilError`` with one entry per offending field."""
     if not isinstance(request, CouncilRequest):
-        request = parse_request(request)
+        request = load_request(request)
     reviewer = Reviewer.from_config(config, settings)
     try:
         return await reviewer.review(request, on_progress=on_progress, timeout=timeout)
     finally:
         await reviewer.aclose()
+
+
+def load_request(source: str | bytes | dict) -> CouncilRequest:
+    """A ``CouncilRequest`` from a file's bytes, a context string holding its JSON, or decoded JSON (seed 004: requests
+    arrive "as JSON files dropped into a directory or passed as context strings")."""
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    return parse_request(decode_json(source) if isinstance(source, bytes) else source)
 
 
 def parse_request(data: object) -> CouncilRequest:

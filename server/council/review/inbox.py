@@ -35,7 +35,7 @@ from typing import Any
 import anyio
 
 from council.errors import CouncilError, validation_error
-from council.review.api import Reviewer, decode_json, parse_request
+from council.review.api import Reviewer, load_request
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class Inbox:
         raw = path.read_bytes()
         sha = hashlib.sha256(raw).hexdigest()
         try:
-            request = parse_request(decode_json(raw))
+            request = load_request(raw)
         except CouncilError as err:
             return self._set_aside(path, "rejected", err)
         decision_path = self.dirs["outbox"] / f"{request.request_id}.decision.json"
