@@ -22,7 +22,8 @@ fs.copyFileSync(path.join(root, 'out', 'extension.js'), path.join(stage, 'out', 
 for (const item of ['media', 'server', 'personas', 'pyproject.toml', 'README.md', 'LICENSE']) {
   const from = path.join(root, item);
   if (!fs.existsSync(from)) continue;
-  fs.cpSync(from, path.join(stage, item), { recursive: true, filter: (src) => !skip(path.relative(root, src)) });
+  // Symlinks are left out: server/council/_personas is a development link to personas/ (shipped on its own).
+  fs.cpSync(from, path.join(stage, item), { recursive: true, filter: (src) => !skip(path.relative(root, src)) && !fs.lstatSync(src).isSymbolicLink() });
 }
 fs.writeFileSync(path.join(stage, '.vscodeignore'), '**/*.map\n');
 if (!fs.existsSync(path.join(stage, 'README.md'))) {

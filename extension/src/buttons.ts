@@ -7,11 +7,14 @@
  * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
  */
 import { createHash } from 'node:crypto';
-import type { AnswerParams, ClarificationQuestion } from './wire';
+import type { AnswerParams, ClarificationQuestion, TurnCommand } from './wire';
+import { TURN_COMMANDS } from './wire';
 
 export const ANSWER_COMMAND = 'council.answerQuestion';
 export const EXTEND_COMMAND = 'council.extendDebate';
 export const RETRY_COMMAND = 'council.retryStep';
+/** A button that continues the chat with a given turn (`@council /<command> <text>`). */
+export const TURN_COMMAND = 'council.sendTurn';
 
 export type AnswerAction = NonNullable<AnswerParams['action']>;
 
@@ -78,6 +81,34 @@ export function retryButton(sessionId: string): ButtonCommand {
   return { command: RETRY_COMMAND, title: 'Retry', tooltip: 'Try the step that failed again', arguments: [{ sessionId }] };
 }
 
+export interface TurnButtonArgs {
+  command?: TurnCommand;
+  text: string;
+}
+
+export function turnButton(title: string, args: TurnButtonArgs, tooltip?: string): ButtonCommand {
+  return { command: TURN_COMMAND, title, arguments: [args], ...(tooltip ? { tooltip } : {}) };
+}
+
+export function isTurnButtonArgs(value: unknown): value is TurnButtonArgs {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.text === 'string' && (v.command === undefined || (typeof v.command === 'string' && (TURN_COMMANDS as readonly string[]).includes(v.command)));
+}
+
+/** The chat query of a turn button. */
+export function chatQueryForTurn(args: TurnButtonArgs, participantName = 'council'): string {
+  return `@${participantName} ${args.command ? `/${args.command} ` : ''}${args.text}`.trim();
+}
+
+/** Under a text the sidecar thinks is a new problem rather than the answer: keep it as the answer, or ask it anew. */
+export function confirmNewButtons(text: string): ButtonCommand[] {
+  return [
+    turnButton('Use as my answer', { command: 'answer', text }, 'Answer the open question with what you wrote'),
+    turnButton('Start a new question', { command: 'new', text }, 'Ask the council this as a new question'),
+  ];
+}
+
 export function isAnswerButtonArgs(value: unknown): value is AnswerButtonArgs {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
@@ -95,7 +126,7 @@ export function isAnswerButtonArgs(value: unknown): value is AnswerButtonArgs {
 export function chatQueryFor(args: AnswerButtonArgs, participantName = 'council'): string {
   if (args.action === 'skip') return `@${participantName} /skip`;
   if (args.action === 'defer') return `@${participantName} /defer`;
-  return `@${participantName} ${args.label}`;
+  return `@${participantName} /answer ${args.label}`;
 }
 
 export type ClickOutcome = 'submitted' | 'duplicate' | 'alreadyAnswered';
@@ -142,7 +173,9 @@ export class PendingAnswers {
     for (const [key, { args }] of this.pending) {
       if (sessionId !== undefined && args.sessionId !== sessionId) continue;
       const matches =
-        args.action === 'answer' ? command === undefined && text === args.label.trim() : command === args.action && text === '';
+        args.action === 'answer'
+          ? (command === undefined || command === 'answer') && text === args.label.trim()
+          : command === args.action && text === '';
       if (matches) {
         this.pending.delete(key);
         return args;

@@ -8,6 +8,10 @@ export interface CouncilClient {
     params: MethodTypes[M]['params'],
     token?: CancellationToken,
   ): Promise<MethodTypes[M]['result']>;
+  /** How many sidecar processes became ready so far (the current process's number). */
+  readonly generation: number;
+  /** Resolves once a process newer than `generation` is ready (sessions restored); rejects if none comes. */
+  whenReadyAfter(generation: number, timeoutMs?: number): Promise<void>;
 }
 
 /** Thrown when the sidecar cannot be started or reached; the message says how to fix it. */

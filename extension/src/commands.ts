@@ -3,10 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnswerButtonArgs, PendingAnswers } from './buttons';
-import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, chatQueryFor, isAnswerButtonArgs } from './buttons';
+import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
 import { PARTICIPANT_NAME } from './participant';
+import { applyPersonaDraft, describeDraft, draftPersonaCopy } from './personaDraft';
 import type { SessionStatus } from './wire';
 
 /** The most recent session a chat turn reached (what "Cancel Session" and "Show Session Transcript" act on). */
@@ -89,7 +90,10 @@ export function workspacePersonasDir(): string | undefined {
   return folder ? path.join(folder.uri.fsPath, '.council', 'personas') : undefined;
 }
 
-/** Copy the shipped persona TOMLs into <workspace>/.council/personas (keeping edits), open them, restart the sidecar. */
+/**
+ * Show the draft of copying the shipped persona TOMLs into <workspace>/.council/personas, copy only after the user
+ * confirms, then open them. Saving an edited persona file restarts the sidecar (see extension.ts); sessions survive.
+ */
 export async function editPersonas(deps: CommandDeps): Promise<void> {
   const dir = workspacePersonasDir();
   if (!dir) {
@@ -97,22 +101,23 @@ export async function editPersonas(deps: CommandDeps): Promise<void> {
     return;
   }
   const shipped = path.join(deps.extensionPath, 'personas');
-  fs.mkdirSync(dir, { recursive: true });
-  const files = fs.existsSync(shipped) ? fs.readdirSync(shipped).filter((f) => f.endsWith('.toml')).sort() : [];
-  let copied = 0;
-  for (const f of files) {
-    const target = path.join(dir, f);
-    if (!fs.existsSync(target)) {
-      fs.copyFileSync(path.join(shipped, f), target);
-      copied++;
+  const draft = draftPersonaCopy(shipped, dir);
+  const relative = vscode.workspace.asRelativePath(dir);
+  if (draft.toWrite.length > 0) {
+    const { message, detail } = describeDraft(draft, relative);
+    const yes = `Copy ${draft.toWrite.length} Files`;
+    const pick = await vscode.window.showInformationMessage(message, { modal: true, detail }, yes);
+    if (pick !== yes) {
+      log.info('personas: the copy was not confirmed; nothing written');
+      return;
     }
+    const written = applyPersonaDraft(draft, shipped);
+    log.info(`personas: ${written.length} copied to ${dir}`);
   }
-  log.info(`personas: ${copied} copied to ${dir}`);
-  const first = fs.readdirSync(dir).filter((f) => f.endsWith('.toml')).sort()[0];
+  const first = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.toml')).sort()[0] : undefined;
   if (first) await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, first)));
   await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(dir)).then(undefined, () => undefined);
-  await deps.restartSidecar();
-  void vscode.window.showInformationMessage(`Council: personas in ${vscode.workspace.asRelativePath(dir)} override the shipped ones by id; save and run "Council: Restart Sidecar" after editing.`);
+  void vscode.window.showInformationMessage(`Council: personas in ${relative} override the shipped ones by id; saving one reloads the council (sessions in progress are kept).`);
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -136,7 +141,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       placeHolder: 'Should we split our monolith into services this quarter?',
       ignoreFocusOut: true,
     });
-    if (question?.trim()) await openChatWith(`@${PARTICIPANT_NAME} ${question.trim()}`);
+    if (question?.trim()) await openChatWith(`@${PARTICIPANT_NAME} /new ${question.trim()}`);
   });
   reg('council.cancelSession', () => cancelSession(deps));
   reg('council.showTranscript', (arg) => showTranscript(deps, arg));
@@ -152,4 +157,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg(ANSWER_COMMAND, (arg) => answerQuestion(deps, arg));
   reg(EXTEND_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /extend`));
   reg(RETRY_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /retry`));
+  reg(TURN_COMMAND, async (arg) => {
+    if (!isTurnButtonArgs(arg)) {
+      log.warn(`${TURN_COMMAND}: ignoring malformed arguments`);
+      return;
+    }
+    await (deps.openChat ?? openChatWith)(chatQueryForTurn(arg, PARTICIPANT_NAME));
+  });
 }

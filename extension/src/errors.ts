@@ -3,6 +3,7 @@ import { ResponseError } from 'vscode-jsonrpc';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import { isErrorData } from './protocol';
+import { isConnectionLost } from './recovery';
 import type { ResponseSink } from './render';
 import type { ErrorData } from './wire';
 
@@ -30,6 +31,13 @@ function sidecarErrorMarkdown(data: ErrorData): string {
   return `> ⚠️ ${WHAT[data.code]}: ${message}${FIX[data.code]}\n\n`;
 }
 
+/** Whether trying the same step again may work (an internal failure or a lost sidecar, not a refusal). */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof SidecarUnavailableError || isConnectionLost(err)) return true;
+  if (err instanceof ResponseError && isErrorData(err.data)) return err.data.code === 'internal';
+  return !(err instanceof ResponseError);
+}
+
 /** Render `err` into the chat response and return a one-line description for the result metadata. */
 export function handleError(err: unknown, stream: ResponseSink): string {
   if (err instanceof SidecarUnavailableError) {
@@ -37,6 +45,14 @@ export function handleError(err: unknown, stream: ResponseSink): string {
     stream.button({ command: 'council.restartSidecar', title: 'Restart Sidecar' });
     stream.button({ command: 'council.showLogs', title: 'Show Logs' });
     return err.message;
+  }
+  if (isConnectionLost(err)) {
+    const message = 'the council sidecar stopped while it worked on this, and again after it was restarted';
+    log.error(`${message}: ${describeError(err)}`);
+    stream.markdown(`> ⚠️ The council sidecar stopped while it worked on this, and again after it was restarted. Details are in **Council: Show Logs**.\n\n`);
+    stream.button({ command: 'council.restartSidecar', title: 'Restart Sidecar' });
+    stream.button({ command: 'council.showLogs', title: 'Show Logs' });
+    return message;
   }
   if (err instanceof ResponseError && isErrorData(err.data)) {
     if (err.data.code === 'internal') log.error(`sidecar error: ${err.data.message}`, err.data.details ?? {});

@@ -6,8 +6,10 @@ import { PendingAnswers } from './buttons';
 import { SessionTracker, registerCommands, workspacePersonasDir } from './commands';
 import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
+import { SessionKeeper } from './keeper';
 import { registerCouncilParticipant } from './participant';
-import { PythonSetupError, homeDir, preparePython, resolveInterpreter } from './python';
+import { preparePython } from './bootstrap';
+import { PythonSetupError, homeDir, resolveInterpreter } from './python';
 import { readSettings, sidecarLaunch, expandPath } from './settings';
 import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
@@ -23,14 +25,20 @@ export function activate(context: vscode.ExtensionContext): void {
   const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
   log.info(`Council ${version} on ${vscode.env.appName} ${vscode.version}`);
 
+  const keepAcrossReloads = () => vscode.workspace.getConfiguration('council').get<boolean>('sessions.keepAcrossReloads') === true;
+  const keeper = new SessionKeeper(() => (keepAcrossReloads() ? context.workspaceState : undefined));
+  const loaded = keeper.load();
+  if (loaded > 0) log.info(`${loaded} council session(s) kept from the last window`);
   const sidecar = new Sidecar({
     outputChannel: channel,
+    onReady: (send) => keeper.restoreAll(send),
     resolveCommand: () => sidecarCommand(context, version),
     onStartFailed: (err) => {
       const fix = err instanceof PythonSetupError ? err.fix : 'showLogs';
-      const actions = fix === 'showLogs' ? ['Show Logs'] : ['Open Settings', 'Show Logs'];
+      const actions = fix === 'showLogs' ? ['Retry', 'Show Logs'] : ['Open Settings', 'Retry', 'Show Logs'];
       void vscode.window.showErrorMessage(`Council: ${describeError(err)}`, ...actions).then((pick) => {
         if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'council.python.interpreter');
+        if (pick === 'Retry') void sidecar.restart();
         if (pick === 'Show Logs') channel.show();
       });
     },
@@ -43,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = new SessionTracker();
   context.subscriptions.push(
     sidecar.onEvent((event) => {
+      keeper.noteSeq(event.sessionId, event.seq);
       if (!turns.dispatch(event)) log.trace(`event ${event.type} #${event.seq} for idle session ${event.sessionId}`);
     }),
   );
@@ -54,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): void {
     pending,
     settings,
     access: context.languageModelAccessInformation,
+    keeper,
     onSession: (id, status) => sessions.update(id, status),
   });
   registerCommands(context, {
@@ -70,12 +80,27 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('council')) return;
+      if (e.affectsConfiguration('council.sessions.keepAcrossReloads') && !keepAcrossReloads()) void keeper.clearPersisted(context.workspaceState);
       const next = sidecarSettingsKey();
       if (next === launchKey) return;
       launchKey = next;
       log.info('sidecar settings changed: restarting');
       void sidecar.restart();
     }),
+  );
+  // A saved workspace persona reloads the council; the new sidecar gets every session back (restore).
+  let reload: NodeJS.Timeout | undefined;
+  context.subscriptions.push(
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      const dir = workspacePersonasDir();
+      if (!dir || !doc.uri.fsPath.startsWith(dir + path.sep) || !doc.uri.fsPath.endsWith('.toml')) return;
+      clearTimeout(reload);
+      reload = setTimeout(() => {
+        log.info(`${path.basename(doc.uri.fsPath)} was saved: restarting the sidecar (sessions are restored)`);
+        void sidecar.restart();
+      }, 500);
+    }),
+    { dispose: () => clearTimeout(reload) },
   );
   // Start early so the first chat turn does not wait for Python (failures are reported, not thrown).
   void sidecar.start();

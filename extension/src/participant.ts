@@ -3,21 +3,24 @@
  * events' markdown while the turn runs, then the result's `message`). All session state lives in the sidecar; the
  * only thing carried between turns is the session id in the ChatResult metadata.
  */
-import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { AnswerButtonArgs, PendingAnswers } from './buttons';
-import { questionButtons } from './buttons';
+import type { PendingAnswers } from './buttons';
+import { questionButtons, retryButton } from './buttons';
 import type { CouncilClient } from './client';
-import { handleError, isCancellation } from './errors';
+import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
 import type { ReferenceReader } from './references';
 import { collectReferences } from './references';
+import type { SessionKeeper } from './keeper';
+import { OutgoingTurn } from './outgoing';
+import type { RecoveryHooks } from './recovery';
+import { sendWithRecovery } from './recovery';
 import type { TurnState } from './render';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
-import type { TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, ClientCapabilities, Intent, SessionStatus, TurnCommand, TurnParams, TurnResult } from './wire';
+import type { ActiveTurn, TurnRegistry } from './turns';
+import type { Awaiting, ClarificationQuestion, ClientCapabilities, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
@@ -32,6 +35,8 @@ export interface CouncilResultMetadata {
   choices?: string[];
   canExtend?: boolean;
   error?: string;
+  /** The session's problem (to ask it again in a new session when the sidecar no longer has this one). */
+  problem?: string;
 }
 
 export interface CouncilChatResult extends vscode.ChatResult {
@@ -46,15 +51,20 @@ export function isCouncilMetadata(value: unknown): value is CouncilResultMetadat
 
 type HistoryItem = vscode.ChatRequestTurn | vscode.ChatResponseTurn;
 
-/** The session id in the most recent council result of the conversation, if any. */
-export function sessionIdFromHistory(history: readonly HistoryItem[]): string | undefined {
+/** The metadata of the most recent council result of the conversation, if any. */
+export function metadataFromHistory(history: readonly HistoryItem[]): CouncilResultMetadata | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const item = history[i] as Partial<vscode.ChatResponseTurn>;
     if (item.participant !== undefined && item.participant !== PARTICIPANT_ID) continue;
     const metadata = item.result?.metadata;
-    if (isCouncilMetadata(metadata)) return metadata.sessionId;
+    if (isCouncilMetadata(metadata)) return metadata;
   }
   return undefined;
+}
+
+/** The session id in the most recent council result of the conversation, if any. */
+export function sessionIdFromHistory(history: readonly HistoryItem[]): string | undefined {
+  return metadataFromHistory(history)?.sessionId;
 }
 
 /** Slash command name → TurnCommand (undefined: not forwarded as a command). */
@@ -102,100 +112,142 @@ export interface ParticipantDeps {
   settings(): CouncilSettings;
   access?: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'>;
   references?: ReferenceReader;
+  /** Keeps each session's journal for a new sidecar (restore after a crash or restart). */
+  keeper?: SessionKeeper;
   /** Told about every session a turn reached (palette commands act on the latest one). */
   onSession?(sessionId: string, status: SessionStatus): void;
 }
 
 const EXAMPLE = 'Should we split our monolith into services this quarter?';
 
+/** What only the extension can know (the sidecar that would write it is gone). */
+const NOTES = {
+  restarted: '> ↻ The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.\n\n',
+  unknown:
+    '> ℹ️ The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new ' +
+    'session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.\n\n',
+  expired: '> ℹ️ The earlier council session expired, so this starts a new session.\n\n',
+};
+
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
   return async (request, context, stream, token): Promise<CouncilChatResult> => {
-    const settings = deps.settings();
-    const historySession = sessionIdFromHistory(context.history);
+    const previous = metadataFromHistory(context.history);
     const command = mapCommand(request.command);
-    const prompt = request.prompt.trim();
-
-    if (request.command === 'transcript') return showTranscript(deps.client, historySession, stream, token);
-    if (!prompt && (!request.command || command === 'new')) {
+    if (request.command === 'transcript') return showTranscript(deps.client, previous?.sessionId, stream, token);
+    if (!request.prompt.trim() && (!request.command || command === 'new')) {
       stream.markdown(`Ask the council a hard question, for example: _${EXAMPLE}_\n`);
-      return historySession ? { metadata: { sessionId: historySession, status: 'created', awaiting: 'nothing' } } : {};
+      return previous ? { metadata: { ...previous, awaiting: 'nothing' } } : {};
     }
-
-    const submission = deps.pending.take(historySession, request.prompt, request.command);
+    const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
-    const caps: ClientCapabilities = model ? { completion: true, completionModel: model.name } : { completion: false };
+    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings);
     const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
     const notices = new Set<string>();
-    const turn = deps.turns.begin(submission ? submission.sessionId : command === 'new' ? undefined : historySession, {
-      model,
-      token,
-      onEvent: (e) => renderer.render(e),
-      notify: (md) => {
-        if (!notices.has(md)) {
-          notices.add(md);
-          stream.markdown(md);
-        }
-      },
-    });
+    const note = (md: string): void => {
+      if (notices.has(md)) return;
+      notices.add(md);
+      stream.markdown(md);
+    };
+    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e), notify: note });
+    turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) stream.markdown(notice);
 
-    const cancel = token.onCancellationRequested(() => {
-      const sessionId = turn.sessionId;
-      if (!sessionId) return;
-      deps.client.request('council/cancel', { sessionId }).then(
-        (r) => log.info(`cancelled session ${sessionId}: ${r.cancelledCalls ?? 0} calls stopped`),
-        (err: unknown) => log.warn(`council/cancel failed: ${String(err)}`),
-      );
-    });
+    const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
-      let result: TurnResult | null | undefined;
-      if (submission) {
-        result = await submitAnswer(deps.client, submission, caps, token);
-      } else {
-        const params: TurnParams = {
-          text: request.prompt.slice(0, MAX_TEXT),
-          references: await collectReferences(request.references, settings.referencesMaxChars, deps.references),
-          options: sessionOptions(settings, model?.name),
-          client: caps,
-        };
-        if (turn.sessionId) params.sessionId = turn.sessionId;
-        turn.proposedSessionId = randomUUID();
-        params.newSessionId = turn.proposedSessionId;
-        if (command) params.command = command;
-        if (request.command && !command) params.text = `/${request.command} ${params.text}`.trim();
-        result = await deps.client.request('council/turn', params, token);
-      }
+      const result = await sendWithRecovery(deps.client, recoveryHooks(outgoing, turn, token, note), () => token.isCancellationRequested);
       deps.turns.end(turn);
       if (!result) throw new vscode.CancellationError();
       if (result.sessionId && result.status) deps.onSession?.(result.sessionId, result.status);
       if (renderer.state.errors > 0) log.info(`turn ended with ${renderer.state.errors} error event(s)`);
-      return finish(result, renderer.state, stream);
+      if (result.sessionId && deps.keeper) await deps.keeper.remember(result.sessionId, (id) => snapshotOf(deps.client, id));
+      const problem = result.intent === 'new_problem' ? outgoing.params.text : previous?.problem;
+      return finish(result, renderer.state, stream, problem);
     } catch (err) {
       deps.turns.end(turn);
-      const sessionId = turn.sessionId ?? historySession;
-      if (token.isCancellationRequested || isCancellation(err)) {
-        if (renderer.state.status !== 'cancelled') stream.markdown('\n\n_Cancelled: the council stopped this session._\n');
-        return sessionId ? { metadata: { sessionId, status: 'cancelled', awaiting: 'nothing' } } : {};
-      }
-      const message = handleError(err, stream);
-      return sessionId
-        ? { metadata: { sessionId, status: renderer.state.status ?? 'created', awaiting: 'nothing', error: message } }
-        : { errorDetails: { message } };
+      return failed(err, token, stream, renderer.state, turn.sessionId ?? previous?.sessionId, previous);
     } finally {
       cancel.dispose();
     }
   };
 }
 
-async function submitAnswer(
-  client: CouncilClient,
-  args: AnswerButtonArgs,
-  caps: ClientCapabilities,
+async function outgoingTurn(
+  deps: ParticipantDeps,
+  request: vscode.ChatRequest,
+  previous: CouncilResultMetadata | undefined,
+  command: TurnCommand | undefined,
+  model: vscode.LanguageModelChat | undefined,
+  settings: CouncilSettings,
+): Promise<OutgoingTurn> {
+  const submission = deps.pending.take(previous?.sessionId, request.prompt, request.command);
+  const caps: ClientCapabilities = model ? { completion: true, completionModel: model.name } : { completion: false };
+  const text = request.command && !command ? `/${request.command} ${request.prompt}` : request.prompt;
+  const sessionId = submission ? submission.sessionId : command === 'new' ? undefined : previous?.sessionId;
+  const base = {
+    text: text.trim().slice(0, MAX_TEXT),
+    references: await collectReferences(request.references, settings.referencesMaxChars, deps.references),
+    options: sessionOptions(settings, model?.name),
+    client: caps,
+    ...(command ? { command } : {}),
+  };
+  return new OutgoingTurn(deps.client, base, sessionId, submission, previous);
+}
+
+function recoveryHooks(
+  outgoing: OutgoingTurn,
+  turn: ActiveTurn<vscode.LanguageModelChat>,
   token: vscode.CancellationToken,
-): Promise<TurnResult> {
-  log.info(`submitting ${args.action} for question ${args.questionId} (key ${args.idempotencyKey})`);
-  const params = { sessionId: args.sessionId, questionId: args.questionId, action: args.action, client: caps, idempotencyKey: args.idempotencyKey };
-  return client.request('council/answer', args.choice !== undefined ? { ...params, choice: args.choice } : params, token);
+  note: (md: string) => void,
+): RecoveryHooks<TurnResult> {
+  return {
+    send: () => outgoing.send(token),
+    onRestarted: () => {
+      turn.resetOrder();
+      note(NOTES.restarted);
+    },
+    onUnknownSession: (why) => {
+      if (!outgoing.renew()) return false;
+      turn.sessionId = undefined;
+      turn.proposedSessionId = outgoing.proposedSessionId;
+      turn.resetOrder();
+      note(NOTES[why]);
+      return true;
+    },
+  };
+}
+
+/** A turn that ended in cancellation or an error: say it once, keep the session in the metadata. */
+function failed(
+  err: unknown,
+  token: vscode.CancellationToken,
+  stream: vscode.ChatResponseStream,
+  state: TurnState,
+  sessionId: string | undefined,
+  previous: CouncilResultMetadata | undefined,
+): CouncilChatResult {
+  const base: CouncilResultMetadata | undefined = sessionId
+    ? { sessionId, status: state.status ?? previous?.status ?? 'created', awaiting: 'nothing', ...(previous?.problem ? { problem: previous.problem } : {}) }
+    : undefined;
+  if (token.isCancellationRequested || isCancellation(err)) {
+    if (state.status !== 'cancelled') stream.markdown('\n\n_Cancelled: the council stopped this session._\n');
+    return base ? { metadata: { ...base, status: 'cancelled' } } : {};
+  }
+  const message = handleError(err, stream);
+  if (base && isRetryable(err)) stream.button(retryButton(base.sessionId));
+  return base ? { metadata: { ...base, error: message }, errorDetails: { message } } : { errorDetails: { message } };
+}
+
+function stopSession(client: CouncilClient, sessionId: string | undefined): void {
+  if (!sessionId) return;
+  client.request('council/cancel', { sessionId }).then(
+    (r) => log.info(`cancelled session ${sessionId}: ${r.cancelledCalls ?? 0} calls stopped`),
+    (err: unknown) => log.warn(`council/cancel failed: ${String(err)}`),
+  );
+}
+
+async function snapshotOf(client: CouncilClient, sessionId: string): Promise<{ journal?: Record<string, unknown>[] | null; status: SessionStatus; problem: string }> {
+  const snap = await client.request('council/snapshot', { sessionId, includeJournal: true });
+  return { journal: snap.journal, status: snap.session.status, problem: snap.session.requestText };
 }
 
 /** Intents that run the council (and may finish it); the others only report (status, personas) or cancel. */
@@ -216,11 +268,11 @@ function pendingQuestion(result: TurnResult): ClarificationQuestion | undefined 
  * Complete the response once the turn returned: the sidecar's note, the buttons of a question asked in an earlier
  * turn, the final answer if this turn finished the council but its event was not printed, and the metadata.
  */
-function finish(result: TurnResult, state: TurnState, stream: vscode.ChatResponseStream): CouncilChatResult {
+function finish(result: TurnResult, state: TurnState, stream: vscode.ChatResponseStream, problem: string | undefined): CouncilChatResult {
   if (result.duplicate) stream.markdown('_That answer was already submitted._\n\n');
   if (result.message) stream.markdown(block(result.message));
   const question = pendingQuestion(result);
-  if (question && state.question?.questionId !== question.questionId) {
+  if (question && !state.confirming && state.question?.questionId !== question.questionId) {
     for (const b of questionButtons(question)) stream.button(b);
   }
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
@@ -233,6 +285,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
     metadata.choices = (question.choices ?? []).map((c) => c.label);
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
+  if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
 
@@ -262,7 +315,8 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   if (!isCouncilMetadata(m)) return [];
   if (m.awaiting === 'answer') {
     return [
-      ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c })),
+      // With a command: a followup without one inherits the previous turn's (a choice after `/new …` would start anew).
+      ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c, command: 'answer' })),
       { prompt: '', command: 'skip', label: 'Skip this question' },
       { prompt: '', command: 'skipAll', label: 'Skip all questions' },
     ];

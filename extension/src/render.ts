@@ -8,7 +8,7 @@
  * a payload into text.
  */
 import type { ButtonCommand } from './buttons';
-import { extendButton, questionButtons, retryButton } from './buttons';
+import { confirmNewButtons, extendButton, questionButtons, retryButton } from './buttons';
 import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
 import type { ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
@@ -29,11 +29,13 @@ export interface TurnState {
   canExtend: boolean;
   /** The final answer's event was printed in this turn. */
   finalAnswer: boolean;
+  /** The sidecar asked whether the text was an answer or a new question (its buttons are shown). */
+  confirming: boolean;
   errors: number;
 }
 
 export class EventRenderer {
-  readonly state: TurnState = { canExtend: false, finalAnswer: false, errors: 0 };
+  readonly state: TurnState = { canExtend: false, finalAnswer: false, confirming: false, errors: 0 };
   private printed = false;
 
   constructor(private readonly out: ResponseSink, private readonly onUnknown: (type: string) => void = () => {}) {}
@@ -60,6 +62,10 @@ export class EventRenderer {
       case 'question.asked':
         this.state.question = event.question;
         for (const b of questionButtons(event.question)) this.out.button(b);
+        return;
+      case 'question.confirmNew':
+        this.state.confirming = true;
+        for (const b of confirmNewButtons(event.text)) this.out.button(b);
         return;
       case 'question.resolved':
         if (this.state.question?.questionId === event.question.questionId) this.state.question = undefined;

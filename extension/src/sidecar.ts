@@ -6,10 +6,12 @@ import * as vscode from 'vscode';
 import type { CloseHandlerResult, ErrorHandlerResult, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import type { CouncilClient } from './client';
+import type { RawRequest } from './keeper';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import type { WireEvent } from './protocol';
 import { isWireEvent } from './protocol';
+import { sidecarStdio } from './sidecarlog';
 import type { CompleteDelta, CompleteParams, CompleteResult, MethodTypes } from './wire';
 import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from './wire';
 
@@ -26,6 +28,8 @@ export interface SidecarOptions {
   resolveCommand(): Promise<SidecarCommand>;
   /** Shown when the sidecar cannot start; the buttons map to commands. */
   onStartFailed(err: unknown): void;
+  /** Runs when a sidecar process is ready, before any waiting request is sent (restores the kept sessions). */
+  onReady?(send: RawRequest): Promise<unknown>;
 }
 
 type CompletionHandler = (params: CompleteParams, token: vscode.CancellationToken) => Promise<CompleteResult>;
@@ -41,6 +45,10 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
   private crashes: number[] = [];
   private readonly events = new vscode.EventEmitter<WireEvent>();
   private completion: CompletionHandler | undefined;
+  /** The current process's `onReady` work; requests wait for it. */
+  private ready: Promise<void> = Promise.resolve();
+  private readonly readyEvents = new vscode.EventEmitter<void>();
+  private readyCount = 0;
   readonly onEvent = this.events.event;
 
   constructor(private readonly options: SidecarOptions) {}
@@ -100,6 +108,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     if (this.restarting) await this.restarting;
     const client = await this.start();
     if (!client) throw new SidecarUnavailableError('it failed to start. See **Council: Show Logs** for the reason.');
+    await this.ready;
     return token ? client.sendRequest<MethodTypes[M]['result']>(method, params, token) : client.sendRequest<MethodTypes[M]['result']>(method, params);
   }
 
@@ -110,9 +119,36 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     }
   }
 
+  /** Counts the processes that became ready; a request remembers it to wait for a newer one after a crash. */
+  get generation(): number {
+    return this.readyCount;
+  }
+
+  /**
+   * Resolves when a sidecar process newer than `generation` is running and its `onReady` work (the restore) is
+   * done. Rejects after `timeoutMs` (the sidecar was not restarted, e.g. it kept crashing).
+   */
+  whenReadyAfter(generation: number, timeoutMs = 90_000): Promise<void> {
+    if (this.readyCount > generation) return this.ready;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        reject(new SidecarUnavailableError('it stopped and was not restarted. See **Council: Show Logs** for the reason.'));
+      }, timeoutMs);
+      const sub = this.readyEvents.event(() => {
+        if (this.readyCount <= generation) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      });
+      if (!this.client && !this.starting && !this.restarting) void this.start();
+    });
+  }
+
   dispose(): void {
     void this.stop();
     this.events.dispose();
+    this.readyEvents.dispose();
   }
 
   private async doStart(): Promise<LanguageClient | undefined> {
@@ -135,6 +171,8 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
       documentSelector: [],
       outputChannel: this.options.outputChannel,
       traceOutputChannel: this.options.outputChannel,
+      // Each stderr line at its own level (the library's default logs all of them as errors).
+      stdioOptions: sidecarStdio(),
       revealOutputChannelOn: 4 /* Never: errors are shown by us */,
       initializationFailedHandler: (error) => {
         log.error(`sidecar initialize failed: ${describeError(error)}`);
@@ -157,6 +195,9 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
       if (!this.completion) throw new Error('completion is not available');
       return this.completion(params, token);
     });
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running && this.client === client) this.ready = this.prepare(client);
+    });
     this.client = client;
     try {
       const t0 = Date.now();
@@ -173,6 +214,18 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     }
   }
 
+  /** The `onReady` work for a process that just started (its failure is logged, never blocks requests). */
+  private async prepare(client: LanguageClient): Promise<void> {
+    try {
+      await this.options.onReady?.((method, params) => client.sendRequest(method, params));
+    } catch (err) {
+      log.warn(`preparing the new sidecar: ${describeError(err)}`);
+    } finally {
+      this.readyCount++;
+      this.readyEvents.fire();
+    }
+  }
+
   private onClosed(): CloseHandlerResult {
     if (this.stopping) return { action: CloseAction.DoNotRestart, handled: true };
     const now = Date.now();
@@ -185,10 +238,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
         .then((pick) => pick && vscode.commands.executeCommand(pick === 'Show Logs' ? 'council.showLogs' : 'council.restartSidecar'));
       return { action: CloseAction.DoNotRestart, handled: true };
     }
-    log.warn('the council sidecar stopped unexpectedly; restarting it');
-    void vscode.window
-      .showWarningMessage('The Council sidecar stopped unexpectedly and was restarted; a session in progress was lost.', 'Show Logs')
-      .then((pick) => pick && vscode.commands.executeCommand('council.showLogs'));
+    log.warn('the council sidecar stopped unexpectedly; restarting it and restoring the sessions');
     return { action: CloseAction.Restart, handled: true };
   }
 }

@@ -34,12 +34,18 @@ export class ActiveTurn<M extends TurnModel = TurnModel> {
   sessionId: string | undefined;
   /** The id proposed for a session this turn may start (`TurnParams.newSessionId`). */
   proposedSessionId: string | undefined;
-  private readonly orderer: SeqOrderer<WireEvent>;
+  private orderer: SeqOrderer<WireEvent>;
 
   constructor(sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
     this.sessionId = sessionId;
     // The first event of the turn sets the baseline; repeats are dropped, early arrivals held briefly.
     this.orderer = new SeqOrderer<WireEvent>((e) => handlers.onEvent(e));
+  }
+
+  /** The turn is sent again to a new sidecar (or as a new session): its events get a new baseline. */
+  resetOrder(): void {
+    this.orderer.flush();
+    this.orderer = new SeqOrderer<WireEvent>((e) => this.handlers.onEvent(e));
   }
 
   deliver(event: WireEvent): void {

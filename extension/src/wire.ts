@@ -33,7 +33,7 @@ export const MAX_CONTEXT = 200000;
 export const MAX_REFERENCES = 50;
 
 /** Slash commands a client may forward with a turn. */
-export const TURN_COMMANDS = ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
+export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
 
 /** JSON-RPC numeric error codes per error kind (`data.code` is the contract). */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
@@ -271,6 +271,16 @@ export interface QuestionResolved extends EventBase {
   question: ClarificationQuestion;
 }
 
+/**
+ * Text typed while a question is open reads like a new problem: nothing was recorded. The client offers to
+ * send `text` again as the answer (`command: "answer"`) or as a new problem (`command: "new"`).
+ */
+export interface QuestionConfirmNew extends EventBase {
+  type: 'question.confirmNew';
+  questionId: string;
+  text: string;
+}
+
 export interface AssumptionRecorded extends EventBase {
   type: 'assumption.recorded';
   assumption: Assumption;
@@ -343,6 +353,32 @@ export interface FinalAnswer extends EventBase {
   synthesis: CouncilSynthesis;
 }
 
+/**
+ * The next piece of the moderator's answer to a follow-up as it streams (`markdown` only; its first piece
+ * starts with the moderator's heading).
+ */
+export interface FollowUpDelta extends EventBase {
+  type: 'followUp.delta';
+  followUpId: string;
+}
+
+/**
+ * The moderator answered a follow-up (recorded in the session); `markdown` is what the stream has not shown
+ * yet, and a closing line on how to re-open the debate or start a new session.
+ */
+export interface FollowUpAnswered extends EventBase {
+  type: 'followUp.answered';
+  followUp: FollowUp;
+}
+
+/** The user re-opened the completed debate with new input; cycles, a vote and a new answer follow. */
+export interface DebateReopened extends EventBase {
+  type: 'debate.reopened';
+  input: UserInput;
+  /** The session's cycle cap for the re-opened debate. */
+  limit: number;
+}
+
 export interface ErrorEvent extends EventBase {
   type: 'error';
   code: ErrorCode;
@@ -360,6 +396,7 @@ export type CouncilEvent =
   | PersonasSelected
   | QuestionAsked
   | QuestionResolved
+  | QuestionConfirmNew
   | AssumptionRecorded
   | CycleStarted
   | PersonaStarted
@@ -371,6 +408,9 @@ export type CouncilEvent =
   | OptionsProposed
   | VotesTallied
   | FinalAnswer
+  | FollowUpDelta
+  | FollowUpAnswered
+  | DebateReopened
   | ErrorEvent;
 export type EventType = CouncilEvent['type'];
 
@@ -381,6 +421,7 @@ export const EVENT_TYPES = [
   'personas.selected',
   'question.asked',
   'question.resolved',
+  'question.confirmNew',
   'assumption.recorded',
   'cycle.started',
   'persona.started',
@@ -392,6 +433,9 @@ export const EVENT_TYPES = [
   'options.proposed',
   'votes.tallied',
   'final.answer',
+  'followUp.delta',
+  'followUp.answered',
+  'debate.reopened',
   'error',
 ] as const satisfies readonly EventType[];
 
@@ -555,6 +599,12 @@ export interface ConversationSession {
   votes: Vote[];
   tally?: VoteTally;
   synthesis?: CouncilSynthesis;
+  /** Follow-up questions after completion. */
+  followUps: FollowUp[];
+  /** What the user added when re-opening the debate. */
+  userInputs: UserInput[];
+  /** Re-opening lets the debate run at least to this cycle (0: never re-opened); the cap is the higher of this and the settings' limit. */
+  reopenedCycleLimit: number;
 }
 
 export interface CouncilDiscussion {
@@ -617,8 +667,20 @@ export type DiscussionStatus = 'in_progress' | 'concluded' | 'limit_reached';
 /** What kind of failure: the caller's input, a refused permission, or a fault of ours. */
 export type ErrorCode = 'validation' | 'permission' | 'internal';
 
+/** A question the user asked about a completed session, and the moderator's answer from that session. */
+export interface FollowUp {
+  followUpId: string;
+  sessionId: string;
+  question: string;
+  answer: string;
+  /** The debate cycles the session had when it was asked. */
+  afterCycle: number;
+  askedAt: string;
+  answeredAt: string;
+}
+
 /** What the sidecar decided a turn means. */
-export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'status' | 'personas' | 'retry';
+export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up';
 
 export interface MessageTurn {
   turnId: string;
@@ -824,10 +886,23 @@ export interface Truncation {
   kept_chars: number;
 }
 
-/** Slash commands a client may forward with a turn (`/new`, `/skip` …). */
-export type TurnCommand = 'new' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'status' | 'personas' | 'retry';
+/**
+ * Slash commands a client may forward with a turn (`/new`, `/skip` …). `answer`: the turn's text is the
+ * answer to the open question, whatever it says. `extend` with text re-opens a completed debate with it.
+ */
+export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'status' | 'personas' | 'retry';
 
 export type UserConfidence = 'high' | 'medium' | 'low';
+
+/** What the user added when re-opening a completed debate (every persona sees it from then on). */
+export interface UserInput {
+  inputId: string;
+  sessionId: string;
+  text: string;
+  /** The debate cycles the session had when the debate re-opened. */
+  afterCycle: number;
+  addedAt: string;
+}
 
 /** A role's verdict, and the council's final outcome. */
 export type Verdict = 'APPROVE' | 'REJECT' | 'NEEDS_MORE_INFO';

@@ -4,7 +4,8 @@ that ``council.present`` wrote for it.
 It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
 streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
 it keeps a :class:`~council.present.persona.PersonaText`, so a heading appears once, when that persona's text
-starts, and its completion adds only what the stream has not shown.
+starts, and its completion adds only what the stream has not shown; the moderator's answer to a follow-up streams
+the same way.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from collections.abc import Callable
 from typing import Any
 
 from council.errors import ErrorCode
-from council.present import clarify, debate, status
+from council.present import clarify, debate, follow_up, status
 from council.present.persona import PersonaText, vote
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.session import records as r
 from council.session.debate import persona_schema
-from council.session.entities import DiscussionStatus, SessionStatus, utcnow
+from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.live_render import limits_of
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
@@ -34,6 +35,7 @@ class Narrator:
     def __init__(self, sink: EventSink) -> None:
         self.sink = sink
         self._texts: dict[tuple[str, str, int], PersonaText] = {}  # (session, persona, cycle) → live text
+        self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
             r.PersonasSelected: lambda rt, rec: self.emit(
                 rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection)),
@@ -54,6 +56,10 @@ class Narrator:
                                                   markdown=debate.tally(rec.tally)),
             r.SynthesisSet: lambda rt, rec: self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis,
                                                       markdown=rec.final_answer),
+            r.FollowUpAnswered: self._follow_up_answered,
+            r.DebateReopened: lambda rt, rec: self.emit(
+                rt, ev.DebateReopened, input=rec.input, limit=rt.session.cycle_limit,
+                markdown=follow_up.reopened(rec.input, rt.session.cycle_limit)),
         }
 
     def emit(self, rt: SessionRuntime, event_cls: type[ev.EventBase], **fields: Any) -> None:
@@ -106,7 +112,28 @@ class Narrator:
         if markdown:
             self.emit(rt, ev.PersonaDelta, persona=persona, cycle=cycle, markdown=markdown)
 
+    def follow_up_text(self, rt: SessionRuntime, follow_up_id: str, chunk: str) -> None:
+        current = self._follow_ups.get(rt.session_id)
+        if current is None or current[0] != follow_up_id:  # one follow-up runs at a time: a new one replaces
+            current = self._follow_ups[rt.session_id] = (follow_up_id, follow_up.live(rt.session.moderator.name))
+        markdown = current[1].feed(chunk)
+        if markdown:
+            self.emit(rt, ev.FollowUpDelta, follow_up_id=follow_up_id, markdown=markdown)
+
+    # --- what the service asks the user directly ----------------------------------------------------------------
+    def confirm_new(self, rt: SessionRuntime, question: ClarificationQuestion, text: str) -> None:
+        """Text that reads like a new problem arrived while ``question`` is open: ask the user which it is."""
+        self.emit(rt, ev.QuestionConfirmNew, question_id=question.question_id, text=text,
+                  markdown=clarify.confirm_new(question, text))
+
     # --- records ---------------------------------------------------------------------------------------------
+    def _follow_up_answered(self, rt: SessionRuntime, rec: r.FollowUpAnswered) -> None:
+        f = rec.follow_up
+        current = self._follow_ups.pop(rt.session_id, None)
+        text = current[1] if current is not None and current[0] == f.follow_up_id else \
+            follow_up.live(rt.session.moderator.name)
+        self.emit(rt, ev.FollowUpAnswered, follow_up=f, markdown=follow_up.answered(text, f))
+
     def _question_asked(self, rt: SessionRuntime, rec: r.QuestionAsked) -> None:
         s = rt.session
         q = s.question(rec.question_id)
@@ -142,3 +169,4 @@ class Narrator:
     def _forget(self, session_id: str) -> None:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
+        self._follow_ups.pop(session_id, None)

@@ -2,9 +2,9 @@
 
 It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests
 rather than the domain: idempotency keys, one running turn per session, cancellation (explicit or by
-``$/cancelRequest``), and provider problems as readable validation errors. It is also the one place that decides
-what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results become
-wire results.
+``$/cancelRequest``; on a completed session it stops a running follow-up), and provider problems as readable
+validation errors. It is also the one place that decides what a turn means and dispatches it
+(:meth:`CouncilService._dispatch`), and the one place domain results become wire results.
 """
 
 from __future__ import annotations
@@ -94,13 +94,16 @@ class CouncilService:
         rt = None
         if params.session_id and params.command is not TurnCommand.NEW:
             rt = self.store.get(params.session_id)
-        intent = decide_intent(params.text, params.command, rt.session.status if rt else None)
+        intent = decide_intent(params.text, params.command, rt.session.status if rt else None,
+                               rt.session.active_question if rt else None)
         if intent is Intent.NEW_PROBLEM:
             return await self._start(params)
         if rt is None:
             if intent is Intent.PERSONAS:
                 chat = [p.name for p in self.library.all if p.chats]  # review-only roles are not named in chat
                 return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat))
+            if params.command is TurnCommand.ANSWER:
+                raise validation_error("no question is waiting for an answer", reason="no_open_question")
             raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)
         if intent is Intent.CANCEL:
             await self.cancel(rt.session_id)
@@ -109,15 +112,25 @@ class CouncilService:
             return self._result(rt, intent, words.status(rt.session))
         if intent is Intent.PERSONAS:
             return self._result(rt, intent, words.council_members(rt.session))
+        if intent is Intent.CONFIRM_NEW:
+            return await self._run(rt, intent, lambda: self._confirm_new(rt, params.text))
         engine, pick = self.engine, await self._pick(rt, params)
+        added = params.text.strip() if params.command is TurnCommand.EXTEND else ""  # "/extend <text>"
         moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
             Intent.MORE_QUESTIONS: lambda: engine.more_questions(rt, pick),
-            Intent.EXTEND_DEBATE: lambda: engine.extend(rt, pick),
+            Intent.EXTEND_DEBATE: lambda: engine.reopen(rt, added, pick) if added else engine.extend(rt, pick),
             Intent.RETRY: lambda: engine.retry(rt, pick),
+            Intent.FOLLOW_UP: lambda: engine.follow_up(rt, params.text, pick),
         }
         if intent in REPLIES:
             return await self._run(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
         return await self._run(rt, intent, moves[intent])
+
+    async def _confirm_new(self, rt: SessionRuntime, text: str) -> None:
+        """Nothing is recorded: the user is asked whether the text answers the open question or is a new one."""
+        question = rt.session.active_question
+        assert question is not None  # decide_intent says confirm_new only while a question is open
+        self.narrator.confirm_new(rt, question, text)
 
     async def _start(self, params: TurnParams) -> TurnResult:
         opts = params.options
@@ -210,9 +223,12 @@ class CouncilService:
     # --- other requests --------------------------------------------------------------------------------------
     async def cancel(self, session_id: str, reason: str = "cancelled by the user") -> CancelResult:
         rt = self.store.get(session_id)
-        if rt.session.status is SessionStatus.COMPLETED:
-            raise validation_error("the session is already completed", sessionId=session_id)
         inflight = rt.inflight_calls
+        if rt.session.status is SessionStatus.COMPLETED:
+            if rt.cancel_scope is None:
+                raise validation_error("the session is already completed", sessionId=session_id)
+            rt.cancel_scope.cancel()  # a follow-up runs: stop it; the session stays completed
+            return CancelResult(session_id=session_id, status=rt.session.status, cancelled_calls=inflight)
         self._mark_cancelled(rt, reason)
         if rt.cancel_scope is not None:
             rt.cancel_scope.cancel()

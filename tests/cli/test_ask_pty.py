@@ -56,6 +56,26 @@ def test_free_text_more_and_skip_all_go_to_the_sidecar(pty_session):
     assert s.wait() == 0
 
 
+def test_a_new_question_typed_as_an_answer_is_confirmed_first(pty_session):
+    s = pty_session("ask", "--provider", "scripted", "--no-embeddings", "--max-cycles", "1", PROBLEM,
+                    env={"NO_COLOR": "1"})
+    s.expect(r"> ")
+    s.send("Should we use Kafka or RabbitMQ for our event bus?\r")
+    s.expect(r"That reads like a new question\. Is it your answer to “What is the main goal behind this request")
+    s.expect(r"Type 'y' to record it as your answer")
+    s.send("Ship faster\r")  # not 'y': this is the answer
+    s.expect(r"What timeline are you working with")
+    s.expect(r"> ")
+    s.send("How do we hire senior engineers faster in a tight market?\r")
+    s.expect(r"Type 'y' to record it as your answer")
+    s.send("y\r")
+    s.expect(r"The council's answer")
+    s.send("\r")
+    assert s.wait() == 0
+    assert "✓ What is the main goal behind this request (round 1)? — Ship faster" in s.text
+    assert "— How do we hire senior engineers faster in a tight market?" in s.text
+
+
 def test_extend_after_the_cycle_cap(pty_session, script_file):
     script = script_file(flip_flop_script())  # a council that never settles: only the cap stops it
     s = pty_session("ask", "--provider", "scripted", "--script", script, "--no-embeddings", "--max-cycles", "2",

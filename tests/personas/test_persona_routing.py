@@ -109,10 +109,36 @@ def test_override_is_honoured_exactly(library):
     assert sel.classification == "security"  # still recorded
 
 
-def test_personas_named_in_the_request_are_an_override(library):
-    sel = select_personas(library, "Ask the Security Expert and the Devil's Advocate whether to ship SSO now")
-    assert sel.names == ["Security Expert", "Devil's Advocate"]
-    assert sel.user_override and "named in the request" in sel.reason
+def test_personas_named_in_the_request_join_the_routed_council(library):
+    text = "Ask the Security Expert and the Devil's Advocate whether to ship SSO now"
+    sel = select_personas(library, text)
+    assert sel.names == ["Security Expert", "Product Manager", "Devil's Advocate"]  # never shrunk to the named
+    assert sel.user_override and sel.method != "override"
+    assert sel.overridden == ["Security Expert", "Devil's Advocate"]
+    assert "You named Security Expert and Devil's Advocate in the request" in sel.reason
+
+
+@pytest.mark.parametrize("text, named", [
+    ("Why did the Devil's Advocate disagree about moving billing to microservices?", "Devil's Advocate"),
+    ("What would the Financial Officer say about migrating our CI to GitHub Actions?", "Financial Officer"),
+    ("Ask the culture lead: should we adopt a four-day week for the platform team?", "Culture Lead"),
+])
+def test_naming_one_persona_never_makes_a_council_of_one(library, text, named):
+    sel = select_personas(library, text)
+    assert named in sel.names and len(sel.names) >= 3
+    assert sel.names[-1] == "Devil's Advocate"  # the always-included member keeps its seat and its place
+
+
+def test_named_personas_fit_within_max_personas(library):
+    text = ("Ask the security expert, the SRE, the product manager, the CFO, the culture lead and the senior "
+            "developer about our release process")
+    sel = select_personas(library, text, max_personas=5)
+    assert len(sel.names) == 5  # the first five named, in place of routed picks and the Devil's Advocate
+    assert set(sel.names) == {"Security Expert", "Reliability Engineer", "Product Manager", "Financial Officer",
+                              "Culture Lead"}
+    assert "capped at 5" in sel.reason
+    small = select_personas(library, "Ask the security expert whether to ship SSO now", max_personas=2)
+    assert small.names == ["Security Expert", "Devil's Advocate"]
 
 
 def test_unknown_override_lists_the_valid_names(library):

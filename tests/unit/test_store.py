@@ -59,7 +59,7 @@ def test_unknown_id_is_a_validation_error(clock):
     st = store(clock)
     with pytest.raises(CouncilError) as info:
         st.get("nope")
-    assert info.value.code is ErrorCode.VALIDATION and info.value.details == {"sessionId": "nope"}
+    assert info.value.code is ErrorCode.VALIDATION and info.value.details == {"sessionId": "nope", "reason": "unknown_session"}
 
 
 def test_created_but_not_started_is_unknown(clock):
@@ -186,7 +186,7 @@ def test_a_session_evicted_after_its_ttl_is_reported_as_expired(clock):
     expired(st, rt.session_id)
     with pytest.raises(CouncilError) as info:  # one never seen stays unknown
         st.get("never-seen")
-    assert info.value.details == {"sessionId": "never-seen"}
+    assert info.value.details == {"sessionId": "never-seen", "reason": "unknown_session"}
 
 
 def test_expired_sessions_make_room(clock):

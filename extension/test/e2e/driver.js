@@ -1,11 +1,14 @@
 // Drives the real VS Code Chat view (code-server + headless Chromium): asks @council a question, answers the
 // first clarifying question by double-clicking a choice button (must submit once), skips the second, waits for
 // the personas and the final answer, and checks that the rendered chat reads well (readabilityProblems).
-// Screenshots on failure. Usage: node driver.js <url> <shots-dir>
+// With COUNCIL_E2E_EXPECT_BOOTSTRAP=1 it first waits for the first-run bootstrap (the private venv) and screenshots
+// its progress notification. Screenshots on failure. Usage: node driver.js <url> <shots-dir>
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
+const { chatUi } = require('./chatui');
+const { scenarios } = require('./scenarios');
 
 const url = process.argv[2];
 const shots = process.argv[3];
@@ -57,12 +60,81 @@ function readabilityProblems() {
   return problems;
 }
 
+// The first-run bootstrap runs at activation behind a progress notification: see it, screenshot it while pip works,
+// and wait until it is gone; a Council error notification instead (e.g. pip failed) fails the run with its text.
+async function waitForBootstrap() {
+  const toast = page.locator('.notification-toast', { hasText: 'Council setup' }).first();
+  const failed = page.locator('.notification-toast', { hasText: /^Council: / }).first();
+  await phase('bootstrap progress shown', () => toast.waitFor({ timeout: 90_000 }));
+  const seen = new Set();
+  const taken = new Set();
+  const t = Date.now();
+  await phase('bootstrap finished', async () => {
+    while (await toast.isVisible().catch(() => false)) {
+      const text = ((await toast.innerText().catch(() => '')) || '').replace(/\s+/g, ' ').trim();
+      if (text && !seen.has(text)) {
+        seen.add(text);
+        console.log(`[e2e] bootstrap: ${text}`);
+        if (seen.size === 1) await page.waitForTimeout(400); // let the toast fade in
+        const kind = seen.size === 1 ? '1-start' : /downloading/.test(text) ? '2-downloading' : /installing \d+ packages/.test(text) ? '3-installing' : '';
+        if (kind && !taken.has(kind)) await shot(`bootstrap-${kind}`).then(() => taken.add(kind));
+      }
+      if (await failed.isVisible().catch(() => false)) throw new Error(`bootstrap failed: ${await failed.innerText()}`);
+      if (Date.now() - t > 420_000) throw new Error('the bootstrap did not finish in 7 minutes');
+      await page.waitForTimeout(250);
+    }
+    if (await failed.isVisible().catch(() => false)) throw new Error(`bootstrap failed: ${await failed.innerText()}`);
+  });
+  if (seen.size < 2) throw new Error(`the progress notification showed ${seen.size} message(s), expected the bootstrap steps`);
+}
+
 async function phase(name, fn) {
   step = name;
   const s = Date.now();
   const out = await fn();
   console.log(`[e2e] ${name}: ${((Date.now() - s) / 1000).toFixed(1)}s (at ${since()})`);
   return out;
+}
+
+/** The Chat view open with the test model selected (after the start, and after a reload). */
+async function openChat(input) {
+  await phase('chat view', async () => {
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+    } catch {
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Chat: Open Chat');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('Enter');
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
+    }
+  });
+  await phase('test model selected', () =>
+    page.locator('.interactive-input-part .model-picker-split, .interactive-input-part .model-picker-item', { hasText: MODEL }).first().waitFor({ timeout: 90_000 }));
+}
+
+/** The issue-9 scenarios (scenarios.js) after the main flow; COUNCIL_E2E_SCENARIOS picks some (comma list, or "none"). */
+async function runScenarios(input) {
+  const wanted = (process.env.COUNCIL_E2E_SCENARIOS || 'all').split(',').map((s) => s.trim()).filter(Boolean);
+  const control = (obj) => fs.writeFileSync(process.env.COUNCIL_E2E_CONTROL, JSON.stringify(obj));
+  const ctx = {
+    control,
+    runDir: process.env.COUNCIL_E2E_RUN,
+    shot,
+    log: (m) => console.log(`[e2e]   ${m}`),
+    reload: async () => {
+      await page.reload();
+      await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
+      await openChat(input);
+    },
+  };
+  const ui = chatUi(page, ctx.log);
+  for (const [name, fn] of Object.entries(scenarios)) {
+    if (!wanted.includes('all') && !wanted.some((w) => name.includes(w))) continue;
+    control({});
+    await phase(`scenario: ${name}`, () => fn(ui, ctx));
+    await shot(`scenario-${name.replace(/[^a-z0-9]+/gi, '-')}`);
+  }
 }
 
 (async () => {
@@ -79,21 +151,9 @@ async function phase(name, fn) {
       await page.goto(url);
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
     });
+    if (process.env.COUNCIL_E2E_EXPECT_BOOTSTRAP === '1') await waitForBootstrap();
     const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
-    await phase('chat view', async () => {
-      try {
-        await input.waitFor({ state: 'visible', timeout: 10_000 });
-      } catch {
-        await page.keyboard.press('F1');
-        await page.keyboard.type('Chat: Open Chat');
-        await page.waitForTimeout(800);
-        await page.keyboard.press('Enter');
-        await input.waitFor({ state: 'visible', timeout: 30_000 });
-      }
-    });
-    await phase('test model selected', () =>
-      page.locator('.interactive-input-part .model-picker-split, .interactive-input-part .model-picker-item', { hasText: MODEL }).first().waitFor({ timeout: 90_000 }));
-
+    await openChat(input);
     const responses = page.locator('.interactive-item-container.interactive-response');
     const requests = page.locator('.interactive-item-container.interactive-request');
     await phase('ask @council', async () => {
@@ -158,6 +218,7 @@ async function phase(name, fn) {
       if (problems.length) throw new Error(`the rendered chat does not read well (${problems.length} problems, listed above)`);
     });
     await shot('success');
+    await runScenarios(input);
     console.log(`[e2e] RESULT: PASS in ${since()}`);
     await browser.close();
     process.exit(0);

@@ -2,7 +2,12 @@
 # End to end in real VS Code (npm run test:e2e): code-server 4.139.1 (= VS Code 1.139.1) + headless Chromium.
 # Builds the VSIX, installs it and the test-only model provider, drives the Chat view (driver.js), and always
 # stops every process it started. Toolchain and run folders live under $E2E_HOME (default <repo>/.e2e, gitignored).
-# Env: COUNCIL_E2E_PYTHON (default <repo>/.venv/bin/python), COUNCIL_E2E_PORT, COUNCIL_E2E_TIMEOUT (s, default 600).
+# Python: by default the user's path on a fresh machine — the interpreter setting points at a bare Python (a new venv
+# with no packages), so the installed VSIX bootstraps its private venv from the package index inside the fresh
+# profile (the driver waits for it and screenshots the progress). COUNCIL_E2E_PYTHON=project uses <repo>/.venv (fast
+# local iteration: the shipped sources run on that venv's packages); any other value is a Python to use as is.
+# Env: COUNCIL_E2E_PYTHON (bare|project|<path>, default bare), COUNCIL_E2E_PORT, COUNCIL_E2E_TIMEOUT (s, default 600),
+# PIP_CACHE_DIR (default $E2E_HOME/pip-cache: downloads are cached across runs, the venv is always new).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -43,8 +48,20 @@ echo "Test-only model provider for the Council e2e." > "$RUN/fake-lm/README.md"
 (cd "$RUN/fake-lm" && node "$ROOT/node_modules/@vscode/vsce/vsce" package --no-dependencies --allow-missing-repository \
   --skip-license --out "$RUN/fake-lm.vsix" >/dev/null) || { say "packaging the fake LM failed"; exit 2; }
 
-PY=${COUNCIL_E2E_PYTHON:-$ROOT/.venv/bin/python}
-[ -x "$PY" ] || { say "no Python at $PY: the extension will bootstrap a private venv (slow; needs PyPI)"; PY=""; }
+case "${COUNCIL_E2E_PYTHON:-bare}" in
+  bare)
+    python3 -m venv "$RUN/bare-py" || { say "python3 -m venv failed (install python3-venv)"; exit 2; }
+    PY=$RUN/bare-py/bin/python ;;
+  project) PY=$ROOT/.venv/bin/python ;;
+  *) PY=$COUNCIL_E2E_PYTHON ;;
+esac
+[ -x "$PY" ] || { say "no Python at $PY"; exit 2; }
+if "$PY" -c 'import pygls, pydantic, anyio, httpx, tenacity' 2>/dev/null; then
+  EXPECT_BOOTSTRAP=0; say "Python: $PY (has the sidecar's packages: the shipped sources run on it)"
+else
+  EXPECT_BOOTSTRAP=1; say "Python: $PY (none of the sidecar's packages: the extension bootstraps its private venv)"
+fi
+export PIP_CACHE_DIR=${PIP_CACHE_DIR:-$E2E_HOME/pip-cache}
 cat > "$RUN/ud/User/settings.json" <<JSON
 {
   "workbench.startupEditor": "none",
@@ -73,6 +90,8 @@ echo "# Council e2e workspace" > "$RUN/ws/README.md"
 export PATH=$NODE24_BIN:$PATH
 export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/home/.config XDG_DATA_HOME=$RUN/home/.local/share XDG_CACHE_HOME=$RUN/home/.cache
 export TMPDIR=$RUN/tmp COUNCIL_E2E_LOG=$RUN/fake-lm.log COUNCIL_LOG_FILE=$RUN/council.log
+# The driver steers the test model's faults through this file (scenarios.js) and finds the run's sidecar by $RUN.
+export COUNCIL_E2E_CONTROL=$RUN/control.json COUNCIL_E2E_RUN=$RUN
 say "installing the extensions"
 "$CS" --config /dev/null --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" \
   --install-extension "$VSIX" --install-extension "$RUN/fake-lm.vsix" > "$RUN/install.log" 2>&1 \
@@ -93,12 +112,30 @@ done
 say "code-server healthy"
 
 DRIVER_T0=$(date +%s)
-NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
+COUNCIL_E2E_EXPECT_BOOTSTRAP=$EXPECT_BOOTSTRAP NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
   node "$HERE/driver.js" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null &
 DRIVER_PID=$!
 wait "$DRIVER_PID"; RC=$?
 DRIVER_PID=""
 say "driver finished in $(( $(date +%s) - DRIVER_T0 ))s with rc=$RC"
+
+# What the Council output channel must show: the sidecar's own INFO lines at [info] (not all of stderr as [error]),
+# and after a bootstrap, the private venv in the fresh profile's global storage with the installed version.
+if [ "$RC" = 0 ]; then
+  grep -q '\[info\] council\.serve: council sidecar ready' "$RUN/council.log" \
+    || { say "the sidecar's INFO lines are not logged at [info] in the Council channel"; RC=1; }
+  ERRORS=$(grep -c '\[error\]' "$RUN/council.log")
+  say "Council channel: $(grep -c '\[info\] council\.' "$RUN/council.log") sidecar lines at [info], $ERRORS at [error]"
+  [ "$ERRORS" = 0 ] || { grep '\[error\]' "$RUN/council.log" | head -20; say "errors in the Council channel"; RC=1; }
+  if [ "$EXPECT_BOOTSTRAP" = 1 ]; then
+    VENV=$RUN/ud/User/globalStorage/council.council/venv
+    if [ -f "$VENV/council-sidecar-version.txt" ] && grep -q "the council sidecar .* is installed in $VENV" "$RUN/council.log"; then
+      say "bootstrapped $VENV: $(grep -o 'is installed in .*' "$RUN/council.log" | head -1)"
+    else
+      say "no bootstrapped private venv at $VENV"; RC=1
+    fi
+  fi
+fi
 
 if [ "$RC" != 0 ]; then
   echo "---- Council output channel (tail)"; tail -n 80 "$RUN/council.log" 2>/dev/null

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
-import { PendingAnswers, answerButtonArgs, answerKey, chatQueryFor, questionButtons } from '../../src/buttons';
+import type { TurnButtonArgs } from '../../src/buttons';
+import { PendingAnswers, answerButtonArgs, answerKey, chatQueryFor, chatQueryForTurn, confirmNewButtons, isTurnButtonArgs, questionButtons } from '../../src/buttons';
 import type { CommandDeps } from '../../src/commands';
 import { SessionTracker, answerQuestion } from '../../src/commands';
 import type { CouncilChatResult } from '../../src/participant';
@@ -28,8 +29,17 @@ describe('button idempotency keys', () => {
   });
   it('chat queries continue the conversation naturally', () => {
     const q = question();
-    assert.equal(chatQueryFor(answerButtonArgs(q, 'answer', q.choices[0])), '@council Under 10 engineers');
+    assert.equal(chatQueryFor(answerButtonArgs(q, 'answer', q.choices[0])), '@council /answer Under 10 engineers');
     assert.equal(chatQueryFor(answerButtonArgs(q, 'skip')), '@council /skip');
+  });
+
+  it('confirm-new buttons continue with /answer or /new and the same text', () => {
+    const [keep, fresh] = confirmNewButtons('Should we move CI to GitHub Actions?');
+    assert.deepEqual([keep.title, fresh.title], ['Use as my answer', 'Start a new question']);
+    assert.equal(chatQueryForTurn(keep.arguments?.[0] as TurnButtonArgs), '@council /answer Should we move CI to GitHub Actions?');
+    assert.equal(chatQueryForTurn(fresh.arguments?.[0] as TurnButtonArgs), '@council /new Should we move CI to GitHub Actions?');
+    assert.equal(isTurnButtonArgs({ command: 'rm -rf', text: 'x' }), false);
+    assert.equal(isTurnButtonArgs({ text: 'x' }), true);
   });
 });
 
@@ -85,12 +95,15 @@ describe('clicking a question button', () => {
     const openChat = async (query: string) => {
       opened.push(query);
       const stream = new FakeStream();
-      results.push((await handler(chatRequest(query.replace(/^@council /, '')), chatContext(history), stream as any, new vscode.CancellationTokenSource().token)) as CouncilChatResult);
+      // As VS Code parses it: `@council /command rest` → request.command + request.prompt.
+      const [, command, prompt] = /^@council (?:\/(\w+) ?)?(.*)$/s.exec(query) ?? [];
+      const request = chatRequest(prompt, command ? { command } : {});
+      results.push((await handler(request, chatContext(history), stream as any, new vscode.CancellationTokenSource().token)) as CouncilChatResult);
     };
     const q = question();
     const args = answerButtonArgs(q, 'answer', q.choices[0]);
     await Promise.all([answerQuestion(deps(client, pending, openChat), args), answerQuestion(deps(client, pending, openChat), { ...args })]);
-    assert.deepEqual(opened, ['@council Under 10 engineers']);
+    assert.deepEqual(opened, ['@council /answer Under 10 engineers']);
     const answers = client.callsTo('council/answer');
     assert.equal(answers.length, 1);
     assert.deepEqual(

@@ -57,6 +57,7 @@ export const MARKDOWN: Record<EventType, string> = {
   'personas.selected': "**The council:** **Devil's Advocate** and **Ops Architect**. _Chosen for a question about engineering._\n\n",
   'question.asked': '**The moderator asks**\n\nWhat is the team size?\n\n1. Under 10 engineers\n2. 10 to 50 engineers\n\n',
   'question.resolved': '✓ _What is the team size?_ — **Under 10 engineers**\n\n',
+  'question.confirmNew': 'That reads like a new question. Is it your answer to *“What is the team size?”*, or a new question?\n\n> Should we use Kafka?\n\n',
   'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
   'cycle.started': '### Cycle 1 of 3\n\n',
   'persona.started': '',
@@ -68,6 +69,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'options.proposed': '**Options:** A · Split now, B · Modularise first\n\n',
   'votes.tallied': '**Vote:** B · Modularise first wins 2 to 1.\n\n',
   'final.answer': "## The council's answer\n\n**Modularise first**, then split the billing service.\n",
+  'followUp.delta': '#### Moderator\n\nThe Devil\'s Advocate voted B',
+  'followUp.answered': ' because splitting now adds risk.\n\n_To have the council debate this, send `/extend <what to weigh>`._\n\n',
+  'debate.reopened': '**You re-opened the debate:** the budget doubled\n\n',
   error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
 };
 
@@ -106,6 +110,7 @@ const PAYLOADS: Payloads = {
       userAnswer: { answerId: 'a1', questionId: 'q1', sessionId: SID, answer: 'Under 10 engineers', skipCommand: false, createdAt: AT },
     }),
   },
+  'question.confirmNew': { questionId: 'q1', text: 'Should we use Kafka?' },
   'assumption.recorded': {
     assumption: { assumptionId: 'as1', sessionId: SID, assumption: 'Budget is flat', rationale: 'Skipped question 2', addedAt: AT },
   },
@@ -135,6 +140,11 @@ const PAYLOADS: Payloads = {
   'final.answer': {
     synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model' },
   },
+  'followUp.delta': { followUpId: 'f1' },
+  'followUp.answered': {
+    followUp: { followUpId: 'f1', sessionId: SID, question: "Why did the Devil's Advocate disagree?", answer: 'Splitting now adds risk.', afterCycle: 1, askedAt: AT, answeredAt: AT },
+  },
+  'debate.reopened': { input: { inputId: 'i1', sessionId: SID, text: 'the budget doubled', afterCycle: 1, addedAt: AT }, limit: 4 },
   error: { code: 'internal', message: 'model timed out', persona: 'Ops Architect', retryable: false, details: {} },
 };
 

@@ -15,6 +15,14 @@ type Script = (call: Call) => unknown;
 
 export class FakeClient implements CouncilClient {
   readonly calls: Call[] = [];
+  generation = 1;
+  /** What a restart does: set by tests that kill the sidecar under a turn. */
+  onWhenReady: () => Promise<void> = async () => {
+    this.generation++;
+  };
+  whenReadyAfter(generation: number): Promise<void> {
+    return this.generation > generation ? Promise.resolve() : this.onWhenReady();
+  }
   constructor(private readonly script: Script = () => turnResult()) {}
   async request<M extends keyof MethodTypes>(method: M, params: MethodTypes[M]['params'], token?: vscode.CancellationToken): Promise<MethodTypes[M]['result']> {
     const call = { method, params, token };

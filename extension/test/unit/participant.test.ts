@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { PendingAnswers } from '../../src/buttons';
+import { SidecarUnavailableError } from '../../src/client';
+import { SessionKeeper } from '../../src/keeper';
 import type { CouncilChatResult } from '../../src/participant';
 import { chooseModel, createHandler, followupsFor, isCouncilMetadata, mapCommand, sessionIdFromHistory } from '../../src/participant';
 import { readSettings } from '../../src/settings';
@@ -79,7 +81,14 @@ describe('chat turn handler', () => {
     assert.deepEqual(stream.progressLines, ['Convening the council…']);
     assert.match(stream.text, /What is the team size\?/);
     assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
-    assert.deepEqual(result.metadata, { sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1', choices: ['Under 10 engineers', '10 to 50 engineers'] });
+    assert.deepEqual(result.metadata, {
+      sessionId: SID,
+      status: 'clarifying',
+      awaiting: 'answer',
+      questionId: 'q1',
+      choices: ['Under 10 engineers', '10 to 50 engineers'],
+      problem: 'Should we split our monolith?',
+    });
     assert.deepEqual(sessions, [SID]);
   });
 
@@ -206,6 +215,105 @@ describe('chat turn handler', () => {
     assert.match(stream.text, /could not accept that: the council is still working on this session/);
     assert.equal(result.metadata?.sessionId, 'abc');
     assert.equal(result.metadata?.error, 'the council is still working on this session');
+  });
+
+  it('the sidecar dies under a turn: the same turn is sent again to the new sidecar, with one note', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    let attempts = 0;
+    const { handler, client, emit } = setup((call) => {
+      if (call.method !== 'council/turn') throw new Error(call.method);
+      attempts++;
+      emit(sample('progress'));
+      if (attempts === 1) throw new ResponseError(-32097, 'Pending response rejected since connection got disposed');
+      emit(sample('final.answer'));
+      return turnResult({ finalAnswer: 'x' });
+    });
+    let waited = 0;
+    client.onWhenReady = async () => {
+      waited++;
+      client.generation++;
+    };
+    const { stream, result } = await run(handler, chatRequest('Should we split?'));
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent.length, 2);
+    assert.deepEqual(sent[0], sent[1], 'exactly the same turn (same proposed session id) is sent again');
+    assert.equal(waited, 1);
+    assert.equal(stream.text.match(/sidecar stopped unexpectedly/g)?.length, 1);
+    assert.match(stream.text, /The council's answer/, 'the events of the second attempt are shown (new baseline)');
+    assert.equal(result.metadata?.status, 'completed');
+    assert.equal(result.errorDetails, undefined);
+  });
+
+  it('a sidecar that is not restarted: the real cause once, Restart and Logs buttons, errorDetails', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    const { handler, client } = setup(() => {
+      throw new ResponseError(-32097, 'Pending response rejected since connection got disposed');
+    });
+    client.onWhenReady = async () => {
+      throw new SidecarUnavailableError('it stopped and was not restarted. See **Council: Show Logs** for the reason.');
+    };
+    const history = [responseTurn({ sessionId: 'abc', status: 'debating', awaiting: 'nothing' })];
+    const { stream, result } = await run(handler, chatRequest('/retry'), history);
+    assert.doesNotMatch(stream.text, /-32097|Pending response/);
+    assert.equal(stream.text.match(/sidecar is not running: it stopped and was not restarted/g)?.length, 1);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Restart Sidecar', 'Show Logs', 'Retry']);
+    assert.match(result.errorDetails?.message ?? '', /not restarted/);
+    assert.equal(result.metadata?.sessionId, 'abc');
+  });
+
+  it('a session the sidecar does not know (after a reload): the text starts a new session, with one note', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    const { handler, client } = setup((call) => {
+      if (call.params.sessionId === 'old') {
+        throw new ResponseError(-32602, 'x', { code: 'validation', message: 'unknown session (it may have expired)', details: { reason: 'unknown_session' } });
+      }
+      return turnResult({ status: 'clarifying', awaiting: 'answer', question: question() });
+    });
+    const history = [responseTurn({ sessionId: 'old', status: 'completed', awaiting: 'nothing', problem: 'Old problem' })];
+    const { stream, result } = await run(handler, chatRequest('Should we move to Kubernetes?'), history);
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[1].sessionId, undefined);
+    assert.equal(sent[1].text, 'Should we move to Kubernetes?');
+    assert.notEqual(sent[1].newSessionId, sent[0].newSessionId);
+    assert.match(stream.text, /earlier council session is gone.*keepAcrossReloads/s);
+    assert.equal(result.metadata?.awaiting, 'answer');
+    assert.equal(result.metadata?.problem, 'Should we move to Kubernetes?');
+  });
+
+  it('an answer or a command for a lost session asks the session’s problem again', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    const { handler, client } = setup((call) => {
+      if (call.params.sessionId === 'old') {
+        throw new ResponseError(-32602, 'x', { code: 'validation', message: 'the session expired', details: { reason: 'expired' } });
+      }
+      return turnResult({ status: 'clarifying', awaiting: 'answer', question: question() });
+    });
+    const history = [responseTurn({ sessionId: 'old', status: 'clarifying', awaiting: 'answer', questionId: 'q1', problem: 'Should we split?' })];
+    const { stream } = await run(handler, chatRequest('about 40 engineers'), history);
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent[1].text, 'Should we split?');
+    assert.equal(sent[1].command, undefined);
+    assert.match(stream.text, /expired, so this starts a new session/);
+    // Without a problem to ask again, the error is shown as is.
+    const bare = [responseTurn({ sessionId: 'old', status: 'clarifying', awaiting: 'answer' })];
+    const again = await run(handler, chatRequest('about 40 engineers'), bare);
+    assert.match(again.stream.text, /could not accept that: the session expired/);
+    assert.ok(again.result.errorDetails);
+  });
+
+  it('keeps the session journal after each turn', async () => {
+    const keeper = new SessionKeeper();
+    const client = new FakeClient((call) =>
+      call.method === 'council/snapshot'
+        ? { session: { sessionId: SID, requestText: 'q', status: 'clarifying' }, journal: [{ kind: 'created' }], transcriptMarkdown: '' }
+        : turnResult({ status: 'clarifying', awaiting: 'answer', question: question() }),
+    );
+    const turns = new TurnRegistry<vscode.LanguageModelChat>();
+    const handler = createHandler({ client, turns, pending: new PendingAnswers(), settings, keeper });
+    await run(handler, chatRequest('q'));
+    assert.deepEqual(client.callsTo('council/snapshot')[0].params, { sessionId: SID, includeJournal: true });
+    assert.deepEqual(keeper.get(SID)?.journal, [{ kind: 'created' }]);
   });
 
   it('no chat model or no consent: completion=false and the user is told', async () => {

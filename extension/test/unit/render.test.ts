@@ -121,8 +121,14 @@ describe('EventRenderer layout: buttons per event type', () => {
   });
 
   it('no other event type adds a button', () => {
-    const others = EVENT_TYPES.filter((t) => !['question.asked', 'debate.limitReached', 'error'].includes(t));
+    const others = EVENT_TYPES.filter((t) => !['question.asked', 'question.confirmNew', 'debate.limitReached', 'error'].includes(t));
     assert.equal(renderAll(others.map((t) => sample(t))).stream.buttons.length, 0);
+  });
+
+  it('question.confirmNew offers "Use as my answer" and "Start a new question"', () => {
+    const { stream, renderer } = renderAll([sample('question.confirmNew')]);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Use as my answer', 'Start a new question']);
+    assert.equal(renderer.state.confirming, true);
   });
 
   it('final.answer is remembered (the result does not print it again)', () => {

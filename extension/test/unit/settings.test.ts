@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { PythonSetupError, ensurePrivateVenv, preparePython, probe, resolveInterpreter, venvPython, versionOk } from '../../src/python';
+import { ensurePrivateVenv, preparePython } from '../../src/bootstrap';
+import { PythonSetupError, probe, resolveInterpreter, venvPython, versionOk } from '../../src/python';
 import { expandPath, readSettings, sessionOptions, sidecarLaunch } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
 

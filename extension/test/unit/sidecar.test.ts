@@ -1,5 +1,6 @@
 /** The sidecar lifecycle (start, failure, events, completion routing, crash policy, restarts) with a fake LanguageClient. */
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import type * as ClientModule from '../../src/client';
@@ -20,13 +21,23 @@ class FakeLanguageClient {
   requests = new Map<string, (p: unknown, t: unknown) => unknown>();
   sent: { method: string; params: unknown }[] = [];
   stopped = 0;
+  stateListeners: ((e: { oldState: number; newState: number }) => void)[] = [];
   constructor(readonly id: string, readonly name: string, readonly serverOptions: any, readonly clientOptions: any) {
     FakeLanguageClient.instances.push(this);
   }
   async start(): Promise<void> {
-    this.state = State.Starting;
+    this.setState(State.Starting);
     await FakeLanguageClient.startBehaviour();
-    this.state = State.Running;
+    this.setState(State.Running);
+  }
+  setState(newState: number): void {
+    const oldState = this.state;
+    this.state = newState;
+    for (const l of this.stateListeners) l({ oldState, newState });
+  }
+  onDidChangeState(l: (e: { oldState: number; newState: number }) => void): { dispose(): void } {
+    this.stateListeners.push(l);
+    return { dispose: () => undefined };
   }
   async stop(): Promise<void> {
     this.stopped++;
@@ -122,14 +133,54 @@ describe('Sidecar lifecycle', () => {
     assert.deepEqual(last().sent.at(-1), { method: 'council/completeDelta', params: { streamId: 'x', text: 'y' } });
   });
 
-  it('a crash restarts the sidecar and tells the user; repeated crashes stop restarting', async () => {
+  it('a crash restarts the sidecar quietly (sessions are restored); repeated crashes stop restarting', async () => {
     const { sidecar } = make();
     await sidecar.start();
     const closed = () => last().clientOptions.errorHandler.closed();
     for (let i = 0; i < 4; i++) assert.equal(closed().action, CloseAction.Restart);
-    assert.equal(mock.messages.filter((m: any) => m.level === 'warn' && /stopped unexpectedly and was restarted/.test(m.text)).length, 4);
+    assert.equal(mock.messages.length, 0);
     assert.equal(closed().action, CloseAction.DoNotRestart);
     assert.ok(mock.messages.some((m: any) => m.level === 'error' && /crashed repeatedly/.test(m.text)));
+  });
+
+  it('every new process runs onReady (the restore) before requests are sent, and whenReadyAfter waits for a newer one', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const sidecar = new Sidecar({
+      outputChannel: {} as vscode.LogOutputChannel,
+      resolveCommand: async () => command,
+      onStartFailed: () => undefined,
+      onReady: async (send) => {
+        order.push('ready');
+        await new Promise<void>((r) => (release = r));
+        await send('council/restore', { sessionId: 's', journal: [{}], lastSeq: 3 });
+      },
+    });
+    const pending = sidecar.request('council/personas', {}).then(() => order.push('request'));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, ['ready']);
+    assert.equal(sidecar.generation, 0);
+    release();
+    await pending;
+    assert.deepEqual(order, ['ready', 'request']);
+    assert.deepEqual(last().sent.map((m) => m.method), ['council/restore', 'council/personas']);
+    assert.equal(sidecar.generation, 1);
+    await sidecar.whenReadyAfter(0);
+    // A crash: the language client restarts the process by itself; whoever waits gets the next ready process.
+    const waiting = sidecar.whenReadyAfter(1, 5_000).then(() => order.push('restarted'));
+    last().setState(State.Starting);
+    last().setState(State.Running);
+    await new Promise((r) => setImmediate(r));
+    release();
+    await waiting;
+    assert.equal(sidecar.generation, 2);
+    assert.deepEqual(order.slice(-2), ['ready', 'restarted']);
+  });
+
+  it('whenReadyAfter rejects with a readable error when no new process comes', async () => {
+    const { sidecar } = make();
+    await sidecar.start();
+    await assert.rejects(sidecar.whenReadyAfter(sidecar.generation, 20), (e: unknown) => e instanceof SidecarUnavailableError && /not restarted/.test((e).message));
   });
 
   it('a deliberate stop is not a crash', async () => {
@@ -150,5 +201,17 @@ describe('Sidecar lifecycle', () => {
     assert.equal(first.stopped, 1);
     assert.equal(FakeLanguageClient.instances.length, 2);
     assert.equal(sidecar.running, true);
+  });
+
+  it("the sidecar's stderr reaches the channel at each record's level, not all as errors", async () => {
+    const { sidecar } = make();
+    await sidecar.start();
+    const seen: string[] = [];
+    const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error'].map((l) => [l, (t: string) => seen.push(`${l} ${t}`)]));
+    const stderr = new PassThrough();
+    last().clientOptions.stdioOptions.stderr(stderr, channel);
+    stderr.end('2026-11-23 10:54:11,568 INFO council.serve: ready\n2026-11-23 10:54:11,570 WARNING council.gate: odd frame\n');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen, ['info council.serve: ready', 'warn council.gate: odd frame']);
   });
 });

@@ -168,7 +168,9 @@ export enum ProgressLocation {
 
 /** Recorders and knobs for tests. */
 export const __mock = {
-  messages: [] as { level: string; text: string; items: string[] }[],
+  messages: [] as { level: string; text: string; items: string[]; options?: { modal?: boolean; detail?: string } }[],
+  /** What the user clicks in a message (undefined: dismissed). */
+  reply: undefined as undefined | ((text: string, items: string[]) => string | undefined),
   executed: [] as { command: string; args: unknown[] }[],
   commands: new Map<string, (...args: any[]) => any>(),
   config: new Map<string, unknown>(),
@@ -181,14 +183,17 @@ export const __mock = {
     this.config.clear();
     this.participants.length = 0;
     this.executeHook = undefined;
+    this.reply = undefined;
   },
 };
 
 const show =
   (level: string) =>
-  (text: string, ...items: any[]): Promise<undefined> => {
-    __mock.messages.push({ level, text, items: items.filter((i) => typeof i === 'string') });
-    return Promise.resolve(undefined);
+  (text: string, ...rest: any[]): Promise<string | undefined> => {
+    const options = rest.length > 0 && typeof rest[0] === 'object' && rest[0] !== null ? rest.shift() : undefined;
+    const items = rest.filter((i) => typeof i === 'string');
+    __mock.messages.push({ level, text, items, ...(options ? { options } : {}) });
+    return Promise.resolve(__mock.reply?.(text, items));
   };
 
 export const window = {

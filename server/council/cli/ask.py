@@ -2,7 +2,8 @@
 
 It starts ``council serve`` (flags passed through), forwards the question as a ``council/turn``, renders the
 ``council/event`` stream, asks clarification questions one at a time (numbers pick a choice → ``council/answer``;
-anything else is sent as a chat turn and the sidecar decides what it means), and prints the final answer, or the
+anything else is sent as a chat turn and the sidecar decides what it means; text that reads like a new question
+is confirmed first), and prints the final answer, or the
 ``council/snapshot`` as JSON with ``--json``.
 
 Ctrl-C cancels: the pending request is cancelled (``$/cancelRequest``), ``council/cancel`` is sent, the sidecar is
@@ -112,6 +113,10 @@ async def preflight(sc: Sidecar, args: argparse.Namespace) -> None:
         raise AskError(UNAVAILABLE, f"no usable model provider ({detail})")
 
 
+CONFIRM_PROMPT = ("Type 'y' to record it as your answer, or type your answer (ask a new question with a new "
+                  "'council ask'): ")
+
+
 class Asker:
     """One session: the first turn, the question loop, and the outcome."""
 
@@ -160,17 +165,26 @@ class Asker:
         if not self.interactive:
             return await self.turn({"command": "skipAll"})
         show_hint(self.ui, self.style, q)
+        line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
         while True:
-            line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
             if line is None:  # end of input: let the council assume the rest
                 return await self.turn({"command": "skipAll"})
             text = line.strip()
             if not text:
+                line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
                 continue
             try:  # a number picks a choice; the sidecar decides what the text means
-                return await self.sc.call("council/turn", {"sessionId": self.session_id, "text": text})
+                result = await self.sc.call("council/turn", {"sessionId": self.session_id, "text": text})
             except RpcError as err:
                 self.printer.warn(rpc_failure(err, starting=False).message)
+                line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
+                continue
+            if result.get("intent") != "confirm_new":
+                return result
+            # it read like a new question (the sidecar said so above): 'y' records it, other text answers anew
+            line = await read_line(self.ui, self.style(CONFIRM_PROMPT, "bold"))
+            if line is not None and line.strip().lower() in ("y", "yes"):
+                return await self.turn({"command": "answer", "text": text})
 
     async def turn(self, params: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -1,12 +1,12 @@
 """Persona routing: which personas sit on the council for a request, and a human-readable reason why.
 
-An explicit override (names or ids, or personas the user names in the request) is honoured exactly. Otherwise
-every persona is ranked by similarity between the request and its contract (description, focus, domains,
-soul), boosted where the keyword classification matches the persona's domains; always-include personas (the
-Devil's Advocate) are added; the top picks are cut where the score drops off, within [min_personas,
-max_personas], and kept to one council unless an outsider is clearly relevant. Rankers: warm embeddings, else
-TF-IDF, else word overlap. Review-only personas (the seed-004 review council) are never routed to and a mention of
-one in the text does not pick it; only an explicit override seats one on a chat council.
+An explicit override (names or ids) is honoured exactly. Otherwise every persona is ranked by similarity between the
+request and its contract (description, focus, domains, soul), boosted where the keyword classification matches the
+persona's domains; always-include personas (the Devil's Advocate) are added; the top picks are cut where the score
+drops off, within [min_personas, max_personas], and kept to one council unless an outsider is clearly relevant.
+Personas the user names in the request join that routed council (within max_personas); naming one never shrinks the
+council to it. Rankers: warm embeddings, else TF-IDF, else word overlap. Review-only personas (the seed-004 review
+council) are never routed to and naming one in the text does not seat it; only an explicit override does.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def _relative(scores: list[float]) -> list[float]:
 # --- selection ----------------------------------------------------------------------------------------------
 
 def _override(library: PersonaLibrary, requested: list[str], classification: str,
-              domain_scores: dict[str, float], *, named_in_text: bool) -> Selection:
+              domain_scores: dict[str, float]) -> Selection:
     found: list[PersonaContract] = []
     unknown: list[str] = []
     for name in requested:
@@ -161,8 +161,7 @@ def _override(library: PersonaLibrary, requested: list[str], classification: str
         raise UnknownPersonaError(unknown, library.names)
     if not found:
         raise UnknownPersonaError(list(requested) or ["<empty>"], library.names)
-    how = "named in the request" if named_in_text else "requested"
-    reason = f"You {how} {_join([p.name for p in found])}; the council is exactly them (routing skipped)."
+    reason = f"You requested {_join([p.name for p in found])}; the council is exactly them (routing skipped)."
     return Selection(classification=classification, personas=found, reason=reason, user_override=True,
                      overridden=[p.name for p in found], method="override", domain_scores=domain_scores)
 
@@ -210,12 +209,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     """
     detail = classify_detail(request_text)
     if override:
-        return _override(library, override, detail.classification, detail.scores, named_in_text=False)
-    named = [p for p in library.names_in_text(request_text) if p.chats]
-    if named:
-        return _override(library, [p.id for p in named], detail.classification, detail.scores,
-                         named_in_text=True)
-
+        return _override(library, override, detail.classification, detail.scores)
     max_personas = max(1, max_personas)
     min_personas = max(1, min(min_personas, max_personas))
     personas = [p for p in library.all if p.chats]
@@ -245,8 +239,32 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     chosen = picks + always
     scores = {p.name: round(combined[p.id], 2) for p in ranked}
     reason = _reason(detail.classification, detail.keywords, picks, always, scores, preferred, method)
-    return Selection(classification=detail.classification, personas=chosen, reason=reason, method=method,
-                     scores=scores, domain_scores=detail.scores)
+    routed = Selection(classification=detail.classification, personas=chosen, reason=reason, method=method,
+                       scores=scores, domain_scores=detail.scores)
+    named = [p for p in library.names_in_text(request_text) if p.chats]  # naming a review role seats nobody
+    return _with_named(routed, named, max_personas) if named else routed
+
+
+def _with_named(routed: Selection, named: list[PersonaContract], max_personas: int) -> Selection:
+    """The routed council with the personas the request names added: naming an advisor never shrinks the council
+    to that advisor. Within ``max_personas`` the named ones are kept first, then the always-included, then the
+    routed picks by score; the order stays the council's (routed picks, the named, the always-included)."""
+    named = named[:max_personas]
+    rest = [p for p in routed.personas if p not in named]
+    always = [p for p in rest if p.always_include]
+    room = max_personas - len(named)
+    kept = named + always[:room]
+    kept += [p for p in rest if not p.always_include][:max(0, max_personas - len(kept))]
+    everyone = routed.personas + [p for p in named if p not in routed.personas]
+    chosen = [p for p in everyone if p in kept and not p.always_include] + \
+             [p for p in everyone if p in kept and p.always_include]
+    names = [p.name for p in named]
+    reason = routed.reason + f" You named {_join(names)} in the request, so they sit on the council too."
+    dropped = [p.name for p in routed.personas if p not in kept]
+    if dropped:
+        reason += f" The council is capped at {max_personas}, so {_join(dropped)} made way."
+    return routed.model_copy(update={"personas": chosen, "reason": reason, "user_override": True,
+                                     "overridden": names})
 
 
 def _pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], float],

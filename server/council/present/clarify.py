@@ -1,4 +1,5 @@
-"""Who sits on the council, the clarifying questions, their answers and the assumptions made for skipped ones."""
+"""Who sits on the council, the clarifying questions, their answers and the assumptions made for skipped ones, and
+the check when an answer reads like a new question."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ GENERAL = "general"
 
 def selection(sel: PersonaSelection) -> str:
     names = join_names([f"**{p.name}**" for p in sel.selected_personas])
-    if sel.user_override:
+    if sel.user_override and sel.method == "override":
         why = "You chose them."
+    elif sel.user_override:  # named in the request: added to the routed council
+        about = (f" for a question about {sel.request_classification}"
+                 if sel.request_classification and sel.request_classification != GENERAL else "")
+        why = f"Chosen{about}, with {join_names(sel.overridden_personas)} as you asked."
     elif sel.request_classification and sel.request_classification != GENERAL:
         why = f"Chosen for a question about {sel.request_classification}."
     else:
@@ -39,3 +44,9 @@ def resolved(q: ClarificationQuestion) -> str:
 
 def assumption(a: Assumption) -> str:
     return f"> **Assumed:** {one_line(a.assumption)}\n\n"
+
+
+def confirm_new(q: ClarificationQuestion, text: str) -> str:
+    """Typed text that reads like a new question while ``q`` is open: ask which it is (nothing is recorded)."""
+    return (f"That reads like a new question. Is it your answer to *“{one_line(q.question)}”*, or a new question?"
+            f"\n\n> {one_line(text)}\n\n")

@@ -9,7 +9,7 @@ complete, only what the stream has not shown yet.
 from __future__ import annotations
 
 from council.present.text import one_line, percent
-from council.session.live_render import Limits, LiveRenderer
+from council.session.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.session.outputs import PersonaResponse, Vote, VoteOption
 
 SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")
@@ -20,11 +20,12 @@ def heading(persona: str) -> str:
 
 
 class PersonaText:
-    """The markdown of one persona in one cycle, streamed then completed (each piece appended once)."""
+    """The markdown of one persona in one cycle (or of the moderator's answer to a follow-up: ``fields`` says
+    which reply fields to show), streamed then completed (each piece appended once)."""
 
-    def __init__(self, persona: str, limits: Limits | None = None) -> None:
+    def __init__(self, persona: str, limits: Limits | None = None, fields: Fields = FIELDS) -> None:
         self.persona = persona
-        self.live = LiveRenderer(limits)
+        self.live = LiveRenderer(limits, fields)
         self.started = False
 
     def feed(self, chunk: str) -> str:
@@ -34,8 +35,11 @@ class PersonaText:
         """Everything still to show once the reply is parsed: the rest of the text, then its footer."""
         if response.abstained:
             return self._open(f"_{one_line(response.note or 'No usable reply.')}_\n\n", force=True)
-        rest = self.live.finish({k: getattr(response, k) for k in SHOWN_FIELDS})
-        return self._open(rest + footer(response), force=True)
+        return self.finish({k: getattr(response, k) for k in SHOWN_FIELDS}, footer(response))
+
+    def finish(self, values: dict[str, object], tail: str = "") -> str:
+        """What is still to show of a complete reply whose shown fields hold ``values``, then ``tail``."""
+        return self._open(self.live.finish(values) + tail, force=True)
 
     def _open(self, text: str, *, force: bool = False) -> str:
         if not text.strip() and not force:

@@ -21,6 +21,7 @@ NOTES: dict[str, Callable[..., str]] = {
     "unplaced": lambda personas: f"The moderator could not match the recommendation of {join_names(personas)} "
                                  "to one option: no vote from them this round.",
     "chair": lambda: "The chair writes the final answer…",
+    "follow_up": lambda: "The moderator looks back at the debate…",
 }
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
@@ -73,11 +74,16 @@ TURN_NOTES: dict[str, str] = {
     "no_more_questions": "The moderator has no further questions.",
     "stalled": "Every advisor failed; the session waits. Click **Retry** (or send `retry`) once the model works "
                "again.",
+    "follow_up_failed": "The moderator could not answer that (see the error above). Ask again, or send "
+                        "`/new <your question>` to start a new session.",
+    "follow_up_cancelled": "The follow-up was stopped; the session and its answer are unchanged.",
 }
 
 
 def turn_note(kind: str, s: ConversationSession) -> str:
     """The note a turn result carries (``message``), from the engine's note kind and the session."""
+    if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
+        kind = "follow_up_cancelled"
     if kind == "more_planned":
         waiting = f"; first, “{one_line(s.active_question.question)}”" if s.active_question else ""
         return f"The moderator will ask {plural(len(s.planned_questions), 'more question')}{waiting}.\n"

@@ -1,9 +1,10 @@
 """The whole session as one markdown document: the question, the council, clarifications and assumptions, every
-cycle with its positions, votes and summary, and the final answer."""
+cycle with its positions, votes and summary (and what the user added when re-opening the debate), the final answer
+and the follow-up questions with the moderator's answers."""
 
 from __future__ import annotations
 
-from council.present import clarify, debate
+from council.present import clarify, debate, follow_up
 from council.present.persona import PersonaText, vote
 from council.session.entities import ConversationSession, QuestionStatus
 
@@ -48,8 +49,10 @@ def transcript(s: ConversationSession) -> str:
     for d in s.discussions:
         if d.status.value != "in_progress":
             out.append(_cycle(s, d.cycle_number))
+            out.append(follow_up.transcript_inputs(s, d.cycle_number))
     if s.tally:
         out.append(debate.tally(s.tally))
     if s.final_answer:
         out.append(s.final_answer)
+    out.append(follow_up.transcript_follow_ups(s))
     return "".join(out)

@@ -4,8 +4,9 @@ Every event carries ``sessionId``, a strictly increasing ``seq`` (per session, s
 that selects its payload, and ``markdown``: what a person reads for it, written by the sidecar. A client appends
 each event's ``markdown`` in ``seq`` order (also for types it does not know) and adds only layout of its own:
 buttons for ``question.asked`` choices, an Extend button on ``debate.limitReached``, a Retry button on a
-retryable ``error``, and ``progress.message`` as a transient progress line. The data fields are for those
-layout decisions and for programs; clients never write prose from them.
+retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, and ``progress.message``
+as a transient progress line. The data fields are for those layout decisions and for programs; clients never
+write prose from them.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from council.session.convergence import Convergence
 from council.session.entities import (
     Assumption,
     ClarificationQuestion,
+    FollowUp,
     PersonaSelection,
     SessionStatus,
+    UserInput,
 )
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
@@ -66,6 +69,15 @@ class QuestionAsked(EventBase):
 class QuestionResolved(EventBase):
     type: Literal["question.resolved"] = "question.resolved"
     question: ClarificationQuestion
+
+
+class QuestionConfirmNew(EventBase):
+    """Text typed while a question is open reads like a new problem: nothing was recorded. The client offers to
+    send ``text`` again as the answer (``command: "answer"``) or as a new problem (``command: "new"``)."""
+
+    type: Literal["question.confirmNew"] = "question.confirmNew"
+    question_id: str
+    text: str
 
 
 class AssumptionRecorded(EventBase):
@@ -138,6 +150,30 @@ class FinalAnswer(EventBase):
     synthesis: CouncilSynthesis
 
 
+class FollowUpDelta(EventBase):
+    """The next piece of the moderator's answer to a follow-up as it streams (``markdown`` only; its first piece
+    starts with the moderator's heading)."""
+
+    type: Literal["followUp.delta"] = "followUp.delta"
+    follow_up_id: str
+
+
+class FollowUpAnswered(EventBase):
+    """The moderator answered a follow-up (recorded in the session); ``markdown`` is what the stream has not shown
+    yet, and a closing line on how to re-open the debate or start a new session."""
+
+    type: Literal["followUp.answered"] = "followUp.answered"
+    follow_up: FollowUp
+
+
+class DebateReopened(EventBase):
+    """The user re-opened the completed debate with new input; cycles, a vote and a new answer follow."""
+
+    type: Literal["debate.reopened"] = "debate.reopened"
+    input: UserInput
+    limit: int = Field(description="The session's cycle cap for the re-opened debate.")
+
+
 class ErrorEvent(EventBase):
     type: Literal["error"] = "error"
     code: ErrorCode
@@ -154,6 +190,7 @@ Event = Annotated[
         | PersonasSelected
         | QuestionAsked
         | QuestionResolved
+        | QuestionConfirmNew
         | AssumptionRecorded
         | CycleStarted
         | PersonaStarted
@@ -165,6 +202,9 @@ Event = Annotated[
         | OptionsProposed
         | VotesTallied
         | FinalAnswer
+        | FollowUpDelta
+        | FollowUpAnswered
+        | DebateReopened
         | ErrorEvent
     ),
     Field(discriminator="type"),

@@ -28,9 +28,11 @@ MAX_CONTEXT = 200_000  # characters of attached context in one turn
 
 
 class TurnCommand(str, Enum):
-    """Slash commands a client may forward with a turn (``/new``, ``/skip`` …)."""
+    """Slash commands a client may forward with a turn (``/new``, ``/skip`` …). ``answer``: the turn's text is the
+    answer to the open question, whatever it says. ``extend`` with text re-opens a completed debate with it."""
 
     NEW = "new"
+    ANSWER = "answer"
     SKIP = "skip"
     SKIP_ALL = "skipAll"
     MORE = "more"
@@ -40,7 +42,6 @@ class TurnCommand(str, Enum):
     STATUS = "status"
     PERSONAS = "personas"
     RETRY = "retry"
-
 
 
 class Reference(CamelModel):
@@ -126,7 +127,7 @@ class Awaiting(str, Enum):
     """What the session waits for when a turn returns."""
 
     ANSWER = "answer"  # a question is pending
-    NOTHING = "nothing"  # completed or cancelled; a new turn starts a new session (or extends the debate)
+    NOTHING = "nothing"  # completed (plain text is a follow-up) or cancelled (a new turn starts a new session)
 
 
 class TurnResult(CamelModel):
@@ -222,14 +223,21 @@ class Method:
 METHODS: tuple[Method, ...] = (
     Method("council/turn", TurnParams, TurnResult,
            "Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, "
-           "more questions, extend debate, cancel, status) and runs the session until it needs the user again. "
-           "Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request cancels "
-           "the session."),
+           "more questions, extend debate, cancel, status, follow-up) and runs the session until it needs the user "
+           "again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request "
+           "cancels the session (during a follow-up it stops only the follow-up: the session stays completed). "
+           "While a question is open, text that reads like a new problem is not recorded: the intent is "
+           "`confirm_new` and a `question.confirmNew` event asks; send the text again with `command: \"answer\"` "
+           "or `command: \"new\"`. `command: \"answer\"` with no open question is a validation error with "
+           "`details.reason` `no_open_question`. After the council answered, plain text is a `follow_up` the "
+           "moderator answers from the session (`followUp.*` events); `command: \"extend\"` with text re-opens "
+           "the debate with it (`debate.reopened`)."),
     Method("council/answer", AnswerParams, TurnResult,
            "Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the "
            "first call's result (a double-clicked button never skips two questions)."),
     Method("council/cancel", SessionRef, CancelResult,
-           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`."),
+           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled`. On a completed "
+           "session it stops a running follow-up (the session stays completed), and is refused otherwise."),
     Method("council/snapshot", SnapshotParams, SnapshotResult,
            "The whole session (for transcripts and restore), its markdown transcript and optionally its journal."),
     Method("council/restore", RestoreParams, RestoreResult,

@@ -1,9 +1,9 @@
 """A deterministic scripted model for tests, demos and fault injection.
 
 Without a script it answers every council prompt with a valid reply built from the requested schema's title
-(``ClarifierReply``, ``PersonaReply``, ``OptionsReply``, ``SynthesisReply``; for review mode ``RoleReply``, an
-approval that passes every checklist item, and ``ChairReply``), the caller's ``purpose`` (persona name) and the
-cycle. A JSON script adds rules, first match wins::
+(``ClarifierReply``, ``PersonaReply``, ``OptionsReply``, ``SynthesisReply``, ``FollowUpReply``; for review mode
+``RoleReply``, an approval that passes every checklist item, and ``ChairReply``), the caller's ``purpose`` (persona
+name) and the cycle. A JSON script adds rules, first match wins::
 
     {"chunk": 24, "delay": 0.0,
      "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…"},
@@ -180,6 +180,10 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
         return reply
     if title == "OptionsReply":
         return options_reply(prompt)
+    if title == "FollowUpReply":
+        asked = prompt.rsplit("follow-up question:\n", 1)[-1].strip()
+        return {"answer": f"On “{asked}”: the council recommended a staged approach; the Devil's Advocate "
+                          "warned that it could stall delivery."}
     if title == "RoleReply":
         return role_reply(who, schema)
     if title == "ChairReply":

@@ -1,11 +1,11 @@
 """The conductor: drives one session from a turn to the point where it needs the user again.
 
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question;
-``more_questions``, ``extend`` and ``retry`` do what they say; ``advance`` runs whatever the status calls for —
-ask the next question, run debate cycles, vote, synthesise. Every state change goes through ``rt.record``; every
-operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
-``"more_planned"``). The texts the session stores come from the injected :class:`Writer`; this module writes no
-prose.
+``more_questions``, ``extend``, ``reopen``, ``follow_up`` and ``retry`` do what they say; ``advance`` runs
+whatever the status calls for — ask the next question, run debate cycles, vote, synthesise. Every state change
+goes through ``rt.record``; every operation returns ``None`` or the kind of note the caller should show
+(``"stalled"``, ``"no_more_questions"``, ``"more_planned"``, ``"follow_up_failed"``). The texts the session stores
+come from the injected :class:`Writer`; this module writes no prose.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from council.session.entities import (
     new_id,
 )
 from council.session.entities import SessionStatus as S
+from council.session.follow_up import answer_follow_up, reopen_debate
 from council.session.outputs import CouncilSynthesis
 from council.session.prompts import CONTEXT_BUDGET, detect_language
 from council.session.runtime import SessionRuntime, can_extend
@@ -143,7 +144,7 @@ class Engine:
         return await self.advance(rt, pick)
 
     def _choose(self, text: str, personas: list[str] | None, max_personas: int) -> Selection:
-        try:  # personas named in the text are an override too; routing handles that and says so
+        try:  # personas named in the text join the routed council; routing handles that and says so
             return select_personas(self.library, text, override=personas or None, max_personas=max_personas,
                                    ranker=self.ranker_factory())
         except UnknownPersonaError as exc:
@@ -179,7 +180,8 @@ class Engine:
     def _active(self, rt: SessionRuntime):
         s = rt.session
         if s.status is not S.CLARIFYING or s.active_question is None:
-            raise validation_error("no question is waiting for an answer", status=s.status.value)
+            raise validation_error("no question is waiting for an answer", reason="no_open_question",
+                                   status=s.status.value)
         return s.active_question
 
     async def more_questions(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
@@ -210,6 +212,15 @@ class Engine:
         rt.record(r.DebateExtended(at=rt.clock()))
         rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="extended debate"))
         return await self.advance(rt, pick)
+
+    async def reopen(self, rt: SessionRuntime, text: str, pick: ProviderPicker) -> str | None:
+        """Re-open a completed debate with ``text`` as new input: more cycles, a new vote, a new answer."""
+        reopen_debate(rt, text)
+        return await self.advance(rt, pick)
+
+    async def follow_up(self, rt: SessionRuntime, text: str, pick: ProviderPicker) -> str | None:
+        """The moderator answers a question about the completed session (it stays completed)."""
+        return await answer_follow_up(rt, pick, text)
 
     async def retry(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         if rt.session.status not in (S.DEBATING, S.FINAL):

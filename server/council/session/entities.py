@@ -20,6 +20,8 @@ from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, Vot
 
 MAX_CLARIFICATION_ROUNDS = 3
 DEFAULT_MAX_CYCLES = 10
+REOPEN_CYCLES = 3  # debate cycles a re-opened debate may add beyond the ones it had (or its limit, if higher)
+MAX_TOTAL_CYCLES = 50  # no session debates longer, however often it is extended or re-opened
 
 
 def new_id() -> str:
@@ -176,6 +178,28 @@ class CouncilDiscussion(CamelModel):
         return self
 
 
+class FollowUp(CamelModel):
+    """A question the user asked about a completed session, and the moderator's answer from that session."""
+
+    follow_up_id: str = Field(default_factory=new_id)
+    session_id: str
+    question: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+    after_cycle: int = Field(ge=0, description="The debate cycles the session had when it was asked.")
+    asked_at: datetime
+    answered_at: datetime
+
+
+class UserInput(CamelModel):
+    """What the user added when re-opening a completed debate (every persona sees it from then on)."""
+
+    input_id: str = Field(default_factory=new_id)
+    session_id: str
+    text: str = Field(min_length=1)
+    after_cycle: int = Field(ge=0, description="The debate cycles the session had when the debate re-opened.")
+    added_at: datetime
+
+
 class PersonaSelection(CamelModel):
     selection_id: str = Field(default_factory=new_id)
     session_id: str
@@ -254,11 +278,18 @@ class ConversationSession(CamelModel):
     votes: list[Vote] = []
     tally: VoteTally | None = None
     synthesis: CouncilSynthesis | None = None
+    follow_ups: list[FollowUp] = Field(default_factory=list, description="Follow-up questions after completion.")
+    user_inputs: list[UserInput] = Field(default_factory=list, description="What the user added when re-opening "
+                                                                           "the debate.")
+    reopened_cycle_limit: int = Field(0, ge=0, description="Re-opening lets the debate run at least to this cycle "
+                                                           "(0: never re-opened); the cap is the higher of this "
+                                                           "and the settings' limit.")
 
     @property
     def cycle_limit(self) -> int:
         s = self.settings
-        return max(s.max_cycles, s.extended_max_cycles) if self.extended_debate_requested else s.max_cycles
+        base = max(s.max_cycles, s.extended_max_cycles) if self.extended_debate_requested else s.max_cycles
+        return max(base, self.reopened_cycle_limit)
 
     @property
     def active_question(self) -> ClarificationQuestion | None:

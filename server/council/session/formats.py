@@ -43,6 +43,7 @@ HINTS: dict[str, dict[str, str]] = {
         "default_assumption": "what you assume if the user skips it",
     },
     "SynthesisReply": {"recommendation": "the council's answer", "next_steps": "first step first"},
+    "FollowUpReply": {"answer": "your answer to the follow-up, from what the council said"},
     "RoleReply": {  # review mode (council.review)
         "checklist": "one per checklist item, in order",
         "answer": "your finding, with the figure or line it rests on",

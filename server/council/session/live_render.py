@@ -1,4 +1,5 @@
-"""Turns a persona's streaming JSON reply into append-only markdown, so users watch advice, not braces.
+"""Turns a streaming JSON reply (a persona's, or the moderator's answer to a follow-up) into append-only markdown,
+so users watch advice, not braces.
 
 Chunks go to an incremental parser that reads each character once and keeps its state between chunks (the values
 seen so far, which keys are complete); the fields are rendered in a fixed order, and only text that extends what
@@ -16,8 +17,9 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
-# (field, heading) in render order; None heading = a plain paragraph.
-FIELDS: tuple[tuple[str, str | None], ...] = (
+Fields = tuple[tuple[str, str | None], ...]  # (field, heading) in render order; None heading = a plain paragraph
+
+FIELDS: Fields = (  # a persona's reply
     ("position", None),
     ("summary", "Summary"),
     ("advice", "Advice"),
@@ -277,12 +279,12 @@ def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -
 
 
 def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool,
-                 limits: Limits) -> tuple[str, int, int]:
-    """Markdown of FIELDS[start:], stopping at the first unfinished one; how many of them are complete, and the
+                 limits: Limits, fields: Fields = FIELDS) -> tuple[str, int, int]:
+    """Markdown of fields[start:], stopping at the first unfinished one; how many of them are complete, and the
     length of their markdown."""
     out: list[str] = []
     complete_fields = complete_len = 0
-    for key, heading in FIELDS[start:]:
+    for key, heading in fields[start:]:
         if key not in obj:
             if final:
                 continue
@@ -296,20 +298,22 @@ def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool,
     return "".join(out), complete_fields, complete_len
 
 
-def render(obj: dict[str, Any], done: set[str], *, final: bool = False, limits: Limits | None = None) -> str:
+def render(obj: dict[str, Any], done: set[str], *, final: bool = False, limits: Limits | None = None,
+           fields: Fields = FIELDS) -> str:
     """Markdown for the fields seen so far, stopping at the first unfinished one.
 
     Partial strings are shown without trailing whitespace and everything is cut to the schema's limits, so the
     streamed text is always a prefix of the final render.
     """
-    return _render_from(0, obj, done, final, limits or {})[0]
+    return _render_from(0, obj, done, final, limits or {}, fields)[0]
 
 
 class LiveRenderer:
-    """Feed raw chunks, get the markdown to append."""
+    """Feed raw chunks, get the markdown to append (``fields``: which reply fields to show, in order)."""
 
-    def __init__(self, limits: Limits | None = None) -> None:
+    def __init__(self, limits: Limits | None = None, fields: Fields = FIELDS) -> None:
         self.limits = limits or {}
+        self.fields = fields
         self._parser = PrefixParser()
         self._frozen = 0  # FIELDS sent in full: never rendered again
         self._frozen_text = ""  # their markdown, the start of what was sent
@@ -324,11 +328,11 @@ class LiveRenderer:
         p = self._parser
         p.feed(chunk)
         if p.reassigned:  # a key came twice: an earlier field may change, so render everything as it stands
-            return self._extend(render(p.obj, p.done, limits=self.limits))
+            return self._extend(render(p.obj, p.done, limits=self.limits, fields=self.fields))
         if p.version == self._version:
             return ""  # nothing that shows changed (say, an unfinished list item, which is held back, grew)
         self._version = p.version
-        tail, fields, length = _render_from(self._frozen, p.obj, p.done, False, self.limits)
+        tail, fields, length = _render_from(self._frozen, p.obj, p.done, False, self.limits, self.fields)
         shown = self._shown
         new = ""
         if len(tail) > len(shown) and tail.startswith(shown):
@@ -341,7 +345,7 @@ class LiveRenderer:
         return new
 
     def finish(self, obj: dict[str, Any]) -> str:
-        return self._extend(render(obj, set(obj), final=True, limits=self.limits))
+        return self._extend(render(obj, set(obj), final=True, limits=self.limits, fields=self.fields))
 
     def _extend(self, text: str) -> str:
         """The part of ``text`` past what was sent, if ``text`` extends it (rendered from the first field)."""

@@ -90,6 +90,12 @@ class SynthesisReply(ModelReply):
     notes: list[str] = Field(default_factory=list, max_length=6)
 
 
+class FollowUpReply(ModelReply):
+    """The moderator's answer to a question about a finished debate."""
+
+    answer: str = Field(min_length=3, max_length=3000, description="Your answer, in a few short paragraphs.")
+
+
 class VoteOption(CamelModel):
     id: str
     label: str

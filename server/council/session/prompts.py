@@ -24,6 +24,9 @@ SOUL_BUDGET, FOCUS_BUDGET, RULES_BUDGET = 600, 450, 600  # a persona contract in
 POSITION_BUDGET, POINT_BUDGET = 240, 160  # one peer's position, and each argument or risk quoted with it
 OPTION_BUDGET = 120  # an option's label where the options are listed for a vote (its description is not repeated)
 DIGEST_BUDGET = 1500  # all peers' lines together (more peers, shorter lines)
+INPUT_BUDGET = 1000  # what the user added when re-opening the debate, each time
+FOLLOW_UPS_SHOWN = 3  # earlier follow-up exchanges a follow-up prompt repeats (the latest ones)
+FOLLOW_UP_TOKENS = 900  # reply budget of the moderator's answer to a follow-up
 
 #: Reply budget (tokens) of one persona contribution at each depth.
 DEPTH_TOKENS: dict[Depth, int] = {Depth.BRIEF: 1000, Depth.STANDARD: 1600, Depth.DEEP: 2600}
@@ -93,6 +96,9 @@ def problem_brief(session: ConversationSession) -> str:
     if session.assumption_log:
         parts.append("Assumptions the council made (the user skipped these questions):\n" + "\n".join(
             f"- {a.assumption}" for a in session.assumption_log))
+    if session.user_inputs:
+        parts.append("The user re-opened the debate after the council's answer, adding:\n" + "\n".join(
+            f"- {clip(x.text, INPUT_BUDGET)}" for x in session.user_inputs))
     return "\n\n".join(parts)
 
 
@@ -212,6 +218,52 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
     )
     user = problem_brief(session) + f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}"
     return [_system(schema, role), ChatMessage(role="user", content=user)]
+
+
+FOLLOW_UP_ROLE = (
+    "You moderated an advisory council that has finished its debate and given its answer. The user now asks a "
+    "follow-up question. Answer it from what the council said: the request, the clarifications and "
+    "assumptions, each advisor's final position and vote, and the council's answer. Name the advisors when the "
+    "question is about them. If the council did not discuss something, say so plainly; never invent what an "
+    "advisor said. Keep it short: a few sentences or short paragraphs."
+)
+
+
+def _final_positions(session: ConversationSession, latest: list[PersonaResponse]) -> str:
+    """Each advisor's final position, its vote (with the option's label) and its main argument and risk."""
+    votes = {v.persona: v for v in session.votes if v.cycle == max((x.cycle for x in session.votes), default=0)}
+    labels = {o.id: o.label for o in session.options}
+    budget = max(300, DIGEST_BUDGET // max(1, len(latest)))
+    lines = []
+    for r in latest:
+        vote = votes.get(r.persona)
+        voted = (f" Voted {vote.option_id} ({clip(labels.get(vote.option_id, ''), OPTION_BUDGET)}), "
+                 f"confidence {vote.confidence:.1f}." if vote else " No vote.")
+        said = "abstained." if r.abstained else clip(r.position, POSITION_BUDGET)
+        extra = "" if r.abstained else (f" Argument: {_join(r.advice[:1], POINT_BUDGET)}." if r.advice else "") + (
+            f" Risks: {_join(r.risks[:2], POINT_BUDGET)}." if r.risks else "")
+        lines.append(clip(f"- {r.persona}: {said}{voted}{extra}", budget))
+    return "\n".join(lines)
+
+
+def follow_up_messages(session: ConversationSession, schema: dict[str, Any], latest: list[PersonaResponse],
+                       outcome: str | None, question: str) -> list[ChatMessage]:
+    """The moderator answers a follow-up from the session: problem, positions and votes, the answer, earlier
+    follow-ups, then the question."""
+    user = problem_brief(session) + f"\n\nAdvisors' final positions and votes:\n{_final_positions(session, latest)}"
+    user += f"\n\nVote outcome: {outcome}" if outcome else ""
+    syn = session.synthesis
+    if syn is not None:
+        user += (f"\n\nThe council's answer: {clip(syn.recommendation, POSITION_BUDGET * 2)}"
+                 + (f"\nNext steps: {_join(syn.next_steps[:5], POINT_BUDGET)}." if syn.next_steps else "")
+                 + (f"\nConflicts: {_join(syn.conflicts[:3], POINT_BUDGET)}." if syn.conflicts else "")
+                 + (f"\nDissent: {_join(syn.dissent[:3], POSITION_BUDGET)}." if syn.dissent else ""))
+    earlier = session.follow_ups[-FOLLOW_UPS_SHOWN:]
+    if earlier:
+        user += "\n\nEarlier follow-up questions:\n" + "\n".join(
+            f"- Q: {clip(f.question, POINT_BUDGET)}\n  A: {clip(f.answer, POSITION_BUDGET)}" for f in earlier)
+    user += f"\n\nThe user's follow-up question:\n{clip(question, INPUT_BUDGET)}"
+    return [_system(schema, FOLLOW_UP_ROLE + " " + _language_line(session)), ChatMessage(role="user", content=user)]
 
 
 def repair_messages(messages: list[ChatMessage], bad_reply: str, reason: str) -> list[ChatMessage]:

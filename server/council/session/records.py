@@ -19,11 +19,13 @@ from council.session.entities import (
     ClarificationQuestion,
     CouncilDiscussion,
     DiscussionStatus,
+    FollowUp,
     MessageTurn,
     Participant,
     PersonaSelection,
     SessionSettings,
     SessionStatus,
+    UserInput,
 )
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
@@ -136,6 +138,20 @@ class SynthesisSet(RecordBase):
     final_answer: str
 
 
+class FollowUpAnswered(RecordBase):
+    """The moderator answered a follow-up question about the completed session."""
+
+    kind: Literal["follow_up_answered"] = "follow_up_answered"
+    follow_up: FollowUp
+
+
+class DebateReopened(RecordBase):
+    """The user re-opened the completed debate with something new to weigh."""
+
+    kind: Literal["debate_reopened"] = "debate_reopened"
+    input: UserInput
+
+
 class ModelUsed(RecordBase):
     kind: Literal["model_used"] = "model_used"
     role: str
@@ -165,6 +181,8 @@ Record = Annotated[
         | DebateExtended
         | SynthesisSet
         | ModelUsed
+        | FollowUpAnswered
+        | DebateReopened
     ),
     Field(discriminator="kind"),
 ]

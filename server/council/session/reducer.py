@@ -15,6 +15,8 @@ from council.errors import validation_error
 from council.session import records as r
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
+    MAX_TOTAL_CYCLES,
+    REOPEN_CYCLES,
     ConversationSession,
     DiscussionStatus,
     MessageTurn,
@@ -295,6 +297,28 @@ def _synthesis_set(s: ConversationSession, rec: r.SynthesisSet) -> None:
     _touch(s, rec)
 
 
+def _follow_up_answered(s: ConversationSession, rec: r.FollowUpAnswered) -> None:
+    if s.status is not S.COMPLETED:
+        raise validation_error("follow-up questions are answered once the session is completed",
+                               status=s.status.value)
+    if rec.follow_up.session_id != s.session_id:
+        raise validation_error("the follow-up belongs to another session", sessionId=rec.follow_up.session_id)
+    s.follow_ups.append(rec.follow_up)
+    _touch(s, rec)
+
+
+def _debate_reopened(s: ConversationSession, rec: r.DebateReopened) -> None:
+    if s.status is not S.COMPLETED:
+        raise validation_error("only a completed debate can be re-opened", status=s.status.value)
+    if rec.input.session_id != s.session_id:
+        raise validation_error("the input belongs to another session", sessionId=rec.input.session_id)
+    if s.debate_cycles >= MAX_TOTAL_CYCLES:
+        raise validation_error(f"the debate has run its maximum of {MAX_TOTAL_CYCLES} cycles", cap=MAX_TOTAL_CYCLES)
+    s.user_inputs.append(rec.input)
+    s.reopened_cycle_limit = min(s.debate_cycles + REOPEN_CYCLES, MAX_TOTAL_CYCLES)
+    _touch(s, rec)
+
+
 def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
     use = s.metadata.models.get(rec.role) or ModelUse(provider=rec.provider, model=rec.model)
     use.provider, use.model = rec.provider, rec.model
@@ -323,6 +347,8 @@ _HANDLERS = {
     r.DebateExtended: _debate_extended,
     r.SynthesisSet: _synthesis_set,
     r.ModelUsed: _model_used,
+    r.FollowUpAnswered: _follow_up_answered,
+    r.DebateReopened: _debate_reopened,
 }
 
 

@@ -1,8 +1,9 @@
 """One live session: its state, journal, observer, lock, cancel scope and idempotency memory.
 
 ``record`` is the only way state changes: it applies a journal record through the reducer, appends it to the
-journal and tells the observer. Everything else the session reports — progress notes, problems, a persona's raw
-text as it streams — goes to the observer as data; the observer (``council.narrator``) decides what people read.
+journal and tells the observer. Everything else the session reports — progress notes, problems, the raw text of a
+persona (or of the moderator's answer to a follow-up) as it streams — goes to the observer as data; the observer
+(``council.narrator``) decides what people read.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ class SessionObserver(Protocol):
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None: ...
 
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None: ...
+
+    def follow_up_text(self, rt: SessionRuntime, follow_up_id: str, chunk: str) -> None: ...
 
 
 class SessionRuntime:
@@ -116,6 +119,10 @@ class SessionRuntime:
 
     def persona_text(self, persona: str, cycle: int, chunk: str) -> None:
         self._tell(self.observer.persona_text, self, persona, cycle, chunk)
+
+    def follow_up_text(self, follow_up_id: str, chunk: str) -> None:
+        """The moderator's raw reply to a follow-up question, as it streams."""
+        self._tell(self.observer.follow_up_text, self, follow_up_id, chunk)
 
     def _tell(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         try:

@@ -68,7 +68,7 @@ class SessionStore:
             raise validation_error("the session expired: it was closed after a while without activity, or to make "
                                    "room for newer ones; start a new one", sessionId=session_id, reason="expired")
         if rt is None or not rt.created:
-            raise validation_error("unknown session (it may have expired)", sessionId=session_id)
+            raise validation_error("unknown session (it may have expired)", sessionId=session_id, reason="unknown_session")
         return rt
 
     def discard(self, session_id: str) -> None:

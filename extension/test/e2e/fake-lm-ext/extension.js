@@ -3,7 +3,7 @@
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
-const { replyText, chunks } = require('./replies');
+const { replyText, chunks, whoFrom } = require('./replies');
 
 const LOG = process.env.COUNCIL_E2E_LOG;
 const log = (...a) => {
@@ -14,6 +14,19 @@ const log = (...a) => {
     /* ignore */
   }
 };
+
+// The driver steers faults through a JSON control file (COUNCIL_E2E_CONTROL): {"failAdvisors": "529 overloaded"}
+// makes every advisor's call fail with that message; {"delayMs": 400} slows each chunk (so a stop or a kill lands
+// mid-debate). Read on every request, so the driver can change it between steps.
+function control() {
+  const file = process.env.COUNCIL_E2E_CONTROL;
+  if (!file) return {};
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+}
 
 function textOf(message) {
   const content = message.content;
@@ -43,12 +56,17 @@ exports.activate = function activate(context) {
       },
       async provideLanguageModelChatResponse(model, messages, _options, progress, token) {
         const msgs = messages.map((m) => ({ role: m.role === 2 ? 'assistant' : 'user', content: textOf(m) }));
+        const ctl = control();
+        if (ctl.failAdvisors && whoFrom(msgs)) {
+          log('failing an advisor call', ctl.failAdvisors);
+          throw new Error(String(ctl.failAdvisors));
+        }
         const text = replyText(msgs);
         log('response', { chars: text.length, head: text.slice(0, 60) });
         for (const chunk of chunks(text, 4)) {
           if (token.isCancellationRequested) return;
           progress.report(new vscode.LanguageModelTextPart(chunk));
-          await new Promise((r) => setTimeout(r, 15));
+          await new Promise((r) => setTimeout(r, Number(ctl.delayMs) || 15));
         }
       },
       async provideTokenCount(_model, text) {

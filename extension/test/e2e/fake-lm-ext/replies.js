@@ -5,7 +5,7 @@
 // Used by the fake LM extension (e2e) and by the integration test that serves council/complete itself.
 'use strict';
 
-const TITLES = /"title"\s*:\s*"(ClarifierReply|PersonaReply|OptionsReply|VoteReply|SynthesisReply)"/;
+const TITLES = /"title"\s*:\s*"(ClarifierReply|PersonaReply|OptionsReply|VoteReply|SynthesisReply|FollowUpReply)"/;
 
 /** The JSON schema the prompt asks for: `jsonSchema` when given, else the one embedded in the messages. */
 function schemaOf(messages, jsonSchema) {
@@ -38,6 +38,7 @@ const KIND_BY_KEY = [
   ['recommendation', 'SynthesisReply'],
   ['options', 'OptionsReply'],
   ['position', 'PersonaReply'],
+  ['answer', 'FollowUpReply'],
 ];
 
 /** A schema-like view of the key guide lines (`"key": …`) in the messages: item counts and enums per key. */
@@ -158,6 +159,11 @@ function replyFor(title, messages, who, schema) {
         risks_tradeoffs: ['Operational overhead grows with each service.'],
         next_steps: fill(schema, 'next_steps', ['Map bounded contexts.', 'Extract the first service.', 'Review after one month.']),
         notes: [],
+      };
+    case 'FollowUpReply':
+      return {
+        answer: 'The advisors differed on timing, not direction: all favour extracting one service first; the ' +
+          'disagreement was how soon to split the rest.',
       };
     default:
       return null;

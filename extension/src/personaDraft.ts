@@ -1,0 +1,53 @@
+/**
+ * *Edit Personas* as a draft: which persona files would be copied into the workspace (and which already exist and
+ * are kept), shown to the user before anything is written; the copy happens only after an explicit yes.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface PersonaDraft {
+  /** Where the files go: <workspace>/.council/personas. */
+  targetDir: string;
+  /** Shipped files not in the workspace yet: these would be written. */
+  toWrite: string[];
+  /** Files the workspace already has: never overwritten. */
+  kept: string[];
+}
+
+/** The draft of copying the shipped persona TOMLs from `shippedDir` into `targetDir` (reads only). */
+export function draftPersonaCopy(shippedDir: string, targetDir: string): PersonaDraft {
+  const shipped = fs.existsSync(shippedDir) ? fs.readdirSync(shippedDir).filter((f) => f.endsWith('.toml')).sort() : [];
+  const toWrite: string[] = [];
+  const kept: string[] = [];
+  for (const f of shipped) (fs.existsSync(path.join(targetDir, f)) ? kept : toWrite).push(f);
+  return { targetDir, toWrite, kept };
+}
+
+/** The confirmation dialog's text: what will be written where. */
+export function describeDraft(draft: PersonaDraft, relativeDir: string): { message: string; detail: string } {
+  const n = draft.toWrite.length;
+  const message = `Copy ${n} persona file${n === 1 ? '' : 's'} into ${relativeDir}?`;
+  const lines = [
+    `Council will write these files into ${draft.targetDir}:`,
+    ...draft.toWrite.map((f) => `  + ${f}`),
+  ];
+  if (draft.kept.length > 0) lines.push('', `Already there and left as they are: ${draft.kept.join(', ')}`);
+  lines.push('', 'They override the shipped personas by id. Nothing else is changed; sessions in progress are kept.');
+  return { message, detail: lines.join('\n') };
+}
+
+/** Write the drafted files (a file that appeared meanwhile is kept, never overwritten). Returns the files written. */
+export function applyPersonaDraft(draft: PersonaDraft, shippedDir: string): string[] {
+  fs.mkdirSync(draft.targetDir, { recursive: true });
+  const written: string[] = [];
+  for (const f of draft.toWrite) {
+    const target = path.join(draft.targetDir, f);
+    try {
+      fs.copyFileSync(path.join(shippedDir, f), target, fs.constants.COPYFILE_EXCL);
+      written.push(f);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  return written;
+}

@@ -1,0 +1,122 @@
+// The paths users take beyond the happy one (issue 9), each in its own chat conversation of the real VS Code:
+// a follow-up after the answer, a choice followup after /new, a new question typed while a question is open,
+// Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, and a window reload.
+// Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
+// the first thing a person would see wrong.
+'use strict';
+const { killSidecar } = require('./chatui');
+
+const QUESTION = 'Should we split our monolith into services this quarter?';
+const FIRST_Q = 'How large is the engineering team';
+const SECOND_Q = 'What is driving the timeline';
+const ANSWER_HEADING = /The council['’]s answer/;
+
+/** Start a session with /new and wait for its first question. */
+async function ask(ui, text = QUESTION) {
+  const r = await ui.send(`@council /new ${text}`);
+  await ui.see(FIRST_Q, r);
+  await ui.idle();
+  return r;
+}
+
+function expectAbsent(text, pattern, what) {
+  if (pattern.test(text)) throw new Error(`${what}: ${JSON.stringify(text.match(pattern)[0])}`);
+}
+
+const scenarios = {
+  /** A question about the finished answer is answered in that session's context; the council is not re-run. */
+  async 'follow-up after the answer'(ui) {
+    const r = await ui.send("@council Why did the Devil's Advocate disagree?");
+    await ui.idle();
+    const text = await r.innerText();
+    if (!/Moderator/.test(text)) throw new Error(`no moderator reply to the follow-up: ${text.slice(0, 300)}`);
+    expectAbsent(text, new RegExp(FIRST_Q), 'the follow-up started a new session');
+  },
+
+  /** After `/new …`, a choice followup answers the question (it is not sent as `/new <choice>`). */
+  async 'choice followup after /new'(ui) {
+    await ui.newChat();
+    await ask(ui);
+    await ui.click('10 to 50 engineers');
+    await ui.see(SECOND_Q);
+    await ui.idle();
+    const rows = await ui.requests.allInnerTexts();
+    if (rows.some((t) => /\/new 10 to 50/.test(t))) throw new Error('the followup was sent as /new <choice>');
+  },
+
+  /** A new problem typed while a question is open is confirmed, and "Start a new question" starts one. */
+  async 'new question while a question is open'(ui) {
+    await ui.newChat();
+    await ask(ui);
+    const r = await ui.send('@council Should we also migrate our CI from Jenkins to GitHub Actions this year?');
+    await ui.see(/new question/i, r);
+    await ui.idle();
+    await ui.click('Start a new question');
+    await ui.see(FIRST_Q);
+    await ui.idle();
+    const all = await ui.transcript();
+    expectAbsent(all, /Answered: Should we also migrate/i, 'the new question was recorded as an answer');
+  },
+
+  /** Stop keeps the session: it says Stopped, and Resume finishes the debate. */
+  async 'stop then resume'(ui, ctx) {
+    await ui.newChat();
+    await ask(ui);
+    ctx.control({ delayMs: 150 });
+    const r = await ui.send('@council /skipAll');
+    await ui.see(/favours extracting/, r);
+    await ui.stop();
+    await ui.idle();
+    await ui.see(/Stopped/, r, 20_000);
+    await ctx.shot('stopped');
+    ctx.control({});
+    await ui.click('Resume');
+    await ui.see(ANSWER_HEADING, ui.last(), 180_000);
+    await ui.idle();
+  },
+
+  /** The sidecar dies mid-debate: it is restarted, the session restored, and the answer still comes. */
+  async 'sidecar killed mid-debate'(ui, ctx) {
+    await ui.newChat();
+    await ask(ui);
+    ctx.control({ delayMs: 150 });
+    const r = await ui.send('@council /skipAll');
+    await ui.see(/favours extracting/, r);
+    const pids = killSidecar(ctx.runDir);
+    if (pids.length === 0) throw new Error('no sidecar process found to kill');
+    ctx.log(`killed sidecar ${pids.join(', ')}`);
+    ctx.control({});
+    await ui.see(/restarted with your session restored/, r, 90_000);
+    await ui.see(ANSWER_HEADING, r, 180_000);
+    await ui.idle();
+    expectAbsent(await r.innerText(), /-32097|Pending response rejected/, 'a raw connection error is shown');
+  },
+
+  /** Every advisor fails: the cause once, in plain words, a visible Retry; Retry finishes once the model recovers. */
+  async 'all advisors fail, then Retry'(ui, ctx) {
+    await ui.newChat();
+    await ask(ui);
+    ctx.control({ failAdvisors: 'HTTP 529: the model is overloaded' });
+    const r = await ui.send('@council /skipAll');
+    await ui.idle();
+    const text = await r.innerText();
+    await ctx.shot('all-failed');
+    expectAbsent(text, /TaskGroup|sub-exception/, 'an internal exception is shown');
+    if ((text.match(/overloaded/g) || []).length !== 1) throw new Error(`the cause should appear once: ${text.slice(0, 600)}`);
+    ctx.control({});
+    await ui.click('Retry');
+    await ui.see(ANSWER_HEADING, ui.last(), 180_000);
+    await ui.idle();
+  },
+
+  /** After a window reload, a turn for the lost session starts a new session with a one-line note. */
+  async 'reload'(ui, ctx) {
+    await ctx.reload();
+    const r = await ui.send('@council What would change if we had only 5 engineers?');
+    await ui.see(/earlier council session is gone|starts a new session/, r);
+    await ui.see(FIRST_Q, r);
+    await ui.idle();
+  },
+};
+
+module.exports = { scenarios, QUESTION };

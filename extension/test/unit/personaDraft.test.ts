@@ -1,0 +1,85 @@
+/** Edit Personas is draft-gated: the draft says what would be written where; nothing is written without a yes. */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { beforeEach, describe, it } from 'node:test';
+import * as vscode from 'vscode';
+import { PendingAnswers } from '../../src/buttons';
+import { SessionTracker, editPersonas } from '../../src/commands';
+import { applyPersonaDraft, describeDraft, draftPersonaCopy } from '../../src/personaDraft';
+import { FakeClient } from './helpers';
+
+const mock = (vscode as any).__mock;
+
+function layout() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'council-personas-'));
+  const ext = path.join(root, 'ext');
+  fs.mkdirSync(path.join(ext, 'personas'), { recursive: true });
+  for (const f of ['devils-advocate.toml', 'ops-architect.toml', 'culture-lead.toml']) fs.writeFileSync(path.join(ext, 'personas', f), `id = "${f}"\n`);
+  fs.writeFileSync(path.join(ext, 'personas', 'README.txt'), 'not a persona');
+  const ws = path.join(root, 'ws');
+  fs.mkdirSync(ws);
+  return { ext, ws, target: path.join(ws, '.council', 'personas') };
+}
+
+describe('persona draft', () => {
+  it('lists what would be written and what is kept, and writes only the new files', () => {
+    const { ext, target } = layout();
+    fs.mkdirSync(target, { recursive: true });
+    fs.writeFileSync(path.join(target, 'ops-architect.toml'), 'edited by me\n');
+    const draft = draftPersonaCopy(path.join(ext, 'personas'), target);
+    assert.deepEqual(draft.toWrite, ['culture-lead.toml', 'devils-advocate.toml']);
+    assert.deepEqual(draft.kept, ['ops-architect.toml']);
+    const { message, detail } = describeDraft(draft, '.council/personas');
+    assert.equal(message, 'Copy 2 persona files into .council/personas?');
+    assert.match(detail, new RegExp(`write these files into ${target.replace(/[/\\]/g, '.')}`));
+    assert.match(detail, /\+ culture-lead\.toml\n {2}\+ devils-advocate\.toml/);
+    assert.match(detail, /left as they are: ops-architect\.toml/);
+    assert.deepEqual(applyPersonaDraft(draft, path.join(ext, 'personas')), ['culture-lead.toml', 'devils-advocate.toml']);
+    assert.equal(fs.readFileSync(path.join(target, 'ops-architect.toml'), 'utf8'), 'edited by me\n');
+    assert.deepEqual(applyPersonaDraft(draft, path.join(ext, 'personas')), [], 'applying the same draft twice writes nothing');
+  });
+});
+
+describe('Council: Edit Personas', () => {
+  beforeEach(() => mock.reset());
+  const deps = (ext: string, restarts: string[]) => ({
+    client: new FakeClient(),
+    pending: new PendingAnswers(),
+    sessions: new SessionTracker(),
+    outputChannel: {} as vscode.OutputChannel,
+    extensionPath: ext,
+    restartSidecar: async () => {
+      restarts.push('restart');
+    },
+  });
+
+  it('shows a modal draft; dismissing it writes nothing', async () => {
+    const { ext, ws, target } = layout();
+    (vscode.workspace as any).workspaceFolders = [{ uri: vscode.Uri.file(ws), name: 'ws', index: 0 }];
+    const restarts: string[] = [];
+    await editPersonas(deps(ext, restarts));
+    const ask = mock.messages[0];
+    assert.equal(ask.options?.modal, true);
+    assert.match(ask.options?.detail ?? '', /\+ devils-advocate\.toml/);
+    assert.deepEqual(ask.items, ['Copy 3 Files']);
+    assert.equal(fs.existsSync(target), false);
+    assert.deepEqual(restarts, [], 'the session is never dropped by a restart');
+  });
+
+  it('writes after the yes, opens the files, and keeps the sidecar (and its sessions) running', async () => {
+    const { ext, ws, target } = layout();
+    (vscode.workspace as any).workspaceFolders = [{ uri: vscode.Uri.file(ws), name: 'ws', index: 0 }];
+    mock.reply = (_text: string, items: string[]) => items.find((i) => i.startsWith('Copy'));
+    const restarts: string[] = [];
+    await editPersonas(deps(ext, restarts));
+    assert.deepEqual(fs.readdirSync(target).sort(), ['culture-lead.toml', 'devils-advocate.toml', 'ops-architect.toml']);
+    assert.deepEqual(restarts, []);
+    assert.ok(mock.executed.some((e: any) => e.command === 'revealInExplorer'));
+    // Everything is there now: the second time there is nothing to confirm.
+    mock.messages.length = 0;
+    await editPersonas(deps(ext, restarts));
+    assert.equal(mock.messages.filter((m: any) => m.options?.modal).length, 0);
+  });
+});

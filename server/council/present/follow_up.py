@@ -1,0 +1,45 @@
+"""After the answer: the moderator's replies to follow-up questions, re-opened debates, and how both read in the
+transcript. The moderator's reply streams like a persona's (``PersonaText``) under the moderator's heading."""
+
+from __future__ import annotations
+
+from council.present.persona import PersonaText
+from council.present.text import one_line
+from council.session.entities import ConversationSession, FollowUp, UserInput
+from council.session.live_render import Fields
+
+FIELDS: Fields = (("answer", None),)  # what the moderator's FollowUpReply shows, in order
+
+CLOSING = ("_To have the council debate this, send `/extend <what to weigh>`; to start a new session, "
+           "`/new <your question>`._\n\n")
+
+
+def live(moderator: str) -> PersonaText:
+    """The streaming markdown of one follow-up answer."""
+    return PersonaText(moderator, fields=FIELDS)
+
+
+def answered(text: PersonaText, f: FollowUp) -> str:
+    """What is left to show once the answer is recorded (all of it if nothing streamed), then the closing line."""
+    return text.finish({"answer": f.answer}, CLOSING)
+
+
+def reopened(i: UserInput, limit: int) -> str:
+    return (f"**You re-opened the debate:** {one_line(i.text)}\n\n"
+            f"_The council debates it again (up to cycle {limit}), then votes and answers anew._\n\n")
+
+
+def transcript_inputs(s: ConversationSession, after_cycle: int) -> str:
+    """The inputs that re-opened the debate after ``after_cycle``, as a transcript section."""
+    return "".join(f"## You re-opened the debate\n\n> {one_line(i.text)}\n\n"
+                   for i in s.user_inputs if i.after_cycle == after_cycle)
+
+
+def transcript_follow_ups(s: ConversationSession) -> str:
+    if not s.follow_ups:
+        return ""
+    out = ["## Follow-up questions\n\n"]
+    for f in s.follow_ups:
+        out.append(f"**You asked:** {one_line(f.question)}\n\n")
+        out.append(PersonaText(s.moderator.name, fields=FIELDS).finish({"answer": f.answer}))
+    return "".join(out)
