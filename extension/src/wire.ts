@@ -23,6 +23,7 @@ export const Methods = {
   personaConsult: 'council/personaConsult',
   definePersonas: 'council/definePersonas',
   consultPlan: 'council/consultPlan',
+  review: 'council/review',
 } as const;
 export type MethodName = (typeof Methods)[keyof typeof Methods];
 
@@ -100,6 +101,11 @@ export const LIMITS = {
     selected_personas: { minItems: 1, maxItems: 12 },
     persona_name: { minLength: 1, maxLength: 80 },
   },
+  ReviewParams: {
+    provider: { maxLength: 100 },
+    model: { maxLength: 300 },
+    timeoutSeconds: { maximum: 3600 },
+  },
   ClientCapabilities: {
     completionModel: { maxLength: 300 },
   },
@@ -120,6 +126,19 @@ export const LIMITS = {
     soul: { minLength: 1, maxLength: 4000 },
     focus: { minItems: 1, maxItems: 12 },
     constraints: { minItems: 1, maxItems: 12 },
+  },
+  CouncilRequest: {
+    proposer: { minLength: 1, maxLength: 200 },
+  },
+  Artifacts: {
+    spec_content: { maxLength: 4000000 },
+    diff_content: { maxLength: 4000000 },
+    validation_report: { maxLength: 4000000 },
+    monte_carlo_stats: { maxLength: 4000000 },
+  },
+  RequestContext: {
+    summary: { minLength: 1, maxLength: 20000 },
+    files_changed: { maxItems: 10000 },
   },
 } as const;
 
@@ -349,6 +368,24 @@ export interface ConsultPlan {
   markdown: string;
 }
 
+/** `council/review`: review one seed-004 `CouncilRequest` (its fields keep the seed's snake_case names). */
+export interface ReviewParams {
+  request: CouncilRequest;
+  /** Provider id for the roles (as a session's). */
+  provider?: string;
+  model?: string;
+  client?: ClientCapabilities;
+  /** Give up (an internal error) after this. */
+  timeoutSeconds?: number;
+}
+
+/** The decision (seed-004 `CouncilDecision` with `verdicts` and `audit`, snake_case) and its markdown. */
+export interface ReviewResult {
+  decision: ReviewedDecision;
+  /** The decision for people, blocking issues first; print it as is. */
+  markdown: string;
+}
+
 /** Params and result of every client → sidecar request, by method name. */
 export interface MethodTypes {
   'council/turn': { params: TurnParams; result: TurnResult };
@@ -363,6 +400,7 @@ export interface MethodTypes {
   'council/personaConsult': { params: PersonaConsultRequest; result: ConsultResult };
   'council/definePersonas': { params: DefinePersonasParams; result: DefinePersonasResult };
   'council/consultPlan': { params: ConsultPlanParams; result: ConsultPlan };
+  'council/review': { params: ReviewParams; result: ReviewResult };
 }
 
 // ------------------------------------------------------- events (sidecar → client `council/event` notifications)
@@ -638,6 +676,14 @@ export interface ErrorData {
 
 // ------------------------------------------------------------------------------------ types carried by the above
 
+/** The evidence. Any may be missing; a role that needs a missing one makes the outcome NEEDS_MORE_INFO. */
+export interface Artifacts {
+  spec_content?: string;
+  diff_content?: string;
+  validation_report?: string;
+  monte_carlo_stats?: string;
+}
+
 export interface Assumption {
   assumptionId: string;
   sessionId: string;
@@ -650,10 +696,29 @@ export interface Assumption {
 /** What the session waits for when a turn returns. */
 export type Awaiting = 'answer' | 'nothing';
 
+/** Six axes on 0–10, 10 the best (`overfitting` 10 = no sign of overfitting). */
+export interface AxisScores {
+  assumptions: number;
+  applicability: number;
+  code_correctness: number;
+  realistic_newness: number;
+  overfitting: number;
+  implications: number;
+}
+
+/** What the proposer asks the council to accept. */
+export type ChangeType = 'DECLARE_PASS' | 'FREEZE_SPEC' | 'UPDATE_CONFIG' | 'CODE_REFACTOR';
+
 /** One chat message of a prompt (also what `council/complete` carries to a client's model). */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+}
+
+export interface ChecklistResult {
+  question: string;
+  answer: string;
+  pass: boolean;
 }
 
 export interface Choice {
@@ -797,6 +862,16 @@ export interface CouncilDiscussion {
   stopReason?: 'converged' | 'impasse' | 'settled' | 'limit';
 }
 
+/** Seed 004 §1: the proposal a research agent submits. */
+export interface CouncilRequest {
+  request_id: string;
+  timestamp: string;
+  proposer: string;
+  change_type: ChangeType;
+  context: RequestContext;
+  artifacts?: Artifacts;
+}
+
 /** Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made. */
 export interface CouncilSynthesis {
   recommendation: string;
@@ -813,6 +888,15 @@ export interface CouncilSynthesis {
 export interface CycleRef {
   cycleType: 'clarification' | 'debate';
   number: number;
+}
+
+export interface DebateAudit {
+  held: boolean;
+  first_round: Record<string, Verdict>;
+  /** Roles whose verdict changed in the debate. */
+  changed: string[];
+  /** Roles whose debate reply failed: their first verdict stands. */
+  kept_first: string[];
 }
 
 export type Depth = 'brief' | 'standard' | 'deep';
@@ -985,6 +1069,65 @@ export interface Reference {
   content?: string;
 }
 
+/** What the proposer says about the change. Extra keys are kept and shown to the roles. */
+export interface RequestContext {
+  summary: string;
+  files_changed?: string[];
+  key_metrics?: Record<string, number>;
+}
+
+/** How the decision was reached, as data: enough to recompute the outcome and every axis score. */
+export interface ReviewAudit {
+  change_type: ChangeType;
+  panel: Seat[];
+  rule: 'blocking_issues' | 'missing_artifacts' | 'role_needs_more_info' | 'low_confidence' | 'all_approve';
+  missing_artifacts: Record<string, string[]>;
+  debate: DebateAudit;
+  /** axis → role → weight: each axis score is Σ weight·score / Σ weight over the roles. */
+  axis_weights: Record<string, Record<string, number>>;
+  truncated: Truncation[];
+  /** Who wrote summary_reasoning: the chair's model, or the rules' own wording when the chair's model failed. */
+  chair: 'model' | 'rules';
+  /** role → provider:model */
+  models: Record<string, string>;
+  request_sha256?: string;
+}
+
+/**
+ * What a review produces (the inbox's `<request_id>.decision.json`): the decision, every role's verdict,
+ * and the audit.
+ */
+export interface ReviewedDecision {
+  request_id: string;
+  final_outcome: Verdict;
+  axis_scores: AxisScores;
+  summary_reasoning: string;
+  blocking_issues: string[];
+  next_steps: string[];
+  notes: string[];
+  verdicts: RoleVerdict[];
+  audit: ReviewAudit;
+}
+
+/** Seed 004 §2: one role's answer (plus the issues it calls blocking and its axis scores). */
+export interface RoleVerdict {
+  role: string;
+  verdict: Verdict;
+  confidence_score: number;
+  checklist_results: ChecklistResult[];
+  concerns: string[];
+  required_actions: string[];
+  blocking_issues: string[];
+  axis_scores?: AxisScores;
+}
+
+/** A role on the panel, why it sits for this change type, and the artifacts it needs. */
+export interface Seat {
+  role: string;
+  reason: string;
+  needs: string[];
+}
+
 export interface SessionMetadata {
   correlationId: string;
   models: Record<string, ModelUse>;
@@ -1049,6 +1192,12 @@ export interface ToolResponse {
   cycle: number;
 }
 
+export interface Truncation {
+  artifact: string;
+  original_chars: number;
+  kept_chars: number;
+}
+
 /**
  * Slash commands a client may forward with a turn (`/new`, `/skip` …). `answer`: the turn's text is the
  * answer to the open question, whatever it says. `extend` with text re-opens a completed debate with it.
@@ -1066,6 +1215,9 @@ export interface UserInput {
   afterCycle: number;
   addedAt: string;
 }
+
+/** A role's verdict, and the council's final outcome. */
+export type Verdict = 'APPROVE' | 'REJECT' | 'NEEDS_MORE_INFO';
 
 export interface Vote {
   persona: string;

@@ -19,10 +19,11 @@ from pydantic import BaseModel
 from council.errors import ErrorCode
 from council.present import clarify, debate, follow_up, status
 from council.present.persona import PersonaText, vote
+from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.session import records as r
 from council.session.debate import persona_schema
-from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus
+from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.live_render import limits_of
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
@@ -73,6 +74,18 @@ class Narrator:
         rt.seq += 1
         event = event_cls(session_id=rt.session_id, seq=rt.seq, at=rt.clock(), **fields)
         self.sink(event.to_wire())
+
+    def review_progress(self, review_id: str) -> Callable[[str, dict[str, Any]], None]:
+        """A review's progress callback: each report it words becomes a ``progress`` event for ``review_id``."""
+        seq = 0
+
+        def report(kind: str, data: dict[str, Any]) -> None:
+            nonlocal seq
+            message = progress_line(kind, data)
+            if message:
+                seq += 1
+                self.sink(ev.Progress(session_id=review_id, seq=seq, at=utcnow(), message=message).to_wire())
+        return report
 
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:

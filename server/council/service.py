@@ -27,6 +27,7 @@ from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import failures
 from council.present import status as words
+from council.present.review import decision_markdown
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
 from council.protocol.consult import (
@@ -48,6 +49,8 @@ from council.protocol.methods import (
     ProvidersResult,
     RestoreParams,
     RestoreResult,
+    ReviewParams,
+    ReviewResult,
     SnapshotParams,
     SnapshotResult,
     StopResult,
@@ -59,6 +62,7 @@ from council.provider_hub import ProviderHub
 from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
+from council.review.api import Reviewer
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
@@ -119,7 +123,8 @@ class CouncilService:
             return await self._start(params)
         if rt is None:
             if intent is Intent.PERSONAS:
-                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(self.library.names))
+                chat = [p.name for p in self.library.all if p.chats]  # review-only roles are not named in chat
+                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat))
             if params.command is TurnCommand.ANSWER:
                 raise validation_error("no question is waiting for an answer", reason="no_open_question")
             raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)
@@ -349,6 +354,14 @@ class CouncilService:
 
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)
+
+    async def review(self, params: ReviewParams) -> ReviewResult:
+        """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``."""
+        request = params.request
+        decision = await Reviewer(self.library, self.hub).review(
+            request, provider=params.provider, model=params.model, client=params.client,
+            on_progress=self.narrator.review_progress(f"review:{request.request_id}"), timeout=params.timeout_seconds)
+        return ReviewResult(decision=decision, markdown=decision_markdown(decision))
 
     async def providers(self) -> ProvidersResult:
         statuses = await provider_statuses(self.config)

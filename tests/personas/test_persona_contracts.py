@@ -1,4 +1,4 @@
-"""The shipped persona contracts: every file loads, both councils are staffed, the contract rules hold."""
+"""The shipped persona contracts: every file loads, the three councils are staffed, the contract rules hold."""
 
 from __future__ import annotations
 
@@ -25,11 +25,13 @@ BUSINESS = {"Growth Strategist", "Financial Officer", "Devil's Advocate", "Ops A
             "Customer Advocate", "Culture Lead"}
 ENGINEERING = {"Senior Developer", "Security Expert", "Software Architect", "Reliability Engineer",
                "Product Manager", "Devil's Advocate"}
+REVIEW = {"Risk Officer", "Quant Researcher", "Realism Checker", "Code Reviewer", "Overfitting Auditor",
+          "Devil's Advocate"}
 
 
-def test_the_repo_ships_eleven_persona_files():
+def test_the_repo_ships_sixteen_persona_files():
     assert default_personas_dir() == Path(__file__).resolve().parents[2] / "personas"
-    assert len(PERSONA_FILES) == 11
+    assert len(PERSONA_FILES) == 16
 
 
 @pytest.mark.parametrize("path", PERSONA_FILES, ids=lambda p: p.stem)
@@ -45,20 +47,24 @@ def test_each_shipped_file_is_a_valid_complete_contract(path: Path):
     assert any("challenge" in c.lower() for c in persona.constraints)
     assert set(persona.domains) <= set(DOMAINS)
     assert persona.always_include is (persona.id == "devils-advocate")
-    assert persona.tone and persona.description and "council.consult" in persona.allowed_tools
+    assert persona.tone and persona.description
+    assert ("council.consult" in persona.allowed_tools) is persona.chats
+    assert ("council.review" in persona.allowed_tools) is (persona.review is not None)
 
 
-def test_both_councils_are_staffed(library):
-    assert set(library.councils) == {"business", "engineering"}
+def test_the_three_councils_are_staffed(library):
+    assert set(library.councils) == {"business", "engineering", "review"}
     assert set(library.councils["business"]) == BUSINESS
     assert set(library.councils["engineering"]) == ENGINEERING
+    assert set(library.councils["review"]) == REVIEW
     assert {p.name for p in library.council("Engineering")} == ENGINEERING
+    assert {p.name for p in library.all if not p.chats} == REVIEW - {"Devil's Advocate"}
 
 
-def test_devils_advocate_sits_on_both_councils_and_brings_counterpoints_and_risks(library):
+def test_devils_advocate_sits_on_every_council_and_brings_counterpoints_and_risks(library):
     da = library.get("devils-advocate")
     assert da is not None and da.always_include
-    assert da.councils == ["business", "engineering"]
+    assert da.councils == ["business", "engineering", "review"]
     rules = " ".join(da.constraints).lower()
     assert "counterpoint" in rules and "risk" in rules and "trade-off" in rules
     assert [p.name for p in library.all if p.always_include] == ["Devil's Advocate"]
@@ -67,10 +73,10 @@ def test_devils_advocate_sits_on_both_councils_and_brings_counterpoints_and_risk
 def test_to_info_is_the_wire_view(library):
     info = library.get("devils-advocate").to_info("personas/devils-advocate.toml")
     assert isinstance(info, PersonaInfo)
-    assert info.council == "business, engineering"
+    assert info.council == "business, engineering, review"
     assert info.source == "personas/devils-advocate.toml"
     wire = info.to_wire()
-    assert wire["allowedTools"] == ["council.consult", "persona.consult"]
+    assert wire["allowedTools"] == ["council.consult", "persona.consult", "council.review"]
     assert [i.name for i in library.infos()] == library.names
 
 

@@ -3,6 +3,7 @@
 - The session domain never imports the wire protocol, the transport or the presentation: it produces data.
 - Only ``council.present`` writes prose; the protocol and the domain import nothing from it (the service and the
   narrator do).
+- Review mode's domain (``council.review`` but its entry point ``api``) writes no prose and knows no wire either.
 - No source file over 400 lines (generated files excepted), no Python function over ~60 lines.
 """
 
@@ -39,6 +40,15 @@ def imports_of(path: Path) -> set[str]:
 def test_layers(package: str, forbidden: tuple[str, ...]):
     offenders = [f"{path.relative_to(ROOT)} imports {name}"
                  for path in sorted((SERVER / package).rglob("*.py"))
+                 for name in imports_of(path) if name.startswith(forbidden)]
+    assert offenders == []
+
+
+def test_the_review_domain_imports_no_presentation_or_wire():
+    forbidden = ("council.protocol", "council.present", "council.transport", "council.server", "council.narrator",
+                 "council.service", "pygls")
+    offenders = [f"{path.relative_to(ROOT)} imports {name}"
+                 for path in sorted((SERVER / "review").glob("*.py")) if path.name != "api.py"
                  for name in imports_of(path) if name.startswith(forbidden)]
     assert offenders == []
 

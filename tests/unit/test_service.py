@@ -486,3 +486,11 @@ async def test_turn_keys_live_with_their_session_and_new_session_keys_are_bounde
         await h.service.turn(TurnParams(text=f"Should we adopt a monorepo ({i})?", idempotency_key=f"fresh{i}",
                                         options=SessionOptions(clarify=False)))
     assert len(h.service.new_turns) == 3  # the oldest keys are forgotten
+
+
+async def test_personas_before_a_session_lists_the_chat_personas_only(make_service):
+    h = make_service()
+    result = await h.service.turn(TurnParams(text="/personas", command=TurnCommand.PERSONAS))
+    assert result.message.startswith("Available personas: ") and "Devil's Advocate" in result.message
+    assert "Security Expert" in result.message and "Growth Strategist" in result.message
+    assert "Risk Officer" not in result.message and "Code Reviewer" not in result.message

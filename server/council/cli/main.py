@@ -1,5 +1,6 @@
 """The ``council`` command: ``serve`` (the sidecar), ``mcp`` (the consult tools as an MCP server), ``ask`` (a
-headless client of the sidecar) and ``doctor``."""
+headless client of the sidecar), ``doctor``, and review mode's ``review`` (one request) and ``inbox`` (a drop
+folder)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ import sys
 from typing import NoReturn
 
 from council import __version__
-from council.cli import ask, ask_args, doctor, mcp, serve
+from council.cli import ask, ask_args, doctor, inbox, mcp, review, serve
 
 
 class OneLineErrors(argparse.ArgumentParser):
-    """Usage errors as one line on stderr (exit 2), not a usage dump; subcommand parsers inherit this."""
+    """Usage errors as one line on stderr (exit ``usage_exit``, 2 unless a subcommand sets it), not a usage dump;
+    subcommand parsers inherit this."""
+
+    usage_exit = 2
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(self.usage_exit, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -35,11 +39,22 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="check which model providers and optional packages work right now")
     doctor.add_arguments(d)
     d.set_defaults(func=doctor.run)
+    r = sub.add_parser("review", help="review one seed-004 CouncilRequest (exit 0 APPROVE, 1 REJECT, "
+                                      "2 NEEDS_MORE_INFO, 3 could not review)")
+    r.usage_exit = review.COULD_NOT_REVIEW  # type: ignore[attr-defined]  # 2 means NEEDS_MORE_INFO here
+    review.add_arguments(r)
+    r.set_defaults(func=review.run, usage_exit=review.COULD_NOT_REVIEW)
+    i = sub.add_parser("inbox", help="watch DIR/inbox/*.json and write decisions to DIR/outbox/")
+    inbox.add_arguments(i)
+    i.set_defaults(func=inbox.run)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    if extra:  # reported with the subcommand's usage exit code (`council review` keeps 2 for NEEDS_MORE_INFO)
+        p.exit(getattr(args, "usage_exit", 2), f"council: error: unrecognized arguments: {' '.join(extra)}\n")
     return args.func(args)
 
 

@@ -55,7 +55,7 @@ def build_config(args: argparse.Namespace):
                                                  options=options)
         config.default = "cli"
     config.personas_dirs = [*config.personas_dirs, *(Path(d) for d in args.personas_dir)]
-    if args.workspace:
+    if getattr(args, "workspace", None):  # `council review` and `council inbox` have no workspace
         config.workspace = Path(args.workspace).resolve()
         overrides = config.workspace / OVERRIDES_DIR  # the last layer: what define_personas writes wins
         config.personas_dirs = [*(d for d in config.personas_dirs if d.resolve() != overrides), overrides]

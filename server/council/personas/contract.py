@@ -4,6 +4,10 @@ One TOML file in ``personas/`` is one contract. Validation enforces the seed's r
 least one focus item, and constraints that state both a refusal pattern ("Refuses to …", "Never …") and a
 challenge mechanism ("Challenges … by …", "Demands …"). :meth:`PersonaContract.system_prompt` renders a
 contract as a persona system prompt.
+
+A persona of the ``review`` council (seed 004) also has a ``[review]`` table (:class:`ReviewRole`): the change types
+it sits for and why, the artifacts it needs for each, the axes it scores with most weight, and its checklist.
+Review-only personas (no other council) never sit on a chat council unless a user asks for them by name.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from council.protocol.methods import PersonaInfo
+from council.review.models import ArtifactName, Axis, ChangeType
 
 Domain = Literal[
     "architecture", "security", "workflow", "finance", "people", "product", "operations",
@@ -24,12 +29,56 @@ DOMAINS: tuple[str, ...] = Domain.__args__  # type: ignore[attr-defined]
 REFUSAL_MARKERS = ("refuse", "never", "declines", "won't", "will not")
 CHALLENGE_MARKERS = ("challenge", "question", "push back", "pushes back", "demand")
 
+REVIEW_COUNCIL = "review"
 _SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _APOSTROPHES = re.compile(r"[\u2018\u2019\u02bc`´]")
 
 
 def _has_marker(items: list[str], markers: tuple[str, ...]) -> bool:
     return any(m in _APOSTROPHES.sub("'", item.lower()) for item in items for m in markers)
+
+
+class ChecklistItem(BaseModel):
+    """One question a review role must answer; a failed ``blocking`` item is a blocking issue (→ REJECT)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    question: str = Field(min_length=5, max_length=300)
+    blocking: bool = False
+
+
+class ReviewRole(BaseModel):
+    """How a persona sits on the review council."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    sits_for: dict[ChangeType, str] = Field(min_length=1, description="Change type → why the role sits for it.")
+    needs: dict[ChangeType, list[ArtifactName]] = Field(
+        default_factory=dict, description="Change type → artifacts the role cannot judge without.")
+    axes: list[Axis] = Field(min_length=1, max_length=6, description="Axes the role scores with the most weight.")
+    checklist: list[ChecklistItem] = Field(min_length=2, max_length=10)
+
+    @field_validator("sits_for")
+    @classmethod
+    def _reasons(cls, reasons: dict[ChangeType, str]) -> dict[ChangeType, str]:
+        cleaned = {kind: " ".join(reason.split()) for kind, reason in reasons.items()}
+        if any(not reason for reason in cleaned.values()):
+            raise ValueError("every change type needs the reason the role sits for it")
+        return cleaned
+
+    @field_validator("axes")
+    @classmethod
+    def _distinct_axes(cls, axes: list[str]) -> list[str]:
+        if len(set(axes)) != len(axes):
+            raise ValueError("axes must not repeat")
+        return axes
+
+    @model_validator(mode="after")
+    def _needs_where_it_sits(self) -> ReviewRole:
+        stray = [kind.value for kind in self.needs if kind not in self.sits_for]
+        if stray:
+            raise ValueError(f"needs lists change types the role does not sit for: {', '.join(stray)}")
+        return self
 
 
 class PersonaContract(BaseModel):
@@ -49,6 +98,7 @@ class PersonaContract(BaseModel):
     always_include: bool = False
     tone: str = Field("", max_length=120)
     aliases: list[str] = Field(default_factory=list, max_length=12, description="Other names users call it.")
+    review: ReviewRole | None = Field(None, description="Its seat on the review council (seed 004).")
 
     @field_validator("councils", "focus", "constraints", "allowed_tools", "aliases")
     @classmethod
@@ -84,6 +134,17 @@ class PersonaContract(BaseModel):
         if len(set(items)) != len(items):
             raise ValueError("councils must not repeat")
         return items
+
+    @model_validator(mode="after")
+    def _review_seat(self) -> PersonaContract:
+        if REVIEW_COUNCIL in self.councils and self.review is None:  # a [review] table alone seats nobody
+            raise ValueError(f"a persona on the {REVIEW_COUNCIL!r} council needs a [review] table")
+        return self
+
+    @property
+    def chats(self) -> bool:
+        """Whether the persona sits on a chat council (every council but ``review``)."""
+        return any(c != REVIEW_COUNCIL for c in self.councils)
 
     def to_info(self, source: str) -> PersonaInfo:
         """The wire view (``council/personas``); ``source`` says which file or layer it came from."""

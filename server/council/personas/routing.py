@@ -5,7 +5,8 @@ request and its contract (description, focus, domains, soul), boosted where the 
 persona's domains; always-include personas (the Devil's Advocate) are added; the top picks are cut where the score
 drops off, within [min_personas, max_personas], and kept to one council unless an outsider is clearly relevant.
 Personas the user names in the request join that routed council (within max_personas); naming one never shrinks the
-council to it. Rankers: warm embeddings, else TF-IDF, else word overlap.
+council to it. Rankers: warm embeddings, else TF-IDF, else word overlap. Review-only personas (the seed-004 review
+council) are never routed to and naming one in the text does not seat it; only an explicit override does.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from council.personas.contract import PersonaContract
+from council.personas.contract import REVIEW_COUNCIL, PersonaContract
 from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, embeddings_available
 from council.personas.lexicon import GENERAL, classify, classify_detail
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
@@ -130,8 +131,8 @@ def _rank(ranker: Ranker, query: str, docs: list[str]) -> tuple[str, list[float]
 
 
 def persona_texts(library: PersonaLibrary) -> list[str]:
-    """The texts requests are compared with: one per routable (not always-included) persona, in order."""
-    return [p.routing_text() for p in library.all if not p.always_include]
+    """The texts requests are compared with: one per routable (chat, not always-included) persona, in order."""
+    return [p.routing_text() for p in library.all if p.chats and not p.always_include]
 
 
 def _relative(scores: list[float]) -> list[float]:
@@ -191,8 +192,9 @@ def _domain_fit(persona: PersonaContract, domain_scores: dict[str, float]) -> fl
 def _preferred_council(library: PersonaLibrary, combined: dict[str, float]) -> str | None:
     best, best_fit = None, -1.0
     for council in library.councils:
-        members = sorted((combined[p.id] for p in library.council(council) if not p.always_include),
-                         reverse=True)
+        if council == REVIEW_COUNCIL:  # not a chat council
+            continue
+        members = sorted((combined[p.id] for p in library.council(council) if not p.always_include), reverse=True)
         fit = sum(members[:3]) / len(members[:3]) if members else 0.0
         if fit > best_fit + 1e-9:
             best, best_fit = council, fit
@@ -210,7 +212,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
         return _override(library, override, detail.classification, detail.scores)
     max_personas = max(1, max_personas)
     min_personas = max(1, min(min_personas, max_personas))
-    personas = library.all
+    personas = [p for p in library.all if p.chats]
     always = [p for p in personas if p.always_include][:max_personas]
     pool = [p for p in personas if not p.always_include]
 
@@ -239,7 +241,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     reason = _reason(detail.classification, detail.keywords, picks, always, scores, preferred, method)
     routed = Selection(classification=detail.classification, personas=chosen, reason=reason, method=method,
                        scores=scores, domain_scores=detail.scores)
-    named = library.names_in_text(request_text)
+    named = [p for p in library.names_in_text(request_text) if p.chats]  # naming a review role seats nobody
     return _with_named(routed, named, max_personas) if named else routed
 
 

@@ -36,8 +36,10 @@ then N bytes of UTF-8 JSON). stdout carries nothing else (logs go to stderr). It
 the handshake goes: send `initialize`, then the `initialized` notification; `shutdown` then `exit` stop it. All
 JSON is camelCase except the consult tools' payloads (`council/consult`, `council/personaConsult`,
 `council/definePersonas`, `council/consultPlan`), which are snake_case exactly as seed 000 names them, the same
-on every surface (this protocol, the MCP server `council mcp`, VS Code's language model tools). The VS Code
-extension, `council ask` and the tests are clients of exactly this contract.
+on every surface (this protocol, the MCP server `council mcp`, VS Code's language model tools), and the review
+objects of seed 004 (`CouncilRequest`, `RoleVerdict`, `CouncilDecision` and what they carry in `council/review`),
+which keep the seed's snake_case names. The VS Code extension, `council ask` and the tests are clients of exactly
+this contract.
 
 Sessions are addressed by `sessionId`. A turn runs until the session needs the user again (a pending question)
 or is done; meanwhile the sidecar streams `council/event` notifications for that session. The sidecar owns all

@@ -23,6 +23,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultRequest,
 )
+from council.review.models import CouncilRequest, ReviewedDecision
 from council.session.entities import (
     ClarificationQuestion,
     ConversationSession,
@@ -216,6 +217,23 @@ class RestoreResult(CamelModel):
                                              "resumes it.")
 
 
+class ReviewParams(CamelModel):
+    """``council/review``: review one seed-004 ``CouncilRequest`` (its fields keep the seed's snake_case names)."""
+
+    request: CouncilRequest
+    provider: str | None = Field(None, max_length=100, description="Provider id for the roles (as a session's).")
+    model: str | None = Field(None, max_length=300)
+    client: ClientCapabilities = Field(default_factory=ClientCapabilities)
+    timeout_seconds: float | None = Field(None, gt=0, le=3600, description="Give up (an internal error) after this.")
+
+
+class ReviewResult(CamelModel):
+    """The decision (seed-004 ``CouncilDecision`` with ``verdicts`` and ``audit``, snake_case) and its markdown."""
+
+    decision: ReviewedDecision
+    markdown: str = Field(description="The decision for people, blocking issues first; print it as is.")
+
+
 @dataclass(frozen=True)
 class Method:
     name: str
@@ -283,6 +301,12 @@ METHODS: tuple[Method, ...] = (
            "What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these "
            "params, without a model call: the council and why, the cycle cap, and how many model calls (what a "
            "confirmation prompt shows)."),
+    Method("council/review", ReviewParams, ReviewResult,
+           "Review mode (seed 004): the review roles that sit for the request's `change_type` judge it concurrently "
+           "(one debate round when they disagree); the outcome follows the written rules, the chair's model writes "
+           "only `summary_reasoning`. The request and the decision keep the seed's snake_case field names. Progress "
+           "arrives as `progress` events with `sessionId` `review:<request_id>`. A review that cannot be done (a "
+           "role's model failed, a timeout) is an `internal` error, never a verdict; `$/cancelRequest` cancels it."),
 )
 
 METHODS_BY_NAME = {m.name: m for m in METHODS}

@@ -44,6 +44,17 @@ HINTS: dict[str, dict[str, str]] = {
     },
     "SynthesisReply": {"recommendation": "the council's answer", "next_steps": "first step first"},
     "FollowUpReply": {"answer": "your answer to the follow-up, from what the council said"},
+    "RoleReply": {  # review mode (council.review)
+        "checklist": "one per checklist item, in order",
+        "answer": "your finding, with the figure or line it rests on",
+        "passed": "does the item pass?",
+        "concerns": "what worries you",
+        "blocking_issues": "what must be fixed before approval (empty if nothing)",
+        "required_actions": "what the proposer must do",
+        "verdict": "decided last, from your findings",
+        "confidence_score": "how sure you are",
+    },
+    "ChairReply": {"summary_reasoning": "two to four sentences"},
 }
 #: Keys a PersonaReply carries only once there are options to vote on.
 DEBATE_KEYS = ("option_id", "changed_position", "change_reason")

@@ -1,0 +1,92 @@
+"""``council inbox DIR``: watch ``DIR/inbox/*.json`` and answer each CouncilRequest in ``DIR/outbox/``.
+
+See ``council.review.inbox`` for the folder layout and the crash-safety rules. ``--once`` processes what is there
+(and what a dead run left in processing/) and exits; without it the watcher polls until Ctrl-C or SIGTERM (a review
+cut short stays in processing/ and is picked up again on the next start). One line per request goes to stderr.
+Exit codes: 0 done (every request decided or set aside as malformed/duplicate), 2 bad usage, 3 another watcher
+holds DIR, the folder is unusable, or (``--once``) a request could not be reviewed and went to failed/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from council.cli.review import add_model_arguments, check_usage, reviewer_for
+
+OK, USAGE, COULD_NOT = 0, 2, 3
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the folder holding inbox/ (created with its siblings if missing)")
+    p.add_argument("--once", action="store_true", help="process what is there now, then exit")
+    p.add_argument("--jobs", type=int, default=2, help="reviews at once (default 2)")
+    p.add_argument("--interval", type=float, default=0.5, help="seconds between looks at inbox/ (default 0.5)")
+    p.add_argument("--settle", type=float, default=0.5,
+                   help="a drop is claimed once unchanged this many seconds (default 0.5; --once: 0)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no per-request lines on stderr")
+    add_model_arguments(p)
+
+
+async def watch(args: argparse.Namespace, inbox) -> dict[str, int]:
+    if args.once:
+        return await inbox.run(once=True)
+    counts: dict[str, int] = {}
+    async with anyio.create_task_group() as tg:
+        async def stop_on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    tg.cancel_scope.cancel()
+                    return
+
+        async def serve() -> None:
+            counts.update(await inbox.run())
+
+        tg.start_soon(stop_on_signal)
+        tg.start_soon(serve)
+    return counts or dict(inbox.counts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from council.config import ConfigError
+    from council.logs import setup_logging
+    from council.present.review_words import inbox_line
+    from council.review.inbox import Inbox, InboxBusy
+
+    setup_logging("INFO" if args.verbose else "WARNING")
+    problem = check_usage(args) or (None if args.jobs >= 1 else "--jobs must be at least 1")
+    if problem:
+        print(f"council inbox: error: {problem}", file=sys.stderr)
+        return USAGE
+
+    def report(kind: str, data: dict[str, Any]) -> None:
+        if not args.quiet:
+            print(inbox_line(kind, data), file=sys.stderr, flush=True)
+
+    try:
+        reviewer = reviewer_for(args)
+    except (ConfigError, OSError, ValueError) as exc:
+        print(f"council inbox: {exc}", file=sys.stderr)
+        return COULD_NOT
+    inbox = Inbox(Path(args.dir), reviewer, jobs=args.jobs, settle=args.settle, interval=args.interval,
+                  timeout=args.timeout, report=report, provider=None, model=None)
+    try:
+        inbox.open()
+    except (InboxBusy, OSError) as exc:
+        print(f"council inbox: {exc}", file=sys.stderr)
+        return COULD_NOT
+    try:
+        counts = anyio.run(watch, args, inbox)
+    except KeyboardInterrupt:
+        counts = dict(inbox.counts)
+    finally:
+        inbox.close()
+        anyio.run(reviewer.aclose)
+    if not args.quiet:
+        print(inbox_line("summary", counts), file=sys.stderr)
+    return COULD_NOT if args.once and counts.get("failed") else OK

@@ -1,0 +1,139 @@
+"""``council review FILE|-``: review one seed-004 CouncilRequest and print the decision.
+
+The review runs in this process through the same entry point as the sidecar's ``council/review``
+(``council.review.api.Reviewer``). Markdown goes to stdout (``--json``: the decision with ``verdicts`` and
+``audit``); progress lines go to stderr unless ``--quiet``. Exit codes: 0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO,
+3 could not review (bad usage, unreadable or invalid request, no model, a role's model failed, timeout), 130
+interrupted. With ``--json`` a failure also prints ``{"error": {code, message, details}}`` on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from council.errors import CouncilError, validation_error
+
+APPROVE, REJECT, NEEDS_MORE_INFO, COULD_NOT_REVIEW, INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = {"APPROVE": APPROVE, "REJECT": REJECT, "NEEDS_MORE_INFO": NEEDS_MORE_INFO}
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """Model and review flags shared by ``council review`` and ``council inbox``."""
+    p.add_argument("--provider", choices=["openai", "ollama", "embedded", "scripted"],
+                   help="model provider (default: automatic: configured default, local Ollama, embedded SmolLM2)")
+    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
+    p.add_argument("--api-key-env", help="environment variable holding the API key")
+    p.add_argument("--config", help="config file (JSON or TOML): providers, persona → provider map")
+    p.add_argument("--script", help="script file for the scripted provider")
+    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--artifact-budget", type=int, help="characters of artifacts per role prompt (default 16000)")
+    p.add_argument("--max-tokens", type=int, help="reply budget of one role, in tokens (default 1500)")
+    p.add_argument("--no-debate", action="store_true", help="skip the debate round when the roles disagree")
+    p.add_argument("--timeout", type=float, help="give up on one review after this many seconds")
+    p.add_argument("--verbose", "-v", action="store_true", help="log to stderr")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE|-", help="the CouncilRequest JSON file, or - for stdin")
+    p.add_argument("--json", action="store_true", help="print the decision (with verdicts and audit) as JSON")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    add_model_arguments(p)
+
+
+def check_usage(args: argparse.Namespace) -> str | None:
+    if args.script and args.provider != "scripted":
+        return "--script needs --provider scripted"
+    if args.artifact_budget is not None and not 1_000 <= args.artifact_budget <= 1_000_000:
+        return "--artifact-budget must be between 1000 and 1000000"
+    if args.max_tokens is not None and not 100 <= args.max_tokens <= 32_768:
+        return "--max-tokens must be between 100 and 32768"
+    if args.timeout is not None and args.timeout <= 0:
+        return "--timeout must be positive"
+    return None
+
+
+def reviewer_for(args: argparse.Namespace):
+    """A Reviewer for these flags (config file, provider flags, persona folders, review settings)."""
+    from council.cli.serve import build_config
+    from council.review.api import Reviewer
+    from council.review.run import ReviewSettings
+
+    defaults = ReviewSettings()
+    settings = ReviewSettings(artifact_budget=args.artifact_budget or defaults.artifact_budget,
+                              max_tokens=args.max_tokens or defaults.max_tokens, debate=not args.no_debate)
+    return Reviewer.from_config(build_config(args), settings)
+
+
+def read_request(source: str) -> bytes:
+    try:
+        return sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        raise validation_error(f"cannot read {source}: {exc.strerror}", file=source) from None
+
+
+async def review_file(args: argparse.Namespace):
+    from council.present.review_words import progress_line
+    from council.review.api import load_request
+
+    raw = read_request(args.file)
+    request = load_request(raw)
+    reviewer = reviewer_for(args)
+
+    def progress(kind: str, data: dict[str, Any]) -> None:
+        line = progress_line(kind, data)
+        if line and not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    try:
+        return await reviewer.review(request, on_progress=progress, timeout=args.timeout,
+                                     request_sha256=hashlib.sha256(raw).hexdigest())
+    finally:
+        await reviewer.aclose()
+
+
+def fail(args: argparse.Namespace, err: CouncilError) -> int:
+    from council.present.review import failure_markdown
+
+    roles = err.details.get("roles") if isinstance(err.details.get("roles"), dict) else None
+    print(f"council review: {err.message}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"error": {"code": err.code.value, "message": err.message, "details": err.details}},
+                         ensure_ascii=False, indent=2, default=str))
+    elif roles:
+        print(failure_markdown(err.message, roles), end="")
+    return COULD_NOT_REVIEW
+
+
+def run(args: argparse.Namespace) -> int:
+    from council.config import ConfigError
+    from council.logs import setup_logging
+
+    setup_logging("INFO" if args.verbose else "WARNING")
+    problem = check_usage(args)
+    if problem:
+        print(f"council review: error: {problem}", file=sys.stderr)
+        return COULD_NOT_REVIEW
+    try:
+        decision = anyio.run(review_file, args)
+    except CouncilError as err:
+        return fail(args, err)
+    except (ConfigError, OSError, ValueError) as exc:
+        return fail(args, validation_error(f"could not review: {exc}"))
+    except KeyboardInterrupt:
+        print("council review: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    if args.json:
+        print(json.dumps(decision.to_wire(), ensure_ascii=False, indent=2))
+    else:
+        from council.present.review import decision_markdown
+
+        print(decision_markdown(decision), end="")
+    return EXIT_CODES[decision.final_outcome.value]

@@ -1,0 +1,121 @@
+"""The words of a review decision that no model writes: blocking issues from failed checklist items, next steps
+for missing artifacts, the decision's notes, the summary when the chair's model failed, and progress lines.
+
+``ReviewWords`` is the writer ``council.review.run.conduct`` is given; ``progress_line`` turns the review's
+progress reports (kind + data) into one line for a terminal or a ``progress`` event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from council.present.text import join_names, one_line, plural
+from council.review.models import Verdict
+from council.review.rules import APPROVAL_CONFIDENCE, Blocker
+from council.review.run import DecisionFacts
+
+RULES = {
+    "blocking_issues": "any blocking issue means REJECT",
+    "missing_artifacts": "a role needs an artifact the request does not carry, so the council needs more information",
+    "role_needs_more_info": "a role could not decide from the evidence given, so the council needs more information",
+    "low_confidence": f"an approval below confidence {APPROVAL_CONFIDENCE:.1f} is not an approval, so the council "
+                      "needs more information",
+    "all_approve": "every role approved",
+}
+RULE_NUMBER = {name: i for i, name in enumerate(RULES, 1)}
+OUTCOME_WORDS = {Verdict.APPROVE: "APPROVES", Verdict.REJECT: "REJECTS", Verdict.NEEDS_MORE_INFO: "NEEDS MORE INFO on"}
+
+
+class ReviewWords:
+    """The review writer (see ``council.review.run.ReviewWriter``)."""
+
+    def blocking_issue(self, blocker: Blocker) -> str:
+        if blocker.kind == "checklist":
+            answer = f": {one_line(blocker.answer)}" if blocker.answer.strip() else ""
+            return f"{blocker.role}: failed the check \u201c{blocker.text}\u201d{answer}"
+        if blocker.kind == "unexplained_reject":
+            return f"{blocker.role} rejects the change without naming an issue."
+        return f"{blocker.role}: {one_line(blocker.text)}"
+
+    def missing_step(self, artifact: str, roles: list[str]) -> str:
+        return f"Provide {artifact} (needed by {join_names(roles)})."
+
+    def notes(self, facts: DecisionFacts) -> list[str]:
+        out = [f"Outcome by rule {RULE_NUMBER[facts.rule]} ({facts.rule}): {RULES[facts.rule]}"
+               + (f" ({plural(len(facts.blockers), 'blocking issue')})." if facts.blockers else ".")]
+        for role, names in facts.missing.items():
+            out.append(f"{role} needs {join_names(names)}, which the request does not carry.")
+        for c in facts.truncated:
+            out.append(f"{c.artifact} was cut to fit the roles' prompts: they saw the first {c.kept_chars:,} of "
+                       f"{c.original_chars:,} characters.")
+        out += self._debate(facts)
+        out += [f"{role}: {note}." for role, note in facts.role_notes.items()]
+        if facts.chair_failed:
+            out.append(f"The chair's model failed ({facts.chair_note or 'no usable reply'}); the summary was "
+                       "written from the rules.")
+        elif facts.chair_note:
+            out.append(f"Chair: {facts.chair_note}.")
+        return out
+
+    @staticmethod
+    def _debate(facts: DecisionFacts) -> list[str]:
+        d = facts.debate
+        if not d.held:
+            return []
+        sides: dict[str, list[str]] = {}
+        for role, verdict in d.first_round.items():
+            sides.setdefault(verdict.value, []).append(role)
+        split = "; ".join(f"{verdict}: {join_names(roles)}" for verdict, roles in sides.items())
+        final = {v.role: v.verdict.value for v in facts.verdicts}
+        moves = [f"{role} {d.first_round[role].value} \u2192 {final[role]}" for role in d.changed]
+        text = (f"The roles disagreed ({split}), so each saw the others' concerns for one debate round; "
+                + (f"changed: {', '.join(moves)}." if moves else "nobody changed their verdict."))
+        out = [text]
+        out += [f"{role}'s debate reply failed; its first verdict stands." for role in d.kept_first]
+        return out
+
+    def fallback_summary(self, facts: DecisionFacts) -> str:
+        text = f"The council {OUTCOME_WORDS[facts.outcome]} request {facts.request.request_id}: {RULES[facts.rule]}."
+        if facts.blockers:
+            text += " Blocking: " + "; ".join(self.blocking_issue(b) for b in facts.blockers[:3]) + "."
+        counts: dict[str, list[str]] = {}
+        for v in facts.verdicts:
+            counts.setdefault(v.verdict.value, []).append(v.role)
+        text += " Verdicts: " + "; ".join(f"{k} from {join_names(v)}" for k, v in counts.items()) + "."
+        return text
+
+
+def progress_line(kind: str, data: dict[str, Any]) -> str:
+    """One line for a review progress report ('' for kinds people need not see)."""
+    if kind == "panel":
+        seats = ", ".join(seat.role for seat in data["seats"])
+        return f"Review panel for {data['change_type']}: {seats}."
+    if kind == "role_started":
+        return f"{data['role']} is {'reviewing' if data['round'] == 1 else 'reconsidering'}\u2026"
+    if kind == "verdict":
+        return f"{data['role']}: {data['verdict']} (confidence {data['confidence']:.2f})."
+    if kind == "debate":
+        return "The roles disagree: one debate round, each role sees the others' concerns."
+    if kind == "decided":
+        return f"By the rules: {data['outcome']} ({data['rule']}). The chair writes the reasoning\u2026"
+    if kind == "problem":
+        return f"\u26a0 {data['role']}: {one_line(data['message'])}"
+    return ""
+
+
+def inbox_line(kind: str, data: dict[str, Any]) -> str:
+    """One stderr line of ``council inbox`` per thing that happened to a request."""
+    if kind == "reviewing":
+        return f"{data['file']}: reviewing {data['request_id']}\u2026"
+    if kind == "decided":
+        return f"{data['file']}: {data['outcome']} \u2192 {data['decision']}"
+    if kind == "recovered":
+        return f"{data['file']}: already decided before a restart; moved to done/"
+    if kind in ("rejected", "failed"):
+        return f"{data['file']}: {kind} \u2192 {data['moved_to']} ({one_line(data['message'])})"
+    if kind == "crashed":
+        return f"{data['file']}: left in processing/ after an internal error ({data['error']})"
+    if kind == "summary":
+        return (f"inbox: {plural(data.get('decided', 0), 'decision')}, {data.get('rejected', 0)} rejected, "
+                f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered.")
+    return ""

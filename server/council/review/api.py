@@ -1,0 +1,127 @@
+"""The entry point of review mode for every surface: ``council review``, ``council inbox``, the sidecar's
+``council/review``, and later the MCP tool ``council_review`` and VS Code's ``/review``.
+
+:class:`Reviewer` holds what outlives one review (personas, providers); ``await reviewer.review(request)`` returns
+the :class:`~council.review.models.ReviewedDecision` (decision, verdicts, audit) and reports progress through an
+optional callback ``on_progress(kind, data)`` (``council.present.review_words.progress_line`` words it). A review
+that cannot be done raises :class:`~council.review.run.ReviewFailed` (an internal error, exit 3), never a verdict.
+:func:`review_request` is the one-call form. Each surface stays a thin adapter over these.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextlib import nullcontext
+
+import anyio
+from pydantic import ValidationError
+
+from council.config import CouncilConfig, load_config
+from council.errors import from_pydantic, validation_error
+from council.personas.loader import PersonaLibrary, load_personas
+from council.present.review_words import ReviewWords
+from council.protocol.methods import ClientCapabilities, SessionOptions
+from council.provider_hub import ProviderHub
+from council.providers.base import ProviderError
+from council.review.calls import Progress
+from council.review.models import CouncilRequest, ReviewedDecision
+from council.review.run import ReviewFailed, ReviewSettings, ReviewWriter, conduct
+
+log = logging.getLogger(__name__)
+
+MAX_FILE_BYTES = 20 * 1024 * 1024  # one request file (the inbox's, or `council review FILE`)
+
+__all__ = ["ReviewFailed", "ReviewSettings", "Reviewer", "decode_json", "load_request", "parse_request",
+           "review_request"]
+
+
+def _quiet(kind: str, data: dict) -> None:
+    """The default progress callback: nothing to report to."""
+
+
+class Reviewer:
+    """Reviews requests with one persona library and one provider hub (shared across reviews)."""
+
+    def __init__(self, library: PersonaLibrary, hub: ProviderHub, settings: ReviewSettings | None = None,
+                 writer: ReviewWriter | None = None) -> None:
+        self.library = library
+        self.hub = hub
+        self.settings = settings or ReviewSettings()
+        self.writer = writer or ReviewWords()
+
+    @classmethod
+    def from_config(cls, config: CouncilConfig | None = None, settings: ReviewSettings | None = None) -> Reviewer:
+        """A reviewer over the configured providers and persona folders (``load_config()`` when not given)."""
+        config = config or load_config()
+        return cls(load_personas(config.personas_dirs or None), ProviderHub(config), settings)
+
+    async def review(self, request: CouncilRequest, *, provider: str | None = None, model: str | None = None,
+                     client: ClientCapabilities | None = None, on_progress: Progress | None = None,
+                     timeout: float | None = None, request_sha256: str | None = None) -> ReviewedDecision:
+        """Review one request. ``provider``/``model`` pick the models as a session's options do; ``client`` says
+        whether the client lends its own model (VS Code)."""
+        options = SessionOptions(provider=provider, model=model)
+        try:
+            pick, default = await self.hub.picker(options, client or ClientCapabilities())
+        except ProviderError as exc:
+            raise ReviewFailed(f"could not review: model provider problem: {exc.message}", reason="provider",
+                               kind=exc.kind) from None
+        log.info("reviewing %s (%s) with %s", request.request_id, request.change_type.value, default.describe())
+        try:
+            with anyio.fail_after(timeout) if timeout else nullcontext():
+                return await conduct(request, self.library, pick, self.writer, settings=self.settings,
+                                     progress=on_progress or _quiet, request_sha256=request_sha256)
+        except TimeoutError:
+            raise ReviewFailed(f"could not review: no decision within {timeout:g} s", reason="timeout",
+                               timeout=timeout) from None
+
+    async def aclose(self) -> None:
+        await self.hub.aclose()
+
+
+async def review_request(request: CouncilRequest | dict | str | bytes, *, config: CouncilConfig | None = None,
+                         settings: ReviewSettings | None = None, on_progress: Progress | None = None,
+                         timeout: float | None = None) -> ReviewedDecision:
+    """Review one request (a model, decoded JSON, or JSON text) with a reviewer built for this call and closed after.
+    An invalid request raises a validation ``CouncilError`` with one entry per offending field."""
+    if not isinstance(request, CouncilRequest):
+        request = load_request(request)
+    reviewer = Reviewer.from_config(config, settings)
+    try:
+        return await reviewer.review(request, on_progress=on_progress, timeout=timeout)
+    finally:
+        await reviewer.aclose()
+
+
+def load_request(source: str | bytes | dict) -> CouncilRequest:
+    """A ``CouncilRequest`` from a file's bytes, a context string holding its JSON, or decoded JSON (seed 004: requests
+    arrive "as JSON files dropped into a directory or passed as context strings")."""
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    return parse_request(decode_json(source) if isinstance(source, bytes) else source)
+
+
+def parse_request(data: object) -> CouncilRequest:
+    """A ``CouncilRequest`` from decoded JSON; field-level errors as a validation ``CouncilError``."""
+    if not isinstance(data, dict):
+        raise validation_error("a council request must be a JSON object", fields={"(root)": "must be an object"})
+    try:
+        return CouncilRequest.model_validate(data)
+    except ValidationError as exc:
+        raise from_pydantic(exc, "council request") from None
+
+
+def decode_json(raw: bytes) -> object:
+    """Decoded JSON from a file's bytes; unreadable input is a validation ``CouncilError`` saying where."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise validation_error(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB",
+                               reason="too_large", size=len(raw))
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise validation_error(f"the file is not UTF-8 text: {exc.reason} at byte {exc.start}",
+                               reason="not_utf8") from None
+    except json.JSONDecodeError as exc:
+        raise validation_error(f"the file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+                               reason="not_json", line=exc.lineno, column=exc.colno) from None

@@ -1,0 +1,142 @@
+"""Prompt texts for the review's model calls (model-facing; nothing here is shown to people).
+
+Every role sees the same request brief first (the change, its context and the artifacts fitted into the budget),
+so a backend's prefix cache can reuse it; then its checklist and, in the debate round, the other roles' verdicts
+and concerns, by role name. The chair is told the outcome the rules fixed and writes only the reasoning.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from council.providers.base import ChatMessage
+from council.review.budget import cut, fit_artifacts
+from council.review.models import CouncilRequest, RoleVerdict, Truncation
+from council.review.panel import SeatedRole
+from council.session.formats import format_block
+from council.session.prompts import clip
+
+SUMMARY_BUDGET, FILES_SHOWN, EXTRA_CONTEXT_BUDGET = 3_000, 60, 2_000
+SOUL_BUDGET, RULES_BUDGET, PEER_BUDGET, POINT_BUDGET = 600, 700, 900, 220
+
+AXIS_GUIDE = (
+    "Score each axis from 0 (worst) to 10 (best): assumptions = the assumptions are stated and sound; "
+    "applicability = the result applies where it will be used; code_correctness = the code and configuration are "
+    "correct; realistic_newness = the claimed gain is realistic and genuinely new; overfitting = free of "
+    "overfitting and data snooping (10 = no sign of it); implications = the consequences and risks are acceptable."
+)
+VERDICTS = (
+    "Verdict: APPROVE only if every checklist item that matters passes; REJECT when something must be fixed "
+    "first (name it in blocking_issues); NEEDS_MORE_INFO when the evidence given cannot settle it."
+)
+RULE_TEXT = {
+    "blocking_issues": "at least one blocking issue was found, and any blocking issue means REJECT",
+    "missing_artifacts": "a role needs an artifact the proposal did not include",
+    "role_needs_more_info": "at least one role could not decide from the evidence given",
+    "low_confidence": "an approval was given with low confidence",
+    "all_approve": "every role approved with enough confidence",
+}
+
+
+@dataclass(frozen=True)
+class Brief:
+    """The request as every role reads it, and what had to be cut to fit."""
+
+    text: str
+    truncated: list[Truncation]
+
+
+def request_brief(request: CouncilRequest, budget: int) -> Brief:
+    ctx = request.context
+    cuts: list[Truncation] = []
+    summary = cut(ctx.summary.strip(), SUMMARY_BUDGET)
+    if len(summary) < len(ctx.summary.strip()):
+        cuts.append(Truncation(artifact="context.summary", original_chars=len(ctx.summary.strip()),
+                               kept_chars=len(summary)))
+    lines = [f"Change under review: {request.change_type.value}, proposed by {request.proposer} "
+             f"(request {request.request_id}, {request.timestamp.isoformat()}).", f"Summary: {summary}"]
+    if ctx.files_changed:
+        shown = ", ".join(ctx.files_changed[:FILES_SHOWN])
+        more = len(ctx.files_changed) - FILES_SHOWN
+        lines.append(f"Files changed: {shown}" + (f" (and {more} more)" if more > 0 else ""))
+    if ctx.key_metrics:
+        lines.append("Key metrics: " + ", ".join(f"{k} = {v:g}" for k, v in ctx.key_metrics.items()))
+    if ctx.model_extra:
+        extra = json.dumps(ctx.model_extra, ensure_ascii=False, default=str)
+        lines.append("Other context: " + cut(extra, EXTRA_CONTEXT_BUDGET))
+        if len(extra) > EXTRA_CONTEXT_BUDGET:
+            cuts.append(Truncation(artifact="context (other keys)", original_chars=len(extra),
+                                   kept_chars=EXTRA_CONTEXT_BUDGET))
+    provided = request.artifacts.provided()
+    kept, artifact_cuts = fit_artifacts(provided, budget)
+    cut_names = {c.artifact: c for c in artifact_cuts}
+    for name, text in kept.items():
+        note = ""
+        if name in cut_names:
+            c = cut_names[name]
+            note = f" (cut to fit: the first {c.kept_chars} of {c.original_chars} characters)"
+        lines.append(f"\n=== {name}{note} ===\n{text}\n=== end of {name} ===")
+    absent = [name for name in ("spec_content", "diff_content", "validation_report", "monte_carlo_stats")
+              if name not in provided]
+    if absent:
+        lines.append("Not provided: " + ", ".join(absent))
+    return Brief(text="\n".join(lines), truncated=cuts + artifact_cuts)
+
+
+def _system(schema: dict[str, Any], seated: SeatedRole) -> ChatMessage:
+    c = seated.contract
+    role = (f"You are the {c.name} on a review council that judges a proposed change to a quantitative research "
+            f"project.\n{clip(c.soul, SOUL_BUDGET)}\nYour rules: " + clip(" ".join(c.constraints), RULES_BUDGET) +
+            f"\nYou sit on this review because: {seated.reason}\n{AXIS_GUIDE}\n{VERDICTS}")
+    return ChatMessage(role="system", content=format_block(schema) + "\n\n" + role)
+
+
+def checklist_text(seated: SeatedRole, missing: list[str]) -> str:
+    items = "\n".join(f"{i}. {item.question}" + (" (must pass)" if item.blocking else "")
+                      for i, item in enumerate(seated.role.checklist, 1))
+    text = f"Your checklist (answer every item, in order, in 'checklist'):\n{items}"
+    if missing:
+        text += ("\nYou need these artifacts and they were not provided: " + ", ".join(missing) +
+                 ". Say what you cannot judge without them.")
+    return text
+
+
+def peer_lines(own: str, verdicts: list[RoleVerdict]) -> str:
+    lines = []
+    for v in verdicts:
+        if v.role == own:
+            continue
+        points = [f"blocking: {clip(x, POINT_BUDGET)}" for x in v.blocking_issues[:2]]
+        points += [f"concern: {clip(x, POINT_BUDGET)}" for x in v.concerns[:3]]
+        lines.append(clip(f"- {v.role}: {v.verdict.value} (confidence {v.confidence_score:.2f}). "
+                          + "; ".join(points), PEER_BUDGET))
+    return "\n".join(lines)
+
+
+def role_messages(seated: SeatedRole, brief: Brief, schema: dict[str, Any], missing: list[str],
+                  own: RoleVerdict | None = None, panel: list[RoleVerdict] | None = None) -> list[ChatMessage]:
+    """A role's first answer, or (with ``own`` and ``panel``) its answer in the debate round."""
+    user = brief.text + "\n\n" + checklist_text(seated, missing)
+    if own is not None and panel is not None:
+        user += (f"\n\nThe council disagrees. Your first verdict was {own.verdict.value} (confidence "
+                 f"{own.confidence_score:.2f}). The other roles said:\n{peer_lines(seated.name, panel)}\n"
+                 "Answer again in full. Keep your verdict unless one of their concerns or a piece of evidence "
+                 "changes it; if it does, say which in concerns.")
+    return [_system(schema, seated), ChatMessage(role="user", content=user)]
+
+
+def chair_messages(brief: Brief, schema: dict[str, Any], outcome: str, rule: str, verdicts: list[RoleVerdict],
+                   blocking: list[str], scores: dict[str, float]) -> list[ChatMessage]:
+    system = ("You chair a review council. The outcome is fixed by the council's written rules and is final; you "
+              "only explain it. Write summary_reasoning: two to four sentences that state the outcome and the "
+              "main reasons, citing the roles and the axis scores below. Do not change, soften or question the "
+              "outcome and do not add findings the roles did not make.")
+    user = (brief.text.split("\n=== ", 1)[0] + f"\n\nOutcome (fixed by the rules): {outcome}, because "
+            f"{RULE_TEXT[rule]}.\nVerdicts:\n{peer_lines('', verdicts)}\n")
+    if blocking:
+        user += "Blocking issues:\n" + "\n".join(f"- {clip(b, POINT_BUDGET)}" for b in blocking) + "\n"
+    user += "Axis scores (0-10, 10 best): " + ", ".join(f"{k} {v:.1f}" for k, v in scores.items())
+    return [ChatMessage(role="system", content=format_block(schema) + "\n\n" + system),
+            ChatMessage(role="user", content=user)]
