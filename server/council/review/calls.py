@@ -31,12 +31,18 @@ from council.review.replies import (
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.entities import SessionStatus
+from council.session.failure import ModelFailure
 from council.session.runtime import SessionRuntime
 
 Progress = Callable[[str, dict[str, Any]], None]
 CHAIR = "Chair"
 OUTCOME_WORDS = {"APPROVE": ("approv",), "REJECT": ("reject",),
                  "NEEDS_MORE_INFO": ("more info", "more_info", "information")}
+
+
+def technical(failure: ModelFailure) -> str:
+    """A failed call's technical cause for the error's details (provider, kind, what it said)."""
+    return f"{failure.provider}: {failure.kind}, {failure.detail}"
 
 
 class ReviewObserver:
@@ -55,7 +61,8 @@ class ReviewObserver:
     def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
                 persona: str | None, retryable: bool) -> None:
         role = persona or str(data.get("role", ""))
-        self.problems[role] = str(data.get("message") or data.get("error") or kind)
+        failure = data.get("failure")
+        self.problems[role] = technical(failure) if failure else str(data.get("message") or data.get("error") or kind)
         self.progress("problem", {"role": role, "kind": kind, "message": self.problems[role]})
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
@@ -97,8 +104,7 @@ async def run_round(rt: SessionRuntime, pick: ProviderPicker, panel: list[Seated
                         soft_check=soft_check(seated.role))
         outcome = await call_structured(rt, pick, spec)
         if outcome.reply is None:
-            f = outcome.failure  # the technical cause (provider, status, detail) for the error's details
-            runs[seated.name] = RoleRun(None, f"{f.provider}: {f.kind}, {f.detail}" if f else outcome.note)
+            runs[seated.name] = RoleRun(None, technical(outcome.failure) if outcome.failure else outcome.note)
             return
         verdict = to_verdict(seated.name, seated.role, outcome.reply)
         runs[seated.name] = RoleRun(verdict, outcome.note or ("repaired after one retry" if outcome.repaired
