@@ -338,7 +338,8 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   }
   const out: vscode.ChatFollowup[] = [];
   if (m.stopped) {
-    out.push({ prompt: '', command: 'retry', label: 'Resume' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
+    // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
+    out.push({ prompt: '', command: 'retry', label: 'Resume the stopped session' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
   }
   if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {

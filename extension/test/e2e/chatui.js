@@ -16,12 +16,21 @@ function chatUi(page, log) {
   const responses = page.locator(RESPONSE);
   const requests = page.locator(REQUEST);
 
+  /** The highest list index of a row holding `selector` (-1: none). Rows are virtualized and not in DOM order. */
+  function lastIndex(selector) {
+    return page.evaluate((sel) => {
+      const rows = [...document.querySelectorAll('.interactive-list .monaco-list-row')].filter((r) => r.querySelector(sel));
+      return Math.max(-1, ...rows.map((r) => Number(r.getAttribute('data-index'))));
+    }, selector);
+  }
+  const row = (index) => page.locator(`.interactive-list .monaco-list-row[data-index="${index}"]`);
+
   /**
    * Type a chat turn (replacing whatever the input holds, e.g. a sticky "@council") and press Enter; returns the
-   * last response, the one this turn gets. (The chat list is virtualized: rows scrolled away leave the DOM, so turns
-   * are found from the end, never by index.)
+   * row of its response (the row after its request).
    */
   async function send(text) {
+    const before = await lastIndex(REQUEST);
     await input.click({ force: true });
     await page.waitForTimeout(200);
     await page.keyboard.press('Control+KeyA');
@@ -29,19 +38,27 @@ function chatUi(page, log) {
     await page.keyboard.type(text, { delay: 8 });
     await page.waitForTimeout(300);
     await page.keyboard.press('Enter');
-    const want = squash(text.replace(/^@council\s+/, '')).slice(0, 40);
+    const want = squash(text.replace(/^@council\s+/, '')).slice(0, 30);
     const t0 = Date.now();
-    while (!squash(await requests.last().innerText().catch(() => '')).includes(want)) {
+    let again = true; // an Enter that only accepted a slash-command suggestion: press it once more
+    for (;;) {
+      if (again && Date.now() - t0 > 1500) {
+        again = false;
+        if ((await lastIndex(REQUEST)) === before) await page.keyboard.press('Enter');
+      }
+      const index = await lastIndex(REQUEST);
+      if (index > before && squash(await row(index).innerText().catch(() => '')).includes(want)) {
+        log(`sent ${JSON.stringify(text.slice(0, 80))}`);
+        return row(index + 1);
+      }
       if (Date.now() - t0 > 15_000) throw new Error(`the turn ${JSON.stringify(text)} did not appear in the chat`);
       await page.waitForTimeout(150);
     }
-    log(`sent ${JSON.stringify(text.slice(0, 80))}`);
-    return responses.last();
   }
 
-  /** The response of the last request. */
-  function last() {
-    return responses.last();
+  /** The row of the newest response. */
+  async function newest() {
+    return row(await lastIndex(RESPONSE));
   }
 
   /** Wait until no request runs (the Stop button is gone), then a little for the last parts to render. */
@@ -55,18 +72,36 @@ function chatUi(page, log) {
     await page.waitForTimeout(400);
   }
 
-  /** Wait for `text` (string or RegExp) in `locator` (default: the last response). */
-  async function see(text, locator = last(), timeout = 120_000) {
-    await locator.filter({ hasText: text }).first().waitFor({ timeout });
+  /** Wait for `text` (string or RegExp) in `locator` (default: the newest response, looked up until it shows). */
+  async function see(text, locator, timeout = 120_000) {
+    if (locator) {
+      await locator.filter({ hasText: text }).first().waitFor({ timeout });
+      return;
+    }
+    const t0 = Date.now();
+    while (!(await (await newest()).filter({ hasText: text }).count())) {
+      if (Date.now() - t0 > timeout) throw new Error(`${text} did not appear in the newest response`);
+      await page.waitForTimeout(250);
+    }
   }
 
-  /** Click a button (a markdown-part button or a followup) with this label in the last response area. */
+  /** Click a button with this label: one under the newest response, else a followup above the input. */
   async function click(label, timeout = 30_000) {
     const exact = typeof label === 'string' ? new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) : label;
-    const button = page.locator(`${RESPONSE} .monaco-button, .interactive-followup-reply, .interactive-followup-command`, { hasText: exact }).last();
-    await button.waitFor({ timeout });
-    await button.click();
-    log(`clicked ${label}`);
+    const t0 = Date.now();
+    for (;;) {
+      const inResponse = (await newest()).locator('.monaco-button', { hasText: exact });
+      const followup = page.locator('.interactive-followup-reply, .interactive-followup-command', { hasText: exact });
+      for (const button of [inResponse, followup]) {
+        if (await button.count()) {
+          await button.last().click();
+          log(`clicked ${label}`);
+          return;
+        }
+      }
+      if (Date.now() - t0 > timeout) throw new Error(`no button "${label}" under the newest response or among the followups`);
+      await page.waitForTimeout(250);
+    }
   }
 
   /** Press the chat's Stop button while a request runs. */
@@ -109,7 +144,7 @@ function chatUi(page, log) {
     return (await responses.allInnerTexts()).join('\n---\n');
   }
 
-  return { input, responses, requests, send, last, idle, see, click, stop, newChat, palette, transcript };
+  return { input, responses, requests, send, newest, idle, see, click, stop, newChat, palette, transcript };
 }
 
 /** Kill the sidecar of this e2e run with SIGKILL (matched by the run's extension folder); returns the pids. */

@@ -215,7 +215,7 @@ describe('chat turn handler', () => {
     assert.equal(stream.text.match(/Stopped/g)?.length, 1);
     assert.deepEqual(stream.buttons.map((b) => b.title), ['Resume', 'Cancel session']);
     assert.equal(result.metadata?.stopped, true);
-    assert.deepEqual(followupsFor(result).map((f) => f.label).slice(0, 2), ['Resume', 'Cancel the session']);
+    assert.deepEqual(followupsFor(result).map((f) => f.label).slice(0, 2), ['Resume the stopped session', 'Cancel the session']);
   });
 
   it('sidecar errors become readable markdown and keep the session id', async () => {

@@ -108,6 +108,9 @@ class EmbeddingRanker:
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            # No progress bars on stderr ("Loading weights: 100%…"): stderr is the sidecar's log, read line by line.
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TQDM_DISABLE", "1")
             model_dir = self.model_dir or find_model_dir()
             if model_dir is None:
                 self.error = f"model package {MODEL_DISTRIBUTION!r} is not installed"
