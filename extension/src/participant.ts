@@ -149,11 +149,11 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const note = (md: string): void => {
       if (notices.has(md)) return;
       notices.add(md);
-      stream.markdown(md);
+      renderer.note(md); // not folded away under a later progress line
     };
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e), notify: note });
     turn.proposedSessionId = outgoing.proposedSessionId;
-    if (notice) stream.markdown(notice);
+    if (notice) renderer.note(notice);
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {

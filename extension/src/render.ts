@@ -42,6 +42,12 @@ export class EventRenderer {
 
   constructor(private readonly out: ResponseSink, private readonly onUnknown: (type: string) => void = () => {}) {}
 
+  /** A note of the extension's own in this response (it counts as printed: no progress line after it). */
+  note(markdown: string): void {
+    this.out.markdown(markdown);
+    this.printed = true;
+  }
+
   render(event: WireEvent): void {
     this.state.sessionId = event.sessionId;
     if (typeof event.markdown === 'string' && event.markdown !== '') {

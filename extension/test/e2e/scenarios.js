@@ -116,9 +116,10 @@ const scenarios = {
   async 'reload'(ui, ctx) {
     await ctx.reload();
     const r = await ui.send('@council What would change if we had only 5 engineers?');
-    await ui.see(/earlier council session is gone|starts a new session/, r);
     await ui.see(FIRST_Q, r);
     await ui.idle();
+    // The note is shown, not folded into VS Code's collapsed "Completed N steps" section.
+    await r.getByText(/earlier council session is gone/).first().waitFor({ state: 'visible', timeout: 5_000 });
   },
 };
 

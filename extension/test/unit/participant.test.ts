@@ -276,10 +276,11 @@ describe('chat turn handler', () => {
 
   it('a session the sidecar does not know (after a reload): the text starts a new session, with one note', async () => {
     const { ResponseError } = await import('vscode-jsonrpc');
-    const { handler, client } = setup((call) => {
+    const { handler, client, emit } = setup((call) => {
       if (call.params.sessionId === 'old') {
         throw new ResponseError(-32602, 'x', { code: 'validation', message: 'unknown session (it may have expired)', details: { reason: 'unknown_session' } });
       }
+      emit(sample('progress'));
       return turnResult({ status: 'clarifying', awaiting: 'answer', question: question() });
     });
     const history = [responseTurn({ sessionId: 'old', status: 'completed', awaiting: 'nothing', problem: 'Old problem' })];
@@ -290,6 +291,7 @@ describe('chat turn handler', () => {
     assert.equal(sent[1].text, 'Should we move to Kubernetes?');
     assert.notEqual(sent[1].newSessionId, sent[0].newSessionId);
     assert.match(stream.text, /earlier council session is gone.*keepAcrossReloads/s);
+    assert.deepEqual(stream.progressLines, [], 'no progress line after the note (VS Code would fold the note away)');
     assert.equal(result.metadata?.awaiting, 'answer');
     assert.equal(result.metadata?.problem, 'Should we move to Kubernetes?');
   });
