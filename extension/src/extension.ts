@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const keepAcrossReloads = () => vscode.workspace.getConfiguration('council').get<boolean>('sessions.keepAcrossReloads') === true;
   const keeper = new SessionKeeper(() => (keepAcrossReloads() ? context.workspaceState : undefined));
   const loaded = keeper.load();
-  if (loaded > 0) log.info(`${loaded} council session(s) kept from the last window`);
+  log.info(keepAcrossReloads() ? `${loaded} council session(s) kept from the last window` : 'council sessions are not kept across reloads (council.sessions.keepAcrossReloads is off)');
   const sidecar = new Sidecar({
     outputChannel: channel,
     onReady: (send) => keeper.restoreAll(send),

@@ -118,7 +118,7 @@ export class SessionKeeper {
         this.kept.delete(s.sessionId);
       }
     }
-    if (out.length > 0) log.info(`restored ${out.length} session(s) into the new sidecar`);
+    if (out.length > 0) log.info(`restored ${out.length} session(s) into the new sidecar: ${out.map((r) => `${r.sessionId} (${r.status})`).join(', ')}`);
     return out;
   }
 
@@ -142,6 +142,7 @@ export class SessionKeeper {
     }
     try {
       await store.update(STORE_KEY, keep.reverse());
+      log.info(`kept ${keep.length} session journal(s) for the next window`);
     } catch (err) {
       log.warn(`could not save the council sessions: ${describeError(err)}`);
     }

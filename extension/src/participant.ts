@@ -217,6 +217,7 @@ function recoveryHooks(
       note(NOTES.restarted);
     },
     onUnknownSession: (why) => {
+      log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
       if (!outgoing.renew()) return false;
       turn.sessionId = undefined;
       turn.proposedSessionId = outgoing.proposedSessionId;

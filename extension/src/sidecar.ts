@@ -49,6 +49,8 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
   private ready: Promise<void> = Promise.resolve();
   private readonly readyEvents = new vscode.EventEmitter<void>();
   private readyCount = 0;
+  /** The client whose current run had its `onReady` work done (undefined while it starts again). */
+  private prepared: LanguageClient | undefined;
   readonly onEvent = this.events.event;
 
   constructor(private readonly options: SidecarOptions) {}
@@ -108,7 +110,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     if (this.restarting) await this.restarting;
     const client = await this.start();
     if (!client) throw new SidecarUnavailableError('it failed to start. See **Council: Show Logs** for the reason.');
-    await this.ready;
+    await this.untilPrepared(client);
     return token ? client.sendRequest<MethodTypes[M]['result']>(method, params, token) : client.sendRequest<MethodTypes[M]['result']>(method, params);
   }
 
@@ -117,6 +119,27 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     if (client?.state === State.Running) {
       client.sendNotification(COMPLETE_DELTA_METHOD, delta).catch((err: unknown) => log.trace(`completeDelta not sent: ${describeError(err)}`));
     }
+  }
+
+  /**
+   * Wait until the running process of `client` has had its `onReady` work (the restore): a request sent earlier would
+   * find its session missing. Gives up waiting after a minute (logged), rather than blocking forever.
+   */
+  private untilPrepared(client: LanguageClient): Promise<void> {
+    if (this.prepared === client) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        log.warn('the sidecar was not prepared within a minute; sending anyway');
+        resolve();
+      }, 60_000);
+      const sub = this.readyEvents.event(() => {
+        if (this.prepared !== client) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      });
+    });
   }
 
   /** Counts the processes that became ready; a request remembers it to wait for a newer one after a crash. */
@@ -196,7 +219,9 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
       return this.completion(params, token);
     });
     client.onDidChangeState((e) => {
-      if (e.newState === State.Running && this.client === client) this.ready = this.prepare(client);
+      if (this.client !== client) return;
+      if (e.newState === State.Running) this.ready = this.prepare(client);
+      else this.prepared = undefined; // starting or stopped: the next run needs its own restore
     });
     this.client = client;
     try {
@@ -221,6 +246,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     } catch (err) {
       log.warn(`preparing the new sidecar: ${describeError(err)}`);
     } finally {
+      this.prepared = client;
       this.readyCount++;
       this.readyEvents.fire();
     }

@@ -145,6 +145,13 @@ async function runScenarios(input) {
   const ctx = {
     control,
     runDir: process.env.COUNCIL_E2E_RUN,
+    /** Change a user setting as a person would in settings.json (VS Code picks the file change up). */
+    setting: (key, value) => {
+      const file = path.join(process.env.COUNCIL_E2E_RUN, 'ud', 'User', 'settings.json');
+      const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+      settings[key] = value;
+      fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+    },
     shot,
     log: (m) => console.log(`[e2e]   ${m}`),
     reload: async () => {

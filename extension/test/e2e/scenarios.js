@@ -121,6 +121,23 @@ const scenarios = {
     // The note is shown, not folded into VS Code's collapsed "Completed N steps" section.
     await r.getByText(/earlier council session is gone/).first().waitFor({ state: 'visible', timeout: 5_000 });
   },
+
+  /** With council.sessions.keepAcrossReloads on, a session survives a reload: a follow-up is answered in it. */
+  async 'reload with sessions kept'(ui, ctx) {
+    ctx.setting('council.sessions.keepAcrossReloads', true);
+    await ctx.reload(); // code-server does not watch the settings file: a new window reads it
+    await ui.newChat();
+    await ask(ui);
+    await ui.send('@council /skipAll');
+    await ui.see(ANSWER_HEADING, undefined, 180_000);
+    await ui.idle();
+    await ctx.reload();
+    const r = await ui.send("@council Why did the Devil's Advocate disagree?");
+    await ui.idle();
+    const text = await r.innerText();
+    if (!/Moderator/.test(text)) throw new Error(`the kept session did not answer the follow-up: ${text.slice(0, 300)}`);
+    expectAbsent(text, /earlier council session is gone/, 'the session was lost in the reload');
+  },
 };
 
 module.exports = { scenarios, QUESTION };

@@ -177,6 +177,30 @@ describe('Sidecar lifecycle', () => {
     assert.deepEqual(order.slice(-2), ['ready', 'restarted']);
   });
 
+  it('a request waits for the restore even when the client reports Running only after start() resolved', async () => {
+    const order: string[] = [];
+    const original = FakeLanguageClient.prototype.start;
+    FakeLanguageClient.prototype.start = async function (this: FakeLanguageClient) {
+      this.state = State.Running; // no event yet: it comes later, as the real client may do
+      setTimeout(() => this.setState(State.Running), 30);
+    };
+    try {
+      const sidecar = new Sidecar({
+        outputChannel: {} as vscode.LogOutputChannel,
+        resolveCommand: async () => command,
+        onStartFailed: () => undefined,
+        onReady: async () => {
+          order.push('restored');
+        },
+      });
+      await sidecar.request('council/personas', {});
+      order.push('request');
+      assert.deepEqual(order, ['restored', 'request']);
+    } finally {
+      FakeLanguageClient.prototype.start = original;
+    }
+  });
+
   it('whenReadyAfter rejects with a readable error when no new process comes', async () => {
     const { sidecar } = make();
     await sidecar.start();
