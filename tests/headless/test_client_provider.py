@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import anyio
 
+from council.client.sidecar import start_sidecar
 from council.protocol.completion import CompleteParams
 from council.providers.base import CompletionRequest
 from council.providers.scripted import auto_reply
@@ -89,3 +91,40 @@ async def test_client_errors_make_a_persona_abstain_not_the_session_fail(sidecar
         done = [e for e in sc.session_events(r["sessionId"]) if e["type"] == "persona.completed"
                 and e["persona"] == "Devil's Advocate"]
         assert done and all(e["response"]["abstained"] for e in done)
+
+
+async def test_a_late_answer_to_a_stopped_completion_is_dropped_quietly(tmp_path):
+    """Stop cancels the sidecar's pending council/complete requests; the client then answers them anyway (as
+    vscode-jsonrpc does after $/cancelRequest). Those answers are dropped without an error in the log, and the
+    sidecar keeps serving (seen in the e2e: "pygls failed on a response", InvalidStateError on a cancelled future)."""
+    err_path = tmp_path / "stderr.log"
+    argv = ["--provider", "client", "--no-embeddings", "--log-level", "INFO"]
+    release = anyio.Event()
+    pending: list[str] = []
+
+    async def complete(params):
+        if params["purpose"] == "clarifier":
+            return {"text": json.dumps({"needs_clarification": False, "reason": "clear", "questions": []})}
+        pending.append(params["streamId"])
+        await release.wait()  # answer only after the stop: a late answer
+        raise RuntimeError("the chat model request was cancelled")
+
+    with err_path.open("wb") as err, anyio.fail_after(60):
+        async with start_sidecar(argv, stderr=err) as sc:  # type: ignore[arg-type]
+            sc.serve_completions(complete)
+            async with anyio.create_task_group() as tg:
+                async def turn():
+                    with contextlib.suppress(Exception):
+                        await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True}})
+                tg.start_soon(turn)
+                started = await wait_for_event(sc, lambda e: e["type"] == "persona.started")
+                while len(pending) < 3:
+                    await anyio.sleep(0.02)
+                stopped = await sc.call("council/stop", {"sessionId": started["sessionId"]})
+                assert stopped["stopped"] is True
+                release.set()
+                await anyio.sleep(0.5)  # the late answers arrive and are handled
+            personas = await sc.call("council/personas", {})  # still serving
+            assert personas
+    log_text = err_path.read_text(encoding="utf-8")
+    assert "pygls failed" not in log_text and "InvalidStateError" not in log_text, log_text[-2000:]

@@ -197,6 +197,12 @@ class Gate:
         if resp.id in self._in_flight:
             log.warning("a response with the id of the client's own request %r in flight was dropped", resp.id)
             return
+        waiting = getattr(self.protocol, "_request_futures", {}).get(resp.id)  # pygls 2.1: its pending requests
+        if waiting is not None and waiting.done():
+            # The sidecar stopped waiting (its request was cancelled by a stop); the client's late answer is moot.
+            log.debug("late response to %r dropped: the sidecar no longer waits for it", resp.id)
+            getattr(self.protocol, "_request_futures", {}).pop(resp.id, None)
+            return
         outcome = {"result": resp.result} if resp.error is None else {"error": resp.error}
         self._forward({"jsonrpc": "2.0", "id": resp.id, **outcome})
 
