@@ -178,16 +178,17 @@ export async function reviewTurn(
   const changes = await changesToReview(deps, folder.uri.fsPath, ask.staged, stream);
   if (!changes || token.isCancellationRequested) return {};
   const { model, notice } = chooseModel(request, deps.settings(), deps.access);
-  if (notice) stream.markdown(notice);
   const council = buildReviewRequest(ask, changes, folder.name);
-  if (changes.truncated || changes.diff.length > council.artifacts!.diff_content!.length) stream.markdown(PLAIN.cut(council.artifacts!.diff_content!.length));
-  if (changes.untracked > 0) stream.markdown(PLAIN.untracked(changes.untracked));
+  // Notes go with the decision: VS Code folds whatever precedes the last progress line into "Completed N steps".
+  const sent = council.artifacts!.diff_content!.length;
+  const notes = [notice ?? '', changes.truncated || changes.diff.length > sent ? PLAIN.cut(sent) : '', changes.untracked > 0 ? PLAIN.untracked(changes.untracked) : ''];
   const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
   const turn = deps.turns.begin(`review:${council.request_id}`, { model, token, onEvent: (e) => renderer.render(e), notify: (md) => stream.markdown(md) });
   try {
     const result = await deps.client.request('council/review', reviewParams(council, model), token);
     deps.turns.end(turn);
     log.info(`review ${council.request_id}: ${result.decision.final_outcome} (${result.decision.audit.rule})`);
+    for (const note of notes.filter(Boolean)) stream.markdown(note);
     stream.markdown(result.markdown);
     return {};
   } catch (err) {

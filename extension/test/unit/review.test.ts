@@ -204,6 +204,9 @@ describe('@council /review', () => {
     assert.equal(call.token, token); // Stop sends $/cancelRequest
     assert.deepEqual(stream.progressLines, ['Reading the uncommitted changes…', 'Review panel for CODE_REFACTOR: Code Reviewer.']);
     assert.match(stream.text, /1 untracked file\(s\) are not part of the diff/);
+    // The note comes after the last progress line (VS Code folds what precedes it into "Completed N steps").
+    const note = stream.parts.findIndex((p) => p.kind === 'markdown' && /untracked/.test(p.value));
+    assert.ok(note > stream.parts.map((p) => p.kind).lastIndexOf('progress'));
     assert.ok(stream.text.endsWith(DECISION_MD), 'the decision is printed as the sidecar wrote it');
     assert.deepEqual(result, {});
     assert.equal(client.callsTo('council/turn').length, 0);
