@@ -15,6 +15,7 @@ import type { SessionKeeper } from './keeper';
 import { OutgoingTurn } from './outgoing';
 import type { RecoveryHooks } from './recovery';
 import { sendWithRecovery } from './recovery';
+import { reviewTurn } from './review';
 import type { TurnState } from './render';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
@@ -137,6 +138,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const previous = metadataFromHistory(context.history);
     const command = mapCommand(request.command);
     if (request.command === 'transcript') return showTranscript(deps.client, previous?.sessionId, stream, token);
+    if (request.command === 'review') return reviewTurn(deps, request, stream, token, chooseModel);
     if (!request.prompt.trim() && (!request.command || command === 'new')) {
       stream.markdown(`Ask the council a hard question, for example: _${EXAMPLE}_\n`);
       return previous ? { metadata: { ...previous, awaiting: 'nothing' } } : {};

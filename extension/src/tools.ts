@@ -5,7 +5,8 @@
  * personas will sit and how many model calls the consult makes; results come back as the sidecar's compact
  * markdown. With `council.provider: chat` the consult borrows a chat model, as a chat turn does (the tool call
  * registers as a turn, so `council/complete` and the session's events find it). Cancelling the tool call cancels
- * the session and every model call.
+ * the session and every model call. `council_review` (seed 004's CouncilRequest in) answers with the review
+ * decision's compact markdown: an agent that changed code can have the review council judge its diff.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -13,13 +14,19 @@ import type { CouncilClient } from './client';
 import { log } from './log';
 import { isErrorData } from './protocol';
 import type { TurnRegistry } from './turns';
-import type { ConsultPlanParams, ConsultRequest, ConsultResult, DefinePersonasParams, PersonaConsultRequest } from './wire';
+import { reviewParams } from './review';
+import type { ConsultPlanParams, ConsultRequest, ConsultResult, CouncilRequest, DefinePersonasParams, PersonaConsultRequest } from './wire';
 
 /** What the agent passes (seed 000's input); the session id and the lent model are the extension's to add. */
 export type ConsultInput = Omit<ConsultRequest, 'session_id' | 'client_model'>;
 export type PersonaConsultInput = Omit<PersonaConsultRequest, 'session_id' | 'client_model'>;
 
-export const TOOL_NAMES = { consult: 'council_consult', personaConsult: 'persona_consult', definePersonas: 'council_define_personas' } as const;
+export const TOOL_NAMES = {
+  consult: 'council_consult',
+  personaConsult: 'persona_consult',
+  definePersonas: 'council_define_personas',
+  review: 'council_review',
+} as const;
 
 export type AgentToolsMode = 'languageModelTools' | 'mcp' | 'off';
 
@@ -126,11 +133,31 @@ export function definePersonasTool(deps: ToolDeps): vscode.LanguageModelTool<Def
   };
 }
 
-/** Register the three tools (package.json's `when` clause hides them unless `council.agentTools` selects them). */
+/** A review runs as a registered turn under its review id (`council/complete` and its progress events find it). */
+export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequest> {
+  return {
+    prepareInvocation: (options) => ({
+      invocationMessage: new vscode.MarkdownString(`Council review of \`${options.input.request_id}\` (${options.input.change_type})`),
+    }),
+    async invoke(options, token) {
+      const model = await deps.chooseModel();
+      const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });
+      try {
+        const result = await call(() => deps.client.request('council/review', reviewParams(options.input, model), token));
+        return textResult(result.compactMarkdown);
+      } finally {
+        deps.turns.end(turn);
+      }
+    },
+  };
+}
+
+/** Register the four tools (package.json's `when` clause hides them unless `council.agentTools` selects them). */
 export function registerCouncilTools(context: vscode.ExtensionContext, deps: ToolDeps): void {
   context.subscriptions.push(
     vscode.lm.registerTool(TOOL_NAMES.consult, consultTool(deps)),
     vscode.lm.registerTool(TOOL_NAMES.personaConsult, personaConsultTool(deps)),
     vscode.lm.registerTool(TOOL_NAMES.definePersonas, definePersonasTool(deps)),
+    vscode.lm.registerTool(TOOL_NAMES.review, reviewTool(deps)),
   );
 }

@@ -384,6 +384,8 @@ export interface ReviewResult {
   decision: ReviewedDecision;
   /** The decision for people, blocking issues first; print it as is. */
   markdown: string;
+  /** A few lines for an agent (outcome, blocking issues, reasoning, verdicts, axis scores, next steps): the MCP tool `council_review`'s text and VS Code's agent-tool result. */
+  compactMarkdown: string;
 }
 
 /** Params and result of every client → sidecar request, by method name. */

@@ -27,7 +27,7 @@ from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import failures
 from council.present import status as words
-from council.present.review import decision_markdown
+from council.present.review import decision_markdown, decision_text
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
 from council.protocol.consult import (
@@ -63,6 +63,7 @@ from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.review.api import Reviewer
+from council.review.calls import Progress
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
@@ -355,13 +356,16 @@ class CouncilService:
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)
 
-    async def review(self, params: ReviewParams) -> ReviewResult:
-        """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``."""
+    async def review(self, params: ReviewParams, on_progress: Progress | None = None) -> ReviewResult:
+        """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``.
+        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events."""
         request = params.request
         decision = await Reviewer(self.library, self.hub).review(
             request, provider=params.provider, model=params.model, client=params.client,
-            on_progress=self.narrator.review_progress(f"review:{request.request_id}"), timeout=params.timeout_seconds)
-        return ReviewResult(decision=decision, markdown=decision_markdown(decision))
+            on_progress=on_progress or self.narrator.review_progress(f"review:{request.request_id}"),
+            timeout=params.timeout_seconds)
+        return ReviewResult(decision=decision, markdown=decision_markdown(decision),
+                            compact_markdown=decision_text(decision))
 
     async def providers(self) -> ProvidersResult:
         statuses = await provider_statuses(self.config)

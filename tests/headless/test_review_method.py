@@ -23,7 +23,8 @@ REVIEW_ID = "review:req_123456789"
 async def test_the_seed_request_is_reviewed_over_json_rpc(sidecar):
     async with sidecar(script=seed_story_script()) as sc:
         result = await sc.call("council/review", {"request": SEED_REQUEST})
-        assert set(result) == {"decision", "markdown"}
+        assert set(result) == {"decision", "markdown", "compactMarkdown"}
+        assert result["compactMarkdown"].startswith("**Council review: REJECT** (request `req_123456789`")
         decision = ReviewedDecision.model_validate(result["decision"])
         assert decision.final_outcome.value == "REJECT" and decision.summary_reasoning == SUMMARY
         assert decision.axis_scores.model_dump() == expected_axes(FINAL_REPLIES)

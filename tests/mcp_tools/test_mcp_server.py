@@ -19,7 +19,7 @@ DEPTHS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
 async def test_tools_are_listed_with_titles_annotations_and_schemas(mcp_client):
     async with mcp_client() as s:
         tools = {t.name: t for t in (await s.list_tools()).tools}
-        assert list(tools) == ["council_consult", "persona_consult", "council_define_personas"]
+        assert list(tools) == ["council_consult", "persona_consult", "council_define_personas", "council_review"]
         consult = tools["council_consult"]
         assert consult.title and consult.annotations.readOnlyHint is True
         assert tools["persona_consult"].annotations.readOnlyHint is True

@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
 const { chatUi } = require('./chatui');
-const { scenarios } = require('./scenarios');
+const scenarios = { ...require('./scenarios').scenarios, ...require('./review-scenario') };
 
 const url = process.argv[2];
 const shots = process.argv[3];

@@ -86,6 +86,12 @@ JSON
 mkdir -p "$RUN/ud/Machine"
 printf '{\n  "council.python.interpreter": "%s"\n}\n' "$PY" > "$RUN/ud/Machine/settings.json"
 echo "# Council e2e workspace" > "$RUN/ws/README.md"
+# `/review` (review-scenario.js) reviews the workspace's git changes: one commit, then fees.py edited and not committed.
+printf 'def fee(amount):\n    return 0.001 * amount\n' > "$RUN/ws/fees.py"
+wsgit() { git -C "$RUN/ws" -c user.name=Council-e2e -c user.email=e2e@example.invalid -c commit.gpgsign=false \
+  -c init.defaultBranch=main "$@"; }
+{ wsgit init -q && wsgit add -A && wsgit commit -q -m "e2e workspace"; } || { say "git init of the workspace failed"; exit 2; }
+printf 'def fee(amount, rate=0.001):\n    return rate * amount\n' > "$RUN/ws/fees.py"
 
 export PATH=$NODE24_BIN:$PATH
 export HOME=$RUN/home XDG_CONFIG_HOME=$RUN/home/.config XDG_DATA_HOME=$RUN/home/.local/share XDG_CACHE_HOME=$RUN/home/.cache

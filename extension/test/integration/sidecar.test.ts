@@ -262,6 +262,32 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
     assert.ok(types.has('options.proposed') && types.has('votes.tallied'), `options and votes: ${[...types].join(', ')}`);
     assert.deepEqual(s.errors, []);
   });
+
+  it('a review of a diff runs on the client model with the e2e test model\'s replies', async () => {
+    const request = {
+      request_id: 'vscode-review-integration',
+      timestamp: '2026-01-05T09:30:00Z',
+      proposer: 'VS Code @council /review',
+      change_type: 'CODE_REFACTOR' as const,
+      context: { summary: 'Make the fee rate a parameter.', files_changed: ['fees.py'] },
+      artifacts: { diff_content: 'diff --git a/fees.py b/fees.py\n-def fee(x):\n+def fee(x, rate=0.001):\n' },
+    };
+    const client = { completion: true, completionModel: 'integration-model' };
+    const result = await s.request('council/review', { request, provider: 'client', model: 'integration-model', client });
+    const d = result.decision;
+    assert.equal(d.final_outcome, 'REJECT');
+    assert.equal(d.audit.rule, 'blocking_issues');
+    assert.equal(d.audit.chair, 'model', 'the chair\'s reply was usable');
+    assert.deepEqual(d.verdicts.map((v) => `${v.role}: ${v.verdict}`), ['Code Reviewer: REJECT', 'Quant Researcher: APPROVE', "Devil's Advocate: APPROVE"]);
+    assert.equal(d.audit.debate.held, true);
+    const purposes = completes.filter((c) => c.sessionId === `review:${request.request_id}`).map((c) => c.purpose);
+    assert.deepEqual([...new Set(purposes)].sort(), ['Chair', 'Code Reviewer', "Devil's Advocate", 'Quant Researcher']);
+    const md = result.markdown;
+    assert.match(md, /^## Council review: ❌ REJECT/);
+    assert.ok(md.indexOf('### Blocking issues') < md.indexOf('### Verdicts') && md.indexOf('### Verdicts') < md.indexOf('### Axis scores'));
+    assert.match(md, /No test covers the changed behaviour/);
+    assert.match(result.compactMarkdown, /^\*\*Council review: REJECT\*\*/);
+  });
 });
 
 describe('cancellation mid-debate', { skip, timeout: 120_000 }, () => {

@@ -4,7 +4,7 @@ import { ResponseError } from 'vscode-jsonrpc';
 import * as vscode from 'vscode';
 import { MCP_PROVIDER_ID, councilMcpProvider, registerCouncilMcp } from '../../src/mcp';
 import type { ToolDeps } from '../../src/tools';
-import { TOOL_NAMES, agentToolsMode, chatModelForTools, consultTool, definePersonasTool, personaConsultTool, registerCouncilTools, toolError } from '../../src/tools';
+import { TOOL_NAMES, agentToolsMode, chatModelForTools, consultTool, definePersonasTool, personaConsultTool, registerCouncilTools, reviewTool, toolError } from '../../src/tools';
 import { TurnRegistry } from '../../src/turns';
 import { FakeClient, fakeModel } from './helpers';
 
@@ -76,11 +76,44 @@ describe('agent-mode tools', () => {
     assert.equal(textOf(result), 'done draft-0123456789abcdef');
   });
 
-  it('registers the three tools under their MCP names', () => {
+  it('a review borrows the chat model under its review id and returns the compact decision', async () => {
+    const model = fakeModel();
+    const request = { request_id: 'refactor-42', timestamp: '2026-01-05T09:30:00Z', proposer: 'Agent', change_type: 'CODE_REFACTOR' as const, context: { summary: 'Extract fees' } };
+    const d = deps(() => {
+      assert.equal(d.turns.forSession('review:refactor-42')?.handlers.model, model);
+      return { decision: {}, markdown: '## Council review: ✅ APPROVE', compactMarkdown: '**Council review: APPROVE** (request `refactor-42`)' };
+    }, model);
+    const tool = reviewTool(d);
+    const prepared = await tool.prepareInvocation!({ input: request }, token());
+    assert.equal((prepared!.invocationMessage as vscode.MarkdownString).value, 'Council review of `refactor-42` (CODE_REFACTOR)');
+    const t = token();
+    const result = await tool.invoke({ input: request } as any, t);
+    assert.equal(textOf(result), '**Council review: APPROVE** (request `refactor-42`)');
+    const call = d.client.callsTo('council/review')[0];
+    assert.deepEqual(call.params, { request, provider: 'client', model: 'Fake Model', client: { completion: true, completionModel: 'Fake Model' } });
+    assert.equal(call.token, t);
+    assert.equal(d.turns.active.length, 0);
+  });
+
+  it('a review that cannot be done is the contract error, never a verdict', async () => {
+    const data = { code: 'internal', message: 'could not review: no verdict from Code Reviewer', details: { reason: 'roles_failed' } };
+    const d = deps(() => {
+      throw new ResponseError(-32603, data.message, data);
+    });
+    const input = { request_id: 'r1', timestamp: '2026-01-05T09:30:00Z', proposer: 'Agent', change_type: 'CODE_REFACTOR' as const, context: { summary: 'x' } };
+    await assert.rejects(Promise.resolve(reviewTool(d).invoke({ input } as any, token())), (err: Error) => {
+      assert.deepEqual(JSON.parse(err.message), { error: data });
+      return true;
+    });
+    assert.deepEqual(d.client.calls[0].params.client, { completion: false });
+    assert.equal(d.turns.active.length, 0);
+  });
+
+  it('registers the four tools under their MCP names', () => {
     const context = { subscriptions: [] as { dispose(): unknown }[] } as unknown as vscode.ExtensionContext;
     registerCouncilTools(context, deps(() => undefined));
-    assert.deepEqual([...mock.tools.keys()], [TOOL_NAMES.consult, TOOL_NAMES.personaConsult, TOOL_NAMES.definePersonas]);
-    assert.deepEqual([...mock.tools.keys()], ['council_consult', 'persona_consult', 'council_define_personas']);
+    assert.deepEqual([...mock.tools.keys()], [TOOL_NAMES.consult, TOOL_NAMES.personaConsult, TOOL_NAMES.definePersonas, TOOL_NAMES.review]);
+    assert.deepEqual([...mock.tools.keys()], ['council_consult', 'persona_consult', 'council_define_personas', 'council_review']);
   });
 
   it('reads the agentTools setting and picks a chat model only in chat mode', async () => {

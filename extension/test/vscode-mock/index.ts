@@ -220,6 +220,8 @@ const show =
   };
 
 export const window = {
+  /** The editor whose folder `/review` picks (tests set it). */
+  activeTextEditor: undefined as undefined | { document: { uri: Uri } },
   showInformationMessage: show('info'),
   showWarningMessage: show('warn'),
   showErrorMessage: show('error'),

@@ -29,8 +29,8 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)")
     serve.add_arguments(s)
     s.set_defaults(func=serve.run)
-    m = sub.add_parser("mcp", help="serve the consult tools (council_consult, persona_consult, "
-                                   "council_define_personas) to MCP clients on stdio")
+    m = sub.add_parser("mcp", help="serve the council's tools (council_consult, persona_consult, "
+                                   "council_define_personas, council_review) to MCP clients on stdio")
     mcp.add_arguments(m)
     m.set_defaults(func=mcp.run)
     a = sub.add_parser("ask", help="ask the council from the terminal (starts the sidecar and talks to it)")

@@ -1,4 +1,5 @@
-"""``council mcp``: serve the consult tools over MCP on stdin/stdout (newline-delimited JSON-RPC).
+"""``council mcp``: serve the consult tools and ``council_review`` over MCP on stdin/stdout (newline-delimited
+JSON-RPC).
 
 Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the

@@ -2,19 +2,21 @@
 the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses.
 
 Per call: arguments are validated with the wire models (a bad one is a tool error, not a protocol error); a
-consult reports each stage as an MCP progress notification when the client sent a progress token; clarifying
+consult or a review reports each stage as an MCP progress notification when the client sent a progress token
+(``council_review`` takes seed 004's ``CouncilRequest`` as its arguments and returns the decision); clarifying
 questions go to the user through MCP elicitation when the client declared it (an answer is used, a decline
 becomes a logged assumption, a dismissal skips the rest); the result is ``structuredContent`` (validated by
 clients against the tool's ``outputSchema``) plus a compact text rendering. Every failure is a tool result with
 ``isError: true`` and ``{"error": {code, message, details}}``. A client's ``notifications/cancelled`` cancels the
-call, its session and every model call in flight.
+call, its session (or review) and every model call in flight. A review that cannot be done (a role's model
+failed, no model) is such an error, never a verdict.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 import mcp.types as types
@@ -27,12 +29,16 @@ from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.tools import TOOLS, TOOLS_BY_NAME, ToolSpec, input_schema, output_schema
 from council.present import consult as words
+from council.present.review_words import progress_line
 from council.protocol.consult import DefinePersonasParams
+from council.protocol.methods import ReviewParams, ReviewResult
+from council.review.models import CouncilRequest
 from council.service import CouncilService
 from council.session.entities import ClarificationQuestion, new_id
 
 log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
+T = TypeVar("T")
 
 
 class EventRouter:
@@ -94,25 +100,28 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, na
         raise from_pydantic(exc, f"arguments for {name}") from None
     if isinstance(params, DefinePersonasParams):
         data = service.define_personas(params).to_wire()
+        text = data.pop("markdown")  # the text content; structuredContent keeps the data
+    elif isinstance(params, CouncilRequest):
+        result = await _review(server.request_context, service, params)
+        data, text = result.decision.to_wire(), result.compact_markdown
     else:
         data = (await _consult(server.request_context, service, router, params)).to_wire()
-    text = data.pop("markdown")  # the text content; structuredContent keeps the data
+        text = data.pop("markdown")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                 isError=False)
 
 
-async def _consult(ctx, service: CouncilService, router: EventRouter, params):
+async def _with_progress(ctx, run: Callable[[Callable[[str], None]], Awaitable[T]]) -> T:
+    """Await ``run(report)``; each ``report(message)`` becomes an MCP progress notification (when the client sent
+    a progress token), in order, without ever blocking the work. ``run``'s exception is raised as is."""
     token = ctx.meta.progressToken if ctx.meta is not None else None
-    session_id = new_id()
     send, receive = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
 
-    def on_event(event: dict[str, Any]) -> None:
-        message = words.stage(event)
-        if message:
-            try:
-                send.send_nowait(message)
-            except anyio.WouldBlock:
-                log.debug("progress message dropped (buffer full)")
+    def report(message: str) -> None:
+        try:
+            send.send_nowait(message)
+        except anyio.WouldBlock:
+            log.debug("progress message dropped (buffer full)")
 
     async def pump() -> None:
         done = 0
@@ -124,25 +133,53 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params):
                 try:
                     await ctx.session.send_progress_notification(token, done, None, message,
                                                                  related_request_id=ctx.request_id)
-                except Exception as exc:  # a client gone mid-call must not fail the consult
+                except Exception as exc:  # a client gone mid-call must not fail the work
                     log.debug("progress notification failed: %s", exc)
 
-    router.routes[session_id] = on_event
     outcome: list[Any] = []
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(pump)
-            try:
-                outcome.append(await service.consult(params, _asker(ctx), session_id))
-            except Exception as exc:  # raised below, not wrapped in the task group's ExceptionGroup
-                outcome.append(exc)
-            finally:
-                send.close()
-    finally:
-        router.routes.pop(session_id, None)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pump)
+        try:
+            outcome.append(await run(report))
+        except Exception as exc:  # raised below, not wrapped in the task group's ExceptionGroup
+            outcome.append(exc)
+        finally:
+            send.close()
     if isinstance(outcome[0], Exception):
         raise outcome[0]
     return outcome[0]
+
+
+async def _consult(ctx, service: CouncilService, router: EventRouter, params):
+    session_id = new_id()
+
+    async def run(report: Callable[[str], None]):
+        def on_event(event: dict[str, Any]) -> None:
+            message = words.stage(event)
+            if message:
+                report(message)
+
+        router.routes[session_id] = on_event
+        try:
+            return await service.consult(params, _asker(ctx), session_id)
+        finally:
+            router.routes.pop(session_id, None)
+
+    return await _with_progress(ctx, run)
+
+
+async def _review(ctx, service: CouncilService, request: CouncilRequest) -> ReviewResult:
+    """One review; each stage (panel, every verdict, the debate, the decision) is a progress notification."""
+
+    async def run(report: Callable[[str], None]) -> ReviewResult:
+        def on_progress(kind: str, data: dict[str, Any]) -> None:
+            message = progress_line(kind, data)
+            if message:
+                report(message)
+
+        return await service.review(ReviewParams(request=request), on_progress)
+
+    return await _with_progress(ctx, run)
 
 
 def _asker(ctx) -> Asker | None:

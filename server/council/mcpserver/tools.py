@@ -1,7 +1,8 @@
-"""The three MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
+"""The MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
 
 Names use underscores (``council_consult``): dots break VS Code, Copilot CLI and Codex. Schemas are the pydantic
-models of ``council.protocol.consult`` with every ``$ref`` inlined, since several clients do not resolve
+models of ``council.protocol.consult`` (and, for ``council_review``, seed 004's ``CouncilRequest`` in and the
+``ReviewedDecision`` out) with every ``$ref`` inlined, since several clients do not resolve
 references. ``python -m council.mcpserver.tools`` writes them into package.json's ``languageModelTools`` (the
 VS Code extension's agent-mode tools carry the same schemas; ``--check`` fails on drift, and a test runs it).
 """
@@ -25,6 +26,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultParams,
 )
+from council.review.models import CouncilRequest, ReviewedDecision
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              idempotent=False),
     ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, DefinePersonasParams, DefinePersonasResult,
              read_only=False, idempotent=True),
+    ToolSpec("council_review", *words.REVIEW, CouncilRequest, ReviewedDecision, read_only=True, idempotent=False),
 )
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 
@@ -78,6 +81,7 @@ LM_TOOL_DEFAULTS = {  # what the VS Code contribution adds (kept when already th
     "council_consult": {"toolReferenceName": "council", "icon": "$(organization)"},
     "persona_consult": {"toolReferenceName": "councilPersona", "icon": "$(person)"},
     "council_define_personas": {"toolReferenceName": "councilPersonas", "icon": "$(edit)"},
+    "council_review": {"toolReferenceName": "councilReview", "icon": "$(checklist)"},
 }
 AGENT_TOOLS_WHEN = "config.council.agentTools == 'languageModelTools'"
 
@@ -112,7 +116,7 @@ def sync_package_json(path: Path, check: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Write the consult tools into package.json's languageModelTools.")
+    p = argparse.ArgumentParser(description="Write the council's tools into package.json's languageModelTools.")
     p.add_argument("--package-json", type=Path, default=Path(__file__).resolve().parents[3] / "package.json")
     p.add_argument("--check", action="store_true", help="exit 1 if package.json is out of date")
     args = p.parse_args(argv)

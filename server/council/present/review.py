@@ -2,11 +2,13 @@
 the axis scores as tables, the ordered next steps, who sat and why, the notes, and each role's checklist.
 
 ``council review`` prints it, the sidecar's ``council/review`` returns it, and the VS Code ``/review`` shows it.
+``decision_text`` is the compact rendering an agent reads (the MCP tool ``council_review``'s text content and VS
+Code's agent-mode tool result); the structured decision carries everything.
 """
 
 from __future__ import annotations
 
-from council.present.text import cell, numbered, one_line, section
+from council.present.text import bullets, cell, numbered, one_line, section
 from council.review.models import AXES, ReviewedDecision, RoleVerdict, Verdict
 
 PASS, FAIL, DASH = "\u2705", "\u274c", "\u2014"
@@ -20,6 +22,7 @@ AXIS_NAMES = {
     "implications": "Implications",
 }
 CONCERNS_SHOWN = 2
+TEXT_ITEMS = 3  # items per list in the compact rendering
 
 
 def _verdict_row(v: RoleVerdict) -> str:
@@ -83,3 +86,30 @@ def failure_markdown(message: str, roles: dict[str, str] | None = None) -> str:
     """A review that could not be done (never a verdict)."""
     body = numbered([f"{role}: {why}" for role, why in (roles or {}).items()])
     return f"## Council review: could not review\n\n{one_line(message)}\n\n{body}".strip() + "\n"
+
+
+def _listed(items: list[str], *, ordered: bool = False) -> str:
+    """The first few items as a list, and how many more the structured result holds."""
+    shown = numbered(items[:TEXT_ITEMS]) if ordered else bullets(items[:TEXT_ITEMS])
+    more = f"_(+{len(items) - TEXT_ITEMS} more in the structured result)_\n" if len(items) > TEXT_ITEMS else ""
+    return (shown + more).rstrip("\n")
+
+
+def decision_text(decision: ReviewedDecision) -> str:
+    """A few lines an agent can act on: outcome, blocking issues, reasoning, verdicts, axis scores, next steps."""
+    audit = decision.audit
+    lines = [f"**Council review: {decision.final_outcome.value}** (request `{decision.request_id}`, "
+             f"{audit.change_type.value}; rule: {audit.rule})", ""]
+    if decision.blocking_issues:
+        lines += ["Blocking issues:", _listed(decision.blocking_issues), ""]
+    lines += [one_line(decision.summary_reasoning), ""]
+    lines.append("Verdicts: " + "; ".join(f"{v.role} {v.verdict.value} ({v.confidence_score:.2f})"
+                                          for v in decision.verdicts) + ".")
+    lines.append("Axis scores (0\u201310, 10 best): " + ", ".join(
+        f"{axis} {getattr(decision.axis_scores, axis):.1f}" for axis in AXES) + ".")
+    if decision.next_steps:
+        lines += ["", "Next steps:", _listed(decision.next_steps, ordered=True)]
+    if audit.truncated:
+        cut = ", ".join(f"{c.artifact} ({c.kept_chars:,} of {c.original_chars:,} characters)" for c in audit.truncated)
+        lines += ["", f"Cut to fit the roles' prompts: {cut}."]
+    return "\n".join(lines).strip() + "\n"

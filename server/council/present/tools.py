@@ -1,5 +1,5 @@
-"""The consult tools' titles and descriptions, as MCP clients and agents list them (``council mcp``); the VS Code
-extension's ``languageModelTools`` contribution carries the same words."""
+"""The consult and review tools' titles and descriptions, as MCP clients and agents list them (``council mcp``);
+the VS Code extension's ``languageModelTools`` contribution carries the same words."""
 
 from __future__ import annotations
 
@@ -25,4 +25,17 @@ DEFINE_PERSONAS = (
     "workspace. Draft-gated: a call with overrides writes nothing and returns the merged contracts and a draft "
     "(id and what would be written where); show the preview to the user, then call again with confirm set to "
     "the draft id to write it to <workspace>/.council/personas. Applying the same draft twice changes nothing.",
+)
+REVIEW = (
+    "Council review of a change",
+    "Submit a proposed change to the review council (seed 004 CouncilRequest: request_id, timestamp, proposer, "
+    "change_type DECLARE_PASS | FREEZE_SPEC | UPDATE_CONFIG | CODE_REFACTOR, context with summary, files_changed "
+    "and key_metrics, artifacts such as diff_content, spec_content, validation_report, monte_carlo_stats). The "
+    "roles that sit for the change type (e.g. Code Reviewer, Quant Researcher, Risk Officer, Devil's Advocate) "
+    "answer their checklists concurrently, debate one round if they disagree, and the outcome follows written "
+    "rules: any blocking issue means REJECT, a missing artifact a role needs means NEEDS_MORE_INFO. Returns the "
+    "CouncilDecision (final_outcome APPROVE | REJECT | NEEDS_MORE_INFO, axis_scores 0-10, summary_reasoning, "
+    "blocking_issues, next_steps, notes) with every role's verdict and an audit of how it was reached. Large "
+    "artifacts are cut to a budget and the notes say so. A review that cannot be done is an error, never a "
+    "verdict. Takes from seconds to minutes; progress is reported per stage.",
 )

@@ -232,6 +232,9 @@ class ReviewResult(CamelModel):
 
     decision: ReviewedDecision
     markdown: str = Field(description="The decision for people, blocking issues first; print it as is.")
+    compact_markdown: str = Field(description="A few lines for an agent (outcome, blocking issues, reasoning, "
+                                              "verdicts, axis scores, next steps): the MCP tool `council_review`'s "
+                                              "text and VS Code's agent-tool result.")
 
 
 @dataclass(frozen=True)
@@ -302,7 +305,8 @@ METHODS: tuple[Method, ...] = (
            "params, without a model call: the council and why, the cycle cap, and how many model calls (what a "
            "confirmation prompt shows)."),
     Method("council/review", ReviewParams, ReviewResult,
-           "Review mode (seed 004): the review roles that sit for the request's `change_type` judge it concurrently "
+           "Review mode (seed 004; MCP tool `council_review`, VS Code's `@council /review`): the review roles that "
+           "sit for the request's `change_type` judge it concurrently "
            "(one debate round when they disagree); the outcome follows the written rules, the chair's model writes "
            "only `summary_reasoning`. The request and the decision keep the seed's snake_case field names. Progress "
            "arrives as `progress` events with `sessionId` `review:<request_id>`. A review that cannot be done (a "

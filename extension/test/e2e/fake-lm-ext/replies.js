@@ -2,6 +2,8 @@
 // guide (server/council/session/formats.py: `"summary": 5-7 short bullets`, `"option_id": "A" | "B"`); like a real
 // model, this one reads the guide: which keys (so which reply), how many items, which values. A `jsonSchema`
 // (council/complete's own field, and older prompts that embedded a schema with a "title") is used when present.
+// Review mode (seed 004) asks each review role for a RoleReply (its checklist, scores, verdict) and the chair for a
+// ChairReply; the review roles are named by "You are the <role> on a review council".
 // Used by the fake LM extension (e2e) and by the integration test that serves council/complete itself.
 'use strict';
 
@@ -34,6 +36,8 @@ function schemaTitle(messages, jsonSchema) {
 
 /** Which reply a key guide asks for, from its keys. */
 const KIND_BY_KEY = [
+  ['score_overfitting', 'RoleReply'],
+  ['summary_reasoning', 'ChairReply'],
   ['needs_clarification', 'ClarifierReply'],
   ['recommendation', 'SynthesisReply'],
   ['options', 'OptionsReply'],
@@ -160,6 +164,15 @@ function replyFor(title, messages, who, schema) {
         next_steps: fill(schema, 'next_steps', ['Map bounded contexts.', 'Extract the first service.', 'Review after one month.']),
         notes: [],
       };
+    case 'RoleReply':
+      return roleReply(messages, schema);
+    case 'ChairReply': {
+      const outcome = (/Outcome \(fixed by the rules\): (\w+)/.exec(prompt) || [])[1] || 'APPROVE';
+      return {
+        summary_reasoning: `The council's outcome is ${outcome}, as its rules decide. The Code Reviewer's finding ` +
+          'decides it: no test covers the changed behaviour; the other roles found the change sound.',
+      };
+    }
     case 'FollowUpReply':
       return {
         answer: 'The advisors differed on timing, not direction: all favour extracting one service first; the ' +
@@ -168,6 +181,41 @@ function replyFor(title, messages, who, schema) {
     default:
       return null;
   }
+}
+
+/** The review role a prompt addresses ("You are the <role> on a review council"). */
+function reviewRoleFrom(messages) {
+  for (const m of messages) {
+    const hit = /You are the (.{2,80}?) on a review council/.exec(m.content);
+    if (hit) return hit[1];
+  }
+  return undefined;
+}
+
+/**
+ * A review role's reply. The Code Reviewer rejects a change whose files include no test (a blocking issue; its
+ * "Do tests cover the changed behaviour?" item fails); every other role approves with every item passing.
+ */
+function roleReply(messages, schema) {
+  const role = reviewRoleFrom(messages) || 'Reviewer';
+  const spec = schema && schema.properties && schema.properties.checklist;
+  const items = spec && typeof spec.minItems === 'number' ? spec.minItems : 3;
+  const files = (/^Files changed: (.*)$/m.exec(lastText(messages)) || [])[1] || '';
+  const rejects = role === 'Code Reviewer' && !/test/i.test(files);
+  const checklist = Array.from({ length: items }, (_, i) => (rejects && i === 2
+    ? { answer: `No: nothing in ${files || 'the diff'} tests the changed behaviour.`, passed: false }
+    : { answer: `Yes: ${role} checked this against the diff.`, passed: true }));
+  const score = (n) => (rejects ? n - 3 : n);
+  return {
+    checklist,
+    concerns: rejects ? ['The changed function has no test.'] : [`${role}: the change is small and contained.`],
+    blocking_issues: rejects ? ['No test covers the changed behaviour: add one before merging.'] : [],
+    required_actions: rejects ? ['Add a unit test for the changed function.'] : [],
+    score_assumptions: 8, score_applicability: 8, score_code_correctness: score(8), score_realistic_newness: 7,
+    score_overfitting: 9, score_implications: score(7),
+    verdict: rejects ? 'REJECT' : 'APPROVE',
+    confidence_score: rejects ? 0.8 : 0.7,
+  };
 }
 
 /** The persona a prompt addresses ("You are <name>, an advisor on a council."). */
@@ -195,4 +243,4 @@ function chunks(text, n = 4) {
   return out;
 }
 
-module.exports = { schemaOf, schemaTitle, guideOf, replyFor, replyText, chunks, whoFrom };
+module.exports = { schemaOf, schemaTitle, guideOf, replyFor, replyText, chunks, whoFrom, reviewRoleFrom };
