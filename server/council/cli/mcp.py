@@ -2,7 +2,8 @@
 
 Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
-persona overrides. As with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
+persona overrides. The advisors read the workspace as evidence only when ``--workspace`` is given explicitly. As
+with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ def run(args: argparse.Namespace) -> int:
     from council.personas.routing import default_ranker, start_embedding_warmup
     from council.service import CouncilService
 
+    explicit = bool(args.workspace)
     args.workspace = args.workspace or os.getcwd()
     config = serve.build_config(args)
+    if not explicit:  # the current directory is only where persona overrides live: no evidence from it
+        config.evidence_root = None
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)
