@@ -1,4 +1,7 @@
-"""The three MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
+"""The MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
+
+``TOOLS`` are the consult tools (VS Code's agent-mode tools carry the same); ``MCP_ONLY`` are offered by ``council
+mcp`` alone (``council_decisions``, the decision memory's query tool, listed when memory is on).
 
 Names use underscores (``council_consult``): dots break VS Code, Copilot CLI and Codex. Schemas are the pydantic
 models of ``council.protocol.consult`` with every ``$ref`` inlined, since several clients do not resolve
@@ -25,6 +28,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultParams,
 )
+from council.protocol.decisions import DecisionsParams, DecisionsResult
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, DefinePersonasParams, DefinePersonasResult,
              read_only=False, idempotent=True),
 )
-TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+#: Offered by ``council mcp`` only (not contributed to VS Code), and only when the server can answer them.
+MCP_ONLY: tuple[ToolSpec, ...] = (
+    ToolSpec("council_decisions", *words.DECISIONS, DecisionsParams, DecisionsResult, read_only=True,
+             idempotent=True),
+)
+TOOLS_BY_NAME = {t.name: t for t in (*TOOLS, *MCP_ONLY)}
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -26,3 +26,10 @@ DEFINE_PERSONAS = (
     "(id and what would be written where); show the preview to the user, then call again with confirm set to "
     "the draft id to write it to <workspace>/.council/personas. Applying the same draft twice changes nothing.",
 )
+DECISIONS = (
+    "Search past Council decisions",
+    "Search this workspace's decision memory: the council's past decisions (question, options, outcome and tally, "
+    "key arguments, assumptions, dissent, date). Pass query to find decisions about a similar question (most "
+    "similar first), decision_id for one decision in full, or neither for the newest. Read-only; the memory is "
+    "local to the workspace (.council/decisions.sqlite3) and only kept when the council runs with memory on.",
+)
