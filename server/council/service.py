@@ -169,7 +169,8 @@ class CouncilService:
         req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
                          user_name=opts.user_id or "User",
-                         context=[(ref.name, ref.content) for ref in params.references])
+                         context=[(ref.name, ref.content) for ref in params.references],
+                         uris={ref.name: ref.uri for ref in params.references if ref.uri})
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
         pick, default = await self.picker(params)
         rt = self.store.create(params.new_session_id)

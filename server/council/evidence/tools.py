@@ -110,6 +110,7 @@ def search_code(ws: Workspace, query: str, regex: bool, deadline: float) -> Evid
                     hit_files.append(found)
                 if len(matches) >= MAX_MATCHES:
                     break
+    truncated = truncated or time.monotonic() > deadline  # the listing itself may have stopped at the deadline
     summary = (f"{_count(len(matches), 'match')} in {len(hit_files)} of {_count(files, 'file')} searched"
                + (" (cut)" if truncated else ""))
     return EvidenceResult(ok=True, text="\n".join([summary, *matches]), size=scanned, count=len(matches),
@@ -151,7 +152,7 @@ def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> Evide
                     size += found.path.stat().st_size
                 except OSError:
                     pass
-    truncated = truncated or total > len(listed)
+    truncated = truncated or total > len(listed) or time.monotonic() > deadline
     summary = _count(total, "file") + (f", the first {len(listed)} shown" if total > len(listed) else "")
     return EvidenceResult(ok=True, text="\n".join([summary, *listed]), size=size, count=total, truncated=truncated)
 

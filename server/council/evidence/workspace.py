@@ -111,8 +111,11 @@ class Workspace:
             is_dir = entry.is_dir(follow_symlinks=False)
             if is_secret(entry.name) or self.ignored(entry.name, is_dir):
                 continue
-            if entry.is_symlink() and not self.inside(os.path.realpath(entry.path)):
-                continue
+            if entry.is_symlink():  # shown only when what it points to may be shown
+                real = os.path.realpath(entry.path)
+                if not self.inside(real) or is_secret(self.relative(real)) or \
+                        self.ignored(self.relative(real), os.path.isdir(real)):
+                    continue
             out.append(entry.name + ("/" if is_dir else ""))
             if len(out) >= limit:
                 break
