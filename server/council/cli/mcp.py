@@ -22,6 +22,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     serve.add_arguments(p)
 
 
+def build_config(args: argparse.Namespace):
+    """``council serve``'s configuration; the workspace defaults to the current directory, which then holds persona
+    overrides (and the memory, with ``--memory``) but is never read as evidence."""
+    explicit = bool(args.workspace)
+    args.workspace = args.workspace or os.getcwd()
+    config = serve.build_config(args)
+    if not explicit:
+        config.evidence_root = None
+    return config
+
+
 def run(args: argparse.Namespace) -> int:
     proto_out = serve.protect_stdout()
     from council.logs import setup_logging
@@ -34,11 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from council.personas.routing import default_ranker, start_embedding_warmup
     from council.service import CouncilService
 
-    explicit = bool(args.workspace)
-    args.workspace = args.workspace or os.getcwd()
-    config = serve.build_config(args)
-    if not explicit:  # the current directory is only where persona overrides live: no evidence from it
-        config.evidence_root = None
+    config = build_config(args)
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)

@@ -33,7 +33,7 @@ def _clarifications(s: ConversationSession) -> str:
 def _assumptions(s: ConversationSession) -> str:
     if not s.assumption_log:
         return ""
-    return "**Assumptions the council made**\n\n" + bullets(
+    return "**Assumptions recorded**\n\n" + bullets(
         f"{a.assumption} — _{one_line(a.rationale)}_" for a in s.assumption_log) + "\n"
 
 
