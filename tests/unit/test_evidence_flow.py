@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from evidence_helpers import NO_QUESTIONS, PLAN, SECRET, asking, make_workspace
 from unit_helpers import rule
 
-from council.protocol.methods import Reference, SessionOptions, TurnParams
+from council.protocol.methods import Reference, SessionOptions, TurnCommand, TurnParams
 from council.session import records as r
 from council.session.debate import persona_schema
 from council.session.entities import SessionSettings
 from council.session.entities import SessionStatus as S
+from council.session.grounds import EvidenceResult
 from council.session.reducer import replay
 
 PROBLEM = "Should we split our monolith into services this quarter?"
@@ -169,3 +171,45 @@ def test_a_scripted_rule_helper_is_a_persona_reply():
     reply = asking("X", ("read_file", "a"))["reply"]
     assert reply["evidence_requests"] == [{"tool": "read_file", "query": "a", "regex": False}]
     assert rule("PersonaReply", {})["when"] == {"schema": "PersonaReply"}
+
+
+class BlockingTools:
+    """Evidence tools whose first run waits until it is cancelled (a stop), then answer at once."""
+
+    def __init__(self) -> None:
+        self.started = anyio.Event()
+        self.block = True
+        self.runs = 0
+
+    async def overview(self) -> list[str]:
+        return ["src/"]
+
+    async def run(self, tool: str, query: str, regex: bool) -> EvidenceResult:
+        self.runs += 1
+        self.started.set()
+        if self.block:
+            await anyio.sleep_forever()
+        return EvidenceResult(ok=True, text=f"read {query}", count=1)
+
+
+async def test_a_stop_while_evidence_is_gathered_keeps_the_cycle_and_a_retry_gathers_it(make_service, workspace):
+    h = serve(make_service, workspace, asking("Software Architect", ("read_file", "src/app.py")))
+    tools = h.service.engine.evidence = BlockingTools()
+    box = {}
+
+    async def start() -> None:
+        box["turn"] = await h.service.turn(TurnParams(text=PROBLEM, new_session_id="evidence-stop",
+                                                      options=SessionOptions(personas=COUNCIL)))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(start)
+        await tools.started.wait()
+        stop = await h.service.stop("evidence-stop")
+    s = h.runtime("evidence-stop").session
+    assert stop.stopped and box["turn"].stopped and s.debate_cycles == 1 and s.evidence == []
+    tools.block = False
+    done = await h.service.turn(TurnParams(session_id="evidence-stop", command=TurnCommand.RETRY))
+    s = h.runtime("evidence-stop").session
+    assert done.status is S.COMPLETED and [u.text for u in s.evidence] == ["read src/app.py"]
+    assert s.evidence_rounds == [1] and tools.runs == 2
+    assert all("read src/app.py" in c.messages[-1].content for c in persona_calls(h.runtime("evidence-stop"), 2))

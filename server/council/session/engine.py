@@ -3,9 +3,11 @@
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question;
 ``more_questions``, ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
 stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
-cycles, vote, synthesise. Every state change goes through ``rt.record``; every operation returns ``None`` or the
-kind of note the caller should show (``"stalled"``, ``"no_more_questions"``, ``"more_planned"``,
-``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
+cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
+the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
+as the session starts (``council.session.evidence``). Every state change goes through ``rt.record``; every
+operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
+``"more_planned"``, ``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
 :class:`Writer`; this module writes no prose.
 """
 
