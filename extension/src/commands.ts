@@ -8,6 +8,7 @@ import type { CouncilClient } from './client';
 import { describeError, log } from './log';
 import { PARTICIPANT_NAME } from './participant';
 import { applyPersonaDraft, describeDraft, draftPersonaCopy } from './personaDraft';
+import { TRANSCRIPT_SCHEME, openTranscript, transcripts } from './transcript';
 import type { SessionStatus } from './wire';
 
 /** The most recent session a chat turn reached (what "Cancel Session" and "Show Session Transcript" act on). */
@@ -61,16 +62,14 @@ export async function answerQuestion(deps: CommandDeps, raw: unknown): Promise<v
   }
 }
 
-async function showTranscript(deps: CommandDeps, sessionArg: unknown): Promise<void> {
+/** The session's transcript (the latest session by default) as a read-only markdown preview titled by its question. */
+export async function showTranscript(deps: Pick<CommandDeps, 'client' | 'sessions'>, sessionArg: unknown): Promise<void> {
   const sessionId = typeof sessionArg === 'string' ? sessionArg : deps.sessions.latest?.sessionId;
   if (!sessionId) {
     void vscode.window.showInformationMessage('Council: there is no session yet — ask @council in the Chat view.');
     return;
   }
-  const snap = await deps.client.request('council/snapshot', { sessionId });
-  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: snap.transcriptMarkdown });
-  await vscode.window.showTextDocument(doc, { preview: true });
-  await vscode.commands.executeCommand('markdown.showPreviewToSide', doc.uri).then(undefined, () => undefined);
+  await openTranscript(deps.client, sessionId);
 }
 
 async function cancelSession(deps: CommandDeps): Promise<void> {
@@ -143,6 +142,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     });
     if (question?.trim()) await openChatWith(`@${PARTICIPANT_NAME} /new ${question.trim()}`);
   });
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts));
   reg('council.cancelSession', () => cancelSession(deps));
   reg('council.showTranscript', (arg) => showTranscript(deps, arg));
   reg('council.editPersonas', () => editPersonas(deps));

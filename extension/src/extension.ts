@@ -11,7 +11,7 @@ import { registerCouncilMcp } from './mcp';
 import { registerCouncilParticipant } from './participant';
 import { preparePython } from './bootstrap';
 import { PythonSetupError, homeDir, resolveInterpreter } from './python';
-import { readSettings, sidecarLaunch, expandPath, usesChatModel } from './settings';
+import { readSettings, sidecarLaunch, expandPath, transcriptDir, usesChatModel } from './settings';
 import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
 import { agentToolsMode, chatModelForTools, registerCouncilTools } from './tools';
@@ -97,6 +97,14 @@ export function activate(context: vscode.ExtensionContext): void {
       void sidecar.restart();
     }),
   );
+  // Trust granted: the sidecar restarts with the workspace (evidence, memory); sessions are restored.
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      log.info('the workspace is trusted now: restarting the sidecar with it');
+      launchKey = sidecarSettingsKey();
+      void sidecar.restart();
+    }),
+  );
   // A saved workspace persona reloads the council; the new sidecar gets every session back (restore).
   let reload: NodeJS.Timeout | undefined;
   context.subscriptions.push(
@@ -117,7 +125,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
 function sidecarSettingsKey(): string {
   const s = readSettings(vscode.workspace.getConfiguration('council'));
-  return JSON.stringify([s.provider, s.http, s.pythonInterpreter, s.personasDirs, s.embeddings]);
+  return JSON.stringify([s.provider, s.http, s.pythonInterpreter, s.personasDirs, s.embeddings, s.evidence, s.memory, s.transcriptsDirectory, vscode.workspace.isTrusted]);
 }
 
 /** Stop the sidecar cleanly (shutdown/exit) before VS Code disposes the rest. */
@@ -148,7 +156,8 @@ async function sidecarCommand(context: vscode.ExtensionContext, version: string,
   const dirs = [path.join(context.extensionPath, 'personas'), ...s.personasDirs.map((d) => expandPath(d, homeDir, folder))];
   const ws = workspacePersonasDir();
   if (ws && fs.existsSync(ws)) dirs.push(ws);
-  const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)));
-  const workspace = folder ? ['--workspace', folder] : [];
-  return { command: python.command, args: ['-m', 'council', subcommand, ...workspace, ...launch.args], env: { ...python.env, ...launch.env }, cwd: folder };
+  // The workspace goes to the sidecar only when it is trusted: the advisors may read it, the memory lives in it.
+  const workspace = folder && vscode.workspace.isTrusted ? folder : undefined;
+  const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)), { workspace, transcriptDir: transcriptDir(s, homeDir, folder) });
+  return { command: python.command, args: ['-m', 'council', subcommand, ...launch.args], env: { ...python.env, ...launch.env }, cwd: folder };
 }

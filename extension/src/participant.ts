@@ -14,6 +14,7 @@ import { collectReferences } from './references';
 import type { SessionKeeper } from './keeper';
 import { OutgoingTurn } from './outgoing';
 import type { RecoveryHooks } from './recovery';
+import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
@@ -318,10 +319,10 @@ async function showTranscript(
     return {};
   }
   try {
-    const snap = await client.request('council/snapshot', { sessionId }, token);
-    stream.markdown(snap.transcriptMarkdown);
-    stream.button({ command: 'council.showTranscript', title: 'Open as document', arguments: [sessionId] });
-    return { metadata: { sessionId, status: snap.session.status, awaiting: snap.session.status === 'clarifying' ? 'answer' : 'nothing' } };
+    const { status } = await openTranscript(client, sessionId, token); // a read-only preview titled by the question
+    stream.markdown('_The transcript is open in a preview._\n');
+    stream.button({ command: 'council.showTranscript', title: 'Open the transcript again', arguments: [sessionId] });
+    return { metadata: { sessionId, status, awaiting: status === 'clarifying' ? 'answer' : 'nothing' } };
   } catch (err) {
     return { metadata: { sessionId, status: 'created', awaiting: 'nothing', error: handleError(err, stream) } };
   }

@@ -2,11 +2,13 @@
  * Prints the sidecar's `council/event` stream into a chat response. The sidecar writes everything a person reads:
  * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (also types this extension
  * does not know). This file adds only layout: the choice and Skip buttons under a question, Extend after a capped
- * debate, Retry after a retryable error, Resume and Cancel after a stop, the two answers to "answer or new question?", and `progress` messages as the transient progress line — but only until
+ * debate, Retry after a retryable error, Resume and Cancel after a stop, the two answers to "answer or new question?",
+ * the files of `evidence.gathered` as chat references (clickable), and `progress` messages as the transient progress line — but only until
  * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
  * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
  * a payload into text.
  */
+import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
 import { confirmNewButtons, extendButton, questionButtons, retryButton, stoppedButtons } from './buttons';
 import type { WireEvent } from './protocol';
@@ -18,7 +20,12 @@ export interface ResponseSink {
   progress(value: string): void;
   markdown(value: string): void;
   button(command: ButtonCommand): void;
+  /** A file the council read, shown in the response's references. */
+  reference(value: vscode.Uri): void;
 }
+
+/** At most this many references per turn (a long debate may read many files). */
+export const MAX_REFERENCES = 40;
 
 /** What this turn's events told the layout and the chat result (metadata, followups). */
 export interface TurnState {
@@ -39,6 +46,7 @@ export interface TurnState {
 export class EventRenderer {
   readonly state: TurnState = { canExtend: false, finalAnswer: false, confirming: false, stopped: false, errors: 0 };
   private printed = false;
+  private readonly referenced = new Set<string>();
 
   constructor(private readonly out: ResponseSink, private readonly onUnknown: (type: string) => void = () => {}) {}
 
@@ -92,6 +100,9 @@ export class EventRenderer {
       case 'final.answer':
         this.state.finalAnswer = true;
         return;
+      case 'evidence.gathered':
+        for (const uri of Array.isArray(event.references) ? event.references : []) this.reference(uri);
+        return;
       case 'error':
         this.state.errors++;
         if (event.retryable) this.out.button(retryButton(event.sessionId));
@@ -99,5 +110,12 @@ export class EventRenderer {
       default:
         return;
     }
+  }
+
+  /** Each file once, only `file:` URIs (the sidecar reads local files), at most MAX_REFERENCES per turn. */
+  private reference(uri: unknown): void {
+    if (typeof uri !== 'string' || !uri.startsWith('file:') || this.referenced.has(uri) || this.referenced.size >= MAX_REFERENCES) return;
+    this.referenced.add(uri);
+    this.out.reference(vscode.Uri.parse(uri));
   }
 }

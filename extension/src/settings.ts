@@ -20,6 +20,12 @@ export interface CouncilSettings {
   pythonInterpreter: string;
   embeddings: boolean;
   trace: 'off' | 'messages' | 'verbose';
+  /** The advisors may read the (trusted) workspace as evidence. */
+  evidence: boolean;
+  /** Keep decisions in <workspace>/.council/decisions.sqlite3 and recall similar ones (opt-in). */
+  memory: boolean;
+  /** Where the sidecar writes each completed session's transcript ('' = nowhere, the default). */
+  transcriptsDirectory: string;
 }
 
 /** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
@@ -65,6 +71,9 @@ export function readSettings(config: ConfigReader): CouncilSettings {
     pythonInterpreter: str(config.get('python.interpreter')),
     embeddings: config.get('routing.embeddings') !== false,
     trace: pick(config.get('trace.server'), ['off', 'messages', 'verbose'], 'off'),
+    evidence: config.get('evidence.enabled') !== false,
+    memory: config.get('memory.enabled') === true,
+    transcriptsDirectory: str(config.get('transcripts.directory')),
   };
 }
 
@@ -95,14 +104,36 @@ export interface SidecarLaunch {
   env: Record<string, string>;
 }
 
+/** Where the sidecar runs: the workspace folder (only when the workspace is trusted) and the transcripts folder. */
+export interface SidecarPlace {
+  workspace?: string;
+  transcriptDir?: string;
+}
+
+/** `council.transcripts.directory` as an absolute folder (relative: inside the workspace folder), or undefined. */
+export function transcriptDir(s: CouncilSettings, home: string, workspaceFolder: string | undefined): string | undefined {
+  if (!s.transcriptsDirectory) return undefined;
+  const expanded = expandPath(s.transcriptsDirectory, home, workspaceFolder);
+  if (path.isAbsolute(expanded)) return expanded;
+  return workspaceFolder ? path.join(workspaceFolder, expanded) : undefined;
+}
+
 /**
  * Command-line arguments (after `-m council serve`) for the sidecar (see server/council/cli/serve.py).
  * `personasDirs` are absolute folders in override order: shipped first, user folders after.
  * In `chat` mode the HTTP provider (if any) becomes the sidecar's default, i.e. the fallback: turns that can lend
- * the chat model ask for the `client` provider explicitly (see `sessionOptions`).
+ * the chat model ask for the `client` provider explicitly (see `sessionOptions`). The workspace (given only when it
+ * is trusted) lets the advisors read it as evidence (unless `council.evidence.enabled` is off) and holds the
+ * decision memory (`council.memory.enabled`, off by default); transcripts are written only when a folder is set.
  */
-export function sidecarLaunch(s: CouncilSettings, personasDirs: string[]): SidecarLaunch {
+export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place: SidecarPlace = {}): SidecarLaunch {
   const args: string[] = [];
+  if (place.workspace) {
+    args.push('--workspace', place.workspace);
+    if (!s.evidence) args.push('--no-evidence');
+    if (s.memory) args.push('--memory');
+  }
+  if (place.transcriptDir) args.push('--transcript-dir', place.transcriptDir);
   for (const dir of personasDirs) args.push('--personas-dir', dir);
   if (!s.embeddings) args.push('--no-embeddings');
   const kind = s.provider === 'chat' ? (s.http.provider === 'auto' ? undefined : s.http.provider) : s.provider;

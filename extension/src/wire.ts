@@ -578,6 +578,26 @@ export interface SessionResumed extends EventBase {
   status: SessionStatus;
 }
 
+/**
+ * The evidence a cycle's replies asked for was gathered from the workspace (or refused, with the reason), and
+ * every advisor reads it in the next cycle; cycle 0: the files the user attached. `references` are the file URIs
+ * the evidence is about, for a client to show as references (clickable).
+ */
+export interface EvidenceGathered extends EventBase {
+  type: 'evidence.gathered';
+  cycle: number;
+  uses: EvidenceUse[];
+  references: string[];
+}
+
+/** Similar past decisions from the workspace's decision memory were offered to the council as context. */
+export interface MemoryRecalled extends EventBase {
+  type: 'memory.recalled';
+  precedents: Precedent[];
+  /** How their similarity was judged. */
+  method: 'embeddings' | 'tfidf' | 'keywords';
+}
+
 export interface ErrorEvent extends EventBase {
   type: 'error';
   code: ErrorCode;
@@ -613,6 +633,8 @@ export type CouncilEvent =
   | CycleDropped
   | SessionStopped
   | SessionResumed
+  | EvidenceGathered
+  | MemoryRecalled
   | ErrorEvent;
 export type EventType = CouncilEvent['type'];
 
@@ -641,6 +663,8 @@ export const EVENT_TYPES = [
   'cycle.dropped',
   'session.stopped',
   'session.resumed',
+  'evidence.gathered',
+  'memory.recalled',
   'error',
 ] as const satisfies readonly EventType[];
 
@@ -837,6 +861,14 @@ export interface ConversationSession {
   userInputs: UserInput[];
   /** Re-opening lets the debate run at least to this cycle (0: never re-opened); the cap is the higher of this and the settings' limit. */
   reopenedCycleLimit: number;
+  /** What the advisors looked up in the workspace, and the files the user attached, in the order gathered. */
+  evidence: EvidenceUse[];
+  /** The cycles whose evidence requests were served (0: the attachments). */
+  evidenceRounds: number[];
+  /** The workspace's top-level entries the advisors were shown (empty: no evidence tools). */
+  workspaceOverview: string[];
+  /** Similar past decisions recalled from the workspace's decision memory. */
+  precedents: Precedent[];
 }
 
 /** Who sat on the council and why (routing's reason, or the caller's choice). */
@@ -924,6 +956,43 @@ export interface DraftFile {
 
 /** What kind of failure: the caller's input, a refused permission, or a fault of ours. */
 export type ErrorCode = 'validation' | 'permission' | 'internal';
+
+/** One look at the user's workspace a persona asks for (served before the next cycle, for every persona). */
+export interface EvidenceRequest {
+  /** read_file, search_code or list_files (the schema's enum). */
+  tool: string;
+  query: string;
+  regex: boolean;
+}
+
+/** One evidence request and what came of it (`cycle` 0: a file the user attached). */
+export interface EvidenceUse {
+  ok: boolean;
+  refusal?: 'outside_workspace' | 'not_found' | 'not_a_file' | 'gitignored' | 'secret' | 'binary' | 'too_large' | 'bad_pattern' | 'unknown_tool' | 'timeout' | 'no_workspace' | 'limit' | 'unreadable' | 'error';
+  /** Technical detail of a refusal (e.g. the regex error). */
+  detail: string;
+  /** The result as every advisor reads it next cycle (bounded). */
+  text: string;
+  /** Bytes of the file read, or of the files searched or listed. */
+  size: number;
+  /** Lines in the file, matches found, or files listed. */
+  count: number;
+  truncated: boolean;
+  /** Workspace-relative paths the result is about. */
+  files: string[];
+  /** Their file URIs (chat references). */
+  uris: string[];
+  /** E1, E2 … in the order the session gathered them (advisors cite them). */
+  useId: string;
+  /** The cycle whose replies asked for it; its results reach the next cycle. */
+  cycle: number;
+  /** The personas that asked (the user for attachments). */
+  requestedBy: string[];
+  tool: 'read_file' | 'search_code' | 'list_files' | 'attachment' | 'unknown';
+  /** The path, search text or glob (an attachment's name). */
+  query: string;
+  regex: boolean;
+}
 
 /** A question the user asked about a completed session, and the moderator's answer from that session. */
 export interface FollowUp {
@@ -1031,6 +1100,7 @@ export interface PersonaResponse {
   optionId: string;
   voteConfidence: number;
   continueDebate: boolean;
+  evidenceRequests: EvidenceRequest[];
   persona: string;
   cycle: number;
   abstained: boolean;
@@ -1052,6 +1122,22 @@ export interface PersonaSelection {
   /** How personas were ranked: override, embeddings, tfidf, keywords. */
   method: string;
   createdAt: string;
+}
+
+/** A past decision of this workspace's council, recalled because its question is like this one. */
+export interface Precedent {
+  decisionId: string;
+  decidedAt: string;
+  question: string;
+  /** What the council recommended (the winning option, or its recommendation). */
+  outcome: string;
+  /** unanimous, majority, tie or none. */
+  consensus: string;
+  /** The final votes, e.g. `A 2 · B 1`. */
+  tally: string;
+  arguments: string[];
+  dissent: string[];
+  similarity: number;
 }
 
 export interface ProviderInfo {
@@ -1167,6 +1253,8 @@ export interface SessionSettings {
   maxPersonas: number;
   clarify: boolean;
   language: string;
+  /** The advisors may ask for evidence from the workspace (the sidecar has one, and evidence is on). */
+  evidence: boolean;
 }
 
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';

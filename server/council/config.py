@@ -92,6 +92,12 @@ class CouncilConfig(BaseModel):
     personas_dirs: list[Path] = []
     #: The workspace whose ``.council/personas`` holds persona overrides (``define_personas`` writes there).
     workspace: Path | None = None
+    #: The folder the evidence tools read (None: no evidence). Only ever a workspace given explicitly.
+    evidence_root: Path | None = None
+    #: Keep each completed decision in ``<workspace>/.council/decisions.sqlite3`` and recall similar ones (opt-in).
+    memory: bool = False
+    #: Write each completed session's transcript into this folder (opt-in).
+    transcript_dir: Path | None = None
     session_ttl_seconds: float = Field(1800.0, gt=0)
     max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/store.py)
     #: Where automatic selection looks for a local Ollama.

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from council.errors import ErrorCode
-from council.present import clarify, debate, follow_up, status
+from council.present import clarify, debate, evidence, follow_up, status
 from council.present.persona import PersonaText, vote
 from council.present.review_words import progress_line
 from council.protocol import events as ev
@@ -68,6 +68,10 @@ class Narrator:
                 markdown=status.stopped(rt.session)),
             r.SessionResumed: lambda rt, rec: self.emit(rt, ev.SessionResumed, status=rt.session.status,
                                                         markdown=status.resumed()),
+            r.EvidenceGathered: self._evidence_gathered,
+            r.PrecedentsRecalled: lambda rt, rec: self.emit(
+                rt, ev.MemoryRecalled, precedents=rec.precedents, method=rec.method,
+                markdown=evidence.recalled(rec.precedents)),
         }
 
     def emit(self, rt: SessionRuntime, event_cls: type[ev.EventBase], **fields: Any) -> None:
@@ -171,6 +175,13 @@ class Narrator:
         # a failed model call shows nothing here: the cycle reports it once, with its cause, when it ends
         self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
                   markdown="" if resp.failure is not None else text.complete(resp))
+
+    def _evidence_gathered(self, rt: SessionRuntime, rec: r.EvidenceGathered) -> None:
+        if not rec.uses:  # every request had been answered before: nothing new to show
+            return
+        uris = list(dict.fromkeys(uri for u in rec.uses if u.ok for uri in u.uris))
+        self.emit(rt, ev.EvidenceGathered, cycle=rec.cycle, uses=rec.uses, references=uris,
+                  markdown=evidence.gathered(rec.uses, rec.cycle))
 
     def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
         for key in [k for k in self._texts if k[0] == rt.session_id and k[2] == rec.cycle]:

@@ -17,10 +17,12 @@ from collections.abc import Awaitable, Callable
 import anyio
 from pydantic import ValidationError
 
+from council.archive import Archive
 from council.config import CouncilConfig
 from council.consult.overrides import PersonaOverrides, info
 from council.consult.runner import Asker, Consultant
 from council.errors import CouncilError, from_pydantic, internal_error, root_cause, validation_error
+from council.evidence import WorkspaceTools
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
@@ -91,7 +93,10 @@ class CouncilService:
         self.narrator = Narrator(sink)
         self.store = SessionStore(self.narrator, ttl=config.session_ttl_seconds, max_sessions=config.max_sessions)
         self.hub = ProviderHub(config, bridge)
-        self.engine = Engine(library, settings or SessionSettings(), PresentWriter(), ranker_factory)
+        self.archive = Archive(config, ranker_factory)  # decision memory and transcript files (both opt-in)
+        tools = WorkspaceTools(config.evidence_root) if config.evidence_root is not None else None
+        self.engine = Engine(library, settings or SessionSettings(), PresentWriter(), ranker_factory,
+                             evidence=tools, memory=self.archive.memory)
         self.new_turns = KeyedOnce()  # idempotency of turns that name no live session
         self.consultant = Consultant(self)
         self.overrides = PersonaOverrides(config.workspace)
@@ -165,7 +170,8 @@ class CouncilService:
         req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
                          user_name=opts.user_id or "User",
-                         context=[(ref.name, ref.content) for ref in params.references])
+                         context=[(ref.name, ref.content) for ref in params.references],
+                         uris={ref.name: ref.uri for ref in params.references if ref.uri})
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
         pick, default = await self.picker(params)
         rt = self.store.create(params.new_session_id)
@@ -225,6 +231,7 @@ class CouncilService:
             try:
                 with scope:
                     note = await fn()
+                    await self.archive.turn_done(rt.session)
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
             except anyio.get_cancelled_exc_class():
                 pause(rt, "the client cancelled the request")  # $/cancelRequest stops; only cancel cancels

@@ -24,9 +24,9 @@ def mcp_client(tmp_path: Path):
 
     @asynccontextmanager
     async def run(script: dict[str, Any] | None = None, elicit: Callable[..., Awaitable[Any]] | None = None,
-                  workspace: Path | None = None) -> AsyncIterator[ClientSession]:
+                  workspace: Path | None = None, extra: list[str] | None = None) -> AsyncIterator[ClientSession]:
         args = ["-m", "council", "mcp", "--provider", "scripted", "--no-embeddings",
-                "--workspace", str(workspace or tmp_path / "ws")]
+                "--workspace", str(workspace or tmp_path / "ws"), *(extra or [])]
         if script is not None:
             path = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.json"
             path.write_text(json.dumps(script), encoding="utf-8")

@@ -47,6 +47,7 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
     continueDebate: true,
     abstained: false,
     conformityFlag: false,
+    evidenceRequests: [],
   };
 }
 
@@ -75,6 +76,8 @@ export const MARKDOWN: Record<EventType, string> = {
   'cycle.dropped': '',
   'session.stopped': '**Stopped.** 1 completed cycle kept — resume with `/retry` (or the Resume button); `/cancel` ends the session.\n\n',
   'session.resumed': '_Resuming where the council stopped._\n\n',
+  'evidence.gathered': '**Evidence from the workspace**\n\n- ✓ **E1** read `src/app.py` — 120 lines\n\n',
+  'memory.recalled': '**The council recalls 1 similar past decision**\n\n- 2026-11-01 · _Split the monolith?_ → **Modularise first**\n\n',
   error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
 };
 
@@ -151,6 +154,22 @@ const PAYLOADS: Payloads = {
   'cycle.dropped': { cycle: 2, reason: 'stopped' },
   'session.stopped': { status: 'debating', completedCycles: 1 },
   'session.resumed': { status: 'debating' },
+  'evidence.gathered': {
+    cycle: 1,
+    uses: [
+      {
+        useId: 'E1', cycle: 1, requestedBy: ['Ops Architect'], tool: 'read_file', query: 'src/app.py', regex: false, ok: true, detail: '',
+        text: '(120 lines)', size: 3000, count: 120, truncated: false, files: ['src/app.py'], uris: ['file:///ws/src/app.py'],
+      },
+    ],
+    references: ['file:///ws/src/app.py'],
+  },
+  'memory.recalled': {
+    precedents: [
+      { decisionId: 'd1', decidedAt: AT, question: 'Split the monolith?', outcome: 'Modularise first', consensus: 'majority', tally: 'A 1 · B 2', arguments: [], dissent: [], similarity: 0.8 },
+    ],
+    method: 'tfidf',
+  },
   error: { code: 'internal', message: 'model timed out', persona: 'Ops Architect', retryable: false, details: {} },
 };
 
@@ -162,7 +181,7 @@ export function sample<K extends EventType>(type: K, overrides: Partial<Extract<
 
 /** A recording ChatResponseStream. */
 export class FakeStream {
-  readonly parts: { kind: 'progress' | 'markdown' | 'button'; value: any }[] = [];
+  readonly parts: { kind: 'progress' | 'markdown' | 'button' | 'reference'; value: any }[] = [];
   progress(value: string): void {
     this.parts.push({ kind: 'progress', value });
   }
@@ -171,6 +190,12 @@ export class FakeStream {
   }
   button(value: { command: string; title: string; arguments?: unknown[] }): void {
     this.parts.push({ kind: 'button', value });
+  }
+  reference(value: { toString(): string }): void {
+    this.parts.push({ kind: 'reference', value });
+  }
+  get references(): string[] {
+    return this.parts.filter((p) => p.kind === 'reference').map((p) => String(p.value));
   }
   get text(): string {
     return this.parts.filter((p) => p.kind === 'markdown').map((p) => p.value as string).join('');

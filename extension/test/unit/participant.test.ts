@@ -349,12 +349,20 @@ describe('chat turn handler', () => {
     assert.match(stream.text, /Ask the council a hard question/);
   });
 
-  it('/transcript shows the snapshot markdown', async () => {
-    const { handler } = setup(() => ({ session: { sessionId: 'abc', requestText: 'q', status: 'completed' }, transcriptMarkdown: '# Transcript\n' }));
+  it('/transcript opens the snapshot as a read-only preview titled by the question', async () => {
+    (vscode as any).__mock.reset();
+    const { handler } = setup(() => ({ session: { sessionId: 'abc', requestText: 'Split the monolith?', status: 'completed' }, transcriptMarkdown: '# Transcript\n' }));
     const history = [responseTurn({ sessionId: 'abc', status: 'completed', awaiting: 'nothing' })];
-    const { stream } = await run(handler, chatRequest('', { command: 'transcript' }), history);
-    assert.match(stream.text, /# Transcript/);
+    const { stream, result } = await run(handler, chatRequest('', { command: 'transcript' }), history);
+    const preview = (vscode as any).__mock.executed.find((e: { command: string }) => e.command === 'markdown.showPreview');
+    assert.ok(preview, 'the markdown preview was opened');
+    const uri = preview.args[0] as vscode.Uri;
+    assert.equal(uri.scheme, 'council-transcript');
+    assert.equal(uri.path, '/Split the monolith.md');
+    assert.doesNotMatch(stream.text, /# Transcript/, 'the transcript is not pasted into the chat');
     assert.equal(stream.buttons[0].command, 'council.showTranscript');
+    assert.deepEqual(stream.buttons[0].arguments, ['abc']);
+    assert.equal(result.metadata?.status, 'completed');
   });
 });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND } from '../../src/buttons';
 import type { WireEvent } from '../../src/protocol';
-import { EventRenderer } from '../../src/render';
+import { EventRenderer, MAX_REFERENCES } from '../../src/render';
 import { EVENT_TYPES } from '../../src/wire';
 import { FakeStream, MARKDOWN, SID, question, resetSeq, sample } from './fixtures';
 
@@ -133,5 +133,27 @@ describe('EventRenderer layout: buttons per event type', () => {
 
   it('final.answer is remembered (the result does not print it again)', () => {
     assert.equal(renderAll([sample('final.answer')]).renderer.state.finalAnswer, true);
+  });
+
+  it('evidence.gathered → its markdown, then each file as a chat reference, once per turn', () => {
+    const again = sample('evidence.gathered', { references: ['file:///ws/src/app.py', 'file:///ws/README.md'] });
+    const { stream } = renderAll([sample('evidence.gathered'), again]);
+    assert.deepEqual(stream.references, ['file:///ws/src/app.py', 'file:///ws/README.md']);
+    assert.equal(stream.text, MARKDOWN['evidence.gathered'].repeat(2));
+    assert.equal(stream.buttons.length, 0);
+  });
+
+  it('references: only file URIs, at most MAX_REFERENCES, and nothing from a malformed payload', () => {
+    const odd = sample('evidence.gathered', { references: ['https://example.com/x', 'command:workbench.action.quit', 'file:///ws/a.py'] });
+    assert.deepEqual(renderAll([odd]).stream.references, ['file:///ws/a.py']);
+    const many = sample('evidence.gathered', { references: Array.from({ length: MAX_REFERENCES + 5 }, (_, i) => `file:///ws/f${i}.py`) });
+    assert.equal(renderAll([many]).stream.references.length, MAX_REFERENCES);
+    const broken = { ...sample('evidence.gathered'), references: 'file:///ws/a.py' } as unknown as WireEvent;
+    assert.deepEqual(renderAll([broken]).stream.references, []);
+  });
+
+  it('no other event type adds a reference', () => {
+    const others = EVENT_TYPES.filter((t) => t !== 'evidence.gathered');
+    assert.deepEqual(renderAll(others.map((t) => sample(t))).stream.references, []);
   });
 });

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { ensurePrivateVenv, preparePython } from '../../src/bootstrap';
 import { PythonSetupError, probe, resolveInterpreter, venvPython, versionOk } from '../../src/python';
-import { expandPath, readSettings, sessionOptions, sidecarLaunch } from '../../src/settings';
+import { expandPath, readSettings, sessionOptions, sidecarLaunch, transcriptDir } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
 
 const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
@@ -30,6 +30,26 @@ describe('settings', () => {
     assert.deepEqual(sidecarLaunch(s, []).args, ['--provider', 'ollama', '--model', 'llama3.1', '--base-url', 'http://h:11434']);
     assert.deepEqual(sidecarLaunch(readSettings(cfg({ provider: 'scripted' })), []).args, ['--provider', 'scripted']);
     assert.deepEqual(sidecarLaunch(readSettings(cfg({ 'routing.embeddings': false })), []).args, ['--no-embeddings']);
+  });
+  it('sidecar launch: the workspace (trusted only) brings evidence, and memory when opted in', () => {
+    const defaults = readSettings(cfg({}));
+    assert.equal(defaults.evidence, true);
+    assert.equal(defaults.memory, false);
+    assert.equal(defaults.transcriptsDirectory, '');
+    assert.deepEqual(sidecarLaunch(defaults, []).args, [], 'no workspace (untrusted): no evidence, no memory');
+    assert.deepEqual(sidecarLaunch(defaults, [], { workspace: '/ws' }).args, ['--workspace', '/ws']);
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({ 'memory.enabled': true })), [], {}).args, [], 'memory needs the workspace');
+    const both = readSettings(cfg({ 'memory.enabled': true, 'evidence.enabled': false }));
+    assert.deepEqual(sidecarLaunch(both, [], { workspace: '/ws' }).args, ['--workspace', '/ws', '--no-evidence', '--memory']);
+  });
+  it('transcripts: written only when a folder is set; relative folders live in the workspace', () => {
+    assert.equal(transcriptDir(readSettings(cfg({})), '/home/u', '/ws'), undefined);
+    const rel = readSettings(cfg({ 'transcripts.directory': '.council/transcripts' }));
+    assert.equal(transcriptDir(rel, '/home/u', '/ws'), '/ws/.council/transcripts');
+    assert.equal(transcriptDir(rel, '/home/u', undefined), undefined, 'a relative folder needs a workspace');
+    assert.equal(transcriptDir(readSettings(cfg({ 'transcripts.directory': '~/notes' })), '/home/u', undefined), '/home/u/notes');
+    const dir = transcriptDir(readSettings(cfg({ 'transcripts.directory': '${workspaceFolder}/t' })), '/h', '/ws');
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({})), [], { transcriptDir: dir }).args, ['--transcript-dir', '/ws/t']);
   });
   it('expands ~ and ${workspaceFolder}', () => {
     assert.equal(expandPath('~/py', '/home/u', undefined), '/home/u/py');

@@ -72,9 +72,12 @@ export class CancellationError extends Error {
 }
 
 export class Uri {
-  private constructor(readonly scheme: string, readonly path: string) {}
+  private constructor(readonly scheme: string, readonly path: string, readonly query = '') {}
   static file(p: string): Uri {
     return new Uri('file', p);
+  }
+  static from(parts: { scheme: string; path?: string; query?: string }): Uri {
+    return new Uri(parts.scheme, parts.path ?? '', parts.query ?? '');
   }
   static parse(s: string): Uri {
     const m = /^([a-z]+):\/\/(.*)$/.exec(s);
@@ -87,7 +90,7 @@ export class Uri {
     return this.path;
   }
   toString(): string {
-    return `${this.scheme}://${this.path}`;
+    return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ''}`;
   }
 }
 
@@ -194,6 +197,7 @@ export const __mock = {
   participants: [] as { id: string; handler: unknown; followupProvider?: unknown }[],
   tools: new Map<string, any>(),
   mcpProviders: new Map<string, any>(),
+  contentProviders: new Map<string, any>(),
   chatModels: [] as unknown[],
   executeHook: undefined as undefined | ((command: string, args: unknown[]) => unknown),
   reset(): void {
@@ -204,6 +208,7 @@ export const __mock = {
     this.participants.length = 0;
     this.tools.clear();
     this.mcpProviders.clear();
+    this.contentProviders.clear();
     this.chatModels.length = 0;
     this.executeHook = undefined;
     this.reply = undefined;
@@ -272,6 +277,12 @@ export const workspace = {
     return typeof p === 'string' ? p : p.path.replace(/^\/ws\//, '');
   },
   onDidChangeConfiguration: () => new Disposable(),
+  onDidGrantWorkspaceTrust: () => new Disposable(),
+  isTrusted: true,
+  registerTextDocumentContentProvider: (scheme: string, provider: unknown): Disposable => {
+    __mock.contentProviders.set(scheme, provider);
+    return new Disposable(() => __mock.contentProviders.delete(scheme));
+  },
   fs: {
     stat: (): Promise<{ type: FileType; size: number }> => Promise.resolve({ type: FileType.File, size: 10 }),
     readFile: (): Promise<Uint8Array> => Promise.resolve(new TextEncoder().encode('file content')),

@@ -21,6 +21,8 @@ import tempfile
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
@@ -43,6 +45,8 @@ from council.cli.ask_args import (
 from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
+from council.present.transcript import written_line
+from council.transcripts import transcript_name
 
 
 class Interrupt:
@@ -270,7 +274,17 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
     snap = await asker.snapshot()
     if args.json:
         _print_json(out, snap)
+    elif args.transcript and snap is not None and snap["session"]["status"] == "completed":
+        out.write("\n" + markdown(written_line(transcript_file(args.transcript, snap["session"])),
+                                  Style.for_stream(out)))
+        out.flush()
     return code
+
+
+def transcript_file(folder: str, session: dict[str, Any]) -> Path:
+    """Where the sidecar wrote the session's transcript (``--transcript DIR``)."""
+    created = datetime.fromisoformat(str(session["createdAt"]).replace("Z", "+00:00"))
+    return Path(folder).expanduser().resolve() / transcript_name(created, session["requestText"], session["sessionId"])
 
 
 def _print_json(out: TextIO, snapshot: dict[str, Any] | None) -> None:

@@ -5,6 +5,7 @@ checks, and the exit codes (0 done, 2 bad usage, 3 provider or model unavailable
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from council.client.rpc import RpcError
@@ -41,6 +42,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="let the sidecar warm up sentence-transformers for routing (off by default: a one-shot "
                         "run routes before the warm-up ends, and the warm-up competes with a local model)")
     p.add_argument("--no-embeddings", dest="embeddings", action="store_false", help=argparse.SUPPRESS)
+    p.add_argument("--workspace", help="a folder the advisors may read as evidence (read_file, search_code, "
+                                       "list_files); its .council/personas overrides the personas")
+    p.add_argument("--no-evidence", action="store_true", help="with --workspace: never let the advisors read it")
+    p.add_argument("--memory", action="store_true",
+                   help="keep this decision in <workspace>/.council/decisions.sqlite3 and recall similar past ones")
+    p.add_argument("--transcript", metavar="DIR", help="write the session's markdown transcript into DIR")
     p.add_argument("--yes", "-y", action="store_true",
                    help="answer nothing: every clarification question becomes a logged assumption")
     p.add_argument("--json", action="store_true", help="print the final session snapshot as JSON on stdout")
@@ -57,6 +64,13 @@ def serve_args(args: argparse.Namespace) -> list[str]:
                         ("--max-cycles", args.max_cycles), ("--min-cycles", args.min_cycles)):
         if value is not None:
             argv += [flag, str(value)]
+    for flag, value in (("--workspace", args.workspace), ("--transcript-dir", args.transcript)):
+        if value:
+            argv += [flag, str(Path(value).expanduser().resolve())]
+    if args.no_evidence:
+        argv.append("--no-evidence")
+    if args.memory:
+        argv.append("--memory")
     for folder in args.personas_dir:
         argv += ["--personas-dir", folder]
     if not args.embeddings:
@@ -89,6 +103,10 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--max-personas must be between 1 and 12"
     if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
         return "--personas needs at least one name"
+    if args.memory and not args.workspace:
+        return "--memory needs --workspace (the memory lives in <workspace>/.council/)"
+    if args.no_evidence and not args.workspace:
+        return "--no-evidence needs --workspace (without one the advisors read nothing)"
     if args.script and args.provider != "scripted":
         return "--script needs --provider scripted"
     if args.question is not None and not args.question.strip():

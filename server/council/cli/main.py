@@ -1,6 +1,6 @@
 """The ``council`` command: ``serve`` (the sidecar), ``mcp`` (the consult tools as an MCP server), ``ask`` (a
-headless client of the sidecar), ``doctor``, and review mode's ``review`` (one request) and ``inbox`` (a drop
-folder)."""
+headless client of the sidecar), ``doctor``, ``decisions`` (the workspace's decision memory), and review mode's
+``review`` (one request) and ``inbox`` (a drop folder)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from typing import NoReturn
 
 from council import __version__
-from council.cli import ask, ask_args, doctor, inbox, mcp, review, serve
+from council.cli import ask, ask_args, decisions, doctor, inbox, mcp, review, serve
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -44,6 +44,10 @@ def parser() -> argparse.ArgumentParser:
     r.usage_exit = review.COULD_NOT_REVIEW  # type: ignore[attr-defined]  # 2 means NEEDS_MORE_INFO here
     review.add_arguments(r)
     r.set_defaults(func=review.run, usage_exit=review.COULD_NOT_REVIEW)
+    k = sub.add_parser("decisions", help="list, search, show or forget the workspace's past council decisions "
+                                         "(decision memory)")
+    decisions.add_arguments(k)
+    k.set_defaults(func=decisions.run)
     i = sub.add_parser("inbox", help="watch DIR/inbox/*.json and write decisions to DIR/outbox/")
     inbox.add_arguments(i)
     i.set_defaults(func=inbox.run)

@@ -3,7 +3,8 @@ JSON-RPC).
 
 Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
-persona overrides. As with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
+persona overrides. The advisors read the workspace as evidence only when ``--workspace`` is given explicitly. As
+with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
 """
 
 from __future__ import annotations
@@ -22,6 +23,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     serve.add_arguments(p)
 
 
+def build_config(args: argparse.Namespace):
+    """``council serve``'s configuration; the workspace defaults to the current directory, which then holds persona
+    overrides (and the memory, with ``--memory``) but is never read as evidence."""
+    explicit = bool(args.workspace)
+    args.workspace = args.workspace or os.getcwd()
+    config = serve.build_config(args)
+    if not explicit:
+        config.evidence_root = None
+    return config
+
+
 def run(args: argparse.Namespace) -> int:
     proto_out = serve.protect_stdout()
     from council.logs import setup_logging
@@ -34,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from council.personas.routing import default_ranker, start_embedding_warmup
     from council.service import CouncilService
 
-    args.workspace = args.workspace or os.getcwd()
-    config = serve.build_config(args)
+    config = build_config(args)
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)

@@ -35,8 +35,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-key-env", help="name of the environment variable holding the API key")
     p.add_argument("--script", help="script file for the scripted provider")
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
-    p.add_argument("--workspace", help="workspace folder: its .council/personas overrides the personas, and "
-                                       "define_personas writes there")
+    p.add_argument("--workspace", help="workspace folder: its .council/personas overrides the personas, "
+                                       "define_personas writes there, and the advisors may read it as evidence")
+    p.add_argument("--no-evidence", action="store_true", help="never let the advisors read the workspace")
+    p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
+                                                         "and recall similar ones (needs --workspace)")
+    p.add_argument("--transcript-dir", help="write each completed session's markdown transcript into this folder")
     p.add_argument("--max-cycles", type=int, help="default debate cycle cap (1–50, default 10)")
     p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
     p.add_argument("--depth", choices=["brief", "standard", "deep"], help="default answer depth")
@@ -59,6 +63,13 @@ def build_config(args: argparse.Namespace):
         config.workspace = Path(args.workspace).resolve()
         overrides = config.workspace / OVERRIDES_DIR  # the last layer: what define_personas writes wins
         config.personas_dirs = [*(d for d in config.personas_dirs if d.resolve() != overrides), overrides]
+        config.evidence_root = None if getattr(args, "no_evidence", False) else config.workspace
+    if getattr(args, "memory", False):
+        if config.workspace is None:
+            log.warning("--memory needs --workspace: decision memory stays off")
+        config.memory = config.workspace is not None
+    if getattr(args, "transcript_dir", None):
+        config.transcript_dir = Path(args.transcript_dir).expanduser().resolve()
     return config
 
 

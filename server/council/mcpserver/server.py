@@ -27,10 +27,11 @@ from pydantic import ValidationError
 from council import __version__
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
-from council.mcpserver.tools import TOOLS, TOOLS_BY_NAME, ToolSpec, input_schema, output_schema
+from council.mcpserver.tools import MCP_ONLY, TOOLS, TOOLS_BY_NAME, ToolSpec, input_schema, output_schema
 from council.present import consult as words
 from council.present.review_words import progress_line
 from council.protocol.consult import DefinePersonasParams
+from council.protocol.decisions import DecisionsParams
 from council.protocol.methods import ReviewParams, ReviewResult
 from council.review.models import CouncilRequest
 from council.service import CouncilService
@@ -73,7 +74,8 @@ def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return [tool(spec) for spec in TOOLS]
+        memory = [tool(spec) for spec in MCP_ONLY if service.archive.memory is not None]
+        return [tool(spec) for spec in TOOLS] + memory
 
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -104,6 +106,9 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, na
     elif isinstance(params, CouncilRequest):
         result = await _review(server.request_context, service, params)
         data, text = result.decision.to_wire(), result.compact_markdown
+    elif isinstance(params, DecisionsParams):
+        data = service.archive.decisions(params).to_wire()
+        text = data.pop("markdown")
     else:
         data = (await _consult(server.request_context, service, router, params)).to_wire()
         text = data.pop("markdown")

@@ -1,5 +1,9 @@
 """The MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
 
+``TOOLS`` are the consult tools and ``council_review`` (VS Code's agent-mode tools carry the same); ``MCP_ONLY``
+are offered by ``council mcp`` alone (``council_decisions``, the decision memory's query tool, listed when memory is
+on).
+
 Names use underscores (``council_consult``): dots break VS Code, Copilot CLI and Codex. Schemas are the pydantic
 models of ``council.protocol.consult`` (and, for ``council_review``, seed 004's ``CouncilRequest`` in and the
 ``ReviewedDecision`` out) with every ``$ref`` inlined, since several clients do not resolve
@@ -26,6 +30,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultParams,
 )
+from council.protocol.decisions import DecisionsParams, DecisionsResult
 from council.review.models import CouncilRequest, ReviewedDecision
 
 
@@ -48,7 +53,12 @@ TOOLS: tuple[ToolSpec, ...] = (
              read_only=False, idempotent=True),
     ToolSpec("council_review", *words.REVIEW, CouncilRequest, ReviewedDecision, read_only=True, idempotent=False),
 )
-TOOLS_BY_NAME = {t.name: t for t in TOOLS}
+#: Offered by ``council mcp`` only (not contributed to VS Code), and only when the server can answer them.
+MCP_ONLY: tuple[ToolSpec, ...] = (
+    ToolSpec("council_decisions", *words.DECISIONS, DecisionsParams, DecisionsResult, read_only=True,
+             idempotent=True),
+)
+TOOLS_BY_NAME = {t.name: t for t in (*TOOLS, *MCP_ONLY)}
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ assumptions and notes — one heading, each section once."""
 from __future__ import annotations
 
 from council.present.debate import tally_words
+from council.present.evidence import precedents_section
 from council.present.text import join_names, plural, section
 from council.session.entities import ConversationSession
 from council.session.outputs import CouncilSynthesis
@@ -40,6 +41,7 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
         section("Dissent", syn.dissent),
         section("Assumptions the council made", syn.assumptions),
         section("Notes", syn.notes),
+        precedents_section(session),
     ]
     models = models_used(session)
     cycles = plural(session.debate_cycles, "debate cycle")

@@ -22,6 +22,7 @@ NOTES: dict[str, Callable[..., str]] = {
     "unplaced": lambda personas: f"The moderator could not match the recommendation of {join_names(personas)} "
                                  "to one option: no vote from them this round.",
     "chair": lambda: "The chair writes the final answer…",
+    "evidence": lambda count: f"Looking up {plural(count, 'piece')} of evidence in the workspace…",
     "follow_up": lambda: "The moderator looks back at the debate…",
 }
 

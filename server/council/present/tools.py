@@ -39,3 +39,10 @@ REVIEW = (
     "artifacts are cut to a budget and the notes say so. A review that cannot be done is an error, never a "
     "verdict. Takes from seconds to minutes; progress is reported per stage.",
 )
+DECISIONS = (
+    "Search past Council decisions",
+    "Search this workspace's decision memory: the council's past decisions (question, options, outcome and tally, "
+    "key arguments, assumptions, dissent, date). Pass query to find decisions about a similar question (most "
+    "similar first), decision_id for one decision in full, or neither for the newest. Read-only; the memory is "
+    "local to the workspace (.council/decisions.sqlite3) and only kept when the council runs with memory on.",
+)

@@ -1,12 +1,18 @@
-"""The whole session as one markdown document: the question, the council, clarifications and assumptions, every
-cycle with its positions, votes and summary (and what the user added when re-opening the debate), the final answer
-and the follow-up questions with the moderator's answers."""
+"""The whole session as one markdown document: the question (and what was attached), the council, clarifications and
+assumptions, every cycle with its positions, votes and summary (and what the user added when re-opening the debate),
+convergence cycle by cycle, the evidence the advisors read, the vote, the final answer (with dissent and the past
+decisions it was shown) and the follow-up questions with the moderator's answers."""
 
 from __future__ import annotations
 
 from council.present import clarify, debate, follow_up
+from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
+from council.present.text import bullets, cell, join_names, one_line, percent
 from council.session.entities import ConversationSession, QuestionStatus
+
+TITLE_CHARS = 120
+ENDED = {"converged": "agreed", "impasse": "impasse", "settled": "settled", "limit": "cycle limit"}
 
 
 def _clarifications(s: ConversationSession) -> str:
@@ -22,6 +28,46 @@ def _clarifications(s: ConversationSession) -> str:
             answer = f"_{q.status.value}_"
         out.append(f"- {q.question} → {answer}\n")
     return "".join(out) + "\n"
+
+
+def _assumptions(s: ConversationSession) -> str:
+    if not s.assumption_log:
+        return ""
+    return "**Assumptions recorded**\n\n" + bullets(
+        f"{a.assumption} — _{one_line(a.rationale)}_" for a in s.assumption_log) + "\n"
+
+
+def _question(s: ConversationSession) -> str:
+    """The question in full when the title cut it, and the names of what the user attached."""
+    text = s.request_text.strip()
+    out = []
+    if "\n" in text or len(text) > TITLE_CHARS:
+        out.append("".join(f"> {line}\n" if line.strip() else ">\n" for line in text.splitlines()) + "\n")
+    if s.metadata.context:
+        out.append(f"_Attached: {join_names([f'`{cell(n)}`' for n in s.metadata.context])}._\n\n")
+    return "".join(out)
+
+
+def _convergence(s: ConversationSession) -> str:
+    """One row per concluded cycle: the votes, the agreement and where the debate stood."""
+    rows = []
+    for d in s.discussions:
+        conv = d.convergence
+        if conv is None:
+            continue
+        counts: dict[str, int] = {}
+        for v in s.votes:
+            if v.cycle == d.cycle_number:
+                counts[v.option_id] = counts.get(v.option_id, 0) + 1
+        votes = " · ".join(f"{k} {n}" for k, n in sorted(counts.items())) or "—"
+        leader = debate.option_name(s.options, conv.leader) if conv.leader else "—"
+        ended = ENDED.get(d.stop_reason or "", "")
+        rows.append(f"| {d.cycle_number} | {votes} | {cell(leader)} | {percent(conv.agreement)} | "
+                    f"{conv.status} | {ended} |")
+    if not rows:
+        return ""
+    return ("## Convergence\n\n| Cycle | Votes | Leading | Agreement | Status | Ended |\n|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n\n")
 
 
 def _cycle(s: ConversationSession, cycle: int) -> str:
@@ -40,19 +86,34 @@ def _cycle(s: ConversationSession, cycle: int) -> str:
     return "".join(out)
 
 
+def title(s: ConversationSession) -> str:
+    """The question's first line, cut to a title."""
+    first = one_line(s.request_text.strip().splitlines()[0]) if s.request_text.strip() else "Council session"
+    return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1].rstrip() + "…"
+
+
 def transcript(s: ConversationSession) -> str:
-    out = [f"# {s.request_text.strip().splitlines()[0][:120]}\n\n",
-           f"_Council session {s.session_id} · {s.created_at:%Y-%m-%d %H:%M} UTC · {s.status.value}_\n\n"]
+    out = [f"# {title(s)}\n\n",
+           f"_Council session {s.session_id} · {s.created_at:%Y-%m-%d %H:%M} UTC · {s.status.value}_\n\n",
+           _question(s)]
     if s.persona_selection:
         out.append(clarify.selection(s.persona_selection))
     out.append(_clarifications(s))
+    out.append(_assumptions(s))
     for d in s.discussions:
         if d.status.value != "in_progress":
             out.append(_cycle(s, d.cycle_number))
             out.append(follow_up.transcript_inputs(s, d.cycle_number))
+    out.append(_convergence(s))
+    out.append(evidence_section(s))
     if s.tally:
         out.append(debate.tally(s.tally))
     if s.final_answer:
         out.append(s.final_answer)
     out.append(follow_up.transcript_follow_ups(s))
     return "".join(out)
+
+
+def written_line(path: object) -> str:
+    """Where a transcript file was written (``council ask --transcript``)."""
+    return f"_Transcript written to `{path}`._\n"

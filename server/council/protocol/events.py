@@ -5,7 +5,8 @@ that selects its payload, and ``markdown``: what a person reads for it, written 
 each event's ``markdown`` in ``seq`` order (also for types it does not know) and adds only layout of its own:
 buttons for ``question.asked`` choices, an Extend button on ``debate.limitReached``, a Retry button on a
 retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, Resume and Cancel buttons
-on ``session.stopped``, and ``progress.message`` as a transient progress line. The data fields are for those
+on ``session.stopped``, ``progress.message`` as a transient progress line, and the ``references`` of
+``evidence.gathered`` as references to the files (VS Code: ``stream.reference``). The data fields are for those
 layout decisions and for programs; clients never write prose from them.
 """
 
@@ -27,6 +28,7 @@ from council.session.entities import (
     SessionStatus,
     UserInput,
 )
+from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 EVENT_METHOD = "council/event"
@@ -195,6 +197,25 @@ class SessionResumed(EventBase):
     status: SessionStatus
 
 
+class EvidenceGathered(EventBase):
+    """The evidence a cycle's replies asked for was gathered from the workspace (or refused, with the reason), and
+    every advisor reads it in the next cycle; cycle 0: the files the user attached. ``references`` are the file URIs
+    the evidence is about, for a client to show as references (clickable)."""
+
+    type: Literal["evidence.gathered"] = "evidence.gathered"
+    cycle: int
+    uses: list[EvidenceUse]
+    references: list[str] = []
+
+
+class MemoryRecalled(EventBase):
+    """Similar past decisions from the workspace's decision memory were offered to the council as context."""
+
+    type: Literal["memory.recalled"] = "memory.recalled"
+    precedents: list[Precedent]
+    method: Literal["embeddings", "tfidf", "keywords"] = Field(description="How their similarity was judged.")
+
+
 class ErrorEvent(EventBase):
     type: Literal["error"] = "error"
     code: ErrorCode
@@ -229,6 +250,8 @@ Event = Annotated[
         | CycleDropped
         | SessionStopped
         | SessionResumed
+        | EvidenceGathered
+        | MemoryRecalled
         | ErrorEvent
     ),
     Field(discriminator="type"),

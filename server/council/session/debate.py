@@ -13,6 +13,7 @@ from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
 from council.session.failure import malformed
+from council.session.grounds import EVIDENCE_TOOLS
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_messages
@@ -20,6 +21,7 @@ from council.session.runtime import SessionRuntime
 from council.session.streaming import OrderedStream
 
 INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id")
+EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
 
 
 def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
@@ -31,10 +33,28 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
                        "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)}}
     overrides["vote_confidence"] = {"minimum": 0, "maximum": 1}
+    omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
+    if session.settings.evidence:
+        overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
     if cycle == 1 or not session.options:
-        return reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT)
+        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
     overrides["option_id"] = {"enum": [o.id for o in session.options]}
-    return reply_schema(PersonaReply, overrides)
+    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
+
+
+def _evidence_tools(schema: dict) -> dict:
+    """The schema with the evidence request inlined (its tool an enum), or without its definition when the
+    session has no evidence tools."""
+    defs = schema.pop("$defs", {})
+    request = defs.get("EvidenceRequest")
+    spec = schema["properties"].get("evidence_requests")
+    if spec is not None and request is not None:
+        request.pop("title", None)
+        request.pop("description", None)
+        request["properties"]["tool"] = {"type": "string", "enum": list(EVIDENCE_TOOLS)}
+        request["properties"]["query"].pop("minLength", None)  # an empty query is refused, not a repair
+        spec["items"] = request
+    return schema
 
 
 def _soft_checks(session: ConversationSession, persona: PersonaContract):

@@ -3,9 +3,11 @@
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question;
 ``more_questions``, ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
 stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
-cycles, vote, synthesise. Every state change goes through ``rt.record``; every operation returns ``None`` or the
-kind of note the caller should show (``"stalled"``, ``"no_more_questions"``, ``"more_planned"``,
-``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
+cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
+the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
+as the session starts (``council.session.evidence``). Every state change goes through ``rt.record``; every
+operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
+``"more_planned"``, ``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
 :class:`Writer`; this module writes no prose.
 """
 
@@ -40,6 +42,14 @@ from council.session.entities import (
     new_id,
 )
 from council.session.entities import SessionStatus as S
+from council.session.evidence import (
+    Attachment,
+    DecisionMemory,
+    EvidenceTools,
+    gather_evidence,
+    recall_precedents,
+    record_attachments,
+)
 from council.session.follow_up import answer_follow_up, reopen_debate
 from council.session.outputs import CouncilSynthesis
 from council.session.pause import drop_open_cycle, resume
@@ -73,6 +83,7 @@ class NewSession:
     clarify: bool = True
     user_name: str = "User"
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
+    uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
 
 
 @dataclass(frozen=True)
@@ -86,11 +97,14 @@ class Plan:
 
 class Engine:
     def __init__(self, library: PersonaLibrary, settings: SessionSettings, writer: Writer,
-                 ranker_factory: Callable[[], object | None] = lambda: None) -> None:
+                 ranker_factory: Callable[[], object | None] = lambda: None, *,
+                 evidence: EvidenceTools | None = None, memory: DecisionMemory | None = None) -> None:
         self.library = library
         self.settings = settings  # the sidecar's defaults for new sessions: the one place they live
         self.writer = writer
         self.ranker_factory = ranker_factory
+        self.evidence = evidence  # read-only tools on the workspace (None: no workspace, or evidence off)
+        self.memory = memory  # the workspace's decision memory (None: off, the default)
 
     def contracts(self, rt: SessionRuntime) -> dict[str, PersonaContract]:
         out = {}
@@ -129,12 +143,17 @@ class Engine:
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
         user = Participant(type=ParticipantType.USER, name=req.user_name, role="asker")
         moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
+        overview = await self.evidence.overview() if self.evidence is not None else None
+        if overview is not None:
+            settings = settings.model_copy(update={"evidence": True})
         rt.record(r.SessionCreated(
             at=rt.clock(), session_id=rt.session_id, user=user, moderator=moderator, request_text=text,
             settings=settings, context_text=context[: CONTEXT_BUDGET * 2],
             context_names=[name for name, _ in req.context], correlation_id=new_id(),
-            extended_debate=req.extended_debate))
+            extended_debate=req.extended_debate, workspace_overview=overview or []))
         self._record_selection(rt, selection)
+        record_attachments(rt, [Attachment(name, content, req.uris.get(name)) for name, content in req.context])
+        await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
 
     async def _begin(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
@@ -259,6 +278,7 @@ class Engine:
                 if await self.debate(rt, pick) == "stalled":
                     return "stalled"
             elif s.status is S.FINAL:
+                await gather_evidence(rt, s.debate_cycles, self.evidence)  # the last cycle's: for the chair
                 synthesis = await synthesize(rt, pick, self.contracts(rt))
                 rt.record(r.SynthesisSet(at=rt.clock(), synthesis=synthesis,
                                          final_answer=self.writer.final_answer(rt.session, synthesis)))
@@ -291,6 +311,7 @@ class Engine:
         previous: Convergence | None = _last_convergence(rt.session)
         while rt.session.debate_cycles < rt.session.cycle_limit:
             cycle = rt.session.debate_cycles + 1
+            await gather_evidence(rt, cycle - 1, self.evidence)  # what the last cycle asked for, for this one
             responses = await run_cycle(rt, pick, contracts, cycle)
             if all(x.abstained for x in responses):  # nothing to keep: the cycle runs again on retry
                 drop_open_cycle(rt, "all_failed")

@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 
 from council.camel import CamelModel
 from council.session.convergence import Convergence, StopReason
+from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 MAX_CLARIFICATION_ROUNDS = 3
@@ -229,6 +230,8 @@ class SessionSettings(CamelModel):
     max_personas: int = Field(5, ge=1, le=12)
     clarify: bool = True
     language: str = "en"
+    evidence: bool = Field(False, description="The advisors may ask for evidence from the workspace (the sidecar "
+                                              "has one, and evidence is on).")
 
 
 class ModelUse(CamelModel):
@@ -286,6 +289,14 @@ class ConversationSession(CamelModel):
     reopened_cycle_limit: int = Field(0, ge=0, description="Re-opening lets the debate run at least to this cycle "
                                                            "(0: never re-opened); the cap is the higher of this "
                                                            "and the settings' limit.")
+    evidence: list[EvidenceUse] = Field(default_factory=list, description="What the advisors looked up in the "
+                                        "workspace, and the files the user attached, in the order gathered.")
+    evidence_rounds: list[int] = Field(default_factory=list, description="The cycles whose evidence requests "
+                                       "were served (0: the attachments).")
+    workspace_overview: list[str] = Field(default_factory=list, description="The workspace's top-level entries "
+                                          "the advisors were shown (empty: no evidence tools).")
+    precedents: list[Precedent] = Field(default_factory=list, description="Similar past decisions recalled from "
+                                        "the workspace's decision memory.")
 
     @property
     def cycle_limit(self) -> int:

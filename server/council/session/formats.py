@@ -30,6 +30,10 @@ HINTS: dict[str, dict[str, str]] = {
         "vote_confidence": "how sure you are of it",
         "continue_debate": "could more debate change your advice?",
         "option_id": "your vote",
+        "evidence_requests": "what to look up in the user's workspace; every advisor sees the results next cycle "
+                             "(empty if you need nothing)",
+        "query": "a path (path:10-80 for some lines), the text to search, or a glob",
+        "regex": "true: search for a regular expression",
     },
     "OptionsReply": {
         "label": "a short name",

@@ -40,8 +40,16 @@ class ClarifierReply(ModelReply):
     questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)
 
 
+class EvidenceRequest(ModelReply):
+    """One look at the user's workspace a persona asks for (served before the next cycle, for every persona)."""
+
+    tool: str = Field(max_length=20, description="read_file, search_code or list_files (the schema's enum).")
+    query: str = Field(min_length=1, max_length=300)
+    regex: bool = False
+
+
 class PersonaReply(ModelReply):
-    """The seed-000 per-persona response plus the debate fields."""
+    """The seed-000 per-persona response plus the debate fields (and, with a workspace, evidence requests)."""
 
     position: str = Field(min_length=3, max_length=TEXT, description="Your stance in one sentence.")
     summary: list[str] = Field(default_factory=list, max_length=14)
@@ -57,6 +65,7 @@ class PersonaReply(ModelReply):
     option_id: str = Field("", max_length=2)
     vote_confidence: float = 0.5
     continue_debate: bool = True
+    evidence_requests: list[EvidenceRequest] = Field(default_factory=list, max_length=10)
 
 
 class PersonaResponse(PersonaReply):

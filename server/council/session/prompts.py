@@ -17,6 +17,7 @@ from council.personas.contract import PersonaContract
 from council.providers.base import ChatMessage
 from council.session.entities import ConversationSession, Depth, QuestionStatus
 from council.session.formats import extra_block, format_block
+from council.session.grounds import EvidenceUse, tool_uses
 from council.session.outputs import PersonaResponse, Vote
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
@@ -27,6 +28,10 @@ DIGEST_BUDGET = 1500  # all peers' lines together (more peers, shorter lines)
 INPUT_BUDGET = 1000  # what the user added when re-opening the debate, each time
 FOLLOW_UPS_SHOWN = 3  # earlier follow-up exchanges a follow-up prompt repeats (the latest ones)
 FOLLOW_UP_TOKENS = 900  # reply budget of the moderator's answer to a follow-up
+EVIDENCE_BUDGET = 6000  # characters of workspace evidence in one prompt (the newest results get room first)
+EVIDENCE_MIN = 400  # the least room an evidence result gets before older ones are named only
+OVERVIEW_ENTRIES = 40  # top-level workspace entries shown to the advisors
+PRECEDENT_BUDGET = 1200  # all recalled past decisions together
 
 #: Reply budget (tokens) of one persona contribution at each depth.
 DEPTH_TOKENS: dict[Depth, int] = {Depth.BRIEF: 1000, Depth.STANDARD: 1600, Depth.DEEP: 2600}
@@ -99,7 +104,73 @@ def problem_brief(session: ConversationSession) -> str:
     if session.user_inputs:
         parts.append("The user re-opened the debate after the council's answer, adding:\n" + "\n".join(
             f"- {clip(x.text, INPUT_BUDGET)}" for x in session.user_inputs))
+    if session.precedents:
+        parts.append(precedents_text(session))
     return "\n\n".join(parts)
+
+
+def precedents_text(session: ConversationSession) -> str:
+    """Similar past decisions of this council, for context (the situation may have changed since)."""
+    budget = max(200, PRECEDENT_BUDGET // len(session.precedents))
+    lines = []
+    for p in session.precedents:
+        said = f" Key argument: {clip(p.arguments[0], POINT_BUDGET)}" if p.arguments else ""
+        dissent = f" Dissent: {clip(p.dissent[0], POINT_BUDGET)}" if p.dissent else ""
+        lines.append(clip(f"- {p.decided_at:%Y-%m-%d}, \"{clip(p.question, POINT_BUDGET)}\": decided "
+                          f"\"{clip(p.outcome, POINT_BUDGET)}\" ({p.consensus}).{said}{dissent}", budget))
+    return ("Similar past decisions of this council in this workspace (context only: the situation may have "
+            "changed; say so if one applies):\n" + "\n".join(lines))
+
+
+REFUSALS_FOR_MODELS = {
+    "outside_workspace": "outside the workspace", "not_found": "no such file", "not_a_file": "a folder, not a file",
+    "gitignored": "ignored by .gitignore", "secret": "a secrets file (never shown)", "binary": "a binary file",
+    "too_large": "over 1 MB", "bad_pattern": "the pattern does not compile", "unknown_tool": "no such tool",
+    "timeout": "took too long", "no_workspace": "no workspace is open", "limit": "too many requests this cycle",
+    "unreadable": "unreadable", "error": "the tool failed",
+}
+
+
+def _evidence_entry(u: EvidenceUse, room: int) -> str:
+    what = f"{u.tool} {u.query!r}" + (" (regex)" if u.regex else "")
+    if not u.ok:
+        return f"[{u.use_id}] {what}: refused, {REFUSALS_FOR_MODELS.get(u.refusal or 'error', 'refused')}."
+    head = f"[{u.use_id}] {what}" + (" (cut)" if u.truncated else "") + ":"
+    if room <= 0:
+        return f"{head} not repeated here (over the evidence budget; see earlier cycles)."
+    body = u.text if len(u.text) <= room else u.text[: max(0, room - 1)] + "…"
+    return f"{head}\n{body}"
+
+
+def evidence_block(session: ConversationSession) -> str:
+    """The evidence the advisors asked for ('' when there is none). The newest results get room first, each at
+    most a fair share of the budget; older ones that do not fit are named, not repeated."""
+    uses = tool_uses(session)
+    if not uses:
+        return ""
+    newest = [u for u in uses if u.cycle == uses[-1].cycle and u.ok]
+    cap = max(EVIDENCE_MIN, EVIDENCE_BUDGET // max(1, len(newest)))
+    room: dict[str, int] = {}
+    left = EVIDENCE_BUDGET
+    for u in reversed(uses):
+        give = min(len(u.text), cap, left) if u.ok else 0
+        room[u.use_id] = give if give >= min(EVIDENCE_MIN, len(u.text)) else 0
+        left -= room[u.use_id]
+    entries = "\n".join(_evidence_entry(u, room[u.use_id]) for u in uses)
+    return ("Evidence from the user's workspace that the advisors asked for (cite it as [E1], [E2] …):\n"
+            + entries)
+
+
+def tools_text(session: ConversationSession) -> str:
+    """How a persona asks for evidence, and where it can start ('' when the session has no evidence tools)."""
+    if not session.settings.evidence:
+        return ""
+    shown = session.workspace_overview[:OVERVIEW_ENTRIES]
+    more = " …" if len(session.workspace_overview) > len(shown) else ""
+    top = f" Its top level: {', '.join(shown)}{more}." if shown else ""
+    return ("You may look at the user's workspace: put up to 3 requests in evidence_requests (read_file a path, "
+            "search_code some text or a regex, list_files a glob such as src/**/*.py). Every advisor reads the "
+            f"results in the next cycle; ask only for what would change your advice.{top}")
 
 
 def clarifier_messages(session: ConversationSession, schema: dict[str, Any], round_number: int,
@@ -166,6 +237,9 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
     user = problem_brief(session)
+    for extra_part in (evidence_block(session), tools_text(session)):
+        if extra_part:
+            user += "\n\n" + extra_part
     if cycle == 1 or not previous:
         user += "\n\nGive your independent assessment."
     else:
@@ -216,7 +290,9 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
         "list of next steps (first step first). Do not invent facts the advisors did not raise. "
         + _language_line(session)
     )
-    user = problem_brief(session) + f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}"
+    evidence = evidence_block(session)
+    user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
+        f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
     return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 
@@ -250,7 +326,9 @@ def follow_up_messages(session: ConversationSession, schema: dict[str, Any], lat
                        outcome: str | None, question: str) -> list[ChatMessage]:
     """The moderator answers a follow-up from the session: problem, positions and votes, the answer, earlier
     follow-ups, then the question."""
-    user = problem_brief(session) + f"\n\nAdvisors' final positions and votes:\n{_final_positions(session, latest)}"
+    evidence = evidence_block(session)
+    user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
+        f"\n\nAdvisors' final positions and votes:\n{_final_positions(session, latest)}")
     user += f"\n\nVote outcome: {outcome}" if outcome else ""
     syn = session.synthesis
     if syn is not None:

@@ -27,6 +27,7 @@ from council.session.entities import (
     SessionStatus,
     UserInput,
 )
+from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 
 
@@ -45,6 +46,7 @@ class SessionCreated(RecordBase):
     context_names: list[str] = []
     correlation_id: str
     extended_debate: bool = False
+    workspace_overview: list[str] = []  # the workspace's top level shown to the advisors (evidence on)
 
 
 class PersonasSelected(RecordBase):
@@ -172,6 +174,23 @@ class DebateReopened(RecordBase):
     input: UserInput
 
 
+class EvidenceGathered(RecordBase):
+    """The evidence requests of a cycle's replies were served (or refused); cycle 0: the files the user attached.
+    The results are kept, so a replay never reads the workspace again."""
+
+    kind: Literal["evidence_gathered"] = "evidence_gathered"
+    cycle: int = Field(ge=0)
+    uses: list[EvidenceUse] = []
+
+
+class PrecedentsRecalled(RecordBase):
+    """Similar past decisions were recalled from the workspace's decision memory as the session started."""
+
+    kind: Literal["precedents_recalled"] = "precedents_recalled"
+    precedents: list[Precedent] = Field(min_length=1)
+    method: Literal["embeddings", "tfidf", "keywords"] = "tfidf"
+
+
 class ModelUsed(RecordBase):
     kind: Literal["model_used"] = "model_used"
     role: str
@@ -206,6 +225,8 @@ Record = Annotated[
         | CycleDropped
         | SessionStopped
         | SessionResumed
+        | EvidenceGathered
+        | PrecedentsRecalled
     ),
     Field(discriminator="kind"),
 ]

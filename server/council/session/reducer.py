@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel
-
 from council.errors import validation_error
 from council.session import records as r
 from council.session.entities import (
@@ -27,7 +25,9 @@ from council.session.entities import (
     SessionMetadata,
 )
 from council.session.entities import SessionStatus as S
+from council.session.grounds import apply_evidence, apply_precedents
 from council.session.pause import drop_cycle, set_stopped
+from council.session.sharing import share_fields_sets
 from council.session.transitions import check_transition
 
 # Which statuses each message type may be written in (seed 002, MessageTurn validation).
@@ -75,6 +75,7 @@ def _created(session: ConversationSession | None, rec: r.SessionCreated) -> Conv
         participants=[rec.user, rec.moderator],
         settings=rec.settings,
         context_text=rec.context_text,
+        workspace_overview=rec.workspace_overview,
         extended_debate_requested=rec.extended_debate,
         metadata=SessionMetadata(correlation_id=rec.correlation_id, context=rec.context_names),
     )
@@ -93,7 +94,7 @@ def apply(session: ConversationSession | None, rec: r.RecordBase) -> Conversatio
         raise validation_error("the first record must be session_created")
     handler = _HANDLERS[type(rec)]
     handler(session, rec)
-    _share_fields_sets(rec)
+    share_fields_sets(rec)
     return session
 
 
@@ -341,6 +342,16 @@ def _session_stopped(s: ConversationSession, rec: r.SessionStopped | r.SessionRe
     _touch(s, rec)
 
 
+def _evidence_gathered(s: ConversationSession, rec: r.EvidenceGathered) -> None:
+    apply_evidence(s, rec.cycle, rec.uses)
+    _touch(s, rec)
+
+
+def _precedents_recalled(s: ConversationSession, rec: r.PrecedentsRecalled) -> None:
+    apply_precedents(s, rec.precedents)
+    _touch(s, rec)
+
+
 _HANDLERS = {
     r.PersonasSelected: _personas_selected,
     r.StatusSet: _status_set,
@@ -364,30 +375,9 @@ _HANDLERS = {
     r.CycleDropped: _cycle_dropped,
     r.SessionStopped: _session_stopped,
     r.SessionResumed: _session_stopped,
+    r.EvidenceGathered: _evidence_gathered,
+    r.PrecedentsRecalled: _precedents_recalled,
 }
-
-
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-
-
-def _share_fields_sets(node: object) -> None:
-    """Give every model in an applied record the one shared copy of its set of explicitly set fields.
-
-    Pydantic keeps that set per instance (a set of twenty names takes over 2 KB), and a session keeps hundreds of
-    models; an applied record and the session objects it shares are never changed again, and a copy
-    (``model_copy``) copies the set before touching it, so one set per distinct content is enough."""
-    if isinstance(node, BaseModel):
-        own = node.__pydantic_fields_set__
-        shared = _FIELDS_SETS.setdefault(frozenset(own), own)
-        if shared is not own:
-            object.__setattr__(node, "__pydantic_fields_set__", shared)
-        for value in node.__dict__.values():
-            if isinstance(value, (BaseModel, list)):
-                _share_fields_sets(value)
-    elif isinstance(node, list):
-        for item in node:
-            if isinstance(item, (BaseModel, list)):
-                _share_fields_sets(item)
 
 
 def replay(journal: Iterable[r.RecordBase]) -> ConversationSession:

@@ -1,0 +1,66 @@
+"""``council decisions list|search|show|forget``: the workspace's decision memory from the terminal.
+
+It reads ``<workspace>/.council/decisions.sqlite3`` (``--workspace``, default the current directory), which the
+council fills only when memory is on (``council serve --memory``, ``council ask --memory``, the VS Code setting
+``council.memory.enabled``). Listing and searching never create the file. ``search`` ranks by TF-IDF similarity
+of the questions (the embedding model is not loaded for a one-shot command). ``--json`` prints the decisions as
+JSON. Exit codes: 0 done, 1 nothing found (``show``/``forget`` of an unknown id), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+OK, NOT_FOUND, USAGE = 0, 1, 2
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workspace", default=None, help="the workspace whose .council/ holds the memory (default: .)")
+    p.add_argument("--json", action="store_true", help="print the decisions as JSON")
+    sub = p.add_subparsers(dest="action", required=True)
+    listing = sub.add_parser("list", help="the newest decisions")
+    listing.add_argument("--limit", type=int, default=20)
+    search = sub.add_parser("search", help="decisions whose questions are like QUERY, most similar first")
+    search.add_argument("query", help="a question or topic")
+    search.add_argument("--limit", type=int, default=10)
+    show = sub.add_parser("show", help="one decision in full")
+    show.add_argument("id", help="a decision id (or a prefix naming exactly one)")
+    forget = sub.add_parser("forget", help="delete one decision")
+    forget.add_argument("id", help="a decision id (or a prefix naming exactly one)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from council.cli.render import Style, markdown
+    from council.memory import MemoryStore
+    from council.present import decisions as words
+
+    if getattr(args, "limit", 1) < 1:
+        print("council decisions: error: --limit must be at least 1", file=sys.stderr)
+        return USAGE
+    store = MemoryStore(Path(args.workspace or ".").resolve())
+    similarity: list[float] | None = None
+    if args.action == "list":
+        found = store.all(args.limit)
+    elif args.action == "search":
+        ranked, _ = store.similar(args.query, None, args.limit, threshold=False)
+        found, similarity = [d for d, _ in ranked], [s for _, s in ranked]
+    elif args.action == "show":
+        one = store.get(args.id)
+        found = [one] if one is not None else []
+    else:
+        one = store.forget(args.id)
+        found = [one] if one is not None else []
+        if not args.json:
+            sys.stdout.write(markdown(words.forgotten(one, args.id), Style.for_stream(sys.stdout)))
+    if args.json:
+        payload = [d.to_wire() for d in found]
+        if similarity is not None:
+            payload = [{**d, "similarity": round(s, 4)} for d, s in zip(payload, similarity, strict=True)]
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    elif args.action != "forget":
+        text = words.listing(found, similarity, full_view=args.action == "show", searched=args.action != "list")
+        sys.stdout.write(markdown(text, Style.for_stream(sys.stdout)))
+    return NOT_FOUND if args.action in ("show", "forget") and not found else OK

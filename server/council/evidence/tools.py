@@ -1,0 +1,160 @@
+"""The three evidence tools, synchronous and bounded (the runner puts each in a worker thread under a time limit).
+
+- ``read_file``: one text file (``path`` or ``path:START-END`` for some lines), with line numbers, at most
+  :data:`READ_CHARS` characters kept.
+- ``search_code``: a literal text (case-insensitive when it is all lowercase) or, with ``regex``, a regular
+  expression, line by line over every file that may be shown; at most :data:`MAX_MATCHES` matches.
+- ``list_files``: a glob (``*.md``, ``src/**/*.py``; one without ``/`` matches at any depth, a folder name lists the
+  folder); at most :data:`MAX_LISTED` paths.
+
+Each returns an :class:`~council.session.grounds.EvidenceResult`: the text every advisor reads, its size and count,
+the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say the
+result was cut.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+from council.evidence.ignore import translate
+from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace, is_binary
+from council.session.grounds import EvidenceResult
+
+READ_CHARS = 8000  # of one file, kept in the session (the prompt budget cuts further)
+MAX_MATCHES = 40
+MATCH_CHARS = 200  # of one matching line
+MAX_LISTED = 150
+MAX_SCANNED_BYTES = 64_000_000  # searched in one request
+MAX_REFERENCES = 10  # file URIs of one result (chat references)
+_RANGE = re.compile(r"^(.*?):(\d+)(?:-(\d+))?$")
+
+
+def _count(n: int, noun: str) -> str:
+    """A count for the models' reading ("1 line", "3 matches")."""
+    return f"{n} {noun}" + ("" if n == 1 else "es" if noun.endswith("ch") else "s")
+
+
+def _refused(code, detail: str = "", **extra) -> EvidenceResult:
+    return EvidenceResult(ok=False, refusal=code, detail=detail[:300], **extra)
+
+
+def _text_of(found: Located) -> tuple[str | None, EvidenceResult | None]:
+    """The file's text, or the refusal (a folder, too large, binary)."""
+    if found.path.is_dir():
+        return None, _refused("not_a_file", files=[found.rel])
+    if not found.path.is_file():
+        return None, _refused("not_found")
+    size = found.path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        return None, _refused("too_large", size=size, files=[found.rel])
+    data = found.path.read_bytes()
+    if is_binary(data[:SNIFF_BYTES]):
+        return None, _refused("binary", size=size, files=[found.rel])
+    return data.decode("utf-8", errors="replace"), None
+
+
+def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
+    query = query.strip().strip("`'\"")
+    start = end = None
+    m = _RANGE.match(query)
+    if m and not os.path.lexists(ws.root / query):
+        query, start, end = m.group(1), int(m.group(2)), int(m.group(3) or m.group(2))
+    found = ws.locate(query) if query else "not_found"
+    if isinstance(found, str):
+        return _refused(found)
+    text, refusal = _text_of(found)
+    if refusal is not None or text is None:
+        return refusal or _refused("error")
+    lines = text.splitlines()
+    first = min(max(1, start or 1), max(1, len(lines)))
+    last = max(first, min(len(lines), end or len(lines)))
+    numbered = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(first, last + 1))
+    truncated = len(numbered) > READ_CHARS
+    shown = numbered[:READ_CHARS].rsplit("\n", 1)[0] if truncated else numbered
+    head = f"lines {first}-{last} of {len(lines)}" if (start or truncated) else _count(len(lines), "line")
+    return EvidenceResult(ok=True, text=f"({head})\n{shown}", size=len(text.encode("utf-8")), count=len(lines),
+                          truncated=truncated, files=[found.rel], uris=[found.path.as_uri()])
+
+
+def search_code(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
+    try:
+        flags = re.IGNORECASE if not regex and query == query.lower() else 0
+        pattern = re.compile(query if regex else re.escape(query), flags)
+    except re.error as exc:
+        return _refused("bad_pattern", str(exc))
+    matches: list[str] = []
+    hit_files: list[Located] = []
+    scanned = files = 0
+    truncated = False
+    for found in ws.files(deadline):
+        if time.monotonic() > deadline or scanned > MAX_SCANNED_BYTES or len(matches) >= MAX_MATCHES:
+            truncated = True
+            break
+        try:
+            if found.path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            data = found.path.read_bytes()
+        except OSError:
+            continue
+        if is_binary(data[:SNIFF_BYTES]):
+            continue
+        scanned += len(data)
+        files += 1
+        for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+            if pattern.search(line[:2000]):
+                matches.append(f"{found.rel}:{n}: {' '.join(line.split())[:MATCH_CHARS]}")
+                if not hit_files or hit_files[-1].rel != found.rel:
+                    hit_files.append(found)
+                if len(matches) >= MAX_MATCHES:
+                    break
+    truncated = truncated or time.monotonic() > deadline  # the listing itself may have stopped at the deadline
+    summary = (f"{_count(len(matches), 'match')} in {len(hit_files)} of {_count(files, 'file')} searched"
+               + (" (cut)" if truncated else ""))
+    return EvidenceResult(ok=True, text="\n".join([summary, *matches]), size=scanned, count=len(matches),
+                          truncated=truncated, files=[f.rel for f in hit_files],
+                          uris=[f.path.as_uri() for f in hit_files[:MAX_REFERENCES]])
+
+
+def _glob(ws: Workspace, query: str) -> re.Pattern[str] | str:
+    """The glob as a regex over workspace-relative paths, or a refusal code."""
+    pattern = query.strip().strip("`'\"").replace("\\", "/") or "**"
+    if Path(pattern).is_absolute() or ".." in pattern.split("/"):
+        return "outside_workspace"
+    pattern = pattern.removeprefix("./").rstrip("/") if pattern not in ("/", "./") else "**"
+    if not any(c in pattern for c in "*?[") and (ws.root / pattern).is_dir():
+        pattern += "/**"  # a folder: what is in it
+    anchored = "/" in pattern
+    try:
+        return re.compile(("^" if anchored else "^(?:.*/)?") + translate(pattern) + "$")
+    except re.error:
+        return "bad_pattern"
+
+
+def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
+    pattern = _glob(ws, query)
+    if isinstance(pattern, str):
+        return _refused(pattern)
+    listed: list[str] = []
+    total = size = 0
+    truncated = False
+    for found in ws.files(deadline):
+        if time.monotonic() > deadline:
+            truncated = True
+            break
+        if pattern.match(found.rel):
+            total += 1
+            if len(listed) < MAX_LISTED:
+                listed.append(found.rel)
+                try:
+                    size += found.path.stat().st_size
+                except OSError:
+                    pass
+    truncated = truncated or total > len(listed) or time.monotonic() > deadline
+    summary = _count(total, "file") + (f", the first {len(listed)} shown" if total > len(listed) else "")
+    return EvidenceResult(ok=True, text="\n".join([summary, *listed]), size=size, count=total, truncated=truncated)
+
+
+TOOLS = {"read_file": read_file, "search_code": search_code, "list_files": list_files}

@@ -1,0 +1,171 @@
+"""The decision memory's SQLite file: ``<workspace>/.council/decisions.sqlite3`` (stdlib ``sqlite3``).
+
+One row per decision (the session id is its key, so a re-opened debate that completes again updates its row); the
+decision itself is stored as JSON next to the columns that are searched and sorted. Reading never creates the file
+or its folder: only :meth:`MemoryStore.remember` does, and the sidecar calls it only when memory is on.
+
+Similarity (:meth:`MemoryStore.similar`) compares questions with the ranker it is given — the sentence-embedding
+ranker when its model is warm, else TF-IDF — falling back to TF-IDF, then word overlap, when a ranker fails; each
+method has its own threshold, since their scores are not on one scale.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import anyio.to_thread
+
+from council.memory.models import Decision, decision_of
+from council.personas.tfidf import OverlapRanker, TfidfRanker
+from council.session.entities import ConversationSession
+from council.session.grounds import Precedent
+
+log = logging.getLogger(__name__)
+
+FILE = Path(".council") / "decisions.sqlite3"
+SCHEMA_VERSION = 1
+THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.25, "keywords": 0.2}  # the least similarity worth recalling
+RECALLED = 3  # past decisions offered to a new session
+MAX_KEPT = 5000  # decisions kept (the oldest are dropped beyond)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS decisions (
+    decision_id TEXT PRIMARY KEY,
+    decided_at TEXT NOT NULL,
+    question TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS decisions_decided_at ON decisions (decided_at);
+"""
+
+
+class MemoryStore:
+    """The decisions of one workspace."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.path = Path(workspace) / FILE
+
+    @contextmanager
+    def _connect(self, *, create: bool) -> Iterator[sqlite3.Connection | None]:
+        if not create and not self.path.is_file():
+            yield None  # nothing kept yet: reading creates nothing
+            return
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=5.0)
+        try:
+            if create:
+                conn.executescript(_SCHEMA)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            yield conn
+            conn.commit()
+        finally:
+            conn.close()
+
+    # --- writing -------------------------------------------------------------------------------------------------
+    def remember(self, session: ConversationSession) -> Decision | None:
+        """Keep (or update) the decision a completed session reached; returns it (None: nothing to keep)."""
+        decision = decision_of(session)
+        if decision is None:
+            return None
+        with self._connect(create=True) as conn:
+            assert conn is not None
+            conn.execute(
+                "INSERT INTO decisions (decision_id, decided_at, question, outcome, data) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(decision_id) DO UPDATE SET decided_at = excluded.decided_at, "
+                "question = excluded.question, outcome = excluded.outcome, data = excluded.data",
+                (decision.decision_id, decision.decided_at.isoformat(), decision.question, decision.outcome,
+                 decision.model_dump_json()))
+            conn.execute("DELETE FROM decisions WHERE decision_id NOT IN (SELECT decision_id FROM decisions "
+                         "ORDER BY decided_at DESC LIMIT ?)", (MAX_KEPT,))
+        return decision
+
+    def forget(self, decision_id: str) -> Decision | None:
+        """Delete one decision (an id or an unambiguous prefix of one); returns what was deleted."""
+        found = self.get(decision_id)
+        if found is not None:
+            with self._connect(create=False) as conn:
+                if conn is not None:
+                    conn.execute("DELETE FROM decisions WHERE decision_id = ?", (found.decision_id,))
+        return found
+
+    # --- reading -------------------------------------------------------------------------------------------------
+    def _rows(self, sql: str, args: tuple = ()) -> list[Decision]:
+        with self._connect(create=False) as conn:
+            if conn is None:
+                return []
+            try:
+                rows = conn.execute(sql, args).fetchall()
+            except sqlite3.OperationalError:  # a file that is not (yet) ours: nothing to read in it
+                return []
+        out = []
+        for (data,) in rows:
+            try:
+                out.append(Decision.model_validate(json.loads(data)))
+            except ValueError:
+                log.warning("skipping an unreadable decision in %s", self.path)
+        return out
+
+    def all(self, limit: int | None = None) -> list[Decision]:
+        """Decisions, newest first."""
+        return self._rows("SELECT data FROM decisions ORDER BY decided_at DESC LIMIT ?", (limit or -1,))
+
+    def get(self, decision_id: str) -> Decision | None:
+        """One decision by id, or by a prefix that names exactly one."""
+        decision_id = decision_id.strip()
+        if not decision_id:
+            return None
+        found = self._rows("SELECT data FROM decisions WHERE decision_id = ?", (decision_id,))
+        if not found:
+            escaped = decision_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            found = self._rows("SELECT data FROM decisions WHERE decision_id LIKE ? ESCAPE '\\' LIMIT 2",
+                               (escaped + "%",))
+        return found[0] if len(found) == 1 else None
+
+    def similar(self, text: str, ranker: object | None = None, limit: int = RECALLED,
+                threshold: bool = True) -> tuple[list[tuple[Decision, float]], str]:
+        """Decisions whose questions are like ``text``, most similar first, and the method that judged it."""
+        decisions = self.all()
+        if not decisions or not text.strip():
+            return [], "tfidf"
+        docs = [d.question for d in decisions]
+        method, scores = _rank(ranker, text, docs)
+        floor = THRESHOLDS.get(method, 0.25) if threshold else 1e-9
+        ranked = sorted(zip(decisions, scores, strict=True), key=lambda x: x[1], reverse=True)
+        return [(d, s) for d, s in ranked if s >= floor][:limit], method
+
+
+def _rank(ranker: object | None, text: str, docs: list[str]) -> tuple[str, list[float]]:
+    for candidate in (ranker, TfidfRanker(), OverlapRanker()):
+        if candidate is None:
+            continue
+        try:
+            scores = candidate.score(text, docs)  # type: ignore[attr-defined]
+        except Exception:  # embeddings still warming up, or failing: the next ranker judges
+            log.debug("ranker %s unavailable for the memory", getattr(candidate, "name", candidate))
+            continue
+        name = str(getattr(candidate, "name", ""))
+        if len(scores) == len(docs) and name in THRESHOLDS:
+            return name, [float(s) for s in scores]
+    return "keywords", [0.0] * len(docs)
+
+
+class SessionMemory:
+    """The memory as a session sees it (the engine's ``DecisionMemory``): recall off the event loop."""
+
+    def __init__(self, store: MemoryStore, ranker_factory: Callable[[], object | None] = lambda: None) -> None:
+        self.store = store
+        self.ranker_factory = ranker_factory
+
+    async def recall(self, text: str) -> tuple[list[Precedent], str]:
+        found, method = await anyio.to_thread.run_sync(self.store.similar, text, self.ranker_factory())
+        return [d.precedent(score) for d, score in found], method
+
+    def remember(self, session: ConversationSession) -> Decision | None:
+        return self.store.remember(session)

@@ -1,0 +1,69 @@
+"""``council ask`` with a workspace, memory and transcripts, and ``council decisions list|search|show|forget``, as a
+user runs them: subprocesses, files on disk, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import PROBLEM, run_council
+
+FAST = ("--provider", "scripted", "--no-embeddings", "--yes", "--max-cycles", "2", "--min-cycles", "2")
+OTHER = "Which office snacks should we order for the party?"
+
+
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hi')\n", encoding="utf-8")
+    return root
+
+
+def test_ask_writes_the_transcript_and_keeps_the_decision_then_decisions_reads_it(tmp_path):
+    root, out = workspace(tmp_path), tmp_path / "transcripts"
+    r = run_council("ask", *FAST, "--workspace", str(root), "--memory", "--transcript", str(out), PROBLEM)
+    assert r.returncode == 0, r.stderr
+    [file] = list(out.iterdir())
+    assert file.name.endswith(".md") and "should-we-split-our-monolith" in file.name
+    assert f"Transcript written to {file}" in r.stdout
+    text = file.read_text(encoding="utf-8")
+    assert text.startswith(f"# {PROBLEM}") and "## The council's answer" in text and "## Convergence" in text
+    assert (root / ".council" / "decisions.sqlite3").is_file()
+    assert run_council("ask", *FAST, "--workspace", str(root), "--memory", OTHER).returncode == 0
+
+    listed = run_council("decisions", "--workspace", str(root), "list")
+    assert listed.returncode == 0, listed.stderr
+    lines = [line for line in listed.stdout.splitlines() if line.strip()]
+    assert len(lines) == 2 and OTHER in lines[0] and PROBLEM in lines[1] and "Staged approach" in lines[1]
+
+    found = run_council("decisions", "--workspace", str(root), "--json", "search", "split the monolith")
+    data = json.loads(found.stdout)
+    assert [d["question"] for d in data] == [PROBLEM] and data[0]["similarity"] > 0.3  # the snacks share no word
+    decision_id = data[0]["decision_id"]
+    assert set(data[0]) >= {"options", "outcome", "tally", "arguments", "assumptions", "dissent", "decided_at"}
+
+    shown = run_council("decisions", "--workspace", str(root), "show", decision_id[:8])
+    assert shown.returncode == 0 and "Key arguments" in shown.stdout and "Dissent" in shown.stdout
+    assert "The timeline is this quarter." in shown.stdout  # the assumption a skipped question left
+
+    gone = run_council("decisions", "--workspace", str(root), "forget", decision_id)
+    assert gone.returncode == 0 and decision_id in gone.stdout
+    assert run_council("decisions", "--workspace", str(root), "show", decision_id).returncode == 1
+    assert len(json.loads(run_council("decisions", "--workspace", str(root), "--json", "list").stdout)) == 1
+
+
+def test_without_memory_or_transcript_nothing_is_written(tmp_path):
+    root = workspace(tmp_path)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    r = run_council("ask", *FAST, "--workspace", str(root), PROBLEM)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+    assert "Transcript written" not in r.stdout
+    empty = run_council("decisions", "--workspace", str(root), "list")
+    assert empty.returncode == 0 and "No decisions are kept yet" in empty.stdout
+    assert not (root / ".council").exists()
+
+
+def test_memory_needs_a_workspace():
+    r = run_council("ask", *FAST, "--memory", PROBLEM)
+    assert r.returncode == 2 and "--memory needs --workspace" in r.stderr

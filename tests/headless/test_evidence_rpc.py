@@ -1,0 +1,77 @@
+"""Evidence over real JSON-RPC: ``council serve --workspace`` lets a persona's reply ask for files; the results reach
+every persona's next cycle, arrive as an ``evidence.gathered`` event with the files as references, are journaled and
+survive ``council/restore`` into a sidecar that has no workspace at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import PROBLEM, events_of, persona_reply
+
+COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
+PLAN = "PLAN-SENTINEL-7: billing moves out first."
+READ_THE_PLAN = "I read the plan in notes/plan.md: move billing out first."
+
+
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "plan.md").write_text(f"# Plan\n{PLAN}\n", encoding="utf-8")
+    (root / ".env").write_text("TOKEN=do-not-leak\n", encoding="utf-8")
+    return root
+
+
+def script() -> dict:
+    first = {k: v for k, v in persona_reply().items() if k not in ("changed_position", "change_reason")}
+    ask = {**first, "position": "Software Architect prefers option A until it sees the plan.",
+           "evidence_requests": [{"tool": "read_file", "query": "notes/plan.md", "regex": False},
+                                 {"tool": "read_file", "query": ".env", "regex": False}]}
+    rules = [{"when": {"schema": "PersonaReply", "purpose": "Software Architect", "cycle": 1}, "reply": ask}]
+    rules += [{"when": {"schema": "PersonaReply", "purpose": name, "cycle": 2, "anywhere": PLAN},
+               "reply": persona_reply(position=READ_THE_PLAN, option_id="A", vote_confidence=0.9)}
+              for name in COUNCIL]
+    return {"rules": rules}
+
+
+async def test_evidence_reaches_every_persona_and_survives_a_restore(sidecar, tmp_path):
+    root = workspace(tmp_path)
+    args = ["--workspace", str(root), "--max-cycles", "2", "--min-cycles", "2"]
+    async with sidecar(script=script(), args=args) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        sid = r["sessionId"]
+        assert r["status"] == "completed"
+        [event] = events_of(sc, sid, "evidence.gathered")
+        assert event["cycle"] == 1 and event["references"] == [(root / "notes" / "plan.md").resolve().as_uri()]
+        assert [(u["query"], u["ok"], u.get("refusal")) for u in event["uses"]] == [
+            ("notes/plan.md", True, None), (".env", False, "secret")]
+        assert "read `notes/plan.md`" in event["markdown"] and "refused: it looks like a secrets file" in event[
+            "markdown"]
+        second = [e["response"] for e in events_of(sc, sid, "persona.completed") if e["cycle"] == 2]
+        assert sorted(x["persona"] for x in second) == sorted(COUNCIL)
+        assert all(x["position"] == READ_THE_PLAN for x in second)  # each prompt held the plan
+        snap = await sc.call("council/snapshot", {"sessionId": sid, "includeJournal": True})
+        assert "do-not-leak" not in str(snap)
+        assert "## Evidence used" in snap["transcriptMarkdown"] and PLAN in snap["transcriptMarkdown"]
+    async with sidecar(args=["--max-cycles", "2"]) as fresh:  # no workspace: nothing is read again
+        restored = await fresh.call("council/restore", {"sessionId": sid, "journal": snap["journal"]})
+        assert restored["status"] == "completed"
+        again = await fresh.call("council/snapshot", {"sessionId": sid})
+        assert again["session"]["evidence"] == snap["session"]["evidence"]
+
+
+async def test_without_a_workspace_the_council_reads_nothing(sidecar, tmp_path):
+    async with sidecar(script=script(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        s = snap["session"]
+        assert s["settings"]["evidence"] is False and s["evidence"] == [] and s["workspaceOverview"] == []
+        assert not events_of(sc, r["sessionId"], "evidence.gathered")
+
+
+async def test_no_evidence_flag_keeps_the_workspace_for_personas_only(sidecar, tmp_path):
+    root = workspace(tmp_path)
+    args = ["--workspace", str(root), "--no-evidence", "--max-cycles", "1"]
+    async with sidecar(script=script(), args=args) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        assert snap["session"]["settings"]["evidence"] is False and snap["session"]["evidence"] == []

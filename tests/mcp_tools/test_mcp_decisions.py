@@ -1,0 +1,42 @@
+"""``council_decisions`` over MCP: listed only when ``council mcp`` runs with ``--memory``; it lists, searches and
+shows the decisions the same server's consults kept, as structured content and text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import PROBLEM
+
+
+async def test_the_decisions_tool_appears_with_memory_and_finds_what_a_consult_decided(mcp_client, tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    async with mcp_client(workspace=ws, extra=["--memory"]) as s:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert "council_decisions" in tools and tools["council_decisions"].annotations.readOnlyHint is True
+        empty = await s.call_tool("council_decisions", {})
+        assert not empty.isError and empty.structuredContent["decisions"] == []
+        consult = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
+        assert not consult.isError
+        found = await s.call_tool("council_decisions", {"query": "split a monolith into services"})
+        assert not found.isError, found.content
+        [d] = found.structuredContent["decisions"]
+        assert d["question"].startswith(PROBLEM) and d["outcome"] and d["options"]
+        assert found.structuredContent["method"] == "tfidf" and found.structuredContent["similarity"][0] > 0
+        assert PROBLEM[:30] in found.content[0].text
+        one = await s.call_tool("council_decisions", {"decision_id": d["decision_id"]})
+        assert "Key arguments" in one.content[0].text
+        bad = await s.call_tool("council_decisions", {"decision_id": "nope-nope"})
+        assert bad.isError and bad.structuredContent["error"]["code"] == "validation"
+    assert (ws / ".council" / "decisions.sqlite3").is_file()
+
+
+async def test_without_memory_the_tool_is_not_offered_and_nothing_is_written(mcp_client, tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    async with mcp_client(workspace=ws) as s:
+        assert "council_decisions" not in {t.name for t in (await s.list_tools()).tools}
+        refused = await s.call_tool("council_decisions", {})
+        assert refused.isError and refused.structuredContent["error"]["code"] == "permission"
+        assert not (await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})).isError
+    assert list(ws.iterdir()) == []
