@@ -122,6 +122,25 @@ const scenarios = {
     await r.getByText(/earlier council session is gone/).first().waitFor({ state: 'visible', timeout: 5_000 });
   },
 
+  /** An advisor looks at the workspace (evidence): the file shows as a chat reference in the answer. */
+  async 'evidence as references'(ui, ctx) {
+    await ui.newChat();
+    await ui.send('@council /new Does our README explain how to run the tests, or should we rewrite it?');
+    await ui.see(FIRST_Q);
+    await ui.idle();
+    const r = await ui.send('@council /skipAll');
+    await ui.see(ANSWER_HEADING, r, 180_000);
+    await ui.idle();
+    const text = await r.innerText();
+    if (!/README\.md/.test(text)) throw new Error(`the workspace file the advisors read is not shown: ${text.slice(0, 400)}`);
+    const refs = r.locator('.chat-used-context', { hasText: /Used \d+ references?/ });
+    const found = await refs.evaluateAll((els) => els.map((e) => `${e.className}: ${e.textContent.trim().slice(0, 80)}`));
+    console.log(`[e2e]   reference parts: ${JSON.stringify(found.slice(0, 6))}`);
+    if (found.length === 0) throw new Error('no "Used N references" part in the response');
+    await refs.first().scrollIntoViewIfNeeded();
+    await ctx.shot('evidence-reference');
+  },
+
   /** With council.sessions.keepAcrossReloads on, a session survives a reload: a follow-up is answered in it. */
   async 'reload with sessions kept'(ui, ctx) {
     ctx.setting('council.sessions.keepAcrossReloads', true);

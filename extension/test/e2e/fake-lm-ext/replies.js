@@ -124,6 +124,11 @@ function replyFor(title, messages, who, schema) {
         change_reason: '',
         continue_debate: false,
       };
+      // A question about the workspace's README: the advisor looks it up (evidence, issue 14) when the prompt offers it.
+      const props = (schema && schema.properties) || {};
+      if ('evidence_requests' in props && messages.some((m) => /does our readme explain/i.test(m.content))) {
+        reply.evidence_requests = [{ tool: 'read_file', query: 'README.md', regex: false }];
+      }
       // Debate cycles after the options are fixed carry a vote on them (option_id is an enum in the schema).
       const options = schema && schema.properties && schema.properties.option_id && schema.properties.option_id.enum;
       if (Array.isArray(options) && options.length) {
