@@ -8,10 +8,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
-REAL_PROVIDERS = ("openai", "ollama", "embedded")
 
 
 class AskError(Exception):
@@ -25,13 +25,8 @@ class AskError(Exception):
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("question", nargs="?", help="the question (else read interactively, or from stdin)")
-    p.add_argument("--provider", choices=[*REAL_PROVIDERS, "scripted"],
-                   help="model provider (default: automatic: local Ollama, else the embedded SmolLM2)")
-    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
-    p.add_argument("--api-key-env", help="environment variable holding the API key")
-    p.add_argument("--config", help="sidecar config file (JSON or TOML)")
-    p.add_argument("--script", help="script file for the scripted provider")
+    add_provider_arguments(p, provider_help="model provider (default: automatic: local Ollama, else the embedded "
+                                            "SmolLM2)", config_help="sidecar config file (JSON or TOML)")
     p.add_argument("--personas", help="comma-separated persona names (overrides routing)")
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
     p.add_argument("--depth", choices=["brief", "standard", "deep"], help="answer depth")

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 
+from council.cli.model_args import add_provider_arguments
 from council.errors import CouncilError, validation_error
 
 APPROVE, REJECT, NEEDS_MORE_INFO, COULD_NOT_REVIEW, INTERRUPTED = 0, 1, 2, 3, 130
@@ -26,13 +27,8 @@ EXIT_CODES = {"APPROVE": APPROVE, "REJECT": REJECT, "NEEDS_MORE_INFO": NEEDS_MOR
 
 def add_model_arguments(p: argparse.ArgumentParser) -> None:
     """Model and review flags shared by ``council review`` and ``council inbox``."""
-    p.add_argument("--provider", choices=["openai", "ollama", "embedded", "scripted"],
-                   help="model provider (default: automatic: configured default, local Ollama, embedded SmolLM2)")
-    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
-    p.add_argument("--api-key-env", help="environment variable holding the API key")
-    p.add_argument("--config", help="config file (JSON or TOML): providers, persona → provider map")
-    p.add_argument("--script", help="script file for the scripted provider")
+    add_provider_arguments(p, provider_help="model provider (default: automatic: configured default, local Ollama, "
+                                         "embedded SmolLM2)")
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
     p.add_argument("--artifact-budget", type=int, help="characters of artifacts per role prompt (default 16000)")
     p.add_argument("--max-tokens", type=int, help="reply budget of one role, in tokens (default 1500)")

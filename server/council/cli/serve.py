@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from council.cli.model_args import add_provider_arguments
+
 log = logging.getLogger("council.serve")
 
 
@@ -27,13 +29,7 @@ def protect_stdout() -> BinaryIO:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="JSON or TOML config file (providers, persona → provider map)")
-    p.add_argument("--provider", choices=["openai", "ollama", "embedded", "scripted", "client"],
-                   help="default provider kind (else: automatic selection)")
-    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
-    p.add_argument("--api-key-env", help="name of the environment variable holding the API key")
-    p.add_argument("--script", help="script file for the scripted provider")
+    add_provider_arguments(p, client=True, provider_help="default provider kind (else: automatic selection)")
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
     p.add_argument("--workspace", help="workspace folder: its .council/personas overrides the personas, "
                                        "define_personas writes there, and the advisors may read it as evidence")
