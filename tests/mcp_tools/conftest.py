@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp.types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -43,3 +44,37 @@ def mcp_client(tmp_path: Path):
 
 def bullets(text: str) -> int:
     return sum(1 for line in text.splitlines() if line.startswith("- "))
+
+
+async def cancel_mid_call(session: ClientSession, tool: str, arguments: dict[str, Any], *, trace: Path,
+                          started_when: str, cancelled_calls: int) -> list[dict[str, Any]]:
+    """Call ``tool``, wait for a progress message containing ``started_when``, cancel the request with MCP's
+    ``notifications/cancelled``, wait until the scripted provider's trace shows ``cancelled_calls`` cancelled calls,
+    and return the trace's lines (start / end / cancelled per model call)."""
+    started = anyio.Event()
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        if message and started_when in message:
+            started.set()
+
+    request_id = session._request_id  # the id the next request gets
+
+    async def call() -> None:
+        try:
+            await session.call_tool(tool, arguments, progress_callback=on_progress)
+        except Exception:  # the server answers a cancelled request with an error
+            pass
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call)
+        with anyio.fail_after(20):
+            await started.wait()
+        await anyio.sleep(0.3)
+        await session.send_notification(types.ClientNotification(types.CancelledNotification(
+            params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
+        with anyio.fail_after(10):
+            while not trace.exists() or trace.read_text().count('"cancelled"') < cancelled_calls:
+                await anyio.sleep(0.05)
+        tg.cancel_scope.cancel()
+    await anyio.sleep(0.3)  # calls that end after the cancel would show now
+    return [json.loads(x) for x in trace.read_text().splitlines()]

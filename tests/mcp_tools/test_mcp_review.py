@@ -9,10 +9,9 @@ import copy
 import json
 from pathlib import Path
 
-import anyio
-import mcp.types as types
 import pytest
 
+from tests.mcp_tools.conftest import cancel_mid_call
 from tests.review.review_helpers import FINAL_REPLIES, SEED_REQUEST, SUMMARY, expected_axes, seed_story_script
 
 REFACTOR = {
@@ -140,33 +139,9 @@ async def test_a_role_whose_model_fails_makes_an_error_never_a_verdict(mcp_clien
 async def test_cancelling_mid_review_stops_every_role_call(mcp_client, tmp_path: Path):
     trace = tmp_path / "trace.jsonl"
     script = {"trace": str(trace), "rules": [{"when": {"schema": "RoleReply"}, "delay": 5.0}]}
-    started = anyio.Event()
-
-    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
-        if message and "is reviewing" in message:
-            started.set()
-
     async with mcp_client(script=script) as s:
-        request_id = s._request_id  # the id the next request gets
-
-        async def review() -> None:
-            try:
-                await s.call_tool("council_review", REFACTOR, progress_callback=on_progress)
-            except Exception:  # the server answers a cancelled request with an error
-                pass
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(review)
-            with anyio.fail_after(20):
-                await started.wait()
-            await anyio.sleep(0.3)
-            await s.send_notification(types.ClientNotification(types.CancelledNotification(
-                params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
-            with anyio.fail_after(10):
-                while not trace.exists() or trace.read_text().count("cancelled") < 3:
-                    await anyio.sleep(0.05)
-            tg.cancel_scope.cancel()
-        lines = [json.loads(x) for x in trace.read_text().splitlines()]
+        lines = await cancel_mid_call(s, "council_review", REFACTOR, trace=trace, started_when="is reviewing",
+                                      cancelled_calls=3)
         begun = sorted(x["purpose"] for x in lines if x["event"] == "start")
         assert begun == ["Code Reviewer", "Devil's Advocate", "Quant Researcher"]
         assert begun == sorted(x["purpose"] for x in lines if x["event"] == "cancelled")

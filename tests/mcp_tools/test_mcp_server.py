@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import anyio
 import mcp.types as types
 import pytest
 
-from .conftest import PROBLEM, bullets
+from .conftest import PROBLEM, bullets, cancel_mid_call
 
 DEPTHS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
 
@@ -160,35 +159,9 @@ async def test_bad_input_is_a_tool_error_with_the_contract_shape(mcp_client, nam
 async def test_cancelling_mid_consult_stops_every_model_call(mcp_client, tmp_path: Path):
     trace = tmp_path / "trace.jsonl"
     script = {"trace": str(trace), "rules": [{"when": {"schema": "PersonaReply"}, "delay": 5.0}]}
-    started = anyio.Event()
-
-    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
-        if message and "thinking" in message:
-            started.set()
-
     async with mcp_client(script=script) as s:
-        request_id = s._request_id  # the id the next request gets
-        failure: list[BaseException] = []
-
-        async def consult() -> None:
-            try:
-                await s.call_tool("council_consult", {"user_problem": PROBLEM}, progress_callback=on_progress)
-            except Exception as exc:  # the server answers a cancelled request with an error
-                failure.append(exc)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(consult)
-            with anyio.fail_after(20):
-                await started.wait()
-            await anyio.sleep(0.3)
-            await s.send_notification(types.ClientNotification(types.CancelledNotification(
-                params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
-            with anyio.fail_after(10):
-                while not trace.exists() or "cancelled" not in trace.read_text():
-                    await anyio.sleep(0.05)
-            tg.cancel_scope.cancel()
-        await anyio.sleep(0.3)
-        lines = [json.loads(x) for x in trace.read_text().splitlines()]
+        lines = await cancel_mid_call(s, "council_consult", {"user_problem": PROBLEM}, trace=trace,
+                                      started_when="thinking", cancelled_calls=1)
         personas = [x for x in lines if x["purpose"] != "clarifier"]
         begun = sorted(x["purpose"] for x in personas if x["event"] == "start")
         assert begun and begun == sorted(x["purpose"] for x in personas if x["event"] == "cancelled")
