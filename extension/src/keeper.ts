@@ -28,8 +28,6 @@ export interface KeptSession {
   lastSeq: number;
   status: SessionStatus;
   problem: string;
-  /** When it was last touched (ms), for the bound. */
-  touched: number;
 }
 
 export const MAX_KEPT = 32;
@@ -41,7 +39,8 @@ export class SessionKeeper {
   private readonly kept = new Map<string, KeptSession>();
   private readonly seqs = new Map<string, number>();
 
-  constructor(private readonly persist: () => JournalStore | undefined = () => undefined, private readonly now: () => number = Date.now) {}
+  /** `persist`: where journals are saved for the next window, or undefined while the user has not opted in. */
+  constructor(private readonly persist: () => JournalStore | undefined = () => undefined) {}
 
   /** Load what an earlier window persisted (only when the user opted in). */
   load(): number {
@@ -93,7 +92,6 @@ export class SessionKeeper {
         lastSeq: this.lastSeq(sessionId),
         status: snap.status,
         problem: snap.problem,
-        touched: this.now(),
       });
       this.bound();
       await this.save();
@@ -110,9 +108,8 @@ export class SessionKeeper {
   async restoreAll(send: RawRequest): Promise<RestoreResult[]> {
     const out: RestoreResult[] = [];
     for (const s of [...this.kept.values()]) {
-      const lastSeq = Math.max(s.lastSeq, this.lastSeq(s.sessionId));
       try {
-        out.push(await send('council/restore', { sessionId: s.sessionId, journal: s.journal, lastSeq }));
+        out.push(await send('council/restore', { sessionId: s.sessionId, journal: s.journal, lastSeq: this.lastSeq(s.sessionId) }));
       } catch (err) {
         log.warn(`session ${s.sessionId} could not be restored and is dropped: ${describeError(err)}`);
         this.kept.delete(s.sessionId);
@@ -122,6 +119,7 @@ export class SessionKeeper {
     return out;
   }
 
+  /** At most MAX_KEPT sessions: the map keeps insertion order and `remember` re-inserts, so the first is the oldest. */
   private bound(): void {
     while (this.kept.size > MAX_KEPT) {
       const oldest = this.kept.keys().next().value as string;
@@ -138,7 +136,7 @@ export class SessionKeeper {
     for (const s of newestFirst) {
       chars += JSON.stringify(s.journal).length;
       if (chars > MAX_PERSISTED_CHARS) break;
-      keep.push(s);
+      keep.push({ ...s, lastSeq: this.lastSeq(s.sessionId) });
     }
     try {
       await store.update(STORE_KEY, keep.reverse());

@@ -45,8 +45,6 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
   private crashes: number[] = [];
   private readonly events = new vscode.EventEmitter<WireEvent>();
   private completion: CompletionHandler | undefined;
-  /** The current process's `onReady` work; requests wait for it. */
-  private ready: Promise<void> = Promise.resolve();
   private readonly readyEvents = new vscode.EventEmitter<void>();
   private readyCount = 0;
   /** The client whose current run had its `onReady` work done (undefined while it starts again). */
@@ -152,7 +150,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
    * done. Rejects after `timeoutMs` (the sidecar was not restarted, e.g. it kept crashing).
    */
   whenReadyAfter(generation: number, timeoutMs = 90_000): Promise<void> {
-    if (this.readyCount > generation) return this.ready;
+    if (this.readyCount > generation) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         sub.dispose();
@@ -220,7 +218,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     });
     client.onDidChangeState((e) => {
       if (this.client !== client) return;
-      if (e.newState === State.Running) this.ready = this.prepare(client);
+      if (e.newState === State.Running) void this.prepare(client); // requests wait for it (untilPrepared)
       else this.prepared = undefined; // starting or stopped: the next run needs its own restore
     });
     this.client = client;

@@ -19,6 +19,16 @@ async function ask(ui, text = QUESTION) {
   return r;
 }
 
+/** A new session whose debate is under way (slowed down, so a Stop or a kill lands mid-debate); its response. */
+async function debating(ui, ctx) {
+  await ui.newChat();
+  await ask(ui);
+  ctx.control({ delayMs: 150 });
+  const r = await ui.send('@council /skipAll');
+  await ui.see(/favours extracting/, r);
+  return r;
+}
+
 function expectAbsent(text, pattern, what) {
   if (pattern.test(text)) throw new Error(`${what}: ${JSON.stringify(text.match(pattern)[0])}`);
 }
@@ -60,11 +70,7 @@ const scenarios = {
 
   /** Stop keeps the session: it says Stopped, and Resume finishes the debate. */
   async 'stop then resume'(ui, ctx) {
-    await ui.newChat();
-    await ask(ui);
-    ctx.control({ delayMs: 150 });
-    const r = await ui.send('@council /skipAll');
-    await ui.see(/favours extracting/, r);
+    await debating(ui, ctx);
     await ui.stop();
     await ui.idle();
     // VS Code shows nothing written after Stop; the followups say it stopped and offer Resume.
@@ -80,11 +86,7 @@ const scenarios = {
 
   /** The sidecar dies mid-debate: it is restarted, the session restored, and the answer still comes. */
   async 'sidecar killed mid-debate'(ui, ctx) {
-    await ui.newChat();
-    await ask(ui);
-    ctx.control({ delayMs: 150 });
-    const r = await ui.send('@council /skipAll');
-    await ui.see(/favours extracting/, r);
+    const r = await debating(ui, ctx);
     const pids = killSidecar(ctx.runDir);
     if (pids.length === 0) throw new Error('no sidecar process found to kill');
     ctx.log(`killed sidecar ${pids.join(', ')}`);
