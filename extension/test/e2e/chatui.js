@@ -122,11 +122,17 @@ function chatUi(page, log) {
       await input.click({ force: true });
       await page.keyboard.press('Control+KeyL');
     }
-    await page.waitForTimeout(800);
     await input.waitFor({ state: 'visible', timeout: 30_000 });
-    const left = await requests.count();
-    if (left !== 0) throw new Error(`New Chat left ${left} requests on screen`);
-    log('new chat');
+    // The old conversation leaves the view a moment later (seconds on a busy 2-core machine): wait for it to go.
+    const t0 = Date.now();
+    let left = await requests.count();
+    while (left !== 0 && Date.now() - t0 < 20_000) {
+      await page.waitForTimeout(250);
+      left = await requests.count();
+    }
+    if (left !== 0) throw new Error(`New Chat left ${left} requests on screen after 20 s`);
+    await page.waitForTimeout(300);
+    log(`new chat (${Date.now() - t0} ms)`);
   }
 
   /** Run a palette command by its title. */

@@ -119,7 +119,7 @@ say "code-server healthy"
 
 DRIVER_T0=$(date +%s)
 COUNCIL_E2E_EXPECT_BOOTSTRAP=$EXPECT_BOOTSTRAP NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
-  node "$HERE/driver.js" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null &
+  node "$HERE/driver.js" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null > >(tee "$RUN/driver.log") 2>&1 &
 DRIVER_PID=$!
 wait "$DRIVER_PID"; RC=$?
 DRIVER_PID=""
@@ -148,8 +148,12 @@ fi
 if [ "$RC" != 0 ]; then
   echo "---- Council output channel (tail)"; tail -n 80 "$RUN/council.log" 2>/dev/null
   echo "---- fake LM log (tail)"; tail -n 20 "$RUN/fake-lm.log" 2>/dev/null
-  echo "---- code-server log (tail)"; tail -n 40 "$RUN/code-server.log"
+  echo "---- code-server log (tail, no stack frames)"; grep -vE '^\s+(at |→)' "$RUN/code-server.log" | tail -n 15
   echo "screenshots: $SHOTS"
+  # CI keeps only the end of the output: say again what failed and what the driver did just before.
+  echo "---- driver (last steps)"
+  grep '^\[e2e\]' "$RUN/driver.log" 2>/dev/null | grep -vE 'screenshot|FAILED at step|chat (rows|input)|input toolbar' | tail -n 10
+  grep 'FAILED at step' "$RUN/driver.log" 2>/dev/null
 fi
 say "e2e total $(elapsed) rc=$RC"
 exit "$RC"
