@@ -9,6 +9,7 @@ import { describeError, log } from './log';
 import { PARTICIPANT_NAME } from './participant';
 import { applyPersonaDraft, describeDraft, draftPersonaCopy } from './personaDraft';
 import { TRANSCRIPT_SCHEME, openTranscript, transcripts } from './transcript';
+import { localFolders } from './vscodeapi';
 import type { SessionStatus } from './wire';
 
 /** The most recent session a chat turn reached (what "Cancel Session" and "Show Session Transcript" act on). */
@@ -85,7 +86,7 @@ async function cancelSession(deps: CommandDeps): Promise<void> {
 
 /** The workspace folder for user persona overrides. */
 export function workspacePersonasDir(): string | undefined {
-  const folder = vscode.workspace.workspaceFolders?.[0];
+  const folder = localFolders()[0];
   return folder ? path.join(folder.uri.fsPath, '.council', 'personas') : undefined;
 }
 

@@ -11,12 +11,12 @@ import { registerCouncilMcp } from './mcp';
 import { registerCouncilParticipant } from './participant';
 import { preparePython } from './bootstrap';
 import { PythonSetupError, homeDir, resolveInterpreter } from './python';
-import { readSettings, sidecarLaunch, expandPath, transcriptDir, usesChatModel } from './settings';
+import { readSettings, sidecarLaunch, sidecarProcess, expandPath, transcriptDir, usesChatModel } from './settings';
 import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
 import { agentToolsMode, chatModelForTools, registerCouncilTools } from './tools';
 import { TurnRegistry } from './turns';
-import { activePythonFromExtension, teeToFile } from './vscodeapi';
+import { activePythonFromExtension, localFolders, teeToFile } from './vscodeapi';
 
 let running: Sidecar | undefined;
 
@@ -137,10 +137,10 @@ export async function deactivate(): Promise<void> {
 /** How to run `council serve` (the sidecar) or `council mcp` (the consult tools' MCP server). */
 async function sidecarCommand(context: vscode.ExtensionContext, version: string, subcommand: 'serve' | 'mcp' = 'serve'): Promise<SidecarCommand> {
   const s = readSettings(vscode.workspace.getConfiguration('council'));
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const folder = localFolders()[0]?.uri.fsPath;
   const interpreter = await resolveInterpreter({
     configured: s.pythonInterpreter ? expandPath(s.pythonInterpreter, homeDir, folder) : '',
-    pythonExtension: () => activePythonFromExtension(vscode.workspace.workspaceFolders?.[0]?.uri),
+    pythonExtension: () => activePythonFromExtension(localFolders()[0]?.uri),
   });
   const python = await preparePython(interpreter, {
     extensionPath: context.extensionPath,
@@ -153,11 +153,13 @@ async function sidecarCommand(context: vscode.ExtensionContext, version: string,
         ),
       ),
   });
+  const trusted = vscode.workspace.isTrusted;
   const dirs = [path.join(context.extensionPath, 'personas'), ...s.personasDirs.map((d) => expandPath(d, homeDir, folder))];
   const ws = workspacePersonasDir();
-  if (ws && fs.existsSync(ws)) dirs.push(ws);
+  if (trusted && ws && fs.existsSync(ws)) dirs.push(ws);
   // The workspace goes to the sidecar only when it is trusted: the advisors may read it, the memory lives in it.
-  const workspace = folder && vscode.workspace.isTrusted ? folder : undefined;
+  const workspace = folder && trusted ? folder : undefined;
   const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)), { workspace, transcriptDir: transcriptDir(s, homeDir, folder) });
-  return { command: python.command, args: ['-m', 'council', subcommand, ...launch.args], env: { ...python.env, ...launch.env }, cwd: folder };
+  await fs.promises.mkdir(context.globalStorageUri.fsPath, { recursive: true });
+  return sidecarProcess(python, launch, subcommand, context.globalStorageUri.fsPath);
 }

@@ -18,6 +18,7 @@ import type { ModelChoice } from './participant';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import type { TurnRegistry } from './turns';
+import { localFolders } from './vscodeapi';
 import type { ChangeType, CouncilRequest, ReviewParams } from './wire';
 import { LIMITS } from './wire';
 
@@ -107,7 +108,7 @@ export function reviewParams(request: CouncilRequest, model: { name: string } | 
 
 /** The workspace folder to review: the active editor's, else the first. */
 export function reviewFolder(): vscode.WorkspaceFolder | undefined {
-  const folders = vscode.workspace.workspaceFolders ?? [];
+  const folders = localFolders();
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active?.scheme === 'file') {
     const hit = folders.find((f) => active.fsPath === f.uri.fsPath || active.fsPath.startsWith(f.uri.fsPath + path.sep));
@@ -119,6 +120,9 @@ export function reviewFolder(): vscode.WorkspaceFolder | undefined {
 /** What a plain message says when there is nothing to review (the extension's own words: no sidecar is involved). */
 const PLAIN = {
   noFolder: 'Open a folder first: `/review` reviews the git changes of the workspace folder.\n',
+  untrusted:
+    'This workspace is in Restricted Mode, so `/review` does not run git in it (a repository\'s own git settings can run programs). ' +
+    'Trust the workspace to review its changes.\n',
   problem: (p: GitProblem): string =>
     p.reason === 'not_a_repo'
       ? 'This folder is not a git repository, so there is no diff to review. `/review` reviews the changes of a git working tree.\n'
@@ -171,6 +175,11 @@ export async function reviewTurn(
   const folder = reviewFolder();
   if (!folder) {
     stream.markdown(PLAIN.noFolder);
+    return {};
+  }
+  if (!vscode.workspace.isTrusted) {
+    stream.markdown(PLAIN.untrusted);
+    stream.button({ command: 'workbench.trust.manage', title: 'Manage Workspace Trust' });
     return {};
   }
   const ask = parseReviewPrompt(request.prompt);

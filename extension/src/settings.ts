@@ -146,6 +146,24 @@ export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place:
   return { args, env: {} };
 }
 
+/** How to start `council serve` or `council mcp`: the command, its arguments, environment and working folder. */
+export interface SidecarProcess {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/**
+ * The sidecar's process from the prepared Python and the launch arguments. Its working folder is the extension's
+ * own storage, never the workspace: `python -m` puts the working folder first on the import path, so a workspace
+ * holding `anyio.py`, `pydantic/` or `council/` would otherwise run its own code inside the sidecar (in an
+ * untrusted workspace too). The sidecar gets the workspace as `--workspace` when it is trusted.
+ */
+export function sidecarProcess(python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string): SidecarProcess {
+  return { command: python.command, args: ['-m', 'council', subcommand, ...launch.args], env: { ...python.env, ...launch.env }, cwd: storagePath };
+}
+
 /** Expand `~` and `${workspaceFolder}` in a user-supplied path. */
 export function expandPath(p: string, home: string, workspaceFolder: string | undefined): string {
   let out = p.replace(/\$\{userHome\}/g, home);

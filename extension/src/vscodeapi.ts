@@ -1,4 +1,4 @@
-/** Thin wrappers around VS Code APIs of other extensions, so the rest of the code stays testable. */
+/** Thin wrappers around VS Code APIs (other extensions', the workspace's local folders), so the rest of the code stays testable. */
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 
@@ -7,6 +7,11 @@ interface PythonExtensionApi {
     getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
     resolveEnvironment(env: { path: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
   };
+}
+
+/** The workspace folders on this machine's disk (a virtual workspace's folders cannot be read or given to git). */
+export function localFolders(): readonly vscode.WorkspaceFolder[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
 }
 
 /** The Python extension's active interpreter for `resource`, when ms-python.python is installed. */

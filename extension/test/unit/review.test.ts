@@ -240,6 +240,30 @@ describe('@council /review', () => {
     assert.equal(client.calls.length, 0);
   });
 
+  it('in Restricted Mode git is not run: a plain message and a button to manage workspace trust', async () => {
+    open(repo());
+    const ws = vscode.workspace as unknown as { isTrusted: boolean };
+    ws.isTrusted = false;
+    try {
+      const { handler, client } = setup(() => assert.fail('no request expected')); // the repo has changes to review
+      const { stream } = await run(handler, '');
+      assert.match(stream.text, /^This workspace is in Restricted Mode, so `\/review` does not run git/);
+      assert.deepEqual(stream.buttons.map((b) => b.command), ['workbench.trust.manage']);
+      assert.deepEqual(stream.progressLines, []); // not even "Reading the uncommitted changes…"
+      assert.equal(client.calls.length, 0);
+    } finally {
+      ws.isTrusted = true;
+    }
+  });
+
+  it('a virtual workspace folder is not reviewed (git needs a folder on disk)', async () => {
+    mockWorkspace.workspaceFolders = [{ uri: vscode.Uri.from({ scheme: 'vscode-vfs', path: '/github/owner/repo' }), name: 'repo', index: 0 }];
+    assert.equal(reviewFolder(), undefined);
+    const { handler, client } = setup(() => assert.fail('no request expected'));
+    assert.match((await run(handler, '')).stream.text, /^Open a folder first/);
+    assert.equal(client.calls.length, 0);
+  });
+
   it('a review that could not be done is an error in plain words, never a verdict', async () => {
     open(repo());
     const data = { code: 'internal', message: 'could not review: no verdict from Code Reviewer: scripted: client, bad request', details: { reason: 'roles_failed' } };
