@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { log } from './log';
 import type { Interpreter, PythonLaunch } from './python';
-import { MIN_PYTHON, PythonSetupError, probe, run, venvPython, versionOk, withPythonPath } from './python';
+import { MIN_PYTHON, PythonSetupError, neutralCwd, probe, run, venvPython, versionOk, withPythonPath } from './python';
 
 export interface BootstrapOptions {
   /** The Python used to create the venv (already checked to be ≥ 3.10). */
@@ -187,7 +187,7 @@ function runLines(command: string, args: string[], env: NodeJS.ProcessEnv, timeo
   return new Promise((resolve) => {
     const tail: string[] = [];
     let timedOut = false;
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(command, args, { env, cwd: neutralCwd(), stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill();

@@ -4,6 +4,7 @@
  * (bootstrap.ts decides what to do when it has not).
  */
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { log } from './log';
@@ -58,7 +59,7 @@ const PROBE = [
 
 export function run(command: string, args: string[], env?: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { env: env ?? process.env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout, stderr) => {
+    execFile(command, args, { env: env ?? process.env, cwd: neutralCwd(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout, stderr) => {
       if (err) {
         const e = err as Error & { stderr?: string };
         e.stderr = stderr;
@@ -72,6 +73,17 @@ export function run(command: string, args: string[], env?: NodeJS.ProcessEnv, ti
 
 export function versionOk(v: readonly number[]): boolean {
   return v[0] > MIN_PYTHON[0] || (v[0] === MIN_PYTHON[0] && v[1] >= MIN_PYTHON[1]);
+}
+
+let emptyDir: string | undefined;
+/**
+ * The working folder for every Python we run: an empty private folder. `python -c` and `python -m` put their working
+ * folder first on the import path, so started in the workspace (or wherever the extension host runs) a file there
+ * named like a module (`anyio.py`, `venv.py`) would run in our process.
+ */
+export function neutralCwd(): string {
+  if (!emptyDir || !fs.existsSync(emptyDir)) emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'council-cwd-'));
+  return emptyDir;
 }
 
 /** Prepend `dir` to PYTHONPATH. */

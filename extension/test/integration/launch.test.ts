@@ -2,15 +2,17 @@
  * Integration: the sidecar started the way the extension starts it (settings.ts: sidecarLaunch + sidecarProcess)
  * never runs the workspace's own Python. `python -m` puts its working folder first on the import path, so a
  * workspace holding `anyio.py` would run inside a sidecar started there — the control case shows that this is real.
+ * The interpreter probe (python.ts) likewise runs in an empty folder.
  * Skipped (not failed) only when the sidecar module or the project's Python is absent.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
+import { probe } from '../../src/python';
 import { readSettings, sidecarLaunch, sidecarProcess } from '../../src/settings';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -66,5 +68,21 @@ describe('the sidecar as the extension launches it', { skip, timeout: 90_000 }, 
     // Control: the same command started in the workspace folder does import it (what the cwd protects against).
     await initializes({ ...proc, cwd: ws.dir });
     assert.equal(fs.existsSync(ws.marker), true, 'control: python -m imports from its working folder');
+  });
+
+  it('probes the interpreter from an empty folder, whatever the extension host\'s working folder holds', async () => {
+    const ws = hostileWorkspace();
+    dirs.push(ws.dir);
+    const home = process.cwd();
+    process.chdir(ws.dir); // where the extension host happens to run
+    try {
+      const found = await probe(PYTHON, { ...process.env, PYTHONPATH: path.join(ROOT, 'server') });
+      assert.equal(found.sidecar, true, found.error);
+      assert.equal(fs.existsSync(ws.marker), false, "the probe imported the working folder's anyio.py");
+      execFileSync(PYTHON, ['-c', 'import anyio'], { cwd: ws.dir }); // control: python -c imports from its working folder
+      assert.equal(fs.existsSync(ws.marker), true);
+    } finally {
+      process.chdir(home);
+    }
   });
 });
