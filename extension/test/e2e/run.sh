@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end in real VS Code (npm run test:e2e): code-server 4.139.1 (= VS Code 1.139.1) + headless Chromium.
-# Builds the VSIX, installs it and the test-only model provider, drives the Chat view (driver.js), and always
-# stops every process it started. Toolchain and run folders live under $E2E_HOME (default <repo>/.e2e, gitignored).
+# Builds the VSIX, installs it and the test-only model provider, drives the Chat view (driver.js, then the scenarios),
+# then restarts code-server with workspace trust on for an untrusted folder (restricted.js), and always stops every
+# process it started. Toolchain and run folders live under $E2E_HOME (default <repo>/.e2e, gitignored).
 # Python: by default the user's path on a fresh machine — the interpreter setting points at a bare Python (a new venv
 # with no packages), so the installed VSIX bootstraps its private venv from the package index inside the fresh
 # profile (the driver waits for it and screenshots the progress). COUNCIL_E2E_PYTHON=project uses <repo>/.venv (fast
@@ -105,25 +106,57 @@ say "installing the extensions"
 ls "$RUN/ext"
 
 PORT=${COUNCIL_E2E_PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
-say "starting code-server on 127.0.0.1:$PORT"
-setsid "$CS" --config /dev/null --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --disable-getting-started-override --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" \
-  "$RUN/ws" > "$RUN/code-server.log" 2>&1 < /dev/null &
-CS_PID=$!
-for _ in $(seq 1 600); do
-  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
-  kill -0 "$CS_PID" 2>/dev/null || { cat "$RUN/code-server.log"; say "code-server died"; exit 2; }
-  sleep 0.1
-done
-say "code-server healthy"
+# start_cs FOLDER [code-server flags…]: code-server on $PORT for FOLDER, healthy or exit 2.
+start_cs() {
+  local folder=$1; shift
+  say "starting code-server on 127.0.0.1:$PORT for $folder"
+  setsid "$CS" --config /dev/null --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \
+    --disable-getting-started-override --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" "$@" \
+    "$folder" >> "$RUN/code-server.log" 2>&1 < /dev/null &
+  CS_PID=$!
+  for _ in $(seq 1 600); do
+    curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && { say "code-server healthy"; return 0; }
+    kill -0 "$CS_PID" 2>/dev/null || { cat "$RUN/code-server.log"; say "code-server died"; exit 2; }
+    sleep 0.1
+  done
+  say "code-server did not get healthy"; exit 2
+}
+stop_cs() {
+  kill -TERM -- "-$CS_PID" 2>/dev/null
+  for _ in $(seq 1 50); do kill -0 "$CS_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL -- "-$CS_PID" 2>/dev/null; CS_PID=""
+}
+# drive SCRIPT [EXPECT_BOOTSTRAP]: run a driver against the running code-server, output also in $RUN/driver.log; sets RC.
+drive() {
+  local t=$(date +%s)
+  COUNCIL_E2E_EXPECT_BOOTSTRAP=${2:-0} NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
+    node "$HERE/$1" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null > >(tee -a "$RUN/driver.log") 2>&1 &
+  DRIVER_PID=$!
+  wait "$DRIVER_PID"; RC=$?
+  DRIVER_PID=""
+  say "$1 finished in $(( $(date +%s) - t ))s with rc=$RC"
+}
 
-DRIVER_T0=$(date +%s)
-COUNCIL_E2E_EXPECT_BOOTSTRAP=$EXPECT_BOOTSTRAP NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
-  node "$HERE/driver.js" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null > >(tee "$RUN/driver.log") 2>&1 &
-DRIVER_PID=$!
-wait "$DRIVER_PID"; RC=$?
-DRIVER_PID=""
-say "driver finished in $(( $(date +%s) - DRIVER_T0 ))s with rc=$RC"
+start_cs "$RUN/ws" --disable-workspace-trust
+drive driver.js "$EXPECT_BOOTSTRAP"
+
+# Restricted Mode (restricted.js): the same profile with workspace trust on, and a second folder, never trusted, whose
+# own settings name another interpreter and an API key variable, and whose anyio.py must never be imported.
+WANTED=${COUNCIL_E2E_SCENARIOS:-all}
+if [ "$RC" = 0 ] && { [ "$WANTED" = all ] || [[ ",$WANTED," == *restricted* ]]; }; then
+  stop_cs
+  U=$RUN/untrusted-ws; mkdir -p "$U/.vscode"
+  echo "open('$RUN/WORKSPACE_MODULE_RAN', 'w').write('imported')" > "$U/anyio.py"
+  printf '#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' "$RUN/WORKSPACE_INTERPRETER_RAN" "$PY" > "$RUN/workspace-python"
+  chmod +x "$RUN/workspace-python"
+  printf '{ "council.python.interpreter": "%s", "council.http.apiKeyEnv": "HOME", "council.http.baseUrl": "http://127.0.0.1:9" }\n' \
+    "$RUN/workspace-python" > "$U/.vscode/settings.json"
+  echo "# An untrusted folder" > "$U/README.md"
+  node -e "const f=process.argv[1], s=JSON.parse(require('fs').readFileSync(f,'utf8')); s['security.workspace.trust.enabled']=true; require('fs').writeFileSync(f, JSON.stringify(s,null,2))" "$RUN/ud/User/settings.json"
+  export COUNCIL_E2E_UNTRUSTED=$U
+  start_cs "$U"
+  drive restricted.js
+fi
 
 # What the Council output channel must show: the sidecar's own INFO lines at [info] (not all of stderr as [error]),
 # and after a bootstrap, the private venv in the fresh profile's global storage with the installed version.
