@@ -10,6 +10,13 @@
 Each returns an :class:`~council.session.grounds.EvidenceResult`: the text every advisor reads, its size and count,
 the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say the
 result was cut.
+
+The models write the patterns, so neither may hold the sidecar: CPython's ``re`` keeps the GIL while it matches, and
+a pattern that backtracks exponentially would freeze every thread, the event loop included. ``search_code`` (literal
+or regex: one path, the literal text escaped) only compiles the pattern here, for the compiler's reason when it is
+bad; the workspace rules stay here too (which files may be shown, the size limit), and the matching runs in a child
+process (:mod:`council.evidence.search`) that is killed at the deadline, what it found so far kept and marked cut.
+``list_files`` matches its glob with :mod:`council.evidence.globs`, in linear time, not through a regex.
 """
 
 from __future__ import annotations
