@@ -4,9 +4,14 @@ survive ``council/restore`` into a sidecar that has no workspace at all."""
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 
-from .conftest import PROBLEM, events_of, persona_reply
+import anyio
+import pytest
+
+from .conftest import PROBLEM, events_of, persona_reply, wait_for_event
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 PLAN = "PLAN-SENTINEL-7: billing moves out first."
@@ -75,3 +80,56 @@ async def test_no_evidence_flag_keeps_the_workspace_for_personas_only(sidecar, t
         r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert snap["session"]["settings"]["evidence"] is False and snap["session"]["evidence"] == []
+
+
+def children_of(pid: int) -> list[tuple[int, str, str]]:
+    """(pid, state, command line) of ``pid``'s child processes, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if entry.name.isdigit() and int(fields[1]) == pid:
+            found.append((int(entry.name), fields[0], cmdline))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+async def test_a_catastrophic_regex_does_not_freeze_the_sidecar(sidecar, tmp_path):
+    """An advisor asks for a regex that backtracks for ever on a workspace line: the sidecar keeps answering
+    other requests while the search runs, the search comes back cut at its time limit, and no child is left."""
+    root = workspace(tmp_path)
+    (root / "notes" / "stuck.txt").write_text("a" * 40 + "b\n", encoding="utf-8")
+    first = {k: v for k, v in persona_reply().items() if k not in ("changed_position", "change_reason")}
+    ask = {**first, "evidence_requests": [{"tool": "search_code", "query": "(a+)+$", "regex": True}]}
+    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": "Software Architect", "cycle": 1},
+                         "reply": ask}]}
+    args = ["--workspace", str(root), "--max-cycles", "2", "--min-cycles", "2"]
+    async with sidecar(script=script, args=args) as sc:
+        turn: dict = {}
+
+        async def start() -> None:
+            turn.update(await sc.call("council/turn", {"text": PROBLEM, "options": {
+                "personas": COUNCIL, "clarify": False}}))
+
+        latencies: list[float] = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(start)
+            await wait_for_event(sc, lambda e: e["type"] == "progress" and "evidence" in e["message"])
+            searching = time.monotonic()
+            while not any(e["type"] == "evidence.gathered" for e in sc.events):
+                asked = time.monotonic()
+                assert (await sc.call("council/personas"))["personas"]
+                latencies.append(time.monotonic() - asked)
+                await anyio.sleep(0.05)
+            searched = time.monotonic() - searching
+        assert turn["status"] == "completed"
+        assert 4 < searched < 5 + 2, searched  # the tool's 5 s limit, not the regex's minutes
+        assert len(latencies) > 20 and max(latencies) < 0.5, max(latencies)
+        [event] = events_of(sc, turn["sessionId"], "evidence.gathered")
+        [use] = event["uses"]
+        assert use["tool"] == "search_code" and use["ok"] and use["truncated"] and use["count"] == 0, use
+        assert children_of(sc.process.pid) == []

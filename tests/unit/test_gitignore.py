@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from council.evidence.ignore import GitignoreRules, parse_rule, translate
+from council.evidence.globs import Glob
+from council.evidence.ignore import GitignoreRules, parse_rule
 
 GITIGNORES = {
     "": "# a comment\n*.log\n!important.log\n/top.txt\nbuild/\ndocs/**/draft-*.md\n**/cache\n\\#hash.txt\n"
@@ -71,9 +72,7 @@ def test_some_verdicts_by_hand(tree: Path):
     ("\\*.txt", "*.txt", True), ("\\*.txt", "a.txt", False), ("a**b", "axxb", True),
 ])
 def test_globs(pattern: str, path: str, matches: bool):
-    import re
-
-    assert (re.fullmatch(translate(pattern), path) is not None) is matches
+    assert Glob(pattern).match(path) is matches
 
 
 def test_lines_that_are_not_rules():
@@ -83,3 +82,23 @@ def test_lines_that_are_not_rules():
     assert negated is not None and negated.negate
     folder = parse_rule("out/")
     assert folder is not None and folder.dir_only and folder.matches("out", True) and not folder.matches("out", False)
+
+
+CLASSES = "*a*a*a*a*a*a*a*a*a*a*b\n[[:digit:]]x.txt\n[]]b.txt\n[!a-c]c.txt\ny[\\]]z.txt\nq[\\!]w.txt\nk[a-]m.txt\n"
+CLASS_FILES = ["a" * 36, "xaaaaaaaaaab", "1x.txt", "ax.txt", "]b.txt", "bb.txt", "dc.txt", "ac.txt", "y]z.txt",
+               "y\\z.txt", "q!w.txt", "q\\w.txt", "k-m.txt", "kam.txt", "kbm.txt"]
+
+
+def test_classes_and_a_pathological_rule_agree_with_git_and_match_promptly(tmp_path: Path):
+    """POSIX classes, ``]`` first, escapes and a trailing ``-`` in a class as git reads them; and a rule that made
+    the old regex translation backtrack for seconds on a long name is matched at once."""
+    root = tmp_path / "classes"
+    root.mkdir()
+    for name in CLASS_FILES:
+        (root / name).write_text("x\n", encoding="utf-8")
+    (root / ".gitignore").write_text(CLASSES, encoding="utf-8")
+    started = time.monotonic()
+    ours = set(GitignoreRules(root).files(time.monotonic() + 30))
+    assert time.monotonic() - started < 1.0
+    assert ours == git_sees(root)
+    assert "a" * 36 in ours and "xaaaaaaaaaab" not in ours and "kbm.txt" in ours and "k-m.txt" not in ours

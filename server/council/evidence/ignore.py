@@ -5,14 +5,14 @@ that are not ignored (so ``.git/info/exclude`` and the user's global excludes co
 judges one path; git runs with ``core.fsmonitor`` off, so a hostile repository config cannot run a command through
 it. Elsewhere :class:`GitignoreRules` applies every ``.gitignore`` from the root down: blank lines and ``#``
 comments, ``!`` negation, ``\\`` escapes, a trailing ``/`` for folders only, patterns with a ``/`` anchored to
-their file's folder, ``*``, ``?``, ``[…]`` and ``**`` as git defines them, the last matching rule winning and
+their file's folder, ``*``, ``?``, ``[…]`` and ``**`` as git defines them (matched by :mod:`council.evidence.globs`
+in linear time: a hostile ``.gitignore`` cannot stall the sidecar), the last matching rule winning and
 deeper files overriding shallower ones; a file inside an ignored folder stays ignored. ``.git`` is always skipped.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,61 +20,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from council.evidence.globs import Glob, GlobError
+
 GIT = ["git", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"]
 GIT_SECONDS = 10.0
 MAX_GITIGNORE_BYTES = 256_000
 
 
-def translate(pattern: str) -> str:
-    """A gitignore-style glob as a regex body (no anchors): ``*`` and ``?`` stop at ``/``, ``**`` spans folders."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            whole = (i == 0 or pattern[i - 1] == "/") and (j == n or pattern[j] == "/")
-            if j - i == 2 and whole:
-                if j == n:
-                    out.append(".*")  # a trailing "/**": everything inside
-                else:
-                    out.append("(?:.*/)?")  # "**/": zero or more folders
-                    j += 1
-            else:
-                out.append("[^/]*")
-            i = j
-            continue
-        if c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = pattern.find("]", i + 2 if i + 1 < n and pattern[i + 1] in "!^" else i + 1)
-            if end == -1:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1:end]
-                negate = body[:1] in ("!", "^")
-                body = body[1:] if negate else body
-                out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-                i = end
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True)
 class Rule:
-    regex: re.Pattern[str]
+    glob: Glob
     negate: bool
     dir_only: bool
 
     def matches(self, rel: str, is_dir: bool) -> bool:
-        return (is_dir or not self.dir_only) and self.regex.match(rel) is not None
+        return (is_dir or not self.dir_only) and self.glob.match(rel)
 
 
 def parse_rule(line: str) -> Rule | None:
@@ -91,13 +51,11 @@ def parse_rule(line: str) -> Rule | None:
     line = line.rstrip("/")
     if not line:
         return None
-    anchored = "/" in line
-    body = translate(line.lstrip("/"))
     try:
-        regex = re.compile(("^" if anchored else "^(?:.*/)?") + body + "$")
-    except re.error:
+        glob = Glob(line.lstrip("/"), anchored="/" in line)
+    except GlobError:
         return None
-    return Rule(regex, negate, dir_only)
+    return Rule(glob, negate, dir_only)
 
 
 class GitignoreRules:

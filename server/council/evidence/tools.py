@@ -10,6 +10,13 @@
 Each returns an :class:`~council.session.grounds.EvidenceResult`: the text every advisor reads, its size and count,
 the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say the
 result was cut.
+
+The models write the patterns, so neither may hold the sidecar: CPython's ``re`` keeps the GIL while it matches, and
+a pattern that backtracks exponentially would freeze every thread, the event loop included. ``search_code`` (literal
+or regex: one path, the literal text escaped) only compiles the pattern here, for the compiler's reason when it is
+bad; the workspace rules stay here too (which files may be shown, the size limit), and the matching runs in a child
+process (:mod:`council.evidence.search`) that is killed at the deadline, what it found so far kept and marked cut.
+``list_files`` matches its glob with :mod:`council.evidence.globs`, in linear time, not through a regex.
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ import re
 import time
 from pathlib import Path
 
-from council.evidence.ignore import translate
+from council.evidence import search
+from council.evidence.globs import Glob, GlobError
 from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace, is_binary
-from council.session.grounds import EvidenceResult
+from council.session.grounds import EvidenceResult, Refusal
 
 READ_CHARS = 8000  # of one file, kept in the session (the prompt budget cuts further)
 MAX_MATCHES = 40
@@ -29,6 +37,10 @@ MATCH_CHARS = 200  # of one matching line
 MAX_LISTED = 150
 MAX_SCANNED_BYTES = 64_000_000  # searched in one request
 MAX_REFERENCES = 10  # file URIs of one result (chat references)
+MAX_CANDIDATES = 200_000  # files handed to one search
+LINE_CHARS = 2000  # of one line, searched
+LIMITS = {"max_file_bytes": MAX_FILE_BYTES, "sniff_bytes": SNIFF_BYTES, "line_chars": LINE_CHARS,
+          "match_chars": MATCH_CHARS, "max_matches": MAX_MATCHES, "max_scanned_bytes": MAX_SCANNED_BYTES}
 _RANGE = re.compile(r"^(.*?):(\d+)(?:-(\d+))?$")
 
 
@@ -79,57 +91,57 @@ def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> Eviden
                           truncated=truncated, files=[found.rel], uris=[found.path.as_uri()])
 
 
-def search_code(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
-    try:
-        flags = re.IGNORECASE if not regex and query == query.lower() else 0
-        pattern = re.compile(query if regex else re.escape(query), flags)
-    except re.error as exc:
-        return _refused("bad_pattern", str(exc))
-    matches: list[str] = []
-    hit_files: list[Located] = []
-    scanned = files = 0
-    truncated = False
-    for found in ws.files(deadline):
-        if time.monotonic() > deadline or scanned > MAX_SCANNED_BYTES or len(matches) >= MAX_MATCHES:
-            truncated = True
-            break
+def _candidates(ws: Workspace, deadline: float) -> tuple[list[Located], bool]:
+    """The files ``search_code`` may search (shown, not over the size limit), and whether listing them stopped
+    early (the deadline, or :data:`MAX_CANDIDATES`)."""
+    found: list[Located] = []
+    for located in ws.files(deadline):
+        if time.monotonic() > deadline or len(found) >= MAX_CANDIDATES:
+            return found, True
         try:
-            if found.path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            data = found.path.read_bytes()
+            if located.path.stat().st_size <= MAX_FILE_BYTES:
+                found.append(located)
         except OSError:
             continue
-        if is_binary(data[:SNIFF_BYTES]):
-            continue
-        scanned += len(data)
-        files += 1
-        for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-            if pattern.search(line[:2000]):
-                matches.append(f"{found.rel}:{n}: {' '.join(line.split())[:MATCH_CHARS]}")
-                if not hit_files or hit_files[-1].rel != found.rel:
-                    hit_files.append(found)
-                if len(matches) >= MAX_MATCHES:
-                    break
-    truncated = truncated or time.monotonic() > deadline  # the listing itself may have stopped at the deadline
-    summary = (f"{_count(len(matches), 'match')} in {len(hit_files)} of {_count(files, 'file')} searched"
+    return found, time.monotonic() > deadline  # the listing itself may have stopped at the deadline
+
+
+def search_code(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
+    flags = re.IGNORECASE if not regex and query == query.lower() else 0
+    source = query if regex else re.escape(query)
+    try:
+        re.compile(source, flags)  # the compiler's reason for the advisors; matching happens in the worker
+    except re.error as exc:
+        return _refused("bad_pattern", str(exc))
+    try:
+        with search.Worker() as worker:
+            candidates, truncated = _candidates(ws, deadline)
+            found = search.Found(cut=bool(candidates))  # files left, no time to search them
+            if time.monotonic() < deadline:
+                found = worker.search(source, flags, [c.path for c in candidates], deadline, LIMITS)
+    except search.WorkerFailed as exc:
+        return _refused("error", f"search worker {exc}")
+    hit_files = [candidates[i] for i in dict.fromkeys(i for i, _, _ in found.matches)]
+    truncated = truncated or found.cut
+    summary = (f"{_count(len(found.matches), 'match')} in {len(hit_files)} of {_count(found.files, 'file')} searched"
                + (" (cut)" if truncated else ""))
-    return EvidenceResult(ok=True, text="\n".join([summary, *matches]), size=scanned, count=len(matches),
+    lines = [f"{candidates[i].rel}:{n}: {text}" for i, n, text in found.matches]
+    return EvidenceResult(ok=True, text="\n".join([summary, *lines]), size=found.size, count=len(lines),
                           truncated=truncated, files=[f.rel for f in hit_files],
                           uris=[f.path.as_uri() for f in hit_files[:MAX_REFERENCES]])
 
 
-def _glob(ws: Workspace, query: str) -> re.Pattern[str] | str:
-    """The glob as a regex over workspace-relative paths, or a refusal code."""
+def _glob(ws: Workspace, query: str) -> Glob | Refusal:
+    """The glob over workspace-relative paths (matched in linear time, whatever the model wrote), or a refusal."""
     pattern = query.strip().strip("`'\"").replace("\\", "/") or "**"
     if Path(pattern).is_absolute() or ".." in pattern.split("/"):
         return "outside_workspace"
     pattern = pattern.removeprefix("./").rstrip("/") if pattern not in ("/", "./") else "**"
     if not any(c in pattern for c in "*?[") and (ws.root / pattern).is_dir():
         pattern += "/**"  # a folder: what is in it
-    anchored = "/" in pattern
     try:
-        return re.compile(("^" if anchored else "^(?:.*/)?") + translate(pattern) + "$")
-    except re.error:
+        return Glob(pattern, anchored="/" in pattern)
+    except GlobError:
         return "bad_pattern"
 
 
