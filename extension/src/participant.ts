@@ -47,6 +47,19 @@ export interface CouncilChatResult extends vscode.ChatResult {
   metadata?: CouncilResultMetadata;
 }
 
+/** What a bare `/new` (the "Ask a new question" followup) leaves: the next turn's text starts a new session. */
+export interface NewQuestionMetadata {
+  newQuestion: true;
+}
+
+export interface NewQuestionResult extends vscode.ChatResult {
+  metadata: NewQuestionMetadata;
+}
+
+export function isNewQuestion(value: unknown): value is NewQuestionMetadata {
+  return typeof value === 'object' && value !== null && (value as Record<string, unknown>).newQuestion === true;
+}
+
 export function isCouncilMetadata(value: unknown): value is CouncilResultMetadata {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
@@ -55,20 +68,24 @@ export function isCouncilMetadata(value: unknown): value is CouncilResultMetadat
 
 type HistoryItem = vscode.ChatRequestTurn | vscode.ChatResponseTurn;
 
-/** The metadata of the most recent council result of the conversation, if any. */
-export function metadataFromHistory(history: readonly HistoryItem[]): CouncilResultMetadata | undefined {
+/**
+ * The metadata of the most recent council result of the conversation: the session the next turn continues. None
+ * when a bare `/new` came after it (a new question is awaited), or when there is no council result.
+ */
+export function metadataFromHistory(history: readonly HistoryItem[], pastNewQuestion = false): CouncilResultMetadata | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const item = history[i] as Partial<vscode.ChatResponseTurn>;
     if (item.participant !== undefined && item.participant !== PARTICIPANT_ID) continue;
     const metadata = item.result?.metadata;
+    if (isNewQuestion(metadata) && !pastNewQuestion) return undefined;
     if (isCouncilMetadata(metadata)) return metadata;
   }
   return undefined;
 }
 
-/** The session id in the most recent council result of the conversation, if any. */
+/** The id of the conversation's most recent council session, even after a bare `/new` (what /transcript shows). */
 export function sessionIdFromHistory(history: readonly HistoryItem[]): string | undefined {
-  return metadataFromHistory(history)?.sessionId;
+  return metadataFromHistory(history, true)?.sessionId;
 }
 
 /** Slash command name → TurnCommand (undefined: not forwarded as a command). */
@@ -123,6 +140,7 @@ export interface ParticipantDeps {
 }
 
 const EXAMPLE = 'Should we split our monolith into services this quarter?';
+const NEW_QUESTION = 'Type your new question: the council starts a new session for it (the earlier session stays as it is).\n';
 
 /** What only the extension can know (the sidecar that would write it is gone). */
 const NOTES = {
@@ -134,13 +152,20 @@ const NOTES = {
 };
 
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
-  return async (rawRequest, context, stream, token): Promise<CouncilChatResult> => {
+  return async (rawRequest, context, stream, token): Promise<CouncilChatResult | NewQuestionResult> => {
     const request = withoutRepeatedMention(rawRequest);
     const previous = metadataFromHistory(context.history);
     const command = mapCommand(request.command);
-    if (request.command === 'transcript') return showTranscript(deps.client, previous?.sessionId, stream, token);
+    if (request.command === 'transcript') {
+      const shown = await showTranscript(deps.client, sessionIdFromHistory(context.history), stream, token);
+      return !previous && shown.metadata ? { metadata: { newQuestion: true } } : shown; // still awaiting a new question
+    }
     if (request.command === 'review') return reviewTurn(deps, request, stream, token, chooseModel);
-    if (!request.prompt.trim() && (!request.command || command === 'new')) {
+    if (!request.prompt.trim() && command === 'new') {
+      stream.markdown(NEW_QUESTION); // the question typed next starts a session, not a follow-up of this one
+      return { metadata: { newQuestion: true } };
+    }
+    if (!request.prompt.trim() && !request.command) {
       stream.markdown(`Ask the council a hard question, for example: _${EXAMPLE}_\n`);
       return previous ? { metadata: { ...previous, awaiting: 'nothing' } } : {};
     }

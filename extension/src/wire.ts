@@ -1007,7 +1007,7 @@ export interface FollowUp {
 }
 
 /** What the sidecar decided a turn means. */
-export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up';
+export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up' | 'hint';
 
 export interface MessageTurn {
   turnId: string;

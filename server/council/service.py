@@ -123,8 +123,9 @@ class CouncilService:
         rt = None
         if params.session_id and params.command is not TurnCommand.NEW:
             rt = self.store.get(params.session_id)
-        intent = decide_intent(params.text, params.command, rt.session.status if rt else None,
-                               rt.session.active_question if rt else None)
+        s = rt.session if rt else None
+        intent = decide_intent(params.text, params.command, s.status if s else None, s.active_question if s else None,
+                               stopped=s is not None and s.stopped, extendable=s is not None and can_extend(s))
         if intent is Intent.NEW_PROBLEM:
             return await self._start(params)
         if rt is None:
@@ -145,6 +146,8 @@ class CouncilService:
             return self._result(rt, intent, words.status(rt.session))
         if intent is Intent.PERSONAS:
             return self._result(rt, intent, words.council_members(rt.session))
+        if intent is Intent.HINT:  # a keyword with nothing to act on: say what is possible, run nothing
+            return self._result(rt, intent, words.hint(rt.session, params.text, can_extend(rt.session)))
         if intent is Intent.CONFIRM_NEW:
             return await self.run_turn(rt, intent, lambda: self._confirm_new(rt, params.text))
         engine, pick = self.engine, await self._pick(rt, params)

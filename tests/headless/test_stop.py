@@ -69,6 +69,20 @@ async def test_stop_mid_debate_keeps_cycles_and_resume_finishes_like_an_unstoppe
         assert [d["cycleNumber"] for d in resumed["discussions"]] == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("word", ["continue", "продолжай"])
+async def test_stop_mid_debate_then_a_typed_resume_word_resumes_the_same_session(sidecar, word):
+    async with sidecar(script=slow_cycle(flip_flop_script(), 2), args=CYCLES) as sc:
+        _, stop, sid = await stop_during(sc, DEBATE, in_cycle(2))
+        assert stop["stopped"] is True and stop["status"] == "debating"
+        done = await sc.call("council/turn", {"sessionId": sid, "text": word})
+        assert done["sessionId"] == sid and done["intent"] == "retry"
+        assert done["status"] == "completed" and done["stopped"] is False
+        assert len(events_of(sc, sid, "session.resumed")) == 1
+        assert {e["sessionId"] for e in sc.events if e.get("sessionId")} == {sid}  # no other session was started
+        snap = (await sc.call("council/snapshot", {"sessionId": sid}))["session"]
+        assert snap["requestText"] == PROBLEM and snap["debateCycles"] == 4
+
+
 async def test_stop_while_the_first_question_is_prepared_then_resume(sidecar):
     script = {"rules": [{"when": {"schema": "ClarifierReply"}, "delay": 0.5, "times": 1}]}
     async with sidecar(script=script) as sc:

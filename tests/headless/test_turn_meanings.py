@@ -1,5 +1,6 @@
 """What a chat turn means, end to end over real JSON-RPC: ``/answer``, keywords while a question is open, a new
-problem typed instead of an answer (``question.confirmNew``), and naming a persona in a new problem."""
+problem typed instead of an answer (``question.confirmNew``), naming a persona in a new problem, and bare keywords
+after an answer (a ``hint``, never a new session; "continue" extends a debate that stopped at its cycle limit)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from council.client.rpc import RpcError
 from council.protocol import event_adapter
 
-from .conftest import PROBLEM, events_of
+from .conftest import FLIP_FLOP_COUNCIL, PROBLEM, events_of, flip_flop_script
 
 KAFKA = "Should we use Kafka or RabbitMQ for our event bus?"
 
@@ -106,3 +107,49 @@ async def test_naming_a_persona_in_a_new_problem_keeps_the_full_council(sidecar)
         assert selected["selection"]["overriddenPersonas"] == ["Devil's Advocate"]
         assert "as you asked" in selected["markdown"]
         assert {e["persona"] for e in events_of(sc, r["sessionId"], "persona.completed")} == set(names)
+
+
+async def test_after_an_answer_bare_keywords_start_nothing(sidecar):
+    async with sidecar() as sc:
+        done = await sc.call("council/turn", {"text": PROBLEM, "options": {"clarify": False}})
+        sid = done["sessionId"]
+        assert done["status"] == "completed" and not done.get("canExtend")
+        before = await sc.call("council/snapshot", {"sessionId": sid, "includeJournal": True})
+        seen = len(sc.events)
+        for word in ["retry", "try again", "more", "continue", "cancel", "stop", "skip", "later", "I don't know"]:
+            r = await sc.call("council/turn", {"sessionId": sid, "text": word})
+            assert r["sessionId"] == sid and r["intent"] == "hint" and r["status"] == "completed", word
+            assert r["message"].startswith(f"The council has already answered, so “{word}” has nothing")
+            assert "`/new <question>`" in r["message"]
+            assert "/extend" not in r["message"]  # this debate agreed: there is nothing to extend
+        assert sc.events[seen:] == []  # nothing ran: no event, no model call, no other session
+        assert await sc.call("council/snapshot", {"sessionId": sid, "includeJournal": True}) == before
+
+
+async def test_continue_after_a_debate_that_hit_its_cycle_limit_extends_it(sidecar):
+    debate = {"text": PROBLEM, "options": {"clarify": False, "personas": FLIP_FLOP_COUNCIL}}
+    async with sidecar(script=flip_flop_script(), args=["--max-cycles", "2"]) as sc:
+        done = await sc.call("council/turn", debate)
+        sid = done["sessionId"]
+        assert done["status"] == "completed" and done["canExtend"] is True
+        again = await sc.call("council/turn", {"sessionId": sid, "text": "retry"})
+        assert again["intent"] == "hint" and "`/extend`" in again["message"]
+        more = await sc.call("council/turn", {"sessionId": sid, "text": "continue"})
+        assert more["sessionId"] == sid and more["intent"] == "extend_debate" and more["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": sid}))["session"]
+        assert snap["extendedDebateRequested"] is True and snap["debateCycles"] > 2
+
+
+async def test_after_a_cancel_a_bare_keyword_starts_nothing(sidecar):
+    async with sidecar() as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM})
+        sid = r["sessionId"]
+        await sc.call("council/turn", {"sessionId": sid, "text": "cancel"})
+        seen = len(sc.events)
+        for word in ["retry", "continue", "cancel"]:
+            r = await sc.call("council/turn", {"sessionId": sid, "text": word})
+            assert r["sessionId"] == sid and r["intent"] == "hint" and r["status"] == "cancelled"
+            assert r["message"].startswith("This session was cancelled")
+        assert sc.events[seen:] == []
+        new = await sc.call("council/turn", {"sessionId": sid, "text": KAFKA})
+        assert new["intent"] == "new_problem" and new["sessionId"] != sid

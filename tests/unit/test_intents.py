@@ -109,8 +109,8 @@ def test_text_after_completion_is_a_follow_up():
     assert decide_intent("Why did the Devil's Advocate disagree?", None, S.COMPLETED) is IN.FOLLOW_UP
     assert decide_intent("How should we price the new plan?", None, S.COMPLETED) is IN.FOLLOW_UP
     assert decide_intent("How should we price the new plan?", TurnCommand.NEW, S.COMPLETED) is IN.NEW_PROBLEM
-    assert decide_intent("skip", None, S.COMPLETED) is IN.NEW_PROBLEM  # a keyword with nothing to act on
-    assert decide_intent("more questions", None, S.COMPLETED) is IN.NEW_PROBLEM
+    assert decide_intent("skip", None, S.COMPLETED) is IN.HINT  # a keyword with nothing to act on
+    assert decide_intent("more questions", None, S.COMPLETED) is IN.HINT
 
 
 @pytest.mark.parametrize("text", ["extend", "extend debate", "retry", "try again", "ещё раз", "продлить",
@@ -153,8 +153,9 @@ def test_no_session_yet_means_new_problem():
 
 
 def test_cancelled_session_only_accepts_status_or_a_new_problem():
-    assert decide_intent("retry", None, S.CANCELLED) is IN.NEW_PROBLEM
-    assert decide_intent("extend", None, S.CANCELLED) is IN.NEW_PROBLEM
+    assert decide_intent("retry", None, S.CANCELLED) is IN.HINT  # a keyword is never the new problem
+    assert decide_intent("extend", None, S.CANCELLED) is IN.HINT
+    assert decide_intent("Should we adopt Kafka?", None, S.CANCELLED) is IN.NEW_PROBLEM
 
 
 @pytest.mark.parametrize("status", [S.CREATED, S.DEBATING, S.FINAL])
@@ -167,7 +168,8 @@ def test_while_the_council_works(status):
         ("статус", IN.STATUS),
     ]:
         assert decide_intent(text, None, status) is intent
-    assert decide_intent("skip", None, status) is IN.NEW_PROBLEM
+    assert decide_intent("skip", None, status) is IN.HINT
+    assert decide_intent("Should we adopt Kafka?", None, status) is IN.NEW_PROBLEM
 
 
 def test_only_cancel_cancels_and_stop_pauses():
@@ -176,3 +178,65 @@ def test_only_cancel_cancels_and_stop_pauses():
     assert decide_intent("stop", None, S.DEBATING) is IN.STOP
     assert decide_intent("cancel", None, S.DEBATING) is IN.CANCEL
     assert decide_intent("anything", TurnCommand.STOP, S.FINAL) is IN.STOP
+
+
+RESUME_WORDS = ["resume", "Continue", "continue.", "go on", "carry on", "keep going", "continue the debate",
+                "please continue the debate", "retry", "try again", "продолжить", "Продолжай!", "продолжим"]
+
+
+@pytest.mark.parametrize("status", [S.CREATED, S.CLARIFYING, S.DEBATING, S.FINAL])
+@pytest.mark.parametrize("text", RESUME_WORDS)
+def test_resume_words_resume_a_stopped_session(text, status):
+    assert decide_intent(text, None, status, QUESTION if status is S.CLARIFYING else None, stopped=True) is IN.RETRY
+
+
+@pytest.mark.parametrize("status", [S.CREATED, S.DEBATING, S.FINAL])
+@pytest.mark.parametrize("text", ["continue", "go on", "продолжай", "keep debating"])
+def test_resume_words_resume_a_stalled_session(text, status):
+    """Not stopped but idle in a working state: every advisor failed, and retry runs the cycle again."""
+    assert decide_intent(text, None, status) is IN.RETRY
+
+
+@pytest.mark.parametrize("text", ["continue", "go on", "retry"])
+def test_resume_words_are_answers_to_an_open_question_when_not_stopped(text):
+    assert decide_intent(text, None, S.CLARIFYING, QUESTION) is IN.ANSWER
+
+
+def test_a_stopped_session_still_takes_its_other_words():
+    assert decide_intent("skip", None, S.CLARIFYING, QUESTION, stopped=True) is IN.SKIP
+    assert decide_intent("By the end of the year", None, S.CLARIFYING, QUESTION, stopped=True) is IN.ANSWER
+    assert decide_intent("cancel", None, S.DEBATING, stopped=True) is IN.CANCEL
+    assert decide_intent("status", None, S.DEBATING, stopped=True) is IN.STATUS
+    assert decide_intent("more", None, S.DEBATING, stopped=True) is IN.HINT
+    assert decide_intent("Should we adopt Kafka?", None, S.DEBATING, stopped=True) is IN.NEW_PROBLEM
+
+
+@pytest.mark.parametrize(("text", "extendable", "intent"), [
+    ("retry", False, IN.HINT), ("retry", True, IN.HINT), ("try again", True, IN.HINT), ("ещё раз", False, IN.HINT),
+    ("more", False, IN.HINT), ("more", True, IN.HINT), ("cancel", False, IN.HINT), ("stop", False, IN.HINT),
+    ("skip", False, IN.HINT), ("later", False, IN.HINT), ("I don't know", False, IN.HINT),
+    ("skip all", False, IN.HINT), ("resume", False, IN.HINT),
+    ("continue", False, IN.HINT), ("go on", False, IN.HINT), ("продолжай", False, IN.HINT),
+    ("continue", True, IN.EXTEND_DEBATE), ("keep going", True, IN.EXTEND_DEBATE),
+    ("continue the debate", True, IN.EXTEND_DEBATE), ("продолжить", True, IN.EXTEND_DEBATE),
+    ("extend", False, IN.EXTEND_DEBATE), ("status", False, IN.STATUS),
+    ("Tell me more about the security risks", False, IN.FOLLOW_UP), ("Why not Kafka?", True, IN.FOLLOW_UP),
+])
+def test_after_a_completed_answer_a_keyword_is_never_a_new_problem(text, extendable, intent):
+    assert decide_intent(text, None, S.COMPLETED, extendable=extendable) is intent
+
+
+@pytest.mark.parametrize(("text", "intent"), [
+    ("retry", IN.HINT), ("try again", IN.HINT), ("continue", IN.HINT), ("resume", IN.HINT), ("more", IN.HINT),
+    ("cancel", IN.HINT), ("stop", IN.HINT), ("skip", IN.HINT), ("later", IN.HINT), ("продолжить", IN.HINT),
+    ("status", IN.STATUS), ("personas", IN.PERSONAS), ("Should we adopt Kafka?", IN.NEW_PROBLEM),
+])
+def test_after_a_cancel_a_keyword_is_never_a_new_problem(text, intent):
+    assert decide_intent(text, None, S.CANCELLED) is intent
+    assert decide_intent(text, None, S.CANCELLED, stopped=True) is intent  # a cancel clears nothing, still cancelled
+
+
+@pytest.mark.parametrize("text", ["retry", "continue", "skip", "more"])
+def test_without_a_session_a_keyword_still_starts_one(text):
+    """No session to act on: the text is the problem (the chat has nothing else it could mean)."""
+    assert decide_intent(text, None, None) is IN.NEW_PROBLEM

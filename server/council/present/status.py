@@ -83,6 +83,22 @@ def library(names: list[str]) -> str:
     return f"Available personas: {join_names(names)}. Name them in your question to choose the council.\n"
 
 
+def hint(s: ConversationSession, word: str, extendable: bool) -> str:
+    """The reply to a bare keyword with nothing to act on in this state (intent ``hint``): why, and what is
+    possible now. Nothing runs and the session is unchanged."""
+    said = f"“{one_line(word).strip(' .!?…')[:60]}”"
+    if s.status is SessionStatus.COMPLETED:
+        extend = ", send `/extend` to let the council debate further" if extendable else ""
+        return (f"The council has already answered, so {said} has nothing to act on. Ask a follow-up question "
+                f"about the answer{extend}, or send `/new <question>` to start a new session.\n")
+    if s.status is SessionStatus.CANCELLED:
+        return (f"This session was cancelled, so {said} has nothing to act on and it cannot be resumed. Type a "
+                "question to start a new session.\n")
+    why = "the session is stopped" if s.stopped else "no question is waiting for an answer"
+    return (f"{said} has nothing to act on: {why}. Send `continue` (or `/retry`) to resume the session, "
+            "`/cancel` to end it, or a new question to start another session.\n")
+
+
 TURN_NOTES: dict[str, str] = {
     "cancelled": "The session was cancelled.",
     "no_more_questions": "The moderator has no further questions.",

@@ -5,6 +5,11 @@ if it is risky" is an answer. A slash command always wins over the text. While a
 keywords that concern it (skip, skip all, defer, more questions) and cancel, status and personas act; any other
 text is the answer — unless it reads like a new problem (``misreading``), which is confirmed first. After a
 completed session, plain text is a follow-up answered in that session's context.
+
+Once a session exists a bare keyword is never the problem of a new session: resume words ("continue", "go on",
+"продолжай" …) resume a stopped or stalled session as ``retry`` does, extend a completed debate that stopped at its
+cycle limit, and otherwise — like "retry", "skip" or "cancel" after an answer — get a ``hint``: a note on what is
+possible now, with no model call and no change to the session.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class Intent(str, Enum):
     RETRY = "retry"
     CONFIRM_NEW = "confirm_new"  # typed while a question is open, it reads like a new problem: ask which it is
     FOLLOW_UP = "follow_up"  # plain text after a completed session: the moderator answers it from that session
+    HINT = "hint"  # a keyword with nothing to act on in this state: a note says what is possible (nothing runs)
 
 
 # slash command (the wire's TurnCommand value) → intent
@@ -74,37 +80,79 @@ _WHILE_CLARIFYING = frozenset({Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER, Inten
 
 _TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
 
+# what a person types to resume a stopped (or stalled) session; after a completed debate that stopped at its
+# cycle limit the same words extend it, since going on with that debate is what ``/extend`` does
+_RESUME_WORDS = frozenset({
+    "resume", "continue", "go on", "carry on", "keep going", "continue the debate", "continue debate",
+    "please continue", "please continue the debate", "keep debating", "retry", "try again",
+    "продолжить", "продолжай", "продолжи", "продолжим", "продолжаем", "возобновить", "продолжить дебаты",
+    "повторить", "ещё раз", "еще раз",
+})
+_AGAIN_WORDS = frozenset({"retry", "try again", "повторить", "ещё раз", "еще раз"})  # resume, but never extend
+
+# keywords that still act after a completed or cancelled session (slash commands act everywhere)
+_AFTER_THE_END = {SessionStatus.COMPLETED: (Intent.EXTEND_DEBATE, Intent.STATUS, Intent.PERSONAS),
+                  SessionStatus.CANCELLED: (Intent.STATUS, Intent.PERSONAS)}
+# keywords that act while the council works, or after it stopped or stalled
+_WHILE_WORKING = frozenset({Intent.CANCEL, Intent.STOP, Intent.STATUS, Intent.PERSONAS, Intent.RETRY,
+                            Intent.EXTEND_DEBATE})
+
+
+def normalized(text: str) -> str:
+    """The turn as keywords are matched: trimmed, lower case, one space between words, plain apostrophes."""
+    return " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
+
 
 def keyword_intent(text: str) -> Intent | None:
-    norm = " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
+    norm = normalized(text)
     for intent, words in _KEYWORDS.items():
         if norm in words:
             return intent
     return None
 
 
+def is_keyword(text: str) -> bool:
+    """Whether the whole turn is a command word (a keyword or a resume word), not a sentence."""
+    return keyword_intent(text) is not None or normalized(text) in _RESUME_WORDS
+
+
 def decide_intent(text: str, command: str | None, status: SessionStatus | None,
-                  question: ClarificationQuestion | None = None) -> Intent:
-    """The intent of a turn given its slash command (if any), the session's status (None: no session yet) and
-    the question waiting for an answer (if any)."""
+                  question: ClarificationQuestion | None = None, *, stopped: bool = False,
+                  extendable: bool = False) -> Intent:
+    """The intent of a turn given its slash command (if any), the session's status (None: no session yet), the
+    question waiting for an answer (if any), whether the session is stopped, and whether its completed debate
+    can be extended. A bare keyword never becomes the problem of a new session once a session exists."""
     if command is not None:
         return _COMMANDS[str(getattr(command, "value", command))]
-    found = keyword_intent(text)
+    found, norm = keyword_intent(text), normalized(text)
     if status is None:
         return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
+    if status in _AFTER_THE_END:
+        return _after_the_end(status, found, norm, extendable)
+    if stopped and norm in _RESUME_WORDS:
+        return Intent.RETRY  # the status of a stopped session does not change: it resumes from any of them
     if status is SessionStatus.CLARIFYING:
         if found in _WHILE_CLARIFYING:
             return found
         if question is not None and looks_like_new_problem(text, question):
             return Intent.CONFIRM_NEW
         return Intent.ANSWER
-    if status is SessionStatus.COMPLETED:
-        if found in (Intent.EXTEND_DEBATE, Intent.STATUS, Intent.PERSONAS):
-            return found
-        return Intent.NEW_PROBLEM if found else Intent.FOLLOW_UP
-    if status is SessionStatus.CANCELLED:
-        return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
-    # created / debating / final: a turn arrives while the council works (or after every advisor failed)
-    if found in (Intent.CANCEL, Intent.STOP, Intent.STATUS, Intent.PERSONAS, Intent.RETRY, Intent.EXTEND_DEBATE):
+    # created / debating / final: a turn arrives while the council works, after a stop or after every advisor
+    # failed (a stall): resume words resume, and plain text is a new problem
+    if norm in _RESUME_WORDS:
+        return Intent.RETRY
+    if found in _WHILE_WORKING:
         return found
-    return Intent.NEW_PROBLEM
+    return Intent.HINT if found else Intent.NEW_PROBLEM
+
+
+def _after_the_end(status: SessionStatus, found: Intent | None, norm: str, extendable: bool) -> Intent:
+    """A completed session answers follow-ups; a cancelled one takes a new problem; a keyword with nothing to act
+    on gets a hint."""
+    if found in _AFTER_THE_END[status]:
+        return found
+    if status is SessionStatus.COMPLETED and extendable and norm in _RESUME_WORDS - _AGAIN_WORDS:
+        return Intent.EXTEND_DEBATE  # "continue" after a debate that stopped at its cycle limit
+    if found is not None or norm in _RESUME_WORDS:
+        return Intent.HINT
+    return Intent.FOLLOW_UP if status is SessionStatus.COMPLETED else Intent.NEW_PROBLEM
