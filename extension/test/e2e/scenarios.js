@@ -1,6 +1,7 @@
 // The paths users take beyond the happy one (issue 9), each in its own chat conversation of the real VS Code:
-// a follow-up after the answer, a choice followup after /new, a new question typed while a question is open,
-// Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, and a window reload.
+// a follow-up after the answer, "Ask a new question" after it, a choice followup after /new, a new question typed
+// while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, and a
+// window reload.
 // Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
 // the first thing a person would see wrong.
 'use strict';
@@ -41,6 +42,17 @@ const scenarios = {
     const text = await r.innerText();
     if (!/Moderator/.test(text)) throw new Error(`no moderator reply to the follow-up: ${text.slice(0, 300)}`);
     expectAbsent(text, new RegExp(FIRST_Q), 'the follow-up started a new session');
+  },
+
+  /** The "Ask a new question" followup under an answer, then a typed question: a new session, not a follow-up. */
+  async 'ask a new question after the answer'(ui) {
+    await ui.click('Ask a new question');
+    await ui.see(/Type your new question/);
+    await ui.idle();
+    const r = await ui.send('@council Should we adopt Kafka for our event bus?');
+    await ui.see(FIRST_Q, r);
+    await ui.idle();
+    expectAbsent(await r.innerText(), /Moderator/, 'the new question was answered as a follow-up');
   },
 
   /** After `/new …`, a choice followup answers the question (it is not sent as `/new <choice>`). */
