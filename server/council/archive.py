@@ -36,7 +36,10 @@ class Archive:
     async def turn_done(self, session: ConversationSession) -> None:
         if session.status is not SessionStatus.COMPLETED or (self.memory is None and self.transcript_dir is None):
             return
-        await anyio.to_thread.run_sync(self._keep, session)
+        try:
+            await anyio.to_thread.run_sync(self._keep, session)
+        except Exception:  # never the turn's failure: the session itself is done
+            log.exception("could not archive session %s", session.session_id)
 
     def _keep(self, session: ConversationSession) -> None:
         if self.memory is not None:
@@ -48,7 +51,7 @@ class Archive:
             try:
                 path = write_transcript(self.transcript_dir, session)
                 log.info("transcript of session %s written to %s", session.session_id, path)
-            except OSError:
+            except Exception:
                 log.exception("could not write the transcript of session %s", session.session_id)
 
     def decisions(self, params: DecisionsParams) -> DecisionsResult:

@@ -75,3 +75,29 @@ async def test_no_evidence_flag_keeps_the_workspace_for_personas_only(sidecar, t
         r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert snap["session"]["settings"]["evidence"] is False and snap["session"]["evidence"] == []
+
+
+async def test_a_file_name_that_is_not_utf8_reaches_the_wire_and_the_transcript(sidecar, tmp_path):
+    root, out = tmp_path / "ws", tmp_path / "transcripts"
+    (root / "docs").mkdir(parents=True)
+    with open(bytes(root) + b"/docs/caf\xe9.md", "wb") as f:  # latin-1 bytes: not UTF-8
+        f.write(f"{PLAN}\n".encode())
+    first = {k: v for k, v in persona_reply().items() if k not in ("changed_position", "change_reason")}
+    ask = {**first, "evidence_requests": [{"tool": "list_files", "query": "**", "regex": False},
+                                          {"tool": "read_file", "query": "docs/caf\ufffd.md", "regex": False}]}
+    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": "Software Architect", "cycle": 1},
+                         "reply": ask}]}
+    args = ["--workspace", str(root), "--transcript-dir", str(out), "--max-cycles", "2", "--min-cycles", "2"]
+    async with sidecar(script=script, args=args) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed", r  # was an internal UnicodeEncodeError writing the transcript
+        [event] = events_of(sc, r["sessionId"], "evidence.gathered")
+        listing, read = event["uses"]
+        assert listing["ok"] and listing["text"].splitlines()[1:] == ["docs/caf\ufffd.md"]
+        assert read["ok"] and PLAN in read["text"] and read["files"] == ["docs/caf\ufffd.md"]
+        assert event["references"] == [(root / "docs").resolve().as_uri() + "/caf%E9.md"]
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        assert snap["session"]["workspaceOverview"] == ["docs/"]
+    [file] = out.iterdir()
+    text = file.read_text(encoding="utf-8")
+    assert "docs/caf\ufffd.md" in text and PLAN in text

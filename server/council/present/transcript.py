@@ -1,10 +1,14 @@
 """The whole session as one markdown document: the question (and what was attached), the council, clarifications and
 assumptions, every cycle with its positions, votes and summary (and what the user added when re-opening the debate),
 convergence cycle by cycle, the evidence the advisors read, the vote, the final answer (with dissent and the past
-decisions it was shown) and the follow-up questions with the moderator's answers."""
+decisions it was shown) and the follow-up questions with the moderator's answers.
+
+The document can always be encoded (a file name that is not UTF-8, kept as lone surrogates, shows U+FFFD).
+"""
 
 from __future__ import annotations
 
+from council.encodable import encodable
 from council.present import clarify, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
@@ -111,7 +115,7 @@ def transcript(s: ConversationSession) -> str:
     if s.final_answer:
         out.append(s.final_answer)
     out.append(follow_up.transcript_follow_ups(s))
-    return "".join(out)
+    return encodable("".join(out))
 
 
 def written_line(path: object) -> str:
