@@ -67,3 +67,25 @@ def test_without_memory_or_transcript_nothing_is_written(tmp_path):
 def test_memory_needs_a_workspace():
     r = run_council("ask", *FAST, "--memory", PROBLEM)
     assert r.returncode == 2 and "--memory needs --workspace" in r.stderr
+
+
+def test_a_transcript_folder_that_cannot_be_written_is_a_usage_error_before_any_model_call(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("hi\n", encoding="utf-8")
+    for folder, why in [(afile, "it is a file"), (afile / "sub", f"{afile} is not a folder"),
+                        (Path("/proc/council-transcripts"), "/proc is not writable")]:
+        r = run_council("ask", *FAST, "--transcript", str(folder), PROBLEM)
+        assert r.returncode == 2 and r.stdout == "", (folder, r.stdout, r.stderr)  # the sidecar never started
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"council ask: error: --transcript {folder}: ")
+        assert why in r.stderr, r.stderr
+    assert afile.read_text(encoding="utf-8") == "hi\n"
+    fresh = tmp_path / "new" / "transcripts"  # created when the first transcript is written
+    assert run_council("ask", *FAST, "--transcript", str(fresh), PROBLEM).returncode == 0
+    assert len(list(fresh.iterdir())) == 1
+
+
+def test_serve_says_at_start_when_its_transcript_folder_cannot_be_written(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("hi\n", encoding="utf-8")
+    r = run_council("serve", "--provider", "scripted", "--no-embeddings", "--transcript-dir", str(afile))
+    assert f"--transcript-dir: cannot write transcripts into {afile}: it is a file" in r.stderr, r.stderr
