@@ -9,8 +9,9 @@ refused (:class:`MemoryRefused`, ``outside_workspace``), and a file that is not 
 ``unreadable`` (never rewritten: the user moves it away).
 
 Similarity (:meth:`MemoryStore.similar`) compares questions with the ranker it is given — the sentence-embedding
-ranker when its model is warm, else TF-IDF — falling back to TF-IDF, then word overlap, when a ranker fails; each
-method has its own threshold, since their scores are not on one scale.
+ranker when its model is warm, else TF-IDF (:class:`~council.memory.similarity.QuestionRanker`: words that share a
+long prefix or suffix count as one, so "microservices" meets "services") — falling back to TF-IDF, then word
+overlap, when a ranker fails; each method has its own threshold, since their scores are not on one scale.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pathlib import Path
 import anyio.to_thread
 
 from council.memory.models import Decision, decision_of
-from council.personas.tfidf import OverlapRanker, TfidfRanker
+from council.memory.similarity import QuestionRanker
+from council.personas.tfidf import OverlapRanker
 from council.session.entities import ConversationSession
 from council.session.grounds import Precedent
 
@@ -34,7 +36,8 @@ log = logging.getLogger(__name__)
 
 FILE = Path(".council") / "decisions.sqlite3"
 SCHEMA_VERSION = 1
-THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.25, "keywords": 0.2}  # the least similarity worth recalling
+# the least similarity worth recalling; tfidf: paraphrases score 0.31–0.59, unrelated questions at most 0.24
+THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.28, "keywords": 0.2}
 RECALLED = 3  # past decisions offered to a new session
 MAX_KEPT = 5000  # decisions kept (the oldest are dropped beyond)
 
@@ -169,13 +172,13 @@ class MemoryStore:
             return [], "tfidf"
         docs = [d.question for d in decisions]
         method, scores = _rank(ranker, text, docs)
-        floor = THRESHOLDS.get(method, 0.25) if threshold else 1e-9
+        floor = THRESHOLDS.get(method, THRESHOLDS["tfidf"]) if threshold else 1e-9
         ranked = sorted(zip(decisions, scores, strict=True), key=lambda x: x[1], reverse=True)
         return [(d, s) for d, s in ranked if s >= floor][:limit], method
 
 
 def _rank(ranker: object | None, text: str, docs: list[str]) -> tuple[str, list[float]]:
-    for candidate in (ranker, TfidfRanker(), OverlapRanker()):
+    for candidate in (ranker, QuestionRanker(), OverlapRanker()):
         if candidate is None:
             continue
         try:
