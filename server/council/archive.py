@@ -16,7 +16,7 @@ import anyio.to_thread
 
 from council.config import CouncilConfig
 from council.errors import CouncilError, ErrorCode, validation_error
-from council.memory import MemoryStore, SessionMemory
+from council.memory import MemoryRefused, MemoryStore, SessionMemory
 from council.present import decisions as words
 from council.protocol.decisions import DecisionsParams, DecisionsResult
 from council.session.entities import ConversationSession, SessionStatus
@@ -36,27 +36,39 @@ class Archive:
     async def turn_done(self, session: ConversationSession) -> None:
         if session.status is not SessionStatus.COMPLETED or (self.memory is None and self.transcript_dir is None):
             return
-        await anyio.to_thread.run_sync(self._keep, session)
+        try:
+            await anyio.to_thread.run_sync(self._keep, session)
+        except Exception:  # never the turn's failure: the session itself is done
+            log.exception("could not archive session %s", session.session_id)
 
     def _keep(self, session: ConversationSession) -> None:
         if self.memory is not None:
             try:
                 self.memory.remember(session)
+            except MemoryRefused as err:
+                log.warning("session %s not kept: %s", session.session_id, words.refused(err))
             except Exception:
                 log.exception("could not keep session %s in the decision memory", session.session_id)
         if self.transcript_dir is not None:
             try:
                 path = write_transcript(self.transcript_dir, session)
                 log.info("transcript of session %s written to %s", session.session_id, path)
-            except OSError:
+            except Exception:
                 log.exception("could not write the transcript of session %s", session.session_id)
 
     def decisions(self, params: DecisionsParams) -> DecisionsResult:
-        """Past decisions by id, by similarity to a query, or the newest; refused while memory is off."""
+        """Past decisions by id, by similarity to a query, or the newest; refused while memory is off or when its
+        file cannot be used (not a decision memory: validation; outside the workspace: permission)."""
         if self.memory is None:
             raise CouncilError(ErrorCode.PERMISSION, "the decision memory is off: start the council with --memory "
                                "and --workspace to keep and search decisions", reason="memory_off")
-        store = self.memory.store
+        try:
+            return self._decisions(self.memory.store, params)
+        except MemoryRefused as err:
+            code = ErrorCode.PERMISSION if err.reason == "outside_workspace" else ErrorCode.VALIDATION
+            raise CouncilError(code, words.refused(err), reason=f"memory_{err.reason}", path=str(err.path)) from None
+
+    def _decisions(self, store: MemoryStore, params: DecisionsParams) -> DecisionsResult:
         if params.decision_id:
             found = store.get(params.decision_id)
             if found is None:

@@ -4,6 +4,8 @@
 
 The file name is stable for a session — its start time, the first words of the question and the session id — so a
 follow-up or a re-opened debate rewrites the same file. Files are written whole (a temporary file, then a rename).
+:func:`folder_problem` says up front when the folder cannot take them (a file in its place, or a place nobody may
+write), so ``council ask --transcript`` refuses before any model call and ``council serve`` logs it at start.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from council.present.transcript import transcript
 from council.session.entities import ConversationSession
@@ -41,3 +45,29 @@ def write_transcript(folder: Path, session: ConversationSession) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+@dataclass(frozen=True)
+class FolderProblem:
+    """Why transcripts cannot be written into a folder: ``path`` (the folder or the parent it would be created in)
+    is not a folder, or a file cannot be created in it (``detail``: the system's reason)."""
+
+    reason: Literal["not_a_folder", "not_writable"]
+    path: Path
+    detail: str = ""
+
+
+def folder_problem(folder: Path) -> FolderProblem | None:
+    """Whether transcripts can be written into ``folder`` (None: they can). Nothing is left behind: the folder, or
+    the nearest existing parent it would be created in, gets a temporary file that is removed at once."""
+    place = folder
+    while not os.path.lexists(place) and place.parent != place:
+        place = place.parent
+    if not place.is_dir():
+        return FolderProblem("not_a_folder", place)
+    try:
+        with tempfile.TemporaryFile(dir=place, prefix=".council-"):
+            pass
+    except OSError as exc:
+        return FolderProblem("not_writable", place, exc.strerror or type(exc).__name__)
+    return None

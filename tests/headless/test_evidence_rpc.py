@@ -133,3 +133,29 @@ async def test_a_catastrophic_regex_does_not_freeze_the_sidecar(sidecar, tmp_pat
         [use] = event["uses"]
         assert use["tool"] == "search_code" and use["ok"] and use["truncated"] and use["count"] == 0, use
         assert children_of(sc.process.pid) == []
+
+
+async def test_a_file_name_that_is_not_utf8_reaches_the_wire_and_the_transcript(sidecar, tmp_path):
+    root, out = tmp_path / "ws", tmp_path / "transcripts"
+    (root / "docs").mkdir(parents=True)
+    with open(bytes(root) + b"/docs/caf\xe9.md", "wb") as f:  # latin-1 bytes: not UTF-8
+        f.write(f"{PLAN}\n".encode())
+    first = {k: v for k, v in persona_reply().items() if k not in ("changed_position", "change_reason")}
+    ask = {**first, "evidence_requests": [{"tool": "list_files", "query": "**", "regex": False},
+                                          {"tool": "read_file", "query": "docs/caf\ufffd.md", "regex": False}]}
+    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": "Software Architect", "cycle": 1},
+                         "reply": ask}]}
+    args = ["--workspace", str(root), "--transcript-dir", str(out), "--max-cycles", "2", "--min-cycles", "2"]
+    async with sidecar(script=script, args=args) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed", r  # was an internal UnicodeEncodeError writing the transcript
+        [event] = events_of(sc, r["sessionId"], "evidence.gathered")
+        listing, read = event["uses"]
+        assert listing["ok"] and listing["text"].splitlines()[1:] == ["docs/caf\ufffd.md"]
+        assert read["ok"] and PLAN in read["text"] and read["files"] == ["docs/caf\ufffd.md"]
+        assert event["references"] == [(root / "docs").resolve().as_uri() + "/caf%E9.md"]
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        assert snap["session"]["workspaceOverview"] == ["docs/"]
+    [file] = out.iterdir()
+    text = file.read_text(encoding="utf-8")
+    assert "docs/caf\ufffd.md" in text and PLAN in text

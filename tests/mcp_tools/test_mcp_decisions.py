@@ -40,3 +40,15 @@ async def test_without_memory_the_tool_is_not_offered_and_nothing_is_written(mcp
         assert refused.isError and refused.structuredContent["error"]["code"] == "permission"
         assert not (await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})).isError
     assert list(ws.iterdir()) == []
+
+
+async def test_a_file_that_is_not_a_decision_memory_is_a_tool_error_with_the_contract_shape(mcp_client, tmp_path: Path):
+    ws = tmp_path / "ws"
+    (ws / ".council").mkdir(parents=True)
+    (ws / ".council" / "decisions.sqlite3").write_text("junk\n", encoding="utf-8")
+    async with mcp_client(workspace=ws, extra=["--memory"]) as s:
+        for arguments in ({}, {"query": "monolith"}, {"decision_id": "abcd"}):
+            bad = await s.call_tool("council_decisions", arguments)
+            error = bad.structuredContent["error"]
+            assert bad.isError and set(error) == {"code", "message", "details"} and error["code"] == "validation"
+            assert error["details"]["reason"] == "memory_unreadable" and "is not a decision memory" in error["message"]

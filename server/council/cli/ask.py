@@ -306,12 +306,27 @@ def read_question(args: argparse.Namespace, ui: TextIO) -> str:
     return text
 
 
+def skip_unusable_memory(args: argparse.Namespace) -> None:
+    """``--memory`` with a memory file that cannot be used: say so once and run without memory."""
+    if not args.memory:
+        return
+    from council.memory import MemoryRefused, MemoryStore
+    from council.present.decisions import refused
+
+    try:
+        MemoryStore(Path(args.workspace).expanduser().resolve()).check()
+    except MemoryRefused as err:
+        print(f"council ask: warning: decision memory skipped: {refused(err)}", file=sys.stderr)
+        args.memory = False
+
+
 def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     ui = sys.stderr if args.json else sys.stdout
     try:
         if problem := check_usage(args):
             raise AskError(USAGE, problem)
+        skip_unusable_memory(args)
         question = read_question(args, ui)
     except AskError as err:
         print(f"council ask: error: {err.message}", file=sys.stderr)

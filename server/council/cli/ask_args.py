@@ -106,7 +106,19 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--script needs --provider scripted"
     if args.question is not None and not args.question.strip():
         return "the question is empty"
+    if args.transcript:
+        return transcript_folder_problem(args.transcript, "--transcript")
     return None
+
+
+def transcript_folder_problem(folder: str, flag: str) -> str | None:
+    """Why ``folder`` cannot take transcripts (checked before the sidecar starts, so before any model call)."""
+    from council.present.transcript import unusable_folder
+    from council.transcripts import folder_problem
+
+    path = Path(folder).expanduser().resolve()
+    problem = folder_problem(path)
+    return f"{flag} {folder}: " + unusable_folder(path, problem) if problem else None
 
 
 def rpc_failure(err: RpcError, *, starting: bool) -> AskError:

@@ -4,7 +4,9 @@ It reads ``<workspace>/.council/decisions.sqlite3`` (``--workspace``, default th
 council fills only when memory is on (``council serve --memory``, ``council ask --memory``, the VS Code setting
 ``council.memory.enabled``). Listing and searching never create the file. ``search`` ranks by TF-IDF similarity
 of the questions (the embedding model is not loaded for a one-shot command). ``--json`` prints the decisions as
-JSON. Exit codes: 0 done, 1 nothing found (``show``/``forget`` of an unknown id), 2 bad usage.
+JSON. Exit codes: 0 done, 1 nothing found (``show``/``forget`` of an unknown id), 2 bad usage, 3 the memory file
+cannot be used (not a decision memory, or ``.council`` leads outside the workspace: one line says which and what to
+do).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-OK, NOT_FOUND, USAGE = 0, 1, 2
+OK, NOT_FOUND, USAGE, UNUSABLE = 0, 1, 2, 3
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,14 +35,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from council.cli.render import Style, markdown
-    from council.memory import MemoryStore
+    from council.memory import MemoryRefused, MemoryStore
     from council.present import decisions as words
 
     if getattr(args, "limit", 1) < 1:
         print("council decisions: error: --limit must be at least 1", file=sys.stderr)
         return USAGE
-    store = MemoryStore(Path(args.workspace or ".").resolve())
+    try:
+        return _run(args, MemoryStore(Path(args.workspace or ".").resolve()))
+    except MemoryRefused as err:
+        print(f"council decisions: error: {words.refused(err)}", file=sys.stderr)
+        return UNUSABLE
+
+
+def _run(args: argparse.Namespace, store) -> int:
+    from council.cli.render import Style, markdown
+    from council.present import decisions as words
+
     similarity: list[float] | None = None
     if args.action == "list":
         found = store.all(args.limit)

@@ -46,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def build_config(args: argparse.Namespace):
     from council.config import OVERRIDES_DIR, ProviderConfig, load_config
+    from council.present.transcript import unusable_folder
+    from council.transcripts import folder_problem
 
     config = load_config(args.config)
     if args.provider:
@@ -66,6 +68,8 @@ def build_config(args: argparse.Namespace):
         config.memory = config.workspace is not None
     if getattr(args, "transcript_dir", None):
         config.transcript_dir = Path(args.transcript_dir).expanduser().resolve()
+        if (problem := folder_problem(config.transcript_dir)) is not None:  # tried anyway: it may appear later
+            log.warning("--transcript-dir: %s", unusable_folder(config.transcript_dir, problem))
     return config
 
 

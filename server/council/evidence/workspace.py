@@ -2,39 +2,82 @@
 
 A path is judged twice, as asked and as resolved (``os.path.realpath``: every symlink followed): both must stay
 under the real root (so ``..``, an absolute path elsewhere and a symlink that points out are refused as
-``outside_workspace``), neither may look like a secret (``.env*``, key and certificate files, credentials, anything
-under ``.git``, ``.ssh``, ``.aws`` …: ``secret``), and neither may be ignored by git (``gitignored``). Files over
-1 MB (``too_large``) and binaries (a NUL byte in the first 8 KB: ``binary``) are refused when read.
+``outside_workspace``), neither may look like a secret (``secret``), and neither may be ignored by git
+(``gitignored``). Files over 1 MB (``too_large``) and binaries (a NUL byte in the first 8 KB: ``binary``) are
+refused when read.
+
+Secret-looking, by name (case-insensitive; :data:`SECRET_FOLDERS`, :data:`SECRET_PATHS`, :data:`SECRET_NAMES`):
+anything under ``.git``, ``.ssh``, ``.aws``, ``.gnupg``, ``.azure``, ``.kube``, ``.docker``, ``.password-store``, a
+folder named ``secrets`` or ``.secrets``, ``.config/gh``, ``.config/gcloud`` …; ``.env*``; private keys, keystores
+and certificates (``id_rsa*``, ``*.pem``, ``*.key``, ``*.ppk``, ``*.p8``, ``*.p12``, ``*.pfx``, ``*.jks``,
+``*.keystore``, ``*.kdbx`` …); tool credentials (``.netrc``, ``.npmrc``, ``.yarnrc.yml``, ``.pypirc``,
+``.git-credentials``, ``.dockercfg``, ``.s3cfg``, ``.boto``, ``.vault-token``, ``kubeconfig``, ``.terraformrc``,
+``*.tfvars``, ``*.tfstate`` …); shell and REPL histories (``*_history``); ``secret``/``secrets`` with any suffix
+(``secrets.yaml``, and ``secrets.py`` too: CircuitPython keeps passwords in it, and a real module of that name
+would shadow Python's own ``secrets``); and other files named for secrets or credentials (``client_secret.json``,
+``credentials``, ``db-secrets.yaml``, ``prod.credentials.json`` …) unless they are source code or docs
+(:data:`SOURCE_SUFFIXES`: ``secret_manager.py``, ``credentials.ts``, ``aws_credentials.go`` are code *about*
+secrets, which an advisor may need to read).
+
+A name that cannot be decoded as UTF-8 (bytes kept as lone surrogates, ``surrogateescape``) is shown with U+FFFD in
+their place (``council.encodable``), so every result can be encoded; a name shown so leads back to its file.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from council.encodable import encodable
 from council.evidence.ignore import ignorer_for
 from council.session.grounds import Refusal
 
 MAX_FILE_BYTES = 1_000_000
 SNIFF_BYTES = 8000
-SECRET_FOLDERS = frozenset({".git", ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store"})
+MAX_SCANNED_ENTRIES = 10_000  # of one folder, looking for a name shown with U+FFFD
+SECRET_FOLDERS = frozenset({".git", ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
+                            "secrets", ".secrets", ".terraform.d"})
+SECRET_PATHS = (".config/gh", ".config/gcloud", ".config/hub", ".config/op", ".config/rclone", ".config/doctl",
+                ".config/heroku", ".m2/settings-security.xml", ".composer/auth.json")
 SECRET_NAMES = (
-    ".env", ".env.*", "*.env", ".envrc", ".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".htpasswd",
-    ".git-credentials", ".dockercfg", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem", "*.key", "*.p12",
-    "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.gpg", "*.asc", "credentials", "credentials.*", "*credentials*.json",
-    "secrets.*", "*.secret", "*.secrets", "service-account*.json", "*.tfvars", "*.tfstate", "*.ovpn",
+    ".env", ".env.*", "*.env", ".envrc", ".netrc", "_netrc", ".authinfo", ".npmrc", ".yarnrc", ".yarnrc.yml",
+    ".pypirc", ".pgpass", ".my.cnf", ".htpasswd", ".git-credentials", ".gitcookies", ".dockercfg", ".s3cfg",
+    ".boto", ".vault-token", "*.token", "kubeconfig", "kubeconfig.*", "*.kubeconfig", ".terraformrc",
+    "terraform.rc", "*.tfvars", "*.tfvars.json", "*.tfstate", "*.tfstate.*", "*.ovpn",
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem", "*.key", "*.ppk", "*.p8", "*.pk8", "*.p12",
+    "*.pkcs12", "*.pfx", "*.jks", "*.bks", "*.keystore", "*.keytab", "*.kdbx", "*.gpg", "*.asc",
+    "*_history", ".histfile", ".zhistory", "secret", "secrets", "secret.*", "secrets.*", "*.secret", "*.secrets",
+    "service-account*.json",
 )
+# Named for secrets or credentials: refused unless the suffix says source code or docs (SOURCE_SUFFIXES).
+SECRET_WORDS = ("*[._-]secret", "*[._-]secrets", "*[._-]secret.*", "*[._-]secrets.*", "client_secret*",
+                "credentials", "credentials*", "*[._-]credentials", "*[._-]credentials.*", "*credentials*.json")
+SOURCE_SUFFIXES = frozenset({
+    ".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".go", ".rs", ".java", ".kt",
+    ".kts", ".scala", ".rb", ".php", ".cs", ".fs", ".swift", ".c", ".h", ".cc", ".cpp", ".hpp", ".m", ".ex",
+    ".exs", ".erl", ".clj", ".dart", ".lua", ".md", ".rst", ".adoc",
+})
 
 
 def is_secret(rel: str) -> bool:
     """Whether a workspace-relative path looks like it holds secrets (never read, searched or listed)."""
     parts = [p.lower() for p in rel.split("/") if p]
-    if any(p in SECRET_FOLDERS for p in parts[:-1]) or (parts and parts[-1] in SECRET_FOLDERS):
+    if not parts:
+        return False
+    if any(p in SECRET_FOLDERS for p in parts):
         return True
-    return bool(parts) and any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in SECRET_NAMES)
+    joined = "/" + "/".join(parts) + "/"
+    if any(f"/{path}/" in joined for path in SECRET_PATHS):
+        return True
+    name = parts[-1]
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAMES):
+        return True
+    return os.path.splitext(name)[1] not in SOURCE_SUFFIXES and \
+        any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_WORDS)
 
 
 def is_binary(head: bytes) -> bool:
@@ -65,10 +108,14 @@ class Workspace:
 
     def locate(self, query: str) -> Located | Refusal:
         """Where ``query`` (relative to the root, or absolute inside it) really leads, or why it may not be read."""
+        if "\0" in query:
+            return "not_found"  # no file name holds a NUL
         asked = Path(query)
         candidate = os.path.normpath(asked if asked.is_absolute() else self.root / asked)
         if not self.inside(candidate):
             return "outside_workspace"
+        if "\ufffd" in candidate and not os.path.lexists(candidate):
+            candidate = self.undecoded(candidate) or candidate  # a name shown with U+FFFD for bytes that are not UTF-8
         real = os.path.realpath(candidate)
         if not self.inside(real):
             return "outside_workspace"  # a symlink that points out
@@ -79,7 +126,26 @@ class Workspace:
             return "not_found"
         if any(rel and self.ignored(rel, os.path.isdir(real)) for rel in names):
             return "gitignored"
-        return Located(names[1], Path(real))
+        return Located(encodable(names[1]), Path(real))
+
+    def undecoded(self, candidate: str) -> str | None:
+        """The real path ``candidate`` (under the root) names when its U+FFFD stand for bytes that are not UTF-8:
+        each such part is the one entry of its folder shown that way (None when none or several are)."""
+        path = str(self.root)
+        for part in self.relative(candidate).split("/"):
+            if "\ufffd" not in part or os.path.lexists(os.path.join(path, part)):
+                path = os.path.join(path, part)
+                continue
+            try:
+                with os.scandir(path) as entries:
+                    first = itertools.islice(entries, MAX_SCANNED_ENTRIES)
+                    same = [e.name for e in first if encodable(e.name) == part]
+            except OSError:
+                return None
+            if len(same) != 1:
+                return None
+            path = os.path.join(path, same[0])
+        return path
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         try:
@@ -98,7 +164,7 @@ class Workspace:
                 continue
             if os.path.islink(path) and (is_secret(self.relative(real)) or self.ignored(self.relative(real), False)):
                 continue
-            yield Located(rel, Path(real))
+            yield Located(encodable(rel), Path(real))
 
     def overview(self, limit: int = 60) -> list[str]:
         """The root's entries an advisor may start from, folders with a trailing ``/``."""
@@ -116,7 +182,7 @@ class Workspace:
                 if not self.inside(real) or is_secret(self.relative(real)) or \
                         self.ignored(self.relative(real), os.path.isdir(real)):
                     continue
-            out.append(entry.name + ("/" if is_dir else ""))
+            out.append(encodable(entry.name) + ("/" if is_dir else ""))
             if len(out) >= limit:
                 break
         return out

@@ -8,6 +8,6 @@ and the MCP tool ``council_decisions`` read it; nothing is written unless memory
 """
 
 from council.memory.models import Decision
-from council.memory.store import MemoryStore, SessionMemory
+from council.memory.store import MemoryRefused, MemoryStore, SessionMemory
 
-__all__ = ["Decision", "MemoryStore", "SessionMemory"]
+__all__ = ["Decision", "MemoryRefused", "MemoryStore", "SessionMemory"]

@@ -12,6 +12,7 @@ from datetime import datetime
 from pydantic import Field
 
 from council.camel import SnakeModel
+from council.encodable import encodable
 from council.session.entities import ConversationSession
 from council.session.grounds import Precedent
 
@@ -20,7 +21,7 @@ ITEMS = 8  # of each list
 
 
 def _clip(text: str, limit: int = TEXT) -> str:
-    text = " ".join(text.split())
+    text = encodable(" ".join(text.split()))  # SQLite and JSON refuse lone surrogates
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

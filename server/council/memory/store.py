@@ -4,15 +4,21 @@ One row per decision (the session id is its key, so a re-opened debate that comp
 decision itself is stored as JSON next to the columns that are searched and sorted. Reading never creates the file
 or its folder: only :meth:`MemoryStore.remember` does, and the sidecar calls it only when memory is on.
 
+The memory stays inside the workspace: when ``.council`` or the file resolves elsewhere (a symlink), every use is
+refused (:class:`MemoryRefused`, ``outside_workspace``), and a file that is not an SQLite database is refused as
+``unreadable`` (never rewritten: the user moves it away).
+
 Similarity (:meth:`MemoryStore.similar`) compares questions with the ranker it is given — the sentence-embedding
-ranker when its model is warm, else TF-IDF — falling back to TF-IDF, then word overlap, when a ranker fails; each
-method has its own threshold, since their scores are not on one scale.
+ranker when its model is warm, else TF-IDF (:class:`~council.memory.similarity.QuestionRanker`: words that share a
+long prefix or suffix count as one, so "microservices" meets "services") — falling back to TF-IDF, then word
+overlap, when a ranker fails; each method has its own threshold, since their scores are not on one scale.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,7 +27,8 @@ from pathlib import Path
 import anyio.to_thread
 
 from council.memory.models import Decision, decision_of
-from council.personas.tfidf import OverlapRanker, TfidfRanker
+from council.memory.similarity import QuestionRanker
+from council.personas.tfidf import OverlapRanker
 from council.session.entities import ConversationSession
 from council.session.grounds import Precedent
 
@@ -29,7 +36,8 @@ log = logging.getLogger(__name__)
 
 FILE = Path(".council") / "decisions.sqlite3"
 SCHEMA_VERSION = 1
-THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.25, "keywords": 0.2}  # the least similarity worth recalling
+# the least similarity worth recalling; tfidf: paraphrases score 0.31–0.59, unrelated questions at most 0.24
+THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.28, "keywords": 0.2}
 RECALLED = 3  # past decisions offered to a new session
 MAX_KEPT = 5000  # decisions kept (the oldest are dropped beyond)
 
@@ -45,14 +53,38 @@ CREATE INDEX IF NOT EXISTS decisions_decided_at ON decisions (decided_at);
 """
 
 
+class MemoryRefused(Exception):
+    """The memory file cannot be used: it is not a decision memory (``unreadable``), or it or its folder resolves
+    outside the workspace (``outside_workspace``); ``detail`` is SQLite's reason or where the path leads."""
+
+    def __init__(self, reason: str, path: Path, detail: str) -> None:
+        super().__init__(f"{reason}: {path} ({detail})")
+        self.reason, self.path, self.detail = reason, path, detail
+
+
 class MemoryStore:
     """The decisions of one workspace."""
 
     def __init__(self, workspace: Path) -> None:
-        self.path = Path(workspace) / FILE
+        self.workspace = Path(workspace)
+        self.path = self.workspace / FILE
+
+    def check(self) -> None:
+        """Raise :class:`MemoryRefused` when the memory cannot be used (creates nothing)."""
+        with self._connect(create=False) as conn:
+            if conn is not None:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+    def _check_place(self) -> None:
+        root = os.path.realpath(self.workspace)
+        for path in (self.path.parent, self.path):
+            real = os.path.realpath(path)
+            if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+                raise MemoryRefused("outside_workspace", path, real)
 
     @contextmanager
     def _connect(self, *, create: bool) -> Iterator[sqlite3.Connection | None]:
+        self._check_place()
         if not create and not self.path.is_file():
             yield None  # nothing kept yet: reading creates nothing
             return
@@ -65,6 +97,10 @@ class MemoryStore:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             yield conn
             conn.commit()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # locked, busy, a missing table: not the file's fault
+                raise
+            raise MemoryRefused("unreadable", self.path, str(exc)) from None
         finally:
             conn.close()
 
@@ -136,13 +172,13 @@ class MemoryStore:
             return [], "tfidf"
         docs = [d.question for d in decisions]
         method, scores = _rank(ranker, text, docs)
-        floor = THRESHOLDS.get(method, 0.25) if threshold else 1e-9
+        floor = THRESHOLDS.get(method, THRESHOLDS["tfidf"]) if threshold else 1e-9
         ranked = sorted(zip(decisions, scores, strict=True), key=lambda x: x[1], reverse=True)
         return [(d, s) for d, s in ranked if s >= floor][:limit], method
 
 
 def _rank(ranker: object | None, text: str, docs: list[str]) -> tuple[str, list[float]]:
-    for candidate in (ranker, TfidfRanker(), OverlapRanker()):
+    for candidate in (ranker, QuestionRanker(), OverlapRanker()):
         if candidate is None:
             continue
         try:

@@ -1,9 +1,10 @@
-"""The decision memory as people read it: a list of past decisions (``council decisions list|search``, the MCP tool)
-and one decision in full (``show``)."""
+"""The decision memory as people read it: a list of past decisions (``council decisions list|search``, the MCP tool),
+one decision in full (``show``), and why a memory file cannot be used."""
 
 from __future__ import annotations
 
 from council.memory.models import Decision
+from council.memory.store import MemoryRefused
 from council.present.text import bullets, one_line, percent, section
 
 EMPTY = "_No decisions are kept yet: with memory on, every completed council session adds one._\n"
@@ -50,3 +51,12 @@ def forgotten(d: Decision | None, asked: str) -> str:
     if d is None:
         return f"_No kept decision has the id `{one_line(asked)[:100]}` (or the prefix names several)._\n"
     return f"Forgot the decision `{d.decision_id}` (_{one_line(d.question)[:160]}_).\n"
+
+
+def refused(err: MemoryRefused) -> str:
+    """Why the memory file cannot be used and what to do (one line, plain text)."""
+    if err.reason == "outside_workspace":
+        return (f"the decision memory {err.path} leads outside the workspace (to {err.detail}); it must stay inside: "
+                f"replace the .council link with a folder")
+    return (f"{err.path} is not a decision memory ({err.detail}): move it away (mv {err.path} {err.path}.bak) and "
+            f"the council starts a new one")

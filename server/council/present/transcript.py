@@ -1,15 +1,24 @@
 """The whole session as one markdown document: the question (and what was attached), the council, clarifications and
 assumptions, every cycle with its positions, votes and summary (and what the user added when re-opening the debate),
 convergence cycle by cycle, the evidence the advisors read, the vote, the final answer (with dissent and the past
-decisions it was shown) and the follow-up questions with the moderator's answers."""
+decisions it was shown) and the follow-up questions with the moderator's answers.
+
+The document can always be encoded (a file name that is not UTF-8, kept as lone surrogates, shows U+FFFD).
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from council.encodable import encodable
 from council.present import clarify, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
 from council.present.text import bullets, cell, join_names, one_line, percent
 from council.session.entities import ConversationSession, QuestionStatus
+
+if TYPE_CHECKING:
+    from council.transcripts import FolderProblem
 
 TITLE_CHARS = 120
 ENDED = {"converged": "agreed", "impasse": "impasse", "settled": "settled", "limit": "cycle limit"}
@@ -111,9 +120,17 @@ def transcript(s: ConversationSession) -> str:
     if s.final_answer:
         out.append(s.final_answer)
     out.append(follow_up.transcript_follow_ups(s))
-    return "".join(out)
+    return encodable("".join(out))
 
 
 def written_line(path: object) -> str:
     """Where a transcript file was written (``council ask --transcript``)."""
     return f"_Transcript written to `{path}`._\n"
+
+
+def unusable_folder(folder: object, problem: FolderProblem) -> str:
+    """Why transcripts cannot go into ``folder`` (one line, plain text)."""
+    if problem.reason == "not_a_folder":
+        where = "it is a file" if problem.path == folder else f"{problem.path} is not a folder"
+        return f"cannot write transcripts into {folder}: {where}"
+    return f"cannot write transcripts into {folder}: {problem.path} is not writable ({problem.detail})"
