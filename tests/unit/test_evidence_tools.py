@@ -70,6 +70,17 @@ def test_git_internals_are_never_read(root: Path):
     assert run(WorkspaceTools(root), "read_file", ".git/config").refusal == "secret"
 
 
+def test_read_file_refuses_hostile_queries_instead_of_raising(root: Path):
+    """A line range of thousands of digits (int() refuses it) and a NUL byte are refusals, not exceptions."""
+    tools = WorkspaceTools(root)
+    huge = run(tools, "read_file", "src/app.py:1-" + "9" * 5000)
+    assert not huge.ok and huge.refusal == "not_found"
+    for query in ("src/app.py\0", "src/\0app.py:1-2"):
+        found = run(tools, "read_file", query)
+        assert not found.ok and found.refusal == "not_found", query
+    assert run(tools, "read_file", "src/app.py:1-999999999").ok  # nine digits still read as a range
+
+
 def test_read_file_reads_text_with_line_numbers_and_a_line_range(root: Path):
     tools = WorkspaceTools(root)
     whole = run(tools, "read_file", "src/app.py")

@@ -41,7 +41,7 @@ MAX_CANDIDATES = 200_000  # files handed to one search
 LINE_CHARS = 2000  # of one line, searched
 LIMITS = {"max_file_bytes": MAX_FILE_BYTES, "sniff_bytes": SNIFF_BYTES, "line_chars": LINE_CHARS,
           "match_chars": MATCH_CHARS, "max_matches": MAX_MATCHES, "max_scanned_bytes": MAX_SCANNED_BYTES}
-_RANGE = re.compile(r"^(.*?):(\d+)(?:-(\d+))?$")
+_RANGE = re.compile(r"^(.*?):(\d{1,9})(?:-(\d{1,9}))?$")  # longer numbers are no line numbers (and int() refuses)
 
 
 def _count(n: int, noun: str) -> str:
@@ -70,6 +70,8 @@ def _text_of(found: Located) -> tuple[str | None, EvidenceResult | None]:
 
 def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
     query = query.strip().strip("`'\"")
+    if "\0" in query:
+        return _refused("not_found")
     start = end = None
     m = _RANGE.match(query)
     if m and not os.path.lexists(ws.root / query):
