@@ -132,6 +132,21 @@ def test_a_draft_no_longer_matching_the_workspace_is_refused(make_service, tmp_p
     assert (folder / "devils-advocate.toml").read_text(encoding="utf-8").endswith('"blunt"\n')
 
 
+def test_a_council_folder_linked_out_of_the_workspace_is_refused(make_service, tmp_path: Path):
+    """A ``.council`` symlink would carry the draft's writes outside the workspace the draft names: refused."""
+    h, ws = overrides_service(make_service, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / ".council").symlink_to(elsewhere, target_is_directory=True)
+    params = DefinePersonasParams(overrides={"Devil's Advocate": {"focus": ["Cost of delay"]}})
+    with pytest.raises(CouncilError) as err:
+        h.service.define_personas(params)
+    assert err.value.code.value == "permission"
+    assert err.value.details["reason"] == "overrides_outside_workspace"
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_the_same_persona_twice_is_refused(make_service, tmp_path: Path):
     h, _ = overrides_service(make_service, tmp_path)
     params = DefinePersonasParams(overrides={"Devil's Advocate": {"focus": ["a"]}, "devils-advocate": {"focus": ["b"]}})

@@ -108,6 +108,10 @@ class PersonaOverrides:
         if self.directory is None:
             raise permission_error("persona overrides need a workspace: start the server with --workspace DIR",
                                    reason="no workspace")
+        real, root = self.directory.resolve(), self.workspace.resolve() if self.workspace else None
+        if root is None or not real.is_relative_to(root):  # a .council symlink out of the workspace
+            raise permission_error(f"{self.directory} leads outside the workspace (to {real}): persona overrides are "
+                                   "written only inside it", reason="overrides_outside_workspace", path=str(real))
         out: list[tuple[PersonaContract, dict[str, Any]]] = []
         for key, override in overrides.items():
             contract = library.get(key)
