@@ -12,15 +12,32 @@ export interface PersonaDraft {
   toWrite: string[];
   /** Files the workspace already has: never overwritten. */
   kept: string[];
+  /** Where the files really land when a folder on the way is a symbolic link (else undefined). */
+  linkedTo?: string;
 }
 
-/** The draft of copying the shipped persona TOMLs from `shippedDir` into `targetDir` (reads only). */
+/** `dir` with its deepest existing ancestor's links resolved: where writing into `dir` really lands. */
+export function realTarget(dir: string): string {
+  let existing = path.resolve(dir);
+  const rest: string[] = [];
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) {
+    rest.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  return path.join(fs.realpathSync(existing), ...rest);
+}
+
+/** The draft of copying the shipped persona TOMLs from `shippedDir` into `targetDir`, <workspace>/.council/personas (reads only). */
 export function draftPersonaCopy(shippedDir: string, targetDir: string): PersonaDraft {
   const shipped = fs.existsSync(shippedDir) ? fs.readdirSync(shippedDir).filter((f) => f.endsWith('.toml')).sort() : [];
   const toWrite: string[] = [];
   const kept: string[] = [];
   for (const f of shipped) (fs.existsSync(path.join(targetDir, f)) ? kept : toWrite).push(f);
-  return { targetDir, toWrite, kept };
+  // A link inside the workspace (e.g. .council → elsewhere) moves the files; the folders above it are the user's.
+  const workspace = path.dirname(path.dirname(path.resolve(targetDir)));
+  const real = realTarget(targetDir);
+  const expected = path.join(realTarget(workspace), path.relative(workspace, path.resolve(targetDir)));
+  return { targetDir, toWrite, kept, ...(real !== expected ? { linkedTo: real } : {}) };
 }
 
 /** The confirmation dialog's text: what will be written where. */
@@ -28,7 +45,9 @@ export function describeDraft(draft: PersonaDraft, relativeDir: string): { messa
   const n = draft.toWrite.length;
   const message = `Copy ${n} persona file${n === 1 ? '' : 's'} into ${relativeDir}?`;
   const lines = [
-    `Council will write these files into ${draft.targetDir}:`,
+    draft.linkedTo
+      ? `Council will write these files into ${draft.linkedTo} (${draft.targetDir} is linked there):`
+      : `Council will write these files into ${draft.targetDir}:`,
     ...draft.toWrite.map((f) => `  + ${f}`),
   ];
   if (draft.kept.length > 0) lines.push('', `Already there and left as they are: ${draft.kept.join(', ')}`);

@@ -40,6 +40,17 @@ describe('persona draft', () => {
     assert.equal(fs.readFileSync(path.join(target, 'ops-architect.toml'), 'utf8'), 'edited by me\n');
     assert.deepEqual(applyPersonaDraft(draft, path.join(ext, 'personas')), [], 'applying the same draft twice writes nothing');
   });
+
+  it('says where the files really go when .council is a link out of the workspace', () => {
+    const { ext, ws, target } = layout();
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'council-elsewhere-'));
+    fs.symlinkSync(elsewhere, path.join(ws, '.council'));
+    const draft = draftPersonaCopy(path.join(ext, 'personas'), target);
+    const real = path.join(fs.realpathSync(elsewhere), 'personas');
+    assert.equal(draft.linkedTo, real);
+    assert.match(describeDraft(draft, '.council/personas').detail, new RegExp(`^Council will write these files into ${real.replace(/[/\\]/g, '.')} \\(.*is linked there\\):`));
+    assert.equal(draftPersonaCopy(path.join(ext, 'personas'), path.join(layout().ws, '.council', 'personas')).linkedTo, undefined);
+  });
 });
 
 describe('Council: Edit Personas', () => {
