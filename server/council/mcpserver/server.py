@@ -7,11 +7,11 @@ Per call: arguments are validated with the wire models (a bad one is a tool erro
 consult or a review reports each stage as an MCP progress notification when the client sent a progress token
 (``council_review`` takes seed 004's ``CouncilRequest`` as its arguments and returns the decision); clarifying
 questions go to the user through MCP elicitation when the client declared it (an answer is used, within the
-limits of ``council/answer``; a decline becomes a logged assumption, a dismissal skips the rest); the result is ``structuredContent`` (validated by
-clients against the tool's ``outputSchema``) plus a compact text rendering. Every failure is a tool result with
-``isError: true`` and ``{"error": {code, message, details}}``. A client's ``notifications/cancelled`` cancels the
-call, its session (or review) and every model call in flight. A review that cannot be done (a role's model
-failed, no model) is such an error, never a verdict.
+limits of ``council/answer``; a decline becomes a logged assumption, a dismissal skips the rest); the result is
+``structuredContent`` (validated by clients against the tool's ``outputSchema``) plus a compact text rendering.
+Every failure is a tool result with ``isError: true`` and ``{"error": {code, message, details}}``. A client's
+``notifications/cancelled`` cancels the call, its session (or review) and every model call in flight. A review
+that cannot be done (a role's model failed, no model) is such an error, never a verdict.
 """
 
 from __future__ import annotations
