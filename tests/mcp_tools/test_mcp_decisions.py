@@ -1,5 +1,6 @@
 """``council_decisions`` over MCP: listed only when ``council mcp`` runs with ``--memory``; it lists, searches and
-shows the decisions the same server's consults kept, as structured content and text."""
+shows the decisions the same server's consults kept, as structured content and text. The consult tools' annotations
+follow: read-only without memory, not with it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ async def test_the_decisions_tool_appears_with_memory_and_finds_what_a_consult_d
     async with mcp_client(workspace=ws, extra=["--memory"]) as s:
         tools = {t.name: t for t in (await s.list_tools()).tools}
         assert "council_decisions" in tools and tools["council_decisions"].annotations.readOnlyHint is True
+        for name in ("council_consult", "persona_consult"):  # a completed consult writes the memory
+            assert tools[name].annotations.readOnlyHint is False and tools[name].annotations.destructiveHint is False
+            assert "A completed consult is remembered" in tools[name].description
+        assert tools["council_review"].annotations.readOnlyHint is True
+        unknown = await s.call_tool("council_summon", {})
+        assert unknown.structuredContent["error"]["details"]["valid"] == list(tools)
         empty = await s.call_tool("council_decisions", {})
         assert not empty.isError and empty.structuredContent["decisions"] == []
         consult = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
@@ -35,7 +42,8 @@ async def test_without_memory_the_tool_is_not_offered_and_nothing_is_written(mcp
     ws = tmp_path / "ws"
     ws.mkdir()
     async with mcp_client(workspace=ws) as s:
-        assert "council_decisions" not in {t.name for t in (await s.list_tools()).tools}
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert "council_decisions" not in tools and tools["council_consult"].annotations.readOnlyHint is True
         refused = await s.call_tool("council_decisions", {})
         assert refused.isError and refused.structuredContent["error"]["code"] == "permission"
         assert not (await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})).isError

@@ -10,6 +10,8 @@ from pathlib import Path
 import mcp.types as types
 import pytest
 
+from council.protocol.limits import MAX_TEXT
+
 from .conftest import PROBLEM, bullets, cancel_mid_call
 
 DEPTHS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
@@ -24,6 +26,9 @@ async def test_tools_are_listed_with_titles_annotations_and_schemas(mcp_client):
         assert tools["persona_consult"].annotations.readOnlyHint is True
         assert tools["council_define_personas"].annotations.readOnlyHint is False
         assert tools["council_define_personas"].annotations.idempotentHint is True
+        assert tools["council_define_personas"].annotations.destructiveHint is True  # may replace override fields
+        assert tools["council_review"].annotations.readOnlyHint is True
+        assert "remembered" not in consult.description  # nothing is kept without --memory or --transcript-dir
         assert consult.inputSchema["required"] == ["user_problem"]
         assert consult.inputSchema["properties"]["depth"]["enum"] == ["brief", "standard", "deep"]
         assert tools["persona_consult"].inputSchema["required"] == ["user_problem", "persona_name"]
@@ -115,6 +120,57 @@ async def test_elicitation_answered(mcp_client):
     assert r.structuredContent["assumptions"] == [] and r.structuredContent["open_questions"] == []
 
 
+async def test_an_elicited_answer_longer_than_council_answer_allows_is_refused(mcp_client):
+    asked: list[types.ElicitRequestParams] = []
+    answers = iter(["A" * (MAX_TEXT + 1), "A" * MAX_TEXT, "B" * MAX_TEXT])
+
+    async def elicit(_ctx, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"answer": next(answers)})
+
+    async with mcp_client(elicit=elicit) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
+        assert asked[0].requestedSchema["properties"]["answer"]["maxLength"] == MAX_TEXT
+        assert r.isError and r.structuredContent["error"]["code"] == "validation"
+        assert "answer" in r.structuredContent["error"]["details"]["fields"]
+        ok = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})  # at the limit
+    assert not ok.isError
+    assert [c["answer"] for c in ok.structuredContent["clarifications"]] == ["A" * MAX_TEXT, "B" * MAX_TEXT]
+
+
+async def test_progress_says_which_personas_could_not_answer_and_why(mcp_client):
+    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": "Devil's Advocate"}, "error": "overloaded"}]}
+    messages: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with mcp_client(script=script) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"},
+                              progress_callback=on_progress)
+    assert not r.isError
+    assert "Devil's Advocate could not answer (cycle 1): the scripted test model is overloaded (HTTP 529)." \
+        in messages, messages
+    assert not [m for m in messages if m.startswith("Devil's Advocate answered")]
+    assert "Software Architect answered (cycle 1)." in messages
+
+
+async def test_progress_of_a_consult_whose_every_advisor_failed_never_says_answered(mcp_client):
+    script = {"rules": [{"when": {"schema": "PersonaReply"}, "error": "client"}]}
+    messages: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with mcp_client(script=script) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"},
+                              progress_callback=on_progress)
+    assert r.isError and "every advisor" in r.structuredContent["error"]["message"]
+    failed = [m for m in messages if "could not answer (cycle 1)" in m]
+    assert len(failed) == 3 and all(m.endswith("refused the request (HTTP 400).") for m in failed), messages
+    assert not [m for m in messages if "answered (cycle" in m]
+
+
 async def test_elicitation_declined_becomes_logged_assumptions(mcp_client):
     async def elicit(_ctx, _params):
         return types.ElicitResult(action="decline")
@@ -153,7 +209,9 @@ async def test_bad_input_is_a_tool_error_with_the_contract_shape(mcp_client, nam
         error = r.structuredContent["error"]
         assert error["code"] == code and error["message"] and field in error["details"]["fields"], error
         assert r.content[0].text.startswith(f"Council {code} error:")
-        assert (await s.list_tools()).tools  # still serving
+        listed = [t.name for t in (await s.list_tools()).tools]  # still serving
+        if name == "council_summon":  # the valid names are exactly the tools listed (no council_decisions here)
+            assert error["details"]["valid"] == listed
 
 
 async def test_cancelling_mid_consult_stops_every_model_call(mcp_client, tmp_path: Path):

@@ -269,3 +269,70 @@ def test_real_questions_reach_the_right_council(library, question, sits, absent)
     sel = select_personas(library, question, max_personas=4)
     assert sits in sel.names and absent not in sel.names, (sel.names, sel.reason)
     assert "Devil's Advocate" in sel.names
+
+
+# Routing without embeddings (issue 12), measured across domains: who sits first, who else must sit, who must not.
+# Security questions name the threat, not the word "security": login, passwords, hashing, XSS, CVEs, encryption.
+ROUTING_TABLE = [
+    ("Is our login page safe?", "Security Expert", None, "Product Manager"),
+    ("Should we store user passwords with MD5?", "Security Expert", None, "Customer Advocate"),
+    ("Is SHA1 still fine for hashing API tokens?", "Security Expert", None, "Culture Lead"),
+    ("How do we protect our forms against XSS and CSRF?", "Security Expert", None, "Culture Lead"),
+    ("A pentest found SQL injection in the search endpoint; what now?", "Security Expert", None, "Culture Lead"),
+    ("Should we encrypt customer data at rest?", "Security Expert", None, "Culture Lead"),
+    ("A CVE was published for our logging library; patch tonight or wait?", "Security Expert", None,
+     "Product Manager"),
+    ("Where should we keep our secrets and access tokens?", "Security Expert", None, "Culture Lead"),
+    ("Should we migrate our deployment to Kubernetes this quarter?", "Reliability Engineer", None, "Culture Lead"),
+    ("Our database backups have never been tested; how worried should we be?", "Reliability Engineer", None,
+     "Culture Lead"),
+    ("We had three outages last month; how do we reduce incidents?", "Reliability Engineer", None,
+     "Product Manager"),
+    ("Which features should go into the MVP for our mobile app?", "Product Manager", None, "Security Expert"),
+    ("Should we delay the launch to add dark mode?", "Product Manager", None, "Security Expert"),
+    ("Should we raise prices for the enterprise tier next year?", "Growth Strategist", "Financial Officer",
+     "Security Expert"),
+    ("Is it worth spending 200k on a new CRM?", "Financial Officer", None, "Security Expert"),
+    ("How do I keep my team motivated after layoffs?", "Culture Lead", None, "Security Expert"),
+    ("Should we hire a senior engineer or two juniors?", "Culture Lead", "Senior Developer", "Security Expert"),
+    ("Should we split our monolith into microservices?", "Software Architect", None, "Culture Lead"),
+    ("GraphQL or REST for our public API?", "Software Architect", None, "Security Expert"),
+    ("Should we add a message queue between the order service and billing?", "Software Architect", None,
+     "Product Manager"),
+]
+
+
+@pytest.mark.parametrize(("question", "first", "also", "absent"), ROUTING_TABLE)
+def test_routing_without_embeddings_seats_the_obvious_persona_first(library, question, first, also, absent):
+    sel = select_personas(library, question, ranker=TfidfRanker())
+    assert sel.names[0] == first, (sel.names, sel.scores)
+    assert (also is None or also in sel.names) and absent not in sel.names, (sel.names, sel.reason)
+    assert sel.names[-1] == "Devil's Advocate" and sel.method == "tfidf"
+
+
+@pytest.mark.parametrize("question", [q for q, first, _, _ in ROUTING_TABLE if first == "Security Expert"])
+def test_security_questions_seat_the_security_expert_first_even_on_word_overlap(library, question):
+    sel = select_personas(library, question, ranker=OverlapRanker())  # the last fallback
+    assert sel.names[0] == "Security Expert" and sel.classification == "security", (sel.names, sel.scores)
+
+
+class _Lexical:
+    """Scores like a lexical ranker: only the Growth Strategist shares one common word with the request."""
+
+    name = "tfidf"
+    full_match = 0.15
+
+    def score(self, query, docs):
+        return [0.03 if "Market growth" in d else 0.0 for d in docs]
+
+
+class _Embedding(_Lexical):
+    name = "embeddings"
+    full_match = None
+
+
+def test_a_weak_lexical_match_does_not_outweigh_the_domain_keywords(library):
+    question = "Which features go into the MVP?"  # product keywords; the ranker's only match is another persona
+    assert select_personas(library, question, ranker=_Lexical()).names[0] == "Product Manager"
+    # the same scores from a ranker whose scores are only compared with each other still count fully
+    assert select_personas(library, question, ranker=_Embedding()).names[0] == "Growth Strategist"

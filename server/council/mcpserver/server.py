@@ -1,15 +1,17 @@
 """The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on top of
-the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses.
+the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses. tools/list shows the tools as the
+server was started (``offered``: annotations true for its memory, transcripts and workspace), and an unknown
+tool's error lists exactly those.
 
 Per call: arguments are validated with the wire models (a bad one is a tool error, not a protocol error); a
 consult or a review reports each stage as an MCP progress notification when the client sent a progress token
 (``council_review`` takes seed 004's ``CouncilRequest`` as its arguments and returns the decision); clarifying
-questions go to the user through MCP elicitation when the client declared it (an answer is used, a decline
-becomes a logged assumption, a dismissal skips the rest); the result is ``structuredContent`` (validated by
-clients against the tool's ``outputSchema``) plus a compact text rendering. Every failure is a tool result with
-``isError: true`` and ``{"error": {code, message, details}}``. A client's ``notifications/cancelled`` cancels the
-call, its session (or review) and every model call in flight. A review that cannot be done (a role's model
-failed, no model) is such an error, never a verdict.
+questions go to the user through MCP elicitation when the client declared it (an answer is used, within the
+limits of ``council/answer``; a decline becomes a logged assumption, a dismissal skips the rest); the result is
+``structuredContent`` (validated by clients against the tool's ``outputSchema``) plus a compact text rendering.
+Every failure is a tool result with ``isError: true`` and ``{"error": {code, message, details}}``. A client's
+``notifications/cancelled`` cancels the call, its session (or review) and every model call in flight. A review
+that cannot be done (a role's model failed, no model) is such an error, never a verdict.
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from pydantic import ValidationError
 from council import __version__
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
-from council.mcpserver.tools import MCP_ONLY, TOOLS, TOOLS_BY_NAME, ToolSpec, input_schema, output_schema
+from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.review_words import progress_line
-from council.protocol.consult import DefinePersonasParams
+from council.protocol.consult import DefinePersonasParams, ElicitedAnswer
 from council.protocol.decisions import DecisionsParams
+from council.protocol.limits import MAX_TEXT
 from council.protocol.methods import ReviewParams, ReviewResult
 from council.review.models import CouncilRequest
 from council.service import CouncilService
@@ -58,7 +61,8 @@ def tool(spec: ToolSpec) -> types.Tool:
     return types.Tool(name=spec.name, title=spec.title, description=spec.description,
                       inputSchema=input_schema(spec), outputSchema=output_schema(spec),
                       annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
-                                                        destructiveHint=False, idempotentHint=spec.idempotent,
+                                                        destructiveHint=spec.destructive,
+                                                        idempotentHint=spec.idempotent,
                                                         openWorldHint=False))
 
 
@@ -71,16 +75,18 @@ def error_result(err: CouncilError) -> types.CallToolResult:
 
 def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
     server: Server = Server("council", version=__version__)
+    specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
+                                                 transcripts=service.archive.transcript_dir is not None,
+                                                 workspace=service.config.workspace is not None)}
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        memory = [tool(spec) for spec in MCP_ONLY if service.archive.memory is not None]
-        return [tool(spec) for spec in TOOLS] + memory
+        return [tool(spec) for spec in specs.values()]
 
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            return await _call(server, service, router, name, arguments)
+            return await _call(server, service, router, specs, name, arguments)
         except CouncilError as err:
             log.info("%s refused: %s", name, err.message)
             return error_result(err)
@@ -91,11 +97,13 @@ def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
     return server
 
 
-async def _call(server: Server, service: CouncilService, router: EventRouter, name: str,
-                arguments: dict[str, Any] | None) -> types.CallToolResult:
-    spec = TOOLS_BY_NAME.get(name)
+async def _call(server: Server, service: CouncilService, router: EventRouter, specs: dict[str, ToolSpec],
+                name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    spec = specs.get(name)
+    if spec is None and name in TOOLS_BY_NAME:  # not offered as started: say why (council_decisions, memory off)
+        spec = TOOLS_BY_NAME[name]
     if spec is None:
-        raise validation_error(f"unknown tool {name!r}", fields={"name": "unknown tool"}, valid=list(TOOLS_BY_NAME))
+        raise validation_error(f"unknown tool {name!r}", fields={"name": "unknown tool"}, valid=list(specs))
     try:
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
@@ -198,7 +206,8 @@ def _asker(ctx) -> Asker | None:
         if question.choices:
             props["choice"] = {"type": "string", "title": words.CHOICE_TITLE,
                                "enum": [c.value for c in question.choices]}
-        props["answer"] = {"type": "string", "title": words.ANSWER_TITLE, "description": words.ANSWER_HINT}
+        props["answer"] = {"type": "string", "title": words.ANSWER_TITLE, "description": words.ANSWER_HINT,
+                           "maxLength": MAX_TEXT}
         try:
             result = await ctx.session.elicit_form(
                 words.elicit_message(question.question, question.default_assumption),
@@ -207,8 +216,11 @@ def _asker(ctx) -> Asker | None:
             log.info("elicitation failed (%s); the council assumes", exc.error.message)
             return Reply("skip_all")
         if result.action == "accept":
-            content = result.content or {}
-            text = str(content.get("answer") or "").strip() or str(content.get("choice") or "").strip()
+            try:  # the limits of council/answer: a client that ignores the form's maxLength is refused
+                content = ElicitedAnswer.model_validate(result.content or {})
+            except ValidationError as exc:
+                raise from_pydantic(exc, "answer to a clarifying question") from None
+            text = (content.answer or "").strip() or (content.choice or "").strip()
             return Reply("answer", text=text) if text else Reply("skip")
         return Reply("skip") if result.action == "decline" else Reply("skip_all")
 

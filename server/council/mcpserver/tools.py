@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -36,29 +36,50 @@ from council.review.models import CouncilRequest, ReviewedDecision
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """One tool. ``writes`` says what it may change: ``archive`` (a completed consult is kept when the server keeps
+    decisions or transcripts), ``workspace`` (persona override files, when the server has a workspace) or nothing;
+    :func:`offered` turns that into annotations and words true for the server as started."""
+
     name: str
     title: str
     description: str
     params: type[BaseModel]
     result: type[BaseModel]
-    read_only: bool
     idempotent: bool
+    writes: Literal["archive", "workspace"] | None = None
+    read_only: bool = True
+    destructive: bool = False
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("council_consult", *words.CONSULT, ConsultParams, ConsultResult, read_only=True, idempotent=False),
-    ToolSpec("persona_consult", *words.PERSONA_CONSULT, PersonaConsultParams, ConsultResult, read_only=True,
-             idempotent=False),
+    ToolSpec("council_consult", *words.CONSULT, ConsultParams, ConsultResult, idempotent=False, writes="archive"),
+    ToolSpec("persona_consult", *words.PERSONA_CONSULT, PersonaConsultParams, ConsultResult, idempotent=False,
+             writes="archive"),
     ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, DefinePersonasParams, DefinePersonasResult,
-             read_only=False, idempotent=True),
-    ToolSpec("council_review", *words.REVIEW, CouncilRequest, ReviewedDecision, read_only=True, idempotent=False),
+             idempotent=True, writes="workspace"),
+    ToolSpec("council_review", *words.REVIEW, CouncilRequest, ReviewedDecision, idempotent=False),
 )
 #: Offered by ``council mcp`` only (not contributed to VS Code), and only when the server can answer them.
 MCP_ONLY: tuple[ToolSpec, ...] = (
-    ToolSpec("council_decisions", *words.DECISIONS, DecisionsParams, DecisionsResult, read_only=True,
-             idempotent=True),
+    ToolSpec("council_decisions", *words.DECISIONS, DecisionsParams, DecisionsResult, idempotent=True),
 )
 TOOLS_BY_NAME = {t.name: t for t in (*TOOLS, *MCP_ONLY)}
+
+
+def offered(*, memory: bool, transcripts: bool, workspace: bool) -> tuple[ToolSpec, ...]:
+    """The tools a server lists, as started: with the decision memory on (``memory``) ``council_decisions`` is
+    offered, and a consult that keeps its decision or transcript is not read-only (its description says what is
+    kept); ``council_define_personas`` writes (and may replace fields of existing override files) only when the
+    server has a ``workspace``, else it can only preview drafts."""
+    out = []
+    for spec in (*TOOLS, *(MCP_ONLY if memory else ())):
+        if spec.writes == "archive" and (memory or transcripts):
+            spec = replace(spec, read_only=False, description=f"{spec.description} {words.kept(memory, transcripts)}")
+        elif spec.writes == "workspace":
+            spec = replace(spec, read_only=False, destructive=True) if workspace else \
+                replace(spec, description=f"{spec.description} {words.NO_WORKSPACE}")
+        out.append(spec)
+    return tuple(out)
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

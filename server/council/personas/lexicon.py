@@ -25,10 +25,13 @@ LEXICON: dict[str, str] = {
         tls ssl certificate vulnerability vulnerabilities cve exploit attack attacker breach breached leak
         leaked phishing malware ransomware xss csrf injection threat pentest firewall rbac privilege
         permissions hack hacked hacker mfa 2fa rotate rotation zero-trust api_key access_control
-        threat_model supply_chain_attack
+        threat_model supply_chain_attack login logins log_in signin sign_in session sessions cookie cookies
+        hash hashes hashing hashed md5 sha1 sha-1 bcrypt argon2 scrypt salt salted cryptography crypto
+        owasp vulnerable unpatched patch patches patching pentester penetration_test sql_injection
+        at_rest in_transit brute_force credential_stuffing ddos private_key
         безопасность безопасности уязвимость уязвимости утечка утечки токен токены секрет секреты пароль
         пароли шифрование атака атаки взлом взломали авторизация аутентификация сертификат хакер фишинг
-        права_доступа""",
+        права_доступа логин хеш хэш хеширование шифровать зашифровать патч""",
     "legal": """
         legal law laws lawyer contract contracts license licence licensing gpl agpl gdpr ccpa hipaa soc2
         compliance compliant regulation regulatory regulator liability trademark patent copyright lawsuit

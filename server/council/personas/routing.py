@@ -115,19 +115,31 @@ def default_ranker() -> Ranker:
     return ranker if ranker is not None and ranker.ready else _TFIDF
 
 
-def _rank(ranker: Ranker, query: str, docs: list[str]) -> tuple[str, list[float]]:
-    """Scores from ``ranker``, falling back to TF-IDF and then word overlap if a ranker fails."""
+def _rank(ranker: Ranker, query: str, docs: list[str]) -> tuple[Ranker, list[float]]:
+    """Scores from ``ranker``, falling back to TF-IDF and then word overlap if a ranker fails; with the ranker
+    that gave them."""
     for candidate in (ranker, _TFIDF, OverlapRanker()):
         try:
             scores = [float(s) for s in candidate.score(query, docs)]
             if len(scores) == len(docs):
-                return candidate.name, scores
+                return candidate, scores
             log.warning("ranker %s returned %d scores for %d docs", candidate.name, len(scores), len(docs))
         except EmbeddingsNotReady:
             log.debug("ranker %s not ready; falling back", candidate.name)
         except Exception:
             log.exception("ranker %s failed; falling back", candidate.name)
-    return OverlapRanker.name, [0.0] * len(docs)
+    return OverlapRanker(), [0.0] * len(docs)
+
+
+def _strength(ranker: Ranker, scores: list[float]) -> float:
+    """How much the similarity counts (0–1). A lexical ranker says how high a score must be to be a clear match
+    (``full_match``); a best score below it counts in proportion, so one common word shared with a contract
+    ("page" and "pager", "delay") cannot outweigh the request's domain keywords. Rankers without ``full_match``
+    (embeddings: their scores are only compared with each other) count fully."""
+    full = getattr(ranker, "full_match", None)
+    if not full:
+        return 1.0
+    return min(1.0, max(scores, default=0.0) / full)
 
 
 def persona_texts(library: PersonaLibrary) -> list[str]:
@@ -216,14 +228,16 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     always = [p for p in personas if p.always_include][:max_personas]
     pool = [p for p in personas if not p.always_include]
 
-    method, raw = _rank(ranker or default_ranker(), _query_for(request_text, detail.matches),
-                        persona_texts(library))
+    used, raw = _rank(ranker or default_ranker(), _query_for(request_text, detail.matches),
+                      persona_texts(library))
+    method: Method = used.name  # type: ignore[assignment]
     rel = _relative(raw)
     has_domains = detail.classification != GENERAL
     # A request with no domain keywords ("what should we do next year?") is treated as a strategy question.
     fit_scores = detail.scores if has_domains else {"strategy": 1.0}
+    weight = SIMILARITY_WEIGHT * _strength(used, raw)
     combined = {
-        p.id: SIMILARITY_WEIGHT * r + (1 - SIMILARITY_WEIGHT) * _domain_fit(p, fit_scores)
+        p.id: (weight * r + (1 - SIMILARITY_WEIGHT) * _domain_fit(p, fit_scores)) / (weight + 1 - SIMILARITY_WEIGHT)
         for p, r in zip(pool, rel, strict=True)
     }
     if not any(rel) and has_domains:

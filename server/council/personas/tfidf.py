@@ -76,6 +76,7 @@ class TfidfRanker:
     """TF-IDF cosine between a query and documents; IDF comes from the documents (cached per document set)."""
 
     name = "tfidf"
+    full_match = 0.15  # a cosine this high is a clear match (a short request's best is mostly 0.05–0.3)
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, ...], tuple[dict[str, float], list[dict[str, float]]]] = {}
@@ -112,6 +113,7 @@ class OverlapRanker:
     """Jaccard overlap of stemmed word sets: the fallback that cannot fail."""
 
     name = "keywords"
+    full_match = 0.04  # a short request shares a few words with a long contract: a Jaccard this high is clear
 
     def score(self, query: str, docs: list[str]) -> list[float]:
         q = set(tokenize(query))

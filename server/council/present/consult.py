@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from council.present.failures import cause
 from council.present.text import bullets, join_names, numbered, one_line, plural
+from council.session.failure import ModelFailure
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
 
@@ -57,7 +59,7 @@ def stage(event: dict[str, Any]) -> str | None:
     if kind == "question.asked":
         return f"Clarifying: {one_line(event.get('question', {}).get('question', ''))}"
     if kind == "persona.completed":
-        return f"{event.get('persona')} answered (cycle {event.get('cycle')})."
+        return persona_stage(event)
     if kind == "options.proposed":
         return f"The moderator put {plural(len(event.get('options', [])), 'option')} to the vote."
     if kind == "cycle.completed":
@@ -67,6 +69,17 @@ def stage(event: dict[str, Any]) -> str | None:
     if kind == "final.answer":
         return "The chair wrote the synthesis."
     return None
+
+
+def persona_stage(event: dict[str, Any]) -> str:
+    """A persona's reply came in, or it could not answer: why, in the words of a failed model call (a reply that
+    stayed unusable after its repair attempt has no failure of its own: its output was malformed)."""
+    persona, cycle = event.get("persona"), event.get("cycle")
+    response = event.get("response") or {}
+    if not response.get("abstained"):
+        return f"{persona} answered (cycle {cycle})."
+    failure = ModelFailure.model_validate(response.get("failure") or {"kind": "malformed"})
+    return f"{persona} could not answer (cycle {cycle}): {cause(failure)}."
 
 
 # --- clarifying questions through the client (MCP elicitation) -------------------------------------------------

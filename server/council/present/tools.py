@@ -46,3 +46,14 @@ DECISIONS = (
     "similar first), decision_id for one decision in full, or neither for the newest. Read-only; the memory is "
     "local to the workspace (.council/decisions.sqlite3) and only kept when the council runs with memory on.",
 )
+
+
+def kept(memory: bool, transcripts: bool) -> str:
+    """What a completed consult leaves behind on a server that keeps decisions (``memory``) or transcripts."""
+    parts = (["its decision is kept in this workspace's decision memory (.council/decisions.sqlite3, searched by "
+              "council_decisions)"] if memory else []) + \
+        (["its transcript is written to the server's transcript folder"] if transcripts else [])
+    return f"A completed consult is remembered: {' and '.join(parts)}."
+
+
+NO_WORKSPACE = "This server has no workspace: it lists the personas but cannot override them."

@@ -14,17 +14,16 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from council.camel import SnakeModel
+from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.session.entities import Depth
 
-MAX_PROBLEM = 20_000  # characters of the problem (as a chat turn)
-MAX_CONTEXT = 200_000  # characters of background context
 Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Level = Literal["low", "medium", "high"]
 DRAFT_ID = r"^draft-[0-9a-f]{16}$"
 
 
 class _Problem(SnakeModel):
-    user_problem: str = Field(min_length=1, max_length=MAX_PROBLEM,
+    user_problem: str = Field(min_length=1, max_length=MAX_TEXT,
                               description="The problem or question for the council, in the user's words.")
     context: str | None = Field(None, max_length=MAX_CONTEXT,
                                 description="Background the council should know: facts, code, documents.")
@@ -147,6 +146,14 @@ class Clarification(SnakeModel):
         description="answered (through the caller), declined by the user, or assumed (no way to ask).")
     answer: str | None = None
     assumption: str | None = Field(None, description="What the council assumed instead of an answer.")
+
+
+class ElicitedAnswer(SnakeModel):
+    """What a client returns when the user accepts a clarifying question asked through MCP elicitation: a choice,
+    their own words, or both (the words win). Limited as ``council/answer`` is."""
+
+    choice: str | None = Field(None, max_length=MAX_CHOICE)
+    answer: str | None = Field(None, max_length=MAX_TEXT)
 
 
 class ConsultResult(SnakeModel):

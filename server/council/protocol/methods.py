@@ -23,6 +23,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultRequest,
 )
+from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.review.models import CouncilRequest, ReviewedDecision
 from council.session.entities import (
     ClarificationQuestion,
@@ -31,9 +32,6 @@ from council.session.entities import (
     SessionStatus,
 )
 from council.session.intents import Intent
-
-MAX_TEXT = 20_000  # characters in one chat turn
-MAX_CONTEXT = 200_000  # characters of attached context in one turn
 
 
 class TurnCommand(str, Enum):
@@ -106,7 +104,7 @@ class AnswerParams(CamelModel):
     question_id: str = Field(min_length=1, max_length=100)
     action: Literal["answer", "skip", "defer"] = "answer"
     text: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
-    choice: str | None = Field(None, min_length=1, max_length=120, description="The value of a choice.")
+    choice: str | None = Field(None, min_length=1, max_length=MAX_CHOICE, description="The value of a choice.")
     client: ClientCapabilities = Field(default_factory=ClientCapabilities)
     idempotency_key: str = Field(min_length=1, max_length=200)
 
