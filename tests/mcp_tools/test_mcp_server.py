@@ -138,8 +138,8 @@ async def test_an_elicited_answer_longer_than_council_answer_allows_is_refused(m
     assert [c["answer"] for c in ok.structuredContent["clarifications"]] == ["A" * MAX_TEXT, "B" * MAX_TEXT]
 
 
-async def test_progress_says_which_personas_could_not_answer_and_why(mcp_client):
-    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": "Devil's Advocate"}, "error": "overloaded"}]}
+async def consult_with_progress(mcp_client, script: dict) -> tuple[object, list[str]]:
+    """A brief council_consult on this scripted model: its result and every progress message."""
     messages: list[str] = []
 
     async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
@@ -148,6 +148,12 @@ async def test_progress_says_which_personas_could_not_answer_and_why(mcp_client)
     async with mcp_client(script=script) as s:
         r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"},
                               progress_callback=on_progress)
+    return r, messages
+
+
+async def test_progress_says_which_personas_could_not_answer_and_why(mcp_client):
+    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": "Devil's Advocate"}, "error": "overloaded"}]}
+    r, messages = await consult_with_progress(mcp_client, script)
     assert not r.isError
     assert "Devil's Advocate could not answer (cycle 1): the scripted test model is overloaded (HTTP 529)." \
         in messages, messages
@@ -156,15 +162,8 @@ async def test_progress_says_which_personas_could_not_answer_and_why(mcp_client)
 
 
 async def test_progress_of_a_consult_whose_every_advisor_failed_never_says_answered(mcp_client):
-    script = {"rules": [{"when": {"schema": "PersonaReply"}, "error": "client"}]}
-    messages: list[str] = []
-
-    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
-        messages.append(message or "")
-
-    async with mcp_client(script=script) as s:
-        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"},
-                              progress_callback=on_progress)
+    r, messages = await consult_with_progress(mcp_client, {"rules": [{"when": {"schema": "PersonaReply"},
+                                                                       "error": "client"}]})
     assert r.isError and "every advisor" in r.structuredContent["error"]["message"]
     failed = [m for m in messages if "could not answer (cycle 1)" in m]
     assert len(failed) == 3 and all(m.endswith("refused the request (HTTP 400).") for m in failed), messages
