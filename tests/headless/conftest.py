@@ -12,6 +12,9 @@ import anyio
 import pytest
 
 from council.client.sidecar import Sidecar, start_sidecar
+from council.protocol.completion import CompleteParams
+from council.providers.base import CompletionRequest
+from council.providers.scripted import auto_reply
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 
@@ -55,6 +58,14 @@ async def wait_for_event(sc: Sidecar, predicate: Callable[[dict[str, Any]], bool
                 if predicate(event):
                     return event
             await anyio.sleep(0.02)
+
+
+def client_model_reply(params: dict[str, Any]) -> tuple[CompleteParams, str]:
+    """A ``council/complete`` request as this test client's "own model" answers it: the parsed params and the
+    scripted model's reply text (valid JSON for the schema asked)."""
+    p = CompleteParams.model_validate(params)
+    reply = auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages, json_schema=p.json_schema))
+    return p, json.dumps(reply)
 
 
 def persona_reply(**overrides: Any) -> dict[str, Any]:

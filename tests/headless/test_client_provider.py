@@ -8,11 +8,8 @@ import json
 import anyio
 
 from council.client.sidecar import start_sidecar
-from council.protocol.completion import CompleteParams
-from council.providers.base import CompletionRequest
-from council.providers.scripted import auto_reply
 
-from .conftest import PROBLEM, wait_for_event
+from .conftest import PROBLEM, client_model_reply, wait_for_event
 
 
 async def test_client_model_serves_the_whole_session(sidecar):
@@ -20,10 +17,8 @@ async def test_client_model_serves_the_whole_session(sidecar):
         calls: list[dict] = []
 
         async def complete(params):
-            p = CompleteParams.model_validate(params)
+            p, text = client_model_reply(params)
             calls.append(params)
-            text = json.dumps(auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages,
-                                                           json_schema=p.json_schema, cycle=0)))
             half = len(text) // 2  # stream the first half as deltas, return the whole text
             await sc.rpc.notify("council/completeDelta", {"streamId": p.stream_id, "text": text[:half]})
             return {"text": text, "model": "test-model-1"}
@@ -79,9 +74,7 @@ async def test_client_errors_make_a_persona_abstain_not_the_session_fail(sidecar
         async def complete(params):
             if params["purpose"] == "Devil's Advocate":
                 raise RuntimeError("model exploded")
-            p = CompleteParams.model_validate(params)
-            return {"text": json.dumps(auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages,
-                                                                    json_schema=p.json_schema)))}
+            return {"text": client_model_reply(params)[1]}
         sc.serve_completions(complete)
         r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True},
                                            "options": {"clarify": False}})

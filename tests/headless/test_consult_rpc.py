@@ -10,11 +10,8 @@ import anyio
 import pytest
 
 from council.client.rpc import RpcError
-from council.protocol.completion import CompleteParams
-from council.providers.base import CompletionRequest
-from council.providers.scripted import auto_reply
 
-from .conftest import PROBLEM
+from .conftest import PROBLEM, client_model_reply
 
 BULLETS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
 
@@ -147,11 +144,8 @@ async def test_a_client_can_lend_its_model_and_name_the_session(sidecar):
         calls: list[dict] = []
 
         async def complete(params):
-            p = CompleteParams.model_validate(params)
             calls.append(params)
-            text = json.dumps(auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages,
-                                                           json_schema=p.json_schema, cycle=0)))
-            return {"text": text, "model": "editor-model"}
+            return {"text": client_model_reply(params)[1], "model": "editor-model"}
 
         sc.serve_completions(complete)
         r = await sc.call("council/personaConsult", {"user_problem": PROBLEM, "persona_name": "Security Expert",

@@ -5,17 +5,15 @@ model serving every role, and cancellation."""
 from __future__ import annotations
 
 import copy
-import json
 
 import anyio
 import pytest
 
 from council.client.rpc import RpcError
-from council.protocol.completion import CompleteParams
-from council.providers.base import CompletionRequest
-from council.providers.scripted import auto_reply
 from council.review.models import ReviewedDecision
 from tests.review.review_helpers import FINAL_REPLIES, SEED_REQUEST, SUMMARY, expected_axes, seed_story_script
+
+from .conftest import client_model_reply
 
 REVIEW_ID = "review:req_123456789"
 
@@ -72,10 +70,9 @@ async def test_the_clients_model_can_serve_every_role(sidecar):
         purposes: list[str] = []
 
         async def complete(params):
-            p = CompleteParams.model_validate(params)
+            p, text = client_model_reply(params)
             purposes.append(p.purpose)
-            reply = auto_reply(CompletionRequest(purpose=p.purpose, messages=p.messages, json_schema=p.json_schema))
-            return {"text": json.dumps(reply), "model": "chat-model"}
+            return {"text": text, "model": "chat-model"}
 
         sc.serve_completions(complete)
         result = await sc.call("council/review", {"request": SEED_REQUEST,
