@@ -70,8 +70,6 @@ def _text_of(found: Located) -> tuple[str | None, EvidenceResult | None]:
 
 def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
     query = query.strip().strip("`'\"")
-    if "\0" in query:
-        return _refused("not_found")
     start = end = None
     m = _RANGE.match(query)
     if m and not os.path.lexists(ws.root / query):
