@@ -1,21 +1,20 @@
-"""How the decision memory compares questions when the embedding model is not warm: TF-IDF cosine over stemmed
-words (``council.personas.tfidf``'s tokenizer), where a word of a kept question that begins or ends with a word of
-the new question, or that the new word begins or ends with, counts as that word when the shorter one has at least
-:data:`MIN_SHARED` letters: "monolithic" meets "monolith", "microservices" meets "services". Paraphrases that
-change the form of a word, or use its compound, are recalled; questions that share only short or common words
-are not (``store.THRESHOLDS['tfidf']``).
+"""How the decision memory compares questions when the embedding model is not warm: TF-IDF cosine over stemmed words
+(``council.personas.tfidf``'s tokenizer, IDF and unit vectors), where a word of a kept question that begins or
+ends with a word of the new question, or that the new word begins or ends with, counts as that word when the
+shorter one has at least :data:`MIN_SHARED` letters: "monolithic" meets "monolith", "microservices" meets
+"services". Paraphrases that change the form of a word, or use its compound, are recalled; questions that share
+only short or common words are not (``store.THRESHOLDS['tfidf']``).
 
-The method keeps the name ``tfidf`` (what ``memory.recalled`` and ``council_decisions`` report). Routing keeps the
-plain :class:`~council.personas.tfidf.TfidfRanker`: persona descriptions are not questions.
+The method keeps the name ``tfidf`` (what ``memory.recalled`` and ``council_decisions`` report). Routing keeps
+the plain :class:`~council.personas.tfidf.TfidfRanker`: persona descriptions are not questions.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from functools import lru_cache
 
-from council.personas.tfidf import tokenize
+from council.personas.tfidf import cosine, idf_of, tokenize, unseen_idf, vector
 
 MIN_SHARED = 5  # letters of the shorter word, for a prefix or suffix to count as the same word
 
@@ -29,12 +28,6 @@ def related(a: str, b: str) -> bool:
     """``a`` and ``b`` are one word for the memory: equal, or the shorter begins or ends the longer."""
     short, long = (a, b) if len(a) <= len(b) else (b, a)
     return short == long or (len(short) >= MIN_SHARED and (long.startswith(short) or long.endswith(short)))
-
-
-def _vector(counts: Counter[str], idf: dict[str, float], default_idf: float) -> dict[str, float]:
-    vec = {t: (1.0 + math.log(c)) * idf.get(t, default_idf) for t, c in counts.items()}
-    norm = math.sqrt(sum(v * v for v in vec.values()))
-    return {t: v / norm for t, v in vec.items()} if norm else {}
 
 
 class QuestionRanker:
@@ -52,10 +45,6 @@ class QuestionRanker:
         same = {w: t for w in {w for words in kept for w in words}.difference(asked)
                 for t in reversed(wanted) if related(w, t)}  # the longest related query word wins
         counts = [Counter(same.get(w, w) for w in words) for words in kept]
-        df = Counter(term for c in counts for term in c)
-        n = len(docs)
-        idf = {term: math.log((1 + n) / (1 + k)) + 1.0 for term, k in df.items()}
-        unseen = math.log(1 + n) + 1.0  # words no kept question has still dilute the new one
-        q = _vector(Counter(asked), idf, default_idf=unseen)
-        return [round(sum(v * vec.get(t, 0.0) for t, v in q.items()), 6)
-                for vec in (_vector(c, idf, default_idf=0.0) for c in counts)]
+        idf = idf_of(counts)
+        q = vector(Counter(asked), idf, default_idf=unseen_idf(len(docs)))
+        return [round(cosine(q, vector(c, idf, default_idf=0.0)), 6) for c in counts]

@@ -66,10 +66,30 @@ def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
     return [stem(w) for w in words(text) if not (drop_stopwords and (w in STOPWORDS or len(w) < 2))]
 
 
-def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
+def cosine(a: dict[str, float], b: dict[str, float]) -> float:
+    """The dot product of two unit vectors (:func:`vector`)."""
     if len(a) > len(b):
         a, b = b, a
     return sum(v * b.get(k, 0.0) for k, v in a.items())
+
+
+def idf_of(counts: Sequence[Counter[str]]) -> dict[str, float]:
+    """Smoothed inverse document frequency of every term of these documents' term counts."""
+    df = Counter(term for c in counts for term in c)
+    n = len(counts)
+    return {term: math.log((1 + n) / (1 + k)) + 1.0 for term, k in df.items()}
+
+
+def unseen_idf(n: int) -> float:
+    """The IDF of a query word no one of ``n`` documents has: it still dilutes the query."""
+    return math.log(1 + n) + 1.0
+
+
+def vector(counts: Counter[str], idf: dict[str, float], default_idf: float) -> dict[str, float]:
+    """Term counts as a unit TF-IDF vector (log-scaled term frequency; ``default_idf`` for terms ``idf`` lacks)."""
+    vec = {t: (1.0 + math.log(c)) * idf.get(t, default_idf) for t, c in counts.items()}
+    norm = math.sqrt(sum(v * v for v in vec.values()))
+    return {t: v / norm for t, v in vec.items()} if norm else {}
 
 
 class TfidfRanker:
@@ -85,28 +105,19 @@ class TfidfRanker:
         key = tuple(docs)
         if key not in self._cache:
             counts = [Counter(tokenize(d)) for d in docs]
-            df = Counter(term for c in counts for term in c)
-            n = len(docs)
-            idf = {term: math.log((1 + n) / (1 + k)) + 1.0 for term, k in df.items()}
-            vectors = [self._vector(c, idf, default_idf=0.0) for c in counts]
+            idf = idf_of(counts)
+            vectors = [vector(c, idf, default_idf=0.0) for c in counts]
             if len(self._cache) > 16:
                 self._cache.clear()
             self._cache[key] = (idf, vectors)
         return self._cache[key]
 
-    @staticmethod
-    def _vector(counts: Counter[str], idf: dict[str, float], default_idf: float) -> dict[str, float]:
-        vec = {t: (1.0 + math.log(c)) * idf.get(t, default_idf) for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values()))
-        return {t: v / norm for t, v in vec.items()} if norm else {}
-
     def score(self, query: str, docs: list[str]) -> list[float]:
         if not docs:
             return []
         idf, vectors = self._index(docs)
-        unseen = math.log(1 + len(docs)) + 1.0  # query words no document has still dilute the query
-        q = self._vector(Counter(tokenize(query)), idf, default_idf=unseen)
-        return [round(_cosine(q, v), 6) for v in vectors]
+        q = vector(Counter(tokenize(query)), idf, default_idf=unseen_idf(len(docs)))
+        return [round(cosine(q, v), 6) for v in vectors]
 
 
 class OverlapRanker:
