@@ -124,8 +124,9 @@ class CouncilService:
         if params.session_id and params.command is not TurnCommand.NEW:
             rt = self.store.get(params.session_id)
         s = rt.session if rt else None
+        extendable = s is not None and can_extend(s)
         intent = decide_intent(params.text, params.command, s.status if s else None, s.active_question if s else None,
-                               stopped=s is not None and s.stopped, extendable=s is not None and can_extend(s))
+                               stopped=s is not None and s.stopped, extendable=extendable)
         if intent is Intent.NEW_PROBLEM:
             return await self._start(params)
         if rt is None:
@@ -147,7 +148,7 @@ class CouncilService:
         if intent is Intent.PERSONAS:
             return self._result(rt, intent, words.council_members(rt.session))
         if intent is Intent.HINT:  # a keyword with nothing to act on: say what is possible, run nothing
-            return self._result(rt, intent, words.hint(rt.session, params.text, can_extend(rt.session)))
+            return self._result(rt, intent, words.hint(rt.session, params.text, extendable))
         if intent is Intent.CONFIRM_NEW:
             return await self.run_turn(rt, intent, lambda: self._confirm_new(rt, params.text))
         engine, pick = self.engine, await self._pick(rt, params)

@@ -82,13 +82,12 @@ _TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
 
 # what a person types to resume a stopped (or stalled) session; after a completed debate that stopped at its
 # cycle limit the same words extend it, since going on with that debate is what ``/extend`` does
-_RESUME_WORDS = frozenset({
+_AGAIN_WORDS = frozenset(_KEYWORDS[Intent.RETRY])  # "retry", "try again" …: resume, but never extend
+_RESUME_WORDS = _AGAIN_WORDS | {
     "resume", "continue", "go on", "carry on", "keep going", "continue the debate", "continue debate",
-    "please continue", "please continue the debate", "keep debating", "retry", "try again",
+    "please continue", "please continue the debate", "keep debating",
     "продолжить", "продолжай", "продолжи", "продолжим", "продолжаем", "возобновить", "продолжить дебаты",
-    "повторить", "ещё раз", "еще раз",
-})
-_AGAIN_WORDS = frozenset({"retry", "try again", "повторить", "ещё раз", "еще раз"})  # resume, but never extend
+}
 
 # keywords that still act after a completed or cancelled session (slash commands act everywhere)
 _AFTER_THE_END = {SessionStatus.COMPLETED: (Intent.EXTEND_DEBATE, Intent.STATUS, Intent.PERSONAS),
@@ -109,11 +108,6 @@ def keyword_intent(text: str) -> Intent | None:
         if norm in words:
             return intent
     return None
-
-
-def is_keyword(text: str) -> bool:
-    """Whether the whole turn is a command word (a keyword or a resume word), not a sentence."""
-    return keyword_intent(text) is not None or normalized(text) in _RESUME_WORDS
 
 
 def decide_intent(text: str, command: str | None, status: SessionStatus | None,
