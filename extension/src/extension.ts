@@ -137,10 +137,11 @@ export async function deactivate(): Promise<void> {
 /** How to run `council serve` (the sidecar) or `council mcp` (the consult tools' MCP server). */
 async function sidecarCommand(context: vscode.ExtensionContext, version: string, subcommand: 'serve' | 'mcp' = 'serve'): Promise<SidecarCommand> {
   const s = readSettings(vscode.workspace.getConfiguration('council'));
-  const folder = localFolders()[0]?.uri.fsPath;
+  const first = localFolders()[0];
+  const folder = first?.uri.fsPath;
   const interpreter = await resolveInterpreter({
     configured: s.pythonInterpreter ? expandPath(s.pythonInterpreter, homeDir, folder) : '',
-    pythonExtension: () => activePythonFromExtension(localFolders()[0]?.uri),
+    pythonExtension: () => activePythonFromExtension(first?.uri),
   });
   const python = await preparePython(interpreter, {
     extensionPath: context.extensionPath,
