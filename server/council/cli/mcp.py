@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     from council.mcpserver.server import EventRouter, build_mcp_server
     from council.personas.loader import load_personas
-    from council.personas.routing import default_ranker, start_embedding_warmup
+    from council.personas.routing import default_ranker, exit_code, start_embedding_warmup
     from council.service import CouncilService
 
     config = build_config(args)
@@ -68,4 +68,4 @@ def run(args: argparse.Namespace) -> int:
                 await service.aclose()
 
     anyio.run(main)
-    return 0
+    return exit_code(0)

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     setup_logging(args.log_level)
     from council.personas.loader import load_personas
-    from council.personas.routing import default_ranker, start_embedding_warmup
+    from council.personas.routing import default_ranker, exit_code, start_embedding_warmup
     from council.server import build_server
     from council.service import CouncilService
 
@@ -107,4 +107,4 @@ def run(args: argparse.Namespace) -> int:
         library, config, sink, bridge=bridge, settings=settings,
         ranker_factory=(lambda: None) if args.no_embeddings else default_ranker))
     log.info("council sidecar ready: %d personas", len(library))
-    return server.serve(sys.stdin.fileno(), proto_out)
+    return exit_code(server.serve(sys.stdin.fileno(), proto_out))

@@ -11,8 +11,11 @@ council) are never routed to and naming one in the text does not seat it; only a
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from typing import Literal, Protocol, runtime_checkable
@@ -77,6 +80,7 @@ class Selection(BaseModel):
 
 _warm_lock = threading.Lock()
 _embedding_ranker: EmbeddingRanker | None = None
+_warm_thread: threading.Thread | None = None
 
 
 def start_embedding_warmup(library: PersonaLibrary | None = None) -> EmbeddingRanker | None:
@@ -86,7 +90,7 @@ def start_embedding_warmup(library: PersonaLibrary | None = None) -> EmbeddingRa
     same ranker. Detection uses ``importlib.util.find_spec`` only, so this returns at once and never imports
     torch on the calling thread. :func:`default_ranker` switches to the ranker once it is warm.
     """
-    global _embedding_ranker
+    global _embedding_ranker, _warm_thread
     with _warm_lock:
         if _embedding_ranker is not None:
             return _embedding_ranker
@@ -101,9 +105,26 @@ def start_embedding_warmup(library: PersonaLibrary | None = None) -> EmbeddingRa
             except EmbeddingsNotReady as exc:
                 log.warning("embedding ranker unavailable, routing uses TF-IDF: %s", exc)
 
-        threading.Thread(target=_run, name="council-embeddings-warmup", daemon=True).start()
+        _warm_thread = threading.Thread(target=_run, name="council-embeddings-warmup", daemon=True)
+        _warm_thread.start()
         _embedding_ranker = ranker
         return ranker
+
+
+def exit_code(code: int) -> int:
+    """``code``, for the process to exit with normally — unless the embedding warm-up is still loading: then the
+    process ends here, with ``code``. A normal exit would run torch's C++ destructors under the loading thread and
+    abort (SIGABRT, "terminate called without an active exception"): a clean ``shutdown``/``exit`` a few seconds
+    after start, e.g. VS Code restarting the sidecar for a settings change, looked like a crash."""
+    thread = _warm_thread
+    if thread is None or not thread.is_alive():
+        return code
+    log.info("ending while the embedding model still loads")
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 _TFIDF = TfidfRanker()  # one instance, so its per-document-set index cache is reused
