@@ -1,8 +1,10 @@
-// What a person does in the real VS Code Chat view, as functions for the e2e scenarios: type a turn, wait for its
-// response to finish, click a button or a followup, press Stop, start a new chat, reload the window, kill the
-// sidecar process. Selectors are VS Code 1.139's (code-server 4.139.1 is pinned).
+// What a person does in the real VS Code Chat view, as functions for the e2e drivers and scenarios: open the Chat
+// view, type a turn, wait for its response to finish, click a button or a followup, press Stop, start a new chat,
+// kill the sidecar process; and the headless browser they all use. Selectors are VS Code 1.139's (code-server
+// 4.139.1 is pinned).
 'use strict';
 const { execFileSync } = require('child_process');
+const { chromium } = require('playwright-core');
 
 const RESPONSE = '.interactive-item-container.interactive-response';
 const REQUEST = '.interactive-item-container.interactive-request';
@@ -135,6 +137,19 @@ function chatUi(page, log) {
     log(`new chat (${Date.now() - t0} ms)`);
   }
 
+  /** The Chat view open (it is, after the start; else through the palette), its input visible. */
+  async function open() {
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+    } catch {
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Chat: Open Chat');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('Enter');
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
+    }
+  }
+
   /** Run a palette command by its title. */
   async function palette(title) {
     await page.keyboard.press('F1');
@@ -150,7 +165,17 @@ function chatUi(page, log) {
     return (await responses.allInnerTexts()).join('\n---\n');
   }
 
-  return { input, responses, requests, send, newest, idle, see, click, stop, newChat, palette, transcript };
+  return { input, responses, requests, send, newest, idle, see, click, stop, newChat, open, palette, transcript };
+}
+
+/** The headless Chromium the drivers use (CHROMIUM: another binary). */
+function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
 }
 
 /** Kill the sidecar of this e2e run with SIGKILL (matched by the run's extension folder); returns the pids. */
@@ -166,4 +191,4 @@ function killSidecar(runDir) {
   return pids;
 }
 
-module.exports = { chatUi, killSidecar };
+module.exports = { chatUi, killSidecar, launchBrowser };

@@ -7,8 +7,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
-const { chatUi } = require('./chatui');
+const { chatUi, launchBrowser } = require('./chatui');
 const scenarios = { ...require('./scenarios').scenarios, ...require('./review-scenario') };
 
 const url = process.argv[2];
@@ -122,24 +121,14 @@ async function phase(name, fn) {
 }
 
 /** The Chat view open with the test model selected (after the start, and after a reload). */
-async function openChat(input) {
-  await phase('chat view', async () => {
-    try {
-      await input.waitFor({ state: 'visible', timeout: 10_000 });
-    } catch {
-      await page.keyboard.press('F1');
-      await page.keyboard.type('Chat: Open Chat');
-      await page.waitForTimeout(800);
-      await page.keyboard.press('Enter');
-      await input.waitFor({ state: 'visible', timeout: 30_000 });
-    }
-  });
+async function openChat() {
+  await phase('chat view', () => chatUi(page, () => undefined).open());
   await phase('test model selected', () =>
     page.locator('.interactive-input-part .model-picker-split, .interactive-input-part .model-picker-item', { hasText: MODEL }).first().waitFor({ timeout: 90_000 }));
 }
 
 /** The issue-9 scenarios (scenarios.js) after the main flow; COUNCIL_E2E_SCENARIOS picks some (comma list, or "none"). */
-async function runScenarios(input) {
+async function runScenarios() {
   const wanted = (process.env.COUNCIL_E2E_SCENARIOS || 'all').split(',').map((s) => s.trim()).filter(Boolean);
   const control = (obj) => fs.writeFileSync(process.env.COUNCIL_E2E_CONTROL, JSON.stringify(obj));
   const ctx = {
@@ -157,7 +146,7 @@ async function runScenarios(input) {
     reload: async () => {
       await page.reload();
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
-      await openChat(input);
+      await openChat();
     },
   };
   const ui = chatUi(page, ctx.log);
@@ -170,12 +159,7 @@ async function runScenarios(input) {
 }
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+  const browser = await launchBrowser();
   try {
     page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
     page.on('pageerror', (e) => console.log('[pageerror]', String(e).slice(0, 300)));
@@ -185,7 +169,7 @@ async function runScenarios(input) {
     });
     if (process.env.COUNCIL_E2E_EXPECT_BOOTSTRAP === '1') await waitForBootstrap();
     const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
-    await openChat(input);
+    await openChat();
     const responses = page.locator('.interactive-item-container.interactive-response');
     const requests = page.locator('.interactive-item-container.interactive-request');
     await phase('ask @council', async () => {
@@ -258,7 +242,7 @@ async function runScenarios(input) {
       }
     });
     await shot('success');
-    await runScenarios(input);
+    await runScenarios();
     console.log(`[e2e] RESULT: PASS in ${since()}`);
     await browser.close();
     process.exit(0);

@@ -7,8 +7,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
-const { chatUi } = require('./chatui');
+const { chatUi, launchBrowser } = require('./chatui');
 
 const [url, shots] = process.argv.slice(2);
 const RUN = process.env.COUNCIL_E2E_RUN;
@@ -33,11 +32,7 @@ async function until(what, check, ms = 60_000) {
 }
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-dev-shm-usage'],
-  });
+  const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
   const shot = (name) => page.screenshot({ path: path.join(shots, `restricted-${name}.png`) }).catch(() => undefined);
   let step = 'workbench';
@@ -50,16 +45,9 @@ async function until(what, check, ms = 60_000) {
     say(`the window is in Restricted Mode on ${path.basename(FOLDER)}`);
 
     step = 'a question in Restricted Mode';
-    const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
-    if (!(await input.isVisible().catch(() => false))) {
-      await page.keyboard.press('F1');
-      await page.keyboard.type('Chat: Open Chat');
-      await page.waitForTimeout(800);
-      await page.keyboard.press('Enter');
-    }
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await page.waitForTimeout(2000); // the chat model list settles
     const ui = chatUi(page, (m) => say(`  ${m}`));
+    await ui.open();
+    await page.waitForTimeout(2000); // the chat model list settles
     const asked = await ui.send('@council Should we split our monolith into services this quarter?');
     await ui.see('How large is the engineering team', asked);
     await ui.idle();

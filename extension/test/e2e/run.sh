@@ -20,13 +20,22 @@ elapsed() { echo "$(( $(date +%s) - T0 ))s"; }
 say() { echo "[e2e $(elapsed)] $*"; }
 
 CS_PID=""; DRIVER_PID=""
+# stop_groups PID…: SIGTERM these process groups, give them up to 5 s, then SIGKILL what is left.
+stop_groups() {
+  local pid
+  for pid in "$@"; do kill -0 "$pid" 2>/dev/null && kill -TERM -- "-$pid" 2>/dev/null; done
+  for _ in $(seq 1 50); do
+    local alive=0
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  for pid in "$@"; do kill -KILL -- "-$pid" 2>/dev/null; done
+  return 0
+}
 cleanup() {
   local rc=$?
-  for pid in $DRIVER_PID $CS_PID; do
-    if kill -0 "$pid" 2>/dev/null; then kill -TERM -- "-$pid" 2>/dev/null; fi
-  done
-  sleep 1
-  for pid in $DRIVER_PID $CS_PID; do kill -KILL -- "-$pid" 2>/dev/null; done
+  stop_groups $DRIVER_PID $CS_PID
   [ -n "$CS_PID" ] && say "stopped code-server (process group $CS_PID)${DRIVER_PID:+ and the driver ($DRIVER_PID)}"
   return $rc
 }
@@ -121,11 +130,7 @@ start_cs() {
   done
   say "code-server did not get healthy"; exit 2
 }
-stop_cs() {
-  kill -TERM -- "-$CS_PID" 2>/dev/null
-  for _ in $(seq 1 50); do kill -0 "$CS_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL -- "-$CS_PID" 2>/dev/null; CS_PID=""
-}
+stop_cs() { stop_groups "$CS_PID"; CS_PID=""; }
 # drive SCRIPT [EXPECT_BOOTSTRAP]: run a driver against the running code-server, output also in $RUN/driver.log; sets RC.
 drive() {
   local t=$(date +%s)
