@@ -196,15 +196,16 @@ class Report:
     exit_code: int | None = None
 
 
-def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0) -> Report:
-    """Fuzz a fresh ``council mcp``; raises AssertionError when a rule breaks."""
+def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0, log: Path | None = None) -> Report:
+    """Fuzz a fresh ``council mcp`` (its stderr to ``log``); raises AssertionError when a rule breaks."""
     fuzz = Fuzzer(seed)
     report = Report()
     started = time.monotonic()
-    env = {**os.environ, "COUNCIL_LOG_LEVEL": "WARNING"}
+    env = {**os.environ, "COUNCIL_LOG_LEVEL": os.environ.get("FUZZ_LOG_LEVEL", "INFO") if log else "WARNING"}
+    errlog = log.open("ab") if log else subprocess.DEVNULL
     proc = subprocess.Popen([sys.executable, "-m", "council", "mcp", "--provider", "scripted", "--no-embeddings",
                              "--workspace", str(workspace)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, cwd=workspace)
+                            stderr=errlog, env=env, cwd=workspace)
     answers: Counter = Counter()
     nulls = [0]
     lock = threading.Condition()
@@ -242,7 +243,7 @@ def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0) -> Re
         report.frames += 1
         report.bytes_sent += len(frame.line) + 1
         report.requests += len(frame.ids)
-        report.kinds[frame.kind.split(" ")[0]] += 1
+        report.kinds[frame.kind.split(" ")[0] if frame.kind.startswith("request") else frame.kind] += 1
 
     try:
         for _ in range(20):  # before initialize: requests are refused (-32002) or served (ping), never dropped
@@ -279,6 +280,8 @@ def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0) -> Re
             proc.kill()
             proc.wait()
         report.seconds = round(time.monotonic() - started, 1)
+        if log:
+            errlog.close()
     return report
 
 
@@ -291,8 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=18)
     p.add_argument("--frames", type=int, default=1500)
     p.add_argument("--workspace", type=Path, default=Path.cwd())
+    p.add_argument("--log", type=Path, help="append the server's stderr (INFO) to this file")
     args = p.parse_args(argv)
-    report = run(args.seed, args.frames, args.workspace)
+    report = run(args.seed, args.frames, args.workspace, log=args.log)
     print(json.dumps({**report.__dict__, "kinds": dict(report.kinds)}, indent=2))
     return 0
 

@@ -17,9 +17,10 @@ has the contract's shape ``{code: validation, message, details}`` (``details.rea
   method MCP clients do not send (or a notification method sent with an id) → -32601; known method, wrong params
   → -32602 with one ``details.fields`` entry per bad field;
 - a notification that is unknown or malformed is dropped (logged), as JSON-RPC wants;
-- a response of the client (to an elicitation or a ping) without a valid id is dropped; one whose ``result`` is not
-  an object or whose ``error`` is malformed reaches the SDK as an error response (``data.details.reason``
-  ``malformed_response``), so the request that waits for it ends instead of waiting forever.
+- a response of the client without a valid id, or to no request the server sent (:meth:`Guard.asked` is told each
+  one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK as an
+  error response (``data.details.reason`` ``malformed_response``), so the request that waits for it (an
+  elicitation) ends instead of waiting forever.
 
 Strings holding a lone surrogate (``"\\ud800"``: valid JSON, not Unicode) have U+FFFD in its place before anything
 else reads them (:func:`council.encodable.encodable`), so no encoder downstream can fail on them.
@@ -149,12 +150,14 @@ class Verdict:
 
 
 class Guard:
-    """The checks, with the state they need: whether the client said ``notifications/initialized`` and which of
-    its request ids are in flight (:meth:`answered` is told each response the server writes)."""
+    """The checks, with the state they need: whether the client said ``notifications/initialized``, which of its
+    request ids are in flight (:meth:`answered` is told each response the server writes) and which of the server's
+    own requests wait for the client's answer (:meth:`asked`)."""
 
     def __init__(self) -> None:
         self.initialized = False
         self.in_flight: set[MsgId] = set()
+        self.asking: set[MsgId] = set()
         self.lines = 0
         self.refused = 0
 
@@ -186,6 +189,10 @@ class Guard:
     def answered(self, msg_id: Any) -> None:
         """The server wrote a response (or an error) with this id."""
         self.in_flight.discard(msg_id)
+
+    def asked(self, msg_id: Any) -> None:
+        """The server wrote a request of its own with this id (an elicitation, a ping)."""
+        self.asking.add(msg_id)
 
     def _parse(self, line: bytes, verdict: Verdict) -> Any:
         try:
@@ -282,6 +289,13 @@ class Guard:
         if not valid_id(msg_id) or value.get("jsonrpc") != "2.0":
             log.info("a response without a valid id or jsonrpc member was dropped")
             return
+        if isinstance(msg_id, str) and msg_id.isdecimal() and len(msg_id) < 20:
+            msg_id = int(msg_id)  # the SDK matches "7" to its request 7, as the TypeScript SDK does
+        if msg_id not in self.asking:
+            log.info("a response to %r was dropped: the server asked nothing by that id (or no longer waits)",
+                     str(msg_id)[:40])
+            return
+        self.asking.discard(msg_id)
         try:
             verdict.forward.append(types.JSONRPCMessage.model_validate(value))
             return

@@ -32,6 +32,7 @@ import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import McpError
+from mcp.shared.session import RequestResponder
 from pydantic import ValidationError
 
 from council import __version__
@@ -52,6 +53,22 @@ from council.session.entities import ClarificationQuestion, new_id
 log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
+
+
+class CouncilServer(Server):
+    """The SDK's low-level server, surviving a client's ``notifications/cancelled`` that arrives while the answer is
+    being sent: the SDK (1.x) then lets the request's own cancellation escape the request's task, which cancels the
+    server's task group and ends ``council mcp`` (found by the fuzzer). Such a request was answered ("Request
+    cancelled"); its task ends quietly."""
+
+    async def _handle_message(self, message, *args, **kwargs) -> None:  # type: ignore[override]
+        try:
+            await super()._handle_message(message, *args, **kwargs)
+        except anyio.get_cancelled_exc_class():
+            if isinstance(message, RequestResponder) and message.cancelled:
+                log.info("request %r cancelled by the client while it was being answered", message.request_id)
+                return
+            raise
 
 
 class EventRouter:
@@ -99,7 +116,7 @@ def unknown_tool(name: str, valid: list[str]) -> McpError:
 def build_mcp_server(service: CouncilService, router: EventRouter, *, elicitation_timeout: float) -> Server:
     """``elicitation_timeout``: seconds a clarifying question waits for the user's answer (``council mcp``'s
     ``--elicitation-timeout``)."""
-    server: Server = Server("council", version=__version__)
+    server: Server = CouncilServer("council", version=__version__)
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None)}

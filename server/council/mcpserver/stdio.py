@@ -104,7 +104,11 @@ class LineWriter:
     def send(self, message: dict[str, Any]) -> None:
         if self.broken.is_set():
             return
-        if "error" in message or "result" in message:
+        if "method" in message and "id" in message:
+            self.guard.asked(message["id"])
+        elif message.get("method") == "notifications/cancelled":  # the server withdrew one of its requests
+            self.guard.asking.discard((message.get("params") or {}).get("requestId"))
+        elif "error" in message or "result" in message:
             if isinstance(message.get("error"), dict):
                 message["error"] = contract_error(message["error"])
             self.guard.answered(message.get("id"))
