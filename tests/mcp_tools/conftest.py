@@ -42,6 +42,16 @@ def mcp_client(tmp_path: Path):
     return run
 
 
+def tool_error(result: types.CallToolResult) -> dict[str, Any]:
+    """A failed call's ``{code, message, details}``: an error result has no ``structuredContent`` (clients check it
+    against the outputSchema); its text is a readable line, then the JSON ``{"error": …}``."""
+    assert result.isError and result.structuredContent is None, result
+    first, data = result.content
+    error = json.loads(data.text)["error"]
+    assert first.text == f"Council {error['code']} error: {error['message']}"
+    return error
+
+
 def bullets(text: str) -> int:
     return sum(1 for line in text.splitlines() if line.startswith("- "))
 

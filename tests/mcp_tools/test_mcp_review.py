@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp_tools.conftest import cancel_mid_call
+from tests.mcp_tools.conftest import cancel_mid_call, tool_error
 from tests.review.review_helpers import FINAL_REPLIES, SEED_REQUEST, SUMMARY, expected_axes, seed_story_script
 
 REFACTOR = {
@@ -118,7 +118,7 @@ async def test_a_bad_request_is_a_tool_error_field_by_field(mcp_client, change, 
     async with mcp_client() as s:
         r = await _review(s, {**REFACTOR, **change})
         assert r.isError
-        error = r.structuredContent["error"]
+        error = tool_error(r)
         assert error["code"] == "validation" and field in error["details"]["fields"], error
         assert r.content[0].text.startswith("Council validation error:")
         assert (await s.list_tools()).tools  # still serving
@@ -128,8 +128,8 @@ async def test_a_role_whose_model_fails_makes_an_error_never_a_verdict(mcp_clien
     script = {"rules": [{"when": {"schema": "RoleReply", "purpose": "Code Reviewer"}, "error": "client"}]}
     async with mcp_client(script=script) as s:
         r = await _review(s, REFACTOR)
-    assert r.isError and set(r.structuredContent) == {"error"}
-    error = r.structuredContent["error"]
+    error = tool_error(r)
+    assert set(error) == {"code", "message", "details"}
     assert error["code"] == "internal" and error["details"]["reason"] == "roles_failed"
     assert list(error["details"]["roles"]) == ["Code Reviewer"]
     assert r.content[0].text.startswith("Council internal error: could not review: no verdict from Code Reviewer")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import mcp.types as types
 import pytest
+from mcp.shared.exceptions import McpError
 
 from council.protocol.limits import MAX_TEXT
 
-from .conftest import PROBLEM, bullets, cancel_mid_call
+from .conftest import PROBLEM, bullets, cancel_mid_call, tool_error
 
 DEPTHS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
 
@@ -131,8 +132,8 @@ async def test_an_elicited_answer_longer_than_council_answer_allows_is_refused(m
     async with mcp_client(elicit=elicit) as s:
         r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
         assert asked[0].requestedSchema["properties"]["answer"]["maxLength"] == MAX_TEXT
-        assert r.isError and r.structuredContent["error"]["code"] == "validation"
-        assert "answer" in r.structuredContent["error"]["details"]["fields"]
+        assert r.isError and tool_error(r)["code"] == "validation"
+        assert "answer" in tool_error(r)["details"]["fields"]
         ok = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})  # at the limit
     assert not ok.isError
     assert [c["answer"] for c in ok.structuredContent["clarifications"]] == ["A" * MAX_TEXT, "B" * MAX_TEXT]
@@ -164,7 +165,7 @@ async def test_progress_says_which_personas_could_not_answer_and_why(mcp_client)
 async def test_progress_of_a_consult_whose_every_advisor_failed_never_says_answered(mcp_client):
     r, messages = await consult_with_progress(mcp_client, {"rules": [{"when": {"schema": "PersonaReply"},
                                                                        "error": "client"}]})
-    assert r.isError and "every advisor" in r.structuredContent["error"]["message"]
+    assert r.isError and "every advisor" in tool_error(r)["message"]
     failed = [m for m in messages if "could not answer (cycle 1)" in m]
     assert len(failed) == 3 and all(m.endswith("refused the request (HTTP 400).") for m in failed), messages
     assert not [m for m in messages if "answered (cycle" in m]
@@ -199,18 +200,25 @@ async def test_a_client_without_elicitation_gets_assumptions_and_open_questions(
     ("council_define_personas", {"overrides": {"Devil's Advocate": {"constraints": ["Be nice."]}}}, "validation",
      "overrides.Devil's Advocate.constraints"),
     ("council_define_personas", {"confirm": "draft-123"}, "validation", "confirm"),
-    ("council_summon", {}, "validation", "name"),
 ])
 async def test_bad_input_is_a_tool_error_with_the_contract_shape(mcp_client, name, arguments, code, field):
     async with mcp_client() as s:
         r = await s.call_tool(name, arguments)
-        assert r.isError
-        error = r.structuredContent["error"]
+        error = tool_error(r)
         assert error["code"] == code and error["message"] and field in error["details"]["fields"], error
         assert r.content[0].text.startswith(f"Council {code} error:")
+        assert (await s.list_tools()).tools  # still serving
+
+
+async def test_an_unknown_tool_is_a_protocol_error_listing_the_tools(mcp_client):
+    async with mcp_client() as s:
+        with pytest.raises(McpError) as refused:
+            await s.call_tool("council_summon", {})
+        error = refused.value.error
+        assert error.code == -32602 and error.message == "Unknown tool: council_summon"
+        assert error.data["code"] == "validation" and error.data["details"]["fields"] == {"name": "unknown tool"}
         listed = [t.name for t in (await s.list_tools()).tools]  # still serving
-        if name == "council_summon":  # the valid names are exactly the tools listed (no council_decisions here)
-            assert error["details"]["valid"] == listed
+        assert error.data["details"]["valid"] == listed  # exactly the tools listed (no council_decisions here)
 
 
 async def test_cancelling_mid_consult_stops_every_model_call(mcp_client, tmp_path: Path):

@@ -4,7 +4,9 @@ JSON-RPC).
 Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
 persona overrides. The advisors read the workspace as evidence only when ``--workspace`` is given explicitly. As
-with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
+with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr. ``--elicitation-timeout`` (or
+``COUNCIL_ELICITATION_TIMEOUT``) is how long a clarifying question waits for the user's answer (default 600 s).
+stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -13,14 +15,31 @@ import argparse
 import io
 import logging
 import os
+import sys
 
 from council.cli import serve
+
+ELICITATION_TIMEOUT = 600.0  # seconds a clarifying question waits for the user (then it becomes an assumption)
 
 log = logging.getLogger("council.mcp")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     serve.add_arguments(p)
+    p.add_argument("--elicitation-timeout", type=positive_seconds,
+                   default=os.environ.get("COUNCIL_ELICITATION_TIMEOUT", str(ELICITATION_TIMEOUT)),
+                   help="seconds a clarifying question waits for an answer; then it and the rest become logged "
+                        "assumptions (default %(default)s)")
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 10**7:
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
+    return value
 
 
 def build_config(args: argparse.Namespace):
@@ -53,15 +72,14 @@ def run(args: argparse.Namespace) -> int:
     router = EventRouter()
     service = CouncilService(library, config, router, settings=serve.session_settings(args),
                              ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
-    server = build_mcp_server(service, router)
+    server = build_mcp_server(service, router, elicitation_timeout=args.elicitation_timeout)
     log.info("council MCP server ready: %d personas, workspace %s", len(library), config.workspace)
 
     async def main() -> None:
-        from mcp.server.stdio import stdio_server
+        from council.mcpserver.stdio import guarded_stdio
 
-        stdout = anyio.wrap_file(io.TextIOWrapper(io.BufferedWriter(proto_out), encoding="utf-8"))
         try:
-            async with stdio_server(stdout=stdout) as (read, write):
+            async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         finally:
             with anyio.CancelScope(shield=True):

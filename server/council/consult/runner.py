@@ -3,9 +3,9 @@
 The session runs through the service's own turn path (one lock, one cancel scope, errors mapped the same way as
 chat turns), so a consult inherits everything a chat session does. Clarifying questions are the only point
 where a chat session waits for the user; here each one goes to the caller's ``ask`` callback (MCP
-elicitation): an answer is used, a declined question becomes a logged assumption, a dismissed one skips the
-rest. Without a callback every question is skipped at once (each a logged assumption) and listed in the result
-as an open question. Cancelling the call cancels the session and every model call in flight.
+elicitation): an answer is used, a declined question becomes a logged assumption, a dismissed one (or one nobody
+answered in time) skips the rest. Without a callback every question is skipped at once (each a logged assumption)
+and listed in the result as an open question. Cancelling the call cancels the session and every model call in flight.
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the caller made of one clarifying question."""
+    """What the caller made of one clarifying question; ``unanswered``: nobody answered it in time (it is then
+    listed as assumed, not declined)."""
 
     action: Literal["answer", "skip", "skip_all"]
     text: str = ""
     choice: str | None = None
+    unanswered: bool = False
 
 
 Asker = Callable[[ClarificationQuestion], Awaitable[Reply]]
@@ -91,7 +93,7 @@ class Consultant:
             while rt.session.status is SessionStatus.CLARIFYING and rt.session.active_question is not None:
                 question = rt.session.active_question
                 reply = await ask(question) if ask is not None else Reply("skip_all")
-                if ask is not None and reply.action != "answer":
+                if ask is not None and reply.action != "answer" and not reply.unanswered:
                     declined.add(question.question_id)  # the user saw it and said no
                 await svc.run_turn(rt, MOVES[reply.action], _move(svc, rt, question, reply, pick))
         except anyio.get_cancelled_exc_class():

@@ -1,21 +1,29 @@
 """The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on top of
 the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses. tools/list shows the tools as the
-server was started (``offered``: annotations true for its memory, transcripts and workspace), and an unknown
-tool's error lists exactly those.
+server was started (``offered``: annotations true for its memory, transcripts and workspace).
 
-Per call: arguments are validated with the wire models (a bad one is a tool error, not a protocol error); a
-consult or a review reports each stage as an MCP progress notification when the client sent a progress token
-(``council_review`` takes seed 004's ``CouncilRequest`` as its arguments and returns the decision); clarifying
-questions go to the user through MCP elicitation when the client declared it (an answer is used, within the
-limits of ``council/answer``; a decline becomes a logged assumption, a dismissal skips the rest); the result is
-``structuredContent`` (validated by clients against the tool's ``outputSchema``) plus a compact text rendering.
-Every failure is a tool result with ``isError: true`` and ``{"error": {code, message, details}}``. A client's
-``notifications/cancelled`` cancels the call, its session (or review) and every model call in flight. A review
-that cannot be done (a role's model failed, no model) is such an error, never a verdict.
+Per call: an unknown tool name is a protocol error (-32602, as the MCP spec says; ``data.details.valid`` lists
+exactly the tools offered); arguments are validated with the wire models (a bad one is a tool error, not a protocol
+error); a consult or a review reports each stage as an MCP progress notification when the client sent a progress
+token (``council_review`` takes seed 004's ``CouncilRequest`` as its arguments and returns the decision); the
+result is ``structuredContent`` (validated by clients against the tool's ``outputSchema``) plus a compact text
+rendering. Every failure is a tool result with ``isError: true`` and no ``structuredContent`` (the TypeScript SDK
+validates it against the ``outputSchema`` even on errors): its text is one readable line and the JSON
+``{"error": {code, message, details}}``. A client's ``notifications/cancelled`` cancels the call, its session (or
+review) and every model call in flight. A review that cannot be done (a role's model failed, no model) is such an
+error, never a verdict.
+
+Clarifying questions go to the user through MCP elicitation when the client declared it: an answer is used, within
+the limits of ``council/answer``; a decline becomes a logged assumption, a dismissal skips the rest. A question
+nobody answers within the elicitation deadline (``council mcp --elicitation-timeout``) is withdrawn (the client gets
+``notifications/cancelled`` for it) and it and the rest become logged assumptions. An answer that breaks the form
+(too long, an unknown ``action``, a result that is not an object) is the client's mistake: the call returns a
+validation error naming it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -24,11 +32,13 @@ import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import McpError
+from mcp.shared.session import RequestResponder
 from pydantic import ValidationError
 
 from council import __version__
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
+from council.mcpserver.guard import MALFORMED_RESPONSE
 from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.review_words import progress_line
@@ -43,6 +53,22 @@ from council.session.entities import ClarificationQuestion, new_id
 log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
+
+
+class CouncilServer(Server):
+    """The SDK's low-level server, surviving a client's ``notifications/cancelled`` that arrives while the answer is
+    being sent: the SDK (1.x) then lets the request's own cancellation escape the request's task, which cancels the
+    server's task group and ends ``council mcp`` (found by the fuzzer). Such a request was answered ("Request
+    cancelled"); its task ends quietly."""
+
+    async def _handle_message(self, message, *args, **kwargs) -> None:  # type: ignore[override]
+        try:
+            await super()._handle_message(message, *args, **kwargs)
+        except anyio.get_cancelled_exc_class():
+            if isinstance(message, RequestResponder) and message.cancelled:
+                log.info("request %r cancelled by the client while it was being answered", message.request_id)
+                return
+            raise
 
 
 class EventRouter:
@@ -67,14 +93,30 @@ def tool(spec: ToolSpec) -> types.Tool:
 
 
 def error_result(err: CouncilError) -> types.CallToolResult:
+    """A failed call: no ``structuredContent`` (it would have to match the tool's ``outputSchema``); the text is a
+    readable line, then the error as JSON ``{"error": {code, message, details}}``."""
     error = {"code": err.code.value, "message": err.message, "details": err.details}
+    try:
+        data = json.dumps({"error": error}, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):  # details that are not JSON are dropped; the error itself still goes
+        data = json.dumps({"error": {**error, "details": {"detailsDropped": True}}}, ensure_ascii=False)
     return types.CallToolResult(content=[types.TextContent(type="text", text=words.error_text(err.code.value,
-                                                                                              err.message))],
-                                structuredContent={"error": error}, isError=True)
+                                                                                              err.message)),
+                                         types.TextContent(type="text", text=data)], isError=True)
 
 
-def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
-    server: Server = Server("council", version=__version__)
+def unknown_tool(name: str, valid: list[str]) -> McpError:
+    """The protocol error for a tool name nobody offered (MCP: -32602), with the contract's ``data``."""
+    message = f"Unknown tool: {name}"
+    return McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message, data={
+        "code": "validation", "message": message,
+        "details": {"fields": {"name": "unknown tool"}, "valid": valid, "reason": "unknown_tool"}}))
+
+
+def build_mcp_server(service: CouncilService, router: EventRouter, *, elicitation_timeout: float) -> Server:
+    """``elicitation_timeout``: seconds a clarifying question waits for the user's answer (``council mcp``'s
+    ``--elicitation-timeout``)."""
+    server: Server = CouncilServer("council", version=__version__)
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None)}
@@ -86,7 +128,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            return await _call(server, service, router, specs, name, arguments)
+            return await _call(server, service, router, specs, name, arguments, elicitation_timeout)
         except CouncilError as err:
             log.info("%s refused: %s", name, err.message)
             return error_result(err)
@@ -94,16 +136,23 @@ def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
             log.exception("%s failed", name)
             return error_result(internal_error(f"{name} failed: {type(exc).__name__}: {exc}"[:2000]))
 
+    call_handler = server.request_handlers[types.CallToolRequest]
+
+    async def call_or_refuse(request: types.CallToolRequest) -> types.ServerResult:
+        """The SDK's handler turns every exception into a tool result; an unknown name must be a protocol error,
+        so it is refused before (a known tool that is not offered as started, say ``council_decisions`` without
+        ``--memory``, is a tool error saying why)."""
+        if request.params.name not in TOOLS_BY_NAME:
+            raise unknown_tool(request.params.name, list(specs))
+        return await call_handler(request)
+
+    server.request_handlers[types.CallToolRequest] = call_or_refuse
     return server
 
 
 async def _call(server: Server, service: CouncilService, router: EventRouter, specs: dict[str, ToolSpec],
-                name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-    spec = specs.get(name)
-    if spec is None and name in TOOLS_BY_NAME:  # not offered as started: say why (council_decisions, memory off)
-        spec = TOOLS_BY_NAME[name]
-    if spec is None:
-        raise validation_error(f"unknown tool {name!r}", fields={"name": "unknown tool"}, valid=list(specs))
+                name: str, arguments: dict[str, Any] | None, elicitation_timeout: float) -> types.CallToolResult:
+    spec = specs.get(name) or TOOLS_BY_NAME[name]  # not offered as started: the call says why (memory off)
     try:
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
@@ -118,7 +167,7 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, sp
         data = service.archive.decisions(params).to_wire()
         text = data.pop("markdown")
     else:
-        data = (await _consult(server.request_context, service, router, params)).to_wire()
+        data = (await _consult(server.request_context, service, router, params, elicitation_timeout)).to_wire()
         text = data.pop("markdown")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                 isError=False)
@@ -163,7 +212,7 @@ async def _with_progress(ctx, run: Callable[[Callable[[str], None]], Awaitable[T
     return outcome[0]
 
 
-async def _consult(ctx, service: CouncilService, router: EventRouter, params):
+async def _consult(ctx, service: CouncilService, router: EventRouter, params, elicitation_timeout: float):
     session_id = new_id()
 
     async def run(report: Callable[[str], None]):
@@ -174,7 +223,7 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params):
 
         router.routes[session_id] = on_event
         try:
-            return await service.consult(params, _asker(ctx), session_id)
+            return await service.consult(params, _asker(ctx, elicitation_timeout), session_id)
         finally:
             router.routes.pop(session_id, None)
 
@@ -195,8 +244,9 @@ async def _review(ctx, service: CouncilService, request: CouncilRequest) -> Revi
     return await _with_progress(ctx, run)
 
 
-def _asker(ctx) -> Asker | None:
-    """Clarifying questions through MCP elicitation, when the client declared that it supports it."""
+def _asker(ctx, timeout: float) -> Asker | None:
+    """Clarifying questions through MCP elicitation, when the client declared that it supports it; each waits at
+    most ``timeout`` seconds for the answer."""
     client = ctx.session.client_params
     if client is None or client.capabilities.elicitation is None:
         return None
@@ -208,13 +258,26 @@ def _asker(ctx) -> Asker | None:
                                "enum": [c.value for c in question.choices]}
         props["answer"] = {"type": "string", "title": words.ANSWER_TITLE, "description": words.ANSWER_HINT,
                            "maxLength": MAX_TEXT}
-        try:
-            result = await ctx.session.elicit_form(
-                words.elicit_message(question.question, question.default_assumption),
-                {"type": "object", "properties": props}, related_request_id=ctx.request_id)
-        except McpError as exc:  # the client could not ask: go on as if nobody could
-            log.info("elicitation failed (%s); the council assumes", exc.error.message)
-            return Reply("skip_all")
+        request_id = ctx.session._request_id  # the id elicit_form's request gets (assigned before it awaits)
+        with anyio.move_on_after(timeout) as deadline:
+            try:
+                result = await ctx.session.elicit_form(
+                    words.elicit_message(question.question, question.default_assumption),
+                    {"type": "object", "properties": props}, related_request_id=ctx.request_id)
+            except McpError as exc:
+                data = exc.error.data
+                if isinstance(data, dict) and data.get("details", {}).get("reason") == MALFORMED_RESPONSE:
+                    raise validation_error(f"the client's answer to a clarifying question is malformed: "
+                                           f"{exc.error.message}", fields={"elicitation": exc.error.message},
+                                           reason=MALFORMED_RESPONSE) from None
+                log.info("elicitation failed (%s); the council assumes", exc.error.message)  # the client cannot ask
+                return Reply("skip_all")
+            except ValidationError as exc:  # a result the SDK cannot read (an unknown action …)
+                raise from_pydantic(exc, "answer to a clarifying question", prefix="elicitation") from None
+        if deadline.cancelled_caught:
+            log.info("no answer to a clarifying question within %g s; the council assumes and asks no more", timeout)
+            await _withdraw(ctx, request_id)
+            return Reply("skip_all", unanswered=True)
         if result.action == "accept":
             try:  # the limits of council/answer: a client that ignores the form's maxLength is refused
                 content = ElicitedAnswer.model_validate(result.content or {})
@@ -225,3 +288,13 @@ def _asker(ctx) -> Asker | None:
         return Reply("skip") if result.action == "decline" else Reply("skip_all")
 
     return ask
+
+
+async def _withdraw(ctx, request_id: int) -> None:
+    """Tell the client the elicitation request is no longer wanted (it may close its form)."""
+    try:
+        await ctx.session.send_notification(types.ServerNotification(types.CancelledNotification(
+            params=types.CancelledNotificationParams(requestId=request_id, reason=words.ELICITATION_EXPIRED))),
+            related_request_id=ctx.request_id)
+    except Exception as exc:  # a client gone mid-call must not fail the consult
+        log.debug("could not withdraw the elicitation: %s", exc)

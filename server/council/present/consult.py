@@ -91,6 +91,7 @@ def elicit_message(question: str, assumption: str) -> str:
 CHOICE_TITLE = "Choice"
 ANSWER_TITLE = "Your answer"
 ANSWER_HINT = "Free text (leave empty to use the choice)"
+ELICITATION_EXPIRED = "no answer in time: the council assumes and goes on"
 
 
 # --- define_personas ----------------------------------------------------------------------------------------------

@@ -1,0 +1,311 @@
+"""The guard in front of the MCP SDK's session: what a client writes to ``council mcp`` is checked here, line by line,
+and only messages the SDK can serve reach it; everything else is answered here.
+
+The SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
+its parser allows, a batch, a response whose ``result`` is not an object …) and its client never gets an answer.
+:class:`Guard` is sans-IO (``receive(line)`` → what to forward and what to answer), so it is tested without a
+process; :mod:`council.mcpserver.stdio` runs it on stdin/stdout. Every refusal is a JSON-RPC error whose ``data``
+has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong):
+
+- a line that is not UTF-8, not JSON (NaN and Infinity included), longer than :data:`MAX_LINE_BYTES` or nested
+  deeper than :data:`MAX_DEPTH` (counted on the bytes, before any parser recurses) → -32700, with the top-level
+  ``id`` when it can still be read from the bytes, else id null;
+- JSON that is not a JSON-RPC 2.0 message (not an object, a bad ``jsonrpc``, an ``id`` that is not a string or an
+  integer, a non-object ``params``), a batch (each element with a valid id gets its own error, MCP has no batches
+  since 2025-06-18), a request id still in flight → -32600;
+- a request before ``notifications/initialized`` other than ``initialize`` and ``ping`` → -32002; a request for a
+  method MCP clients do not send (or a notification method sent with an id) → -32601; known method, wrong params
+  → -32602 with one ``details.fields`` entry per bad field;
+- a notification that is unknown or malformed is dropped (logged), as JSON-RPC wants;
+- a response of the client without a valid id, or to no request the server sent (:meth:`Guard.asked` is told each
+  one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK as an
+  error response (``data.details.reason`` ``malformed_response``), so the request that waits for it (an
+  elicitation) ends instead of waiting forever.
+
+Strings holding a lone surrogate (``"\\ud800"``: valid JSON, not Unicode) have U+FFFD in its place before anything
+else reads them (:func:`council.encodable.encodable`), so no encoder downstream can fail on them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import typing
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
+
+import mcp.types as types
+from pydantic import BaseModel, ValidationError
+
+from council.encodable import encodable
+from council.errors import from_pydantic
+from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+
+log = logging.getLogger(__name__)
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # the largest message read (16 MiB, as the sidecar); longer lines are refused
+MAX_DEPTH = 64  # arrays and objects inside each other; tool arguments need a handful, the SDK's parser fails ~200
+ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id
+INVALID_PARAMS = -32602
+MALFORMED_RESPONSE = "malformed_response"
+
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRINGS = re.compile(_STRING)
+_TOKEN = re.compile(_STRING + rb"|[\[\]{}:,]|-?[0-9][0-9.eE+-]*|true|false|null")
+_OPEN_CLOSE = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
+
+MsgId = int | str
+
+
+def _methods(union: Any) -> dict[str, type[BaseModel]]:
+    """``{method: model}`` for the request (or notification) models of one of the SDK's unions."""
+    root = union.model_fields["root"].annotation
+    return {model.model_fields["method"].default: model for model in typing.get_args(root)}
+
+
+REQUESTS = _methods(types.ClientRequest)
+NOTIFICATIONS = _methods(types.ClientNotification)
+
+
+def valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
+    """A JSON-RPC error with the contract's ``data``."""
+    data = {"code": "validation", "message": message, "details": {"reason": reason, **details}}
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message, "data": data}}
+
+
+def nesting_depth(line: bytes) -> int:
+    """How deep arrays and objects nest in ``line`` (brackets inside strings do not count); linear, no recursion."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return 0 if not (b"[" in line or b"{" in line) else 1  # cannot exceed the limit: exactness not needed
+    brackets = _STRINGS.sub(b'""', line).translate(_OPEN_CLOSE, _NOT_BRACKETS)
+    return max(accumulate(memoryview(brackets).cast("b")), default=0)
+
+
+def readable_id(line: bytes) -> MsgId | None:
+    """The top-level ``"id"`` of a message that could not be parsed, when its bytes still show it (else None)."""
+    depth, expect = 0, 0  # expect: 1 after the "id" key, 2 after its colon
+    for m in _TOKEN.finditer(line[:ID_SCAN_BYTES]):
+        token = m.group()
+        if expect == 2:
+            return _id_value(token)
+        if expect == 1:
+            expect = 2 if token == b":" else 0
+            continue
+        if token in (b"[", b"{"):
+            depth += 1
+        elif token in (b"]", b"}"):
+            depth -= 1
+        elif depth == 1 and token == b'"id"':
+            expect = 1
+    return None
+
+
+def _id_value(token: bytes) -> MsgId | None:
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if token.startswith(b'"'):
+        try:
+            return encodable(json.loads(text))
+        except ValueError:
+            return None
+    return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _sanitize(value: Any) -> Any:
+    """``value`` with U+FFFD for every lone surrogate in its strings (keys included)."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, list):
+        return [_sanitize(v) for v in value]
+    if isinstance(value, dict):
+        return {encodable(k): _sanitize(v) for k, v in value.items()}
+    return value
+
+
+@dataclass
+class Verdict:
+    """What one line turned into: messages for the SDK (``forward``) and errors to answer at once (``answer``)."""
+
+    forward: list[types.JSONRPCMessage] = field(default_factory=list)
+    answer: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Guard:
+    """The checks, with the state they need: whether the client said ``notifications/initialized``, which of its
+    request ids are in flight (:meth:`answered` is told each response the server writes) and which of the server's
+    own requests wait for the client's answer (:meth:`asked`)."""
+
+    def __init__(self) -> None:
+        self.initialized = False
+        self.in_flight: set[MsgId] = set()
+        self.asking: set[MsgId] = set()
+        self.lines = 0
+        self.refused = 0
+
+    def receive(self, line: bytes) -> Verdict:
+        """One line of input (without its line end)."""
+        verdict = Verdict()
+        line = line.strip(b" \t\r")
+        if not line:
+            return verdict
+        self.lines += 1
+        value = self._parse(line, verdict)
+        if verdict.answer:
+            self.refused += 1
+            return verdict
+        if isinstance(value, list):
+            self._batch(value, verdict)
+        else:
+            self._message(value, verdict)
+        return verdict
+
+    def overlong(self, head: bytes) -> Verdict:
+        """A line longer than :data:`MAX_LINE_BYTES` (its first bytes): refused unread."""
+        self.lines += 1
+        self.refused += 1
+        message = f"the message is longer than {MAX_LINE_BYTES} bytes"
+        return Verdict(answer=[error_response(readable_id(head), PARSE_ERROR, message, "too_long",
+                                              limit=MAX_LINE_BYTES)])
+
+    def answered(self, msg_id: Any) -> None:
+        """The server wrote a response (or an error) with this id."""
+        self.in_flight.discard(msg_id)
+
+    def asked(self, msg_id: Any) -> None:
+        """The server wrote a request of its own with this id (an elicitation, a ping)."""
+        self.asking.add(msg_id)
+
+    def _parse(self, line: bytes, verdict: Verdict) -> Any:
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
+                                                 f"the message is not UTF-8 (byte {exc.start})", "not_utf8"))
+            return None
+        depth = nesting_depth(line)
+        if depth > MAX_DEPTH:
+            verdict.answer.append(error_response(
+                readable_id(line), PARSE_ERROR, f"the message nests arrays and objects {depth} deep; at most "
+                f"{MAX_DEPTH} are read", "too_deep", limit=MAX_DEPTH))
+            return None
+        try:
+            value = _DECODER.decode(text)
+        except (ValueError, RecursionError) as exc:
+            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
+                                                 f"the message is not JSON: {str(exc)[:200]}", "not_json"))
+            return None
+        return _sanitize(value) if _SURROGATE_ESCAPE.search(line) else value
+
+    def _batch(self, items: list[Any], verdict: Verdict) -> None:
+        message = "batches are not supported (MCP 2025-06-18 removed them): send each message on its own line"
+        ids = [item["id"] for item in items if isinstance(item, dict) and "method" in item and valid_id(item.get("id"))]
+        for msg_id in ids or [None]:
+            verdict.answer.append(error_response(msg_id, INVALID_REQUEST, message, "batch"))
+        self.refused += 1
+
+    def _message(self, value: Any, verdict: Verdict) -> None:
+        if not isinstance(value, dict):
+            verdict.answer.append(error_response(None, INVALID_REQUEST, "a message must be a JSON object, not "
+                                                 f"{type(value).__name__}", "not_an_object"))
+        elif "method" in value:
+            self._request_or_notification(value, verdict)
+        else:
+            self._response(value, verdict)
+        if verdict.answer:
+            self.refused += 1
+
+    def _request_or_notification(self, value: dict[str, Any], verdict: Verdict) -> None:
+        method, params, has_id = value.get("method"), value.get("params"), "id" in value
+        msg_id = value.get("id") if valid_id(value.get("id")) else None
+
+        def refuse(code: int, message: str, reason: str, **details: Any) -> None:
+            if has_id:  # a notification is never answered
+                verdict.answer.append(error_response(msg_id, code, message, reason, **details))
+            else:
+                log.info("notification dropped: %s", message)
+
+        if value.get("jsonrpc") != "2.0":
+            return refuse(INVALID_REQUEST, 'a message must have "jsonrpc": "2.0"', "not_jsonrpc")
+        if not isinstance(method, str):
+            return refuse(INVALID_REQUEST, "method must be a string", "bad_method")
+        if has_id and msg_id is None:
+            return refuse(INVALID_REQUEST, "id must be a string or an integer", "bad_id")
+        if params is not None and not isinstance(params, dict):
+            return refuse(INVALID_REQUEST, "params must be an object", "bad_params")
+        if not has_id:
+            return self._notification(value, method, params, verdict)
+        models = REQUESTS
+        if method not in models:
+            return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
+        if method not in _ALWAYS and not self.initialized:
+            return refuse(SERVER_NOT_INITIALIZED, f"{method} before notifications/initialized: initialize first",
+                          "not_initialized")
+        if msg_id in self.in_flight:
+            return refuse(INVALID_REQUEST, f"request id {msg_id!r} is still in flight", "duplicate_id")
+        try:
+            models[method].model_validate({"method": method, **({} if params is None else {"params": params})})
+        except ValidationError as exc:
+            err = from_pydantic(exc, f"params of {method}")
+            return refuse(INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
+        self.in_flight.add(msg_id)
+        verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(
+            jsonrpc="2.0", id=msg_id, method=method, **({} if params is None else {"params": params}))))
+
+    def _notification(self, value: dict[str, Any], method: str, params: Any, verdict: Verdict) -> None:
+        model = NOTIFICATIONS.get(method)
+        if model is None:
+            log.info("notification %r dropped: no such notification", method[:100])
+            return
+        try:
+            model.model_validate({"method": method, **({} if params is None else {"params": params})})
+        except ValidationError as exc:
+            log.info("notification %s dropped: %s", method, from_pydantic(exc, "params").message[:500])
+            return
+        if method == "notifications/initialized":
+            self.initialized = True
+        verdict.forward.append(types.JSONRPCMessage.model_validate(value))
+
+    def _response(self, value: dict[str, Any], verdict: Verdict) -> None:
+        msg_id = value.get("id")
+        if not valid_id(msg_id) or value.get("jsonrpc") != "2.0":
+            log.info("a response without a valid id or jsonrpc member was dropped")
+            return
+        if isinstance(msg_id, str) and msg_id.isdecimal() and len(msg_id) < 20:
+            msg_id = int(msg_id)  # the SDK matches "7" to its request 7, as the TypeScript SDK does
+        if msg_id not in self.asking:
+            log.info("a response to %r was dropped: the server asked nothing by that id (or no longer waits)",
+                     str(msg_id)[:40])
+            return
+        self.asking.discard(msg_id)
+        try:
+            verdict.forward.append(types.JSONRPCMessage.model_validate(value))
+            return
+        except ValidationError:
+            pass
+        if "result" in value and "error" not in value:
+            what = f"its result is {type(value['result']).__name__}, not an object"
+        else:
+            what = "it needs exactly one of result (an object) or error ({code, message})"
+        message = f"the client's response to request {msg_id!r} is malformed: {what}"
+        log.info("%s", message)
+        error = error_response(msg_id, INVALID_REQUEST, message, MALFORMED_RESPONSE)
+        verdict.forward.append(types.JSONRPCMessage.model_validate(error))

@@ -1,0 +1,227 @@
+"""``council mcp``'s stdio transport: newline-delimited JSON-RPC on stdin/stdout, with the
+:class:`~council.mcpserver.guard.Guard` in front of the SDK's session (replaces ``mcp.server.stdio.stdio_server``,
+whose reader drops what it cannot parse without an answer).
+
+A daemon thread blocks in ``os.read`` on stdin and hands chunks to the event loop with back-pressure (at most
+:data:`QUEUE_CHUNKS` unread chunks); :class:`LineSplitter` cuts them into lines with bounded memory (a line over
+:data:`~council.mcpserver.guard.MAX_LINE_BYTES` is skipped to its end, only its head kept to find its id). Each line
+goes to the guard: what it accepts is sent to the SDK's read stream, what it refuses is answered at once.
+
+One :class:`LineWriter` writes every outgoing message whole (the SDK's and the guard's): compact UTF-8 JSON, a
+string that cannot be UTF-8 escaped as ``\\uXXXX`` instead of failing; a result that cannot be serialised at all is
+replaced by an internal error for its id, so the request is still answered. Every JSON-RPC error gets the
+contract's ``data`` (``{code, message, details}``) when the SDK built one without it. A broken stdout stops the
+server (the client is gone); the end of input ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, BinaryIO
+
+import anyio
+import mcp.types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
+from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+
+log = logging.getLogger("council.mcp")
+
+READ_CHUNK = 64 * 1024
+QUEUE_CHUNKS = 4
+HEAD_BYTES = 64 * 1024  # the start of an overlong line, kept to find its id
+_CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
+
+
+class Overlong:
+    """A line longer than the limit: its first bytes."""
+
+    def __init__(self, head: bytes) -> None:
+        self.head = head
+
+
+class LineSplitter:
+    """Bytes in, whole lines (without ``\\n``) or :class:`Overlong` out; never holds more than the limit."""
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self.limit = limit
+        self._buf = bytearray()
+        self._skipping: bytearray | None = None  # the head of an overlong line, until its end
+
+    def feed(self, data: bytes) -> list[bytes | Overlong]:
+        out: list[bytes | Overlong] = []
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            piece = data[start:] if end < 0 else data[start:end]
+            self._take(piece, out)
+            if end < 0:
+                return out
+            self._finish(out)
+            start = end + 1
+
+    def close(self) -> list[bytes | Overlong]:
+        """The end of input: a last line without ``\\n`` counts."""
+        out: list[bytes | Overlong] = []
+        if self._buf or self._skipping is not None:
+            self._finish(out)
+        return out
+
+    def _take(self, piece: bytes, out: list[bytes | Overlong]) -> None:
+        if self._skipping is not None:
+            self._skipping += piece[:max(0, HEAD_BYTES - len(self._skipping))]
+            return
+        self._buf += piece
+        if len(self._buf) > self.limit:
+            self._skipping = bytearray(self._buf[:HEAD_BYTES])
+            self._buf = bytearray()
+
+    def _finish(self, out: list[bytes | Overlong]) -> None:
+        if self._skipping is not None:
+            out.append(Overlong(bytes(self._skipping)))
+            self._skipping = None
+        else:
+            out.append(bytes(self._buf))
+            self._buf = bytearray()
+
+
+class LineWriter:
+    """The protocol stdout: one whole line per message, written synchronously (so lines never interleave)."""
+
+    def __init__(self, stream: BinaryIO, guard: Guard) -> None:
+        self.stream = stream
+        self.guard = guard
+        self.broken = anyio.Event()
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.broken.is_set():
+            return
+        if "method" in message and "id" in message:
+            self.guard.asked(message["id"])
+        elif message.get("method") == "notifications/cancelled":  # the server withdrew one of its requests
+            self.guard.asking.discard((message.get("params") or {}).get("requestId"))
+        elif "error" in message or "result" in message:
+            if isinstance(message.get("error"), dict):
+                message["error"] = contract_error(message["error"])
+            self.guard.answered(message.get("id"))
+        try:
+            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: \uXXXX escapes keep it, losslessly
+            data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+        try:
+            self.stream.write(data + b"\n")
+            self.stream.flush()
+        except (OSError, ValueError) as exc:
+            log.error("council mcp: writing to the client failed (%s); exiting", exc)
+            self.broken.set()
+
+    def send_session_message(self, session_message: SessionMessage) -> None:
+        root = session_message.message.root
+        try:
+            message = session_message.message.model_dump(by_alias=True, mode="json", exclude_none=True)
+            json.dumps(message, allow_nan=False)
+        except Exception as exc:  # never lose the answer: the request gets an internal error instead
+            log.exception("council mcp: a message could not be serialised")
+            if not isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
+                return
+            text = f"the answer could not be serialised: {type(exc).__name__}"
+            message = {"jsonrpc": "2.0", "id": root.id, "error": {
+                "code": types.INTERNAL_ERROR, "message": text,
+                "data": {"code": "internal", "message": text, "details": {}}}}
+        self.send(message)
+
+
+def contract_error(error: dict[str, Any]) -> dict[str, Any]:
+    """``error`` with ``data`` in the contract's shape (kept when it already is; else wrapping what was there)."""
+    data = error.get("data")
+    if isinstance(data, dict) and {"code", "message", "details"} <= set(data) and \
+            data["code"] in ("validation", "permission", "internal"):
+        return error
+    code, message = error.get("code"), str(error.get("message", ""))
+    kind = "validation" if code in _CLIENT_FAULTS else "internal"
+    details = {} if data in (None, "") else {"data": data}
+    if code == 0 and message == "Request cancelled":  # the SDK's answer to notifications/cancelled
+        kind, details = "validation", {"reason": "cancelled"}
+    return {**error, "data": {"code": kind, "message": message, "details": details}}
+
+
+@asynccontextmanager
+async def guarded_stdio(stdin_fd: int, stdout: BinaryIO) -> AsyncIterator[
+        tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
+    """``(read, write)`` streams for ``Server.run``, like the SDK's ``stdio_server``, with the guard in front."""
+    guard = Guard()
+    writer = LineWriter(stdout, guard)
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def write_out() -> None:
+        async with write_receive:
+            async for session_message in write_receive:
+                writer.send_session_message(session_message)
+
+    async def read_in() -> None:
+        async with read_send:
+            async for verdict in _verdicts(stdin_fd, guard):
+                for answer in verdict.answer:
+                    writer.send(answer)
+                for message in verdict.forward:
+                    await read_send.send(SessionMessage(message))
+        log.info("input closed (%d lines, %d refused); exiting", guard.lines, guard.refused)
+
+    async def stop_when_broken(scope: anyio.CancelScope) -> None:
+        await writer.broken.wait()
+        scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(write_out)
+        tg.start_soon(read_in)
+        tg.start_soon(stop_when_broken, tg.cancel_scope)
+        try:
+            yield read_receive, write_send
+        finally:
+            tg.cancel_scope.cancel()
+
+
+async def _verdicts(stdin_fd: int, guard: Guard) -> AsyncIterator[Verdict]:
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+    slots = threading.Semaphore(QUEUE_CHUNKS)
+    threading.Thread(target=_pump, args=(stdin_fd, loop, chunks, slots), name="council-mcp-stdin",
+                     daemon=True).start()
+    splitter = LineSplitter()
+    while True:
+        chunk = await chunks.get()
+        slots.release()
+        lines = splitter.feed(chunk) if chunk else splitter.close()
+        for line in lines:
+            yield guard.overlong(line.head) if isinstance(line, Overlong) else guard.receive(line)
+            await anyio.sleep(0)  # let requests run between lines, even under a flood
+        if not chunk:
+            return
+
+
+def _pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue[bytes], slots: threading.Semaphore) -> None:
+    """Reader thread: one chunk per free slot; an empty chunk is the end of input."""
+    while True:
+        slots.acquire()
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError as exc:
+            log.error("council mcp: reading stdin failed (%s); exiting", exc)
+            chunk = b""
+        try:
+            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+        except RuntimeError:  # the loop has closed
+            return
+        if not chunk:
+            return
+

@@ -1,0 +1,145 @@
+"""``council mcp``'s stdio, line by line: what the SDK's reader used to drop unanswered is answered (the guard,
+``council.mcpserver.guard``), a cancellation racing the answer no longer ends the server, and the seeded fuzzer
+over every frame shape finds every request answered exactly once on a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from council.mcpserver.guard import MAX_DEPTH, Guard, nesting_depth, readable_id
+
+from .fuzz import run
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+class RawServer:
+    """``council mcp`` on raw pipes: lines in, decoded answers out (keyed by id)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "council", "mcp", "--provider", "scripted", "--no-embeddings",
+             "--workspace", str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=(tmp_path / "server.log").open("wb"), cwd=tmp_path)
+        self.answers: list[dict[str, Any]] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.answers.append(json.loads(line))
+
+    def send(self, *lines: bytes | dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        for line in lines:
+            self.proc.stdin.write((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, msg_id: Any, timeout: float = 10.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [a for a in self.answers if a.get("id") == msg_id and "method" not in a]
+            if found:
+                return found[0]
+            time.sleep(0.02)
+        raise AssertionError(f"no answer for {msg_id!r}; got {self.answers[-5:]}")
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=20)
+
+
+@pytest.fixture
+def raw(tmp_path: Path):
+    server = RawServer(tmp_path)
+    yield server
+    if server.proc.poll() is None:
+        server.proc.kill()
+        server.proc.wait()
+
+
+def ping(msg_id: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "ping"}
+
+
+def test_what_the_sdk_dropped_is_answered_and_the_server_carries_on(raw):
+    deep = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"council_consult","arguments":' \
+           b'{"user_problem":"q","context":' + b"[" * 300 + b"]" * 300 + b"}}}"
+    raw.send(INIT, INITIALIZED, deep,
+             b'{"jsonrpc":"2.0","id":8,"method":"ping","params":"x"}',  # params not an object
+             b'{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":5}}',  # wrong param type
+             b'{"jsonrpc":"2.0","id":10,"method":"resources/nope"}',
+             b'\xff\xfe{"jsonrpc":"2.0","id":11}',  # not UTF-8
+             b'[{"jsonrpc":"2.0","id":12,"method":"ping"},{"jsonrpc":"2.0","id":13,"method":"ping"}]',
+             b'{"jsonrpc":"2.0","id":"\\ud800x","method":"ping"}',  # a lone surrogate in the id
+             b'{"jsonrpc":"2.0","id":' + b"9" * 40 + b',"method":"ping"}',  # an id past 64 bits
+             b'{"jsonrpc":"2.0","id":true,"method":"ping"}', ping(14))
+    too_deep = raw.answer(7)["error"]
+    assert too_deep["code"] == -32700 and too_deep["data"]["details"] == {"reason": "too_deep", "limit": MAX_DEPTH}
+    assert raw.answer(8)["error"]["data"]["details"]["reason"] == "bad_params"
+    assert raw.answer(9)["error"]["code"] == -32602 and "params.cursor" in raw.answer(9)["error"]["data"]["details"][
+        "fields"]
+    assert raw.answer(10)["error"]["code"] == -32601
+    assert raw.answer(11)["error"]["code"] == -32700  # its id was still readable
+    assert raw.answer(12)["error"]["code"] == raw.answer(13)["error"]["code"] == -32600  # no batches in MCP
+    assert raw.answer("\ufffdx") == {"jsonrpc": "2.0", "id": "\ufffdx", "result": {}}
+    assert raw.answer(int("9" * 40))["result"] == {}
+    assert raw.answer(None)["error"]["code"] == -32600  # id true: not an id
+    assert raw.answer(14)["result"] == {}
+    for a in raw.answers:
+        if "error" in a:
+            assert set(a["error"]["data"]) == {"code", "message", "details"} and a["error"]["data"]["code"] in (
+                "validation", "internal")
+    assert raw.close() == 0
+
+
+def test_requests_before_initialized_are_refused_not_dropped(raw):
+    raw.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, ping(2), INIT, INITIALIZED,
+             {"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    assert raw.answer(1)["error"]["code"] == -32002 and raw.answer(2)["result"] == {}
+    assert raw.answer(3)["result"]["tools"][0]["name"] == "council_consult"
+
+
+def test_a_cancellation_racing_the_answer_does_not_end_the_server(raw):
+    """The SDK let the request's own cancellation escape when notifications/cancelled arrived while the answer was
+    being written, which ended the server's task group: every later request went unanswered and it exited."""
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "council_consult",
+                                                                          "arguments": {"confirm": "x"}}}
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+    raw.send(INIT, INITIALIZED, call, cancel, ping(6))
+    assert "id" in raw.answer(5)  # answered once: its result or "Request cancelled"
+    assert raw.answer(6)["result"] == {}
+    assert len([a for a in raw.answers if a.get("id") == 5]) == 1
+    assert raw.proc.poll() is None
+
+
+def test_the_guard_alone():
+    g = Guard()
+    assert nesting_depth(b'{"a":"[[[[[[","b":[[1]]}') <= 3
+    assert nesting_depth(b'"' + b"[" * 500 + b'"') == 0 and nesting_depth(b"[" * 500) == 500
+    assert readable_id(b'{"params":{"id":5},"id":"x","method":') == "x"
+    assert readable_id(b'{"jsonrpc":"2.0","id":1.5}') is None
+    v = g.receive(b'{"jsonrpc":"2.0","id":1,"result":{}}')  # a response to nothing the server asked
+    assert not v.forward and not v.answer
+    g.asked(4)
+    v = g.receive(b'{"jsonrpc":"2.0","id":4,"result":42}')  # not an object: the waiting request gets an error
+    [error] = v.forward
+    assert error.root.error.data["details"]["reason"] == "malformed_response"
+    assert g.receive(b"   \r").answer == []
+
+
+def test_the_fuzzer_finds_every_request_answered_once(tmp_path: Path):
+    report = run(seed=18, frames=1500, workspace=tmp_path)
+    assert report.requests == report.answered > 900 and report.null_answers > 300
+    assert report.exit_code == 0 and report.seconds < 60
