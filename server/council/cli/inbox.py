@@ -3,8 +3,10 @@
 See ``council.review.inbox`` for the folder layout and the crash-safety rules. ``--once`` processes what is there
 (and what a dead run left in processing/) and exits; without it the watcher polls until Ctrl-C or SIGTERM (a review
 cut short stays in processing/ and is picked up again on the next start). One line per request goes to stderr.
-Exit codes: 0 done (every request decided or set aside as malformed/duplicate), 2 bad usage, 3 another watcher
-holds DIR, the folder is unusable, or (``--once``) a request could not be reviewed and went to failed/.
+Exit codes: 0 done (every request decided, or rejected as malformed/duplicate: the sender's error, written beside
+the file in rejected/), 2 bad usage, 3 another watcher holds DIR, the folder is unusable, or (``--once``) a request
+could not be reviewed (it went to failed/) or could not even be set aside (it stays in processing/) — the watcher's
+side failed, so a script should look.
 """
 
 from __future__ import annotations
@@ -89,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
         anyio.run(reviewer.aclose)
     if not args.quiet:
         print(inbox_line("summary", counts), file=sys.stderr)
-    return COULD_NOT if args.once and counts.get("failed") else OK
+    return COULD_NOT if args.once and (counts.get("failed") or counts.get("stuck")) else OK
