@@ -213,3 +213,39 @@ def test_a_file_name_that_is_not_utf8_is_rejected_and_named_readably(tmp_path):
     assert sorted(rejected) == [b"caf\xe9.error.json", raw_name]
     document = json.loads((tmp_path / "rejected" / os.fsdecode(b"caf\xe9.error.json")).read_text())
     assert document["request"]["dropped_as"] == "caf\ufffd.json"
+
+
+def test_a_drop_whose_mtime_lies_in_the_future_is_still_claimed(tmp_path):
+    path = drop(tmp_path, "req.json", SEED_REQUEST)
+    tomorrow = time.time() + 86_400
+    os.utime(path, (tomorrow, tomorrow))  # a skewed clock, or `cp -p` of such a file, then a rename
+    assert once(tmp_path).returncode == 0
+    proc = watcher(tmp_path)  # a watcher claims it once it has seen it unchanged for --settle
+    try:
+        wait_for(lambda: (tmp_path / ".inbox.lock").exists(), proc=proc)
+        later = drop(tmp_path, "later.json", request(request_id="req-later"))
+        os.utime(later, (tomorrow, tomorrow))
+        wait_for(lambda: names(tmp_path / "done") == ["later.json", "req.json"], timeout=20, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert names(tmp_path / "outbox") == ["req-later.decision.json", "req_123456789.decision.json"]
+
+
+def test_a_folder_deleted_under_a_running_watcher_comes_back(tmp_path):
+    proc = watcher(tmp_path)
+    try:
+        wait_for(lambda: (tmp_path / ".inbox.lock").exists(), proc=proc)
+        wait_for(lambda: (tmp_path / "processing").is_dir(), proc=proc)
+        os.rmdir(tmp_path / "processing")
+        os.rmdir(tmp_path / "inbox")
+        time.sleep(0.3)
+        drop(tmp_path, "req.json", SEED_REQUEST)
+        wait_for(lambda: names(tmp_path / "done") == ["req.json"], timeout=20, proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()

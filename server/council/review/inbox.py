@@ -92,6 +92,7 @@ class Inbox:
         self.inflight: set[str] = set()
         self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0, "stuck": 0}
         self._lock_fd: int | None = None
+        self._seen: dict[str, tuple[tuple[int, int, int], float]] = {}  # inbox name → (signature, still since)
 
     # --- setup -------------------------------------------------------------------------------------------------
     def open(self) -> None:
@@ -145,18 +146,26 @@ class Inbox:
 
     def _claim(self, settle: float) -> list[Path]:
         """Move every settled drop into processing/ (oldest first); a name still in processing/ waits its turn.
-        Entries that are not regular files are claimed too (and rejected), never opened here."""
+        A drop has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for
+        that long (a file whose mtime lies in the future is not left waiting forever). Entries that are not regular
+        files are claimed too (and rejected), never opened here."""
+        for folder in self.dirs.values():  # one deleted under a running watcher comes back
+            folder.mkdir(parents=True, exist_ok=True)
         claimed = []
-        now = time.time()
-        candidates = []
+        now, still = time.time(), time.monotonic()
+        candidates, seen = [], {}
         for path in self._requests("inbox"):
             try:
                 st = os.lstat(path)
             except OSError:  # the agent took it back
                 continue
-            if stat.S_ISREG(st.st_mode) and now - st.st_mtime < settle:
+            signature = (st.st_ino, st.st_size, st.st_mtime_ns)
+            before = self._seen.get(path.name)
+            seen[path.name] = before if before and before[0] == signature else (signature, still)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime < settle and still - seen[path.name][1] < settle:
                 continue
             candidates.append((st.st_mtime, path.name, path))
+        self._seen = seen
         for _, name, path in sorted(candidates):
             try:
                 move_new(path, self.dirs["processing"] / name)
@@ -229,9 +238,9 @@ class Inbox:
                              reason="internal_error")
         try:
             self._set_aside(path, "failed", err, None)
-        except FileNotFoundError:
-            self.report("vanished", {"file": display_name(path.name)})
         except Exception as again:
+            if not os.path.lexists(path):
+                return self.report("vanished", {"file": display_name(path.name)})
             log.exception("inbox: %s stays in processing/", display_name(path.name))
             self.counts["stuck"] += 1
             self.report("crashed", {"file": display_name(path.name), "error": f"{type(again).__name__}: {again}"})
