@@ -71,11 +71,11 @@ def move_new(src: Path, dst: Path) -> None:
 
 def write_new(path: Path, data: dict[str, Any]) -> None:
     """Write JSON to ``path``, which must not exist (``FileExistsError``): readers see no file or the whole one."""
+    body = json_bytes(data)
     tmp = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-{next(_counter)}")
     try:
-        with open(tmp, "x", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=2)
-            f.write("\n")
+        with open(tmp, "xb") as f:
+            f.write(body)
             f.flush()
             os.fsync(f.fileno())
         move_new(tmp, path)
@@ -86,6 +86,15 @@ def write_new(path: Path, data: dict[str, Any]) -> None:
             pass
         raise
     sync_dir(path.parent)
+
+
+def json_bytes(data: dict[str, Any]) -> bytes:
+    """Indented UTF-8 JSON; text that UTF-8 cannot carry (a lone surrogate a model or a name brought in) is written
+    as its ``\\u`` escape instead of failing the write, and values JSON lacks as their ``str``."""
+    try:
+        return (json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(data, ensure_ascii=True, indent=2, default=str) + "\n").encode("ascii")
 
 
 def sync_dir(folder: Path) -> None:
