@@ -80,10 +80,12 @@ def test_write_new_carries_a_lone_surrogate_as_an_escape(tmp_path):
 
 
 def test_remove_temp_files_takes_only_its_own_pattern(tmp_path):
-    for name in (".council-tmp-1-2", ".council-tmp-1-2.json", ".council-tmp-x-1", "council-tmp-1-2", "a.json"):
+    for name in (".council-tmp-1-2", ".council-tmp-1-2.json", ".council-tmp-x-1", "council-tmp-1-2", "a.json",
+                 ".r1.decision.json.4242.123456789.tmp", ".a.tmp"):  # the second to last: the earlier writer's
         (tmp_path / name).write_text("")
-    assert files.remove_temp_files(tmp_path) == [".council-tmp-1-2"]
-    assert sorted(os.listdir(tmp_path)) == [".council-tmp-1-2.json", ".council-tmp-x-1", "a.json", "council-tmp-1-2"]
+    assert sorted(files.remove_temp_files(tmp_path)) == [".council-tmp-1-2", ".r1.decision.json.4242.123456789.tmp"]
+    assert sorted(os.listdir(tmp_path)) == [".a.tmp", ".council-tmp-1-2.json", ".council-tmp-x-1", "a.json",
+                                            "council-tmp-1-2"]
 
 
 def test_read_request_file_reads_at_most_the_limit(tmp_path):

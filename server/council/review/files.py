@@ -29,7 +29,8 @@ from council.errors import validation_error
 
 NAME_MAX = 255  # bytes in one file name (ext4, xfs, btrfs, tmpfs, APFS)
 TEMP_PREFIX = ".council-tmp-"
-TEMP_NAME = re.compile(r"^\.council-tmp-[0-9]+-[0-9]+$")
+# ours, and the earlier writer's ``.<name>.json.<pid>.<ns>.tmp`` that a kill -9 may have left before an upgrade
+TEMP_NAME = re.compile(r"^\.council-tmp-[0-9]+-[0-9]+$|^\..+\.json\.[0-9]+\.[0-9]+\.tmp$")
 _counter = itertools.count()
 
 _AT_FDCWD = -100

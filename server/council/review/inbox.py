@@ -77,6 +77,8 @@ class InboxBusy(Exception):
 
 
 class Inbox:
+    """One drop folder's watcher: :meth:`open` (lock, folders, temp files), then ``await run()``, then :meth:`close`."""
+
     def __init__(self, root: Path, reviewer: Reviewer, *, jobs: int = 2, settle: float = 0.5,
                  interval: float = 0.5, timeout: float | None = None, report: Report = lambda kind, data: None,
                  provider: str | None = None, model: str | None = None) -> None:
