@@ -3,52 +3,23 @@ single-watcher lock, and a kill -9 mid-review followed by a restart that loses n
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from review_helpers import COUNCIL, SEED_REQUEST, request, run_council, write_json
+from inbox_helpers import SCRIPTED, drop, names, wait_for, watcher
+from review_helpers import SEED_REQUEST, request, run_council, write_json
 
 from council.review.models import ReviewedDecision
-
-SCRIPTED = ("--provider", "scripted")
-
-
-def drop(box: Path, name: str, data, *, raw: str | None = None) -> Path:
-    """Drop a request the way an agent should: write beside the inbox, then rename in."""
-    (box / "inbox").mkdir(parents=True, exist_ok=True)
-    tmp = box / f".{name}.part"
-    tmp.write_text(raw if raw is not None else json.dumps(data), encoding="utf-8")
-    target = box / "inbox" / name
-    os.rename(tmp, target)
-    return target
-
-
-def names(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
 
 def decision(box: Path, request_id: str) -> ReviewedDecision:
     return ReviewedDecision.model_validate_json((box / "outbox" / f"{request_id}.decision.json").read_text())
-
-
-def wait_for(predicate, timeout: float = 30, proc: subprocess.Popen | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"the watcher exited ({proc.returncode}): {proc.stderr.read()}")
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-def watcher(box: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([*COUNCIL, "inbox", str(box), *SCRIPTED, "--settle", "0.1", "--interval", "0.1", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_once_reviews_every_drop_concurrently_and_writes_whole_decisions(tmp_path):
@@ -80,7 +51,10 @@ def test_malformed_requests_move_to_rejected_beside_their_error(tmp_path):
                                             "list.error.json", "list.json"]
     errors = {n: json.loads((tmp_path / "rejected" / f"{n}.error.json").read_text()) for n in ("broken", "enum",
                                                                                                "list")}
-    assert all(set(e) == {"code", "message", "details"} and e["code"] == "validation" for e in errors.values())
+    assert all(set(e) == {"code", "message", "details", "request"} and e["code"] == "validation"
+               for e in errors.values())
+    assert errors["list"]["request"] == {"file": "list.json", "dropped_as": "list.json",
+                                         "sha256": hashlib.sha256(json.dumps([SEED_REQUEST]).encode()).hexdigest()}
     assert errors["broken"]["details"]["reason"] == "not_json" and errors["broken"]["details"]["line"] == 1
     assert list(errors["enum"]["details"]["fields"]) == ["change_type"]
     assert (tmp_path / "rejected" / "enum.json").read_text() == json.dumps(request(request_id="req-enum",

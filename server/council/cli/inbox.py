@@ -3,8 +3,11 @@
 See ``council.review.inbox`` for the folder layout and the crash-safety rules. ``--once`` processes what is there
 (and what a dead run left in processing/) and exits; without it the watcher polls until Ctrl-C or SIGTERM (a review
 cut short stays in processing/ and is picked up again on the next start). One line per request goes to stderr.
-Exit codes: 0 done (every request decided or set aside as malformed/duplicate), 2 bad usage, 3 another watcher
-holds DIR, the folder is unusable, or (``--once``) a request could not be reviewed and went to failed/.
+Exit codes: 0 done (every request decided, or rejected as malformed/duplicate: the sender's error, written beside
+the file in rejected/), 2 bad usage, 3 another watcher holds DIR, the folder is unusable, or (``--once``) a request
+could not be reviewed (it went to failed/) or could not even be set aside (it stays in processing/) — the watcher's
+side failed, so a script should look —, 130 (``--once``) interrupted by Ctrl-C. A watcher stops on Ctrl-C or SIGTERM
+with 0; what it was reviewing stays in processing/ for the next start.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import anyio
 
 from council.cli.review import add_model_arguments, check_usage, reviewer_for
 
-OK, USAGE, COULD_NOT = 0, 2, 3
+OK, USAGE, COULD_NOT, INTERRUPTED = 0, 2, 3, 130
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,21 +36,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_model_arguments(p)
 
 
-async def watch(args: argparse.Namespace, inbox) -> dict[str, int]:
+async def watch(args: argparse.Namespace, inbox, early: list[int]) -> dict[str, int]:
+    """Run the inbox; a watcher stops on SIGINT/SIGTERM, also on a SIGTERM that came (into ``early``) before its
+    loop listened."""
     if args.once:
         return await inbox.run(once=True)
     counts: dict[str, int] = {}
     async with anyio.create_task_group() as tg:
-        async def stop_on_signal() -> None:
+        async def stop_on_signal(*, task_status=anyio.TASK_STATUS_IGNORED) -> None:
             with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    tg.cancel_scope.cancel()
-                    return
+                task_status.started()
+                if not early:
+                    async for _ in signals:
+                        break
+                tg.cancel_scope.cancel()
 
         async def serve() -> None:
             counts.update(await inbox.run())
 
-        tg.start_soon(stop_on_signal)
+        await tg.start(stop_on_signal)
         tg.start_soon(serve)
     return counts or dict(inbox.counts)
 
@@ -75,18 +82,25 @@ def run(args: argparse.Namespace) -> int:
         return COULD_NOT
     inbox = Inbox(Path(args.dir), reviewer, jobs=args.jobs, settle=args.settle, interval=args.interval,
                   timeout=args.timeout, report=report, provider=None, model=None)
+    early: list[int] = []  # a SIGTERM before the watcher's loop listens still stops it (once it can stop cleanly)
+    if not args.once:
+        signal.signal(signal.SIGTERM, lambda signum, frame: early.append(signum))
+    interrupted = False
     try:
         inbox.open()
+        counts = anyio.run(watch, args, inbox, early)
     except (InboxBusy, OSError) as exc:
         print(f"council inbox: {exc}", file=sys.stderr)
         return COULD_NOT
-    try:
-        counts = anyio.run(watch, args, inbox)
     except KeyboardInterrupt:
-        counts = dict(inbox.counts)
+        counts, interrupted = dict(inbox.counts), True
     finally:
         inbox.close()
         anyio.run(reviewer.aclose)
     if not args.quiet:
         print(inbox_line("summary", counts), file=sys.stderr)
-    return COULD_NOT if args.once and counts.get("failed") else OK
+    if not args.once:
+        return OK
+    if interrupted:
+        return INTERRUPTED
+    return COULD_NOT if counts.get("failed") or counts.get("stuck") else OK

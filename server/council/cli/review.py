@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import stat
 import sys
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -69,8 +70,22 @@ def reviewer_for(args: argparse.Namespace):
 
 
 def read_request(source: str) -> bytes:
+    """The request's bytes, never more than the limit: a larger file is refused before it is read (by its size), a
+    larger stream after limit + 1 bytes. A FIFO is read as a stream (``council review <(…)``)."""
+    from council.review.api import MAX_FILE_BYTES
+    from council.review.files import read_at_most, too_large
+
     try:
-        return sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        if source == "-":
+            return read_at_most(sys.stdin.fileno(), MAX_FILE_BYTES)
+        fd = os.open(source, os.O_RDONLY | os.O_NOCTTY)
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
+                raise too_large(MAX_FILE_BYTES, st.st_size)
+            return read_at_most(fd, MAX_FILE_BYTES)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise validation_error(f"cannot read {source}: {exc.strerror}", file=source) from None
 

@@ -115,7 +115,10 @@ def inbox_line(kind: str, data: dict[str, Any]) -> str:
         return f"{data['file']}: {kind} \u2192 {data['moved_to']} ({one_line(data['message'])})"
     if kind == "crashed":
         return f"{data['file']}: left in processing/ after an internal error ({data['error']})"
+    if kind == "vanished":
+        return f"{data['file']}: removed from processing/ by someone else; nothing to do"
     if kind == "summary":
+        stuck = f", {data['stuck']} left in processing/" if data.get("stuck") else ""
         return (f"inbox: {plural(data.get('decided', 0), 'decision')}, {data.get('rejected', 0)} rejected, "
-                f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered.")
+                f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered{stuck}.")
     return ""

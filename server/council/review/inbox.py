@@ -6,17 +6,34 @@ Layout under DIR, each a plain folder::
                   file has been still for ``settle`` seconds); names starting with "." are ignored
     processing/   claimed requests: a file moves here (one atomic rename) before anything else happens to it
     outbox/       <request_id>.decision.json — the CouncilDecision with ``verdicts`` and ``audit``, written atomically
-    rejected/     malformed or duplicate requests, each beside <name>.error.json {code, message, details}
-    failed/       requests that could not be reviewed (model down, timeout), beside <name>.error.json
+    rejected/     malformed or duplicate requests, each beside its error document {code, message, details, request}
+    failed/       requests that could not be reviewed (model down, timeout, an internal error), the same way
     done/         requests whose decision is in outbox/
 
+Nothing is ever overwritten: every move and write into these folders takes a name that is free (``renameat2``
+with ``RENAME_NOREPLACE``, see ``council.review.files``), else the next one. A request set aside as ``S.json`` lies
+beside ``S.error.json``; when either name is taken the pair is ``S.1.json`` / ``S.1.error.json``, then ``.2`` …
+(done/ numbers its names the same way). The rule a reader can rely on: a file ``X.error.json`` is an error document
+exactly when ``X.json`` lies beside it, and it is that file's — the watcher never places a request or a document
+where the rule would mislead (a dropped ``x.error.json`` next to a rejected ``x.json`` is numbered). Each document
+also names its request (``request.file``), the name it was dropped as (``request.dropped_as``) and its SHA-256.
+
+What is read is bounded and never blocks: a claimed entry is opened with ``O_NONBLOCK | O_NOFOLLOW`` and must be a
+regular file by ``fstat`` (a link, FIFO, folder or device is rejected, ``details.reason`` ``not_regular``), no larger
+than 20 MiB before a byte is read (``too_large``). Whatever JSON or the request model refuses is rejected with its
+reason; an error of the watcher's own while handling one request sends that request to failed/, so nothing waits in
+processing/ to fail again at every start.
+
 Crash safety: one watcher per DIR (an exclusive ``flock`` on ``DIR/.inbox.lock``, released by the kernel even on
-kill -9). Everything still in processing/ when a watcher starts was claimed by a run that died: it is reviewed
-again, unless outbox/ already holds its decision (same request bytes, by SHA-256 in the decision's audit), in which
-case it only moves to done/. A decision is written before its request leaves processing/, so a crash at any point
-leaves either the request in processing/ or the decision in outbox/, never neither. A request_id that already has
-a decision is never reviewed twice: a later request with that id goes to rejected/ (``details.reason``
-``duplicate``); two drops with one id in flight at once: the second is rejected the same way.
+kill -9). At start it deletes the temp files a killed writer left (``.council-tmp-*``). Everything still in
+processing/ when a watcher starts was claimed by a run that died: it is reviewed again, unless outbox/ already holds
+its decision (same request bytes, by SHA-256 in the decision's audit), in which case it only moves to done/, or
+rejected/ or failed/ already holds its error document without it (the run died between the two steps of setting it
+aside), in which case it joins its document. A decision is written before its request leaves processing/, an error
+document before its request moves beside it, so a crash at any point leaves the request in processing/ or finished,
+never lost. A request_id that already has a decision is never reviewed twice: a later request with that id goes to
+rejected/ (``details.reason`` ``duplicate``); two drops with one id in flight at once: the second is rejected the
+same way.
 """
 
 from __future__ import annotations
@@ -27,6 +44,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,12 +52,23 @@ from typing import Any
 
 import anyio
 
-from council.errors import CouncilError, validation_error
-from council.review.api import Reviewer, load_request
+from council.errors import CouncilError, internal_error, validation_error
+from council.review.api import MAX_FILE_BYTES, Reviewer, load_request
+from council.review.files import (
+    display_name,
+    fit_name,
+    move_new,
+    read_request_file,
+    remove_temp_files,
+    sync_dir,
+    write_new,
+)
 
 log = logging.getLogger(__name__)
 
 FOLDERS = ("inbox", "processing", "outbox", "rejected", "failed", "done")
+ERROR_SUFFIX = ".error.json"
+MAX_SLOTS = 10_000  # numbered names tried for one file
 Report = Callable[[str, dict[str, Any]], None]
 
 
@@ -47,37 +76,9 @@ class InboxBusy(Exception):
     """Another watcher holds the folder's lock."""
 
 
-def write_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON to ``path`` so that readers see the old file or the whole new one, never a part."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=2)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _sync_dir(path.parent)
-
-
-def _sync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _free_name(folder: Path, name: str) -> Path:
-    """``folder/name``, or ``stem.N.json`` when a request of that name is already there."""
-    stem = name.removesuffix(".json")
-    for n in range(10_000):
-        candidate = folder / (name if n == 0 else f"{stem}.{n}.json")
-        if not candidate.exists():
-            return candidate
-    raise OSError(errno.EEXIST, f"no free name for {name} in {folder}")
-
-
 class Inbox:
+    """One drop folder's watcher: :meth:`open` (lock, folders, temp files), then ``await run()``, then :meth:`close`."""
+
     def __init__(self, root: Path, reviewer: Reviewer, *, jobs: int = 2, settle: float = 0.5,
                  interval: float = 0.5, timeout: float | None = None, report: Report = lambda kind, data: None,
                  provider: str | None = None, model: str | None = None) -> None:
@@ -91,15 +92,17 @@ class Inbox:
         self.provider, self.model = provider, model
         self.dirs = {name: root / name for name in FOLDERS}
         self.inflight: set[str] = set()
-        self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0}
+        self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0, "stuck": 0}
         self._lock_fd: int | None = None
+        self._seen: dict[str, tuple[tuple[int, int, int], float]] = {}  # inbox name → (signature, still since)
 
     # --- setup -------------------------------------------------------------------------------------------------
     def open(self) -> None:
-        """Create the folders and take the lock (:class:`InboxBusy` when another watcher has it)."""
+        """Create the folders, take the lock (:class:`InboxBusy` when another watcher has it) and delete the temp
+        files a killed run left."""
         for folder in self.dirs.values():
             folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / ".inbox.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.root / ".inbox.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -108,6 +111,10 @@ class Inbox:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
+        for name, folder in self.dirs.items():
+            if name != "inbox":  # the agents' folder: their temp files are theirs
+                for temp in remove_temp_files(folder):
+                    log.info("inbox: removed %s/%s, left by a writer that was killed", name, temp)
 
     def close(self) -> None:
         if self._lock_fd is not None:
@@ -119,7 +126,7 @@ class Inbox:
         """Recover what a dead run left in processing/, then review drops: once (what is there now) or until
         cancelled. Returns the counts."""
         async with anyio.create_task_group() as tg:
-            for path in sorted(self.dirs["processing"].glob("*.json")):
+            for path in self._requests("processing"):
                 tg.start_soon(self._handle, path, True)
             while True:
                 for path in self._claim(settle=0.0 if once else self.settle):
@@ -129,28 +136,47 @@ class Inbox:
                 await anyio.sleep(self.interval)
         return dict(self.counts)
 
+    def _requests(self, folder: str) -> list[Path]:
+        """The entries of ``folder`` named like requests (``*.json``, not hidden), by name."""
+        try:
+            names = os.listdir(self.dirs[folder])
+        except OSError as exc:
+            log.warning("inbox: cannot list %s/: %s", folder, exc.strerror)
+            self.dirs[folder].mkdir(parents=True, exist_ok=True)  # deleted under a running watcher
+            return []
+        return [self.dirs[folder] / n for n in sorted(names) if n.endswith(".json") and not n.startswith(".")]
+
     def _claim(self, settle: float) -> list[Path]:
-        """Move every settled drop into processing/ (oldest first); a name still in processing/ waits its turn."""
+        """Move every settled drop into processing/ (oldest first); a name still in processing/ waits its turn.
+        A drop has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for
+        that long (a file whose mtime lies in the future is not left waiting forever). Entries that are not regular
+        files are claimed too (and rejected), never opened here."""
+        for folder in self.dirs.values():  # one deleted under a running watcher comes back
+            folder.mkdir(parents=True, exist_ok=True)
         claimed = []
-        now = time.time()
-        candidates = []
-        for path in self.dirs["inbox"].glob("*.json"):
+        now, still = time.time(), time.monotonic()
+        candidates, seen = [], {}
+        for path in self._requests("inbox"):
             try:
-                stat = path.stat()
-            except FileNotFoundError:
+                st = os.lstat(path)
+            except OSError:  # the agent took it back
                 continue
-            if path.name.startswith(".") or not path.is_file() or now - stat.st_mtime < settle:
+            signature = (st.st_ino, st.st_size, st.st_mtime_ns)
+            before = self._seen.get(path.name)
+            seen[path.name] = before if before and before[0] == signature else (signature, still)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime < settle and still - seen[path.name][1] < settle:
                 continue
-            candidates.append((stat.st_mtime, path.name, path))
+            candidates.append((st.st_mtime, path.name, path))
+        self._seen = seen
         for _, name, path in sorted(candidates):
-            target = self.dirs["processing"] / name
-            if target.exists():
-                continue
             try:
-                os.rename(path, target)
-            except FileNotFoundError:  # the agent took it back
+                move_new(path, self.dirs["processing"] / name)
+            except (FileExistsError, FileNotFoundError):  # its name is still in processing/, or it was taken back
                 continue
-            claimed.append(target)
+            except OSError as exc:
+                log.warning("inbox: cannot claim %s: %s", display_name(name), exc.strerror)
+                continue
+            claimed.append(self.dirs["processing"] / name)
         return claimed
 
     # --- one request -------------------------------------------------------------------------------------------
@@ -158,60 +184,176 @@ class Inbox:
         async with self.limiter:
             try:
                 await self._review(path, recovered)
-            except Exception as exc:  # a bug must not stop the watcher; the file stays in processing/
-                log.exception("inbox: %s failed", path.name)
-                self.report("crashed", {"file": path.name, "error": f"{type(exc).__name__}: {exc}"})
+            except Exception as exc:  # a fault of ours: the request goes to failed/ instead of waiting in processing/
+                log.exception("inbox: %s failed", display_name(path.name))
+                self._give_up(path, exc)
 
     async def _review(self, path: Path, recovered: bool) -> None:
-        raw = path.read_bytes()
-        sha = hashlib.sha256(raw).hexdigest()
+        try:
+            raw: bytes | None = read_request_file(path, MAX_FILE_BYTES)
+            unreadable = None
+        except FileNotFoundError:
+            return self.report("vanished", {"file": display_name(path.name)})
+        except CouncilError as err:
+            raw, unreadable = None, err
+        sha = hashlib.sha256(raw).hexdigest() if raw is not None else None
+        if recovered and self._rejoin_error_document(path, sha):
+            return
+        if unreadable is not None:
+            return self._set_aside(path, "rejected", unreadable, sha)
         try:
             request = load_request(raw)
         except CouncilError as err:
-            return self._set_aside(path, "rejected", err)
+            return self._set_aside(path, "rejected", err, sha)
         decision_path = self.dirs["outbox"] / f"{request.request_id}.decision.json"
-        if decision_path.exists():
+        if os.path.lexists(decision_path):
             if recovered and _decided_sha(decision_path) == sha:
                 self._move(path, "done")
                 self.counts["recovered"] += 1
-                return self.report("recovered", {"file": path.name, "request_id": request.request_id})
-            return self._set_aside(path, "rejected", validation_error(
-                f"request_id {request.request_id!r} was already decided; it is not reviewed twice",
-                reason="duplicate", request_id=request.request_id, decision=f"outbox/{decision_path.name}"))
+                return self.report("recovered", {"file": display_name(path.name), "request_id": request.request_id})
+            return self._set_aside(path, "rejected", _already_decided(request.request_id, decision_path), sha)
         if request.request_id in self.inflight:
             return self._set_aside(path, "rejected", validation_error(
                 f"request_id {request.request_id!r} is already under review; it is not reviewed twice",
-                reason="duplicate", request_id=request.request_id))
+                reason="duplicate", request_id=request.request_id), sha)
         self.inflight.add(request.request_id)
         try:
-            self.report("reviewing", {"file": path.name, "request_id": request.request_id})
+            self.report("reviewing", {"file": display_name(path.name), "request_id": request.request_id})
             decision = await self.reviewer.review(request, provider=self.provider, model=self.model,
                                                   timeout=self.timeout, request_sha256=sha)
-            write_atomic(decision_path, decision.to_wire())
+            write_new(decision_path, decision.to_wire())
         except CouncilError as err:  # could not review: a fault, never a verdict
-            return self._set_aside(path, "failed", err)
+            return self._set_aside(path, "failed", err, sha)
+        except FileExistsError:  # a decision appeared meanwhile (not ours: we hold the lock)
+            return self._set_aside(path, "rejected", _already_decided(request.request_id, decision_path), sha)
         finally:
             self.inflight.discard(request.request_id)
         self._move(path, "done")
         self.counts["decided"] += 1
-        self.report("decided", {"file": path.name, "request_id": request.request_id,
+        self.report("decided", {"file": display_name(path.name), "request_id": request.request_id,
                                 "outcome": decision.final_outcome.value, "decision": f"outbox/{decision_path.name}"})
 
-    def _set_aside(self, path: Path, folder: str, err: CouncilError) -> None:
-        """Write ``<name>.error.json`` in ``folder``, then move the request beside it."""
-        target = _free_name(self.dirs[folder], path.name)
-        error = {"code": err.code.value, "message": err.message, "details": err.details}
-        write_atomic(target.with_name(target.name.removesuffix(".json") + ".error.json"), error)
-        os.rename(path, target)
-        self.counts[folder] += 1
-        self.report(folder, {"file": path.name, "moved_to": f"{folder}/{target.name}", **error})
+    def _give_up(self, path: Path, exc: Exception) -> None:
+        """After an error of the watcher's own: the request goes to failed/ with it; only when even that fails (a
+        full disk, a folder gone) does it stay in processing/ — for the next start."""
+        err = internal_error(f"the watcher could not handle this request: {type(exc).__name__}: {exc}"[:1000],
+                             reason="internal_error")
+        try:
+            self._set_aside(path, "failed", err, None)
+        except Exception as again:
+            if not os.path.lexists(path):
+                return self.report("vanished", {"file": display_name(path.name)})
+            log.exception("inbox: %s stays in processing/", display_name(path.name))
+            self.counts["stuck"] += 1
+            self.report("crashed", {"file": display_name(path.name), "error": f"{type(again).__name__}: {again}"})
+
+    # --- moving files (never over another) ----------------------------------------------------------------------
+    def _set_aside(self, path: Path, folder: str, err: CouncilError, sha: str | None) -> None:
+        """Write the error document in ``folder``, then move the request beside it (a free pair of names)."""
+        target_dir = self.dirs[folder]
+        for n in range(MAX_SLOTS):
+            request_name, doc_name = _slot(path.name, n)
+            target, doc_path = target_dir / request_name, target_dir / doc_name
+            if not _pair_is_free(target, doc_path):
+                continue
+            document = {"code": err.code.value, "message": err.message, "details": err.details,
+                        "request": {"file": display_name(request_name), "dropped_as": display_name(path.name),
+                                    "sha256": sha}}
+            try:
+                write_new(doc_path, document)
+            except FileExistsError:
+                continue
+            try:
+                move_new(path, target)
+            except FileExistsError:
+                os.unlink(doc_path)
+                continue
+            except BaseException:
+                os.unlink(doc_path)  # the request stays where it was, without a document that names it
+                raise
+            sync_dir(target_dir)
+            self.counts[folder] += 1
+            moved_to = f"{folder}/{display_name(target.name)}"
+            return self.report(folder, {"file": display_name(path.name), "moved_to": moved_to, "code": err.code.value,
+                                        "message": err.message, "details": err.details})
+        raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
+
+    def _rejoin_error_document(self, path: Path, sha: str | None) -> bool:
+        """A run that died between writing a request's error document and moving the request beside it: finish the
+        move (True), instead of setting it aside a second time or reviewing it again."""
+        for folder in ("rejected", "failed"):
+            target_dir = self.dirs[folder]
+            for n in range(MAX_SLOTS):
+                request_name, doc_name = _slot(path.name, n)
+                target, doc_path = target_dir / request_name, target_dir / doc_name
+                if _pair_is_free(target, doc_path):
+                    break  # the first pair a set-aside would take now: the orphan, if any, came before
+                if os.path.lexists(target) or not os.path.lexists(doc_path):
+                    continue
+                document = _read_document(doc_path)
+                if document.get("dropped_as") != display_name(path.name) or document.get("sha256") != sha:
+                    continue
+                try:
+                    move_new(path, target)
+                except FileExistsError:
+                    continue
+                sync_dir(target_dir)
+                self.counts[folder] += 1
+                moved_to = f"{folder}/{display_name(target.name)}"
+                self.report(folder, {"file": display_name(path.name), "moved_to": moved_to,
+                                     "message": "set aside before a restart; its error document was already there"})
+                return True
+        return False
 
     def _move(self, path: Path, folder: str) -> None:
-        os.rename(path, _free_name(self.dirs[folder], path.name))
+        for n in range(MAX_SLOTS):
+            try:
+                return move_new(path, self.dirs[folder] / _slot(path.name, n)[0])
+            except FileExistsError:
+                continue
+        raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
+
+
+def _slot(name: str, n: int) -> tuple[str, str]:
+    """The n-th pair of names for a request dropped as ``name``: (``S.json``, ``S.error.json``), then (``S.1.json``,
+    ``S.1.error.json``) …, the stem shortened when the error document's name would pass the 255-byte limit."""
+    stem = name.removesuffix(".json")
+    tag = "" if n == 0 else f".{n}"
+    doc = fit_name(stem, f"{tag}{ERROR_SUFFIX}")
+    stem = doc.removesuffix(f"{tag}{ERROR_SUFFIX}")
+    request = name if n == 0 and stem == name.removesuffix(".json") else f"{stem}{tag}.json"
+    return request, doc
+
+
+def _pair_is_free(request: Path, doc: Path) -> bool:
+    """Both names free, and placing them keeps the reading rule true: no ``<doc stem>.error.json`` that would read
+    as the document's own document, no ``T.json`` beside a request named ``T.error.json``."""
+    if os.path.lexists(request) or os.path.lexists(doc):
+        return False
+    if os.path.lexists(doc.with_name(doc.name.removesuffix(".json") + ERROR_SUFFIX)):
+        return False
+    name = request.name
+    return not (name.endswith(ERROR_SUFFIX) and os.path.lexists(request.with_name(name.removesuffix(ERROR_SUFFIX)
+                                                                                 + ".json")))
+
+
+def _read_document(path: Path) -> dict[str, Any]:
+    """The ``request`` part of an error document ({} when it is not one of ours)."""
+    try:
+        data = json.loads(read_request_file(path, 1024 * 1024))
+    except (OSError, CouncilError, ValueError, RecursionError):
+        return {}
+    request = data.get("request") if isinstance(data, dict) else None
+    return request if isinstance(request, dict) else {}
+
+
+def _already_decided(request_id: str, decision_path: Path) -> CouncilError:
+    return validation_error(f"request_id {request_id!r} was already decided; it is not reviewed twice",
+                            reason="duplicate", request_id=request_id, decision=f"outbox/{decision_path.name}")
 
 
 def _decided_sha(path: Path) -> str | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("audit", {}).get("request_sha256")
-    except (OSError, ValueError, AttributeError):
+        return json.loads(read_request_file(path, 64 * 1024 * 1024)).get("audit", {}).get("request_sha256")
+    except (OSError, CouncilError, ValueError, AttributeError, RecursionError):
         return None
