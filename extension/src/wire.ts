@@ -149,6 +149,7 @@ export interface TurnParams {
   sessionId?: string;
   text?: string;
   command?: TurnCommand;
+  /** At most 200000 characters of `content` in all references together; more is a validation error with `details.limit` and `details.actual`. */
   references?: Reference[];
   options?: SessionOptions;
   client?: ClientCapabilities;

@@ -4,11 +4,17 @@ A file name that is not valid UTF-8 reaches Python as a ``str`` holding lone sur
 byte 0xE9 → ``"\\udce9"``); so can a JSON string with an unpaired ``\\ud800`` escape. Such a string cannot be
 encoded, and whatever tries (a transcript file, ``httpx`` posting a prompt, a strict JSON encoder) fails. Where
 names from the disk become text people or models read, :func:`encodable` puts U+FFFD in each such place.
+
+What a client sends is made encodable the same way, once, where the transport classifies a message
+(:func:`encodable_value` on its params or result): a JavaScript client that cuts a string by UTF-16 units can split an
+emoji and send half of it. The ids and methods the transport echoes keep their exact text; the frame encoder writes
+those with ASCII escapes (``council.transport.framing.encode_json``).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -16,3 +22,28 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 def encodable(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (the replacement character)."""
     return _SURROGATES.sub("\ufffd", text) if _SURROGATES.search(text) else text
+
+
+def encodable_value(value: Any) -> Any:
+    """A decoded JSON value with :func:`encodable` applied to every string in it, keys too (changed in place; the
+    walk is iterative, so a value nested as deep as the JSON decoder allows cannot exhaust the stack)."""
+    if isinstance(value, str):
+        return encodable(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = encodable(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            for key in [k for k in node if _SURROGATES.search(k)]:
+                node[encodable(key)] = node.pop(key)
+            for key, item in node.items():
+                if isinstance(item, str):
+                    node[key] = encodable(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+    return value

@@ -64,9 +64,15 @@ def _is_cancellation(exc: BaseException) -> bool:
 
 def from_pydantic(exc: ValidationError, what: str, prefix: str = "") -> CouncilError:
     """A validation CouncilError with one entry per offending field (dotted camelCase path → message); ``prefix``
-    names where the validated value sits in the request (``journal`` → ``journal.0.kind``)."""
+    names where the validated value sits in the request (``journal`` → ``journal.0.kind``). An error that carries
+    ``limit`` and ``actual`` also gives ``details.reason``/``limit``/``actual``."""
     fields: dict[str, str] = {}
+    limits: dict[str, Any] = {}
     for err in exc.errors(include_url=False):
         path = ".".join(str(p) for p in (prefix, *err["loc"]) if p != "") or "(root)"
         fields[path] = err["msg"]
-    return validation_error(f"invalid {what}: " + "; ".join(f"{k}: {v}" for k, v in fields.items()), fields=fields)
+        ctx = err.get("ctx") or {}
+        if "limit" in ctx and "actual" in ctx:  # a limit of ours (e.g. the context of a turn): the numbers too
+            limits = {"reason": err["type"], "limit": ctx["limit"], "actual": ctx["actual"]}
+    return validation_error(f"invalid {what}: " + "; ".join(f"{k}: {v}" for k, v in fields.items()), fields=fields,
+                            **limits)

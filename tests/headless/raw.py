@@ -1,8 +1,8 @@
 """A hostile client: the real ``council serve`` subprocess driven with raw bytes, its stdout parsed strictly.
 
 No lenient client sits in between: tests write exactly the bytes they mean (bad headers, wrong lengths, junk), and
-every byte the sidecar writes must be part of a ``Content-Length: N\\r\\n\\r\\n`` frame holding JSON, or the test
-fails.
+every byte the sidecar writes must be part of a ``Content-Length: N\\r\\n\\r\\n`` frame holding strict JSON (no NaN or
+Infinity: a client's JSON.parse refuses them), or the test fails.
 """
 
 from __future__ import annotations
@@ -91,7 +91,11 @@ class RawSidecar:
             buf += chunk
             while (match := _FRAME.match(buf)) and len(buf) >= match.end() + int(match[1]):
                 end = match.end() + int(match[1])
-                self.inbox.put(json.loads(buf[match.end():end]))
+                try:
+                    self.inbox.put(json.loads(buf[match.end():end], parse_constant=_not_json))
+                except ValueError:  # not strict JSON (NaN, Infinity, bad UTF-8): what a client cannot read
+                    self.stray = buf[match.end():end]
+                    self.inbox.put(self.stray)
                 buf = buf[end:]
             if buf and not _FRAME.match(buf) and not _could_become_header(buf):
                 self.stray = buf
@@ -154,6 +158,10 @@ def initialized_sidecar():
         sc.send(request("bye", "shutdown"), notification("exit"))
         assert sc.until("bye")[0]["result"] is None
         assert sc.exit_code() == 0
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"the sidecar wrote {name}, which is not JSON (JSON.parse in a client fails on it)")
 
 
 def _could_become_header(buf: bytes) -> bool:

@@ -48,9 +48,11 @@ FRAMING_CASES: list[tuple[str, bytes, list[tuple[object, int]]]] = [
     ("length one byte long", frame(BODY, length=len(BODY) + 1), [("bad", -32600)]),
     ("length 40 bytes long", frame(BODY, length=len(BODY) + 40), [("bad", -32600)]),
     ("length zero", frame(b"", length=0), [(None, -32700)]),
-    ("length 10^12", b"Content-Length: 1000000000000\r\n\r\n" + BODY, [(None, -32600)]),
+    ("length 10^12", b"Content-Length: 1000000000000\r\n\r\n" + BODY, [("bad", -32600)]),
     ("length past the cap, body sent", frame(b'{"pad": "' + b"x" * (MAX_MESSAGE_BYTES + 10) + b'"}'),
      [(None, -32600)]),
+    ("a request past the cap, its id first", frame(request("huge", "council/turn", {"text": "x" * MAX_MESSAGE_BYTES})),
+     [("huge", -32600)]),
     ("refused body quoting headers, frame glued on", frame(
         b'{"a": "Content-Length: 5",\n "b": "content-length:7"\r\n, "pad": "' + b"z" * MAX_MESSAGE_BYTES + b'"}')
      + frame(request("glued", "council/personas")), [(None, -32600), ("glued", 0)]),

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import textwrap
 
 import pytest
+
+from council.protocol.limits import MAX_CONTEXT, MAX_TEXT
+from council.transport.framing import MAX_MESSAGE_BYTES
 
 from .conftest import PROBLEM
 from .raw import SERVE, RawSidecar, assert_error, frame, initialized_sidecar, notification, request
@@ -49,6 +53,12 @@ MESSAGE_CASES: list[tuple[str, object, list[tuple[object, int]]]] = [
     ("response with an object id", {"jsonrpc": "2.0", "id": {}, "error": {"code": 1}}, []),
     ("nested jsonrpc in params", request("nest", "council/turn", {
         "text": "hi", "options": {"jsonrpc": "2.0", "id": 9, "method": "exit"}}), [("nest", -32602)]),
+    ("id with a lone surrogate, refused", request("\ud800", "council/dance"), [("\ud800", -32601)]),
+    ("id with a lone surrogate, served", request("ok\udfff", "council/personas"), [("ok\udfff", 0)]),
+    ("method with a lone surrogate", request("msur", "council/\udfff"), [("msur", -32601)]),
+    ("batch with object and array ids", [request({}, "council/personas"), request([1], "council/personas"),
+                                         request("b3", "council/personas"), notification("council/nothing")],
+     [(None, -32600), (None, -32600), ("b3", -32600)]),
     ("duplicate keys: last wins", b'{"jsonrpc": "2.0", "id": "dup", "method": 7, "method": "council/personas"}',
      [("dup", 0)]),
 ]
@@ -245,3 +255,69 @@ def test_foreign_responses_and_late_replies_are_ignored() -> None:
         assert sc.exit_code() == 0
     stderr = sc.stderr.decode()
     assert "Traceback" not in stderr and "InvalidStateError" not in stderr, stderr[-2000:]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def test_lone_surrogates_in_a_turn_become_replacement_characters(shared: RawSidecar) -> None:
+    """A JavaScript client that cuts text by UTF-16 units can split an emoji (the extension's reference budget does):
+    the turn runs (it was refused, -32602), and its events, snapshot and transcript hold U+FFFD instead."""
+    shared.send(request("sur", "council/turn", {
+        "text": PROBLEM + " \ud83d", "options": {"clarify": False, "maxCycles": 1},
+        "references": [{"name": "notes.md \udfff", "content": "the latency budget is 200 ms \ud83d"}]}))
+    response, before = shared.until("sur", timeout=60)
+    assert response["result"]["status"] == "completed", response
+    events = [m for m in before if m.get("method") == "council/event"]
+    assert events and not _SURROGATE.search(json.dumps(events, ensure_ascii=False))
+    shared.send(request("snap", "council/snapshot", {"sessionId": response["result"]["sessionId"]}))
+    snapshot = shared.until("snap")[0]["result"]
+    assert snapshot["session"]["requestText"].endswith(" \ufffd")
+    assert not _SURROGATE.search(json.dumps(snapshot, ensure_ascii=False))
+    assert "\ufffd" in snapshot["transcriptMarkdown"]
+
+
+def _turn_at_every_cap(content: int) -> dict[str, object]:
+    """``council/turn`` with each field at its documented cap; ``content`` characters of references in all."""
+    share, rest = divmod(content, 50)
+    references = [{"name": f"file{i}.py".ljust(300, "_"), "uri": "file:///" + "u" * 1992,
+                   "content": "é" * (share + (i < rest))} for i in range(50)]
+    return {"text": "Should we split the monolith? ".ljust(MAX_TEXT, "ж"), "references": references,
+            "options": {"personas": ["Security Expert"] * 12, "depth": "deep", "maxCycles": 50, "maxPersonas": 12,
+                        "extendedDebate": True, "clarify": False, "provider": "scripted", "model": "m" * 300,
+                        "userId": "u" * 80},
+            "client": {"completion": False, "completionModel": "c" * 300}, "idempotencyKey": "k" * 200,
+            "newSessionId": "s" * 100}
+
+
+def test_a_turn_at_every_cap_is_answered_and_more_context_is_refused_with_the_numbers(shared: RawSidecar) -> None:
+    """MAX_CONTEXT is the whole turn's attached context: 50 references of MAX_CONTEXT each made a 10-million
+    character turn whose frame outgrew the sidecar's frame limit (refused with id null: the client's request never
+    settled)."""
+    shared.send(request("over", "council/turn", _turn_at_every_cap(MAX_CONTEXT + 1)))
+    data = assert_error(shared.until("over", timeout=30)[0], -32602, "over")
+    assert data["details"]["limit"] == MAX_CONTEXT and data["details"]["actual"] == MAX_CONTEXT + 1, data
+    assert set(data["details"]["fields"]) == {"references"}
+    shared.send(request("cap", "council/turn", _turn_at_every_cap(MAX_CONTEXT)))
+    response = shared.until("cap", timeout=60)[0]
+    assert response["result"]["status"] == "completed", response
+
+
+def test_a_client_answer_past_the_frame_limit_settles_the_sidecars_request() -> None:
+    """The client's answer to ``council/complete`` is too large to read: that model call fails (it waited forever,
+    and the turn with it) and the turn is answered."""
+    client = [SERVE[0], "-m", "council", "serve", "--provider", "client", "--no-embeddings"]
+    with RawSidecar(argv=client) as sc:
+        sc.initialize()
+        sc.send(request("t", "council/turn", {**TURN, "client": {"completion": True}}))
+        refused = 0
+        while "method" in (message := sc.next(timeout=30)) or message.get("id") != "t":
+            if message.get("method") == "council/complete":
+                sc.send(frame({"jsonrpc": "2.0", "id": message["id"], "result": {"text": "x" * MAX_MESSAGE_BYTES}}))
+            elif "error" in message:
+                assert assert_error(message, -32600)["details"]["reason"] == "too large"
+                refused += 1
+        assert refused > 0 and "result" in message, message
+        sc.send(request("bye", "shutdown"), notification("exit"))
+        sc.until("bye")
+        assert sc.exit_code() == 0

@@ -1,7 +1,9 @@
-"""The frame reader without a process: leniency, recovery, chunking invariance, bounded memory, envelopes."""
+"""The frame reader without a process: leniency, recovery, chunking invariance, bounded memory, envelopes, and the
+frame encoder (every outgoing message encodable)."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 
@@ -9,6 +11,7 @@ import pytest
 
 from council.transport.framing import MAX_MESSAGE_BYTES, Fault, FrameReader, Message, encode_frame
 from council.transport.jsonrpc import Dropped, Invalid, Notification, Request, Response, classify
+from council.transport.stdio import FrameWriter
 
 
 def frame(value: object, header: bytes = b"Content-Length: %d\r\n\r\n", length: int | None = None) -> bytes:
@@ -88,7 +91,8 @@ def test_partial_headers_wait() -> None:
 
 def test_memory_stays_bounded_while_scanning() -> None:
     reader = FrameReader()
-    reader.feed(b"Content-Length: %d\r\n\r\n" % (MAX_MESSAGE_BYTES + 1))
+    assert reader.feed(b"Content-Length: %d\r\n\r\n" % (MAX_MESSAGE_BYTES + 1)) == []  # its id is looked for first
+    assert summary(reader.feed(b"x" * 65536)) == [("fault", -32600, "too large")]
     for _ in range(40):
         assert reader.feed(b"x" * 65536) == []
         assert len(reader._buf) < 64
@@ -161,3 +165,95 @@ def test_classify(value: object, kind: type, reply_id: object) -> None:
         assert envelope.params == value["params"]  # nested "jsonrpc" objects stay plain data
     if isinstance(envelope, (Request, Response, Invalid)):
         assert envelope.id == reply_id
+
+
+def test_a_lone_surrogate_is_written_as_an_escape_and_echoed_exactly() -> None:
+    """``"\\ud800"`` is valid JSON but has no UTF-8 form: the frame falls back to ASCII escapes (it used to raise
+    UnicodeEncodeError, which ended the sidecar)."""
+    message = {"jsonrpc": "2.0", "id": "a\ud800", "error": {"message": "method not found: \udfff \u00e9"}}
+    data = encode_frame(message)
+    header, body = data.split(b"\r\n\r\n")
+    assert header == b"Content-Length: %d" % len(body) and body.isascii()
+    assert json.loads(body) == message
+
+
+def test_an_unencodable_response_still_settles_its_request() -> None:
+    out = io.BytesIO()
+    writer = FrameWriter(out)
+    writer.send({"jsonrpc": "2.0", "id": 7, "result": {"x": float("nan")}})
+    writer.send({"jsonrpc": "2.0", "method": "council/event", "params": {"x": float("inf")}})  # dropped, logged
+    (reply,) = [json.loads(part) for part in out.getvalue().split(b"\r\n\r\n")[1:]]
+    assert reply["id"] == 7 and reply["error"]["data"]["code"] == "internal"
+
+
+TOO_LARGE = 200  # FrameReader(max_message=TOO_LARGE): every body below is refused unread, its id read from its start
+PAD = "p" * 5000
+
+
+@pytest.mark.parametrize(("body", "msg_id", "response_to"), [
+    ({"jsonrpc": "2.0", "id": 7, "method": "council/turn", "params": {"text": PAD}}, 7, None),
+    ({"jsonrpc": "2.0", "id": "x\ud800", "method": "m", "params": [PAD]}, "x\ud800", None),
+    ({"id": "late", "params": {"text": PAD}, "method": "m"}, "late", None),  # method past the params: a request
+    ({"jsonrpc": "2.0", "params": {"text": PAD}, "id": 8, "method": "m"}, None, None),  # the id past the cut
+    ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "m", "params": [PAD]}, None, None),  # not a valid id
+    ({"jsonrpc": "2.0", "id": True, "method": "m", "params": [PAD]}, None, None),
+    ({"jsonrpc": "2.0", "id": "c-1", "result": {"text": PAD}}, None, "c-1"),  # a response to the sidecar's request
+    ({"jsonrpc": "2.0", "id": "c-2", "error": {"code": 1, "message": PAD}}, None, "c-2"),
+    ([{"jsonrpc": "2.0", "id": 9, "method": "m"}, PAD], None, None),  # a batch: not an object
+    ({"pad": PAD + "x" * 100_000}, None, None),
+])
+def test_a_too_large_frame_is_refused_with_the_id_its_start_gives(body: object, msg_id: object,
+                                                                  response_to: object) -> None:
+    data = frame(body)
+    for chunk in (len(data), 1, 100):  # whole, byte by byte, in pieces: the same answer
+        reader, events = FrameReader(max_message=TOO_LARGE), []
+        for i in range(0, len(data), chunk):
+            events += reader.feed(data[i:i + chunk])
+        events += reader.feed(frame(GOOD))
+        (fault, message) = events
+        assert isinstance(fault, Fault) and fault.details["reason"] == "too large", events
+        assert (fault.id, fault.response_to) == (msg_id, response_to)
+        assert isinstance(message, Message) and message.value == GOOD
+
+
+def test_a_too_large_frame_whose_body_does_not_come_is_refused_when_the_input_goes_quiet() -> None:
+    reader = FrameReader(max_message=TOO_LARGE)
+    assert reader.feed(b"Content-Length: 999\r\n\r\n") == [] and reader.awaiting_body
+    assert summary(reader.stalled()) == [("fault", -32600, "too large")]
+    reader = FrameReader(max_message=TOO_LARGE)
+    assert reader.feed(b'Content-Length: 999\r\n\r\n{"jsonrpc": "2.0", "id": 12') == []  # 12 may go on: wait
+    (fault,) = reader.stalled()
+    assert isinstance(fault, Fault) and fault.id is None  # a number cut at the end is not taken as the id
+    reader = FrameReader(max_message=TOO_LARGE)
+    assert reader.feed(b'Content-Length: 999\r\n\r\n{"jsonrpc": "2.0", "id": 12, "params": {') == []
+    (fault,) = reader.stalled()
+    assert isinstance(fault, Fault) and fault.id == 12
+
+
+@pytest.mark.parametrize(("batch", "ids"), [
+    ([{"jsonrpc": "2.0", "id": {"a": 1}, "method": "m"}, {"jsonrpc": "2.0", "id": [1], "method": "m"}], [None, None]),
+    ([{"jsonrpc": "2.0", "id": {}, "method": "m"}, {"jsonrpc": "2.0", "id": 3, "method": "m"}], [None, 3]),
+    ([1, 2], [None, None]),
+    ([{"jsonrpc": "2.0", "method": "note"}, {"jsonrpc": "2.0", "id": 4, "result": 1}], [None]),  # one for the batch
+    ([], [None]),
+])
+def test_every_batch_element_that_expects_an_answer_gets_one(batch: list[object], ids: list[object]) -> None:
+    answers = classify(batch)
+    assert isinstance(answers, list) and all(isinstance(a, Invalid) for a in answers)
+    assert [a.id for a in answers] == ids
+
+
+def test_lone_surrogates_in_params_and_results_become_replacement_characters() -> None:
+    request = classify({"jsonrpc": "2.0", "id": "\ud800", "method": "m\udfff", "params": {
+        "text": "half an emoji: \ud83d", "deep": [[{"k\udc00": ["\udfff"]}]], "n": 1}})
+    assert isinstance(request, Request) and request.id == "\ud800" and request.method == "m\udfff"  # echoed exactly
+    assert request.params == {"text": "half an emoji: \ufffd", "deep": [[{"k\ufffd": ["\ufffd"]}]], "n": 1}
+    response = classify({"jsonrpc": "2.0", "id": "c", "result": {"text": "\ud800"}})
+    assert isinstance(response, Response) and response.result == {"text": "\ufffd"}
+    nested: object = "\ud800"
+    for _ in range(5000):  # deeper than Python's recursion limit: the walk is iterative
+        nested = [nested]
+    walked = classify({"jsonrpc": "2.0", "method": "m", "params": nested}).params
+    while isinstance(walked, list):
+        (walked,) = walked
+    assert walked == "\ufffd"

@@ -22,7 +22,7 @@ from council.protocol.completion import (
 from council.protocol.errors import JSONRPC_CODES, TRANSPORT_ERRORS, ErrorData
 from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
 from council.protocol.methods import METHODS
-from council.transport.framing import MAX_HEADER_BYTES, MAX_MESSAGE_BYTES
+from council.transport.framing import ID_SCAN_BYTES, MAX_HEADER_BYTES, MAX_MESSAGE_BYTES
 from council.transport.stdio import STALL_SECONDS
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
@@ -68,8 +68,11 @@ A malformed frame never leaves the sidecar alive and deaf. Whatever it is, the n
   to the stream, and the message is refused with -32600 (`details.reason` `length mismatch`; its own id when it is
   a request, else id null). It does not run. If nothing follows such a body, the sidecar stops waiting for the
   missing bytes after {stall_seconds:g} s and refuses it the same way.
-- A declared length over the limit: -32600 with id null (`details`: `reason` `too large`, `limit`, `declared`) as
-  soon as the header arrives; the body is read past (scanned, never stored) up to the next header.
+- A declared length over the limit: -32600 (`details`: `reason` `too large`, `limit`, `declared`), with the id
+  the body's first {id_scan_kib} KiB give when they hold a request's valid id before its big member (`{{"jsonrpc":
+  "2.0", "id": 7, "method": …, "params": …}}` is answered with id 7), else with id null; when nothing follows the
+  header, after {stall_seconds:g} s. The body is read past (scanned, never stored) up to the next header. A response
+  from the client too large to read fails the sidecar's request it answers.
 - Input that ends inside a frame, a failed read, or a stdout the client has closed: the sidecar logs one line
   on stderr and exits (code 1, or 0 after `shutdown`); the client restarts it.
 
@@ -78,7 +81,12 @@ A malformed frame never leaves the sidecar alive and deaf. Whatever it is, the n
 - A message is a JSON object with `"jsonrpc": "2.0"`. A request has a non-empty string `method` and an `id` that
   is a string or an integer (not null, a fraction, a boolean, an object or an array); `params`, when present and
   not null, is an object or an array. Anything else gets -32600 (with the message's id when it has a valid one,
-  else id null) and nothing runs. Batches (arrays) are not supported: each request in one gets its own -32600.
+  else id null) and nothing runs. Batches (arrays) are not supported: each request in one gets its own -32600, each
+  invalid element its own error (id null when its id is not valid, or it is no object), notifications and responses
+  none; a batch with none of those (`[]`) gets one -32600 with id null.
+- Strings may hold any JSON escape. A lone surrogate (`"\\ud800"`, half of a UTF-16 pair) in `params` or in a
+  response's `result` or `error` becomes U+FFFD before anything reads it; ids and methods are kept exactly and
+  echoed with JSON escapes (a frame whose text has no UTF-8 form is written as ASCII JSON).
 - Nested objects are data: a `"jsonrpc"` key inside `params` means nothing.
 - Every request with an id gets exactly one response; notifications (no id) never get one. An unknown
   notification is ignored; a request method sent without an id is not run.
@@ -194,7 +202,7 @@ def render() -> str:
                         for code, num in JSONRPC_CODES.items()),
         transport_codes="\n".join(f"| {num} | {meaning} |" for num, meaning in TRANSPORT_ERRORS.items()),
         max_mib=MAX_MESSAGE_BYTES // (1024 * 1024), max_bytes=MAX_MESSAGE_BYTES,
-        max_header_kib=MAX_HEADER_BYTES // 1024, stall_seconds=STALL_SECONDS)]
+        max_header_kib=MAX_HEADER_BYTES // 1024, stall_seconds=STALL_SECONDS, id_scan_kib=ID_SCAN_BYTES // 1024)]
     out.append("\n## Requests (client → sidecar)\n")
     for m in METHODS:
         out.append(f"\n### `{m.name}`\n\n{m.doc}\n\n**Params** (`{m.params.__name__}`)\n\n{model_table(m.params)}"

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from council.camel import CamelModel, SnakeModel
 from council.protocol.consult import (
@@ -87,7 +88,10 @@ class TurnParams(CamelModel):
     session_id: str | None = Field(None, max_length=100)
     text: str = Field("", max_length=MAX_TEXT)
     command: TurnCommand | None = None
-    references: list[Reference] = Field(default_factory=list, max_length=50)
+    references: list[Reference] = Field(
+        default_factory=list, max_length=50,
+        description=f"At most {MAX_CONTEXT} characters of `content` in all references together; more is a "
+                    "validation error with `details.limit` and `details.actual`.")
     options: SessionOptions = Field(default_factory=SessionOptions)
     client: ClientCapabilities = Field(default_factory=ClientCapabilities)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
@@ -95,6 +99,17 @@ class TurnParams(CamelModel):
         None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
         description="If this turn starts a session, give it this id (unused ids only), so the client can match "
                     "events to its turn from the first one.")
+
+    @field_validator("references")
+    @classmethod
+    def _context_fits(cls, references: list[Reference]) -> list[Reference]:
+        """MAX_CONTEXT is the whole turn's attached context, not each reference's (50 of them would be 10 MB)."""
+        actual = sum(len(ref.content) for ref in references)
+        if actual > MAX_CONTEXT:
+            raise PydanticCustomError(
+                "context_too_long", "the references hold {actual} characters of content; at most {limit} together",
+                {"limit": MAX_CONTEXT, "actual": actual})
+        return references
 
 
 class AnswerParams(CamelModel):

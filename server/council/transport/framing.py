@@ -1,20 +1,23 @@
 """LSP framing on the sidecar's stdio: a reader that always resynchronises, and the frame encoder.
 
-A frame is header lines (``Content-Length: N``), an empty line, then N bytes of UTF-8 JSON. :class:`FrameReader`
-is sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded JSON value) or a
-:class:`Fault` (a malformed frame, answered with id null) — so it is tested and timed without a process.
+A frame is header lines (``Content-Length: N``), an empty line, then N bytes of UTF-8 JSON. :class:`FrameReader` is
+sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded JSON value) or a
+:class:`Fault` (a malformed frame, answered with id null unless its id could be read) — so it is tested and timed
+without a process.
 
 Lenient where unambiguous: header names in any case, optional whitespace around the colon and the value,
 ``Content-Type`` and other well-formed headers ignored, LF-only line ends, blank lines between frames.
 
-Recovery: after a malformed header (or bytes that cannot start one) the reader reports one :class:`Fault` and
-discards bytes up to the next ``Content-Length`` keyword. A JSON body can never hold a valid header line (a JSON
-string cannot contain a raw line break), so resynchronising cannot split a well-formed frame. A declared length
-past :data:`MAX_MESSAGE_BYTES` is refused unread and resynchronised the same way (its body is scanned, never
-buffered). A declared length that runs past the end of its JSON value gives the surplus back to the stream; one
-that falls short is a JSON fault whose leftover tail is skipped quietly. When the input goes quiet inside a body
-whose bytes already make a whole JSON value, :meth:`FrameReader.stalled` takes the value the same way. One fault is
-reported per run of discarded bytes: faults stay quiet until a header block parses again.
+Recovery: after a malformed header (or bytes that cannot start one) the reader reports one :class:`Fault` and discards
+bytes up to the next ``Content-Length`` keyword. A JSON body can never hold a valid header line (a JSON string cannot
+contain a raw line break), so resynchronising cannot split a well-formed frame. A declared length past
+:data:`MAX_MESSAGE_BYTES` is refused unread and resynchronised the same way (its body is scanned, never buffered); only
+its first :data:`ID_SCAN_BYTES` are read for its id (:func:`peek_envelope`), so the client's request is answered with
+its id and settles (id null when they hold none, or the input goes quiet before they give one). A declared length that
+runs past the end of its JSON value gives the surplus back to the stream; one that falls short is a JSON fault whose
+leftover tail is skipped quietly. When the input goes quiet inside a body whose bytes already make a whole JSON value,
+:meth:`FrameReader.stalled` takes the value the same way. One fault is reported per run of discarded bytes: faults stay
+quiet until a header block parses again.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from council.protocol.errors import INVALID_REQUEST, PARSE_ERROR
+from council.transport.jsonrpc import valid_id
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest body the sidecar reads (16 MiB); larger frames are refused
 MAX_HEADER_BYTES = 8 * 1024  # a whole header block; longer is junk
+ID_SCAN_BYTES = 4 * 1024  # how much of a refused (too large) body is read for its id
 
 _TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]"
 _HEADER_LINE = re.compile(rb"(" + _TOKEN + rb"+)[ \t]*:[ \t]*(.*?)[ \t]*")
@@ -55,11 +60,15 @@ class Message:
 
 @dataclass(frozen=True)
 class Fault:
-    """A malformed frame: the JSON-RPC error code to answer with (id null), a message and details."""
+    """A malformed frame: the JSON-RPC error code to answer with, a message and details. ``id``: the refused frame
+    is a request whose id could be read (answer with it, else id null); ``response_to``: it is a response to the
+    sidecar's own request with that id (which then settles as failed)."""
 
     code: int
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    id: Any = None
+    response_to: Any = None
 
 
 def _reject_constant(name: str) -> Any:
@@ -86,9 +95,66 @@ def _json_prefix(data: bytes) -> tuple[Any, int, bool] | None:
     return value, used, bool(text[end:].strip())
 
 
+def peek_envelope(data: bytes, final: bool) -> tuple[Any, bool] | None:
+    """The id at the start of a body too large to read, and whether the body is a response: ``(id, response)``, or
+    None while more bytes could still tell (``final``: they cannot; take what was read).
+
+    The body's top-level members are read in order with the JSON decoder until the id and the method (or a
+    ``result``/``error``) are known, or a member runs past ``data`` (a request's big ``params`` usually come last)."""
+    text = data.decode("utf-8", "ignore")  # a character cut at the end is dropped
+    seen: dict[str, Any] = {}
+    response = False
+    pos = _skip_blank(text, 0)
+    if pos < len(text) and text[pos] != "{":
+        return None, False  # not an object: no id to answer with
+    pos = _skip_blank(text, pos + 1)
+    while pos < len(text):
+        if text[pos] != '"':  # "}" or not JSON: what was read is all there is
+            return seen.get("id"), response
+        try:
+            key, pos = json.decoder.scanstring(text, pos + 1)
+            pos = _skip_blank(text, pos)
+            if pos < len(text) and text[pos] != ":":
+                return seen.get("id"), response
+            response = response or key in ("result", "error")
+            value, pos = _DECODER.raw_decode(text, _skip_blank(text, pos + 1))
+        except (ValueError, RecursionError):  # a key or value past the end of the bytes read (or broken)
+            break
+        pos = _skip_blank(text, pos)
+        if pos >= len(text):  # a number may go on in the bytes not read yet
+            break
+        seen.setdefault(key, value)
+        if "id" in seen and ("method" in seen or response):
+            break
+        if text[pos] == ",":
+            pos = _skip_blank(text, pos + 1)
+    if final or ("id" in seen and ("method" in seen or response)):
+        return seen.get("id"), response
+    return None
+
+
+def _skip_blank(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def encode_json(message: Any) -> bytes:
+    """Compact UTF-8 JSON of ``message``, whatever text it holds (NaN refused: ValueError).
+
+    A string with a lone surrogate (``"\\ud800"`` is valid JSON, so a client's id or method can hold one and the
+    gate echoes them) has no UTF-8 form: such a message is written with ASCII escapes (``\\ud800``) instead, so it
+    is always encodable and echoes the client's id exactly, which a replacement character would not."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
 def encode_frame(message: Any) -> bytes:
-    """One frame: ``Content-Length`` header and compact UTF-8 JSON (NaN refused: ValueError)."""
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    """One frame: ``Content-Length`` header and :func:`encode_json` of ``message``."""
+    body = encode_json(message)
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
@@ -103,6 +169,7 @@ class FrameReader:
         self.max_message = max_message
         self._buf = bytearray()
         self._length: int | None = None  # body length once a header block was read
+        self._refusing: int | None = None  # the declared length of a body too large to read: its id is looked for
         self._scanning = False  # discarding bytes up to the next Content-Length keyword
         self._quiet = False  # a fault was reported; stay quiet until a header block parses again
 
@@ -118,12 +185,15 @@ class FrameReader:
 
     @property
     def awaiting_body(self) -> bool:
-        """A header block was read and its body is still incomplete."""
-        return self._length is not None
+        """A header block was read and its body is still incomplete (or, when too large, its start unread)."""
+        return self._length is not None or self._refusing is not None
 
     def stalled(self) -> list[Message | Fault]:
         """The input went quiet inside a body: if the bytes so far are a whole JSON value, the declared length was
-        too long — take the value (refused as a length mismatch) instead of waiting for bytes that never come."""
+        too long — take the value (refused as a length mismatch) instead of waiting for bytes that never come. A
+        body too large to read is refused with whatever id its first bytes gave."""
+        if self._refusing is not None:
+            return [self._refuse_large(final=True)]  # type: ignore[list-item]
         if self._length is None:
             return []
         prefix = _json_prefix(bytes(self._buf))
@@ -135,6 +205,8 @@ class FrameReader:
 
     def close(self) -> Fault | None:
         """End of stream: a fault when it cut a frame short (whitespace and discarded junk are fine)."""
+        if self._refusing is not None:
+            return self._refuse_large(final=True)  # type: ignore[return-value]
         if self._length is not None:
             return Fault(PARSE_ERROR, f"the stream ended {self._length - len(self._buf)} bytes short of a "
                                       f"{self._length}-byte body", {"reason": "truncated"})
@@ -146,6 +218,8 @@ class FrameReader:
     def _next(self) -> object:
         if self._scanning:
             return self._scan()
+        if self._refusing is not None:
+            return self._refuse_large(final=len(self._buf) >= ID_SCAN_BYTES)
         if self._length is not None:
             return self._body()
         return self._headers()
@@ -197,12 +271,25 @@ class FrameReader:
         return self._begin_body(int(headers[b"content-length"]))
 
     def _begin_body(self, length: int) -> object:
-        if length > self.max_message:  # a new frame, so reported even while quiet; its body is scanned
-            self._scanning, self._quiet = True, True
-            return Fault(INVALID_REQUEST, f"a {length}-byte message exceeds the {self.max_message}-byte limit",
-                         {"reason": "too large", "limit": self.max_message, "declared": length})
+        if length > self.max_message:  # a new frame, so reported even while quiet, once its id is looked for
+            self._refusing, self._quiet = length, True
+            return None
         self._length, self._quiet = length, False
         return None
+
+    def _refuse_large(self, final: bool) -> object:
+        """A body too large to read: its first bytes (up to :data:`ID_SCAN_BYTES`) give its id when they can, then
+        it is scanned like junk (from its first byte: a frame glued into it still frames)."""
+        length = self._refusing
+        assert length is not None
+        peek = peek_envelope(bytes(self._buf[:ID_SCAN_BYTES]), final)
+        if peek is None:
+            return _MORE
+        self._refusing, self._scanning = None, True
+        msg_id, response = peek if valid_id(peek[0]) else (None, False)
+        return Fault(INVALID_REQUEST, f"a {length}-byte message exceeds the {self.max_message}-byte limit",
+                     {"reason": "too large", "limit": self.max_message, "declared": length},
+                     id=None if response else msg_id, response_to=msg_id if response else None)
 
     def _body(self) -> object:
         length = self._length

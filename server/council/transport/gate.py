@@ -5,8 +5,9 @@ refusal itself (with the contract's error data) and hands the rest to pygls one 
 (:class:`~council.transport.pygls_adapter.GatedProtocol`), which runs the handshake, dispatches to the registered
 features, runs each request as a task, cancels, and settles the sidecar's own requests.
 
-- A malformed frame is answered with id null (its fault's code). A message whose declared length ran past its JSON
-  is refused (-32600, with its id when it is a request) and never runs.
+- A malformed frame is answered with id null (its fault's code), or with its id when the start of a frame too large to
+  read gave one; one that was a response to a request of the sidecar's settles that request as failed. A message whose
+  declared length ran past its JSON is refused (-32600, with its id when it is a request) and never runs.
 - Before ``initialize`` has answered every other request gets -32002 and every notification but ``exit`` is
   dropped. ``initialize`` params are checked (-32602 with field details); a second ``initialize`` gets -32600.
 - From the arrival of ``shutdown`` every request gets -32600 and every notification but ``exit`` is dropped.
@@ -89,9 +90,12 @@ class Gate:
         if self.stopped:
             return
         if isinstance(event, Fault):
-            log.warning("malformed frame answered with id null: %s", event.details.get("reason", event.code))
+            log.warning("malformed frame answered with id %r: %s", event.id, event.details.get("reason", event.code))
             log.debug("malformed frame: %s", event.message)  # may quote the client's bytes
-            self._refuse(None, RpcError(event.code, event.message, **event.details))
+            self._refuse(event.id, RpcError(event.code, event.message, **event.details))
+            if event.response_to in getattr(self.protocol, "_request_futures", {}):  # pygls 2.1: its pending requests
+                # the client's answer to a request of the sidecar's, too large to read: that request fails now
+                self._response(Response(event.response_to, error={"code": event.code, "message": event.message}))
             return
         envelope = classify(event.value)
         if event.length_mismatch:

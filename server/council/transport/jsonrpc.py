@@ -4,9 +4,11 @@ A message is an object with ``"jsonrpc": "2.0"``. A request has a string ``metho
 or an integer; a notification has a ``method`` and no ``id``; ``params``, when present and not null, is an object
 or an array. Anything else is :class:`Invalid`: answered with -32600 (with the message's id when it has a valid
 one, else id null) and never run. Other members are ignored and nested objects are plain data: a ``"jsonrpc"`` key
-inside params means nothing. Batches (arrays) are refused: each element with a valid id gets its own -32600.
-A response (``result`` or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a
-malformed ``error`` member is normalised to ``{code, message, data}`` before pygls sees it.
+inside params means nothing. Lone surrogates in params and results become U+FFFD (``council.encodable``); ids and
+methods keep their exact text. Batches (arrays) are refused, and each element that expects an answer gets a -32600:
+a request with its id, an invalid element its own error (id null when its id is unusable). A response (``result``
+or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a malformed ``error``
+member is normalised to ``{code, message, data}`` before pygls sees it.
 
 :class:`RpcError` is every error the sidecar sends: a pygls :class:`~pygls.exceptions.JsonRpcException` (so a
 handler can raise it and pygls answers with it) whose ``data`` always has the contract's shape ``{code, message,
@@ -23,6 +25,7 @@ from lsprotocol.types import ResponseError
 from pydantic_core import PydanticSerializationError
 from pygls.exceptions import JsonRpcException
 
+from council.encodable import encodable_value
 from council.errors import CouncilError, ErrorCode
 from council.protocol.errors import (
     INVALID_REQUEST,
@@ -159,6 +162,7 @@ def classify(value: Any) -> Envelope | list[Invalid]:
     if params is not None and not isinstance(params, (dict, list)):
         return Invalid(reply_id, invalid(f'"params" must be an object or an array, not {_json_type(params)}',
                                          "bad params", method=method))
+    params = encodable_value(params)
     if has_id:
         return Request(msg_id, method, params)
     return Notification(method, params)
@@ -170,9 +174,9 @@ def _response(value: dict[str, Any], msg_id: Any) -> Envelope:
                                      "(response)", "no method"))
     if not valid_id(msg_id):
         return Dropped(f"a response with id {_json_type(msg_id)}")
-    error = value.get("error")
+    error = encodable_value(value.get("error"))
     if error is None:
-        return Response(msg_id, value.get("result"))
+        return Response(msg_id, encodable_value(value.get("result")))
     if not isinstance(error, dict):
         return Response(msg_id, error={"code": 0, "message": f"malformed error: {str(error)[:200]}"})
     code = error.get("code")
@@ -182,9 +186,16 @@ def _response(value: dict[str, Any], msg_id: Any) -> Envelope:
 
 
 def _batch(items: list[Any]) -> list[Invalid]:
+    """One -32600 per element that expects an answer: a request with its id, an invalid element (a bad id, not an
+    object …) with its own error; notifications and responses get none. A batch with no such element gets one."""
     error = invalid("batches are not supported: send each message in its own frame", "batch")
-    answers = [Invalid(item["id"], error) for item in items
-               if isinstance(item, dict) and "method" in item and valid_id(item.get("id"))]
+    answers: list[Invalid] = []
+    for item in items:
+        envelope = classify(item) if isinstance(item, dict) else Invalid(None, error)
+        if isinstance(envelope, Request):
+            answers.append(Invalid(envelope.id, error))
+        elif isinstance(envelope, Invalid):
+            answers.append(envelope)
     return answers or [Invalid(None, error)]
 
 

@@ -18,7 +18,10 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from council.errors import ErrorCode
+from council.protocol.errors import JSONRPC_CODES
 from council.transport.framing import FrameReader, encode_frame
+from council.transport.jsonrpc import RpcError
 
 if TYPE_CHECKING:
     from council.transport.gate import Gate
@@ -45,8 +48,19 @@ class FrameWriter:
             self._write_all(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
     def send(self, message: dict[str, Any]) -> None:
-        if not self.closed:
-            self._write_all(encode_frame(message))
+        """Frame and write ``message``. One that cannot be JSON (never expected: every value the gate echoes came
+        from JSON) is not lost silently: a response still settles its request, as an internal error."""
+        if self.closed:
+            return
+        try:
+            data = encode_frame(message)
+        except (TypeError, ValueError, RecursionError) as exc:
+            log.error("council serve: an outgoing message could not be encoded (%s)", exc)
+            if "id" not in message or "method" in message:
+                return
+            error = RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], "the response could not be encoded", ErrorCode.INTERNAL)
+            data = encode_frame({"jsonrpc": "2.0", "id": message["id"], "error": error.to_wire()})
+        self._write_all(data)
 
     def close(self) -> None:
         if not self.closed:
@@ -99,6 +113,8 @@ async def _serve(gate: Gate, stdin_fd: int) -> int:
             break
         slots.release()
         if not chunk:
+            for event in reader.stalled():  # a body declared too long (or too large) that the input ended after
+                gate.receive(event)
             fault = reader.close()
             if fault is not None:
                 log.error("council serve: input ended inside a frame (%s); exiting", fault.message)
