@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 from .conftest import COUNCIL, PROBLEM, processes_with, run_council
 
@@ -131,14 +130,20 @@ def test_sidecar_crash_mid_session_is_reported(script_file):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "NO_COLOR": "1"})
     try:
-        deadline = time.monotonic() + 60
-        while not processes_with(script) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(3)  # well into the slow debate
+        # Wait for what happened, not for a time: the debate has begun once its first cycle is printed (a sidecar
+        # still starting on a busy machine would be a different failure: "did not start").
+        seen: list[str] = []
+        for line in proc.stdout:
+            seen.append(line)
+            if line.startswith("Cycle 1"):
+                break
+        else:
+            raise AssertionError("the debate never began:\n" + "".join(seen))
         for pid in processes_with(script):
             if "serve" in open(f"/proc/{pid}/cmdline").read():
                 os.kill(pid, signal.SIGSEGV)
         out, err = proc.communicate(timeout=60)
+        out = "".join(seen) + out
     finally:
         proc.kill()
     assert proc.returncode == 4, out + err
