@@ -158,12 +158,11 @@ def _judge(st: os.stat_result) -> None:
         raise Refused("hard_link", f"{st.st_nlink} hard links")
 
 
-def _refusal(exc: OSError) -> Exception:
-    if exc.errno == errno.ENOENT:
+def _refusal(exc: OSError) -> Refused:
+    """The refusal for a path gone or turned into a link since the check; any other error is raised as it is."""
+    if exc.errno == errno.ENOENT or exc.errno in LINKED:
         return Refused("not_found", CHANGED)
-    if exc.errno in LINKED:
-        return Refused("not_found", CHANGED)
-    return exc
+    raise exc
 
 
 def _where(fd: int) -> bytes | None:
