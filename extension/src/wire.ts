@@ -969,7 +969,7 @@ export interface EvidenceRequest {
 /** One evidence request and what came of it (`cycle` 0: a file the user attached). */
 export interface EvidenceUse {
   ok: boolean;
-  refusal?: 'outside_workspace' | 'not_found' | 'not_a_file' | 'gitignored' | 'secret' | 'binary' | 'too_large' | 'bad_pattern' | 'unknown_tool' | 'timeout' | 'no_workspace' | 'limit' | 'unreadable' | 'error';
+  refusal?: 'outside_workspace' | 'not_found' | 'not_a_file' | 'gitignored' | 'secret' | 'hard_link' | 'binary' | 'too_large' | 'bad_pattern' | 'unknown_tool' | 'timeout' | 'no_workspace' | 'limit' | 'unreadable' | 'error';
   /** Technical detail of a refusal (e.g. the regex error). */
   detail: string;
   /** The result as every advisor reads it next cycle (bounded). */

@@ -3,23 +3,30 @@ that backtracks for ever can be killed: CPython's ``re`` holds the GIL while it 
 it would freeze the event loop too. Standard library only, no council imports (it starts in ~20 ms).
 
 It reads one JSON object on stdin: ``pattern`` and ``flags`` (for ``re.compile``), ``seconds`` (its own time
-limit), ``paths`` (the files the sidecar may show, each as the latin-1 text of its bytes), and the limits
-``max_file_bytes``, ``sniff_bytes``, ``line_chars``, ``match_chars``, ``max_matches`` and ``max_scanned_bytes``.
-It writes JSON lines on stdout, each flushed before a match is searched further:
+limit), ``root`` (the workspace's real root), ``paths`` (the files the sidecar may show, as its check resolved them,
+relative to the root; each as the latin-1 text of its bytes), and the limits ``max_file_bytes``, ``sniff_bytes``,
+``line_chars``, ``match_chars``, ``max_matches`` and ``max_scanned_bytes``. It writes JSON lines on stdout, each
+flushed before a match is searched further:
 
 - ``{"searched": [files, bytes]}``: text files started so far and their size (before a file's first match, and
   now and then);
 - ``{"match": [index in paths, line number, the line with its spaces squeezed, cut to match_chars]}``;
 - last, ``{"end": [files, bytes, cut]}``; ``cut``: it stopped at its time limit, the match limit or the byte limit.
 
-A file it cannot read, over ``max_file_bytes`` or binary (a NUL byte in the first ``sniff_bytes``) is skipped; each
-line is searched up to ``line_chars`` characters. A search stuck inside one line is the sidecar's to kill at its
-deadline; an alarm ends this process a little later in any case, so it never outlives a sidecar that died.
+Each file is opened as the sidecar's ``read_file`` opens one (:mod:`council.evidence.opening`, loaded by its path:
+one component at a time from the root, no symlink followed, only a regular file with one hard link, the descriptor
+verified to lie inside the root): a file or folder swapped for a symlink after the sidecar listed it is skipped,
+never followed, and a FIFO never blocks. A file it cannot open or read, over ``max_file_bytes`` or binary (a NUL
+byte in the first ``sniff_bytes``) is skipped; each line is searched up to ``line_chars`` characters. A search stuck
+inside one line is the sidecar's to kill at its deadline; an alarm ends this process a little later in any case, so
+it never outlives a sidecar that died.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import re
 import signal
 import sys
@@ -34,12 +41,25 @@ def emit(key: str, value: list, flush: bool = True) -> None:
         sys.stdout.flush()
 
 
-def read_text(path: bytes, max_bytes: int, sniff_bytes: int) -> bytes | None:
-    """The file's bytes, or None: unreadable, too large or binary."""
+def load_opening():
+    """:mod:`council.evidence.opening`, loaded from its file (this process cannot import council)."""
+    spec = importlib.util.spec_from_file_location("opening", os.path.join(os.path.dirname(__file__), "opening.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+opening = load_opening()
+
+
+def read_text(opener, path: bytes, max_bytes: int, sniff_bytes: int) -> bytes | None:
+    """The file's bytes, or None: not opened (changed since it was listed, not a regular file, hard-linked),
+    unreadable, too large or binary."""
     try:
-        with open(path, "rb") as f:
+        fd, _ = opener.open(path)
+        with open(fd, "rb") as f:
             data = f.read(max_bytes + 1)
-    except OSError:
+    except (OSError, opening.Refused):
         return None
     if len(data) > max_bytes or b"\0" in data[:sniff_bytes]:
         return None
@@ -49,13 +69,18 @@ def read_text(path: bytes, max_bytes: int, sniff_bytes: int) -> bytes | None:
 def search(job: dict, deadline: float) -> list:
     """Search every file in turn, reporting as it goes; the final counts and whether it stopped early."""
     pattern = re.compile(job["pattern"], job["flags"])
+    with opening.Opener(job["root"].encode("latin-1")) as opener:
+        return scan(job, pattern, opener, deadline)
+
+
+def scan(job: dict, pattern: re.Pattern, opener, deadline: float) -> list:
     line_chars, match_chars, max_matches = job["line_chars"], job["match_chars"], job["max_matches"]
     files = scanned = matched = 0
     reported, last = (0, 0), time.monotonic()
     for index, name in enumerate(job["paths"]):
         if scanned > job["max_scanned_bytes"] or time.monotonic() > deadline:
             return [files, scanned, True]
-        data = read_text(name.encode("latin-1"), job["max_file_bytes"], job["sniff_bytes"])
+        data = read_text(opener, name.encode("latin-1"), job["max_file_bytes"], job["sniff_bytes"])
         if data is None:
             continue
         files, scanned = files + 1, scanned + len(data)

@@ -3,10 +3,11 @@
 A model writes the pattern, and CPython's ``re`` holds the GIL while it matches: ``(a+)+$`` against a line of
 ``a``s backtracks for minutes, and in the sidecar's process that would freeze every thread and the event loop with
 them (the runner's time limit could not even fire). So the parent (the tool's worker thread) decides which files
-may be searched and hands their paths to :mod:`council.evidence.regex_worker`, a stdlib-only script started as
-``python -I -S``; it reads, sniffs and searches them and streams its matches back as JSON lines. The parent reads
-until the deadline, then kills the child and reaps it, and keeps what had arrived (the result is cut). A child that
-fails or writes anything but its JSON lines is a failure, never an exception out of here.
+may be searched and hands their paths (as resolved, relative to the root) to :mod:`council.evidence.regex_worker`,
+a stdlib-only script started as ``python -I -S``; it opens them without following a link
+(:mod:`council.evidence.opening`), reads, sniffs and searches them and streams its matches back as JSON lines. The
+parent reads until the deadline, then kills the child and reaps it, and keeps what had arrived (the result is cut).
+A child that fails or writes anything but its JSON lines is a failure, never an exception out of here.
 
 Literal searches take the same path (the text escaped): the child's ~20 ms start overlaps the listing of the files,
 and the scanning itself stays off the sidecar's GIL.
@@ -68,9 +69,12 @@ class Worker:
             if pipe is not None and not pipe.closed:
                 pipe.close()
 
-    def search(self, pattern: str, flags: int, paths: list[Path], deadline: float, limits: dict[str, int]) -> Found:
-        """Search ``paths`` for ``pattern`` until ``deadline`` (``time.monotonic``); raises :class:`WorkerFailed`."""
+    def search(self, pattern: str, flags: int, root: Path, paths: list[str], deadline: float,
+               limits: dict[str, int]) -> Found:
+        """Search ``paths`` (relative to ``root``, as the check resolved them) for ``pattern`` until ``deadline``
+        (``time.monotonic``); raises :class:`WorkerFailed`."""
         job = {"pattern": pattern, "flags": flags, "seconds": max(0.0, deadline - time.monotonic() - CHILD_MARGIN),
+               "root": os.fsencode(root).decode("latin-1"),
                "paths": [os.fsencode(p).decode("latin-1") for p in paths], **limits}
         child = self.child
         try:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from council.evidence import search
 from council.evidence.globs import Glob, GlobError
+from council.evidence.opening import Refused
 from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace, is_binary
 from council.session.grounds import EvidenceResult, Refusal
 
@@ -53,18 +54,22 @@ def _refused(code, detail: str = "", **extra) -> EvidenceResult:
     return EvidenceResult(ok=False, refusal=code, detail=detail[:300], **extra)
 
 
-def _text_of(found: Located) -> tuple[str | None, EvidenceResult | None]:
-    """The file's text, or the refusal (a folder, too large, binary)."""
-    if found.path.is_dir():
-        return None, _refused("not_a_file", files=[found.rel])
-    if not found.path.is_file():
-        return None, _refused("not_found")
-    size = found.path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        return None, _refused("too_large", size=size, files=[found.rel])
-    data = found.path.read_bytes()
+def _text_of(ws: Workspace, found: Located) -> tuple[str | None, EvidenceResult | None]:
+    """The file's text, or the refusal (a folder, too large, binary, more than one hard link, changed since the
+    check)."""
+    try:
+        fd, st = ws.open(found)
+    except Refused as refused:
+        named = refused.code in ("not_a_file", "hard_link")  # the file is there, not to be read
+        return None, _refused(refused.code, refused.detail, files=[found.rel] if named else [])
+    with os.fdopen(fd, "rb") as f:
+        if st.st_size > MAX_FILE_BYTES:
+            return None, _refused("too_large", size=st.st_size, files=[found.rel])
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        return None, _refused("too_large", size=len(data), files=[found.rel])
     if is_binary(data[:SNIFF_BYTES]):
-        return None, _refused("binary", size=size, files=[found.rel])
+        return None, _refused("binary", size=len(data), files=[found.rel])
     return data.decode("utf-8", errors="replace"), None
 
 
@@ -77,7 +82,7 @@ def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> Eviden
     found = ws.locate(query) if query else "not_found"
     if isinstance(found, str):
         return _refused(found)
-    text, refusal = _text_of(found)
+    text, refusal = _text_of(ws, found)
     if refusal is not None or text is None:
         return refusal or _refused("error")
     lines = text.splitlines()
@@ -99,7 +104,7 @@ def _candidates(ws: Workspace, deadline: float) -> tuple[list[Located], bool]:
         if time.monotonic() > deadline or len(found) >= MAX_CANDIDATES:
             return found, True
         try:
-            if located.path.stat().st_size <= MAX_FILE_BYTES:
+            if os.lstat(located.path).st_size <= MAX_FILE_BYTES:  # the child opens it as read_file does
                 found.append(located)
         except OSError:
             continue
@@ -118,7 +123,8 @@ def search_code(ws: Workspace, query: str, regex: bool, deadline: float) -> Evid
             candidates, truncated = _candidates(ws, deadline)
             found = search.Found(cut=bool(candidates))  # files left, no time to search them
             if time.monotonic() < deadline:
-                found = worker.search(source, flags, [c.path for c in candidates], deadline, LIMITS)
+                paths = [ws.relative(str(c.path)) for c in candidates]
+                found = worker.search(source, flags, ws.root, paths, deadline, LIMITS)
     except search.WorkerFailed as exc:
         return _refused("error", f"search worker {exc}")
     hit_files = [candidates[i] for i in dict.fromkeys(i for i, _, _ in found.matches)]
@@ -161,7 +167,7 @@ def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> Evide
             if len(listed) < MAX_LISTED:
                 listed.append(found.rel)
                 try:
-                    size += found.path.stat().st_size
+                    size += os.lstat(found.path).st_size
                 except OSError:
                     pass
     truncated = truncated or total > len(listed) or time.monotonic() > deadline

@@ -4,7 +4,10 @@ A path is judged twice, as asked and as resolved (``os.path.realpath``: every sy
 under the real root (so ``..``, an absolute path elsewhere and a symlink that points out are refused as
 ``outside_workspace``), neither may look like a secret (``secret``), and neither may be ignored by git
 (``gitignored``). Files over 1 MB (``too_large``) and binaries (a NUL byte in the first 8 KB: ``binary``) are
-refused when read.
+refused when read. What is read is what was judged: :meth:`Workspace.open` opens the resolved path without following
+a link (:mod:`council.evidence.opening`), so a file or folder swapped for a symlink after the check is refused, and
+a file with more than one hard link is refused too (``hard_link``: a secret, or a file outside, under another name).
+Like binaries, such files are still listed by name.
 
 Secret-looking, by name (case-insensitive; :data:`SECRET_FOLDERS`, :data:`SECRET_PATHS`, :data:`SECRET_NAMES`):
 anything under ``.git``, ``.ssh``, ``.aws``, ``.gnupg``, ``.azure``, ``.kube``, ``.docker``, ``.password-store``, a
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from council.encodable import encodable
 from council.evidence.ignore import ignorer_for
+from council.evidence.opening import Opener
 from council.session.grounds import Refusal
 
 MAX_FILE_BYTES = 1_000_000
@@ -80,6 +84,15 @@ def is_secret(rel: str) -> bool:
         any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_WORDS)
 
 
+def resolved(path: str) -> str | None:
+    """``path`` with every symlink followed, or None when that failed (a link swapped for a file meanwhile makes
+    ``os.path.realpath`` raise)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
+
+
 def is_binary(head: bytes) -> bool:
     return b"\0" in head[:SNIFF_BYTES]
 
@@ -116,7 +129,9 @@ class Workspace:
             return "outside_workspace"
         if "\ufffd" in candidate and not os.path.lexists(candidate):
             candidate = self.undecoded(candidate) or candidate  # a name shown with U+FFFD for bytes that are not UTF-8
-        real = os.path.realpath(candidate)
+        real = resolved(candidate)
+        if real is None:
+            return "not_found"  # a link on the way changed while it was resolved
         if not self.inside(real):
             return "outside_workspace"  # a symlink that points out
         names = [self.relative(candidate), self.relative(real)]
@@ -127,6 +142,12 @@ class Workspace:
         if any(rel and self.ignored(rel, os.path.isdir(real)) for rel in names):
             return "gitignored"
         return Located(encodable(names[1]), Path(real))
+
+    def open(self, found: Located) -> tuple[int, os.stat_result]:
+        """A read-only descriptor of the file ``found`` (the caller closes it) and its ``fstat``: the file the check
+        resolved, opened without following a link, or :class:`~council.evidence.opening.Refused`."""
+        with Opener(self.root) as opener:
+            return opener.open(self.relative(str(found.path)))
 
     def undecoded(self, candidate: str) -> str | None:
         """The real path ``candidate`` (under the root) names when its U+FFFD stand for bytes that are not UTF-8:
@@ -159,8 +180,8 @@ class Workspace:
             if is_secret(rel):
                 continue
             path = os.path.join(self.root, rel)
-            real = os.path.realpath(path)
-            if not self.inside(real) or not os.path.isfile(real):
+            real = resolved(path)
+            if real is None or not self.inside(real) or not os.path.isfile(real):
                 continue
             if os.path.islink(path) and (is_secret(self.relative(real)) or self.ignored(self.relative(real), False)):
                 continue
@@ -178,8 +199,8 @@ class Workspace:
             if is_secret(entry.name) or self.ignored(entry.name, is_dir):
                 continue
             if entry.is_symlink():  # shown only when what it points to may be shown
-                real = os.path.realpath(entry.path)
-                if not self.inside(real) or is_secret(self.relative(real)) or \
+                real = resolved(entry.path)
+                if real is None or not self.inside(real) or is_secret(self.relative(real)) or \
                         self.ignored(self.relative(real), os.path.isdir(real)):
                     continue
             out.append(encodable(entry.name) + ("/" if is_dir else ""))

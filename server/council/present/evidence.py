@@ -13,6 +13,7 @@ REFUSALS = {
     "not_a_file": "it is a folder (list_files shows what is in it)",
     "gitignored": "git ignores it",
     "secret": "it looks like a secrets file, which the council never reads",
+    "hard_link": "it has other names (hard links) the council cannot check",
     "binary": "it is a binary file",
     "too_large": "it is over 1 MB",
     "bad_pattern": "the pattern is not valid",

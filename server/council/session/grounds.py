@@ -28,6 +28,7 @@ Refusal = Literal[
     "not_a_file",  # a folder where a file was asked for
     "gitignored",
     "secret",  # .env*, key files, credentials …
+    "hard_link",  # a file with more than one hard link: its other names (a secret? outside?) cannot be judged
     "binary",
     "too_large",  # over 1 MB
     "bad_pattern",  # a regular expression or glob that does not compile

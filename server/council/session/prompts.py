@@ -124,7 +124,8 @@ def precedents_text(session: ConversationSession) -> str:
 
 REFUSALS_FOR_MODELS = {
     "outside_workspace": "outside the workspace", "not_found": "no such file", "not_a_file": "a folder, not a file",
-    "gitignored": "ignored by .gitignore", "secret": "a secrets file (never shown)", "binary": "a binary file",
+    "gitignored": "ignored by .gitignore", "secret": "a secrets file (never shown)",
+    "hard_link": "a file with other names (hard links), never shown", "binary": "a binary file",
     "too_large": "over 1 MB", "bad_pattern": "the pattern does not compile", "unknown_tool": "no such tool",
     "timeout": "took too long", "no_workspace": "no workspace is open", "limit": "too many requests this cycle",
     "unreadable": "unreadable", "error": "the tool failed",
