@@ -78,19 +78,23 @@ export const LIMITS = {
   ConsultRequest: {
     session_id: { minLength: 8, maxLength: 100 },
     client_model: { minLength: 1, maxLength: 300 },
+    client_models: { maxItems: 50 },
     user_problem: { minLength: 1, maxLength: 20000 },
     context: { maxLength: 200000 },
     desired_outcome: { maxLength: 2000 },
     constraints: { maxItems: 20 },
+    max_model_calls: { minimum: 3, maximum: 1000 },
     selected_personas: { minItems: 1, maxItems: 12 },
   },
   PersonaConsultRequest: {
     session_id: { minLength: 8, maxLength: 100 },
     client_model: { minLength: 1, maxLength: 300 },
+    client_models: { maxItems: 50 },
     user_problem: { minLength: 1, maxLength: 20000 },
     context: { maxLength: 200000 },
     desired_outcome: { maxLength: 2000 },
     constraints: { maxItems: 20 },
+    max_model_calls: { minimum: 3, maximum: 1000 },
     persona_name: { minLength: 1, maxLength: 80 },
   },
   ConsultPlanParams: {
@@ -98,6 +102,7 @@ export const LIMITS = {
     context: { maxLength: 200000 },
     desired_outcome: { maxLength: 2000 },
     constraints: { maxItems: 20 },
+    max_model_calls: { minimum: 3, maximum: 1000 },
     selected_personas: { minItems: 1, maxItems: 12 },
     persona_name: { minLength: 1, maxLength: 80 },
   },
@@ -108,6 +113,8 @@ export const LIMITS = {
   },
   ClientCapabilities: {
     completionModel: { maxLength: 300 },
+    models: { maxItems: 50 },
+    chatModelId: { maxLength: 300 },
   },
   Reference: {
     name: { minLength: 1, maxLength: 300 },
@@ -121,6 +128,14 @@ export const LIMITS = {
     provider: { maxLength: 100 },
     model: { maxLength: 300 },
     userId: { maxLength: 80 },
+    models: { maxItems: 12 },
+    maxModelCalls: { minimum: 3, maximum: 1000 },
+  },
+  ClientModel: {
+    id: { minLength: 1, maxLength: 300 },
+    vendor: { maxLength: 100 },
+    family: { maxLength: 100 },
+    name: { maxLength: 300 },
   },
   PersonaOverride: {
     soul: { minLength: 1, maxLength: 4000 },
@@ -176,6 +191,8 @@ export interface TurnResult {
   message?: string;
   /** True when the idempotency key was seen: nothing was done again. */
   duplicate: boolean;
+  /** Model calls the session made so far, per model. */
+  usage?: CallUsage;
 }
 
 /** `council/answer`: answer, skip or defer one question by id (what a clicked button sends). */
@@ -259,6 +276,10 @@ export interface ConsultRequest {
   session_id?: string;
   /** The client lends its own model: it answers `council/complete` for this session, as for a chat turn (this is the model's name). */
   client_model?: string;
+  /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
+  client_models?: ClientModel[];
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
   /** Background the council should know: facts, code, documents. */
@@ -269,6 +290,8 @@ export interface ConsultRequest {
   constraints?: string[];
   /** Output budget: brief = 2–3 bullets in each persona's summary, advice and next_steps; standard = 5–7; deep = 10 or more. */
   depth?: Depth;
+  /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
+  max_model_calls?: number;
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
 }
@@ -294,6 +317,12 @@ export interface ConsultResult {
   cycles: number;
   /** Model calls made, repairs included. */
   model_calls: number;
+  /** Model calls made per model (a client model's name, else `provider:model`). */
+  calls_by_model: Record<string, number>;
+  /** The most the consult said it would spend (retries included); `model_calls` never exceeds it. */
+  max_model_calls: number;
+  /** Persona → the model it spoke with. */
+  seats: Record<string, string>;
   /** The compact rendering a person (or an agent) reads, written by the sidecar; the structured fields have everything. */
   markdown: string;
 }
@@ -304,6 +333,10 @@ export interface PersonaConsultRequest {
   session_id?: string;
   /** The client lends its own model: it answers `council/complete` for this session, as for a chat turn (this is the model's name). */
   client_model?: string;
+  /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
+  client_models?: ClientModel[];
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
   /** Background the council should know: facts, code, documents. */
@@ -314,6 +347,8 @@ export interface PersonaConsultRequest {
   constraints?: string[];
   /** Output budget: brief = 2–3 bullets in each persona's summary, advice and next_steps; standard = 5–7; deep = 10 or more. */
   depth?: Depth;
+  /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
+  max_model_calls?: number;
   /** A persona's name or id. */
   persona_name: string;
 }
@@ -350,6 +385,8 @@ export interface ConsultPlanParams {
   constraints?: string[];
   /** Output budget: brief = 2–3 bullets in each persona's summary, advice and next_steps; standard = 5–7; deep = 10 or more. */
   depth?: Depth;
+  /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
+  max_model_calls?: number;
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
   /** Plan `council/personaConsult` for this persona instead. */
@@ -365,6 +402,10 @@ export interface ConsultPlan {
   model_calls_min: number;
   /** Every cycle up to the cap (repairs not counted). */
   model_calls_max: number;
+  /** The hard bound, repairs included (within `max_model_calls` of the params when given). */
+  max_model_calls: number;
+  /** What the budget cut to fit, in words (none: nothing). */
+  budget_cut?: string;
   /** One line for a confirmation prompt: who, depth, model calls, why. */
   markdown: string;
 }
@@ -474,6 +515,38 @@ export interface PersonaStarted extends EventBase {
   cycle: number;
   provider: string;
   model: string;
+  /** The seat's model id (a client model's id, or `provider:model`). */
+  modelId: string;
+}
+
+/**
+ * Which persona speaks with which model and why (before the first model call; again after a restore never).
+ * `markdown` lists the seats when they are on more than one model, else it is empty.
+ */
+export interface SeatingDecided extends EventBase {
+  type: 'seating.decided';
+  seating: Seating;
+}
+
+/**
+ * A seat's model could not serve it (unavailable, no consent, failing): `personas` speak with the chat's
+ * model from now on. Once per model per session; `markdown` is one note line.
+ */
+export interface SeatFellBack extends EventBase {
+  type: 'seat.fellBack';
+  personas: string[];
+  fromModel: ModelChoice;
+  toModel: ModelChoice;
+  reason: 'model_unavailable' | 'no_consent' | 'model_failed';
+}
+
+/**
+ * The most the session (or the user action now starting) will spend, stated before its first model call:
+ * `markdown` is one line (calls at most, on which models, and what a budget cut).
+ */
+export interface CostEstimated extends EventBase {
+  type: 'cost.estimated';
+  plan: CallPlan;
 }
 
 /**
@@ -620,6 +693,9 @@ export type CouncilEvent =
   | AssumptionRecorded
   | CycleStarted
   | PersonaStarted
+  | SeatingDecided
+  | SeatFellBack
+  | CostEstimated
   | PersonaDelta
   | PersonaCompleted
   | VoteCast
@@ -650,6 +726,9 @@ export const EVENT_TYPES = [
   'assumption.recorded',
   'cycle.started',
   'persona.started',
+  'seating.decided',
+  'seat.fellBack',
+  'cost.estimated',
   'persona.delta',
   'persona.completed',
   'vote.cast',
@@ -676,6 +755,8 @@ export interface CompleteParams {
   streamId: string;
   /** Who asks: a persona name, `clarifier`, `moderator` or `synthesizer`. */
   purpose: string;
+  /** The client model to answer with: an `id` from `ClientCapabilities.models` (absent: the chat's model). */
+  modelId?: string;
   messages: ChatMessage[];
   /** The reply must be JSON matching this schema. */
   jsonSchema?: Record<string, unknown>;
@@ -731,6 +812,53 @@ export interface AxisScores {
   realistic_newness: number;
   overfitting: number;
   implications: number;
+}
+
+/** What a budget cut from the plan to fit (all unset: nothing). */
+export interface BudgetCut {
+  /** The cycle cap before the cut (the plan's `cycles` after). */
+  cyclesFrom?: number;
+  /** The seats before the cut (the plan's `seats` after). */
+  seatsFrom?: number;
+  /** Personas left out to fit. */
+  droppedSeats: string[];
+  /** The clarifying questions were dropped to fit. */
+  clarifier: boolean;
+}
+
+/** The most a session (or one user action in it) will spend, stated before the first call it makes. */
+export interface CallPlan {
+  /** What it plans: `start`, `more_questions`, `extend`, `reopen`, `follow_up` or `retry`. */
+  phase: string;
+  /** Calls if every planned call runs once (retries not counted). */
+  planned: number;
+  /** The hard bound on calls for this phase, retries included. */
+  maxCalls: number;
+  /** Planned calls per model (its label). */
+  byModel: Record<string, number>;
+  /** The session's budget (`maxModelCalls`), if any. */
+  budget?: number;
+  /** What the budget allowed for this phase. */
+  budgetLeft?: number;
+  seats: number;
+  cycles: number;
+  clarifier: boolean;
+  cut?: BudgetCut;
+  /** Session total: first calls allowed so far (all phases). */
+  firstLimit: number;
+  /** Session total: calls allowed so far, retries included. */
+  callLimit: number;
+}
+
+/** Model calls a session made, per model (its label: a client model's name, else `provider:model`). */
+export interface CallUsage {
+  /** Every call made, retries included. */
+  calls: number;
+  byModel: Record<string, number>;
+  /** The most the session said it would spend (all phases). */
+  maxCalls?: number;
+  /** The session's `maxModelCalls`, if any. */
+  budget?: number;
 }
 
 /** What the proposer asks the council to accept. */
@@ -799,6 +927,31 @@ export interface ClientCapabilities {
   completion?: boolean;
   /** Name of the client's model. */
   completionModel?: string;
+  /** The chat models the client can serve `council/complete` with (`modelId`); empty: only its one model, as `completionModel`. */
+  models?: ClientModel[];
+  /** The id (in `models`) of the chat's own model: the moderator, the clarifier, the chair and every fallback use it. */
+  chatModelId?: string;
+}
+
+/** A chat model the client can serve `council/complete` with (VS Code: a `LanguageModelChat`). */
+export interface ClientModel {
+  id: string;
+  vendor?: string;
+  family?: string;
+  /** What people read (defaults to the id). */
+  name?: string;
+}
+
+/**
+ * `data.details` of the JSON-RPC error a client answers `council/complete` with when it could not use the
+ * model it was asked for (`data` is the usual `{code, message, details}`). `model_unavailable`: no such
+ * model any more; `no_consent`: the user did not allow the extension to use it (ask once per model, never per
+ * call); `model_failed`: the model refused or failed. The sidecar then seats that model's personas on the chat's
+ * model for the rest of the session (one `seat.fellBack` event) and asks again there.
+ */
+export interface CompleteErrorDetails {
+  reason: 'model_unavailable' | 'no_consent' | 'model_failed';
+  modelId?: string;
 }
 
 /** Seed 000's CouncilSynthesis, plus the recommendation and the dissent. */
@@ -870,6 +1023,10 @@ export interface ConversationSession {
   workspaceOverview: string[];
   /** Similar past decisions recalled from the workspace's decision memory. */
   precedents: Precedent[];
+  /** Which persona speaks with which model (None: sessions journaled before seating existed). */
+  seating?: Seating;
+  /** What the session said it would spend, phase by phase (the last holds the totals). */
+  callPlans: CallPlan[];
 }
 
 /** Who sat on the council and why (routing's reason, or the caller's choice). */
@@ -1025,9 +1182,23 @@ export interface MessageTurn {
 
 export type MessageType = 'question' | 'answer' | 'discussion' | 'conclusion' | 'assumption_statement';
 
+/**
+ * A model a seat can sit on: a client's chat model (`provider` `client`, `id` the client's model id) or
+ * a configured provider's model (`id` the `provider:model` spec).
+ */
+export interface ModelChoice {
+  id: string;
+  /** `client`, or a provider kind or name. */
+  provider: string;
+  /** The model's name as people read it. */
+  model: string;
+  vendor: string;
+  family: string;
+}
+
 /** A failed model call: what kind of failure, where, and the technical cause. */
 export interface ModelFailure {
-  kind: 'key_rejected' | 'model_not_found' | 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'unreachable' | 'malformed' | 'refused' | 'client_model' | 'not_configured' | 'crashed';
+  kind: 'key_rejected' | 'model_not_found' | 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'unreachable' | 'malformed' | 'refused' | 'client_model' | 'not_configured' | 'crashed' | 'model_unavailable' | 'no_consent' | 'over_budget';
   provider: string;
   model: string;
   status?: number;
@@ -1108,6 +1279,8 @@ export interface PersonaResponse {
   note?: string;
   /** Why the persona's model call failed (it abstained). */
   failure?: ModelFailure;
+  /** The model it spoke with (a client model's name, else `provider:model`). */
+  model: string;
   conformityFlag: boolean;
   turnId?: string;
 }
@@ -1168,7 +1341,7 @@ export interface RequestContext {
 /** How the decision was reached, as data: enough to recompute the outcome and every axis score. */
 export interface ReviewAudit {
   change_type: ChangeType;
-  panel: Seat[];
+  panel: council__review__models__Seat[];
   rule: 'blocking_issues' | 'missing_artifacts' | 'role_needs_more_info' | 'low_confidence' | 'all_approve';
   missing_artifacts: Record<string, string[]>;
   debate: DebateAudit;
@@ -1210,11 +1383,21 @@ export interface RoleVerdict {
   axis_scores?: AxisScores;
 }
 
-/** A role on the panel, why it sits for this change type, and the artifacts it needs. */
-export interface Seat {
-  role: string;
-  reason: string;
-  needs: string[];
+/** The seat's own model could not serve it; it speaks with the chat's model now. */
+export interface SeatFallback {
+  fromModel: ModelChoice;
+  reason: 'model_unavailable' | 'no_consent' | 'model_failed';
+  detail: string;
+}
+
+/** Who speaks with which model. The moderator, the clarifier and the chair use `chair`. */
+export interface Seating {
+  policy: 'single' | 'chat' | 'diverse' | 'map';
+  /** The chat's model: the moderator, the clarifier and the chair. */
+  chair: ModelChoice;
+  seats: council__session__seating__Seat[];
+  /** How many models were on offer. */
+  offered: number;
 }
 
 export interface SessionMetadata {
@@ -1225,6 +1408,12 @@ export interface SessionMetadata {
   featureFlags: Record<string, boolean>;
   /** Names of attached context items. */
   context: string[];
+  /** Model calls made per model label, retries included. */
+  callsByModel: Record<string, number>;
+  /** Every model call made. */
+  calls: number;
+  /** Model calls made that were not retries. */
+  firstCalls: number;
 }
 
 /** Per-session choices, honoured when a turn starts a new session. */
@@ -1241,6 +1430,12 @@ export interface SessionOptions {
   model?: string;
   /** The user's display name in the transcript. */
   userId?: string;
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  seating?: 'diverse' | 'chat' | Record<string, string>;
+  /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
+  models?: string[];
+  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the minimum council: one seat, the options, the answer). */
+  maxModelCalls?: number;
 }
 
 /** Per-session knobs, fixed at creation (extended by `extend debate`). */
@@ -1256,6 +1451,8 @@ export interface SessionSettings {
   language: string;
   /** The advisors may ask for evidence from the workspace (the sidecar has one, and evidence is on). */
   evidence: boolean;
+  /** The session's budget of model calls, retries included (None: no budget). */
+  maxModelCalls?: number;
 }
 
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';
@@ -1342,4 +1539,20 @@ export interface VoteTally {
   consensus: 'unanimous' | 'majority' | 'tie' | 'none';
   voters: number;
   abstentions: string[];
+}
+
+/** A role on the panel, why it sits for this change type, and the artifacts it needs. */
+export interface council__review__models__Seat {
+  role: string;
+  reason: string;
+  needs: string[];
+}
+
+export interface council__session__seating__Seat {
+  persona: string;
+  /** The model the persona speaks with (after any fallback). */
+  model: ModelChoice;
+  /** single: only one model; chat: the `chat` policy; diverse: spread over model families; map: the explicit persona → model map; map_unknown: the map names a model nobody offered (the chat's model instead); config: the config file's persona_providers. */
+  why: 'single' | 'chat' | 'diverse' | 'map' | 'map_unknown' | 'config';
+  fallback?: SeatFallback;
 }

@@ -15,6 +15,7 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from council.camel import SnakeModel
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
+from council.protocol.seating import SEATING_DOC, ClientModel, SeatingPolicy
 from council.session.entities import Depth
 
 Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -32,6 +33,10 @@ class _Problem(SnakeModel):
                                     description="Limits the advice must respect (budget, deadline, stack …).")
     depth: Depth = Field(Depth.STANDARD, description="Output budget: brief = 2–3 bullets in each persona's "
                          "summary, advice and next_steps; standard = 5–7; deep = 10 or more.")
+    max_model_calls: int | None = Field(None, ge=3, le=1000,
+                                        description="The most model calls the consult may make, retries included: "
+                                                    "the council plans fewer cycles or personas to fit and says so "
+                                                    "(3 is the minimum: one persona, the options, the answer).")
 
     @field_validator("user_problem")
     @classmethod
@@ -64,6 +69,11 @@ class _Request(SnakeModel):
     client_model: str | None = Field(None, min_length=1, max_length=300,
                                      description="The client lends its own model: it answers `council/complete` "
                                                  "for this session, as for a chat turn (this is the model's name).")
+    client_models: list[ClientModel] | None = Field(None, max_length=50,
+                                                    description="The models the client can serve (with "
+                                                                "`client_model` the id of the chat's one among them): "
+                                                                "the personas are seated on them.")
+    seating: SeatingPolicy | None = Field(None, description=SEATING_DOC)
 
 
 class ConsultRequest(ConsultParams, _Request):
@@ -173,6 +183,11 @@ class ConsultResult(SnakeModel):
                                                   "personas' own questions.")
     cycles: int = Field(ge=0, description="Debate cycles run.")
     model_calls: int = Field(ge=0, description="Model calls made, repairs included.")
+    calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model (a client "
+                                           "model's name, else `provider:model`).")
+    max_model_calls: int = Field(0, ge=0, description="The most the consult said it would spend (retries "
+                                                      "included); `model_calls` never exceeds it.")
+    seats: dict[str, str] = Field(default_factory=dict, description="Persona → the model it spoke with.")
     markdown: str = Field("", description="The compact rendering a person (or an agent) reads, written by the "
                                           "sidecar; the structured fields have everything.")
 
@@ -185,6 +200,9 @@ class ConsultPlan(SnakeModel):
     max_cycles: int
     model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
     model_calls_max: int = Field(description="Every cycle up to the cap (repairs not counted).")
+    max_model_calls: int = Field(0, description="The hard bound, repairs included (within `max_model_calls` "
+                                                "of the params when given).")
+    budget_cut: str | None = Field(None, description="What the budget cut to fit, in words (none: nothing).")
     markdown: str = Field("", description="One line for a confirmation prompt: who, depth, model calls, why.")
 
 

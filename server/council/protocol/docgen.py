@@ -16,6 +16,7 @@ from council.protocol.completion import (
     COMPLETE_DELTA_METHOD,
     COMPLETE_METHOD,
     CompleteDelta,
+    CompleteErrorDetails,
     CompleteParams,
     CompleteResult,
 )
@@ -221,7 +222,9 @@ def render() -> str:
                f"chat's model). While it is pending the client may send `{COMPLETE_DELTA_METHOD}` notifications; "
                "the result holds the whole text. On session cancel the sidecar sends `$/cancelRequest` with this "
                f"request's id.\n\n**Params**\n\n{model_table(CompleteParams)}\n**Result**\n\n"
-               f"{model_table(CompleteResult)}\n### `{COMPLETE_DELTA_METHOD}` (client → sidecar notification)\n\n"
+               f"{model_table(CompleteResult)}\n**Error** — a client that cannot use the model it was asked for "
+               "answers with a JSON-RPC error whose `data` is `{code, message, details}` and `details` is:\n\n"
+               f"{model_table(CompleteErrorDetails)}\n### `{COMPLETE_DELTA_METHOD}` (client → sidecar notification)\n\n"
                f"{model_table(CompleteDelta)}")
     out.append("\n## Types\n")
     seen: set[str] = set()

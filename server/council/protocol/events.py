@@ -19,6 +19,7 @@ from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
+from council.session.budget import CallPlan
 from council.session.convergence import Convergence
 from council.session.entities import (
     Assumption,
@@ -30,6 +31,7 @@ from council.session.entities import (
 )
 from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
+from council.session.seating import FallbackReason, ModelChoice, Seating
 
 EVENT_METHOD = "council/event"
 
@@ -99,6 +101,34 @@ class PersonaStarted(EventBase):
     cycle: int
     provider: str = ""
     model: str = ""
+    model_id: str = Field("", description="The seat's model id (a client model's id, or `provider:model`).")
+
+
+class SeatingDecided(EventBase):
+    """Which persona speaks with which model and why (before the first model call; again after a restore never).
+    ``markdown`` lists the seats when they are on more than one model, else it is empty."""
+
+    type: Literal["seating.decided"] = "seating.decided"
+    seating: Seating
+
+
+class SeatFellBack(EventBase):
+    """A seat's model could not serve it (unavailable, no consent, failing): ``personas`` speak with the chat's
+    model from now on. Once per model per session; ``markdown`` is one note line."""
+
+    type: Literal["seat.fellBack"] = "seat.fellBack"
+    personas: list[str]
+    from_model: ModelChoice
+    to_model: ModelChoice
+    reason: FallbackReason
+
+
+class CostEstimated(EventBase):
+    """The most the session (or the user action now starting) will spend, stated before its first model call:
+    ``markdown`` is one line (calls at most, on which models, and what a budget cut)."""
+
+    type: Literal["cost.estimated"] = "cost.estimated"
+    plan: CallPlan
 
 
 class PersonaDelta(EventBase):
@@ -236,6 +266,9 @@ Event = Annotated[
         | AssumptionRecorded
         | CycleStarted
         | PersonaStarted
+        | SeatingDecided
+        | SeatFellBack
+        | CostEstimated
         | PersonaDelta
         | PersonaCompleted
         | VoteCast

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 from pydantic_core import PydanticCustomError
 
 from council.camel import CamelModel, SnakeModel
@@ -25,6 +25,7 @@ from council.protocol.consult import (
     PersonaConsultRequest,
 )
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
+from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.review.models import CouncilRequest, ReviewedDecision
 from council.session.entities import (
     ClarificationQuestion,
@@ -73,6 +74,15 @@ class SessionOptions(CamelModel):
     provider: str | None = Field(None, max_length=100, description="Provider id to use for this session.")
     model: str | None = Field(None, max_length=300)
     user_id: str | None = Field(None, max_length=80, description="The user's display name in the transcript.")
+    seating: SeatingPolicy | None = Field(None, description=SEATING_DOC)
+    models: list[Annotated[str, StringConstraints(min_length=3, max_length=400)]] | None = Field(
+        None, max_length=12, description="`provider:model` specs to seat the council on (`council ask --models`): "
+                                         "the first is the chat's model (moderator, clarifier, chair); `provider` "
+                                         "is a configured provider's name or a kind; the model may contain colons.")
+    max_model_calls: int | None = Field(None, ge=3, le=1000,
+                                        description="The session's budget of model calls, retries included: the "
+                                                    "council plans fewer cycles or seats to fit and says so (3 is "
+                                                    "the minimum council: one seat, the options, the answer).")
 
 
 class ClientCapabilities(CamelModel):
@@ -80,6 +90,12 @@ class ClientCapabilities(CamelModel):
 
     completion: bool = Field(False, description="The client answers council/complete with its own model.")
     completion_model: str | None = Field(None, max_length=300, description="Name of the client's model.")
+    models: list[ClientModel] = Field(default_factory=list, max_length=50,
+                                      description="The chat models the client can serve `council/complete` with "
+                                                  "(`modelId`); empty: only its one model, as `completionModel`.")
+    chat_model_id: str | None = Field(None, max_length=300,
+                                      description="The id (in `models`) of the chat's own model: the moderator, "
+                                                  "the clarifier, the chair and every fallback use it.")
 
 
 class TurnParams(CamelModel):
@@ -169,6 +185,7 @@ class TurnResult(CamelModel):
     message: str | None = Field(None, description="Markdown for the user written by the sidecar (status, council "
                                 "members, notes); print it as is.")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
+    usage: CallUsage | None = Field(None, description="Model calls the session made so far, per model.")
 
 
 class CancelResult(CamelModel):

@@ -28,6 +28,7 @@ from council.protocol.completion import (
     COMPLETE_DELTA_METHOD,
     COMPLETE_METHOD,
     CompleteDelta,
+    CompleteErrorDetails,
     CompleteParams,
     CompleteResult,
 )
@@ -54,14 +55,14 @@ HEADER = """/**
 
 
 def _sent_by_client() -> list[type[BaseModel]]:
-    return [m.params for m in METHODS] + [CompleteResult, CompleteDelta, ErrorData]
+    return [m.params for m in METHODS] + [CompleteResult, CompleteDelta, ErrorData, CompleteErrorDetails]
 
 
 def _top_models() -> list[type[BaseModel]]:
     models: list[type[BaseModel]] = []
     for m in METHODS:
         models += [m.params, m.result]
-    models += [EventBase, *EVENT_TYPES, CompleteParams, CompleteResult, CompleteDelta, ErrorData]
+    models += [EventBase, *EVENT_TYPES, CompleteParams, CompleteResult, CompleteDelta, ErrorData, CompleteErrorDetails]
     return list(dict.fromkeys(models))
 
 

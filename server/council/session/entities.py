@@ -15,9 +15,11 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from council.camel import CamelModel
+from council.session.budget import CallPlan
 from council.session.convergence import Convergence, StopReason
 from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
+from council.session.seating import Seating
 
 MAX_CLARIFICATION_ROUNDS = 3
 DEFAULT_MAX_CYCLES = 10
@@ -232,6 +234,8 @@ class SessionSettings(CamelModel):
     language: str = "en"
     evidence: bool = Field(False, description="The advisors may ask for evidence from the workspace (the sidecar "
                                               "has one, and evidence is on).")
+    max_model_calls: int | None = Field(None, ge=3, description="The session's budget of model calls, retries "
+                                                                "included (None: no budget).")
 
 
 class ModelUse(CamelModel):
@@ -250,6 +254,10 @@ class SessionMetadata(CamelModel):
     error_categories: list[str] = []
     feature_flags: dict[str, bool] = {}
     context: list[str] = Field(default_factory=list, description="Names of attached context items.")
+    calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model label, "
+                                                                             "retries included.")
+    calls: int = Field(0, ge=0, description="Every model call made.")
+    first_calls: int = Field(0, ge=0, description="Model calls made that were not retries.")
 
 
 class ConversationSession(CamelModel):
@@ -297,6 +305,10 @@ class ConversationSession(CamelModel):
                                           "the advisors were shown (empty: no evidence tools).")
     precedents: list[Precedent] = Field(default_factory=list, description="Similar past decisions recalled from "
                                         "the workspace's decision memory.")
+    seating: Seating | None = Field(None, description="Which persona speaks with which model (None: sessions "
+                                                      "journaled before seating existed).")
+    call_plans: list[CallPlan] = Field(default_factory=list, description="What the session said it would spend, "
+                                                                         "phase by phase (the last holds the totals).")
 
     @property
     def cycle_limit(self) -> int:

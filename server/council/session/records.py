@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
+from council.session.budget import CallPlan
 from council.session.convergence import Convergence, StopReason
 from council.session.entities import (
     Assumption,
@@ -29,6 +30,7 @@ from council.session.entities import (
 )
 from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
+from council.session.seating import FallbackReason, Seating
 
 
 class RecordBase(CamelModel):
@@ -198,6 +200,30 @@ class ModelUsed(RecordBase):
     model: str
     failed: bool = False
     latency_ms: float = 0.0
+    retry: bool = False  # a repair, or the same call again on the chat's model after a seat's model failed
+
+
+class SeatingDecided(RecordBase):
+    """Which persona speaks with which model, decided as the session starts."""
+
+    kind: Literal["seating_decided"] = "seating_decided"
+    seating: Seating
+
+
+class SeatFellBack(RecordBase):
+    """A seat's model failed: every seat on it speaks with the chat's model from now on."""
+
+    kind: Literal["seat_fell_back"] = "seat_fell_back"
+    model_id: str
+    reason: FallbackReason
+    detail: str = ""
+
+
+class CallsPlanned(RecordBase):
+    """The most the session (or a user action in it) will spend, stated before its first call."""
+
+    kind: Literal["calls_planned"] = "calls_planned"
+    plan: CallPlan
 
 
 Record = Annotated[
@@ -227,6 +253,9 @@ Record = Annotated[
         | SessionResumed
         | EvidenceGathered
         | PrecedentsRecalled
+        | SeatingDecided
+        | SeatFellBack
+        | CallsPlanned
     ),
     Field(discriminator="kind"),
 ]

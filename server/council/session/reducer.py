@@ -28,6 +28,7 @@ from council.session.entities import SessionStatus as S
 from council.session.grounds import apply_evidence, apply_precedents
 from council.session.pause import drop_cycle, set_stopped
 from council.session.sharing import share_fields_sets
+from council.session.spend import SPEND_RECORDS, apply_spend, count_call
 from council.session.transitions import check_transition
 
 # Which statuses each message type may be written in (seed 002, MessageTurn validation).
@@ -329,6 +330,12 @@ def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
     use.failures += int(rec.failed)
     s.metadata.models[rec.role] = use
     s.metadata.timings_ms[rec.role] = s.metadata.timings_ms.get(rec.role, 0.0) + rec.latency_ms
+    count_call(s, rec)
+    _touch(s, rec)
+
+
+def _spend(s: ConversationSession, rec: r.SeatingDecided | r.SeatFellBack | r.CallsPlanned) -> None:
+    apply_spend(s, rec)
     _touch(s, rec)
 
 
@@ -377,6 +384,7 @@ _HANDLERS = {
     r.SessionResumed: _session_stopped,
     r.EvidenceGathered: _evidence_gathered,
     r.PrecedentsRecalled: _precedents_recalled,
+    **{cls: _spend for cls in SPEND_RECORDS},
 }
 
 

@@ -1,0 +1,52 @@
+"""The seating wire: the chat models a client can serve, the seating policy, the budget and the calls used.
+
+A client that can lend several models (VS Code: ``vscode.lm.selectChatModels()``) lists them in
+``ClientCapabilities.models`` with the chat's own model as ``chatModelId``; the sidecar seats the personas on them
+(``SessionOptions.seating``: ``diverse``, ``chat`` or a persona → model id map), journals the seating
+(``seating.decided``), and names the model of every ``council/complete`` in ``modelId``. A client that cannot use
+that model answers with an error whose ``details.reason`` is a :data:`CompleteFailureReason`; the seat then falls
+back to the chat's model (``seat.fellBack``, once per model per session). ``cost.estimated`` states the most a
+session will spend before its first model call; results report the calls used per model.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from council.camel import CamelModel
+from council.session.entities import ConversationSession
+
+ModelId = Annotated[str, StringConstraints(min_length=1, max_length=300)]
+PersonaKey = Annotated[str, StringConstraints(min_length=1, max_length=80)]
+SeatingPolicy = Literal["diverse", "chat"] | dict[PersonaKey, ModelId]
+SEATING_DOC = ("How personas are seated on the offered models: `diverse` (the default when the models span two or "
+               "more model families: seats spread across them, the chat's model included), `chat` (every seat on the "
+               "chat's model), or a map persona name → model id (others on the chat's model). The moderator, the "
+               "clarifier and the chair always use the chat's model.")
+
+
+class ClientModel(CamelModel):
+    """A chat model the client can serve ``council/complete`` with (VS Code: a ``LanguageModelChat``)."""
+
+    id: str = Field(min_length=1, max_length=300)
+    vendor: str = Field("", max_length=100)
+    family: str = Field("", max_length=100)
+    name: str = Field("", max_length=300, description="What people read (defaults to the id).")
+
+
+class CallUsage(CamelModel):
+    """Model calls a session made, per model (its label: a client model's name, else `provider:model`)."""
+
+    calls: int = Field(ge=0, description="Every call made, retries included.")
+    by_model: dict[str, int] = Field(default_factory=dict)
+    max_calls: int | None = Field(None, description="The most the session said it would spend (all phases).")
+    budget: int | None = Field(None, description="The session's `maxModelCalls`, if any.")
+
+    @classmethod
+    def of(cls, s: ConversationSession) -> CallUsage:
+        """Calls the session made per model, against what it said it would spend."""
+        plans = s.call_plans
+        return cls(calls=s.metadata.calls, by_model=dict(s.metadata.calls_by_model),
+                   max_calls=plans[-1].call_limit if plans else None, budget=s.settings.max_model_calls)

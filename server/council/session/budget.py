@@ -1,0 +1,117 @@
+"""The cost before it is spent: how many model calls a session may make, on which models, within a budget.
+
+A session's calls, counted exactly from the engine: the clarifier (1, when the session clarifies), every seat in
+every debate cycle (n × cycles), the moderator's options after the independent first cycle (1) and the chair's
+synthesis (1): ``planned = clarifier + n × cycles + 2``. Each of them may be asked once more (a repair of an
+unusable reply, or the same call on the chat's model after a seat's model failed), so without a budget the hard
+bound is ``2 × planned``. A budget (``maxModelCalls``) caps it: the council plans fewer cycles, then fewer seats
+(down to two), then no clarifier, then one seat — the minimum viable council is one seat, the options and the
+answer (3 calls) — and says what it cut; never fails for it. Retries come only from what the plan leaves free:
+a retry is made only while ``calls + planned calls still to make + 1 ≤ the bound``, and a first call beyond the
+plan is refused, so the calls made never exceed the stated maximum. User actions after the start (more questions,
+extend, re-open, follow-up, retry) plan their own calls the same way within what is left of the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import Field
+
+from council.camel import CamelModel
+
+MIN_CALLS = 3  # one seat's reply, the options, the answer
+FIXED_CALLS = 2  # the options and the synthesis
+ATTEMPTS = 2  # a call and one retry (repair or fallback)
+
+
+class BudgetCut(CamelModel):
+    """What a budget cut from the plan to fit (all unset: nothing)."""
+
+    cycles_from: int | None = Field(None, description="The cycle cap before the cut (the plan's `cycles` after).")
+    seats_from: int | None = Field(None, description="The seats before the cut (the plan's `seats` after).")
+    dropped_seats: list[str] = Field(default_factory=list, description="Personas left out to fit.")
+    clarifier: bool = Field(False, description="The clarifying questions were dropped to fit.")
+
+
+class CallPlan(CamelModel):
+    """The most a session (or one user action in it) will spend, stated before the first call it makes."""
+
+    phase: str = Field("start", description="What it plans: `start`, `more_questions`, `extend`, `reopen`, "
+                                            "`follow_up` or `retry`.")
+    planned: int = Field(ge=0, description="Calls if every planned call runs once (retries not counted).")
+    max_calls: int = Field(ge=0, description="The hard bound on calls for this phase, retries included.")
+    by_model: dict[str, int] = Field(default_factory=dict, description="Planned calls per model (its label).")
+    budget: int | None = Field(None, description="The session's budget (`maxModelCalls`), if any.")
+    budget_left: int | None = Field(None, description="What the budget allowed for this phase.")
+    seats: int = 0
+    cycles: int = 0
+    clarifier: bool = False
+    cut: BudgetCut | None = None
+    first_limit: int = Field(0, ge=0, description="Session total: first calls allowed so far (all phases).")
+    call_limit: int = Field(0, ge=0, description="Session total: calls allowed so far, retries included.")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A council's shape for counting: seats, cycle cap, whether it clarifies."""
+
+    seats: int
+    cycles: int
+    clarifier: bool
+
+    @property
+    def planned(self) -> int:
+        return int(self.clarifier) + self.seats * self.cycles + FIXED_CALLS
+
+
+def fit(shape: Shape, budget: int | None) -> tuple[Shape, BudgetCut | None]:
+    """The largest shape within ``budget`` planned calls: fewer cycles first, then seats down to two, then no
+    clarifier, then one seat. ``budget`` below the minimum is treated as the minimum (the caller validates)."""
+    if budget is None or shape.planned <= budget:
+        return shape, None
+    budget = max(budget, MIN_CALLS)
+    seats, cycles, clarifier = shape.seats, shape.cycles, shape.clarifier
+    cycles = max(1, min(cycles, (budget - FIXED_CALLS - int(clarifier)) // max(1, seats)))
+    if Shape(seats, cycles, clarifier).planned > budget and seats > 2:
+        seats = max(2, budget - FIXED_CALLS - int(clarifier))
+    if Shape(seats, cycles, clarifier).planned > budget and clarifier:
+        clarifier = False
+    if Shape(seats, cycles, clarifier).planned > budget:
+        seats = max(1, budget - FIXED_CALLS)
+    cut = BudgetCut(cycles_from=shape.cycles if cycles != shape.cycles else None,
+                    seats_from=shape.seats if seats != shape.seats else None,
+                    clarifier=shape.clarifier and not clarifier)
+    return Shape(seats, cycles, clarifier), cut
+
+
+def max_calls(planned: int, budget_left: int | None) -> int:
+    """The hard bound for ``planned`` first calls: each may be retried once, within what the budget leaves."""
+    bound = planned * ATTEMPTS
+    return bound if budget_left is None else max(planned, min(bound, budget_left))
+
+
+def count_by_model(shape: Shape, seat_labels: list[str], chair: str) -> dict[str, int]:
+    """Planned calls per model label: each seat's cycles on its model; clarifier, options and chair on the chat's."""
+    out: dict[str, int] = {chair: int(shape.clarifier) + FIXED_CALLS}
+    for label in seat_labels[: shape.seats]:
+        out[label] = out.get(label, 0) + shape.cycles
+    return out
+
+
+def allows(plans: list[CallPlan], calls: int, first_calls: int, pending: int, pending_first: int,
+           retry: bool) -> bool:
+    """Whether one more call fits the stated bound. ``calls``/``first_calls``: made (journaled); ``pending``/
+    ``pending_first``: started, not yet journaled. A session without plans (journaled before budgets) has none."""
+    if not plans:
+        return True
+    last = plans[-1]
+    made_first = first_calls + pending_first
+    if not retry:
+        return made_first < last.first_limit
+    return calls + pending + (last.first_limit - made_first) + 1 <= last.call_limit
+
+
+def first_calls_left(plans: list[CallPlan], first_calls: int) -> int | None:
+    """First calls the stated plan still allows (None: no plan, no limit)."""
+    return None if not plans else max(0, plans[-1].first_limit - first_calls)

@@ -1,0 +1,162 @@
+"""Seating: which persona speaks with which model, and why — a pure function over the models on offer.
+
+A client (VS Code) may offer several chat models (GPT, Claude, Gemini families under one sign-in); ``council ask
+--models`` offers several providers. Councils of *different* models beat copies of one, so by default seats are
+spread across model lineages (round-robin, the chat's own model first); the moderator, the clarifier and the chair
+always sit on the chat's model. ``chat`` puts every seat on the chat's model (the behaviour without a model list),
+an explicit map names a model per persona. The seating is data (journaled with the session, restored with it); a
+seat whose model fails falls back to the chat's model (:func:`fall_back`), once per model per session.
+This module writes no prose: ``why`` codes are worded by ``council.present``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field
+
+from council.camel import CamelModel
+
+SeatWhy = Literal["single", "chat", "diverse", "map", "map_unknown", "config"]
+FallbackReason = Literal["model_unavailable", "no_consent", "model_failed"]
+Policy = Literal["single", "chat", "diverse", "map"]
+CHAIR_ROLES = ("clarifier", "moderator", "synthesizer")
+
+# lineages one maker ships under several family names (VS Code's Copilot vendor serves all of them)
+_ALIASES = {"o1": "gpt", "o3": "gpt", "o4": "gpt", "chatgpt": "gpt", "gpt": "gpt", "claude": "claude",
+            "gemini": "gemini", "gemma": "gemini", "llama": "llama", "qwen": "qwen", "mistral": "mistral",
+            "mixtral": "mistral", "codestral": "mistral", "grok": "grok", "deepseek": "deepseek", "phi": "phi"}
+_TOKEN = re.compile(r"[a-z]+[0-9]?|[0-9]+")
+
+
+class ModelChoice(CamelModel):
+    """A model a seat can sit on: a client's chat model (``provider`` ``client``, ``id`` the client's model id) or
+    a configured provider's model (``id`` the ``provider:model`` spec)."""
+
+    id: str = Field(min_length=1, max_length=300)
+    provider: str = Field(min_length=1, max_length=100, description="`client`, or a provider kind or name.")
+    model: str = Field(max_length=300, description="The model's name as people read it.")
+    vendor: str = Field("", max_length=100)
+    family: str = Field("", max_length=100)
+
+    @property
+    def label(self) -> str:
+        """How calls on this model are counted and shown: the client model's name, else ``provider:model``."""
+        return model_label(self.provider, self.model)
+
+    @property
+    def lineage(self) -> str:
+        """Which maker's line of models this is (``gpt``, ``claude``, ``gemini`` …): what diversity spreads over."""
+        for text in (self.family, self.model, self.id):
+            tokens = _TOKEN.findall(text.lower())
+            if tokens:
+                head = tokens[0]
+                return _ALIASES.get(head, _ALIASES.get(head.rstrip("0123456789"), head))
+        return self.vendor.lower() or self.id
+
+
+def model_label(provider: str, model: str) -> str:
+    return model if provider == "client" else f"{provider}:{model}"
+
+
+class SeatFallback(CamelModel):
+    """The seat's own model could not serve it; it speaks with the chat's model now."""
+
+    from_model: ModelChoice
+    reason: FallbackReason
+    detail: str = Field("", max_length=300)
+
+
+class Seat(CamelModel):
+    persona: str
+    model: ModelChoice = Field(description="The model the persona speaks with (after any fallback).")
+    why: SeatWhy = Field(description="single: only one model; chat: the `chat` policy; diverse: spread over model "
+                                     "families; map: the explicit persona → model map; map_unknown: the map names a "
+                                     "model nobody offered (the chat's model instead); config: the config file's "
+                                     "persona_providers.")
+    fallback: SeatFallback | None = None
+
+
+class Seating(CamelModel):
+    """Who speaks with which model. The moderator, the clarifier and the chair use ``chair``."""
+
+    policy: Policy
+    chair: ModelChoice = Field(description="The chat's model: the moderator, the clarifier and the chair.")
+    seats: list[Seat]
+    offered: int = Field(1, ge=1, description="How many models were on offer.")
+
+    @property
+    def differs(self) -> bool:
+        """Whether any persona speaks with another model than the chair (then headings name the models)."""
+        return any(seat.model.id != self.chair.id for seat in self.seats)
+
+    def model_of(self, role: str) -> ModelChoice:
+        seat = next((s for s in self.seats if s.persona == role), None)
+        return seat.model if seat is not None else self.chair
+
+
+def lineages(models: list[ModelChoice]) -> list[str]:
+    return list(dict.fromkeys(m.lineage for m in models))
+
+
+def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
+         policy: Literal["diverse", "chat"] | dict[str, str] | None = None,
+         fixed: dict[str, ModelChoice] | None = None) -> Seating:
+    """Seat ``personas`` (council order) on ``models`` (``chair`` among them: the chat's model).
+
+    ``policy`` None means ``diverse`` when the models span two or more lineages, else ``chat``. ``diverse``: one
+    model per lineage (the chair's for its own lineage, else the first offered), seats dealt round-robin starting
+    with the chair's lineage. A map (persona name, case-insensitive → model id) seats the personas it names; the
+    others, and names of models nobody offered, go on the chair's model. ``fixed`` (the config file's per-persona
+    providers) wins over all of it."""
+    offered = list({m.id: m for m in [chair, *models]}.values())
+    fixed = {k.casefold(): v for k, v in (fixed or {}).items()}
+    if len(offered) == 1 and not fixed:
+        return Seating(policy="single", chair=chair, offered=1,
+                       seats=[Seat(persona=p, model=chair, why="single") for p in personas])
+    if isinstance(policy, dict):
+        by_id = {m.id: m for m in offered}
+        wanted = {k.casefold(): v for k, v in policy.items()}
+        seats = []
+        for p in personas:
+            want = wanted.get(p.casefold())
+            if want is None:
+                seats.append(Seat(persona=p, model=chair, why="chat"))
+            elif want in by_id:
+                seats.append(Seat(persona=p, model=by_id[want], why="map"))
+            else:
+                seats.append(Seat(persona=p, model=chair, why="map_unknown"))
+        result = Seating(policy="map", chair=chair, seats=seats, offered=len(offered))
+    else:
+        spread = lineages(offered)
+        chosen = policy or ("diverse" if len(spread) >= 2 else "chat")
+        if chosen == "chat":
+            result = Seating(policy="chat", chair=chair, offered=len(offered),
+                             seats=[Seat(persona=p, model=chair, why="chat") for p in personas])
+        else:
+            order = [chair.lineage, *[x for x in spread if x != chair.lineage]]
+            pick = {chair.lineage: chair}
+            for m in offered:
+                pick.setdefault(m.lineage, m)
+            result = Seating(policy="diverse", chair=chair, offered=len(offered), seats=[
+                Seat(persona=p, model=pick[order[i % len(order)]], why="diverse") for i, p in enumerate(personas)])
+    for s in result.seats:
+        own = fixed.get(s.persona.casefold())
+        if own is not None:
+            s.model, s.why = own, "config"
+    return result
+
+
+def fall_back(seating: Seating, model_id: str, reason: FallbackReason, detail: str = "") -> list[str]:
+    """Move every seat on ``model_id`` to the chair's model (in place); the personas moved (none: nothing to do,
+    e.g. the chair's own model failed, or it fell back already)."""
+    if model_id == seating.chair.id:
+        return []
+    moved = []
+    for s in seating.seats:
+        if s.model.id == model_id:
+            s.fallback = SeatFallback(from_model=s.model, reason=reason, detail=detail[:300])
+            s.model = seating.chair
+            moved.append(s.persona)
+    return moved
