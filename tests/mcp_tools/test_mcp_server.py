@@ -250,4 +250,4 @@ async def test_the_consult_states_its_cost_in_progress_and_keeps_its_budget(mcp_
     assert messages.index(cost[0]) < next(i for i, m in enumerate(messages) if "answered (cycle" in m)
     result = r.structuredContent
     assert result["model_calls"] == sum(result["calls_by_model"].values()) <= result["max_model_calls"] <= 5
-    assert too_small.isError and "max_model_calls" in json.dumps(too_small.structuredContent)
+    assert "max_model_calls" in json.dumps(tool_error(too_small)["details"])
