@@ -9,6 +9,10 @@ const { chromium } = require('playwright-core');
 const RESPONSE = '.interactive-item-container.interactive-response';
 const REQUEST = '.interactive-item-container.interactive-request';
 const INPUT = '.interactive-input-part .interactive-input-editor .monaco-editor';
+// A row of the chat list (the list renders only the rows in view), and the same without the copy of a request that
+// sticks to the top while its response scrolls by (that copy has its request's data-index).
+const ANY_ROW = '.interactive-list .monaco-list-row';
+const ROW = `${ANY_ROW}:not(.monaco-tree-sticky-row)`;
 const STOP = '.interactive-input-part .codicon-stop-circle';
 // The Send action: disabled while Enter would not send (nothing to send, no model yet, a request running).
 const SEND = '.interactive-input-part .action-label.codicon-arrow-up-compact';
@@ -37,17 +41,19 @@ function enterProbe() {
 
 function chatUi(page, log) {
   const input = page.locator(INPUT).first();
-  const responses = page.locator(RESPONSE);
-  const requests = page.locator(REQUEST);
+  const responses = page.locator(`${ROW} ${RESPONSE}`);
+  const requests = page.locator(`${ROW} ${REQUEST}`);
 
   /** The highest list index of a row holding `selector` (-1: none). Rows are virtualized and not in DOM order. */
   function lastIndex(selector) {
-    return page.evaluate((sel) => {
-      const rows = [...document.querySelectorAll('.interactive-list .monaco-list-row')].filter((r) => r.querySelector(sel));
+    return page.evaluate(([rowSel, sel]) => {
+      const rows = [...document.querySelectorAll(rowSel)].filter((r) => r.querySelector(sel));
       return Math.max(-1, ...rows.map((r) => Number(r.getAttribute('data-index'))));
-    }, selector);
+    }, [ANY_ROW, selector]);
   }
-  const row = (index) => page.locator(`.interactive-list .monaco-list-row[data-index="${index}"]`);
+  const row = (index) => page.locator(`${ROW}[data-index="${index}"]`);
+  /** The text of the row at `index`, itself or its sticky copy ('' when neither is rendered). */
+  const rowText = (index) => page.locator(`${ANY_ROW}[data-index="${index}"]`).first().innerText().then(squash, () => '');
 
   /** Poll `check` (async; done when it returns a truthy value, which is returned) every 100 ms; throws after `ms`. */
   async function until(what, check, ms) {
@@ -85,7 +91,7 @@ function chatUi(page, log) {
     /** The newest request row's index if it is this turn's, else null. */
     const sentRow = async () => {
       const i = await lastIndex(REQUEST);
-      return i > before && squash(await row(i).innerText().catch(() => '')).includes(shown) ? i : null;
+      return i > before && (await rowText(i)).includes(shown) ? i : null;
     };
     await page.evaluate(enterProbe);
     await input.click({ force: true });
@@ -131,6 +137,12 @@ function chatUi(page, log) {
   /** The row of the newest response. */
   async function newest() {
     return row(await lastIndex(RESPONSE));
+  }
+
+  /** The text of the newest request row ('' when the conversation has none). */
+  async function lastRequestText() {
+    const index = await lastIndex(REQUEST);
+    return index < 0 ? '' : rowText(index);
   }
 
   /**
@@ -212,12 +224,14 @@ function chatUi(page, log) {
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     // The old conversation leaves the view a moment later (seconds on a busy 2-core machine): wait for it to go.
     const t0 = Date.now();
-    let left = await requests.count();
+    // Any row of it counts, a sticky copy too: a long answer can leave no request row but that copy in view.
+    const old = page.locator(`${ANY_ROW} .interactive-item-container`);
+    let left = await old.count();
     while (left !== 0 && Date.now() - t0 < 20_000) {
       await page.waitForTimeout(250);
-      left = await requests.count();
+      left = await old.count();
     }
-    if (left !== 0) throw new Error(`New Chat left ${left} requests on screen after 20 s`);
+    if (left !== 0) throw new Error(`New Chat left ${left} rows of the old conversation on screen after 20 s`);
     log(`new chat (${Date.now() - t0} ms)`);
   }
 
@@ -253,7 +267,7 @@ function chatUi(page, log) {
     return (await responses.allInnerTexts()).join('\n---\n');
   }
 
-  return { input, responses, requests, send, newest, idle, see, click, stop, newChat, open, palette, modelSelected, transcript };
+  return { input, responses, requests, send, newest, lastRequestText, idle, see, click, stop, newChat, open, palette, modelSelected, transcript };
 }
 
 /** The headless Chromium the drivers use (CHROMIUM: another binary). */
