@@ -94,10 +94,7 @@ async function invokeConsultTool() {
   const logFile = process.env.COUNCIL_E2E_LOG;
   if (!logFile) throw new Error('COUNCIL_E2E_LOG is not set');
   const seen = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').length : 0;
-  await page.keyboard.press('F1');
-  await page.keyboard.type('Council Test: Invoke council_consult');
-  await page.waitForTimeout(800);
-  await page.keyboard.press('Enter');
+  await chatUi(page, (m) => console.log(`[e2e] ${m}`)).palette('Council Test: Invoke council_consult');
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     const lines = fs.readFileSync(logFile, 'utf8').slice(seen).split('\n');
@@ -112,6 +109,65 @@ async function invokeConsultTool() {
   throw new Error('council_consult did not answer within 180 s');
 }
 
+/**
+ * The conversations VS Code saved in the run's workspace storage (chatSessions/<id>.jsonl: the session as a first
+ * line, then changes — kind 1 sets the value at path k, kind 2 truncates the array at k to i and appends v), newest
+ * first.
+ */
+function savedConversations() {
+  const root = path.join(process.env.COUNCIL_E2E_RUN, 'ud', 'User', 'workspaceStorage');
+  const files = fs.existsSync(root) ? fs.readdirSync(root).flatMap((ws) => {
+    const dir = path.join(root, ws, 'chatSessions');
+    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f)) : [];
+  }) : [];
+  const sessions = [];
+  for (const file of files) {
+    let session;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+      let change;
+      try {
+        change = JSON.parse(line);
+      } catch {
+        break; // a line being written
+      }
+      if (change.kind === 0) session = change.v;
+      if (!session || !Array.isArray(change.k) || change.k.length === 0) continue;
+      const parent = change.k.slice(0, -1).reduce((o, key) => (o == null ? o : o[key]), session);
+      const key = change.k[change.k.length - 1];
+      if (parent == null) continue;
+      if (change.kind === 1) parent[key] = change.v;
+      if (change.kind === 2) {
+        const list = Array.isArray(parent[key]) ? parent[key] : (parent[key] = []);
+        if (typeof change.i === 'number') list.length = change.i;
+        if (Array.isArray(change.v)) list.push(...change.v);
+      }
+    }
+    if (session) sessions.push(session);
+  }
+  return sessions.sort((a, b) => (b.creationDate || 0) - (a.creationDate || 0));
+}
+
+/**
+ * Wait until VS Code has saved the conversation the chat shows — its newest request, answered — and return it (its
+ * `requests` are every turn, also those scrolled out of the virtualized list). A reload waits for it: VS Code writes
+ * the conversation a moment after the answer, and a reload right away loses the last turn, and with it the session.
+ */
+async function savedConversation(ui) {
+  const last = await ui.lastRequestText();
+  if (!last) return undefined;
+  const t = Date.now();
+  for (;;) {
+    const current = savedConversations().find((c) => c.requests?.length); // a reload may add an empty one
+    const request = current?.requests?.[current.requests.length - 1];
+    const text = (request?.message?.text || '').replace(/\s+/g, ' ').trim();
+    if (text && last.includes(text) && request.modelState?.completedAt) return current;
+    if (Date.now() - t > 30_000) {
+      throw new Error(`VS Code did not save the conversation before the reload: its last saved request is ${JSON.stringify(text)}`);
+    }
+    await page.waitForTimeout(200);
+  }
+}
+
 async function phase(name, fn) {
   step = name;
   const s = Date.now();
@@ -123,14 +179,14 @@ async function phase(name, fn) {
 /** The Chat view open with the test model selected (after the start, and after a reload). */
 async function openChat() {
   await phase('chat view', () => chatUi(page, () => undefined).open());
-  await phase('test model selected', () =>
-    page.locator('.interactive-input-part .model-picker-split, .interactive-input-part .model-picker-item', { hasText: MODEL }).first().waitFor({ timeout: 90_000 }));
+  await phase('test model selected', () => chatUi(page, () => undefined).modelSelected(MODEL));
 }
 
 /** The issue-9 scenarios (scenarios.js) after the main flow; COUNCIL_E2E_SCENARIOS picks some (comma list, or "none"). */
 async function runScenarios() {
   const wanted = (process.env.COUNCIL_E2E_SCENARIOS || 'all').split(',').map((s) => s.trim()).filter(Boolean);
   const control = (obj) => fs.writeFileSync(process.env.COUNCIL_E2E_CONTROL, JSON.stringify(obj));
+  const ui = chatUi(page, (m) => console.log(`[e2e]   ${m}`));
   const ctx = {
     control,
     runDir: process.env.COUNCIL_E2E_RUN,
@@ -144,12 +200,12 @@ async function runScenarios() {
     shot,
     log: (m) => console.log(`[e2e]   ${m}`),
     reload: async () => {
+      await savedConversation(ui);
       await page.reload();
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
       await openChat();
     },
   };
-  const ui = chatUi(page, ctx.log);
   for (const [name, fn] of Object.entries(scenarios)) {
     if (!wanted.includes('all') && !wanted.some((w) => name.includes(w))) continue;
     control({});
@@ -168,23 +224,16 @@ async function runScenarios() {
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
     });
     if (process.env.COUNCIL_E2E_EXPECT_BOOTSTRAP === '1') await waitForBootstrap();
-    const input = page.locator('.interactive-input-part .interactive-input-editor .monaco-editor').first();
     await openChat();
-    const responses = page.locator('.interactive-item-container.interactive-response');
-    const requests = page.locator('.interactive-item-container.interactive-request');
-    await phase('ask @council', async () => {
-      await page.waitForTimeout(1000);
-      await input.click({ force: true });
-      await page.waitForTimeout(300);
-      await page.keyboard.type(`@council ${QUESTION}`, { delay: 20 });
-      await page.waitForTimeout(500);
-      const typed = await page.locator('.interactive-input-part .interactive-input-editor .view-lines').first().innerText();
-      console.log(`[e2e] chat input holds: ${JSON.stringify(typed)}`);
-      await shot('typed');
-      await page.keyboard.press('Enter');
-      await requests.first().waitFor({ timeout: 15_000 });
-    });
-
+    const ui = chatUi(page, (m) => console.log(`[e2e] ${m}`));
+    const { responses } = ui;
+    await phase('ask @council', () => ui.send(`@council ${QUESTION}`, {
+      typed: async () => {
+        const typed = await page.locator('.interactive-input-part .interactive-input-editor .view-lines').first().innerText();
+        console.log(`[e2e] chat input holds: ${JSON.stringify(typed)}`);
+        await shot('typed');
+      },
+    }));
     const q1 = responses.filter({ hasText: 'How large is the engineering team' }).last();
     await phase('first question with choice buttons', async () => {
       await q1.waitFor({ timeout: 120_000 });
@@ -199,8 +248,6 @@ async function runScenarios() {
       await q2.waitFor({ timeout: 120_000 });
       await q2.locator('.monaco-button', { hasText: /^\s*Skip\s*$/ }).first().waitFor({ timeout: 30_000 });
     });
-    const answeredRows = await requests.filter({ hasText: CHOICE }).count();
-    if (answeredRows !== 1) throw new Error(`the double click sent ${answeredRows} chat turns, expected 1`);
 
     await phase('skip', () => q2.locator('.monaco-button', { hasText: /^\s*Skip\s*$/ }).first().click());
 
@@ -219,8 +266,12 @@ async function runScenarios() {
     if (!/There is no hard deadline this quarter/.test(text) && !/Skipped/.test(text)) {
       console.log('[e2e] note: the skipped question\'s assumption is not shown in the final response');
     }
-    const skipRows = await requests.filter({ hasText: '/skip' }).count();
-    if (skipRows !== 1) throw new Error(`expected one /skip turn, saw ${skipRows}`);
+    // The turns sent, from the conversation VS Code saved (the list renders only the rows in view).
+    const turns = (await savedConversation(ui)).requests.map((r) => r.message?.text || '');
+    const answered = turns.filter((t) => t.includes(CHOICE)).length;
+    if (answered !== 1) throw new Error(`the double click sent ${answered} chat turns, expected 1: ${JSON.stringify(turns)}`);
+    const skips = turns.filter((t) => /\/skip\b/.test(t)).length;
+    if (skips !== 1) throw new Error(`expected one /skip turn, saw ${skips}: ${JSON.stringify(turns)}`);
     const box = await final.boundingBox();
     if (box) {  // scroll the chat back to show the debate itself, for a person to look at
       await page.mouse.move(box.x + box.width / 2, Math.max(box.y, 200) + 50);

@@ -14,6 +14,7 @@ const RUN = process.env.COUNCIL_E2E_RUN;
 const FOLDER = process.env.COUNCIL_E2E_UNTRUSTED;
 const MARKERS = ['WORKSPACE_MODULE_RAN', 'WORKSPACE_INTERPRETER_RAN'].map((m) => path.join(RUN, m));
 const LOG = path.join(RUN, 'council.log');
+const MODEL = process.env.COUNCIL_E2E_MODEL || 'Council Test Model';
 const t0 = Date.now();
 const say = (m) => console.log(`[e2e] ${m}`);
 const logFrom = fs.existsSync(LOG) ? fs.statSync(LOG).size : 0;
@@ -47,7 +48,7 @@ async function until(what, check, ms = 60_000) {
     step = 'a question in Restricted Mode';
     const ui = chatUi(page, (m) => say(`  ${m}`));
     await ui.open();
-    await page.waitForTimeout(2000); // the chat model list settles
+    await ui.modelSelected(MODEL);
     const asked = await ui.send('@council Should we split our monolith into services this quarter?');
     await ui.see('How large is the engineering team', asked);
     await ui.idle();
