@@ -62,6 +62,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
   'cycle.started': '### Cycle 1 of 3\n\n',
   'persona.started': '',
+  'seating.decided': "_🪑 Seats: Devil's Advocate → GPT-5; Ops Architect → Claude Sonnet 4. The moderator and the chair: GPT-5._\n\n",
+  'seat.fellBack': '_⚠️ Claude Sonnet 4 cannot be used (it may not be used (no consent)): Ops Architect speaks with GPT-5 from now on._\n\n',
+  'cost.estimated': '_💰 At most 12 model calls (10 planned, up to 2 retries) — 7 on GPT-5, 3 on Claude Sonnet 4._\n\n',
   'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
   'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
   'vote.cast': "🗳️ **Devil's Advocate** votes **B · Modularise first** (80% confident)\n\n",
@@ -89,6 +92,8 @@ export function resetSeq(n = 0): void {
 type Payloads = { [K in EventType]: Omit<Extract<CouncilEvent, { type: K }>, 'sessionId' | 'seq' | 'at' | 'markdown' | 'type'> };
 
 const option = (id: string, label: string, description: string) => ({ id, label, description });
+const GPT = { id: 'gpt-5', provider: 'client', model: 'GPT-5', vendor: 'copilot', family: 'gpt-5' };
+const CLAUDE = { id: 'claude-sonnet-4', provider: 'client', model: 'Claude Sonnet 4', vendor: 'copilot', family: 'claude-sonnet-4' };
 
 const PAYLOADS: Payloads = {
   'status.changed': { previous: 'created', status: 'clarifying', reason: '' },
@@ -121,7 +126,22 @@ const PAYLOADS: Payloads = {
     assumption: { assumptionId: 'as1', sessionId: SID, assumption: 'Budget is flat', rationale: 'Skipped question 2', addedAt: AT },
   },
   'cycle.started': { cycle: 1, limit: 3 },
-  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model' },
+  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: 'test-model' },
+  'seating.decided': {
+    seating: {
+      policy: 'diverse',
+      chair: GPT,
+      seats: [
+        { persona: "Devil's Advocate", model: GPT, why: 'diverse' },
+        { persona: 'Ops Architect', model: CLAUDE, why: 'diverse' },
+      ],
+      offered: 2,
+    },
+  },
+  'seat.fellBack': { personas: ['Ops Architect'], fromModel: CLAUDE, toModel: GPT, reason: 'no_consent' },
+  'cost.estimated': {
+    plan: { phase: 'start', planned: 10, maxCalls: 12, byModel: { 'GPT-5': 7, 'Claude Sonnet 4': 3 }, seats: 2, cycles: 3, clarifier: true, firstLimit: 10, callLimit: 12 },
+  },
   'persona.delta': { persona: "Devil's Advocate", cycle: 1 },
   'persona.completed': { persona: "Devil's Advocate", cycle: 1, response: response() },
   'vote.cast': { vote: { persona: "Devil's Advocate", optionId: 'B', confidence: 0.8, rationale: 'Less risk', continueDebate: false, conclusion: '', cycle: 1 } },
