@@ -31,6 +31,7 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
   return {
     persona,
     cycle,
+    model: 'GPT-5',
     position: 'Do not split yet',
     summary: ['Too early'],
     advice: ['Modularise the monolith first'],
