@@ -82,7 +82,8 @@ async function prepare(deps: ToolDeps, input: ConsultPlanParams, token: vscode.C
   const title = input.persona_name ? `Consult the Council's ${input.persona_name}?` : 'Consult the Council?';
   try {
     const plan = await deps.client.request('council/consultPlan', withBudget(deps, input), token);
-    return { invocationMessage: new vscode.MarkdownString(plan.markdown), confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown) } };
+    const cut = plan.budget_cut ? `\n\nPlanned smaller ${plan.budget_cut}.` : ''; // the sidecar's words for what the budget cut
+    return { invocationMessage: new vscode.MarkdownString(plan.markdown), confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown + cut) } };
   } catch (err) {
     // The invocation reports the problem itself; the user still sees who would sit, without the sidecar's estimate.
     const who = input.persona_name ?? (input.selected_personas?.length ? input.selected_personas.join(', ') : 'personas chosen by the council');

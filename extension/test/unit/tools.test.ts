@@ -34,6 +34,12 @@ describe('agent-mode tools', () => {
     assert.equal(council!.confirmationMessages!.title, 'Consult the Council?');
   });
 
+  it("what the budget cut is part of the confirmation, in the sidecar's words", async () => {
+    const d = deps(() => ({ ...PLAN, budget_cut: 'to fit the budget of 5 model calls: fewer debate cycles (from 3)' }));
+    const prepared = await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?', max_model_calls: 5 } }, token());
+    assert.equal((prepared!.confirmationMessages!.message as vscode.MarkdownString).value, `${PLAN.markdown}\n\nPlanned smaller to fit the budget of 5 model calls: fewer debate cycles (from 3).`);
+  });
+
   it('council.maxModelCalls is the default budget of a consult (the plan and the run); the input wins', async () => {
     const d = { ...deps(() => ({ ...PLAN, markdown: 'ok' })), settings: () => ({ models: 'diverse' as const, maxModelCalls: 12 }) };
     await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?' } }, token());
