@@ -85,12 +85,16 @@ async function prepare(deps: ToolDeps, input: ConsultPlanParams, token: vscode.C
     const cut = plan.budget_cut ? `\n\nPlanned smaller ${plan.budget_cut}.` : ''; // the sidecar's words for what the budget cut
     return { invocationMessage: new vscode.MarkdownString(plan.markdown), confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown + cut) } };
   } catch (err) {
-    // The invocation reports the problem itself; the user still sees who would sit, without the sidecar's estimate.
     const who = input.persona_name ?? (input.selected_personas?.length ? input.selected_personas.join(', ') : 'personas chosen by the council');
-    const data = (err as { data?: unknown } | undefined)?.data;
-    const why = isErrorData(data) ? data.message : describeError(err);
-    return { confirmationMessages: { title, message: new vscode.MarkdownString(`${who} (${input.depth ?? 'standard'} depth). The model calls could not be estimated: ${why}.`) } };
+    return { confirmationMessages: { title, message: withoutEstimate(`${who} (${input.depth ?? 'standard'} depth).`, err) } };
   }
+}
+
+/** A confirmation when the sidecar could not plan: who would sit, and why there is no estimate (the invocation reports the problem itself). */
+function withoutEstimate(who: string, err: unknown): vscode.MarkdownString {
+  const data = (err as { data?: unknown } | undefined)?.data;
+  const why = isErrorData(data) ? data.message : describeError(err);
+  return new vscode.MarkdownString(`${who} The model calls could not be estimated: ${why}.`);
 }
 
 /** Run one consult as a registered turn: its own session id, the borrowed model (if any), the tool's cancellation. */
@@ -168,9 +172,17 @@ export function definePersonasTool(deps: ToolDeps): vscode.LanguageModelTool<Def
 /** A review runs as a registered turn under its review id (`council/complete` and its progress events find it). */
 export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequest> {
   return {
-    prepareInvocation: (options) => ({
-      invocationMessage: new vscode.MarkdownString(`Council review of \`${options.input.request_id}\` (${options.input.change_type})`),
-    }),
+    async prepareInvocation(options, token) {
+      const { request_id: id, change_type: changeType } = options.input;
+      const title = `Review ${id} with the Council?`; // a dialog title is plain text
+      const invocationMessage = new vscode.MarkdownString(`Council review of \`${id}\` (${changeType})`);
+      try {
+        const plan = await deps.client.request('council/reviewPlan', { changeType }, token);
+        return { invocationMessage, confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown) } };
+      } catch (err) {
+        return { invocationMessage, confirmationMessages: { title, message: withoutEstimate(`The review council for ${changeType}.`, err) } };
+      }
+    },
     async invoke(options, token) {
       const model = await deps.chooseModel();
       const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });

@@ -172,6 +172,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/personaConsult": service.consult_request,
         "council/definePersonas": service.define_personas,
         "council/consultPlan": service.consult_plan,
+        "council/reviewPlan": service.review_plan,
         "council/review": service.review,
     }
     for method in METHODS:

@@ -54,14 +54,13 @@ async function headingModels(response) {
   return [...new Set(headings)].map((h) => h.split(' · ').map((x) => x.trim()));
 }
 
-/** Scroll the chat so the first persona heading of `response` is in view, then take a screenshot. */
-async function shotOfHeadings(ctx, response, name) {
-  const heading = response.locator('h4').first();
-  const page = heading.page();
+/** Scroll the chat until `locator` (in `response`) is near the top of the view, then take a screenshot. */
+async function shotAt(ctx, response, locator, name) {
+  const page = locator.page();
   const area = await response.boundingBox();
   if (area) await page.mouse.move(area.x + area.width / 2, 400);
   for (let i = 0; i < 60; i++) {
-    const box = await heading.boundingBox();
+    const box = await locator.boundingBox();
     if (!box || (box.y >= 120 && box.y <= 360)) break;
     await page.mouse.wheel(0, box.y < 120 ? Math.max(-600, box.y - 200) : Math.min(600, box.y - 200));
     await page.waitForTimeout(120);
@@ -204,7 +203,9 @@ const scenarios = {
   async 'seats on two models, then one fails'(ui, ctx) {
     await ui.newChat();
     let mark = logSize(ctx.runDir);
-    const first = await (await ask(ui)).innerText(); // read now: the chat list drops rows scrolled out of view
+    const asked = await ask(ui);
+    const first = await asked.innerText(); // read now: the chat list drops rows scrolled out of view
+    await shotAt(ctx, asked, asked.getByText(/🪑 Seats:/).first(), 'seats-and-cost');
     const cost = /💰 At most \d+ model calls[^\n]*/.exec(first);
     if (!cost) throw new Error(`no cost line before the first model call: ${first.slice(0, 400)}`);
     ctx.log(`cost line: ${cost[0]}`);
@@ -230,7 +231,7 @@ const scenarios = {
     ctx.log(`advisors per model: ${JSON.stringify(calls)}`);
     if (!calls['council-test-model'] || !calls['council-test-model-b']) throw new Error(`the advisors did not speak with both models: ${JSON.stringify(calls)}`);
     expectAbsent(await r.innerText(), /cannot be used|could not answer/, 'a seat failed on a working model');
-    await shotOfHeadings(ctx, r, 'seats-two-models');
+    await shotAt(ctx, r, r.locator('h4').first(), 'seats-two-models');
 
     await ui.newChat();
     ctx.control({ failModels: { 'council-test-model-b': 'HTTP 503: model B is down' } });
@@ -250,7 +251,7 @@ const scenarios = {
     if (after.some((p) => p[1] === MODEL_B)) throw new Error(`a persona still speaks with the failing model: ${JSON.stringify(after)}`);
     const served = advisorCalls(ctx.runDir, mark);
     if (served['council-test-model-b']) throw new Error(`the failing model answered: ${JSON.stringify(served)}`);
-    await shotOfHeadings(ctx, r, 'seat-fell-back');
+    await shotAt(ctx, r, r.getByText(/cannot be used/).first(), 'seat-fell-back');
   },
 
   /** With council.sessions.keepAcrossReloads on, a session survives a reload: a follow-up is answered in it. */

@@ -120,13 +120,18 @@ describe('agent-mode tools', () => {
   it('a review borrows the chat model under its review id and returns the compact decision', async () => {
     const model = fakeModel();
     const request = { request_id: 'refactor-42', timestamp: '2026-01-05T09:30:00Z', proposer: 'Agent', change_type: 'CODE_REFACTOR' as const, context: { summary: 'Extract fees' } };
-    const d = deps(() => {
+    const plan = { changeType: 'CODE_REFACTOR', roles: ['Code Reviewer', 'Security Expert'], modelCallsMin: 3, modelCallsMax: 5, markdown: 'The review council for CODE_REFACTOR: Code Reviewer and Security Expert, then the chair: 3–5 model calls.' };
+    const d = deps((call) => {
+      if (call.method === 'council/reviewPlan') return plan;
       assert.equal(d.turns.forSession('review:refactor-42')?.handlers.model, model);
       return { decision: {}, markdown: '## Council review: ✅ APPROVE', compactMarkdown: '**Council review: APPROVE** (request `refactor-42`)' };
     }, model);
     const tool = reviewTool(d);
     const prepared = await tool.prepareInvocation!({ input: request }, token());
     assert.equal((prepared!.invocationMessage as vscode.MarkdownString).value, 'Council review of `refactor-42` (CODE_REFACTOR)');
+    assert.equal(prepared!.confirmationMessages!.title, 'Review refactor-42 with the Council?');
+    assert.equal((prepared!.confirmationMessages!.message as vscode.MarkdownString).value, plan.markdown);
+    assert.deepEqual(d.client.callsTo('council/reviewPlan')[0].params, { changeType: 'CODE_REFACTOR' });
     const t = token();
     const result = await tool.invoke({ input: request } as any, t);
     assert.equal(textOf(result), '**Council review: APPROVE** (request `refactor-42`)');

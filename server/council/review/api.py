@@ -25,7 +25,8 @@ from council.protocol.methods import ClientCapabilities, SessionOptions
 from council.provider_hub import ProviderHub
 from council.providers.base import ProviderError
 from council.review.calls import Progress
-from council.review.models import CouncilRequest, ReviewedDecision
+from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
+from council.review.panel import seat_panel
 from council.review.run import ReviewFailed, ReviewSettings, ReviewWriter, conduct
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,13 @@ class Reviewer:
         """A reviewer over the configured providers and persona folders (``load_config()`` when not given)."""
         config = config or load_config()
         return cls(load_personas(config.personas_dirs or None), ProviderHub(config), settings)
+
+    def plan(self, change_type: ChangeType) -> tuple[list[str], int, int]:
+        """The roles that sit for ``change_type`` and the fewest and most model calls a review makes (one verdict
+        per role, a second round when they disagree, the chair's reasoning; repairs not counted)."""
+        roles = [seated.name for seated in seat_panel(self.library, change_type)]
+        rounds = 2 if self.settings.debate else 1
+        return roles, len(roles) + 1, rounds * len(roles) + 1
 
     async def review(self, request: CouncilRequest, *, provider: str | None = None, model: str | None = None,
                      client: ClientCapabilities | None = None, on_progress: Progress | None = None,
