@@ -7,8 +7,9 @@
  * the sidecar's compact markdown. With `council.provider: chat` the consult borrows a chat model, as a chat turn does
  * (the tool call registers as a turn, so `council/complete` and the session's events find it), and offers the user's
  * other chat models to seat personas on (`council.models`). Cancelling the tool call cancels the session and every
- * model call. `council_review` (seed 004's CouncilRequest in) answers with the review
- * decision's compact markdown: an agent that changed code can have the review council judge its diff.
+ * model call. `council_review` (seed 004's CouncilRequest in) asks for confirmation with the sidecar's
+ * `council/reviewPlan` (the roles, the model calls) and answers with the review decision's compact markdown: an agent
+ * that changed code can have the review council judge its diff.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
