@@ -31,7 +31,6 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
   return {
     persona,
     cycle,
-    model: 'GPT-5',
     position: 'Do not split yet',
     summary: ['Too early'],
     advice: ['Modularise the monolith first'],
@@ -49,6 +48,7 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
     abstained: false,
     conformityFlag: false,
     evidenceRequests: [],
+    model: '',
   };
 }
 
@@ -63,9 +63,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
   'cycle.started': '### Cycle 1 of 3\n\n',
   'persona.started': '',
-  'seating.decided': "_🪑 Seats: Devil's Advocate → GPT-5; Ops Architect → Claude Sonnet 4. The moderator and the chair: GPT-5._\n\n",
-  'seat.fellBack': '_⚠️ Claude Sonnet 4 cannot be used (it may not be used (no consent)): Ops Architect speaks with GPT-5 from now on._\n\n',
-  'cost.estimated': '_💰 At most 12 model calls (10 planned, up to 2 retries) — 7 on GPT-5, 3 on Claude Sonnet 4._\n\n',
+  'seating.decided': "_🪑 Seats: Devil's Advocate → Beta Two; Ops Architect → Alpha One. The moderator and the chair: Alpha One._\n\n",
+  'seat.fellBack': "_⚠️ Beta Two cannot be used (it may not be used (no consent)): Devil's Advocate speaks with Alpha One from now on._\n\n",
+  'cost.estimated': '_💰 At most 18 model calls (9 planned, up to 9 retries) — 6 on Alpha One, 3 on Beta Two._\n\n',
   'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
   'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
   'vote.cast': "🗳️ **Devil's Advocate** votes **B · Modularise first** (80% confident)\n\n",
@@ -85,6 +85,9 @@ export const MARKDOWN: Record<EventType, string> = {
   error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
 };
 
+const ALPHA = { id: 'alpha/one', provider: 'client', model: 'Alpha One', vendor: 'alpha', family: 'alpha-1' };
+const BETA = { id: 'beta/two', provider: 'client', model: 'Beta Two', vendor: 'beta', family: 'beta-2' };
+
 let seq = 0;
 export function resetSeq(n = 0): void {
   seq = n;
@@ -93,8 +96,6 @@ export function resetSeq(n = 0): void {
 type Payloads = { [K in EventType]: Omit<Extract<CouncilEvent, { type: K }>, 'sessionId' | 'seq' | 'at' | 'markdown' | 'type'> };
 
 const option = (id: string, label: string, description: string) => ({ id, label, description });
-const GPT = { id: 'gpt-5', provider: 'client', model: 'GPT-5', vendor: 'copilot', family: 'gpt-5' };
-const CLAUDE = { id: 'claude-sonnet-4', provider: 'client', model: 'Claude Sonnet 4', vendor: 'copilot', family: 'claude-sonnet-4' };
 
 const PAYLOADS: Payloads = {
   'status.changed': { previous: 'created', status: 'clarifying', reason: '' },
@@ -127,21 +128,19 @@ const PAYLOADS: Payloads = {
     assumption: { assumptionId: 'as1', sessionId: SID, assumption: 'Budget is flat', rationale: 'Skipped question 2', addedAt: AT },
   },
   'cycle.started': { cycle: 1, limit: 3 },
-  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: 'test-model' },
+  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: '' },
   'seating.decided': {
     seating: {
-      policy: 'diverse',
-      chair: GPT,
-      seats: [
-        { persona: "Devil's Advocate", model: GPT, why: 'diverse' },
-        { persona: 'Ops Architect', model: CLAUDE, why: 'diverse' },
-      ],
-      offered: 2,
+      policy: 'diverse', offered: 2, chair: ALPHA,
+      seats: [{ persona: "Devil's Advocate", model: BETA, why: 'diverse' }, { persona: 'Ops Architect', model: ALPHA, why: 'diverse' }],
     },
   },
-  'seat.fellBack': { personas: ['Ops Architect'], fromModel: CLAUDE, toModel: GPT, reason: 'no_consent' },
+  'seat.fellBack': { personas: ["Devil's Advocate"], fromModel: BETA, toModel: ALPHA, reason: 'no_consent' },
   'cost.estimated': {
-    plan: { phase: 'start', planned: 10, maxCalls: 12, byModel: { 'GPT-5': 7, 'Claude Sonnet 4': 3 }, seats: 2, cycles: 3, clarifier: true, firstLimit: 10, callLimit: 12 },
+    plan: {
+      phase: 'start', planned: 9, maxCalls: 18, byModel: { 'Alpha One': 6, 'Beta Two': 3 }, seats: 2, cycles: 3,
+      clarifier: true, firstLimit: 9, callLimit: 18,
+    },
   },
   'persona.delta': { persona: "Devil's Advocate", cycle: 1 },
   'persona.completed': { persona: "Devil's Advocate", cycle: 1, response: response() },
