@@ -30,7 +30,6 @@ from council.present import consult as consult_words
 from council.present import failures
 from council.present import status as words
 from council.present.review import decision_markdown, decision_text
-from council.present.review_words import plan_line
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
 from council.protocol.consult import (
@@ -53,8 +52,6 @@ from council.protocol.methods import (
     RestoreParams,
     RestoreResult,
     ReviewParams,
-    ReviewPlan,
-    ReviewPlanParams,
     ReviewResult,
     SnapshotParams,
     SnapshotResult,
@@ -374,11 +371,6 @@ class CouncilService:
 
     def personas(self) -> PersonasResult:
         return PersonasResult(personas=self.library.infos(), councils=self.library.councils)
-
-    def review_plan(self, params: ReviewPlanParams) -> ReviewPlan:
-        roles, fewest, most = Reviewer(self.library, self.hub).plan(params.change_type)
-        return ReviewPlan(change_type=params.change_type, roles=roles, model_calls_min=fewest, model_calls_max=most,
-                          markdown=plan_line(params.change_type.value, roles, fewest, most))
 
     async def review(self, params: ReviewParams, on_progress: Progress | None = None) -> ReviewResult:
         """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``.
