@@ -8,6 +8,7 @@ import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
 import { SessionKeeper } from './keeper';
 import { registerCouncilMcp } from './mcp';
+import { ChatModels } from './models';
 import { registerCouncilParticipant } from './participant';
 import { preparePython } from './bootstrap';
 import { PythonSetupError, homeDir, resolveInterpreter } from './python';
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): void {
   running = sidecar;
 
   const turns = new TurnRegistry<vscode.LanguageModelChat>();
+  const models = new ChatModels(context.languageModelAccessInformation); // the user's chat models, refusals remembered
   const pending = new PendingAnswers();
   const sessions = new SessionTracker();
   context.subscriptions.push(
@@ -57,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!turns.dispatch(event)) log.trace(`event ${event.type} #${event.seq} for idle session ${event.sessionId}`);
     }),
   );
-  sidecar.setCompletionHandler((params, token) => serveCompletion(params, token, { turns, sendDelta: (d) => sidecar.sendDelta(d) }));
+  sidecar.setCompletionHandler((params, token) => serveCompletion(params, token, { turns, models, sendDelta: (d) => sidecar.sendDelta(d) }));
 
   registerCouncilParticipant(context, {
     client: sidecar,
@@ -66,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
     settings,
     access: context.languageModelAccessInformation,
     keeper,
+    models,
     onSession: (id, status) => sessions.update(id, status),
   });
   registerCommands(context, {
@@ -77,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): void {
     restartSidecar: () => sidecar.restart(),
   });
 
-  registerCouncilTools(context, { client: sidecar, turns, chooseModel: () => chatModelForTools(usesChatModel(settings())) });
+  registerCouncilTools(context, { client: sidecar, turns, models, settings, chooseModel: () => chatModelForTools(usesChatModel(settings()), models) });
   registerCouncilMcp(context, {
     version,
     mode: () => agentToolsMode(vscode.workspace.getConfiguration('council')),

@@ -12,17 +12,19 @@ import { log } from './log';
 import type { ReferenceReader } from './references';
 import { collectReferences } from './references';
 import type { SessionKeeper } from './keeper';
+import type { ChatModels } from './models';
+import { clientCapabilities } from './models';
 import { OutgoingTurn } from './outgoing';
 import type { RecoveryHooks } from './recovery';
 import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
-import { EventRenderer } from './render';
+import { EventRenderer, usageMarkdown } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, ClientCapabilities, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
+import type { Awaiting, ClarificationQuestion, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
@@ -137,6 +139,8 @@ export interface ParticipantDeps {
   keeper?: SessionKeeper;
   /** Told about every session a turn reached (palette commands act on the latest one). */
   onSession?(sessionId: string, status: SessionStatus): void;
+  /** The user's chat models, offered to the sidecar to seat personas on (none: only the chat's model). */
+  models?: ChatModels;
 }
 
 const EXAMPLE = 'Should we split our monolith into services this quarter?';
@@ -219,7 +223,7 @@ async function outgoingTurn(
   settings: CouncilSettings,
 ): Promise<OutgoingTurn> {
   const submission = deps.pending.take(previous?.sessionId, request.prompt, request.command);
-  const caps: ClientCapabilities = model ? { completion: true, completionModel: model.name } : { completion: false };
+  const caps = await clientCapabilities(model, deps.models);
   const text = request.command && !command ? `/${request.command} ${request.prompt}` : request.prompt;
   const sessionId = submission ? submission.sessionId : command === 'new' ? undefined : previous?.sessionId;
   const base = {
@@ -318,9 +322,12 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (question && !state.confirming && state.question?.questionId !== question.questionId) {
     for (const b of questionButtons(question)) stream.button(b);
   }
+  const answered = state.finalAnswer || (!!result.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent));
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
     stream.markdown(block(result.finalAnswer));
   }
+  const spent = answered ? usageMarkdown(result.usage) : ''; // what the council spent, under its answer
+  if (spent) stream.markdown(spent);
   if (!result.sessionId) return {};
   const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
   if (question) {

@@ -5,6 +5,8 @@ import { LIMITS, MAX_CONTEXT } from './wire';
 
 export type ProviderSetting = 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
 export type HttpProviderSetting = 'auto' | 'openai' | 'ollama' | 'embedded';
+/** `council.models`: how the personas are seated on the user's chat models (`SessionOptions.seating`). */
+export type ModelsSetting = NonNullable<SessionOptions['seating']>;
 
 export interface CouncilSettings {
   provider: ProviderSetting;
@@ -26,6 +28,10 @@ export interface CouncilSettings {
   memory: boolean;
   /** Where the sidecar writes each completed session's transcript ('' = nowhere, the default). */
   transcriptsDirectory: string;
+  /** Which model each persona speaks with: spread over the user's models, all on the chat's, or a persona → model id map. */
+  models: ModelsSetting;
+  /** The session's budget of model calls (undefined: no budget). */
+  maxModelCalls?: number;
 }
 
 /** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
@@ -46,6 +52,20 @@ function strings(value: unknown): string[] {
 }
 
 const OPTION = LIMITS.SessionOptions;
+const PERSONA_KEY = 80; // SeatingPolicy's persona names (server/council/protocol/seating.py)
+
+/** `council.models`: "diverse" (also for anything unreadable), "chat", or a map persona → model id (only string pairs kept). */
+export function modelsSetting(value: unknown): ModelsSetting {
+  if (value === 'chat' || value === 'diverse') return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'diverse';
+  const map: Record<string, string> = {};
+  for (const [persona, model] of Object.entries(value as Record<string, unknown>)) {
+    const key = persona.trim();
+    const id = typeof model === 'string' ? model.trim() : '';
+    if (key && key.length <= PERSONA_KEY && id && id.length <= LIMITS.ClientModel.id.maxLength) map[key] = id;
+  }
+  return map;
+}
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
@@ -74,22 +94,27 @@ export function readSettings(config: ConfigReader): CouncilSettings {
     evidence: config.get('evidence.enabled') !== false,
     memory: config.get('memory.enabled') === true,
     transcriptsDirectory: str(config.get('transcripts.directory')),
+    models: modelsSetting(config.get('models')),
+    maxModelCalls: int(config.get('maxModelCalls'), OPTION.maxModelCalls.minimum, OPTION.maxModelCalls.maximum, undefined),
   };
 }
 
 /**
  * The per-session options sent with every turn (honoured by the sidecar when the turn starts a session).
  * `chatModel`: the chat's model will serve this session, so the `client` provider is requested explicitly
- * (a configured default provider would otherwise win over it).
+ * (a configured default provider would otherwise win over it), with `council.models` as the seating on the user's
+ * chat models. `council.maxModelCalls` is the session's budget whichever model answers.
  */
 export function sessionOptions(s: CouncilSettings, chatModel?: string): SessionOptions {
   const options: SessionOptions = { depth: s.depth, clarify: s.clarify };
   if (s.maxCycles !== undefined) options.maxCycles = s.maxCycles;
   if (s.maxPersonas !== undefined) options.maxPersonas = s.maxPersonas;
   if (s.personas.length > 0) options.personas = s.personas;
+  if (s.maxModelCalls !== undefined) options.maxModelCalls = s.maxModelCalls;
   if (chatModel !== undefined) {
     options.provider = 'client';
     if (chatModel) options.model = chatModel.slice(0, OPTION.model.maxLength);
+    options.seating = s.models;
   }
   return options;
 }

@@ -1,20 +1,26 @@
 /**
  * Agent-mode tools: the council's consult tools as VS Code language model tools, answered by the sidecar
  * (`council/consult`, `council/personaConsult`, `council/definePersonas`). Names, descriptions and input schemas
- * are contributed in package.json (generated from the sidecar's tool specs); `prepareInvocation` shows which
- * personas will sit and how many model calls the consult makes; results come back as the sidecar's compact
- * markdown. With `council.provider: chat` the consult borrows a chat model, as a chat turn does (the tool call
- * registers as a turn, so `council/complete` and the session's events find it). Cancelling the tool call cancels
- * the session and every model call. `council_review` (seed 004's CouncilRequest in) answers with the review
- * decision's compact markdown: an agent that changed code can have the review council judge its diff.
+ * are contributed in package.json (generated from the sidecar's tool specs); `prepareInvocation` asks the user to
+ * confirm a consult, naming the personas, the depth and the model calls it may make (the sidecar's
+ * `council/consultPlan`, within `max_model_calls`, which defaults to `council.maxModelCalls`); results come back as
+ * the sidecar's compact markdown. With `council.provider: chat` the consult borrows a chat model, as a chat turn does
+ * (the tool call registers as a turn, so `council/complete` and the session's events find it), and offers the user's
+ * other chat models to seat personas on (`council.models`). Cancelling the tool call cancels the session and every
+ * model call. `council_review` (seed 004's CouncilRequest in) asks for confirmation with the sidecar's
+ * `council/reviewPlan` (the roles, the model calls) and answers with the review decision's compact markdown: an agent
+ * that changed code can have the review council judge its diff.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { CouncilClient } from './client';
-import { log } from './log';
+import { describeError, log } from './log';
 import { isErrorData } from './protocol';
+import type { ChatModels } from './models';
+import { clientCapabilities } from './models';
 import type { TurnRegistry } from './turns';
 import { reviewParams } from './review';
+import type { ModelsSetting } from './settings';
 import type { ConsultPlanParams, ConsultRequest, ConsultResult, CouncilRequest, DefinePersonasParams, PersonaConsultRequest } from './wire';
 
 /** What the agent passes (seed 000's input); the session id and the lent model are the extension's to add. */
@@ -41,6 +47,16 @@ export interface ToolDeps {
   turns: TurnRegistry<vscode.LanguageModelChat>;
   /** The chat model a consult may borrow (undefined: the sidecar's configured provider answers). */
   chooseModel(): Promise<vscode.LanguageModelChat | undefined>;
+  /** `council.models` and `council.maxModelCalls` (unset: the sidecar's defaults, no budget). */
+  settings?(): { models: ModelsSetting; maxModelCalls?: number };
+  /** The user's chat models, offered to seat personas on (none: only the borrowed model). */
+  models?: ChatModels;
+}
+
+/** The consult's input with `council.maxModelCalls` as the default budget. */
+function withBudget<T extends { max_model_calls?: number }>(deps: ToolDeps, input: T): T {
+  const budget = deps.settings?.().maxModelCalls;
+  return input.max_model_calls === undefined && budget !== undefined ? { ...input, max_model_calls: budget } : input;
 }
 
 function textResult(markdown: string): vscode.LanguageModelToolResult {
@@ -62,14 +78,24 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What a consult is about to do (personas, depth, model calls), shown while it runs; a plan that fails shows nothing extra. */
+/** What the user confirms before a consult runs: who sits (or that the council chooses), the depth, the model calls. */
 async function prepare(deps: ToolDeps, input: ConsultPlanParams, token: vscode.CancellationToken): Promise<vscode.PreparedToolInvocation> {
+  const title = input.persona_name ? `Consult the Council's ${input.persona_name}?` : 'Consult the Council?';
   try {
-    const plan = await deps.client.request('council/consultPlan', input, token);
-    return { invocationMessage: new vscode.MarkdownString(plan.markdown) };
-  } catch {
-    return {}; // the invocation itself reports the problem
+    const plan = await deps.client.request('council/consultPlan', withBudget(deps, input), token);
+    const cut = plan.budget_cut ? `\n\nPlanned smaller ${plan.budget_cut}.` : ''; // the sidecar's words for what the budget cut
+    return { invocationMessage: new vscode.MarkdownString(plan.markdown), confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown + cut) } };
+  } catch (err) {
+    const who = input.persona_name ?? (input.selected_personas?.length ? input.selected_personas.join(', ') : 'personas chosen by the council');
+    return { confirmationMessages: { title, message: withoutEstimate(`${who} (${input.depth ?? 'standard'} depth).`, err) } };
   }
+}
+
+/** A confirmation when the sidecar could not plan: who would sit, and why there is no estimate (the invocation reports the problem itself). */
+function withoutEstimate(who: string, err: unknown): vscode.MarkdownString {
+  const data = (err as { data?: unknown } | undefined)?.data;
+  const why = isErrorData(data) ? data.message : describeError(err);
+  return new vscode.MarkdownString(`${who} The model calls could not be estimated: ${why}.`);
 }
 
 /** Run one consult as a registered turn: its own session id, the borrowed model (if any), the tool's cancellation. */
@@ -82,7 +108,7 @@ async function consult(
   const model = await deps.chooseModel();
   const turn = deps.turns.begin(undefined, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });
   turn.proposedSessionId = `tool-${randomUUID()}`;
-  const params = { ...input, session_id: turn.proposedSessionId, ...(model ? { client_model: model.name } : {}) };
+  const params = { ...withBudget(deps, input), session_id: turn.proposedSessionId, ...(await lentModels(deps, model)) };
   try {
     const result: ConsultResult = await call(() =>
       method === 'council/consult'
@@ -93,6 +119,17 @@ async function consult(
   } finally {
     deps.turns.end(turn);
   }
+}
+
+/**
+ * The consult's client fields: none without a model; the model's name when it is the only one; with the user's
+ * models on offer, the chat's model's id among them and the seating (`council.models`).
+ */
+async function lentModels(deps: ToolDeps, model: vscode.LanguageModelChat | undefined): Promise<Pick<ConsultRequest, 'client_model' | 'client_models' | 'seating'>> {
+  const caps = await clientCapabilities(model, deps.models);
+  if (!model || !caps.models || !caps.chatModelId) return model ? { client_model: caps.completionModel } : {};
+  const seating = deps.settings?.().models;
+  return { client_model: caps.chatModelId, client_models: caps.models, ...(seating !== undefined ? { seating } : {}) };
 }
 
 export function consultTool(deps: ToolDeps): vscode.LanguageModelTool<ConsultInput> {
@@ -109,11 +146,11 @@ export function personaConsultTool(deps: ToolDeps): vscode.LanguageModelTool<Per
   };
 }
 
-/** With `council.provider: chat`, the first chat model VS Code offers Council (none: the configured provider). */
-export async function chatModelForTools(useChatModel: boolean): Promise<vscode.LanguageModelChat | undefined> {
+/** With `council.provider: chat`, the first chat model VS Code offers Council that was not refused (none: the configured provider). */
+export async function chatModelForTools(useChatModel: boolean, chatModels?: ChatModels): Promise<vscode.LanguageModelChat | undefined> {
   if (!useChatModel) return undefined;
   const models = await vscode.lm.selectChatModels().then(undefined, () => []);
-  return models[0];
+  return models.find((m) => chatModels?.usable(m) ?? true);
 }
 
 /** Drafts run unasked (they write nothing); applying one (`confirm`) asks the user first, showing the draft. */
@@ -136,9 +173,17 @@ export function definePersonasTool(deps: ToolDeps): vscode.LanguageModelTool<Def
 /** A review runs as a registered turn under its review id (`council/complete` and its progress events find it). */
 export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequest> {
   return {
-    prepareInvocation: (options) => ({
-      invocationMessage: new vscode.MarkdownString(`Council review of \`${options.input.request_id}\` (${options.input.change_type})`),
-    }),
+    async prepareInvocation(options, token) {
+      const { request_id: id, change_type: changeType } = options.input;
+      const title = `Review ${id} with the Council?`; // a dialog title is plain text
+      const invocationMessage = new vscode.MarkdownString(`Council review of \`${id}\` (${changeType})`);
+      try {
+        const plan = await deps.client.request('council/reviewPlan', { changeType }, token);
+        return { invocationMessage, confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown) } };
+      } catch (err) {
+        return { invocationMessage, confirmationMessages: { title, message: withoutEstimate(`The review council for ${changeType}.`, err) } };
+      }
+    },
     async invoke(options, token) {
       const model = await deps.chooseModel();
       const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });

@@ -23,6 +23,7 @@ export const Methods = {
   personaConsult: 'council/personaConsult',
   definePersonas: 'council/definePersonas',
   consultPlan: 'council/consultPlan',
+  reviewPlan: 'council/reviewPlan',
   review: 'council/review',
 } as const;
 export type MethodName = (typeof Methods)[keyof typeof Methods];
@@ -410,6 +411,24 @@ export interface ConsultPlan {
   markdown: string;
 }
 
+/** `council/reviewPlan`: what `council/review` would do for a change of this type. */
+export interface ReviewPlanParams {
+  changeType: ChangeType;
+}
+
+/** The roles that would sit and the model calls they would make (what a confirmation prompt shows). */
+export interface ReviewPlan {
+  changeType: ChangeType;
+  /** The review roles that sit for this change type. */
+  roles: string[];
+  /** One verdict per role and the chair's reasoning (repairs not counted). */
+  modelCallsMin: number;
+  /** With the second round the roles hold when they disagree. */
+  modelCallsMax: number;
+  /** One line for a confirmation prompt: who, how many model calls. */
+  markdown: string;
+}
+
 /** `council/review`: review one seed-004 `CouncilRequest` (its fields keep the seed's snake_case names). */
 export interface ReviewParams {
   request: CouncilRequest;
@@ -444,6 +463,7 @@ export interface MethodTypes {
   'council/personaConsult': { params: PersonaConsultRequest; result: ConsultResult };
   'council/definePersonas': { params: DefinePersonasParams; result: DefinePersonasResult };
   'council/consultPlan': { params: ConsultPlanParams; result: ConsultPlan };
+  'council/reviewPlan': { params: ReviewPlanParams; result: ReviewPlan };
   'council/review': { params: ReviewParams; result: ReviewResult };
 }
 

@@ -194,6 +194,9 @@ class Narrator:
         names, old = [x.persona for x in moved], moved[0].fallback.from_model  # type: ignore[union-attr]
         self.emit(rt, ev.SeatFellBack, personas=names, from_model=old, to_model=seating.chair, reason=rec.reason,
                   markdown=cost.fell_back(names, old, seating.chair, rec.reason))
+        for (session_id, persona, _), text in self._texts.items():  # their calls are asked again on the chat's model
+            if session_id == rt.session_id and persona in names and not text.started and text.model is not None:
+                text.model = seating.chair.label  # the heading names the model the persona speaks with
 
     def _evidence_gathered(self, rt: SessionRuntime, rec: r.EvidenceGathered) -> None:
         if not rec.uses:  # every request had been answered before: nothing new to show

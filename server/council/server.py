@@ -27,6 +27,7 @@ from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHO
 from council.protocol.completion import CompleteFailureReason, CompleteParams, CompleteResult
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
+from council.review.api import Reviewer
 from council.service import CouncilService
 from council.transport.gate import Gate
 from council.transport.jsonrpc import RpcError
@@ -172,6 +173,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/personaConsult": service.consult_request,
         "council/definePersonas": service.define_personas,
         "council/consultPlan": service.consult_plan,
+        "council/reviewPlan": lambda params: Reviewer(service.library, service.hub).plan(params.change_type),
         "council/review": service.review,
     }
     for method in METHODS:

@@ -104,6 +104,7 @@ async function invokeConsultTool() {
     if (failed) throw new Error(`council_consult failed: ${failed}`);
     const done = lines.find((l) => l.includes('[fake-lm] tool-result'));
     if (done) return JSON.parse(done.slice(done.indexOf('{'))).text;
+    await confirmConsult();
     await page.waitForTimeout(500);
   }
   throw new Error('council_consult did not answer within 180 s');
@@ -166,6 +167,21 @@ async function savedConversation(ui) {
     }
     await page.waitForTimeout(200);
   }
+}
+
+// council_consult asks before it runs (its confirmationMessages); invoked outside a chat, VS Code shows them as a
+// modal dialog. It must name the personas, the depth and the model calls; it is screenshot, then confirmed.
+let consultConfirmation;
+async function confirmConsult() {
+  const dialog = page.locator('.monaco-dialog-box').first();
+  if (consultConfirmation !== undefined || !(await dialog.isVisible().catch(() => false))) return;
+  consultConfirmation = (await dialog.innerText()).replace(/\s+/g, ' ').trim();
+  console.log(`[e2e] council_consult asks: ${consultConfirmation}`);
+  await shot('consult-confirmation');
+  for (const want of [/Consult the Council\?/, /Software Architect/, /Devil.s Advocate/, /brief depth/, /\d+(–\d+)? model calls/]) {
+    if (!want.test(consultConfirmation)) throw new Error(`the consult confirmation lacks ${want}: ${consultConfirmation}`);
+  }
+  await dialog.locator('.monaco-button', { hasText: /^\s*(Yes|Continue|OK)\s*$/ }).first().click();
 }
 
 async function phase(name, fn) {
@@ -287,6 +303,7 @@ async function runScenarios() {
     await phase('agent tool: council_consult', async () => {
       const result = await invokeConsultTool();
       console.log(`[e2e] council_consult returned ${result.length} chars`);
+      if (consultConfirmation === undefined) throw new Error('council_consult ran without asking for confirmation');
       if (!/^\*\*Recommendation:\*\* Do not split everything/.test(result)) throw new Error(`unexpected tool result: ${result.slice(0, 300)}`);
       for (const name of ['Software Architect', "Devil's Advocate"]) {
         if (!result.includes(`**${name}**`)) throw new Error(`the tool result does not name ${name}`);

@@ -1,10 +1,12 @@
 // The paths users take beyond the happy one (issue 9), each in its own chat conversation of the real VS Code:
 // a follow-up after the answer, "Ask a new question" after it, a choice followup after /new, a new question typed
-// while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, and a
-// window reload.
+// while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, a
+// window reload, and (issue 19) seats on the two test models of different vendors, then one of them failing.
 // Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
 // the first thing a person would see wrong.
 'use strict';
+const fs = require('fs');
+const path = require('path');
 const { killSidecar } = require('./chatui');
 
 const QUESTION = 'Should we split our monolith into services this quarter?';
@@ -28,6 +30,43 @@ async function debating(ui, ctx) {
   const r = await ui.send('@council /skipAll');
   await ui.see(/favours extracting/, r);
   return r;
+}
+
+const CHAT_MODEL = 'Council Test Model';
+const MODEL_B = 'Council Test Model B';
+
+/** The advisors' calls each test model answered since `mark` (fake-lm.log: `response {"model": …, "who": …}`). */
+function advisorCalls(runDir, mark) {
+  const lines = fs.readFileSync(path.join(runDir, 'fake-lm.log'), 'utf8').slice(mark).split('\n');
+  const calls = {};
+  for (const line of lines.filter((l) => l.includes('[fake-lm] response '))) {
+    const { model, who } = JSON.parse(line.slice(line.indexOf('{')));
+    if (who) (calls[model] = calls[model] || new Set()).add(who);
+  }
+  return Object.fromEntries(Object.entries(calls).map(([model, who]) => [model, [...who].sort()]));
+}
+
+const logSize = (runDir) => fs.statSync(path.join(runDir, 'fake-lm.log')).size;
+
+/** The model each persona heading of `response` names (`#### Persona · _Model_`), as [persona, model] pairs. */
+async function headingModels(response) {
+  const headings = (await response.locator('h4').allTextContents()).map((h) => h.trim()).filter(Boolean);
+  return [...new Set(headings)].map((h) => h.split(' · ').map((x) => x.trim()));
+}
+
+/** Scroll the chat until `locator` (in `response`) is near the top of the view, then take a screenshot. */
+async function shotAt(ctx, response, locator, name) {
+  const page = locator.page();
+  const area = await response.boundingBox();
+  if (area) await page.mouse.move(area.x + area.width / 2, 400);
+  for (let i = 0; i < 60; i++) {
+    const box = await locator.boundingBox();
+    if (!box || (box.y >= 120 && box.y <= 360)) break;
+    await page.mouse.wheel(0, box.y < 120 ? Math.max(-600, box.y - 200) : Math.min(600, box.y - 200));
+    await page.waitForTimeout(120);
+  }
+  await page.waitForTimeout(300);
+  await ctx.shot(name);
 }
 
 function expectAbsent(text, pattern, what) {
@@ -153,6 +192,66 @@ const scenarios = {
     if (found.length === 0) throw new Error('no "Used N references" part in the response');
     await refs.first().scrollIntoViewIfNeeded();
     await ctx.shot('evidence-reference');
+  },
+
+  /**
+   * Different models at the table (issue 19): the two test models are of different vendors and families, so with the
+   * default `council.models: diverse` the council seats its personas on both — the cost line (before the first model
+   * call) and the seats line name them, each persona heading names its model, and each model answered advisors.
+   * Then model B fails on every call: its personas fall back to the chat's model with one note, and the answer comes.
+   */
+  async 'seats on two models, then one fails'(ui, ctx) {
+    await ui.newChat();
+    let mark = logSize(ctx.runDir);
+    const asked = await ask(ui);
+    const first = await asked.innerText(); // read now: the chat list drops rows scrolled out of view
+    await shotAt(ctx, asked, asked.getByText(/🪑 Seats:/).first(), 'seats-and-cost');
+    const cost = /💰 At most \d+ model calls[^\n]*/.exec(first);
+    if (!cost) throw new Error(`no cost line before the first model call: ${first.slice(0, 400)}`);
+    ctx.log(`cost line: ${cost[0]}`);
+    if (first.indexOf(cost[0]) > first.indexOf(FIRST_Q)) throw new Error('the cost line came after the first model call (the question)');
+    if (!cost[0].includes(MODEL_B)) throw new Error(`the cost line does not name ${MODEL_B}: ${cost[0]}`);
+    const seats = /🪑 Seats:[^\n]*/.exec(first);
+    if (!seats || !seats[0].includes(`→ ${MODEL_B}`) || !new RegExp(`→ ${CHAT_MODEL}(?! B)`).test(seats[0])) {
+      throw new Error(`the seats line does not name both models: ${seats ? seats[0] : first.slice(0, 600)}`);
+    }
+    ctx.log(seats[0]);
+    let r = await ui.send('@council /skipAll');
+    await ui.see(ANSWER_HEADING, r, 180_000);
+    await ui.idle();
+    const answer = await r.innerText();
+    const spent = /Model calls: \d+[^\n]*/.exec(answer);
+    ctx.log(`under the answer: ${spent ? spent[0] : '(nothing)'}`);
+    if (!spent || !spent[0].includes(`on ${MODEL_B}`)) throw new Error(`the answer does not say the calls made per model: ${answer.slice(-400)}`);
+    const pairs = await headingModels(r);
+    ctx.log(`persona headings: ${JSON.stringify(pairs)}`);
+    const named = new Set(pairs.map((p) => p[1]));
+    if (!named.has(CHAT_MODEL) || !named.has(MODEL_B)) throw new Error(`the persona headings do not name both models: ${JSON.stringify(pairs)}`);
+    const calls = advisorCalls(ctx.runDir, mark);
+    ctx.log(`advisors per model: ${JSON.stringify(calls)}`);
+    if (!calls['council-test-model'] || !calls['council-test-model-b']) throw new Error(`the advisors did not speak with both models: ${JSON.stringify(calls)}`);
+    expectAbsent(await r.innerText(), /cannot be used|could not answer/, 'a seat failed on a working model');
+    await shotAt(ctx, r, r.locator('h4').first(), 'seats-two-models');
+
+    await ui.newChat();
+    ctx.control({ failModels: { 'council-test-model-b': 'HTTP 503: model B is down' } });
+    mark = logSize(ctx.runDir);
+    await ask(ui);
+    r = await ui.send('@council /skipAll');
+    await ui.see(ANSWER_HEADING, r, 180_000);
+    await ui.idle();
+    const text = await r.innerText();
+    const notes = text.match(new RegExp(`${MODEL_B} cannot be used[^\n]*`, 'g')) || [];
+    ctx.log(`fallback notes: ${JSON.stringify(notes)}`);
+    if (notes.length !== 1) throw new Error(`expected one fallback note for ${MODEL_B}, saw ${notes.length}: ${text.slice(0, 800)}`);
+    if (!new RegExp(`with ${CHAT_MODEL}(?! B)`).test(notes[0])) throw new Error(`the note does not say which model the seats moved to: ${notes[0]}`);
+    expectAbsent(text, /could not answer|abstained/, 'a persona whose model failed did not fall back');
+    const after = await headingModels(r);
+    ctx.log(`persona headings after the fallback: ${JSON.stringify(after)}`);
+    if (after.some((p) => p[1] === MODEL_B)) throw new Error(`a persona still speaks with the failing model: ${JSON.stringify(after)}`);
+    const served = advisorCalls(ctx.runDir, mark);
+    if (served['council-test-model-b']) throw new Error(`the failing model answered: ${JSON.stringify(served)}`);
+    await shotAt(ctx, r, r.getByText(/cannot be used/).first(), 'seat-fell-back');
   },
 
   /** With council.sessions.keepAcrossReloads on, a session survives a reload: a follow-up is answered in it. */

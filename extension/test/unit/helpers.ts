@@ -50,12 +50,16 @@ export interface FakeModel {
   requests: { messages: any[]; options: any; token: vscode.CancellationToken }[];
 }
 
-export function fakeModel(chunks: string[] | ((token: vscode.CancellationToken) => AsyncIterable<string>) = ['{"ok"', ': true}']): FakeModel {
+export function fakeModel(
+  chunks: string[] | ((token: vscode.CancellationToken) => AsyncIterable<string>) = ['{"ok"', ': true}'],
+  info: Partial<Pick<FakeModel, 'id' | 'name' | 'vendor' | 'family'>> = {},
+): FakeModel {
   const model: FakeModel = {
     id: 'fake-model',
     name: 'Fake Model',
     vendor: 'fake',
     family: 'fake',
+    ...info,
     version: '1',
     maxInputTokens: 1000,
     requests: [],

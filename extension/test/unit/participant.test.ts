@@ -4,21 +4,27 @@ import * as vscode from 'vscode';
 import { PendingAnswers } from '../../src/buttons';
 import { SidecarUnavailableError } from '../../src/client';
 import { SessionKeeper } from '../../src/keeper';
-import type { CouncilChatResult } from '../../src/participant';
+import { ChatModels } from '../../src/models';
+import type { CouncilChatResult, ParticipantDeps } from '../../src/participant';
 import { chooseModel, createHandler, followupsFor, isCouncilMetadata, mapCommand, sessionIdFromHistory } from '../../src/participant';
+import { usageMarkdown } from '../../src/render';
 import { readSettings } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
-import { FakeStream, SID, question, resetSeq, sample } from './fixtures';
-import { FakeClient, chatContext, chatRequest, emitter, responseTurn, turnResult } from './helpers';
+import { FakeStream, MARKDOWN, SID, question, resetSeq, sample } from './fixtures';
+import { FakeClient, chatContext, chatRequest, emitter, fakeModel, responseTurn, turnResult } from './helpers';
 
 const settings = () => readSettings({ get: () => undefined });
 
-function setup(script?: ConstructorParameters<typeof FakeClient>[0], access?: { canSendRequest(): boolean | undefined }) {
+function setup(
+  script?: ConstructorParameters<typeof FakeClient>[0],
+  access?: { canSendRequest(): boolean | undefined },
+  extra: Partial<Pick<ParticipantDeps, 'models' | 'settings'>> = {},
+) {
   const client = new FakeClient(script);
   const turns = new TurnRegistry<vscode.LanguageModelChat>();
   const pending = new PendingAnswers();
   const sessions: string[] = [];
-  const handler = createHandler({ client, turns, pending, settings, access, onSession: (id) => sessions.push(id) });
+  const handler = createHandler({ client, turns, pending, settings, access, onSession: (id) => sessions.push(id), ...extra });
   return { client, turns, pending, handler, sessions, emit: emitter(turns) };
 }
 
@@ -173,6 +179,21 @@ describe('chat turn handler', () => {
     const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })]);
     assert.equal(stream.text, `${finalAnswer}\n`);
     assert.equal(stream.text.match(/The council's answer/g)?.length, 1);
+  });
+
+  it('under the answer, the model calls the session made per model (TurnResult.usage); no answer, no line', async () => {
+    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 5 }, maxCalls: 17 };
+    const { handler, emit } = setup((call) => {
+      if (call.params.command === 'skipAll') emit(sample('final.answer'));
+      return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage });
+    });
+    const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })];
+    const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), history);
+    assert.equal(stream.text, `${MARKDOWN['final.answer']}_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n`);
+    const status = await run(handler, chatRequest('', { command: 'status' }), history);
+    assert.doesNotMatch(status.stream.text, /Model calls/);
+    assert.equal(usageMarkdown({ calls: 3, byModel: { 'GPT-5': 3 } }), '_Model calls: 3._\n\n');
+    assert.equal(usageMarkdown({ calls: 0, byModel: {} }), '');
   });
 
   it('a repeated submission does not print anything twice', async () => {
@@ -340,6 +361,28 @@ describe('chat turn handler', () => {
     const m = chooseModel(chatRequest('q', { model: undefined }), settings(), undefined);
     assert.equal(m.model, undefined);
     assert.match(m.notice ?? '', /No chat model is selected/);
+  });
+
+  it("offers the user's chat models to seat personas on, with council.models and council.maxModelCalls", async () => {
+    const mock = (vscode as any).__mock;
+    mock.reset();
+    const chat = fakeModel(['x'], { id: 'gpt-5', name: 'GPT-5', vendor: 'copilot', family: 'gpt-5' });
+    mock.chatModels.push(fakeModel(['x'], { id: 'claude-sonnet-4', name: 'Claude Sonnet 4', vendor: 'copilot', family: 'claude-sonnet-4' }), chat);
+    const configured = () => readSettings({ get: <T>(k: string) => ({ models: { 'Security Expert': 'claude-sonnet-4' }, maxModelCalls: 20 } as Record<string, unknown>)[k] as T });
+    const { handler, client } = setup(undefined, undefined, { models: new ChatModels(), settings: configured });
+    await run(handler, chatRequest('q', { model: chat }));
+    const params = client.callsTo('council/turn')[0].params;
+    assert.deepEqual(params.client, {
+      completion: true,
+      completionModel: 'GPT-5',
+      models: [
+        { id: 'gpt-5', vendor: 'copilot', family: 'gpt-5', name: 'GPT-5' },
+        { id: 'claude-sonnet-4', vendor: 'copilot', family: 'claude-sonnet-4', name: 'Claude Sonnet 4' },
+      ],
+      chatModelId: 'gpt-5',
+    });
+    assert.deepEqual(params.options.seating, { 'Security Expert': 'claude-sonnet-4' });
+    assert.equal(params.options.maxModelCalls, 20);
   });
 
   it('an empty prompt explains how to ask', async () => {

@@ -24,6 +24,22 @@ describe('settings', () => {
     assert.deepEqual(sessionOptions(s), { depth: 'deep', clarify: false, personas: ['Ops Architect'] }); // unset caps: the sidecar's defaults
     assert.deepEqual(sessionOptions(s, 'GPT').provider, 'client');
   });
+  it('council.models and council.maxModelCalls: the seating and the budget of a session', () => {
+    const defaults = readSettings(cfg({}));
+    assert.equal(defaults.models, 'diverse');
+    assert.equal(defaults.maxModelCalls, undefined);
+    assert.equal(sessionOptions(defaults).seating, undefined, 'no chat model: no seating on it');
+    assert.equal(sessionOptions(defaults, 'GPT-5').seating, 'diverse');
+    assert.equal(readSettings(cfg({ models: 'chat' })).models, 'chat');
+    assert.equal(readSettings(cfg({ models: 'bogus' })).models, 'diverse');
+    assert.equal(readSettings(cfg({ models: ['gpt-5'] })).models, 'diverse');
+    const map = readSettings(cfg({ models: { ' Security Expert ': ' claude-sonnet-4 ', Chef: 3, '': 'x', ['x'.repeat(81)]: 'y' } })).models;
+    assert.deepEqual(map, { 'Security Expert': 'claude-sonnet-4' });
+    const budget = readSettings(cfg({ maxModelCalls: 25 }));
+    assert.equal(sessionOptions(budget).maxModelCalls, 25, 'the budget holds whichever model answers');
+    assert.equal(readSettings(cfg({ maxModelCalls: 1 })).maxModelCalls, 3);
+    assert.equal(readSettings(cfg({ maxModelCalls: null })).maxModelCalls, undefined);
+  });
   it('sidecar launch: chat mode uses the HTTP provider as the fallback default', () => {
     assert.deepEqual(sidecarLaunch(readSettings(cfg({})), ['/ext/personas']).args, ['--personas-dir', '/ext/personas']);
     const s = readSettings(cfg({ 'http.provider': 'ollama', 'http.model': 'llama3.1', 'http.baseUrl': 'http://h:11434' }));

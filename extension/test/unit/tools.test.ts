@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { MCP_PROVIDER_ID, councilMcpProvider, registerCouncilMcp } from '../../src/mcp';
 import type { ToolDeps } from '../../src/tools';
 import { TOOL_NAMES, agentToolsMode, chatModelForTools, consultTool, definePersonasTool, personaConsultTool, registerCouncilTools, reviewTool, toolError } from '../../src/tools';
+import { ChatModels } from '../../src/models';
 import { TurnRegistry } from '../../src/turns';
 import { FakeClient, fakeModel } from './helpers';
 
@@ -21,12 +22,52 @@ const textOf = (r: vscode.LanguageModelToolResult | null | undefined) => (r!.con
 describe('agent-mode tools', () => {
   beforeEach(() => mock.reset());
 
-  it('prepareInvocation shows the personas and the model calls from council/consultPlan', async () => {
+  it('prepareInvocation asks to confirm, naming the personas, the depth and the model calls from council/consultPlan', async () => {
     const d = deps(() => PLAN);
     const prepared = await personaConsultTool(d).prepareInvocation!({ input: { user_problem: 'Rotate keys?', persona_name: 'security' } }, token());
     assert.equal((prepared!.invocationMessage as vscode.MarkdownString).value, PLAN.markdown);
+    assert.equal(prepared!.confirmationMessages!.title, "Consult the Council's security?");
+    assert.equal((prepared!.confirmationMessages!.message as vscode.MarkdownString).value, PLAN.markdown);
     assert.deepEqual(d.client.calls[0].params, { user_problem: 'Rotate keys?', persona_name: 'security' });
     assert.equal(d.client.calls[0].method, 'council/consultPlan');
+    const council = await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split the monolith?' } }, token());
+    assert.equal(council!.confirmationMessages!.title, 'Consult the Council?');
+  });
+
+  it("what the budget cut is part of the confirmation, in the sidecar's words", async () => {
+    const d = deps(() => ({ ...PLAN, budget_cut: 'to fit the budget of 5 model calls: fewer debate cycles (from 3)' }));
+    const prepared = await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?', max_model_calls: 5 } }, token());
+    assert.equal((prepared!.confirmationMessages!.message as vscode.MarkdownString).value, `${PLAN.markdown}\n\nPlanned smaller to fit the budget of 5 model calls: fewer debate cycles (from 3).`);
+  });
+
+  it('council.maxModelCalls is the default budget of a consult (the plan and the run); the input wins', async () => {
+    const d = { ...deps(() => ({ ...PLAN, markdown: 'ok' })), settings: () => ({ models: 'diverse' as const, maxModelCalls: 12 }) };
+    await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?' } }, token());
+    await consultTool(d).invoke({ input: { user_problem: 'Split?' } } as any, token());
+    await consultTool(d).invoke({ input: { user_problem: 'Split?', max_model_calls: 5 } } as any, token());
+    assert.deepEqual(d.client.calls.map((c) => [c.method, c.params.max_model_calls]), [['council/consultPlan', 12], ['council/consult', 12], ['council/consult', 5]]);
+  });
+
+  it('a plan that fails still asks, naming who would sit (or that the council chooses) and why there is no estimate', async () => {
+    const d = deps(() => {
+      throw new ResponseError(-32602, 'bad', { code: 'validation', message: 'unknown persona Chef', details: {} });
+    });
+    const chosen = await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?', depth: 'brief' } }, token());
+    assert.equal((chosen!.confirmationMessages!.message as vscode.MarkdownString).value, 'personas chosen by the council (brief depth). The model calls could not be estimated: unknown persona Chef.');
+    const named = await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?', selected_personas: ['Chef', 'Security Expert'] } }, token());
+    assert.match((named!.confirmationMessages!.message as vscode.MarkdownString).value, /^Chef, Security Expert \(standard depth\)/);
+  });
+
+  it("a consult offers the user's chat models with the seating: the chat model by id among them", async () => {
+    const chat = fakeModel(['x'], { id: 'gpt-5', name: 'GPT-5', vendor: 'copilot', family: 'gpt-5' });
+    mock.chatModels.push(chat, fakeModel(['x'], { id: 'claude-sonnet-4', name: 'Claude Sonnet 4', vendor: 'copilot', family: 'claude-sonnet-4' }));
+    const d = { ...deps(() => ({ markdown: 'ok' }), chat), models: new ChatModels(), settings: () => ({ models: 'chat' as const }) };
+    await consultTool(d).invoke({ input: { user_problem: 'Split?' } } as any, token());
+    const p = d.client.callsTo('council/consult')[0].params;
+    assert.equal(p.client_model, 'gpt-5');
+    assert.deepEqual(p.client_models.map((m: { id: string }) => m.id), ['gpt-5', 'claude-sonnet-4']);
+    assert.equal(p.seating, 'chat');
+    assert.equal('max_model_calls' in p, false, 'no budget set: none sent');
   });
 
   it('a consult borrows the chat model, names its session and returns the compact markdown', async () => {
@@ -79,13 +120,18 @@ describe('agent-mode tools', () => {
   it('a review borrows the chat model under its review id and returns the compact decision', async () => {
     const model = fakeModel();
     const request = { request_id: 'refactor-42', timestamp: '2026-01-05T09:30:00Z', proposer: 'Agent', change_type: 'CODE_REFACTOR' as const, context: { summary: 'Extract fees' } };
-    const d = deps(() => {
+    const plan = { changeType: 'CODE_REFACTOR', roles: ['Code Reviewer', 'Security Expert'], modelCallsMin: 3, modelCallsMax: 5, markdown: 'The review council for CODE_REFACTOR: Code Reviewer and Security Expert, then the chair: 3–5 model calls.' };
+    const d = deps((call) => {
+      if (call.method === 'council/reviewPlan') return plan;
       assert.equal(d.turns.forSession('review:refactor-42')?.handlers.model, model);
       return { decision: {}, markdown: '## Council review: ✅ APPROVE', compactMarkdown: '**Council review: APPROVE** (request `refactor-42`)' };
     }, model);
     const tool = reviewTool(d);
     const prepared = await tool.prepareInvocation!({ input: request }, token());
     assert.equal((prepared!.invocationMessage as vscode.MarkdownString).value, 'Council review of `refactor-42` (CODE_REFACTOR)');
+    assert.equal(prepared!.confirmationMessages!.title, 'Review refactor-42 with the Council?');
+    assert.equal((prepared!.confirmationMessages!.message as vscode.MarkdownString).value, plan.markdown);
+    assert.deepEqual(d.client.callsTo('council/reviewPlan')[0].params, { changeType: 'CODE_REFACTOR' });
     const t = token();
     const result = await tool.invoke({ input: request } as any, t);
     assert.equal(textOf(result), '**Council review: APPROVE** (request `refactor-42`)');
@@ -123,6 +169,10 @@ describe('agent-mode tools', () => {
     mock.chatModels.push(fakeModel());
     assert.equal((await chatModelForTools(true))?.id, 'fake-model');
     assert.equal(await chatModelForTools(false), undefined);
+    mock.chatModels.unshift(fakeModel(['x'], { id: 'refused' }));
+    const models = new ChatModels();
+    models.refuse('refused');
+    assert.equal((await chatModelForTools(true, models))?.id, 'fake-model', 'a model refused in this window is skipped');
   });
 });
 

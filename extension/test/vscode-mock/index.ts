@@ -300,7 +300,9 @@ export const chat = {
 };
 
 export const lm = {
-  selectChatModels: (): Promise<unknown[]> => Promise.resolve([...__mock.chatModels]),
+  /** The mock's models that match every field the selector names (as the real API filters by vendor, family, id …). */
+  selectChatModels: (selector: Record<string, unknown> = {}): Promise<unknown[]> =>
+    Promise.resolve(__mock.chatModels.filter((m) => Object.entries(selector).every(([k, v]) => v === undefined || (m as Record<string, unknown>)[k] === v))),
   registerTool(name: string, tool: unknown): Disposable {
     __mock.tools.set(name, tool);
     return new Disposable(() => __mock.tools.delete(name));

@@ -85,6 +85,13 @@ class ReviewWords:
         return text
 
 
+def plan_line(change_type: str, roles: list[str], fewest: int, most: int) -> str:
+    """What a review is about to do (a confirmation prompt)."""
+    calls = f"{fewest}" if fewest == most else f"{fewest}–{most}"
+    return (f"The review council for {change_type}: {join_names(roles)}, then the chair: {calls} model calls "
+            "(a second round only when the roles disagree).")
+
+
 def progress_line(kind: str, data: dict[str, Any]) -> str:
     """One line for a review progress report ('' for kinds people need not see)."""
     if kind == "panel":

@@ -26,7 +26,7 @@ from council.protocol.consult import (
 )
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
-from council.review.models import CouncilRequest, ReviewedDecision
+from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
 from council.session.entities import (
     ClarificationQuestion,
     ConversationSession,
@@ -257,6 +257,22 @@ class ReviewParams(CamelModel):
     timeout_seconds: float | None = Field(None, gt=0, le=3600, description="Give up (an internal error) after this.")
 
 
+class ReviewPlanParams(CamelModel):
+    """``council/reviewPlan``: what ``council/review`` would do for a change of this type."""
+
+    change_type: ChangeType
+
+
+class ReviewPlan(CamelModel):
+    """The roles that would sit and the model calls they would make (what a confirmation prompt shows)."""
+
+    change_type: ChangeType
+    roles: list[str] = Field(description="The review roles that sit for this change type.")
+    model_calls_min: int = Field(description="One verdict per role and the chair's reasoning (repairs not counted).")
+    model_calls_max: int = Field(description="With the second round the roles hold when they disagree.")
+    markdown: str = Field("", description="One line for a confirmation prompt: who, how many model calls.")
+
+
 class ReviewResult(CamelModel):
     """The decision (seed-004 ``CouncilDecision`` with ``verdicts`` and ``audit``, snake_case) and its markdown."""
 
@@ -334,6 +350,9 @@ METHODS: tuple[Method, ...] = (
            "What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these "
            "params, without a model call: the council and why, the cycle cap, and how many model calls (what a "
            "confirmation prompt shows)."),
+    Method("council/reviewPlan", ReviewPlanParams, ReviewPlan,
+           "What `council/review` would do for a change of this `change_type`, without a model call: the roles "
+           "that sit and how many model calls they make (what the `council_review` tool's confirmation shows)."),
     Method("council/review", ReviewParams, ReviewResult,
            "Review mode (seed 004; MCP tool `council_review`, VS Code's `@council /review`): the review roles that "
            "sit for the request's `change_type` judge it concurrently "

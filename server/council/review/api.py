@@ -21,12 +21,13 @@ from pydantic import ValidationError
 from council.config import CouncilConfig, load_config
 from council.errors import from_pydantic, validation_error
 from council.personas.loader import PersonaLibrary, load_personas
-from council.present.review_words import ReviewWords
-from council.protocol.methods import ClientCapabilities, SessionOptions
+from council.present.review_words import ReviewWords, plan_line
+from council.protocol.methods import ClientCapabilities, ReviewPlan, SessionOptions
 from council.provider_hub import ProviderHub
 from council.providers.base import ProviderError
 from council.review.calls import Progress
-from council.review.models import CouncilRequest, ReviewedDecision
+from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
+from council.review.panel import seat_panel
 from council.review.run import ReviewFailed, ReviewSettings, ReviewWriter, conduct
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,15 @@ class Reviewer:
         """A reviewer over the configured providers and persona folders (``load_config()`` when not given)."""
         config = config or load_config()
         return cls(load_personas(config.personas_dirs or None), ProviderHub(config), settings)
+
+    def plan(self, change_type: ChangeType) -> ReviewPlan:
+        """``council/reviewPlan``: the roles that sit for ``change_type`` and the fewest and most model calls a
+        review makes (one verdict per role, a second round when they disagree, the chair's reasoning; repairs not
+        counted), without a model call."""
+        roles = [seated.name for seated in seat_panel(self.library, change_type)]
+        fewest, most = len(roles) + 1, (2 if self.settings.debate else 1) * len(roles) + 1
+        return ReviewPlan(change_type=change_type, roles=roles, model_calls_min=fewest, model_calls_max=most,
+                          markdown=plan_line(change_type.value, roles, fewest, most))
 
     async def review(self, request: CouncilRequest, *, provider: str | None = None, model: str | None = None,
                      client: ClientCapabilities | None = None, on_progress: Progress | None = None,

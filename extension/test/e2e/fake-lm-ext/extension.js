@@ -1,5 +1,7 @@
-// Test-only language model provider (e2e): a deterministic model so VS Code's chat invokes @council without
-// Copilot, and so the council's JSON prompts get valid answers (see replies.js). Streams each reply in chunks.
+// Test-only language model providers (e2e): deterministic models so VS Code's chat invokes @council without
+// Copilot, and so the council's JSON prompts get valid answers (see replies.js). Streams each reply in chunks. Two
+// vendors, two model families (as a user's GPT and Claude models): the chat's model "Council Test Model" and a second
+// one, "Council Test Model B", so the council seats personas on both (council.models: diverse).
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
@@ -16,8 +18,9 @@ const log = (...a) => {
 };
 
 // The driver steers faults through a JSON control file (COUNCIL_E2E_CONTROL): {"failAdvisors": "529 overloaded"}
-// makes every advisor's call fail with that message; {"delayMs": 400} slows each chunk (so a stop or a kill lands
-// mid-debate). Read on every request, so the driver can change it between steps.
+// makes every advisor's call fail with that message; {"failModels": {"council-test-model-b": "503 down"}} makes
+// every call on that model fail; {"delayMs": 400} slows each chunk (so a stop or a kill lands mid-debate). Read on
+// every request, so the driver can change it between steps.
 function control() {
   const file = process.env.COUNCIL_E2E_CONTROL;
   if (!file) return {};
@@ -34,46 +37,66 @@ function textOf(message) {
   return (content || []).map((p) => (typeof p.value === 'string' ? p.value : '')).join('');
 }
 
-exports.activate = function activate(context) {
-  log('activate', vscode.version);
-  const info = {
-    id: 'council-test-model',
-    name: 'Council Test Model',
-    family: 'council-test',
+/** A model's information for VS Code (`isDefault`: the chat's model in a fresh profile). */
+function modelInfo(id, name, family, isDefault) {
+  return {
+    id,
+    name,
+    family,
     version: '1.0',
-    tooltip: 'Deterministic scripted model for the Council e2e test',
+    tooltip: `Deterministic scripted model for the Council e2e test (${family})`,
     maxInputTokens: 200000,
     maxOutputTokens: 8192,
     capabilities: { imageInput: false, toolCalling: true },
     isUserSelectable: true,
-    isDefault: true,
+    isDefault,
   };
-  context.subscriptions.push(
-    vscode.lm.registerLanguageModelChatProvider('council-fake', {
-      provideLanguageModelChatInformation(options) {
-        log('provideInfo', options);
-        return [info];
-      },
-      async provideLanguageModelChatResponse(model, messages, _options, progress, token) {
-        const msgs = messages.map((m) => ({ role: m.role === 2 ? 'assistant' : 'user', content: textOf(m) }));
-        const ctl = control();
-        if (ctl.failAdvisors && whoFrom(msgs)) {
-          log('failing an advisor call', ctl.failAdvisors);
-          throw new Error(String(ctl.failAdvisors));
-        }
-        const text = replyText(msgs);
-        log('response', { chars: text.length, head: text.slice(0, 60) });
-        for (const chunk of chunks(text, 4)) {
-          if (token.isCancellationRequested) return;
-          progress.report(new vscode.LanguageModelTextPart(chunk));
-          await new Promise((r) => setTimeout(r, Number(ctl.delayMs) || 15));
-        }
-      },
-      async provideTokenCount(_model, text) {
-        return Math.ceil((typeof text === 'string' ? text : textOf(text)).length / 4);
-      },
-    }),
-  );
+}
+
+/** The scripted provider serving `info`: replies from replies.js, faults from the control file. */
+function provider(info) {
+  return {
+    provideLanguageModelChatInformation(options) {
+      log('provideInfo', { model: info.id, options });
+      return [info];
+    },
+    async provideLanguageModelChatResponse(model, messages, _options, progress, token) {
+      const msgs = messages.map((m) => ({ role: m.role === 2 ? 'assistant' : 'user', content: textOf(m) }));
+      const ctl = control();
+      const who = whoFrom(msgs);
+      const down = ctl.failModels && ctl.failModels[model.id];
+      if (down) {
+        log('failing a call on', model.id, { who: who || 'a chair role' });
+        throw new Error(String(down));
+      }
+      if (ctl.failAdvisors && who) {
+        log('failing an advisor call', ctl.failAdvisors);
+        throw new Error(String(ctl.failAdvisors));
+      }
+      const text = replyText(msgs);
+      log('response', { model: model.id, who: who || '', chars: text.length, head: text.slice(0, 60) });
+      for (const chunk of chunks(text, 4)) {
+        if (token.isCancellationRequested) return;
+        progress.report(new vscode.LanguageModelTextPart(chunk));
+        await new Promise((r) => setTimeout(r, Number(ctl.delayMs) || 15));
+      }
+    },
+    async provideTokenCount(_model, text) {
+      return Math.ceil((typeof text === 'string' ? text : textOf(text)).length / 4);
+    },
+  };
+}
+
+const MODELS = [
+  { vendor: 'council-fake', info: modelInfo('council-test-model', 'Council Test Model', 'council-test', true) },
+  { vendor: 'council-fake-b', info: modelInfo('council-test-model-b', 'Council Test Model B', 'other-test', false) },
+];
+
+exports.activate = function activate(context) {
+  log('activate', vscode.version);
+  for (const { vendor, info } of MODELS) {
+    context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider(vendor, provider(info)));
+  }
   // The agent-mode path, as an agent would take it: invoke Council's language model tool and log what came back
   // (the e2e driver runs this command and reads the log).
   context.subscriptions.push(
@@ -91,12 +114,14 @@ exports.activate = function activate(context) {
       }
     }),
   );
-  // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list this model
+  // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list these models
   // (without it a signed-out picker only offers "Sign in to use Copilot").
-  vscode.lm.selectChatModels({ vendor: 'council-fake' }).then(
-    (models) => log('selectChatModels', models.map((m) => m.id)),
-    (err) => log('selectChatModels failed', String(err)),
-  );
+  for (const { vendor } of MODELS) {
+    vscode.lm.selectChatModels({ vendor }).then(
+      (models) => log('selectChatModels', vendor, models.map((m) => m.id)),
+      (err) => log('selectChatModels failed', vendor, String(err)),
+    );
+  }
 };
 
 exports.deactivate = function deactivate() {};
