@@ -12,6 +12,9 @@ limits of ``council/answer``; a decline becomes a logged assumption, a dismissal
 Every failure is a tool result with ``isError: true`` and ``{"error": {code, message, details}}``. A client's
 ``notifications/cancelled`` cancels the call, its session (or review) and every model call in flight. A review
 that cannot be done (a role's model failed, no model) is such an error, never a verdict.
+
+Which model a consult or a review runs on — the client's own over MCP sampling, or the server's — is
+:mod:`council.mcpserver.sampling`'s choice, made per call.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pydantic import ValidationError
 from council import __version__
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
+from council.mcpserver.sampling import CallModels, SamplingPolicy
 from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.review_words import progress_line
@@ -73,8 +77,10 @@ def error_result(err: CouncilError) -> types.CallToolResult:
                                 structuredContent={"error": error}, isError=True)
 
 
-def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
+def build_mcp_server(service: CouncilService, router: EventRouter, models: CallModels | None = None) -> Server:
+    """``models`` puts each consult and review on a model (default: the server's own, no sampling)."""
     server: Server = Server("council", version=__version__)
+    models = models or CallModels(service.config, None, SamplingPolicy(enabled=False))
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None)}
@@ -86,7 +92,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            return await _call(server, service, router, specs, name, arguments)
+            return await _call(server, service, router, specs, name, arguments, models)
         except CouncilError as err:
             log.info("%s refused: %s", name, err.message)
             return error_result(err)
@@ -98,7 +104,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter) -> Server:
 
 
 async def _call(server: Server, service: CouncilService, router: EventRouter, specs: dict[str, ToolSpec],
-                name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+                name: str, arguments: dict[str, Any] | None, models: CallModels) -> types.CallToolResult:
     spec = specs.get(name)
     if spec is None and name in TOOLS_BY_NAME:  # not offered as started: say why (council_decisions, memory off)
         spec = TOOLS_BY_NAME[name]
@@ -112,13 +118,13 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, sp
         data = service.define_personas(params).to_wire()
         text = data.pop("markdown")  # the text content; structuredContent keeps the data
     elif isinstance(params, CouncilRequest):
-        result = await _review(server.request_context, service, params)
+        result = await _review(server.request_context, service, params, models)
         data, text = result.decision.to_wire(), result.compact_markdown
     elif isinstance(params, DecisionsParams):
         data = service.archive.decisions(params).to_wire()
         text = data.pop("markdown")
     else:
-        data = (await _consult(server.request_context, service, router, params)).to_wire()
+        data = (await _consult(server.request_context, service, router, params, models)).to_wire()
         text = data.pop("markdown")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                 isError=False)
@@ -163,7 +169,7 @@ async def _with_progress(ctx, run: Callable[[Callable[[str], None]], Awaitable[T
     return outcome[0]
 
 
-async def _consult(ctx, service: CouncilService, router: EventRouter, params):
+async def _consult(ctx, service: CouncilService, router: EventRouter, params, models: CallModels):
     session_id = new_id()
 
     async def run(report: Callable[[str], None]):
@@ -174,14 +180,15 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params):
 
         router.routes[session_id] = on_event
         try:
-            return await service.consult(params, _asker(ctx), session_id)
+            async with models.consult(ctx, session_id) as on_model:
+                return await service.consult(params, _asker(ctx), session_id, **on_model)
         finally:
             router.routes.pop(session_id, None)
 
     return await _with_progress(ctx, run)
 
 
-async def _review(ctx, service: CouncilService, request: CouncilRequest) -> ReviewResult:
+async def _review(ctx, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
     """One review; each stage (panel, every verdict, the debate, the decision) is a progress notification."""
 
     async def run(report: Callable[[str], None]) -> ReviewResult:
@@ -190,7 +197,8 @@ async def _review(ctx, service: CouncilService, request: CouncilRequest) -> Revi
             if message:
                 report(message)
 
-        return await service.review(ReviewParams(request=request), on_progress)
+        async with models.review(ctx, f"review:{request.request_id}") as on_model:
+            return await service.review(ReviewParams(request=request, **on_model), on_progress)
 
     return await _with_progress(ctx, run)
 
