@@ -1197,7 +1197,7 @@ export interface ModelChoice {
 
 /** A failed model call: what kind of failure, where, and the technical cause. */
 export interface ModelFailure {
-  kind: 'key_rejected' | 'model_not_found' | 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'unreachable' | 'malformed' | 'refused' | 'client_model' | 'not_configured' | 'crashed';
+  kind: 'key_rejected' | 'model_not_found' | 'rate_limited' | 'overloaded' | 'server_error' | 'timeout' | 'unreachable' | 'malformed' | 'refused' | 'client_model' | 'not_configured' | 'crashed' | 'model_unavailable' | 'no_consent' | 'over_budget';
   provider: string;
   model: string;
   status?: number;
@@ -1278,6 +1278,8 @@ export interface PersonaResponse {
   note?: string;
   /** Why the persona's model call failed (it abstained). */
   failure?: ModelFailure;
+  /** The model it spoke with (a client model's name, else `provider:model`). */
+  model: string;
   conformityFlag: boolean;
   turnId?: string;
 }
@@ -1448,6 +1450,8 @@ export interface SessionSettings {
   language: string;
   /** The advisors may ask for evidence from the workspace (the sidecar has one, and evidence is on). */
   evidence: boolean;
+  /** The session's budget of model calls, retries included (None: no budget). */
+  maxModelCalls?: number;
 }
 
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from council.errors import ErrorCode
-from council.present import clarify, debate, evidence, follow_up, status
+from council.present import clarify, cost, debate, evidence, follow_up, status
 from council.present.persona import PersonaText, vote
 from council.present.review_words import progress_line
 from council.protocol import events as ev
@@ -49,8 +49,13 @@ class Narrator:
                 rt, ev.CycleStarted, cycle=rec.discussion.cycle_number, limit=rt.session.cycle_limit,
                 markdown=debate.cycle_started(rec.discussion.cycle_number, rt.session.cycle_limit)),
             r.PersonaSpoke: self._persona_spoke,
-            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote,
-                                                  markdown=vote(rec.vote, rt.session.options)),
+            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote, markdown=vote(
+                rec.vote, rt.session.options, _shown_model(rt, rec.vote.persona))),
+            r.SeatingDecided: lambda rt, rec: self.emit(rt, ev.SeatingDecided, seating=rec.seating,
+                                                        markdown=cost.seating(rec.seating)),
+            r.CallsPlanned: lambda rt, rec: self.emit(rt, ev.CostEstimated, plan=rec.plan,
+                                                      markdown=cost.cost_line(rec.plan)),
+            r.SeatFellBack: self._seat_fell_back,
             r.CycleConcluded: self._cycle_concluded,
             r.OptionsSet: lambda rt, rec: self.emit(rt, ev.OptionsProposed, options=rec.options,
                                                     markdown=debate.options(rec.options)),
@@ -123,11 +128,14 @@ class Narrator:
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
-        self._texts[(rt.session_id, persona, cycle)] = PersonaText(persona, limits)
-        self.emit(rt, ev.PersonaStarted, persona=persona, cycle=cycle, provider=provider, model=model)
+        self._texts[(rt.session_id, persona, cycle)] = PersonaText(persona, limits, model=_shown_model(rt, persona))
+        seating = rt.session.seating
+        self.emit(rt, ev.PersonaStarted, persona=persona, cycle=cycle, provider=provider, model=model,
+                  model_id=seating.model_of(persona).id if seating else "")
 
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
-        text = self._texts.setdefault((rt.session_id, persona, cycle), PersonaText(persona))
+        text = self._texts.setdefault((rt.session_id, persona, cycle),
+                                      PersonaText(persona, model=_shown_model(rt, persona)))
         markdown = text.feed(chunk)
         if markdown:
             self.emit(rt, ev.PersonaDelta, persona=persona, cycle=cycle, markdown=markdown)
@@ -171,10 +179,21 @@ class Narrator:
 
     def _persona_spoke(self, rt: SessionRuntime, rec: r.PersonaSpoke) -> None:
         resp = rec.response
-        text = self._texts.pop((rt.session_id, resp.persona, resp.cycle), None) or PersonaText(resp.persona)
+        text = self._texts.pop((rt.session_id, resp.persona, resp.cycle), None) or \
+            PersonaText(resp.persona, model=_shown_model(rt, resp.persona))
         # a failed model call shows nothing here: the cycle reports it once, with its cause, when it ends
         self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
                   markdown="" if resp.failure is not None else text.complete(resp))
+
+    def _seat_fell_back(self, rt: SessionRuntime, rec: r.SeatFellBack) -> None:
+        seating = rt.session.seating
+        assert seating is not None  # the reducer refuses a fallback before the seating
+        moved = [x for x in seating.seats if x.fallback is not None and x.fallback.from_model.id == rec.model_id]
+        if not moved:
+            return
+        names, old = [x.persona for x in moved], moved[0].fallback.from_model  # type: ignore[union-attr]
+        self.emit(rt, ev.SeatFellBack, personas=names, from_model=old, to_model=seating.chair, reason=rec.reason,
+                  markdown=cost.fell_back(names, old, seating.chair, rec.reason))
 
     def _evidence_gathered(self, rt: SessionRuntime, rec: r.EvidenceGathered) -> None:
         if not rec.uses:  # every request had been answered before: nothing new to show
@@ -203,6 +222,12 @@ class Narrator:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
+
+
+def _shown_model(rt: SessionRuntime, persona: str) -> str | None:
+    """The model a persona's heading and vote name: only once the seats are on more than one model."""
+    seating = rt.session.seating if rt.created else None
+    return seating.model_of(persona).label if seating is not None and seating.differs else None
 
 
 def _wire(data: dict[str, Any]) -> dict[str, Any]:

@@ -1,24 +1,30 @@
-"""Chooses the providers a session uses and keeps them alive across sessions.
+"""Chooses the models a session uses, seats its personas on them, and keeps the providers alive across sessions.
 
 Order (issue 3): the session's explicit choice → the configured default → the client's own model when the client
-offers one → a local Ollama → the embedded model. Personas mapped to a provider in the config get that one. The
-choice and its reason are shown to the user through the session's metadata and a progress event.
+offers one → a local Ollama → the embedded model. That is the chat's model (the moderator, the clarifier, the
+chair). When the client offers several models (``ClientCapabilities.models``) or the session names several
+``provider:model`` specs (``council ask --models``), the personas are seated across them
+(``council.session.seating``); personas mapped to a provider in the config get that one. The seating is journaled;
+:meth:`ProviderHub.picker` turns the session's live seating into a role → provider function, so a seat that fell
+back is served by the chat's model from its next call on.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
 from council.config import CouncilConfig, ProviderConfig, ProviderKind
-from council.errors import validation_error
+from council.errors import CouncilError, validation_error
 from council.protocol.methods import ClientCapabilities, SessionOptions
-from council.providers.base import Provider
-from council.providers.client import ClientBridge
+from council.providers.base import Provider, ProviderError
+from council.providers.client import ClientBridge, ClientProvider
 from council.providers.registry import build_provider, choose_default, provider_for_persona
 from council.session.calls import ProviderPicker
+from council.session.seating import ModelChoice, Seating, seat
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +37,7 @@ class ProviderHub:
         self.config = config
         self.bridge = bridge
         self._cache: OrderedDict[str, Provider] = OrderedDict()
+        self._choices: dict[str, ProviderConfig] = {}  # model choice id → its provider config (this sidecar's)
 
     def _get(self, cfg: ProviderConfig) -> Provider:
         """A shared provider per configuration; at most CACHE providers are kept (clients choose model names, so
@@ -43,22 +50,27 @@ class ProviderHub:
         self._cache.move_to_end(key)
         return self._cache[key]
 
-    async def picker(self, options: SessionOptions, client: ClientCapabilities) -> tuple[ProviderPicker, Provider]:
-        """A role → provider function for one session, and its default provider (why it was chosen is logged)."""
+    async def default_config(self, options: SessionOptions,
+                             client: ClientCapabilities) -> tuple[str, ProviderConfig, str]:
+        """The chat's model's provider (its name, its config) for a session, and why it was chosen."""
         if options.provider:
             cfg = self.config.providers.get(options.provider)
             if cfg is None:
                 cfg = _adhoc(options.provider, options.model or "", self.config)
             elif options.model:
                 cfg = cfg.model_copy(update={"model": options.model})
-            reason = f"provider {options.provider!r} requested for this session"
-        else:
-            client_ok = client.completion and self.bridge is not None
-            _, cfg, reason = await choose_default(self.config, client_available=client_ok)
-            if cfg.kind == "client" and client.completion_model:
-                cfg = cfg.model_copy(update={"model": client.completion_model})
-            if options.model and cfg.kind != "client":
-                cfg = cfg.model_copy(update={"model": options.model})
+            return options.provider, cfg, f"provider {options.provider!r} requested for this session"
+        client_ok = client.completion and self.bridge is not None
+        name, cfg, reason = await choose_default(self.config, client_available=client_ok)
+        if cfg.kind == "client" and client.completion_model:
+            cfg = cfg.model_copy(update={"model": client.completion_model})
+        if options.model and cfg.kind != "client":
+            cfg = cfg.model_copy(update={"model": options.model})
+        return name, cfg, reason
+
+    async def picker(self, options: SessionOptions, client: ClientCapabilities) -> tuple[ProviderPicker, Provider]:
+        """A role → provider function for one session, and its default provider (why it was chosen is logged)."""
+        _, cfg, reason = await self.default_config(options, client)
         default = self._get(cfg)
         per_persona: dict[str, Provider] = {}
 
@@ -70,6 +82,115 @@ class ProviderHub:
 
         log.info("models for a new session: %s (%s)", reason, default.describe())
         return pick, default
+
+    async def session_picker(self, options: SessionOptions,
+                             client: ClientCapabilities) -> tuple[ProviderPicker, Provider]:
+        """:meth:`picker` for a session: a provider problem is the caller's (a validation error)."""
+        try:
+            return await self.picker(options, client)
+        except ProviderError as exc:
+            raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
+
+    async def seat(self, options: SessionOptions, client: ClientCapabilities,
+                   personas: list[str]) -> tuple[Seating, Provider]:
+        """Seat ``personas`` on the models this session may use; the seating and the chat's model's provider (a
+        provider problem is the caller's: a validation error)."""
+        try:
+            return await self._seat(options, client, personas)
+        except ProviderError as exc:
+            raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
+
+    async def _seat(self, options: SessionOptions, client: ClientCapabilities,
+                    personas: list[str]) -> tuple[Seating, Provider]:
+        if options.models:
+            offered = [self._spec_choice(spec, i) for i, spec in enumerate(options.models)]
+            chair = offered[0]
+        else:
+            name, cfg, reason = await self.default_config(options, client)
+            log.info("the chat's model for a new session: %s", reason)
+            if cfg.kind == "client":
+                chair = ModelChoice(id=client.chat_model_id or "client", provider="client",
+                                    model=cfg.model or client.completion_model or "client")
+            else:
+                chair = self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind,
+                                                   model=cfg.model or cfg.kind, vendor=cfg.kind), cfg)
+            offered = [chair]
+            if chair.provider == "client" and client.models:
+                offered = [ModelChoice(id=m.id, provider="client", model=m.name or m.id, vendor=m.vendor,
+                                       family=m.family) for m in client.models]
+                chair = next((m for m in offered if m.id == chair.id), offered[0])
+        fixed = {}
+        for persona in personas:
+            name = provider_for_persona(self.config, persona)
+            if name:
+                cfg = self.config.providers[name]
+                fixed[persona] = self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind,
+                                                            model=cfg.model or cfg.kind, vendor=cfg.kind), cfg)
+        seating = seat(personas, offered, chair, options.seating, fixed)
+        log.info("seating (%s): %s", seating.policy, ", ".join(f"{s.persona}={s.model.label}" for s in seating.seats))
+        return seating, self.provider_of(chair)
+
+    def picker_for(self, seating: Callable[[], Seating | None], fallback: Provider) -> ProviderPicker:
+        """Role → provider from the session's seating as it is at each call (``fallback`` before it is seated)."""
+        def pick(role: str) -> Provider:
+            current = seating()
+            return fallback if current is None else self.provider_of(current.model_of(role))
+        return pick
+
+    def restored_picker(self, seating: Callable[[], Seating | None], chair: ModelChoice) -> ProviderPicker:
+        """The role → provider function of a restored session (its journaled seats); a chat's model this sidecar
+        cannot serve is the caller's problem (validation)."""
+        try:
+            default = self.provider_of(chair)
+        except (ProviderError, CouncilError) as exc:
+            raise validation_error(f"model provider problem: {getattr(exc, 'message', exc)}") from None
+        return self.picker_for(seating, default)
+
+    def provider_of(self, choice: ModelChoice) -> Provider:
+        """The provider serving ``choice``: the client's model by id, else the configured or named provider."""
+        if choice.provider == "client":
+            if self.bridge is None:
+                raise ProviderError("the client's models only work inside a client that answers council/complete",
+                                    kind="config")
+            key = f"client\0{choice.id}\0{choice.model}"
+            if key not in self._cache:
+                model_id = None if choice.id == "client" else choice.id
+                self._cache[key] = ClientProvider(self.bridge, model=choice.model, model_id=model_id)
+            return self._cache[key]
+        cfg = self._choices.get(choice.id)
+        if cfg is None:  # a restored session: its seats name specs this sidecar resolves again
+            cfg = self._spec_config(choice.id)
+        return self._get(cfg)
+
+    def _remember(self, choice: ModelChoice, cfg: ProviderConfig) -> ModelChoice:
+        self._choices[choice.id] = cfg
+        return choice
+
+    def _spec_choice(self, spec: str, index: int) -> ModelChoice:
+        try:
+            cfg = self._spec_config(spec)
+        except CouncilError as err:
+            raise validation_error(err.message, fields={f"options.models.{index}": err.message},
+                                   **{k: v for k, v in err.details.items() if k != "fields"}) from None
+        name = spec.split(":", 1)[0].strip()
+        return self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind,
+                                          vendor=cfg.kind, family=f"{name}:{cfg.model}"), cfg)
+
+    def _spec_config(self, spec: str) -> ProviderConfig:
+        """``provider:model`` (the provider a configured name or a kind; the model may hold colons, as Ollama's
+        ``qwen2.5:7b``) → its config; a bare configured name keeps that provider's model."""
+        name, _, model = spec.partition(":")
+        name, model = name.strip(), model.strip()
+        cfg = self.config.providers.get(name)
+        if cfg is not None:
+            return cfg.model_copy(update={"model": model}) if model else cfg
+        if name == "ollama":
+            return ProviderConfig(kind="ollama", model=model, base_url=self.config.ollama_url)
+        if name == "client" or name not in KINDS:
+            known = sorted({*self.config.providers, *(k for k in KINDS if k != "client")})
+            raise validation_error(f"unknown provider {name!r} in model spec {spec!r}: use provider:model with a "
+                                   f"provider one of {', '.join(known)}", valid=known)
+        return _adhoc(name, model, self.config)
 
     async def aclose(self) -> None:
         for provider in self._cache.values():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, get_args
 
 import anyio
 from lsprotocol import types
@@ -24,7 +24,7 @@ from council import __version__
 from council.camel import CamelModel, SnakeModel
 from council.errors import CouncilError, from_pydantic, internal_error, root_cause
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
-from council.protocol.completion import CompleteParams, CompleteResult
+from council.protocol.completion import CompleteFailureReason, CompleteParams, CompleteResult
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
@@ -95,7 +95,8 @@ class ClientBridge:
         finally:
             self.streams.pop(params.stream_id, None)
         if isinstance(outcome[0], JsonRpcException):
-            raise ProviderError(f"the client's model failed: {outcome[0].message}", kind="client")
+            raise ProviderError(f"the client's model failed: {outcome[0].message}",
+                                kind=seat_reason(getattr(outcome[0], "data", None)) or "client")
         if isinstance(outcome[0], Exception):
             raise ProviderError(f"the client's model failed: {type(outcome[0]).__name__}: {outcome[0]}",
                                 kind="client")
@@ -115,6 +116,13 @@ class ClientBridge:
                 send.send_nowait(text)
             except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 log.debug("dropped a completion delta for a closed stream")
+
+
+def seat_reason(data: Any) -> str | None:
+    """The reason a client could not use the model it was asked for (``CompleteErrorDetails.reason``), if given."""
+    details = data.get("details") if isinstance(data, dict) else None
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return reason if reason in get_args(CompleteFailureReason) else None
 
 
 def _handler(params_model: type[CamelModel | SnakeModel], method: str,

@@ -60,8 +60,8 @@ from council.protocol.methods import (
     TurnParams,
     TurnResult,
 )
+from council.protocol.seating import CallUsage
 from council.provider_hub import ProviderHub
-from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.review.api import Reviewer
@@ -175,15 +175,14 @@ class CouncilService:
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
                          user_name=opts.user_id or "User",
                          context=[(ref.name, ref.content) for ref in params.references],
-                         uris={ref.name: ref.uri for ref in params.references if ref.uri})
+                         uris={ref.name: ref.uri for ref in params.references if ref.uri},
+                         max_model_calls=opts.max_model_calls)
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
-        pick, default = await self.picker(params)
-        rt = self.store.create(params.new_session_id)
-        rt.pick = pick
+        rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id)
 
         async def start() -> str | None:
             rt.note("model", model=default.model, provider=default.id)
-            return await self.engine.start(rt, plan, pick)
+            return await self.engine.start(rt, plan, rt.pick, seating)
 
         try:
             return await self.run_turn(rt, Intent.NEW_PROBLEM, start)
@@ -192,15 +191,20 @@ class CouncilService:
                 self.store.discard(rt.session_id)
             raise
 
-    async def picker(self, params: TurnParams):
-        try:
-            return await self.hub.picker(params.options, params.client)
-        except ProviderError as exc:
-            raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
+    async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
+        """A new session's runtime with its role → provider function, its seating and the chat's model."""
+        seating, default = await self.hub.seat(params.options, params.client, personas)
+        rt = self.store.create(session_id)
+        rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
+        return rt, seating, default
 
     async def _pick(self, rt: SessionRuntime, params: TurnParams):
-        if rt.pick is None:
-            rt.pick, _ = await self.picker(params)
+        """The session's role → provider function; a restored session keeps its journaled seats (one journaled
+        before seating existed has its models chosen again)."""
+        if rt.pick is None and rt.session.seating is not None:
+            rt.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
+        elif rt.pick is None:
+            rt.pick, _ = await self.hub.session_picker(params.options, params.client)
         return rt.pick
 
     # --- council/answer --------------------------------------------------------------------------------------
@@ -272,7 +276,7 @@ class CouncilService:
                           final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                           limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped)
+                          stopped=s.stopped, usage=CallUsage.of(s))
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:
@@ -339,12 +343,13 @@ class CouncilService:
 
     # --- the consult tools (council.consult) ------------------------------------------------------------------
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
-                      session_id: str | None = None, client_model: str | None = None) -> ConsultResult:
-        return await self.consultant.consult(params, ask, session_id, client_model)
+                      session_id: str | None = None, client_model: str | None = None,
+                      client_models=None) -> ConsultResult:
+        return await self.consultant.consult(params, ask, session_id, client_model, client_models)
 
     async def consult_request(self, params: ConsultRequest | PersonaConsultRequest) -> ConsultResult:
         """``council/consult`` and ``council/personaConsult`` over JSON-RPC."""
-        return await self.consult(params, None, params.session_id, params.client_model)
+        return await self.consult(params, None, params.session_id, params.client_model, params.client_models)
 
     def consult_plan(self, params: ConsultPlanParams) -> ConsultPlan:
         return self.consultant.plan(params.consult_params())

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from council.errors import validation_error
 from council.personas.loader import PersonaLibrary
+from council.present.cost import cut_words
 from council.protocol.consult import ConsultParams, ConsultPlan, CouncilChoice, PersonaConsultParams
+from council.session.budget import max_calls
 from council.session.engine import Engine, NewSession, Plan
 from council.session.entities import Depth
 
 #: Debate cycles a consult may run at each depth (the sidecar's own cap still applies when lower).
 CONSULT_CYCLES: dict[Depth, int] = {Depth.BRIEF: 2, Depth.STANDARD: 3, Depth.DEEP: 5}
-FIXED_CALLS = 3  # the clarifier, the moderator's options and the chair's synthesis
 
 
 def request_text(params: ConsultParams | PersonaConsultParams) -> str:
@@ -51,7 +52,8 @@ def session_request(engine: Engine, params: ConsultParams | PersonaConsultParams
         cycles = min(engine.settings.max_cycles, CONSULT_CYCLES[params.depth])
     context = [("Context", params.context)] if params.context and params.context.strip() else []
     req = NewSession(text=request_text(params), personas=personas, depth=params.depth, max_cycles=cycles,
-                     max_personas=len(personas) if personas else None, clarify=True, context=context)
+                     max_personas=len(personas) if personas else None, clarify=True, context=context,
+                     max_model_calls=params.max_model_calls)
     return engine.plan(req)
 
 
@@ -61,8 +63,12 @@ def council_of(plan: Plan) -> CouncilChoice:
 
 
 def estimate(plan: Plan) -> ConsultPlan:
-    """The model calls a consult makes: at least one reply per persona, at most one per persona and cycle."""
+    """The model calls a consult makes: at least one reply per persona, at most one per persona and cycle; the
+    hard bound counts a retry per call, within the budget (which the plan was fitted into)."""
     n = len(plan.selection.personas)
     cycles = plan.settings.max_cycles
+    shape = plan.shape
     return ConsultPlan(council=council_of(plan), depth=plan.settings.depth, max_cycles=cycles,
-                       model_calls_min=FIXED_CALLS + n, model_calls_max=FIXED_CALLS + n * cycles)
+                       model_calls_min=shape.planned - n * cycles + n, model_calls_max=shape.planned,
+                       max_model_calls=max_calls(shape.planned, plan.settings.max_model_calls),
+                       budget_cut=cut_words(plan.cut, plan.settings.max_model_calls) if plan.cut else None)

@@ -131,4 +131,6 @@ def consult_result(s: ConversationSession, plan: Plan, library: PersonaLibrary,
         responses=responses, synthesis=synthesis(s, responses, contrarians, notes), session_id=s.session_id,
         depth=s.settings.depth, council=council_of(plan), vote=vote, clarifications=clar,
         assumptions=[a.assumption for a in s.assumption_log], open_questions=open_questions,
-        cycles=s.debate_cycles, model_calls=sum(u.calls for u in s.metadata.models.values()))
+        cycles=s.debate_cycles, model_calls=s.metadata.calls, calls_by_model=dict(s.metadata.calls_by_model),
+        max_model_calls=s.call_plans[-1].call_limit if s.call_plans else 0,
+        seats={seat.persona: seat.model.label for seat in s.seating.seats} if s.seating else {})

@@ -22,6 +22,7 @@ from council.errors import internal_error, validation_error
 from council.present import consult as words
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
+from council.protocol.seating import ClientModel
 from council.session.engine import Plan
 from council.session.entities import ClarificationQuestion, SessionStatus
 from council.session.intents import Intent
@@ -55,14 +56,17 @@ class Consultant:
         return plan
 
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
-                      session_id: str | None = None, client_model: str | None = None) -> ConsultResult:
+                      session_id: str | None = None, client_model: str | None = None,
+                      client_models: list[ClientModel] | None = None) -> ConsultResult:
         """Run the council on ``params`` to the end; ``session_id`` lets a caller route the session's events,
         ``client_model`` has the client's own model answer (``council/complete``), as in a chat turn."""
         plan = session_request(self.service.engine, params)
         declined: set[str] = set()
-        turn = TurnParams(options=SessionOptions(provider="client", model=client_model),
-                          client=ClientCapabilities(completion=True, completion_model=client_model)) \
-            if client_model else TurnParams()
+        seating = getattr(params, "seating", None)
+        turn = TurnParams(options=SessionOptions(provider="client", model=client_model, seating=seating),
+                          client=ClientCapabilities(completion=True, completion_model=client_model,
+                                                    models=client_models or [], chat_model_id=client_model)) \
+            if client_model else TurnParams(options=SessionOptions(seating=seating))
         rt = await self._run(plan, ask, session_id, declined, turn)
         s = rt.session
         if s.status is SessionStatus.CANCELLED:
@@ -78,13 +82,12 @@ class Consultant:
     async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str],
                    turn: TurnParams):
         svc, engine = self.service, self.service.engine
-        pick, default = await svc.picker(turn)
-        rt = svc.store.create(session_id)
-        rt.pick = pick
+        rt, seating, default = await svc.seated(turn, plan.selection.names, session_id)
+        pick = rt.pick
 
         async def start() -> str | None:
             rt.note("model", model=default.model, provider=default.id)
-            return await engine.start(rt, plan, pick)
+            return await engine.start(rt, plan, pick, seating)
 
         try:
             await svc.run_turn(rt, Intent.NEW_PROBLEM, start)

@@ -46,6 +46,9 @@ CAUSES: dict[str, Callable[[ModelFailure], str]] = {
     "client_model": lambda f: f"your chat model failed: {_said(f)}" if _said(f) else "your chat model failed",
     "not_configured": lambda f: f"the model is not set up: {_said(f)}",
     "crashed": lambda f: "the council hit an internal error (details are in the log)",
+    "model_unavailable": lambda f: f"{f.model or 'the model'} is not available",
+    "no_consent": lambda f: f"{f.model or 'the model'} may not be used (no consent)",
+    "over_budget": lambda f: "the session's budget of model calls is spent",
 }
 
 # what failed, by role; a persona is named in bold

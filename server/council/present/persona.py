@@ -16,16 +16,19 @@ from council.session.outputs import PersonaResponse, Vote, VoteOption
 SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")
 
 
-def heading(persona: str) -> str:
-    return f"#### {persona}\n\n"
+def heading(persona: str, model: str | None = None) -> str:
+    """A persona's heading; it names the model it spoke with when the council sits on more than one."""
+    return f"#### {persona} · _{model}_\n\n" if model else f"#### {persona}\n\n"
 
 
 class PersonaText:
     """The markdown of one persona in one cycle (or of the moderator's answer to a follow-up: ``fields`` says
     which reply fields to show), streamed then completed (each piece appended once)."""
 
-    def __init__(self, persona: str, limits: Limits | None = None, fields: Fields = FIELDS) -> None:
+    def __init__(self, persona: str, limits: Limits | None = None, fields: Fields = FIELDS,
+                 model: str | None = None) -> None:
         self.persona = persona
+        self.model = model
         self.live = LiveRenderer(limits, fields)
         self.started = False
 
@@ -48,7 +51,7 @@ class PersonaText:
             return ""
         if not self.started:
             self.started = True
-            return heading(self.persona) + text
+            return heading(self.persona, self.model) + text
         return text
 
 
@@ -63,10 +66,11 @@ def footer(r: PersonaResponse) -> str:
     return "\n\n".join(lines) + "\n\n"
 
 
-def vote(v: Vote, options: list[VoteOption]) -> str:
+def vote(v: Vote, options: list[VoteOption], model: str | None = None) -> str:
     label = next((o.label for o in options if o.id == v.option_id), "")
     choice = f"{v.option_id} · {one_line(label)}" if label else v.option_id
-    line = f"🗳️ **{v.persona}** votes **{choice}** ({percent(v.confidence)} confident)"
+    who = f"**{v.persona}** (_{model}_)" if model else f"**{v.persona}**"
+    line = f"🗳️ {who} votes **{choice}** ({percent(v.confidence)} confident)"
     why = one_line(v.rationale)
     if why and why != one_line(v.conclusion):
         line += f" — {why}"

@@ -24,6 +24,8 @@ NOTES: dict[str, Callable[..., str]] = {
     "chair": lambda: "The chair writes the final answer…",
     "evidence": lambda count: f"Looking up {plural(count, 'piece')} of evidence in the workspace…",
     "follow_up": lambda: "The moderator looks back at the debate…",
+    "budget_stop": lambda cycles: f"The budget of model calls allows no further cycle: the council votes after "
+                                  f"{plural(cycles, 'cycle')}.",
 }
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
@@ -100,6 +102,8 @@ def hint(s: ConversationSession, word: str, extendable: bool) -> str:
 
 
 TURN_NOTES: dict[str, str] = {
+    "over_budget": "The session's budget of model calls is spent: nothing more was run. Start a new session "
+                   "(with a larger budget) to go on.",
     "cancelled": "The session was cancelled.",
     "no_more_questions": "The moderator has no further questions.",
     "stalled": "Every advisor failed; the session waits. Click **Retry** (or send `retry`) once the model works "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from council.encodable import encodable
-from council.present import clarify, debate, follow_up
+from council.present import clarify, cost, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
 from council.present.text import bullets, cell, join_names, one_line, percent
@@ -82,13 +82,15 @@ def _convergence(s: ConversationSession) -> str:
 def _cycle(s: ConversationSession, cycle: int) -> str:
     out = [debate.cycle_started(cycle, None).replace("### ", "## ", 1)]
     votes = {v.persona: v for v in s.votes if v.cycle == cycle}
+    differs = s.seating is not None and s.seating.differs
+    models = {x.persona: x.model or None for x in s.responses if x.cycle == cycle} if differs else {}
     for resp in (x for x in s.responses if x.cycle == cycle):
-        out.append(PersonaText(resp.persona).complete(resp))
+        out.append(PersonaText(resp.persona, model=models.get(resp.persona)).complete(resp))
         if resp.persona in votes and cycle > 1:
-            out.append(vote(votes.pop(resp.persona), s.options))
+            out.append(vote(votes.pop(resp.persona), s.options, models.get(resp.persona)))
     if cycle == 1 and s.options:
         out.append(debate.options(s.options))
-    out += [vote(v, s.options) for v in votes.values()]
+    out += [vote(v, s.options, models.get(v.persona)) for v in votes.values()]
     out.append(debate.cycle_summary(s, cycle))
     if next(d for d in s.discussions if d.cycle_number == cycle).status.value == "limit_reached":
         out.append(debate.limit_reached(cycle, cycle, False, 0))
@@ -107,6 +109,8 @@ def transcript(s: ConversationSession) -> str:
            _question(s)]
     if s.persona_selection:
         out.append(clarify.selection(s.persona_selection))
+    if s.seating is not None:
+        out.append(cost.seating(s.seating))
     out.append(_clarifications(s))
     out.append(_assumptions(s))
     for d in s.discussions:
@@ -120,6 +124,7 @@ def transcript(s: ConversationSession) -> str:
     if s.final_answer:
         out.append(s.final_answer)
     out.append(follow_up.transcript_follow_ups(s))
+    out.append(cost.calls_made(s))
     return encodable("".join(out))
 
 

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from council.camel import CamelModel
+from council.session.entities import ConversationSession
 
 ModelId = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 PersonaKey = Annotated[str, StringConstraints(min_length=1, max_length=80)]
@@ -42,3 +43,10 @@ class CallUsage(CamelModel):
     by_model: dict[str, int] = Field(default_factory=dict)
     max_calls: int | None = Field(None, description="The most the session said it would spend (all phases).")
     budget: int | None = Field(None, description="The session's `maxModelCalls`, if any.")
+
+    @classmethod
+    def of(cls, s: ConversationSession) -> CallUsage:
+        """Calls the session made per model, against what it said it would spend."""
+        plans = s.call_plans
+        return cls(calls=s.metadata.calls, by_model=dict(s.metadata.calls_by_model),
+                   max_calls=plans[-1].call_limit if plans else None, budget=s.settings.max_model_calls)

@@ -27,16 +27,18 @@ class ClientBridge(Protocol):
 class ClientProvider(PushProvider):
     id = "client"
 
-    def __init__(self, bridge: ClientBridge, model: str = "client") -> None:
+    def __init__(self, bridge: ClientBridge, model: str = "client", model_id: str | None = None) -> None:
         super().__init__(model or "client")
         self.bridge = bridge
+        self.model_id = model_id  # which of the client's models (None: the chat's one, as the client decides)
 
     async def push(self, request: CompletionRequest, on_delta: DeltaSink | None) -> str:
         """Ask the client; forward each delta as it arrives (no queue); a final text longer than what was
         streamed sends its rest as the last delta. Returns what was forwarded."""
         params = CompleteParams(session_id=request.session_id, stream_id=uuid.uuid4().hex, purpose=request.purpose,
                                 messages=request.messages, json_schema=request.json_schema,
-                                max_tokens=request.max_tokens, temperature=request.temperature)
+                                max_tokens=request.max_tokens, temperature=request.temperature,
+                                model_id=self.model_id)
         streamed: list[str] = []
         consumer: list[BaseException] = []
 
@@ -61,7 +63,7 @@ class ClientProvider(PushProvider):
                 raise consumer[0] from None
             raise ProviderError(f"the client could not complete the prompt: {root}",
                                 kind="client") from None
-        if result.model:
+        if result.model and self.model_id is None:  # the client names its one model; a listed one has its name
             self.model = result.model
         sent = "".join(streamed)
         if result.text.startswith(sent) and len(result.text) > len(sent):

@@ -97,3 +97,21 @@ def count_by_model(shape: Shape, seat_labels: list[str], chair: str) -> dict[str
     for label in seat_labels[: shape.seats]:
         out[label] = out.get(label, 0) + shape.cycles
     return out
+
+
+def allows(plans: list[CallPlan], calls: int, first_calls: int, pending: int, pending_first: int,
+           retry: bool) -> bool:
+    """Whether one more call fits the stated bound. ``calls``/``first_calls``: made (journaled); ``pending``/
+    ``pending_first``: started, not yet journaled. A session without plans (journaled before budgets) has none."""
+    if not plans:
+        return True
+    last = plans[-1]
+    made_first = first_calls + pending_first
+    if not retry:
+        return made_first < last.first_limit
+    return calls + pending + (last.first_limit - made_first) + 1 <= last.call_limit
+
+
+def first_calls_left(plans: list[CallPlan], first_calls: int) -> int | None:
+    """First calls the stated plan still allows (None: no plan, no limit)."""
+    return None if not plans else max(0, plans[-1].first_limit - first_calls)

@@ -18,7 +18,8 @@ from typing import Any, Generic, TypeVar
 
 from council.providers.base import ChatMessage, CompletionRequest, Provider, complete
 from council.session import records as r
-from council.session.failure import ModelFailure, failure_of
+from council.session.budget import allows
+from council.session.failure import ModelFailure, failure_of, fallback_reason
 from council.session.formats import swaps
 from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply
@@ -56,6 +57,7 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
+    started = False
     messages = spec.messages
     if provider.constrains_json:  # the backend enforces the schema: the keys and hints, no types to copy
         messages = _compact(messages, spec.schema)
@@ -66,10 +68,12 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
 
     async def ask(req: CompletionRequest, sink: Callable[[str], Awaitable[None]] | None,
                   report: bool = spec.report) -> str | None:
-        reply = await _run(rt, provider, req, spec.role, sink)
+        nonlocal provider, started
+        retry, started = started, True
+        reply, provider = await _attempt(rt, pick, provider, req, spec.role, sink, retry)
         if isinstance(reply, ModelFailure):
             failed.append(reply)
-            if report:
+            if report and not (retry and reply.kind == "over_budget"):  # a repair the bound has no room for
                 rt.problem("model_failed", persona=spec.role, role=spec.role, failure=reply)  # the session goes on
             return None
         return reply
@@ -132,13 +136,50 @@ def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
     return reply
 
 
+async def _attempt(rt: SessionRuntime, pick: ProviderPicker, provider: Provider, request: CompletionRequest,
+                   role: str, on_delta: Callable[[str], Awaitable[None]] | None,
+                   retry: bool) -> tuple[str | ModelFailure, Provider]:
+    """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
+    there). The reply or failure, and the provider that gave it."""
+    seat_id = _seat_id(rt, role)
+    reply = await _run(rt, provider, request, role, on_delta, retry=retry)
+    if isinstance(reply, ModelFailure) and reply.kind != "over_budget" and _fell_back(rt, role, seat_id, reply):
+        provider = pick(role)
+        reply = await _run(rt, provider, request, role, on_delta, retry=True)
+    return reply, provider
+
+
+def _seat_id(rt: SessionRuntime, role: str) -> str | None:
+    seating = rt.session.seating if rt.created else None
+    return None if seating is None else seating.model_of(role).id
+
+
+def _fell_back(rt: SessionRuntime, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
+    """Whether ``role``'s seat left the model that just failed it for the chat's model (recorded by the first call
+    that noticed: once per model per session)."""
+    seating = rt.session.seating if rt.created else None
+    if seating is None or seat_id is None or seat_id == seating.chair.id:
+        return False
+    if seating.model_of(role).id == seat_id:
+        log.warning("%s's model failed (%s): its seats move to the chat's model", role, failure.kind)
+        rt.record(r.SeatFellBack(at=rt.clock(), model_id=seat_id, reason=fallback_reason(failure),
+                                 detail=failure.detail))
+    return rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id
+
+
 async def _run(rt: SessionRuntime, provider: Provider, request: CompletionRequest, role: str,
-               on_delta: Callable[[str], Awaitable[None]] | None) -> str | ModelFailure:
+               on_delta: Callable[[str], Awaitable[None]] | None, retry: bool = False) -> str | ModelFailure:
     """The model's whole text, or why the call failed (a provider error, or a provider bug: neither sinks the
-    session)."""
+    session). A call the session's stated bound does not allow is not made (``over_budget``)."""
+    if rt.created and not allows(rt.session.call_plans, rt.session.metadata.calls, rt.session.metadata.first_calls,
+                                 rt.pending_calls, rt.pending_first, retry):
+        log.info("no model call for %s: the stated bound of calls is reached", role)
+        return ModelFailure(kind="over_budget", provider=provider.id, model=provider.model)
     started = time.perf_counter()
     failed = True
     rt.inflight_calls += 1
+    rt.pending_calls += 1
+    rt.pending_first += int(not retry)
     try:
         text = await complete(provider, request, on_delta)
         failed = False
@@ -152,9 +193,12 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
         return failure
     finally:
         rt.inflight_calls -= 1
+        rt.pending_calls -= 1
+        rt.pending_first -= int(not retry)
         if rt.created:
             try:
                 rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
-                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000))
+                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000,
+                                      retry=retry))
             except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
                 log.debug("could not record model use for %s", role, exc_info=True)

@@ -18,6 +18,7 @@ from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_s
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_messages
 from council.session.runtime import SessionRuntime
+from council.session.seating import model_label
 from council.session.streaming import OrderedStream
 
 INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id")
@@ -128,6 +129,8 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
         response, vote = response_of(name, cycle, outcome, option_ids, previous_votes.get(name))
+        answered = pick(name)  # after a fallback: the chat's model
+        response.model = model_label(answered.id, answered.model)
         content = response.note if response.abstained else response.position
 
         def commit() -> None:

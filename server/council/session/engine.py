@@ -24,9 +24,11 @@ from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.routing import Selection, select_personas
 from council.session import records as r
 from council.session.answers import resolve
+from council.session.budget import BudgetCut, Shape, fit
 from council.session.calls import ProviderPicker
 from council.session.clarifier import plan_round
 from council.session.convergence import Convergence, assess, position_similarity, should_stop
+from council.session.costing import can_afford_cycle, remaining, resumable, state_plan
 from council.session.debate import report_failures, run_cycle, votes_of
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
@@ -55,6 +57,7 @@ from council.session.outputs import CouncilSynthesis
 from council.session.pause import drop_open_cycle, resume
 from council.session.prompts import CONTEXT_BUDGET, detect_language
 from council.session.runtime import SessionRuntime, can_extend
+from council.session.seating import Seating
 from council.session.synthesis import synthesize
 from council.session.vote_round import conclude, propose_options
 
@@ -84,15 +87,27 @@ class NewSession:
     user_name: str = "User"
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
+    max_model_calls: int | None = None  # the session's budget of model calls
 
 
 @dataclass(frozen=True)
 class Plan:
-    """A checked request with its settings and council, ready to start."""
+    """A checked request with its settings and council (fitted into its budget), ready to start."""
 
     request: NewSession
     settings: SessionSettings
     selection: Selection
+    cut: BudgetCut | None = None
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(len(self.selection.personas), cycle_cap(self.settings, self.request.extended_debate),
+                     self.settings.clarify)
+
+
+def cycle_cap(settings: SessionSettings, extended: bool) -> int:
+    """The cycle cap a new session starts with (extended debate asked up front: the extended one)."""
+    return max(settings.max_cycles, settings.extended_max_cycles) if extended else settings.max_cycles
 
 
 class Engine:
@@ -134,10 +149,22 @@ class Engine:
         text = req.text.strip()
         if not text:
             raise validation_error("a new session needs the problem to discuss", fields={"text": "required"})
-        settings = self.settings_for(req)
-        return Plan(req, settings, self._choose(text, req.personas, settings.max_personas))
+        settings = self.settings_for(req).model_copy(update={"max_model_calls": req.max_model_calls})
+        selection = self._choose(text, req.personas, settings.max_personas)
+        cap = cycle_cap(settings, req.extended_debate)
+        shape, cut = fit(Shape(len(selection.personas), cap, settings.clarify), req.max_model_calls)
+        if cut is not None:  # fewer cycles, seats or no questions: the plan says what it cut
+            extended = shape.cycles if req.extended_debate else settings.extended_max_cycles
+            settings = settings.model_copy(update={"max_cycles": min(settings.max_cycles, shape.cycles),
+                                                   "clarify": shape.clarifier, "extended_max_cycles": extended,
+                                                   "min_cycles": min(settings.min_cycles, shape.cycles)})
+            cut.dropped_seats = selection.names[shape.seats:]
+            selection = selection.model_copy(update={"personas": selection.personas[: shape.seats]})
+        return Plan(req, settings, selection, cut)
 
-    async def start(self, rt: SessionRuntime, plan: Plan, pick: ProviderPicker) -> str | None:
+    async def start(self, rt: SessionRuntime, plan: Plan, pick: ProviderPicker,
+                    seating: Seating | None = None) -> str | None:
+        """Create the session, seat it (``seating``), state the most it will spend, run until it needs the user."""
         req, settings, selection = plan.request, plan.settings, plan.selection
         text = req.text.strip()
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
@@ -152,6 +179,9 @@ class Engine:
             context_names=[name for name, _ in req.context], correlation_id=new_id(),
             extended_debate=req.extended_debate, workspace_overview=overview or []))
         self._record_selection(rt, selection)
+        if seating is not None:
+            rt.record(r.SeatingDecided(at=rt.clock(), seating=seating))
+        state_plan(rt, "start", plan.shape, plan.cut)
         record_attachments(rt, [Attachment(name, content, req.uris.get(name)) for name, content in req.context])
         await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
@@ -219,6 +249,8 @@ class Engine:
             raise validation_error(f"clarification is capped at {MAX_CLARIFICATION_ROUNDS} rounds",
                                    rounds=s.clarification_rounds, cap=MAX_CLARIFICATION_ROUNDS)
         round_number = s.clarification_rounds + 1
+        if state_plan(rt, "more_questions", remaining(s, clarifier=True)) is None:
+            return "over_budget"
         questions = await plan_round(rt, pick, round_number)
         if not questions:
             return "no_more_questions"
@@ -235,17 +267,30 @@ class Engine:
         if s.status is not S.COMPLETED or not can_extend(s):
             raise validation_error("only a debate that stopped at its cycle limit can be extended",
                                    status=s.status.value)
+        if not self._affords_more(rt):
+            return "over_budget"
         rt.record(r.DebateExtended(at=rt.clock()))
         rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="extended debate"))
+        state_plan(rt, "extend", remaining(rt.session, clarifier=False))
         return await self.advance(rt, pick)
 
     async def reopen(self, rt: SessionRuntime, text: str, pick: ProviderPicker) -> str | None:
         """Re-open a completed debate with ``text`` as new input: more cycles, a new vote, a new answer."""
+        if rt.session.status is S.COMPLETED and not self._affords_more(rt):
+            return "over_budget"
         reopen_debate(rt, text)
+        state_plan(rt, "reopen", remaining(rt.session, clarifier=False))
         return await self.advance(rt, pick)
+
+    def _affords_more(self, rt: SessionRuntime) -> bool:
+        """Whether the budget left pays for one more cycle and a new answer (no budget: always)."""
+        s, budget = rt.session, rt.session.settings.max_model_calls
+        return budget is None or budget - s.metadata.calls >= len(s.personas) + 1
 
     async def follow_up(self, rt: SessionRuntime, text: str, pick: ProviderPicker) -> str | None:
         """The moderator answers a question about the completed session (it stays completed)."""
+        if rt.session.status is S.COMPLETED and state_plan(rt, "follow_up", Shape(0, 0, False), calls=1) is None:
+            return "over_budget"
         return await answer_follow_up(rt, pick, text)
 
     async def retry(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
@@ -259,10 +304,12 @@ class Engine:
             raise validation_error("the session was cancelled and cannot be resumed: ask the question again to "
                                    "start a new session", status=s.status.value)
         resume(rt)
-        if s.status is S.CREATED:
-            return await self._begin(rt, pick)
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
+        if state_plan(rt, "retry", resumable(s)) is None:
+            return "over_budget"
+        if s.status is S.CREATED:
+            return await self._begin(rt, pick)
         return await self.advance(rt, pick)
 
     # --- the loop ------------------------------------------------------------------------------------------
@@ -310,6 +357,9 @@ class Engine:
         contracts = self.contracts(rt)
         previous: Convergence | None = _last_convergence(rt.session)
         while rt.session.debate_cycles < rt.session.cycle_limit:
+            if rt.session.debate_cycles and not can_afford_cycle(rt.session):  # the stated plan has no more room
+                rt.note("budget_stop", cycles=rt.session.debate_cycles)
+                break
             cycle = rt.session.debate_cycles + 1
             await gather_evidence(rt, cycle - 1, self.evidence)  # what the last cycle asked for, for this one
             responses = await run_cycle(rt, pick, contracts, cycle)
@@ -347,5 +397,4 @@ class Engine:
 
 
 def _last_convergence(session: ConversationSession) -> Convergence | None:
-    done = [d for d in session.discussions if d.convergence is not None]
-    return done[-1].convergence if done else None
+    return next((d.convergence for d in reversed(session.discussions) if d.convergence is not None), None)

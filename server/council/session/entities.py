@@ -234,6 +234,8 @@ class SessionSettings(CamelModel):
     language: str = "en"
     evidence: bool = Field(False, description="The advisors may ask for evidence from the workspace (the sidecar "
                                               "has one, and evidence is on).")
+    max_model_calls: int | None = Field(None, ge=3, description="The session's budget of model calls, retries "
+                                                                "included (None: no budget).")
 
 
 class ModelUse(CamelModel):

@@ -15,9 +15,11 @@ from urllib.parse import urlsplit
 from council.camel import CamelModel
 from council.errors import root_cause
 from council.providers.base import Provider, ProviderError
+from council.session.seating import FallbackReason
 
 FailureKind = Literal["key_rejected", "model_not_found", "rate_limited", "overloaded", "server_error", "timeout",
-                      "unreachable", "malformed", "refused", "client_model", "not_configured", "crashed"]
+                      "unreachable", "malformed", "refused", "client_model", "not_configured", "crashed",
+                      "model_unavailable", "no_consent", "over_budget"]
 MAX_DETAIL = 300
 
 # a status a client's model reports in its own words ("Request Failed: 529 …", "HTTP 429", "status code 503")
@@ -49,6 +51,11 @@ def failure_of(exc: BaseException, provider: Provider | None = None) -> ModelFai
                         detail=_clip(root.message), **where)
 
 
+def fallback_reason(f: ModelFailure) -> FallbackReason:
+    """Why a seat leaves its model: the client's own reason when it gave one, else the model failed."""
+    return f.kind if f.kind in ("model_unavailable", "no_consent") else "model_failed"  # type: ignore[return-value]
+
+
 def malformed(provider: Provider | None, detail: str) -> ModelFailure:
     """A reply that stayed unusable after its one repair attempt."""
     return ModelFailure(kind="malformed", provider=provider.id if provider else "",
@@ -72,7 +79,9 @@ def _kind(err: ProviderError, status: int | None, provider: str) -> FailureKind:
     if (status is not None and status >= 500) or err.kind == "server":
         return "server_error"
     by_kind: dict[str, FailureKind] = {"timeout": "timeout", "connection": "unreachable", "config": "not_configured",
-                                       "malformed": "malformed"}
+                                       "malformed": "malformed", "model_unavailable": "model_unavailable",
+                                       "no_consent": "no_consent", "model_failed": "client_model",
+                                       "over_budget": "over_budget"}
     if err.kind in by_kind:
         return by_kind[err.kind]
     if provider == "client" and err.kind == "client":

@@ -78,6 +78,7 @@ class PersonaResponse(PersonaReply):
     abstained: bool = False
     note: str | None = None
     failure: ModelFailure | None = Field(None, description="Why the persona's model call failed (it abstained).")
+    model: str = Field("", description="The model it spoke with (a client model's name, else `provider:model`).")
     conformity_flag: bool = False
     turn_id: str | None = None
 

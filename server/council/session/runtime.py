@@ -67,6 +67,8 @@ class SessionRuntime:
         self.finished_at: float | None = None
         self.last_active = mono()
         self.inflight_calls = 0
+        self.pending_calls = 0  # started and not journaled yet (the budget counts them): all, and first calls
+        self.pending_first = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
         self.once = KeyedOnce()  # idempotency memory of this session's requests, evicted with it
 

@@ -1,0 +1,91 @@
+"""Seating personas on models (issue 19): the pure seat() and fall_back(), and fitting a council into a budget."""
+
+from __future__ import annotations
+
+from council.session.budget import MIN_CALLS, CallPlan, Shape, allows, fit, max_calls
+from council.session.seating import ModelChoice, fall_back, seat
+
+GPT = ModelChoice(id="copilot/gpt-4o", provider="client", model="GPT-4o", vendor="copilot", family="gpt-4o")
+GPT_MINI = ModelChoice(id="copilot/gpt-4o-mini", provider="client", model="GPT-4o mini", vendor="copilot",
+                       family="gpt-4o-mini")
+O3 = ModelChoice(id="copilot/o3", provider="client", model="o3", vendor="copilot", family="o3")
+CLAUDE = ModelChoice(id="copilot/claude", provider="client", model="Claude Sonnet 4", vendor="copilot",
+                     family="claude-sonnet-4")
+GEMINI = ModelChoice(id="copilot/gemini", provider="client", model="Gemini 2.5 Pro", vendor="copilot",
+                     family="gemini-2.5-pro")
+COUNCIL = ["Software Architect", "Security Expert", "Devil's Advocate", "Senior Developer"]
+
+
+def models_of(seating):
+    return {s.persona: s.model.id for s in seating.seats}
+
+
+def test_diverse_deals_seats_over_model_families_starting_with_the_chats():
+    seating = seat(COUNCIL, [GPT, GPT_MINI, O3, CLAUDE, GEMINI], GPT)
+    assert seating.policy == "diverse" and seating.differs
+    assert models_of(seating) == {"Software Architect": GPT.id, "Security Expert": CLAUDE.id,
+                                  "Devil's Advocate": GEMINI.id, "Senior Developer": GPT.id}
+    assert seating.chair == GPT and seating.model_of("moderator") == GPT and seating.model_of("synthesizer") == GPT
+    assert {s.why for s in seating.seats} == {"diverse"}
+
+
+def test_one_family_is_the_chat_policy_and_one_model_is_single():
+    assert seat(COUNCIL, [GPT, GPT_MINI, O3], GPT).policy == "chat"  # gpt and o-series: one lineage
+    single = seat(COUNCIL, [], GPT)
+    assert single.policy == "single" and not single.differs
+    assert set(models_of(single).values()) == {GPT.id}
+
+
+def test_chat_policy_puts_every_seat_on_the_chats_model():
+    seating = seat(COUNCIL, [GPT, CLAUDE], CLAUDE, "chat")
+    assert set(models_of(seating).values()) == {CLAUDE.id} and not seating.differs
+
+
+def test_an_explicit_map_seats_the_personas_it_names_case_insensitively():
+    seating = seat(COUNCIL, [GPT, CLAUDE, GEMINI], GPT,
+                   {"security expert": CLAUDE.id, "Devil's Advocate": "no-such-model"})
+    assert models_of(seating) == {"Software Architect": GPT.id, "Security Expert": CLAUDE.id,
+                                  "Devil's Advocate": GPT.id, "Senior Developer": GPT.id}
+    assert [s.why for s in seating.seats] == ["chat", "map", "map_unknown", "chat"]
+
+
+def test_configured_persona_providers_win_over_the_spread():
+    local = ModelChoice(id="local:qwen2.5:7b", provider="openai", model="qwen2.5:7b")
+    seating = seat(COUNCIL, [GPT, CLAUDE], GPT, fixed={"devil's advocate": local})
+    assert seating.model_of("Devil's Advocate") == local
+    assert next(s for s in seating.seats if s.persona == "Devil's Advocate").why == "config"
+    assert seat(COUNCIL, [], GPT, fixed={"Security Expert": local}).differs  # one model offered, one configured
+
+
+def test_fall_back_moves_every_seat_on_the_model_once():
+    seating = seat(COUNCIL, [GPT, CLAUDE], GPT)
+    assert fall_back(seating, CLAUDE.id, "no_consent") == ["Security Expert", "Senior Developer"]
+    assert seating.model_of("Security Expert") == GPT and seating.model_of("Senior Developer") == GPT
+    seat_ = next(s for s in seating.seats if s.persona == "Security Expert")
+    assert seat_.fallback is not None and seat_.fallback.from_model == CLAUDE and seat_.fallback.reason == "no_consent"
+    assert fall_back(seating, CLAUDE.id, "no_consent") == []  # once per model
+    assert fall_back(seating, GPT.id, "model_failed") == []  # the chat's model has nowhere to go
+
+
+def test_fit_cuts_cycles_then_seats_then_the_clarifier_down_to_the_minimum():
+    shape = Shape(seats=5, cycles=10, clarifier=True)
+    assert shape.planned == 53 and fit(shape, None) == (shape, None) and fit(shape, 60)[1] is None
+    fitted, cut = fit(shape, 20)
+    assert fitted == Shape(5, 3, True) and fitted.planned <= 20 and cut.cycles_from == 10
+    fitted, cut = fit(shape, 6)
+    assert fitted == Shape(3, 1, True) and fitted.planned == 6 and cut.seats_from == 5
+    fitted, cut = fit(shape, 4)
+    assert fitted == Shape(2, 1, False) and cut.clarifier
+    fitted, _ = fit(shape, MIN_CALLS)
+    assert fitted == Shape(1, 1, False) and fitted.planned == MIN_CALLS
+
+
+def test_the_bound_counts_one_retry_per_call_within_the_budget_and_retries_use_only_the_slack():
+    assert max_calls(9, None) == 18 and max_calls(9, 12) == 12 and max_calls(9, 30) == 18
+    plans = [CallPlan(planned=3, max_calls=4, first_limit=3, call_limit=4)]
+    assert allows(plans, 0, 0, 0, 0, retry=False)
+    assert allows(plans, 1, 1, 0, 0, retry=True)  # 1 made + 2 still planned + this one = 4
+    assert not allows(plans, 2, 1, 0, 0, retry=True)  # a second retry would leave no room for the plan
+    assert not allows(plans, 3, 3, 0, 0, retry=False)  # no first call beyond the plan
+    assert not allows(plans, 1, 1, 1, 0, retry=True)  # a retry in flight counts
+    assert allows([], 100, 100, 0, 0, retry=True)  # a session without a plan has no bound
