@@ -111,6 +111,40 @@ async def test_a_whole_consult_runs_on_the_clients_model(mcp_server):
     assert {"moderator", "synthesizer"} <= purposes and set(data["council"]["personas"]) <= purposes
     assert "The council uses the MCP client's model (your chat model)." in progress
 
+    # seats spread over the client's own choice and the hints; the chair asks with no hint
+    names = data["council"]["personas"]
+    order = ["the MCP client's model", "claude", "gpt", "gemini"]  # round-robin, the client's own choice first
+    chair, hinted = order[0], {order[i % 4] for i in range(len(names))} - {order[0]}
+    assert data["seats"] == {name: order[i % 4] for i, name in enumerate(names)}
+    for p in model.requests:
+        seat = data["seats"].get(p.metadata["purpose"], chair)
+        assert (p.modelPreferences.hints[0].name if p.modelPreferences else chair) == seat
+    # calls are counted under the model that answered, and stay within what was stated before the first call
+    assert sum(data["calls_by_model"].values()) == data["model_calls"] <= data["max_model_calls"]
+    assert set(data["calls_by_model"]) == {"default-model", *(f"{h}-model" for h in hinted)}
+    cost = [m for m in progress if m.startswith("💰 At most")]
+    assert len(cost) == 1 and f"at most {data['max_model_calls']} model calls".lower() in cost[0].lower()
+    assert progress.index(cost[0]) < next(i for i, m in enumerate(progress) if "answered (cycle 1)" in m)
+    assert any(m.startswith("🪑 Seats:") and "claude" in m for m in progress)
+    assert "model calls (" in r.content[0].text and "claude-model" in r.content[0].text
+
+
+async def test_sampling_hints_none_puts_every_seat_on_the_clients_choice(mcp_server):
+    model = ScriptedClientModel()
+    async with mcp_server(model, args=["--sampling-hints", "none"]) as s:
+        r = await consult(s)
+    assert not r.isError, r.content[0].text
+    assert model.hints() == [None] * len(model.requests)
+    assert r.structuredContent["calls_by_model"] == {"default-model": len(model.requests)}
+
+
+async def test_the_budget_holds_on_the_clients_model(mcp_server):
+    model = ScriptedClientModel()
+    async with mcp_server(model) as s:
+        r = await consult(s, max_model_calls=5)
+    assert not r.isError, r.content[0].text
+    assert len(model.requests) == r.structuredContent["model_calls"] <= 5
+
 
 async def test_a_client_without_sampling_keeps_the_servers_order(mcp_server):
     async with mcp_server(None, env={"COUNCIL_PROVIDER": "scripted"}) as s:

@@ -82,7 +82,7 @@ class CallModels:
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:
         """Keyword arguments for ``CouncilService.consult`` (the client's models, or none: the server's)."""
         async with self._routed(ctx, session_id) as chair:
-            yield {} if chair is None else {"client_model": chair}
+            yield {} if chair is None else {"client_model": chair, "client_models": seat_models(self.policy.hints)}
 
     @asynccontextmanager
     async def review(self, ctx: Any, review_id: str) -> AsyncIterator[dict[str, Any]]:
