@@ -25,8 +25,9 @@ def no_model(ollama_url: str, embedded: str) -> str:
 def sampling_refused(said: str) -> str:
     """The client answered the council's sampling requests with an error."""
     return (f"The MCP client did not let the council use its model ({said}). Fix: allow it — in VS Code answer "
-            "Allow when it asks, or set `chat.mcp.serverSampling` for Council (`allowedDuringChat: true`, and "
-            f"`allowedModels` to pick the models) — or {SERVER_MODEL_FIX}.")
+            "Allow when it asks, or set `chat.mcp.serverSampling` for this server (the Council extension's is "
+            "\"Council: Council\") to `allowedDuringChat: true`, with `allowedModels` to pick the models — or "
+            f"{SERVER_MODEL_FIX}.")
 
 
 NO_SAMPLING_REQUIRED = ("No model for the council: `council mcp` was started with `--provider client` (the MCP "

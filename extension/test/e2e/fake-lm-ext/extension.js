@@ -91,6 +91,7 @@ exports.activate = function activate(context) {
       }
     }),
   );
+  require('./mcp-agent').register(context, log); // the same, through the MCP server (council.agentTools: mcp)
   // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list this model
   // (without it a signed-out picker only offers "Sign in to use Copilot").
   vscode.lm.selectChatModels({ vendor: 'council-fake' }).then(
