@@ -20,6 +20,12 @@ characters / 4) and wall time. Usage::
     .venv/bin/python bench/quality.py --provider openai --model gpt-4o-mini --api-key-env OPENAI_API_KEY \\
         --arithmetic 30 --clarification 8                               # any OpenAI-compatible endpoint
     .venv/bin/python bench/quality.py --provider ollama --model llama3.1:8b --arithmetic 30
+    .venv/bin/python bench/quality.py --provider ollama --model qwen2.5:7b --arithmetic 30 \
+        --mixed "ollama:qwen2.5:7b,ollama:llama3.1:8b,openai:gpt-4o-mini@https://api.openai.com/v1"
+
+``--mixed`` adds a fourth method beside the single-model council: the same council seated over several endpoints
+(``kind:model[@base_url]`` specs, the model may hold colons; the first is the moderator's and chair's), the way
+``council ask --models`` seats it (research on councils: different models add more than copies of one).
 """
 
 from __future__ import annotations
@@ -134,18 +140,35 @@ def asked_about(questions: list[str], keywords: tuple[str, ...]) -> bool:
 
 
 class Methods:
-    """The three ways of answering, sharing one recording provider."""
+    """The ways of answering, sharing one recording provider (and, for ``mixed``, one per extra endpoint)."""
 
-    def __init__(self, provider: Recording, samples: int, personas: list[str], max_cycles: int) -> None:
+    def __init__(self, provider: Recording, samples: int, personas: list[str], max_cycles: int,
+                 mixed: list[tuple[ProviderConfig, Recording]] | None = None) -> None:
         self.provider, self.samples, self.personas, self.max_cycles = provider, samples, personas, max_cycles
+        self.mixed = mixed or []
 
-    def service(self) -> CouncilService:
+    @property
+    def tokens(self) -> int:
+        return self.provider.tokens + sum(rec.tokens for _, rec in self.mixed)
+
+    def service(self, mixed: bool = False) -> CouncilService:
         settings = SessionSettings(max_cycles=self.max_cycles, min_cycles=1, extended_max_cycles=self.max_cycles,
                                    depth=Depth.BRIEF)
-        config = CouncilConfig(default="bench", providers={"bench": ProviderConfig(kind="scripted")})
+        if not mixed:
+            config = CouncilConfig(default="bench", providers={"bench": ProviderConfig(kind="scripted")})
+            service = CouncilService(load_personas(), config, lambda e: None, settings=settings)
+            service.hub._get = lambda cfg: self.provider  # the provider under test for every role (bench only)
+            return service
+        providers = {f"m{i}": cfg for i, (cfg, _) in enumerate(self.mixed)}
+        config = CouncilConfig(default="m0", providers=providers)
         service = CouncilService(load_personas(), config, lambda e: None, settings=settings)
-        service.hub._get = lambda cfg: self.provider  # the provider under test for every role (bench only)
+        recorders = {(cfg.kind, cfg.model, cfg.base_url): rec for cfg, rec in self.mixed}
+        service.hub._get = lambda cfg: recorders[(cfg.kind, cfg.model, cfg.base_url)]  # counted (bench only)
         return service
+
+    def options(self, mixed: bool, **kw: Any) -> SessionOptions:
+        models = [f"m{i}:{cfg.model}" for i, (cfg, _) in enumerate(self.mixed)] if mixed else None
+        return SessionOptions(personas=self.personas, depth=Depth.BRIEF, models=models, **kw)
 
     async def arithmetic(self, method: str, question: str) -> int | None:
         if method == "single":
@@ -155,10 +178,10 @@ class Methods:
             replies = [await ask_json(self.provider, arithmetic_prompt(question), Answer)
                        for _ in range(self.samples)]
             return majority([r.answer if r else None for r in replies])
-        service = self.service()
+        service = self.service(method == "mixed")
         try:
-            res = await service.turn(TurnParams(text=arithmetic_prompt(question), options=SessionOptions(
-                clarify=False, personas=self.personas, max_cycles=self.max_cycles, depth=Depth.BRIEF)))
+            res = await service.turn(TurnParams(text=arithmetic_prompt(question), options=self.options(
+                method == "mixed", clarify=False, max_cycles=self.max_cycles)))
         except CouncilError as exc:  # counted as wrong, and said
             print(f"council failed on {question!r}: {exc.message}", file=sys.stderr)
             return None
@@ -182,14 +205,14 @@ class Methods:
                              and (not keywords or asked_about(r.questions, keywords))) for r in replies]
             asked = [bool(r and r.needs_clarification and r.questions) for r in replies]
             return majority(verdicts) is True if keywords else majority(asked) is False
-        question = await self.council_question(request)
+        question = await self.council_question(request, method == "mixed")
         if not keywords:
             return question is None
         return question is not None and asked_about([question], keywords)
 
-    async def council_question(self, request: str) -> str | None:
+    async def council_question(self, request: str, mixed: bool = False) -> str | None:
         """The council's first clarifying question, or None; cancelled before any debate starts."""
-        service = self.service()
+        service = self.service(mixed)
         result: dict[str, Any] = {}
 
         def sink(event: dict[str, Any]) -> None:
@@ -199,8 +222,7 @@ class Methods:
         service.store.sink = sink
         async with anyio.create_task_group() as tg:
             async def run() -> None:
-                result["turn"] = await service.turn(TurnParams(text=request, options=SessionOptions(
-                    personas=self.personas, depth=Depth.BRIEF)))
+                result["turn"] = await service.turn(TurnParams(text=request, options=self.options(mixed)))
                 tg.cancel_scope.cancel()
 
             tg.start_soon(run)
@@ -218,11 +240,11 @@ async def measure(label: str, methods: Methods, items: list[Any],
                   run: Callable[[str, Any], Awaitable[bool]]) -> None:
     """Run every item with every method; print accuracy, prompt tokens and wall time per method."""
     stats: dict[str, tuple[int, int, float]] = {}
-    for method in METHODS:
-        correct, tokens, started = 0, methods.provider.tokens, time.perf_counter()
+    for method in METHODS + (("mixed",) if methods.mixed else ()):
+        correct, tokens, started = 0, methods.tokens, time.perf_counter()
         for item in items:
             correct += bool(await run(method, item))
-        stats[method] = (correct, methods.provider.tokens - tokens, time.perf_counter() - started)
+        stats[method] = (correct, methods.tokens - tokens, time.perf_counter() - started)
     n = len(items)
     print(f"{label}_accuracy: " + " | ".join(f"{m} {c}/{n}" for m, (c, _, _) in stats.items()))
     print(f"{label}_prompt_tokens: " + " | ".join(f"{m} {t}" for m, (_, t, _) in stats.items()))
@@ -234,13 +256,15 @@ async def main(ns: argparse.Namespace) -> None:
     count, how = token_counter()
     provider = Recording(build_provider(cfg), count)
     personas = [p.strip() for p in ns.personas.split(",") if p.strip()]
-    methods = Methods(provider, ns.samples, personas, ns.max_cycles)
+    mixed = [(spec, Recording(build_provider(spec), count)) for spec in mixed_specs(ns.mixed or "", ns.api_key_env)]
+    methods = Methods(provider, ns.samples, personas, ns.max_cycles, mixed)
     items = arithmetic(ns.arithmetic, ns.seed)
     clar = CLARIFICATION[: ns.clarification]
     print(f"quality: {provider.describe()}; {len(items)} arithmetic items (a+b*c+d-e*f, integers 0-30, seed "
           f"{ns.seed}), {len(clar)} clarification items ({sum(1 for _, k in clar if not k)} clear controls); "
           f"majority of {ns.samples} samples; council of {len(personas)} ({', '.join(personas)}), at most "
-          f"{ns.max_cycles} cycles, brief depth; tokens: {how}")
+          f"{ns.max_cycles} cycles, brief depth; tokens: {how}"
+          + (f"; mixed council over {', '.join(rec.describe() for _, rec in mixed)}" if mixed else ""))
     began = time.perf_counter()
 
     async def arith(method: str, item: tuple[str, int]) -> bool:
@@ -253,7 +277,20 @@ async def main(ns: argparse.Namespace) -> None:
     if clar:
         await measure("clarification", methods, clar, clarify)
     await provider.inner.aclose()
+    for _, rec in mixed:
+        await rec.inner.aclose()
     print(f"quality_wall_s: {time.perf_counter() - began:.0f}")
+
+
+def mixed_specs(text: str, api_key_env: str | None) -> list[ProviderConfig]:
+    """``kind:model[@base_url]`` specs (comma-separated; the model may hold colons) → provider configs."""
+    out = []
+    for spec in (x.strip() for x in text.split(",") if x.strip()):
+        head, _, base_url = spec.partition("@")
+        kind, _, model = head.partition(":")
+        key = api_key_env if kind == "openai" and base_url else None
+        out.append(ProviderConfig(kind=kind, model=model, base_url=base_url or None, api_key=key))  # type: ignore
+    return out
 
 
 if __name__ == "__main__":
@@ -268,4 +305,5 @@ if __name__ == "__main__":
     parser.add_argument("--personas", default=",".join(PERSONAS), help="the council, comma-separated")
     parser.add_argument("--max-cycles", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2023)
+    parser.add_argument("--mixed", help="kind:model[@base_url] specs: also run the council seated over them")
     anyio.run(main, parser.parse_args())

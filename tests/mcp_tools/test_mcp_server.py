@@ -224,3 +224,22 @@ async def test_cancelling_mid_consult_stops_every_model_call(mcp_client, tmp_pat
         assert begun and begun == sorted(x["purpose"] for x in personas if x["event"] == "cancelled")
         assert not [x for x in personas if x["event"] == "end"]
         assert (await s.list_tools()).tools  # the server carries on
+
+
+async def test_the_consult_states_its_cost_in_progress_and_keeps_its_budget(mcp_client):
+    messages: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with mcp_client() as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief", "max_model_calls": 5},
+                              progress_callback=on_progress)
+        too_small = await s.call_tool("council_consult", {"user_problem": PROBLEM, "max_model_calls": 2})
+    assert not r.isError
+    cost = [m for m in messages if m.startswith("💰 At most")]
+    assert cost and "to fit the budget of 5 model calls" in cost[0], messages
+    assert messages.index(cost[0]) < next(i for i, m in enumerate(messages) if "answered (cycle" in m)
+    result = r.structuredContent
+    assert result["model_calls"] == sum(result["calls_by_model"].values()) <= result["max_model_calls"] <= 5
+    assert too_small.isError and "max_model_calls" in json.dumps(too_small.structuredContent)

@@ -48,6 +48,7 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
     abstained: false,
     conformityFlag: false,
     evidenceRequests: [],
+    model: '',
   };
 }
 
@@ -62,6 +63,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
   'cycle.started': '### Cycle 1 of 3\n\n',
   'persona.started': '',
+  'seating.decided': "_🪑 Seats: Devil's Advocate → Beta Two; Ops Architect → Alpha One. The moderator and the chair: Alpha One._\n\n",
+  'seat.fellBack': "_⚠️ Beta Two cannot be used (it may not be used (no consent)): Devil's Advocate speaks with Alpha One from now on._\n\n",
+  'cost.estimated': '_💰 At most 18 model calls (9 planned, up to 9 retries) — 6 on Alpha One, 3 on Beta Two._\n\n',
   'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
   'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
   'vote.cast': "🗳️ **Devil's Advocate** votes **B · Modularise first** (80% confident)\n\n",
@@ -80,6 +84,9 @@ export const MARKDOWN: Record<EventType, string> = {
   'memory.recalled': '**The council recalls 1 similar past decision**\n\n- 2026-11-01 · _Split the monolith?_ → **Modularise first**\n\n',
   error: '> ⚠️ **Ops Architect** could not answer: the model timed out.\n\n',
 };
+
+const ALPHA = { id: 'alpha/one', provider: 'client', model: 'Alpha One', vendor: 'alpha', family: 'alpha-1' };
+const BETA = { id: 'beta/two', provider: 'client', model: 'Beta Two', vendor: 'beta', family: 'beta-2' };
 
 let seq = 0;
 export function resetSeq(n = 0): void {
@@ -121,7 +128,20 @@ const PAYLOADS: Payloads = {
     assumption: { assumptionId: 'as1', sessionId: SID, assumption: 'Budget is flat', rationale: 'Skipped question 2', addedAt: AT },
   },
   'cycle.started': { cycle: 1, limit: 3 },
-  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model' },
+  'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: '' },
+  'seating.decided': {
+    seating: {
+      policy: 'diverse', offered: 2, chair: ALPHA,
+      seats: [{ persona: "Devil's Advocate", model: BETA, why: 'diverse' }, { persona: 'Ops Architect', model: ALPHA, why: 'diverse' }],
+    },
+  },
+  'seat.fellBack': { personas: ["Devil's Advocate"], fromModel: BETA, toModel: ALPHA, reason: 'no_consent' },
+  'cost.estimated': {
+    plan: {
+      phase: 'start', planned: 9, maxCalls: 18, byModel: { 'Alpha One': 6, 'Beta Two': 3 }, seats: 2, cycles: 3,
+      clarifier: true, firstLimit: 9, callLimit: 18,
+    },
+  },
   'persona.delta': { persona: "Devil's Advocate", cycle: 1 },
   'persona.completed': { persona: "Devil's Advocate", cycle: 1, response: response() },
   'vote.cast': { vote: { persona: "Devil's Advocate", optionId: 'B', confidence: 0.8, rationale: 'Less risk', continueDebate: false, conclusion: '', cycle: 1 } },

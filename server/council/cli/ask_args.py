@@ -33,6 +33,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cycles", type=int, help="debate cycle cap (1–50)")
     p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early")
     p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
+    p.add_argument("--models", help="comma-separated provider:model specs to seat the council on, e.g. "
+                                    "openai:gpt-4o,ollama:qwen2.5:7b (the provider a kind or a --config provider "
+                                    "name; the model may contain colons); the first is the moderator's and chair's")
+    p.add_argument("--seating", choices=["diverse", "chat"], help="with --models: spread the personas over them "
+                                                                  "(diverse, the default) or seat all on the first")
+    p.add_argument("--max-calls", type=int, help="budget of model calls, retries included (at least 3): the "
+                                                 "council plans fewer cycles or personas to fit and says so")
     p.add_argument("--embeddings", dest="embeddings", action="store_true", default=False,
                    help="let the sidecar warm up sentence-transformers for routing (off by default: a one-shot "
                         "run routes before the warm-up ends, and the warm-up competes with a local model)")
@@ -85,7 +92,18 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
         options["maxPersonas"] = args.max_personas
     if args.model and not args.provider:
         options["model"] = args.model
+    if args.models:
+        options["models"] = model_specs(args.models)
+    if args.seating:
+        options["seating"] = args.seating
+    if args.max_calls:
+        options["maxModelCalls"] = args.max_calls
     return options
+
+
+def model_specs(text: str) -> list[str]:
+    """``--models``: specs split at commas (a model name may hold colons, as ``qwen2.5:7b``, never a comma)."""
+    return [spec.strip() for spec in text.split(",") if spec.strip()]
 
 
 def check_usage(args: argparse.Namespace) -> str | None:
@@ -96,6 +114,12 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--min-cycles must be between 1 and 50"
     if args.max_personas is not None and not 1 <= args.max_personas <= 12:
         return "--max-personas must be between 1 and 12"
+    if args.max_calls is not None and not 3 <= args.max_calls <= 1000:
+        return "--max-calls must be between 3 and 1000 (3: one persona, the options, the answer)"
+    if args.models is not None and not all(":" in spec for spec in model_specs(args.models) or [""]):
+        return "--models needs provider:model specs, e.g. openai:gpt-4o,ollama:qwen2.5:7b"
+    if args.seating and not args.models:
+        return "--seating needs --models"
     if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
         return "--personas needs at least one name"
     if args.memory and not args.workspace:

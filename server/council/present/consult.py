@@ -54,6 +54,8 @@ def stage(event: dict[str, Any]) -> str | None:
     kind = event.get("type")
     if kind == "progress":
         return str(event.get("message", "")) or None
+    if kind in ("cost.estimated", "seat.fellBack", "seating.decided"):  # the cost before it is spent, the seats
+        return one_line(str(event.get("markdown", "")).replace("_", "")) or None
     if kind == "personas.selected":
         names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
         return f"Council: {join_names(names)}."

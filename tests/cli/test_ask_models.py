@@ -1,0 +1,62 @@
+"""``council ask --models a,b`` seats the council over several real HTTP endpoints; ``--max-calls`` bounds it."""
+
+from __future__ import annotations
+
+import json
+
+from tests.headless.fake_openai import FakeOpenAI, fake_openai
+
+from .conftest import PROBLEM, run_council
+
+COUNCIL = "Software Architect,Senior Developer,Devil's Advocate"
+
+
+def config(tmp_path, alpha: str, beta: str):
+    path = tmp_path / "council.toml"
+    path.write_text("".join(f'[providers.{name}]\nkind = "openai"\nbase_url = "{url}"\n'
+                            f'[providers.{name}.options]\njson_mode = "json_schema"\n'
+                            for name, url in (("alpha", alpha), ("beta", beta))), encoding="utf-8")
+    return str(path)
+
+
+def personas_of(server: FakeOpenAI) -> set[str]:
+    """Which personas' prompts reached a server (the persona is named in its system prompt)."""
+    names = COUNCIL.split(",")
+    return {n for body in server.requests for n in names
+            if body["response_format"]["json_schema"]["schema"].get("title") == "PersonaReply"
+            and n in body["messages"][0]["content"]}
+
+
+def test_models_spreads_the_seats_over_two_endpoints_and_counts_calls_per_model(tmp_path):
+    alpha, beta = FakeOpenAI("alpha"), FakeOpenAI("beta")
+    with fake_openai(alpha) as a_url, fake_openai(beta) as b_url:
+        done = run_council("ask", "--no-embeddings", "--config", config(tmp_path, a_url, b_url),
+                           "--models", "alpha:alpha-1:latest,beta:beta-2", "--personas", COUNCIL, "--max-cycles",
+                           "2", "--yes", "--json", PROBLEM)
+    assert done.returncode == 0, done.stderr
+    session = json.loads(done.stdout)["session"]
+    seats = {s["persona"]: s["model"]["id"] for s in session["seating"]["seats"]}
+    assert seats == {"Software Architect": "alpha:alpha-1:latest", "Senior Developer": "beta:beta-2",
+                     "Devil's Advocate": "alpha:alpha-1:latest"}
+    assert personas_of(alpha) == {"Software Architect", "Devil's Advocate"}
+    assert personas_of(beta) == {"Senior Developer"}
+    assert {b["model"] for b in alpha.requests} == {"alpha-1:latest"} and {b["model"] for b in beta.requests} == \
+        {"beta-2"}
+    by_model = session["metadata"]["callsByModel"]
+    assert by_model == {"openai:alpha-1:latest": len(alpha.requests), "openai:beta-2": len(beta.requests)}
+    assert sum(by_model.values()) <= session["callPlans"][-1]["callLimit"]
+    assert "Senior Developer → openai:beta-2" in done.stderr  # the seats, before the first call
+
+
+def test_max_calls_bounds_a_cli_session(tmp_path):
+    alpha, beta = FakeOpenAI("alpha"), FakeOpenAI("beta")
+    with fake_openai(alpha) as a_url, fake_openai(beta) as b_url:
+        done = run_council("ask", "--no-embeddings", "--config", config(tmp_path, a_url, b_url),
+                           "--models", "alpha:alpha-1,beta:beta-2", "--personas", COUNCIL, "--max-calls", "4",
+                           "--yes", "--json", PROBLEM)
+    assert done.returncode == 0, done.stderr
+    session = json.loads(done.stdout)["session"]
+    assert len(alpha.requests) + len(beta.requests) == session["metadata"]["calls"] <= 4
+    assert "to fit the budget of 4 model calls" in done.stderr
+    assert run_council("ask", "--max-calls", "2", "--yes", PROBLEM).returncode == 2
+    assert run_council("ask", "--models", "gpt-4o", "--yes", PROBLEM).returncode == 2
