@@ -55,7 +55,7 @@ def stage(event: dict[str, Any]) -> str | None:
     if kind == "progress":
         return str(event.get("message", "")) or None
     if kind in ("cost.estimated", "seat.fellBack", "seating.decided"):  # the cost before it is spent, the seats
-        return one_line(str(event.get("markdown", "")).replace("_", "")) or None
+        return one_line(str(event.get("markdown", "")).strip().strip("_").strip()) or None  # underscores in names stay
     if kind == "personas.selected":
         names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
         return f"Council: {join_names(names)}."
@@ -71,12 +71,7 @@ def stage(event: dict[str, Any]) -> str | None:
         return "Votes tallied."
     if kind == "final.answer":
         return "The chair wrote the synthesis."
-    if kind in SPENDING:  # the cost before it is spent, the seats, a seat's fallback: the chat's own line
-        return one_line(str(event.get("markdown", "")).strip().strip("_").strip()) or None
     return None
-
-
-SPENDING = ("cost.estimated", "seating.decided", "seat.fellBack")
 
 
 def persona_stage(event: dict[str, Any]) -> str:
