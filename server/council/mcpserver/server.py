@@ -41,6 +41,7 @@ from council.protocol.decisions import DecisionsParams
 from council.protocol.limits import MAX_TEXT
 from council.protocol.methods import ReviewParams, ReviewResult
 from council.review.models import CouncilRequest
+from council.review.run import review_session_id
 from council.service import CouncilService
 from council.session.entities import ClarificationQuestion, new_id
 
@@ -197,7 +198,7 @@ async def _review(ctx, service: CouncilService, request: CouncilRequest, models:
             if message:
                 report(message)
 
-        async with models.review(ctx, f"review:{request.request_id}") as on_model:
+        async with models.review(ctx, review_session_id(request.request_id)) as on_model:
             return await service.review(ReviewParams(request=request, **on_model), on_progress)
 
     return await _with_progress(ctx, run)
