@@ -163,7 +163,7 @@ async function sidecarCommand(context: vscode.ExtensionContext, version: string,
   if (trusted && ws && fs.existsSync(ws)) dirs.push(ws);
   // The workspace goes to the sidecar only when it is trusted: the advisors may read it, the memory lives in it.
   const workspace = folder && trusted ? folder : undefined;
-  const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)), { workspace, transcriptDir: transcriptDir(s, homeDir, folder) });
+  const launch = sidecarLaunch(s, dirs.filter((d) => fs.existsSync(d)), { workspace, transcriptDir: transcriptDir(s, homeDir, folder) }, subcommand);
   await fs.promises.mkdir(context.globalStorageUri.fsPath, { recursive: true });
   return sidecarProcess(python, launch, subcommand, context.globalStorageUri.fsPath);
 }

@@ -150,9 +150,13 @@ export function transcriptDir(s: CouncilSettings, home: string, workspaceFolder:
  * the chat model ask for the `client` provider explicitly (see `sessionOptions`). The workspace (given only when it
  * is trusted) lets the advisors read it as evidence (unless `council.evidence.enabled` is off) and holds the
  * decision memory (`council.memory.enabled`, off by default); transcripts are written only when a folder is set.
+ * For `council mcp` (`subcommand` `mcp`) in `chat` mode the HTTP provider goes in the environment instead
+ * (`COUNCIL_PROVIDER` …: a configured default), so the MCP client's own model (sampling) comes first and the HTTP
+ * provider is the fallback, as in the chat; an explicit `council.provider` stays `--provider` and wins.
  */
-export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place: SidecarPlace = {}): SidecarLaunch {
+export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place: SidecarPlace = {}, subcommand: 'serve' | 'mcp' = 'serve'): SidecarLaunch {
   const args: string[] = [];
+  const env: Record<string, string> = {};
   if (place.workspace) {
     args.push('--workspace', place.workspace);
     if (!s.evidence) args.push('--no-evidence');
@@ -162,13 +166,18 @@ export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place:
   for (const dir of personasDirs) args.push('--personas-dir', dir);
   if (!s.embeddings) args.push('--no-embeddings');
   const kind = s.provider === 'chat' ? (s.http.provider === 'auto' ? undefined : s.http.provider) : s.provider;
-  if (kind) {
+  if (kind && subcommand === 'mcp' && s.provider === 'chat') {
+    env.COUNCIL_PROVIDER = kind;
+    if (s.http.model) env.COUNCIL_MODEL = s.http.model;
+    if (s.http.baseUrl && kind !== 'scripted') env.COUNCIL_BASE_URL = s.http.baseUrl;
+    if (s.http.apiKeyEnv && kind !== 'scripted') env.COUNCIL_API_KEY_ENV = s.http.apiKeyEnv;
+  } else if (kind) {
     args.push('--provider', kind);
     if (s.http.model) args.push('--model', s.http.model);
     if (s.http.baseUrl && kind !== 'scripted') args.push('--base-url', s.http.baseUrl);
     if (s.http.apiKeyEnv && kind !== 'scripted') args.push('--api-key-env', s.http.apiKeyEnv);
   }
-  return { args, env: {} };
+  return { args, env };
 }
 
 /** How to start `council serve` or `council mcp`: the command, its arguments, environment and working folder. */

@@ -8,7 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const { chatUi, launchBrowser } = require('./chatui');
-const scenarios = { ...require('./scenarios').scenarios, ...require('./review-scenario') };
+const scenarios = { ...require('./scenarios').scenarios, ...require('./review-scenario'), ...require('./mcp-scenario') };
 
 const url = process.argv[2];
 const shots = process.argv[3];

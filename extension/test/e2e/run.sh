@@ -53,7 +53,7 @@ npm run --silent package || { say "npm run package failed"; exit 2; }
 VSIX=$ROOT/$(node -p "const p=require('./package.json'); p.name+'-'+p.version+'.vsix'")
 
 rm -rf "$RUN" "$SHOTS"; mkdir -p "$RUN"/{home,ud/User,ext,ws,tmp,fake-lm} "$SHOTS"
-cp "$HERE"/fake-lm-ext/{package.json,extension.js,replies.js} "$RUN/fake-lm/"
+cp "$HERE"/fake-lm-ext/{package.json,extension.js,replies.js,mcp-agent.js} "$RUN/fake-lm/"
 echo "Test-only model provider for the Council e2e." > "$RUN/fake-lm/README.md"
 (cd "$RUN/fake-lm" && node "$ROOT/node_modules/@vscode/vsce/vsce" package --no-dependencies --allow-missing-repository \
   --skip-license --out "$RUN/fake-lm.vsix" >/dev/null) || { say "packaging the fake LM failed"; exit 2; }

@@ -47,6 +47,15 @@ describe('settings', () => {
     assert.deepEqual(sidecarLaunch(readSettings(cfg({ provider: 'scripted' })), []).args, ['--provider', 'scripted']);
     assert.deepEqual(sidecarLaunch(readSettings(cfg({ 'routing.embeddings': false })), []).args, ['--no-embeddings']);
   });
+  it('mcp launch: in chat mode the HTTP fallback is a configured default (env), so the client model (sampling) comes first', () => {
+    const s = readSettings(cfg({ 'http.provider': 'openai', 'http.model': 'm', 'http.baseUrl': 'http://h/v1', 'http.apiKeyEnv': 'KEY' }));
+    const launch = sidecarLaunch(s, [], {}, 'mcp');
+    assert.deepEqual(launch.args, []);
+    assert.deepEqual(launch.env, { COUNCIL_PROVIDER: 'openai', COUNCIL_MODEL: 'm', COUNCIL_BASE_URL: 'http://h/v1', COUNCIL_API_KEY_ENV: 'KEY' });
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({})), [], {}, 'mcp'), { args: [], env: {} });
+    const explicit = sidecarLaunch(readSettings(cfg({ provider: 'ollama', 'http.model': 'q' })), [], {}, 'mcp');
+    assert.deepEqual(explicit, { args: ['--provider', 'ollama', '--model', 'q'], env: {} }, 'an explicit provider wins over sampling');
+  });
   it('sidecar launch: the workspace (trusted only) brings evidence, and memory when opted in', () => {
     const defaults = readSettings(cfg({}));
     assert.equal(defaults.evidence, true);

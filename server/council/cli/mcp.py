@@ -3,10 +3,13 @@ JSON-RPC).
 
 Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
-persona overrides. The advisors read the workspace as evidence only when ``--workspace`` is given explicitly. As
-with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr. ``--elicitation-timeout`` (or
-``COUNCIL_ELICITATION_TIMEOUT``) is how long a clarifying question waits for the user's answer (default 600 s).
-stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
+persona overrides, and the sampling flags: a client that declares MCP sampling serves the council with its own
+model unless ``--provider`` names one (``--provider client``: only the client's model) or ``--no-sampling`` is given;
+``--sampling-hints`` are the seats' model hints (see :mod:`council.mcpserver.sampling`). The advisors read the
+workspace as evidence only when ``--workspace`` is given explicitly. As with ``serve``, fd 1 is kept for the
+protocol and everything else goes to stderr. ``--elicitation-timeout`` (or ``COUNCIL_ELICITATION_TIMEOUT``) is how
+long a clarifying question waits for the user's answer (default 600 s). stdin is read through the guard of
+:mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=os.environ.get("COUNCIL_ELICITATION_TIMEOUT", str(ELICITATION_TIMEOUT)),
                    help="seconds a clarifying question waits for an answer; then it and the rest become logged "
                         "assumptions (default %(default)s)")
+    p.add_argument("--no-sampling", action="store_true",
+                   help="never use the MCP client's own model (sampling), even when it offers one")
+    p.add_argument("--sampling-hints", metavar="A,B,…",
+                   help="model hints for the seats on the client's model, spread like the chat's several models "
+                        "(default: claude,gpt,gemini; 'none': every seat on the client's own choice)")
 
 
 def positive_seconds(text: str) -> float:
@@ -40,6 +48,19 @@ def positive_seconds(text: str) -> float:
     if not 0 < value < 10**7:
         raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
     return value
+
+
+def sampling_policy(args: argparse.Namespace):
+    """Whether tool calls may run on the client's model: not after an explicit ``--provider`` (but ``client``,
+    which asks for it) or ``--no-sampling``."""
+    from council.mcpserver.sampling import SamplingPolicy, parse_hints
+
+    hints = parse_hints(args.sampling_hints)
+    if args.no_sampling:
+        return SamplingPolicy(enabled=False, hints=hints, why_not="--no-sampling")
+    if args.provider and args.provider != "client":
+        return SamplingPolicy(enabled=False, hints=hints, why_not=f"--provider {args.provider}")
+    return SamplingPolicy(enabled=True, hints=hints, required=args.provider == "client")
 
 
 def build_config(args: argparse.Namespace):
@@ -60,20 +81,29 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(args.log_level)
     import anyio
 
+    from council.mcpserver.sampling import CallModels
     from council.mcpserver.server import EventRouter, build_mcp_server
     from council.personas.loader import load_personas
     from council.personas.routing import default_ranker, exit_code, start_embedding_warmup
+    from council.providers.sampling import SamplingBridge
     from council.service import CouncilService
 
+    policy = sampling_policy(args)
+    if args.provider == "client":  # the client's model is the sampling bridge's, chosen per call
+        args.provider = None
     config = build_config(args)
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)
     router = EventRouter()
-    service = CouncilService(library, config, router, settings=serve.session_settings(args),
+    bridge = SamplingBridge() if policy.enabled else None
+    service = CouncilService(library, config, router, bridge=bridge, settings=serve.session_settings(args),
                              ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
-    server = build_mcp_server(service, router, elicitation_timeout=args.elicitation_timeout)
-    log.info("council MCP server ready: %d personas, workspace %s", len(library), config.workspace)
+    server = build_mcp_server(service, router, CallModels(config, bridge, policy),
+                              elicitation_timeout=args.elicitation_timeout)
+    log.info("council MCP server ready: %d personas, workspace %s; %s", len(library), config.workspace,
+             f"the client's model when it offers sampling (hints: {', '.join(policy.hints) or 'none'})"
+             if policy.enabled else f"no sampling ({policy.why_not})")
 
     async def main() -> None:
         from council.mcpserver.stdio import guarded_stdio

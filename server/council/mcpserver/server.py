@@ -19,6 +19,9 @@ nobody answers within the elicitation deadline (``council mcp --elicitation-time
 ``notifications/cancelled`` for it) and it and the rest become logged assumptions. An answer that breaks the form
 (too long, an unknown ``action``, a result that is not an object) is the client's mistake: the call returns a
 validation error naming it.
+
+Which model a consult or a review runs on — the client's own over MCP sampling, or the server's — is
+:mod:`council.mcpserver.sampling`'s choice, made per call.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from council import __version__
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.guard import MALFORMED_RESPONSE
+from council.mcpserver.sampling import CallModels, SamplingPolicy
 from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.review_words import progress_line
@@ -47,6 +51,7 @@ from council.protocol.decisions import DecisionsParams
 from council.protocol.limits import MAX_TEXT
 from council.protocol.methods import ReviewParams, ReviewResult
 from council.review.models import CouncilRequest
+from council.review.run import review_session_id
 from council.service import CouncilService
 from council.session.entities import ClarificationQuestion, new_id
 
@@ -113,10 +118,13 @@ def unknown_tool(name: str, valid: list[str]) -> McpError:
         "details": {"fields": {"name": "unknown tool"}, "valid": valid, "reason": "unknown_tool"}}))
 
 
-def build_mcp_server(service: CouncilService, router: EventRouter, *, elicitation_timeout: float) -> Server:
-    """``elicitation_timeout``: seconds a clarifying question waits for the user's answer (``council mcp``'s
+def build_mcp_server(service: CouncilService, router: EventRouter, models: CallModels | None = None, *,
+                     elicitation_timeout: float) -> Server:
+    """``models`` puts each consult and review on a model (default: the server's own, no sampling);
+    ``elicitation_timeout``: seconds a clarifying question waits for the user's answer (``council mcp``'s
     ``--elicitation-timeout``)."""
     server: Server = CouncilServer("council", version=__version__)
+    models = models or CallModels(service.config, None, SamplingPolicy(enabled=False))
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None)}
@@ -128,7 +136,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, *, elicitatio
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            return await _call(server, service, router, specs, name, arguments, elicitation_timeout)
+            return await _call(server, service, router, specs, name, arguments, models, elicitation_timeout)
         except CouncilError as err:
             log.info("%s refused: %s", name, err.message)
             return error_result(err)
@@ -151,7 +159,8 @@ def build_mcp_server(service: CouncilService, router: EventRouter, *, elicitatio
 
 
 async def _call(server: Server, service: CouncilService, router: EventRouter, specs: dict[str, ToolSpec],
-                name: str, arguments: dict[str, Any] | None, elicitation_timeout: float) -> types.CallToolResult:
+                name: str, arguments: dict[str, Any] | None, models: CallModels,
+                elicitation_timeout: float) -> types.CallToolResult:
     spec = specs.get(name) or TOOLS_BY_NAME[name]  # not offered as started: the call says why (memory off)
     try:
         params = spec.params.model_validate(arguments or {})
@@ -161,13 +170,14 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, sp
         data = service.define_personas(params).to_wire()
         text = data.pop("markdown")  # the text content; structuredContent keeps the data
     elif isinstance(params, CouncilRequest):
-        result = await _review(server.request_context, service, params)
+        result = await _review(server.request_context, service, params, models)
         data, text = result.decision.to_wire(), result.compact_markdown
     elif isinstance(params, DecisionsParams):
         data = service.archive.decisions(params).to_wire()
         text = data.pop("markdown")
     else:
-        data = (await _consult(server.request_context, service, router, params, elicitation_timeout)).to_wire()
+        data = (await _consult(server.request_context, service, router, params, models,
+                               elicitation_timeout)).to_wire()
         text = data.pop("markdown")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                 isError=False)
@@ -212,7 +222,8 @@ async def _with_progress(ctx, run: Callable[[Callable[[str], None]], Awaitable[T
     return outcome[0]
 
 
-async def _consult(ctx, service: CouncilService, router: EventRouter, params, elicitation_timeout: float):
+async def _consult(ctx, service: CouncilService, router: EventRouter, params, models: CallModels,
+                   elicitation_timeout: float):
     session_id = new_id()
 
     async def run(report: Callable[[str], None]):
@@ -223,14 +234,15 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params, el
 
         router.routes[session_id] = on_event
         try:
-            return await service.consult(params, _asker(ctx, elicitation_timeout), session_id)
+            async with models.consult(ctx, session_id) as on_model:
+                return await service.consult(params, _asker(ctx, elicitation_timeout), session_id, **on_model)
         finally:
             router.routes.pop(session_id, None)
 
     return await _with_progress(ctx, run)
 
 
-async def _review(ctx, service: CouncilService, request: CouncilRequest) -> ReviewResult:
+async def _review(ctx, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
     """One review; each stage (panel, every verdict, the debate, the decision) is a progress notification."""
 
     async def run(report: Callable[[str], None]) -> ReviewResult:
@@ -239,7 +251,8 @@ async def _review(ctx, service: CouncilService, request: CouncilRequest) -> Revi
             if message:
                 report(message)
 
-        return await service.review(ReviewParams(request=request), on_progress)
+        async with models.review(ctx, review_session_id(request.request_id)) as on_model:
+            return await service.review(ReviewParams(request=request, **on_model), on_progress)
 
     return await _with_progress(ctx, run)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from council.present.cost import by_model as by_model_text
 from council.present.failures import cause
 from council.present.text import bullets, join_names, numbered, one_line, plural
 from council.session.failure import ModelFailure
@@ -54,7 +55,7 @@ def stage(event: dict[str, Any]) -> str | None:
     if kind == "progress":
         return str(event.get("message", "")) or None
     if kind in ("cost.estimated", "seat.fellBack", "seating.decided"):  # the cost before it is spent, the seats
-        return one_line(str(event.get("markdown", "")).replace("_", "")) or None
+        return one_line(str(event.get("markdown", "")).strip().strip("_").strip()) or None  # underscores in names stay
     if kind == "personas.selected":
         names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
         return f"Council: {join_names(names)}."
@@ -141,9 +142,10 @@ def consult_text(result: dict[str, Any]) -> str:
     if result.get("assumptions"):
         lines += ["", "Assumed:", bullet_text(result["assumptions"][:TEXT_ITEMS])]
     council = result["council"]
+    by_model = result.get("calls_by_model") or {}
+    calls = plural(result["model_calls"], "model call") + (f" ({by_model_text(by_model)})" if by_model else "")
     lines += ["", f"_{plural(len(council['personas']), 'persona')}, {plural(result['cycles'], 'cycle')}, "
-                  f"{plural(result['model_calls'], 'model call')}, {result['depth']} depth; session "
-                  f"{result['session_id']}._"]
+                  f"{calls}, {result['depth']} depth; session {result['session_id']}._"]
     return "\n".join(lines).strip() + "\n"
 
 

@@ -19,6 +19,10 @@ from council.providers.base import CompletionRequest, DeltaSink, ProviderError, 
 
 
 class ClientBridge(Protocol):
+    """Serves ``council/complete``. A bridge whose replies name the model that actually answered, which may differ
+    from the one asked for (MCP sampling, where a model id is only a hint), sets ``names_models = True``: calls
+    are then counted under the model that answered."""
+
     async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
         """Send council/complete; call ``on_delta`` for each streamed delta; return the final result."""
         ...
@@ -63,8 +67,9 @@ class ClientProvider(PushProvider):
                 raise consumer[0] from None
             raise ProviderError(f"the client could not complete the prompt: {root}",
                                 kind="client") from None
-        if result.model and self.model_id is None:  # the client names its one model; a listed one has its name
-            self.model = result.model
+        if result.model and (self.model_id is None or getattr(self.bridge, "names_models", False)):
+            self.model = result.model  # the client names its one model (a listed one has its name), or, when the
+            # model asked for is only a preference (MCP sampling's hints), the model that actually answered
         sent = "".join(streamed)
         if result.text.startswith(sent) and len(result.text) > len(sent):
             await forward(result.text[len(sent):])

@@ -76,6 +76,11 @@ class ReviewWriter(Protocol):
     def fallback_summary(self, facts: DecisionFacts) -> str: ...
 
 
+def review_session_id(request_id: str) -> str:
+    """The session id a review's model calls carry (``council mcp`` routes them to the client by it)."""
+    return f"review:{request_id}"
+
+
 class ReviewFailed(CouncilError):
     """The review could not be done (a role's model failed, a timeout): an error, never a verdict."""
 
@@ -119,7 +124,7 @@ async def conduct(request: CouncilRequest, library: PersonaLibrary, pick: Provid
     progress("panel", {"change_type": request.change_type.value, "seats": [s.seat() for s in panel],
                        "missing": missing})
     observer = ReviewObserver(progress)
-    rt = SessionRuntime(f"review:{request.request_id}", observer)
+    rt = SessionRuntime(review_session_id(request.request_id), observer)
     calls = CallSettings(max_tokens=settings.max_tokens, temperature=settings.temperature)
     first_runs = await run_round(rt, pick, panel, brief, missing, calls, 1)
     failed = {name: run for name, run in first_runs.items() if run.verdict is None}

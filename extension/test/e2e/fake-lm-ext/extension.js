@@ -114,6 +114,7 @@ exports.activate = function activate(context) {
       }
     }),
   );
+  require('./mcp-agent').register(context, log); // the same, through the MCP server (council.agentTools: mcp)
   // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list these models
   // (without it a signed-out picker only offers "Sign in to use Copilot").
   for (const { vendor } of MODELS) {

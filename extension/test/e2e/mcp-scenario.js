@@ -1,0 +1,78 @@
+// The `mcp` agent-tools mode in the real VS Code (issue 19): `council.agentTools: "mcp"` with the default settings —
+// no key, no Ollama, no local model — registers `council mcp` as an MCP server, and an agent's council_consult there
+// runs the whole council on the user's model: `council mcp` asks VS Code's MCP client for every model call (MCP
+// sampling) and VS Code answers with the test model. The test extension's command invokes the MCP tool as an agent
+// would (fake-lm-ext/mcp-agent.js) and logs the result, read back here. On the way VS Code asks, once, whether the
+// server may make model requests (answered "Allow in this Session"), and shows each clarifying question the council
+// asks through MCP elicitation as a notification (answered with its first choice through the form it opens).
+// Same shape as scenarios.js: `(ui, ctx)`; it throws on the first thing that is wrong.
+'use strict';
+
+const fs = require('fs');
+
+const COMMAND = 'Council Test: Invoke council_consult over MCP';
+
+/** Answer what VS Code asks while the tool runs, until the test model's log shows the tool's result or error. */
+async function untilDone(page, ctx, from, timeoutMs) {
+  const asked = { sampling: 0, questions: 0 };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const lines = fs.readFileSync(process.env.COUNCIL_E2E_LOG, 'utf8').slice(from).split('\n');
+    const done = lines.find((l) => /\[fake-lm\] mcp-tool-(result|error)/.test(l));
+    if (done) return { done, lines, asked };
+    const allow = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Allow in this Session' });
+    if (await allow.isVisible().catch(() => false)) {
+      asked.sampling++;
+      await ctx.shot('mcp-1-sampling-consent');
+      await allow.click();
+      ctx.log('allowed the MCP server to make model requests (this session)');
+    }
+    const respond = page.locator('.notification-list-item .monaco-button', { hasText: 'Respond' });
+    if (await respond.isVisible().catch(() => false)) {
+      asked.questions++;
+      const question = (await page.locator('.notification-list-item').first().innerText()).split('\n').slice(-1)[0];
+      ctx.log(`clarifying question over MCP elicitation: ${question.slice(0, 120)}`);
+      await respond.click();
+      const form = page.locator('.quick-input-widget');
+      await form.waitFor({ state: 'visible', timeout: 10_000 });
+      if (asked.questions === 1) await ctx.shot('mcp-2-elicitation-form');
+      await page.keyboard.press('Enter'); // the choice: the first one
+      await page.waitForTimeout(500);
+      if (await form.isVisible()) await page.keyboard.press('Enter'); // the answer in own words: none
+    }
+    await page.waitForTimeout(500);
+  }
+  throw new Error(`the MCP council_consult did not finish within ${timeoutMs / 1000} s`);
+}
+
+module.exports = {
+  async 'mcp agent tools answer on the chat model over sampling'(ui, ctx) {
+    const page = ui.input.page();
+    const from = fs.readFileSync(process.env.COUNCIL_E2E_LOG, 'utf8').length;
+    await ui.palette(COMMAND);
+    const { done, lines, asked } = await untilDone(page, ctx, from, 300_000);
+    if (done.includes('mcp-tool-error')) throw new Error(`the MCP council_consult failed: ${done}`);
+    const listed = lines.find((l) => l.includes('[fake-lm] mcp-tool-listed'));
+    ctx.log(`listed: ${listed ? listed.slice(listed.indexOf('{')) : '(none)'}`);
+    const data = JSON.parse(JSON.parse(done.slice(done.indexOf('{'))).text); // VS Code hands an agent structuredContent
+    ctx.log(`council_consult over MCP: ${data.model_calls} model calls ${JSON.stringify(data.calls_by_model)}, ` +
+      `${asked.questions} question(s) answered, consent asked ${asked.sampling} time(s); ` +
+      `recommendation: ${String(data.synthesis.recommendation).slice(0, 80)}`);
+    if (asked.sampling !== 1) throw new Error(`VS Code asked ${asked.sampling} times whether the server may make model requests`);
+    if (!/^Do not split everything/.test(data.synthesis.recommendation)) throw new Error(`unexpected synthesis: ${JSON.stringify(data.synthesis).slice(0, 300)}`);
+    const personas = data.responses.map((r) => r.persona).sort();
+    if (personas.join() !== "Devil's Advocate,Software Architect") throw new Error(`unexpected responses: ${personas}`);
+    if (asked.questions && !data.clarifications.some((c) => c.status === 'answered')) {
+      throw new Error(`the answered question is not in the result: ${JSON.stringify(data.clarifications)}`);
+    }
+    const calls = Object.values(data.calls_by_model).reduce((a, b) => a + b, 0);
+    if (!(data.model_calls > 0 && calls === data.model_calls && calls <= data.max_model_calls)) {
+      throw new Error(`calls per model do not add up: ${data.model_calls} calls, ${JSON.stringify(data.calls_by_model)}, at most ${data.max_model_calls}`);
+    }
+    if (!Object.keys(data.calls_by_model).every((m) => /council-test-model/.test(m))) {
+      throw new Error(`the calls were not answered by the chat's test model: ${JSON.stringify(data.calls_by_model)}`);
+    }
+    const answered = lines.filter((l) => l.includes('[fake-lm] response')).length;
+    if (answered !== data.model_calls) throw new Error(`the test model answered ${answered} requests, the consult counted ${data.model_calls} calls`);
+  },
+};

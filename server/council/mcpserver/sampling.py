@@ -1,0 +1,132 @@
+"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's.
+
+Order: an explicit ``--provider`` (the server was told which model to use) → the client's model over MCP sampling,
+when the client declared the ``sampling`` capability → the configured default (``COUNCIL_PROVIDER``, a ``--config``
+file's ``default``) → a local Ollama → the embedded model. ``--no-sampling`` skips the client's model; ``--provider
+client`` asks for it alone.
+
+On the client's model the seats are spread over ``--sampling-hints`` (default ``claude,gpt,gemini``): each hint is
+a seat model (``modelPreferences.hints``) beside the client's own choice for the chair (the moderator, the
+clarifier, the synthesis), seated like VS Code's several chat models (``ClientCapabilities.models``). A hint is a
+preference: a client with one model answers every seat with it, and the calls are counted under the model that
+answered.
+
+No model at all is one clear error before the council starts (``validation``): the client offers no sampling and
+the automatic selection ends at an embedded model that is not installed. A client that refuses its sampling
+requests is one ``permission`` error after the session stops, with the fix — never "every advisor failed".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from council.config import CouncilConfig
+from council.errors import CouncilError, permission_error, validation_error
+from council.present import sampling as words
+from council.protocol.seating import ClientModel
+from council.providers.registry import build_provider, choose_default
+from council.providers.sampling import CHAT_MODEL_ID, SamplingBridge
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HINTS = ("claude", "gpt", "gemini")
+
+
+@dataclass(frozen=True)
+class SamplingPolicy:
+    """Whether tool calls may run on the client's model, and the seat hints."""
+
+    enabled: bool = True
+    hints: tuple[str, ...] = DEFAULT_HINTS
+    why_not: str = ""
+    required: bool = False  # ``--provider client``: the client's model or nothing
+
+
+def parse_hints(text: str | None) -> tuple[str, ...]:
+    """``a,b,c`` → the hints (``None``: the defaults; ``""`` or ``none``: none, every seat on the client's choice)."""
+    if text is None:
+        return DEFAULT_HINTS
+    if text.strip().lower() == "none":
+        return ()
+    return tuple(dict.fromkeys(h.strip() for h in text.split(",") if h.strip()))
+
+
+def seat_models(hints: tuple[str, ...]) -> list[ClientModel]:
+    """The models a session may seat on: the client's own choice (the chair) and one per hint."""
+    chair = ClientModel(id=CHAT_MODEL_ID, vendor="mcp", family="client", name=words.CHAT_MODEL_NAME)
+    return [chair, *(ClientModel(id=h, vendor="mcp", family=h, name=h) for h in hints if h != CHAT_MODEL_ID)]
+
+
+def offers_sampling(ctx: Any) -> bool:
+    client = ctx.session.client_params
+    return client is not None and client.capabilities.sampling is not None
+
+
+class CallModels:
+    """Puts each tool call on a model: routes the client's model for the call's session, or checks that the server
+    has one of its own."""
+
+    def __init__(self, config: CouncilConfig, bridge: SamplingBridge | None, policy: SamplingPolicy) -> None:
+        self.config = config
+        self.bridge = bridge
+        self.policy = policy
+
+    def sampling(self, ctx: Any) -> bool:
+        return self.bridge is not None and self.policy.enabled and offers_sampling(ctx)
+
+    @asynccontextmanager
+    async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:
+        """Keyword arguments for ``CouncilService.consult`` (the client's models, or none: the server's)."""
+        async with self._routed(ctx, session_id) as chair:
+            yield {} if chair is None else {"client_model": chair, "client_models": seat_models(self.policy.hints)}
+
+    @asynccontextmanager
+    async def review(self, ctx: Any, review_id: str) -> AsyncIterator[dict[str, Any]]:
+        """Keyword arguments for ``ReviewParams`` (the roles on the client's model, or the server's)."""
+        from council.protocol.methods import ClientCapabilities
+
+        async with self._routed(ctx, review_id) as chair:
+            yield {} if chair is None else {"provider": "client", "model": chair, "client": ClientCapabilities(
+                completion=True, completion_model=chair, chat_model_id=CHAT_MODEL_ID)}
+
+    @asynccontextmanager
+    async def _routed(self, ctx: Any, session_id: str) -> AsyncIterator[str | None]:
+        if not self.sampling(ctx):
+            if self.policy.required:
+                raise validation_error(words.NO_SAMPLING_REQUIRED, reason="no_model", sampling=False)
+            await self.preflight()
+            yield None
+            return
+        assert self.bridge is not None
+        with self.bridge.route(session_id, ctx.session, ctx.request_id) as route:
+            try:
+                yield words.CHAT_MODEL_NAME
+            except CouncilError as err:
+                if route.refusal is None:
+                    raise
+                raise permission_error(words.sampling_refused(route.refusal), reason="sampling_refused",
+                                       client_said=route.refusal,
+                                       **{k: v for k, v in err.details.items() if k == "sessionId"}) from None
+
+    async def preflight(self) -> None:
+        """A validation error when the automatic selection would end at an embedded model that cannot run (a
+        configured or explicit provider speaks for itself when it fails)."""
+        if self.config.default:
+            return
+        _, cfg, reason = await choose_default(self.config, client_available=False)
+        if cfg.kind != "embedded":
+            return
+        provider = build_provider(cfg)
+        try:
+            status = await provider.check()
+        finally:
+            await provider.aclose()
+        if status.available:
+            return
+        log.warning("no model: %s; the embedded model: %s", reason, status.detail)
+        raise validation_error(words.no_model(self.config.ollama_url, status.detail), reason="no_model",
+                               sampling=False, embedded=status.detail)

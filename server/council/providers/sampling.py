@@ -1,0 +1,136 @@
+"""The MCP client's own model: ``council/complete`` served over MCP sampling (``sampling/createMessage``).
+
+``council mcp`` has no editor to lend it a model, but an MCP client that declares the ``sampling`` capability (VS
+Code, for one) answers ``sampling/createMessage`` with a model of its own. :class:`SamplingBridge` is the
+:class:`~council.providers.client.ClientBridge` that does it, so the council drives it exactly like the VS Code
+bridge: :class:`~council.providers.client.ClientProvider` on top, prompted JSON and one repair for structured
+replies (a client's model constrains nothing), seats and fallbacks by ``modelId``.
+
+Per request: the system messages become ``systemPrompt``, the rest the ``messages`` (text); ``maxTokens`` and
+``temperature`` as asked; ``includeContext`` ``none`` (a council prompt is self-contained); ``modelPreferences``
+carries the seat's model id as the hint (``hints: [{name}]``, matched by the client against its models' names — VS
+Code takes the first of its allowed models whose id contains it), none for the chat's model (the client's own
+choice); ``metadata`` names the role asking and the reply's JSON schema (for a client's logs, or a client that can
+constrain output). The reply's ``model`` names the model that actually answered: a hint is only a preference, so
+that name, not the hint, is what usage counts (``names_models``). A sampling request goes out as part of the tool
+call that runs the session (``related_request_id``), so clients show and allow it in that call's context.
+
+A client that refuses a request (any error but an internal one: the user said no, no model is allowed, no sampling
+after all) is asked nothing more for that session: its later calls fail at once with the same refusal, which the
+MCP server reports once, with the fix. An internal error is that one call's model failing (a seat may fall back).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+import mcp.types as types
+from mcp.shared.exceptions import McpError
+
+from council.protocol.completion import CompleteParams, CompleteResult
+from council.providers.base import ProviderError
+
+log = logging.getLogger(__name__)
+
+CHAT_MODEL_ID = "client"  # the seat id of "whatever model the client picks" (no hint)
+
+
+class Sampler(Protocol):
+    """What the bridge needs of an MCP server session (``mcp.server.session.ServerSession`` is one)."""
+
+    async def create_message(self, messages: list[types.SamplingMessage], *, max_tokens: int,
+                             **kwargs: Any) -> types.CreateMessageResult:
+        ...
+
+
+@dataclass
+class Route:
+    """Where one council session's model calls go: the MCP session and the tool call they belong to."""
+
+    sampler: Sampler
+    request_id: types.RequestId | None
+    refusal: str | None = None
+
+
+class SamplingRefused(ProviderError):
+    """The MCP client answered a sampling request with an error (refused it, or had no model to use)."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(f"the MCP client did not sample: {said}", kind="client")
+        self.said = said
+
+
+class SamplingBridge:
+    """Serves ``council/complete`` for the council sessions routed to an MCP client (:meth:`route`)."""
+
+    names_models = True  # the reply names the model that answered; a hint is only a preference
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Route] = {}
+
+    @contextmanager
+    def route(self, session_id: str, sampler: Sampler, request_id: types.RequestId | None) -> Iterator[Route]:
+        """While the block runs, ``session_id``'s model calls go to ``sampler`` as part of request ``request_id``."""
+        route = self.routes[session_id] = Route(sampler, request_id)
+        try:
+            yield route
+        finally:
+            self.routes.pop(session_id, None)
+
+    async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
+        """One ``sampling/createMessage``; sampling does not stream, so the caller forwards the whole text."""
+        route = self.routes.get(params.session_id)
+        if route is None:
+            raise ProviderError("the MCP client's model serves only the tool call that runs the session, and that "
+                                "call has ended", kind="config")
+        if route.refusal is not None:  # asked once per session: no prompt after prompt for a user who said no
+            raise SamplingRefused(route.refusal)
+        system, messages = to_sampling(params)
+        try:
+            result = await route.sampler.create_message(
+                messages, max_tokens=params.max_tokens, system_prompt=system or None, include_context="none",
+                temperature=params.temperature, model_preferences=preferences(params.model_id),
+                metadata=metadata(params), related_request_id=route.request_id)
+        except McpError as exc:
+            said = " ".join((exc.error.message or f"error {exc.error.code}").split())[:300]
+            if exc.error.code == types.INTERNAL_ERROR:  # its model failed this call: the seat may fall back
+                raise ProviderError(f"the MCP client's model failed: {said}", kind="client") from None
+            route.refusal = said
+            log.info("the MCP client refused a sampling request for %s: %s", params.purpose, said)
+            raise SamplingRefused(said) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+            raise ProviderError("the MCP client went away before its model answered", kind="connection") from None
+        if not isinstance(result.content, types.TextContent):
+            raise ProviderError(f"the MCP client's model answered with {result.content.type} content, not text",
+                                kind="client")
+        return CompleteResult(text=result.content.text, model=result.model or None)
+
+
+def to_sampling(params: CompleteParams) -> tuple[str, list[types.SamplingMessage]]:
+    """The system prompt (every system message, in order) and the user/assistant messages as text content."""
+    system = "\n\n".join(m.content for m in params.messages if m.role == "system")
+    rest = [types.SamplingMessage(role=m.role, content=types.TextContent(type="text", text=m.content))
+            for m in params.messages if m.role != "system"]
+    if not rest:  # sampling needs one message; a prompt that is all system text becomes the user's
+        rest = [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=system))]
+        system = ""
+    return system, rest
+
+
+def preferences(model_id: str | None) -> types.ModelPreferences | None:
+    """The seat's model as the client's hint; none for the chat's model (the client chooses)."""
+    if not model_id or model_id == CHAT_MODEL_ID:
+        return None
+    return types.ModelPreferences(hints=[types.ModelHint(name=model_id)])
+
+
+def metadata(params: CompleteParams) -> dict[str, Any]:
+    meta: dict[str, Any] = {"purpose": params.purpose}
+    if params.json_schema is not None:
+        meta["response_schema"] = params.json_schema
+    return meta
