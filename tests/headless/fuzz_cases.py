@@ -42,6 +42,7 @@ BASE_PARAMS: dict[str, dict[str, Any]] = {
     "council/personaConsult": {"user_problem": PROBLEM, "persona_name": "Security Expert", "depth": "brief"},
     "council/definePersonas": {"overrides": [{"persona": "Security Expert", "focus": ["x"]}]},
     "council/consultPlan": {"user_problem": PROBLEM, "depth": "brief"},
+    "council/reviewPlan": {"changeType": "CODE_REFACTOR"},
     "council/review": {"request": SEED_REQUEST, "timeoutSeconds": 30},
 }
 assert set(BASE_PARAMS) == {m.name for m in METHODS}, "a method without base params: add it"

@@ -38,6 +38,7 @@ const BASE: Record<string, Record<string, unknown>> = {
   'council/personaConsult': { user_problem: PROBLEM, persona_name: 'Security Expert', depth: 'brief' },
   'council/definePersonas': { overrides: [{ persona: 'Security Expert', focus: ['x'] }] },
   'council/consultPlan': { user_problem: PROBLEM, depth: 'brief' },
+  'council/reviewPlan': { changeType: 'CODE_REFACTOR' },
   'council/review': { request: { request_id: 'r1', proposer: 'p', change_type: 'DECLARE_PASS', context: { summary: 's' } } },
 };
 // Values of every JSON type; none of them makes a consult or a review valid (those would run whole sessions).
