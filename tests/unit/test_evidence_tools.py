@@ -92,6 +92,15 @@ def test_read_file_reads_text_with_line_numbers_and_a_line_range(root: Path):
     assert run(tools, "read_file", "keep.log").ok  # re-included by "!keep.log"
 
 
+def test_an_empty_file_is_read_as_empty_with_or_without_a_line_range(root: Path):
+    (root / "src" / "empty.py").write_text("")
+    tools = WorkspaceTools(root)
+    for query in ("src/empty.py", "src/empty.py:1-5"):
+        empty = run(tools, "read_file", query)
+        assert empty.ok and empty.count == 0 and empty.files == ["src/empty.py"], empty
+        assert "the file is empty" in empty.text
+
+
 def test_search_code_literal_and_regex_skip_what_may_not_be_shown(root: Path):
     tools = WorkspaceTools(root)
     found = run(tools, "search_code", "todo")  # all lowercase: case-insensitive

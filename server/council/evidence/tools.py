@@ -86,6 +86,9 @@ def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> Eviden
     if refusal is not None or text is None:
         return refusal or _refused("error")
     lines = text.splitlines()
+    if not lines:  # an empty file (or only a BOM-less newline): say so, there is no line to number
+        return EvidenceResult(ok=True, text="(0 lines: the file is empty)", size=len(text.encode("utf-8")), count=0,
+                              files=[found.rel], uris=[found.path.as_uri()])
     first = min(max(1, start or 1), max(1, len(lines)))
     last = max(first, min(len(lines), end or len(lines)))
     numbered = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(first, last + 1))
