@@ -42,9 +42,12 @@ def wait_for(predicate, timeout: float = 30, proc: subprocess.Popen | None = Non
         time.sleep(0.05)
 
 
+def watcher_argv(box: Path) -> list[str]:
+    return [*COUNCIL, "inbox", str(box), *SCRIPTED, "--settle", "0.1", "--interval", "0.1"]
+
+
 def watcher(box: Path, *args: str, stderr=subprocess.PIPE) -> subprocess.Popen:
-    return subprocess.Popen([*COUNCIL, "inbox", str(box), *SCRIPTED, "--settle", "0.1", "--interval", "0.1", *args],
-                            stdout=subprocess.PIPE, stderr=stderr, text=True)
+    return subprocess.Popen([*watcher_argv(box), *args], stdout=subprocess.PIPE, stderr=stderr, text=True)
 
 
 def set_aside(folder: Path) -> dict[str, dict[str, Any]]:

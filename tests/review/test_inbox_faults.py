@@ -249,3 +249,40 @@ def test_a_folder_deleted_under_a_running_watcher_comes_back(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_drop_named_like_a_request_left_in_processing_is_handled_in_the_same_once_run(tmp_path):
+    """Audit G2: after a kill -9, ``processing/a.json`` (left to recover) and a new ``inbox/a.json`` — ``--once`` used
+    to exit 0 with the drop still in inbox/. The claim now takes a free name; both are handled in one run."""
+    assert once(tmp_path, "-q").returncode == 0  # the folders
+    write_json(tmp_path / "processing" / "a.json", SEED_REQUEST)
+    (tmp_path / "inbox" / "a.json").write_text("{bad")
+    result = once(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert names(tmp_path / "inbox") == [] and names(tmp_path / "processing") == []
+    assert names(tmp_path / "outbox") == [f"{SEED_REQUEST['request_id']}.decision.json"]
+    assert names(tmp_path / "done") == ["a.json"]
+    docs = set_aside(tmp_path / "rejected")
+    assert [d["request"]["dropped_as"] for d in docs.values()] == ["a.json"]
+    assert [d["details"]["reason"] for d in docs.values()] == ["not_json"]
+    assert (tmp_path / "rejected" / next(iter(docs))).read_text() == "{bad"
+
+
+def test_once_does_not_exit_0_while_a_drop_it_saw_could_not_be_claimed(tmp_path, monkeypatch):
+    """A claim that fails (here EACCES from a fault double) leaves the drop in inbox/: ``--once`` says so (3)."""
+    import errno
+
+    import council.review.inbox as inbox
+    from council.cli.main import main
+
+    drop(tmp_path, "a.json", None, raw="{bad")
+    real = inbox.move_new
+
+    def move_new(src, dst):
+        if Path(src).parent.name == "inbox":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(src))
+        return real(src, dst)
+
+    monkeypatch.setattr(inbox, "move_new", move_new)
+    assert main(["inbox", str(tmp_path), "--once", *SCRIPTED, "-q"]) == 3
+    assert names(tmp_path / "inbox") == ["a.json"]

@@ -1,9 +1,10 @@
 """kill -9 loops for ``council inbox`` (issue 18): a real watcher subprocess on the scripted provider is killed at
 random moments while an agent thread keeps dropping requests — valid ones, ones whose review fails, malformed ones,
 request_ids dropped twice, names reused (``same.json``, ``x.json`` next to ``x.error.json``), FIFOs and symbolic
-links — and restarted each time. After a clean last run every drop is accounted for exactly once: decided in done/
-with one decision in outbox/ for its exact bytes, or in rejected/ or failed/ beside its error document with the
-expected reason; nothing is left in inbox/ or processing/, no decision lacks its request, no temp file remains.
+links — and restarted each time, the last one too. After a final ``--once`` (exit 0, or 3 when it set one aside in
+failed/) every drop is accounted for exactly once: decided in done/ with one decision in outbox/ for its exact bytes,
+or in rejected/ or failed/ beside its error document with the expected reason; nothing is left in inbox/ or
+processing/, no decision lacks its request, no temp file remains.
 
 ``COUNCIL_KILL9_SEEDS=1-20`` runs more seeds (the default is one, about 20 s)."""
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from inbox_helpers import names, set_aside, wait_for, watcher
+from inbox_helpers import names, set_aside, wait_for, watcher, watcher_argv
 from review_helpers import request, write_json
 
 FAILING = "FAILME"  # a summary holding this makes every role's model fail
@@ -89,7 +90,8 @@ def stage(box: Path, drop: Drop) -> Path:
 
 
 def kill_loop(base: Path, seed: int, count: int = 150, kills: int = 8) -> dict[str, int]:
-    """One loop; returns its counts (drops, kills, outcomes). Asserts every invariant."""
+    """One loop; returns its counts (drops, kills, outcomes). Asserts every invariant. Its last watcher is killed too,
+    once the agent has dropped everything; a final ``--once`` must then finish every drop."""
     rng = random.Random(seed)
     box = base / "box"
     (box / "inbox").mkdir(parents=True)
@@ -111,18 +113,27 @@ def kill_loop(base: Path, seed: int, count: int = 150, kills: int = 8) -> dict[s
             proc.send_signal(signal.SIGKILL)
             assert proc.wait(timeout=10) == -signal.SIGKILL
             done += 1
-        proc = watcher(box, "--jobs", "4", "--script", str(scripts[0]), stderr=log)
+        proc = watcher(box, "--jobs", "4", "--script", str(rng.choice(scripts)), stderr=log)
         try:
             wait_for(lambda: holds_lock(box, proc), timeout=30, proc=proc)
-            dropper.join(timeout=60)  # the agent's last drops (reused names wait for a claim) go to this last run
+            dropper.join(timeout=60)  # the agent's last drops (reused names wait for a claim) go to this run
             assert not dropper.is_alive(), "the agent could not drop every file"
-            wait_for(lambda: not names(box / "inbox") and not names(box / "processing")
-                     and settled(box) == len(drops), timeout=60, proc=proc)
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=10) == 0, proc.returncode
+            time.sleep(rng.uniform(0.0, 0.3))  # then it dies too, likely with drops in inbox/ and processing/
+            proc.send_signal(signal.SIGKILL)
+            assert proc.wait(timeout=10) == -signal.SIGKILL
+            done += 1
         finally:
             if proc.poll() is None:
                 proc.kill()
+        # the last run is `--once`: it exits 0 only when every drop it saw was decided or rejected (3 when one went
+        # to failed/ in this run), and nothing is left in inbox/ or processing/ after it (audit G2: a drop named
+        # like a request left in processing/ used to stay in inbox/ after an exit 0)
+        failed_before = len(names(box / "failed"))
+        last = subprocess.run([*watcher_argv(box), "--once", "--jobs", "4", "--script", str(scripts[0])],
+                              stdout=subprocess.DEVNULL, stderr=log, timeout=120)
+        assert last.returncode == (3 if len(names(box / "failed")) > failed_before else 0), last.returncode
+        assert names(box / "inbox") == [] and names(box / "processing") == []
+        assert settled(box) == len(drops)
     finally:
         stop.set()
         log.close()

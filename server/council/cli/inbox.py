@@ -103,4 +103,4 @@ def run(args: argparse.Namespace) -> int:
         return OK
     if interrupted:
         return INTERRUPTED
-    return COULD_NOT if counts.get("failed") or counts.get("stuck") else OK
+    return COULD_NOT if counts.get("failed") or counts.get("stuck") or counts.get("unclaimed") else OK

@@ -126,6 +126,8 @@ def inbox_line(kind: str, data: dict[str, Any]) -> str:
         return f"{data['file']}: removed from processing/ by someone else; nothing to do"
     if kind == "summary":
         stuck = f", {data['stuck']} left in processing/" if data.get("stuck") else ""
+        if data.get("unclaimed"):
+            stuck += f", {data['unclaimed']} could not be claimed (left in inbox/)"
         return (f"inbox: {plural(data.get('decided', 0), 'decision')}, {data.get('rejected', 0)} rejected, "
                 f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered{stuck}.")
     return ""

@@ -4,7 +4,9 @@ Layout under DIR, each a plain folder::
 
     inbox/        agents drop <anything>.json here (write elsewhere and rename in, or the watcher waits until the
                   file has been still for ``settle`` seconds); names starting with "." are ignored
-    processing/   claimed requests: a file moves here (one atomic rename) before anything else happens to it
+    processing/   claimed requests: a file moves here (one atomic rename) before anything else happens to it, under
+                  a free name (``S.1.json`` … when ``S.json`` is still there, e.g. left by a killed run; its error
+                  document then records both ``dropped_as`` and ``claimed_as``)
     outbox/       <request_id>.decision.json — the CouncilDecision with ``verdicts`` and ``audit``, written atomically
     rejected/     malformed or duplicate requests, each beside its error document {code, message, details, request}
     failed/       requests that could not be reviewed (model down, timeout, an internal error), the same way
@@ -92,7 +94,8 @@ class Inbox:
         self.provider, self.model = provider, model
         self.dirs = {name: root / name for name in FOLDERS}
         self.inflight: set[str] = set()
-        self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0, "stuck": 0}
+        self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0, "stuck": 0, "unclaimed": 0}
+        self._dropped_as: dict[str, str] = {}  # processing/ name → the inbox/ name, when a claim had to number it
         self._lock_fd: int | None = None
         self._seen: dict[str, tuple[tuple[int, int, int], float]] = {}  # inbox name → (signature, still since)
 
@@ -147,7 +150,9 @@ class Inbox:
         return [self.dirs[folder] / n for n in sorted(names) if n.endswith(".json") and not n.startswith(".")]
 
     def _claim(self, settle: float) -> list[Path]:
-        """Move every settled drop into processing/ (oldest first); a name still in processing/ waits its turn.
+        """Move every settled drop into processing/ (oldest first), under the first free name of its slots (``S.json``,
+        then ``S.1.json`` …: a request of that name still in processing/, e.g. left by a killed run, never holds a
+        drop back). A drop that cannot be claimed stays in inbox/ and counts as ``unclaimed`` (``--once`` exits 3).
         A drop has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for
         that long (a file whose mtime lies in the future is not left waiting forever). Entries that are not regular
         files are claimed too (and rejected), never opened here."""
@@ -168,16 +173,32 @@ class Inbox:
                 continue
             candidates.append((st.st_mtime, path.name, path))
         self._seen = seen
-        for _, name, path in sorted(candidates):
-            try:
-                move_new(path, self.dirs["processing"] / name)
-            except (FileExistsError, FileNotFoundError):  # its name is still in processing/, or it was taken back
-                continue
-            except OSError as exc:
-                log.warning("inbox: cannot claim %s: %s", display_name(name), exc.strerror)
-                continue
-            claimed.append(self.dirs["processing"] / name)
+        for _, _name, path in sorted(candidates):
+            target = self._claim_one(path)
+            if target is not None:
+                claimed.append(target)
         return claimed
+
+    def _claim_one(self, path: Path) -> Path | None:
+        """Move one drop to the first free name in processing/; None when it was taken back or cannot be moved."""
+        for n in range(MAX_SLOTS):
+            target = self.dirs["processing"] / _slot(path.name, n)[0]
+            try:
+                move_new(path, target)
+            except FileExistsError:
+                continue
+            except FileNotFoundError:  # the agent took it back
+                return None
+            except OSError as exc:
+                log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
+                break
+            if target.name != path.name:
+                self._dropped_as[target.name] = path.name
+            return target
+        else:
+            log.warning("inbox: cannot claim %s: no free name in processing/", display_name(path.name))
+        self.counts["unclaimed"] += 1
+        return None
 
     # --- one request -------------------------------------------------------------------------------------------
     async def _handle(self, path: Path, recovered: bool) -> None:
@@ -187,6 +208,8 @@ class Inbox:
             except Exception as exc:  # a fault of ours: the request goes to failed/ instead of waiting in processing/
                 log.exception("inbox: %s failed", display_name(path.name))
                 self._give_up(path, exc)
+            finally:
+                self._dropped_as.pop(path.name, None)  # its processing/ name is free for the next claim
 
     async def _review(self, path: Path, recovered: bool) -> None:
         try:
@@ -256,9 +279,11 @@ class Inbox:
             target, doc_path = target_dir / request_name, target_dir / doc_name
             if not _pair_is_free(target, doc_path):
                 continue
-            document = {"code": err.code.value, "message": err.message, "details": err.details,
-                        "request": {"file": display_name(request_name), "dropped_as": display_name(path.name),
-                                    "sha256": sha}}
+            request = {"file": display_name(request_name), "dropped_as": display_name(self._dropped_name(path)),
+                       "sha256": sha}
+            if path.name != self._dropped_name(path):  # the name it was claimed as: how a restart finds this pair
+                request["claimed_as"] = display_name(path.name)
+            document = {"code": err.code.value, "message": err.message, "details": err.details, "request": request}
             try:
                 write_new(doc_path, document)
             except FileExistsError:
@@ -291,7 +316,8 @@ class Inbox:
                 if os.path.lexists(target) or not os.path.lexists(doc_path):
                     continue
                 document = _read_document(doc_path)
-                if document.get("dropped_as") != display_name(path.name) or document.get("sha256") != sha:
+                claimed_as = document.get("claimed_as", document.get("dropped_as"))
+                if claimed_as != display_name(path.name) or document.get("sha256") != sha:
                     continue
                 try:
                     move_new(path, target)
@@ -304,6 +330,10 @@ class Inbox:
                                      "message": "set aside before a restart; its error document was already there"})
                 return True
         return False
+
+    def _dropped_name(self, path: Path) -> str:
+        """The name a request in processing/ was dropped as (its own name unless this run numbered its claim)."""
+        return self._dropped_as.get(path.name, path.name)
 
     def _move(self, path: Path, folder: str) -> None:
         for n in range(MAX_SLOTS):
