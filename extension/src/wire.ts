@@ -1207,6 +1207,7 @@ export type MessageType = 'question' | 'answer' | 'discussion' | 'conclusion' | 
  * a configured provider's model (`id` the `provider:model` spec).
  */
 export interface ModelChoice {
+  /** A client model's id (at most 300 characters), or a `provider:model` spec: a provider name (100) and a model name (300). */
   id: string;
   /** `client`, or a provider kind or name. */
   provider: string;

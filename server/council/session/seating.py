@@ -34,7 +34,9 @@ class ModelChoice(CamelModel):
     """A model a seat can sit on: a client's chat model (``provider`` ``client``, ``id`` the client's model id) or
     a configured provider's model (``id`` the ``provider:model`` spec)."""
 
-    id: str = Field(min_length=1, max_length=300)
+    id: str = Field(min_length=1, max_length=401,
+                    description="A client model's id (at most 300 characters), or a `provider:model` spec: a "
+                                "provider name (100) and a model name (300).")
     provider: str = Field(min_length=1, max_length=100, description="`client`, or a provider kind or name.")
     model: str = Field(max_length=300, description="The model's name as people read it.")
     vendor: str = Field("", max_length=100)
