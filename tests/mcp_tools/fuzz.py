@@ -147,8 +147,8 @@ class Fuzzer:
         msg_id = self.fresh_id()
         text = self.rng.choice(["\\ud800", "\\udfff", "a\\ud83d", "\\ud83d\\ude00", "\\udc00x"])
         raw_id, expect = json.dumps(msg_id), msg_id
-        if isinstance(msg_id, str) and self.rng.random() < 0.5:  # in the id itself: answered with U+FFFD there
-            raw_id, expect = raw_id[:-1] + '\\ud800"', msg_id + "\ufffd"
+        if isinstance(msg_id, str) and self.rng.random() < 0.5:  # in the id itself: echoed exactly
+            raw_id, expect = raw_id[:-1] + '\\ud800"', msg_id + "\ud800"
         name = self.rng.choice(["council_consult", "persona_consult", "council_review", "x"])
         arguments = f'{{"user_problem":"q{text}","depth":"epic","context":"{text}"}}'
         line = f'{{"jsonrpc":"2.0","id":{raw_id},"method":"tools/call","params":{{"name":"{name}","arguments":' \

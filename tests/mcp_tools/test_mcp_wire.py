@@ -26,17 +26,19 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 class RawServer:
     """``council mcp`` on raw pipes: lines in, decoded answers out (keyed by id)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *extra: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "council", "mcp", "--provider", "scripted", "--no-embeddings",
-             "--workspace", str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+             "--workspace", str(tmp_path), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=(tmp_path / "server.log").open("wb"), cwd=tmp_path)
         self.answers: list[dict[str, Any]] = []
+        self.lines: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            self.lines.append(line)
             self.answers.append(json.loads(line))
 
     def send(self, *lines: bytes | dict[str, Any]) -> None:
@@ -93,7 +95,7 @@ def test_what_the_sdk_dropped_is_answered_and_the_server_carries_on(raw):
     assert raw.answer(10)["error"]["code"] == -32601
     assert raw.answer(11)["error"]["code"] == -32700  # its id was still readable
     assert raw.answer(12)["error"]["code"] == raw.answer(13)["error"]["code"] == -32600  # no batches in MCP
-    assert raw.answer("\ufffdx") == {"jsonrpc": "2.0", "id": "\ufffdx", "result": {}}
+    assert raw.answer("\ud800x") == {"jsonrpc": "2.0", "id": "\ud800x", "result": {}}  # echoed exactly
     assert raw.answer(int("9" * 40))["result"] == {}
     assert raw.answer(None)["error"]["code"] == -32600  # id true: not an id
     assert raw.answer(14)["result"] == {}
@@ -122,6 +124,55 @@ def test_a_cancellation_racing_the_answer_does_not_end_the_server(raw):
     assert raw.answer(6)["result"] == {}
     assert len([a for a in raw.answers if a.get("id") == 5]) == 1
     assert raw.proc.poll() is None
+
+
+def test_an_id_with_a_lone_surrogate_is_echoed_exactly(raw):
+    """The guard put U+FFFD in the id, so the client's answer never matched its request; the id is now kept and
+    written with an ASCII escape (as the sidecar's encode_json), whatever the request or refusal."""
+    raw.send(INIT, INITIALIZED, b'{"jsonrpc":"2.0","id":"a\\ud800","method":"ping"}',
+             b'{"jsonrpc":"2.0","id":"b\\udfff","method":"tools/list","params":{"cursor":5}}',  # refused: bad params
+             b'{"jsonrpc":"2.0","id":"c\\ud800","method":"tools/call","params":{"name":"council_consult",'
+             b'"arguments":{"user_problem":"q\\ud800","depth":"epic"}}}',  # a tool error; its text is sanitised
+             b'{"jsonrpc":"2.0","id":"d\\ud800",' + b'"method":', ping(4))  # not JSON: the id read from the bytes
+    assert raw.answer("a\ud800") == {"jsonrpc": "2.0", "id": "a\ud800", "result": {}}
+    assert raw.answer("b\udfff")["error"]["code"] == -32602
+    assert raw.answer("c\ud800")["result"]["isError"] is True
+    assert raw.answer("d\ud800")["error"]["code"] == -32700
+    assert raw.answer(4)["result"] == {}
+    for prefix in (b'{"jsonrpc":"2.0","id":"a\\ud800"', b'"id":"b\\udfff"', b'"id":"c\\ud800"', b'"id":"d\\ud800"'):
+        assert any(prefix in line for line in raw.lines), prefix
+    assert raw.close() == 0
+
+
+def test_a_duplicate_elicitation_answer_resolves_only_its_own_request(tmp_path):
+    """The client answers elicitation 0 three times (decline, decline, accept) and never answers 1: the duplicates
+    are dropped, so question 2 waits for its own answer and expires into an assumption, never 'declined'."""
+    raw = RawServer(tmp_path, "--elicitation-timeout", "2")
+    try:
+        init = {**INIT, "params": {**INIT["params"], "capabilities": {"elicitation": {}}}}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "council_consult", "arguments": {
+            "user_problem": "Should we split our monolith into services this quarter?", "depth": "brief"}}}
+        raw.send(init, INITIALIZED, call)
+        deadline = time.monotonic() + 10
+        while not any(a.get("method") == "elicitation/create" for a in raw.answers) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        [first] = [a for a in raw.answers if a.get("method") == "elicitation/create"]
+        decline = {"jsonrpc": "2.0", "id": first["id"], "result": {"action": "decline"}}
+        raw.send(decline, decline, {"jsonrpc": "2.0", "id": first["id"], "result": {"action": "accept",
+                                                                                     "content": {"answer": "late"}}})
+        result = raw.answer(1, timeout=30)["result"]["structuredContent"]
+        asked = [a for a in raw.answers if a.get("method") == "elicitation/create"]
+        assert len(asked) == 2 and asked[1]["id"] != first["id"]
+        assert [c["status"] for c in result["clarifications"]] == ["declined", "assumed"]
+        [withdrawn] = [a for a in raw.answers if a.get("method") == "notifications/cancelled"]
+        assert withdrawn["params"]["requestId"] == asked[1]["id"]
+        raw.send(ping(2))
+        assert raw.answer(2)["result"] == {}
+        assert raw.close() == 0
+    finally:
+        if raw.proc.poll() is None:
+            raw.proc.kill()
+            raw.proc.wait()
 
 
 def test_the_guard_alone():

@@ -23,7 +23,9 @@ has the contract's shape ``{code: validation, message, details}`` (``details.rea
   elicitation) ends instead of waiting forever.
 
 Strings holding a lone surrogate (``"\\ud800"``: valid JSON, not Unicode) have U+FFFD in its place before anything
-else reads them (:func:`council.encodable.encodable`), so no encoder downstream can fail on them.
+else reads them (:func:`council.encodable.encodable`), so no encoder downstream can fail on them; except a
+message's ``id``, which is kept exactly, so the answer matches the request (the writer escapes it as ``\\ud800``,
+as the sidecar's ``council.transport.framing.encode_json`` does).
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ def _id_value(token: bytes) -> MsgId | None:
         return None
     if token.startswith(b'"'):
         try:
-            return encodable(json.loads(text))
+            return json.loads(text)  # exactly as sent, lone surrogates included: the answer must match it
         except ValueError:
             return None
     return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
@@ -139,6 +141,22 @@ def _sanitize(value: Any) -> Any:
     if isinstance(value, dict):
         return {encodable(k): _sanitize(v) for k, v in value.items()}
     return value
+
+
+def _sanitize_message(value: Any) -> Any:
+    """A message (or a batch of them) with :func:`_sanitize` applied, except the ids it names: its ``id`` and a
+    cancellation's ``params.requestId`` stay exactly as sent, so they still match the request they refer to."""
+    if isinstance(value, list):
+        return [_sanitize_message(item) for item in value]
+    if not isinstance(value, dict):
+        return _sanitize(value)
+    clean = _sanitize(value)
+    if "id" in value:
+        clean["id"] = value["id"]
+    params = value.get("params")
+    if isinstance(params, dict) and "requestId" in params and isinstance(clean.get("params"), dict):
+        clean["params"]["requestId"] = params["requestId"]
+    return clean
 
 
 @dataclass
@@ -213,7 +231,7 @@ class Guard:
             verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
                                                  f"the message is not JSON: {str(exc)[:200]}", "not_json"))
             return None
-        return _sanitize(value) if _SURROGATE_ESCAPE.search(line) else value
+        return _sanitize_message(value) if _SURROGATE_ESCAPE.search(line) else value
 
     def _batch(self, items: list[Any], verdict: Verdict) -> None:
         message = "batches are not supported (MCP 2025-06-18 removed them): send each message on its own line"
@@ -292,7 +310,7 @@ class Guard:
         if isinstance(msg_id, str) and msg_id.isdecimal() and len(msg_id) < 20:
             msg_id = int(msg_id)  # the SDK matches "7" to its request 7, as the TypeScript SDK does
         if msg_id not in self.asking:
-            log.info("a response to %r was dropped: the server asked nothing by that id (or no longer waits)",
+            log.debug("a response to %r was dropped: the server asked nothing by that id (or no longer waits)",
                      str(msg_id)[:40])
             return
         self.asking.discard(msg_id)
