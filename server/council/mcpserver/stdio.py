@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,10 +31,10 @@ from mcp.shared.message import SessionMessage
 
 from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.stdin_pump import pump
 
 log = logging.getLogger("council.mcp")
 
-READ_CHUNK = 64 * 1024
 QUEUE_CHUNKS = 4
 HEAD_BYTES = 64 * 1024  # the start of an overlong line, kept to find its id
 _CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
@@ -195,7 +194,7 @@ async def _verdicts(stdin_fd: int, guard: Guard) -> AsyncIterator[Verdict]:
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
     slots = threading.Semaphore(QUEUE_CHUNKS)
-    threading.Thread(target=_pump, args=(stdin_fd, loop, chunks, slots), name="council-mcp-stdin",
+    threading.Thread(target=pump, args=(stdin_fd, loop, chunks, slots, "council mcp"), name="council-mcp-stdin",
                      daemon=True).start()
     splitter = LineSplitter()
     while True:
@@ -208,20 +207,4 @@ async def _verdicts(stdin_fd: int, guard: Guard) -> AsyncIterator[Verdict]:
         if not chunk:
             return
 
-
-def _pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue[bytes], slots: threading.Semaphore) -> None:
-    """Reader thread: one chunk per free slot; an empty chunk is the end of input."""
-    while True:
-        slots.acquire()
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except OSError as exc:
-            log.error("council mcp: reading stdin failed (%s); exiting", exc)
-            chunk = b""
-        try:
-            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
-        except RuntimeError:  # the loop has closed
-            return
-        if not chunk:
-            return
 

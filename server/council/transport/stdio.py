@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from council.errors import ErrorCode
 from council.protocol.errors import JSONRPC_CODES
+from council.stdin_pump import pump
 from council.transport.framing import FrameReader, encode_frame
 from council.transport.jsonrpc import RpcError
 
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("council.serve")
 
-READ_CHUNK = 64 * 1024
 QUEUE_CHUNKS = 4
 STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the declared length was too long
 
@@ -100,7 +99,8 @@ async def _serve(gate: Gate, stdin_fd: int) -> int:
     chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
     slots = threading.Semaphore(QUEUE_CHUNKS)
     gate.on_stop = lambda: chunks.put_nowait(None)
-    threading.Thread(target=_pump, args=(stdin_fd, loop, chunks, slots), name="council-stdin", daemon=True).start()
+    threading.Thread(target=pump, args=(stdin_fd, loop, chunks, slots, "council serve"), name="council-stdin",
+                     daemon=True).start()
     reader = FrameReader()
     while not gate.stopped:
         try:
@@ -126,20 +126,3 @@ async def _serve(gate: Gate, stdin_fd: int) -> int:
         await asyncio.sleep(0)  # let request tasks run between chunks, even under a flood
     return await gate.close()
 
-
-def _pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue[bytes | None],
-          slots: threading.Semaphore) -> None:
-    """Reader thread: one chunk per free slot; an empty chunk is the end of input."""
-    while True:
-        slots.acquire()
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except OSError as exc:
-            log.error("council serve: reading stdin failed (%s); exiting", exc)
-            chunk = b""
-        try:
-            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
-        except RuntimeError:  # the loop has closed
-            return
-        if not chunk:
-            return
