@@ -169,6 +169,50 @@ async function savedConversation(ui) {
   }
 }
 
+const RUN_LOGS = { council: 'council.log', models: 'fake-lm.log' };
+const runLog = (name) => path.join(process.env.COUNCIL_E2E_RUN, RUN_LOGS[name]);
+const logSize = (name) => (fs.existsSync(runLog(name)) ? fs.statSync(runLog(name)).size : 0);
+const logMarks = () => Object.fromEntries(Object.keys(RUN_LOGS).map((name) => [name, logSize(name)]));
+
+/**
+ * After a reload, wait until the new window's Council extension has activated (its log's first line) and so has the
+ * test model provider. The reloaded Chat view shows the remembered model and takes input at once, seconds before the
+ * extension host has started the extensions: "@council …" sent then is not a known participant yet, and VS Code hands
+ * it to its default agent (a "Sign in to use GitHub Copilot" dialog), not to Council.
+ */
+async function activatedSince(marks) {
+  const want = { council: /\[info\] Council \S+ on /, models: /\[fake-lm\] activate / };
+  const t = Date.now();
+  for (;;) {
+    const missing = Object.keys(want).filter((name) => {
+      const text = fs.existsSync(runLog(name)) ? fs.readFileSync(runLog(name), 'utf8').slice(marks[name]) : '';
+      return !want[name].test(text);
+    });
+    if (!missing.length) return;
+    if (Date.now() - t > 90_000) throw new Error(`after the reload these extensions did not activate in 90 s: ${missing.join(', ')}`);
+    await page.waitForTimeout(200);
+  }
+}
+
+/**
+ * After a reload, wait until the Chat view shows the conversation saved before it (its last request in view). VS Code
+ * opens the view at once and loads the saved conversation into it a moment later (seconds on a busy 2-core machine);
+ * a turn sent before that lands in an empty conversation, with no history, so the participant starts a new session.
+ */
+async function restoredConversation(ui, saved) {
+  const request = saved.requests[saved.requests.length - 1];
+  const want = (request?.message?.text || '').replace(/\s+/g, ' ').trim();
+  const t = Date.now();
+  let shown = '';
+  while (Date.now() - t < 60_000) {
+    shown = await ui.lastRequestText();
+    if (shown && shown.includes(want)) return;
+    await page.waitForTimeout(250);
+  }
+  await shot('reload-not-restored');
+  throw new Error(`after the reload the Chat view does not show the saved conversation (last request ${JSON.stringify(want)}); it shows ${JSON.stringify(shown.slice(0, 200))}`);
+}
+
 // council_consult asks before it runs (its confirmationMessages); invoked outside a chat, VS Code shows them as a
 // modal dialog. It must name the personas, the depth and the model calls; it is screenshot, then confirmed.
 let consultConfirmation;
@@ -216,10 +260,13 @@ async function runScenarios() {
     shot,
     log: (m) => console.log(`[e2e]   ${m}`),
     reload: async () => {
-      await savedConversation(ui);
+      const saved = await savedConversation(ui);
+      const marks = logMarks();
       await page.reload();
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
       await openChat();
+      await phase('extensions activated', () => activatedSince(marks));
+      if (saved) await phase('conversation restored', () => restoredConversation(ui, saved));
     },
   };
   for (const [name, fn] of Object.entries(scenarios)) {
