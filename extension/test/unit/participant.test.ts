@@ -419,7 +419,7 @@ describe('slash commands and followups', () => {
     assert.equal(mapCommand('transcript'), undefined);
     assert.equal(mapCommand(undefined), undefined);
   });
-  it('while clarifying: none (the question's buttons show each choice, skip and skip all once)', () => {
+  it('while clarifying: none (the question’s buttons show each choice, skip and skip all once)', () => {
     const f = followupsFor({ metadata: { sessionId: 's', status: 'clarifying', awaiting: 'answer', choices: ['A', 'B'] } });
     assert.deepEqual(f, []);
   });
