@@ -225,7 +225,8 @@ class EventPrinter:
             self.warn(event.get("message", ""))
         elif text:
             self._end_stream()
-            self.line(markdown(text.rstrip("\n") + choices(event), self.style).strip("\n") + "\n")  # a block, a blank line
+            block = markdown(text.rstrip("\n") + choices(event), self.style)
+            self.line(block.strip("\n") + "\n")  # a block, then a blank line
         if kind in ("persona.completed", "cycle.completed"):
             self._end_stream()
 
