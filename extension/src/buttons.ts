@@ -1,5 +1,6 @@
 /**
- * The chat's buttons: a question's choices and Skip (with their idempotency), Extend debate, Retry.
+ * The chat's buttons: a question's choices, Skip this question (with their idempotency) and Skip all, Extend
+ * debate, Retry, the full positions under the answer.
  *
  * A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
  * double-clicking a button can never produce two different keys for one click. The command handler records the
@@ -55,7 +56,21 @@ export function answerButtonArgs(q: ClarificationQuestion, action: AnswerAction,
   return args;
 }
 
-/** The buttons under a question: one per choice, then Skip. */
+/** The labels of the buttons this module adds (one place, for the translation catalog). */
+export const LABELS = {
+  skip: 'Skip this question',
+  skipTooltip: 'The council records the assumption it states instead',
+  skipAll: 'Skip all',
+  skipAllTooltip: 'Skip the remaining questions and let the council debate',
+  transcript: 'Full positions',
+  transcriptTooltip: "Open the session's transcript: every advisor's full position, cycle by cycle",
+} as const;
+
+/**
+ * The buttons under a question — the only place its choices are shown (the sidecar's markdown does not list them,
+ * and no followups repeat them): one per choice, then Skip this question and Skip all. Typing a choice's label or
+ * number answers too.
+ */
 export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
   const choices = Array.isArray(q.choices) ? q.choices : [];
   const buttons: ButtonCommand[] = choices.map((c) => ({
@@ -66,11 +81,17 @@ export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
   }));
   buttons.push({
     command: ANSWER_COMMAND,
-    title: 'Skip',
-    tooltip: 'Skip this question',
+    title: LABELS.skip,
+    tooltip: LABELS.skipTooltip,
     arguments: [answerButtonArgs(q, 'skip')],
   });
+  buttons.push(turnButton(LABELS.skipAll, { command: 'skipAll', text: '' }, LABELS.skipAllTooltip));
   return buttons;
+}
+
+/** Under the council's answer: the full positions (the transcript), one click away. */
+export function transcriptButton(sessionId: string): ButtonCommand {
+  return { command: 'council.showTranscript', title: LABELS.transcript, tooltip: LABELS.transcriptTooltip, arguments: [sessionId] };
 }
 
 export function extendButton(sessionId: string): ButtonCommand {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
-import { questionButtons, retryButton } from './buttons';
+import { questionButtons, retryButton, transcriptButton } from './buttons';
 import type { CouncilClient } from './client';
 import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
@@ -328,6 +328,9 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   const spent = answered ? usageMarkdown(result.usage) : ''; // what the council spent, under its answer
   if (spent) stream.markdown(spent);
+  // The full positions one click from the answer; last in the response (VS Code 1.139 folds the parts above a
+  // markdown part that follows a button into a collapsed "Completed N steps", which would hide the answer).
+  if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId));
   if (!result.sessionId) return {};
   const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
   if (question) {
@@ -360,18 +363,12 @@ async function showTranscript(
   }
 }
 
-/** Followups that make sense next: answer suggestions while clarifying; extend / transcript / new afterwards. */
+/** Followups that make sense next: none while a question waits (its buttons answer it); extend / transcript / new afterwards. */
 export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   const m = result.metadata;
   if (!isCouncilMetadata(m)) return [];
-  if (m.awaiting === 'answer') {
-    return [
-      // With a command: a followup without one inherits the previous turn's (a choice after `/new …` would start anew).
-      ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c, command: 'answer' })),
-      { prompt: '', command: 'skip', label: 'Skip this question' },
-      { prompt: '', command: 'skipAll', label: 'Skip all questions' },
-    ];
-  }
+  // A question's choices, Skip and Skip all are its buttons (each shown once): no followups repeat them.
+  if (m.awaiting === 'answer') return [];
   const out: vscode.ChatFollowup[] = [];
   if (m.stopped) {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.

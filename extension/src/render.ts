@@ -1,7 +1,8 @@
 /**
  * Prints the sidecar's `council/event` stream into a chat response. The sidecar writes everything a person reads:
  * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (also types this extension
- * does not know). This file adds only layout: the choice and Skip buttons under a question, Extend after a capped
+ * does not know). This file adds only layout: the choice, Skip and Skip all buttons under a question (the only place
+ * its choices show), Extend after a capped
  * debate, Retry after a retryable error, Resume and Cancel after a stop, the two answers to "answer or new question?",
  * the files of `evidence.gathered` as chat references (clickable), and `progress` messages as the transient progress line — but only until
  * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
@@ -99,7 +100,7 @@ export class EventRenderer {
         if (event.canExtend) this.out.button(extendButton(event.sessionId));
         return;
       case 'final.answer':
-        this.state.finalAnswer = true;
+        this.state.finalAnswer = true; // its Full positions button ends the response (participant.finish)
         return;
       case 'evidence.gathered':
         for (const uri of Array.isArray(event.references) ? event.references : []) this.reference(uri);

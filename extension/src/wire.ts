@@ -570,8 +570,8 @@ export interface CostEstimated extends EventBase {
 }
 
 /**
- * The next piece of a persona's contribution as it streams (`markdown` only; its first piece starts with
- * the persona's heading).
+ * The next piece of a persona's line as it streams (`markdown` only; its first piece starts the line with
+ * the persona's name, the rest is its position; `persona.completed` ends the line with its vote and confidence).
  */
 export interface PersonaDelta extends EventBase {
   type: 'persona.delta';
@@ -586,6 +586,7 @@ export interface PersonaCompleted extends EventBase {
   response: PersonaResponse;
 }
 
+/** A vote (`markdown` is empty: the persona's line shows it, or the cycle's summary names the first votes). */
 export interface VoteCast extends EventBase {
   type: 'vote.cast';
   vote: Vote;
@@ -611,6 +612,7 @@ export interface OptionsProposed extends EventBase {
   options: VoteOption[];
 }
 
+/** The final round's tally (`markdown` is empty: the answer states the vote; the transcript has the table). */
 export interface VotesTallied extends EventBase {
   type: 'votes.tallied';
   tally: VoteTally;

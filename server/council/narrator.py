@@ -3,9 +3,10 @@ that ``council.present`` wrote for it.
 
 It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
 streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
-it keeps a :class:`~council.present.persona.PersonaText`, so a heading appears once, when that persona's text
-starts, and its completion adds only what the stream has not shown; the moderator's answer to a follow-up streams
-the same way.
+it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed
+with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
+moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`. The vote a persona
+line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
-from council.present.persona import PersonaText, vote
+from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.session import records as r
@@ -36,7 +37,7 @@ EventSink = Callable[[dict[str, Any]], None]
 class Narrator:
     def __init__(self, sink: EventSink) -> None:
         self.sink = sink
-        self._texts: dict[tuple[str, str, int], PersonaText] = {}  # (session, persona, cycle) → live text
+        self._texts: dict[tuple[str, str, int], PersonaLine] = {}  # (session, persona, cycle) → live line
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
             r.PersonasSelected: lambda rt, rec: self.emit(
@@ -47,10 +48,9 @@ class Narrator:
             r.QuestionSkipped: self._question_skipped,
             r.CycleStarted: lambda rt, rec: self.emit(
                 rt, ev.CycleStarted, cycle=rec.discussion.cycle_number, limit=rt.session.cycle_limit,
-                markdown=debate.cycle_started(rec.discussion.cycle_number, rt.session.cycle_limit)),
+                markdown=debate.cycle_line(rec.discussion.cycle_number, rt.session.cycle_limit)),
             r.PersonaSpoke: self._persona_spoke,
-            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote, markdown=vote(
-                rec.vote, rt.session.options, _shown_model(rt, rec.vote.persona))),
+            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote),  # its line or summary shows it
             r.SeatingDecided: lambda rt, rec: self.emit(rt, ev.SeatingDecided, seating=rec.seating,
                                                         markdown=cost.seating(rec.seating)),
             r.CallsPlanned: lambda rt, rec: self.emit(rt, ev.CostEstimated, plan=rec.plan,
@@ -58,9 +58,8 @@ class Narrator:
             r.SeatFellBack: self._seat_fell_back,
             r.CycleConcluded: self._cycle_concluded,
             r.OptionsSet: lambda rt, rec: self.emit(rt, ev.OptionsProposed, options=rec.options,
-                                                    markdown=debate.options(rec.options)),
-            r.TallySet: lambda rt, rec: self.emit(rt, ev.VotesTallied, tally=rec.tally,
-                                                  markdown=debate.tally(rec.tally)),
+                                                    markdown=debate.options_line(rec.options)),
+            r.TallySet: lambda rt, rec: self.emit(rt, ev.VotesTallied, tally=rec.tally),  # the answer says it
             r.SynthesisSet: lambda rt, rec: self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis,
                                                       markdown=rec.final_answer),
             r.FollowUpAnswered: self._follow_up_answered,
@@ -70,7 +69,7 @@ class Narrator:
             r.CycleDropped: self._cycle_dropped,
             r.SessionStopped: lambda rt, rec: self.emit(
                 rt, ev.SessionStopped, status=rt.session.status, completed_cycles=rt.session.debate_cycles,
-                markdown=status.stopped(rt.session)),
+                markdown=self._close_lines(rt) + status.stopped(rt.session)),
             r.SessionResumed: lambda rt, rec: self.emit(rt, ev.SessionResumed, status=rt.session.status,
                                                         markdown=status.resumed()),
             r.EvidenceGathered: self._evidence_gathered,
@@ -99,7 +98,9 @@ class Narrator:
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
         if isinstance(rec, r.StatusSet) and previous is not None:
-            text = "_The session was cancelled._\n\n" if rec.status is SessionStatus.CANCELLED else ""
+            text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
+            if rec.status in TERMINAL:
+                text = self._close_lines(rt) + text
             self.emit(rt, ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason, markdown=text)
             if rec.status in TERMINAL:
                 self._forget(rt.session_id)
@@ -128,14 +129,14 @@ class Narrator:
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
-        self._texts[(rt.session_id, persona, cycle)] = PersonaText(persona, limits, model=_shown_model(rt, persona))
+        self._texts[(rt.session_id, persona, cycle)] = PersonaLine(persona, limits, model=_shown_model(rt, persona))
         seating = rt.session.seating
         self.emit(rt, ev.PersonaStarted, persona=persona, cycle=cycle, provider=provider, model=model,
                   model_id=seating.model_of(persona).id if seating else "")
 
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
         text = self._texts.setdefault((rt.session_id, persona, cycle),
-                                      PersonaText(persona, model=_shown_model(rt, persona)))
+                                      PersonaLine(persona, model=_shown_model(rt, persona)))
         markdown = text.feed(chunk)
         if markdown:
             self.emit(rt, ev.PersonaDelta, persona=persona, cycle=cycle, markdown=markdown)
@@ -180,10 +181,10 @@ class Narrator:
     def _persona_spoke(self, rt: SessionRuntime, rec: r.PersonaSpoke) -> None:
         resp = rec.response
         text = self._texts.pop((rt.session_id, resp.persona, resp.cycle), None) or \
-            PersonaText(resp.persona, model=_shown_model(rt, resp.persona))
-        # a failed model call shows nothing here: the cycle reports it once, with its cause, when it ends
+            PersonaLine(resp.persona, model=_shown_model(rt, resp.persona))
+        # a failed model call only ends its line: the cycle reports it once, with its cause, when it ends
         self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
-                  markdown="" if resp.failure is not None else text.complete(resp))
+                  markdown=text.close() if resp.failure is not None else text.complete(resp, rt.session.options))
 
     def _seat_fell_back(self, rt: SessionRuntime, rec: r.SeatFellBack) -> None:
         seating = rt.session.seating
@@ -206,9 +207,12 @@ class Narrator:
                   markdown=evidence.gathered(rec.uses, rec.cycle))
 
     def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
-        for key in [k for k in self._texts if k[0] == rt.session_id and k[2] == rec.cycle]:
-            del self._texts[key]
-        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason)
+        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason, markdown=self._close_lines(rt, rec.cycle))
+
+    def _close_lines(self, rt: SessionRuntime, cycle: int | None = None) -> str:
+        """End the persona lines of the session (of ``cycle``) whose replies will not complete, and forget them."""
+        keys = [k for k in self._texts if k[0] == rt.session_id and (cycle is None or k[2] == cycle)]
+        return "".join(self._texts.pop(k).close() for k in keys)
 
     def _cycle_concluded(self, rt: SessionRuntime, rec: r.CycleConcluded) -> None:
         s = rt.session

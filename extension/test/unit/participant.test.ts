@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
-import { PendingAnswers } from '../../src/buttons';
+import { PendingAnswers, transcriptButton } from '../../src/buttons';
 import { SidecarUnavailableError } from '../../src/client';
 import { SessionKeeper } from '../../src/keeper';
 import { ChatModels } from '../../src/models';
@@ -86,7 +86,7 @@ describe('chat turn handler', () => {
     assert.ok(turn.token, 'the chat token is passed so the stop button sends $/cancelRequest');
     assert.deepEqual(stream.progressLines, ['Convening the council…']);
     assert.match(stream.text, /What is the team size\?/);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip this question', 'Skip all']);
     assert.deepEqual(result.metadata, {
       sessionId: SID,
       status: 'clarifying',
@@ -157,7 +157,7 @@ describe('chat turn handler', () => {
     const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1' })];
     const { stream, result } = await run(handler, chatRequest('', { command: 'status' }), history);
     assert.equal(stream.text, message);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip this question', 'Skip all']);
     assert.equal(result.metadata?.questionId, 'q1');
   });
 
@@ -190,8 +190,11 @@ describe('chat turn handler', () => {
     const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })];
     const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), history);
     assert.equal(stream.text, `${MARKDOWN['final.answer']}_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n`);
+    // the full positions (the transcript) one click away, last in the response
+    assert.deepEqual(stream.parts.at(-1), { kind: 'button', value: transcriptButton(SID) });
     const status = await run(handler, chatRequest('', { command: 'status' }), history);
     assert.doesNotMatch(status.stream.text, /Model calls/);
+    assert.equal(status.stream.buttons.length, 0);
     assert.equal(usageMarkdown({ calls: 3, byModel: { 'GPT-5': 3 } }), '_Model calls: 3._\n\n');
     assert.equal(usageMarkdown({ calls: 0, byModel: {} }), '');
   });
@@ -416,10 +419,9 @@ describe('slash commands and followups', () => {
     assert.equal(mapCommand('transcript'), undefined);
     assert.equal(mapCommand(undefined), undefined);
   });
-  it('while clarifying: choices, skip, skip all', () => {
+  it('while clarifying: none (the question’s buttons show each choice, skip and skip all once)', () => {
     const f = followupsFor({ metadata: { sessionId: 's', status: 'clarifying', awaiting: 'answer', choices: ['A', 'B'] } });
-    assert.deepEqual(f.map((x) => x.label), ['A', 'B', 'Skip this question', 'Skip all questions']);
-    assert.equal(f[2].command, 'skip');
+    assert.deepEqual(f, []);
   });
   it('after completion: extend, transcript, new', () => {
     const f = followupsFor({ metadata: { sessionId: 's', status: 'completed', awaiting: 'nothing', canExtend: true } });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND } from '../../src/buttons';
+import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND } from '../../src/buttons';
 import type { WireEvent } from '../../src/protocol';
 import { EventRenderer, MAX_REFERENCES } from '../../src/render';
 import { EVENT_TYPES } from '../../src/wire';
@@ -79,21 +79,25 @@ describe('EventRenderer prints the sidecar markdown', () => {
 describe('EventRenderer layout: buttons per event type', () => {
   beforeEach(() => resetSeq());
 
-  it('question.asked → the markdown, then one button per choice, then Skip', () => {
+  it('question.asked → the markdown, then one button per choice, then Skip this question and Skip all', () => {
     const { stream, renderer } = renderAll([sample('question.asked')]);
     assert.equal(stream.parts[0].kind, 'markdown');
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
-    for (const b of stream.buttons) assert.equal(b.command, ANSWER_COMMAND);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip this question', 'Skip all']);
+    for (const b of stream.buttons.slice(0, 3)) assert.equal(b.command, ANSWER_COMMAND);
     const first = stream.buttons[0].arguments?.[0];
     assert.deepEqual([first.sessionId, first.questionId, first.action, first.choice], [SID, 'q1', 'answer', 'small']);
     assert.equal(stream.buttons[2].arguments?.[0].action, 'skip');
+    assert.equal(stream.buttons[3].command, TURN_COMMAND);
+    assert.deepEqual(stream.buttons[3].arguments?.[0], { command: 'skipAll', text: '' });
     assert.equal(renderer.state.question?.questionId, 'q1');
   });
 
-  it('a question without choices gets Skip only', () => {
+  it('a question without choices gets Skip this question and Skip all only', () => {
     const { stream } = renderAll([sample('question.asked', { question: question('q1', { choices: [] }) })]);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Skip']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Skip this question', 'Skip all']);
   });
+
+
 
   it('question.resolved clears the pending question; cancellation too', () => {
     assert.equal(renderAll([sample('question.asked'), sample('question.resolved')]).renderer.state.question, undefined);

@@ -153,7 +153,8 @@ class EventPrinter:
     """Prints ``council/event`` notifications on a text stream (``quiet`` keeps only warnings).
 
     Every event's markdown is printed as it comes, except the final answer, which is kept for the caller to print
-    where the answer belongs (stdout). Progress events are dim status lines.
+    where the answer belongs (stdout). Progress events are dim status lines; a question's choices are numbered
+    under it (its layout, as VS Code's buttons are).
     """
 
     def __init__(self, out: TextIO, style: Style, *, quiet: bool = False) -> None:
@@ -212,8 +213,8 @@ class EventPrinter:
         text = event.get("markdown") or ""
         if kind == "progress":
             self.note(event.get("message", ""))
-        elif kind == "persona.delta":
-            if not self.quiet:
+        elif kind == "persona.delta" or (kind == "persona.completed" and self.streaming):
+            if not self.quiet:  # a persona's line: its completion ends the streamed line
                 self.streaming = True
                 self._write(self.formatter.feed(text))
         elif kind == "final.answer":
@@ -224,9 +225,18 @@ class EventPrinter:
             self.warn(event.get("message", ""))
         elif text:
             self._end_stream()
-            self.line(markdown(text, self.style).strip("\n") + "\n")  # a block, then a blank line
+            block = markdown(text.rstrip("\n") + choices(event), self.style)
+            self.line(block.strip("\n") + "\n")  # a block, then a blank line
         if kind in ("persona.completed", "cycle.completed"):
             self._end_stream()
+
+
+def choices(event: dict[str, Any]) -> str:
+    """A question's choices as a numbered list under it: the terminal's layout for them (VS Code shows buttons)."""
+    if event.get("type") != "question.asked":
+        return ""
+    labels = [c.get("label", "") for c in (event.get("question") or {}).get("choices") or [] if isinstance(c, dict)]
+    return "".join(f"\n{i}. {' '.join(str(label).split())}" for i, label in enumerate(labels, 1))
 
 
 ANSWER_HINT = "answer with a number, your own words, 'skip', 'skip all' or 'more'"

@@ -25,10 +25,10 @@ def selection(sel: PersonaSelection) -> str:
 
 
 def question(q: ClarificationQuestion, remaining: int) -> str:
+    """The question and what skipping it means. Its choices are not listed: each client shows them once, as its
+    layout (buttons in VS Code, a numbered list in ``council ask``)."""
     after = f" · {plural(remaining, 'more question')} after this one" if remaining else ""
     out = [f"**The moderator asks**{f' _({after[3:]})_' if after else ''}\n\n{q.question.strip()}\n\n"]
-    if q.choices:
-        out.append("".join(f"{i}. {one_line(c.label)}\n" for i, c in enumerate(q.choices, 1)) + "\n")
     out.append(f"_If you skip it, the council assumes: {one_line(q.default_assumption)}_\n\n")
     return "".join(out)
 

@@ -72,6 +72,11 @@ def stopped(s: ConversationSession) -> str:
     return f"**Stopped.** {kept} — resume with `/retry` (or the Resume button); `/cancel` ends the session.\n\n"
 
 
+def cancelled() -> str:
+    """What ``status.changed`` to cancelled says: the one line that tells the session was cancelled."""
+    return "_The session was cancelled._\n\n"
+
+
 def resumed() -> str:
     return "_Resuming where the council stopped._\n\n"
 
@@ -117,10 +122,12 @@ TURN_NOTES: dict[str, str] = {
 
 def turn_note(kind: str, s: ConversationSession) -> str | None:
     """The note a turn result carries (``message``), from the engine's note kind and the session (``stalled`` and
-    ``stopped`` carry none: their event said it once)."""
+    ``stopped`` carry none, nor does a cancellation: their event said it once)."""
     if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
         kind = "follow_up_cancelled"
     if kind in ("stalled", "stopped"):
+        return None
+    if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
         return None
     if kind == "more_planned":
         waiting = f"; first, “{one_line(s.active_question.question)}”" if s.active_question else ""

@@ -105,7 +105,7 @@ def title(s: ConversationSession) -> str:
 
 def transcript(s: ConversationSession) -> str:
     out = [f"# {title(s)}\n\n",
-           f"_Council session {s.session_id} · {s.created_at:%Y-%m-%d %H:%M} UTC · {s.status.value}_\n\n",
+           f"_Council session · {s.created_at:%Y-%m-%d %H:%M} UTC · {s.status.value}_\n\n",
            _question(s)]
     if s.persona_selection:
         out.append(clarify.selection(s.persona_selection))

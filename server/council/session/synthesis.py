@@ -87,7 +87,6 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
     abstained = [x.persona for x in latest if x.abstained]
     if abstained:
         notes.append(f"Abstained in the last cycle: {', '.join(abstained)}.")
-    notes.append("Model output is nondeterministic; the same question can get a different answer.")
     return CouncilSynthesis(
         recommendation=reply.recommendation.strip(),
         agreements=reply.agreements, conflicts=reply.conflicts, risks_tradeoffs=reply.risks_tradeoffs,
