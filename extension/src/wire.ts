@@ -1316,6 +1316,8 @@ export interface PersonaSelection {
   overriddenPersonas: string[];
   /** How personas were ranked: override, embeddings, tfidf, keywords. */
   method: string;
+  /** Routed persona name → the words of the request that seated it (empty for an override). */
+  chosenFor: Record<string, string[]>;
   createdAt: string;
 }
 

@@ -213,7 +213,7 @@ class Engine:
         rt.record(r.PersonasSelected(at=rt.clock(), selection=PersonaSelection(
             session_id=s.session_id, request_classification=sel.classification, selected_personas=participants,
             reason=sel.reason, user_override=sel.user_override, overridden_personas=sel.overridden,
-            method=sel.method, created_at=rt.clock())))
+            method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
 
     # --- the user's moves ------------------------------------------------------------------------------------
     async def answer(self, rt: SessionRuntime, question_id: str, action: str, text: str, choice: str | None,
