@@ -32,7 +32,7 @@ from council.protocol.errors import (
     JSONRPC_CODES,
     METHOD_NOT_FOUND,
     REQUEST_CANCELLED,
-    ErrorData,
+    with_text,
 )
 
 MsgId = int | str
@@ -53,10 +53,10 @@ class RpcError(JsonRpcException):
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member; details that are not JSON are dropped (the error itself still goes)."""
         try:
-            data = ErrorData(code=self.kind, message=self.message, details=self.details).to_wire()
+            data = with_text(self.kind, self.message, self.details).to_wire()
             json.dumps(data, allow_nan=False)
         except (TypeError, ValueError, PydanticSerializationError):
-            data = ErrorData(code=self.kind, message=self.message, details={"detailsDropped": True}).to_wire()
+            data = with_text(self.kind, self.message, {"detailsDropped": True}).to_wire()
         return {"code": self.code, "message": self.message, "data": data}
 
     def to_response_error(self) -> ResponseError:
@@ -66,8 +66,8 @@ class RpcError(JsonRpcException):
 
 
 def is_error_data(data: Any) -> bool:
-    """``data`` already has the contract's shape."""
-    return isinstance(data, dict) and data.keys() == {"code", "message", "details"}
+    """``data`` already has the contract's shape (``text`` is optional)."""
+    return isinstance(data, dict) and data.keys() - {"text"} == {"code", "message", "details"}
 
 
 # pygls's own errors (its message kept): contract kind and details.reason
