@@ -30,6 +30,7 @@ from council.session.clarifier import plan_round
 from council.session.convergence import Convergence, assess, position_similarity, should_stop
 from council.session.costing import can_afford_cycle, remaining, resumable, state_plan
 from council.session.debate import report_failures, run_cycle, votes_of
+from council.session.earlier import Earlier, EarlierReply, reuse
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
     ConversationSession,
@@ -88,6 +89,7 @@ class NewSession:
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
     max_model_calls: int | None = None  # the session's budget of model calls
+    earlier: list[EarlierReply] = field(default_factory=list)  # a lost session's replies to reuse (a reload)
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,7 @@ class Engine:
         """Create the session, seat it (``seating``), state the most it will spend, run until it needs the user."""
         req, settings, selection = plan.request, plan.settings, plan.selection
         text = req.text.strip()
+        rt.earlier = Earlier(list(req.earlier)) if req.earlier else None
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
         user = Participant(type=ParticipantType.USER, name=req.user_name, role="asker")
         moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
@@ -319,6 +322,8 @@ class Engine:
             s = rt.session
             if s.status is S.CLARIFYING:
                 if s.active_question is not None:
+                    if rt.earlier is not None and reuse(rt, rt.earlier):
+                        continue  # the user replied to this question before the reload
                     return None
                 self._ask_next(rt)
             elif s.status is S.DEBATING:
