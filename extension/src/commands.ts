@@ -176,6 +176,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (question?.trim()) await openChatWith(`@${PARTICIPANT_NAME} /new ${question.trim()}`);
   });
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts));
+  // Restored transcript tabs: fetched from the sidecar (they are not in memory after a reload), the open ones re-read.
+  transcripts.attach(
+    async (sessionId) => {
+      const snap = await deps.client.request('council/snapshot', { sessionId });
+      return { question: snap.session.requestText, markdown: snap.transcriptMarkdown };
+    },
+    vscode.workspace.textDocuments.map((d) => d.uri),
+  );
   reg('council.cancelSession', () => cancelSession(deps));
   reg('council.showTranscript', (arg) => showTranscript(deps, arg));
   reg('council.editPersonas', () => editPersonas(deps));

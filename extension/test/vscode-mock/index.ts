@@ -278,6 +278,8 @@ export const commands = {
 
 export const workspace = {
   workspaceFolders: undefined as undefined | { uri: Uri; name: string; index: number }[],
+  /** The open documents (VS Code restores tabs before extensions start). */
+  textDocuments: [] as { uri: Uri }[],
   getConfiguration(section?: string) {
     return {
       get<T>(key: string, dflt?: T): T | undefined {
