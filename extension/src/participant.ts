@@ -37,8 +37,7 @@ export interface CouncilResultMetadata {
   status: SessionStatus;
   awaiting: Awaiting;
   questionId?: string;
-  /** The open question's text (after a reload lost the session, the reply to it is sent with the new session). */
-  question?: string;
+  /** The open question's text (after a reload lost the session, the new one gets the reply to it). */ question?: string;
   choices?: string[];
   canExtend?: boolean;
   error?: string;
@@ -179,8 +178,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     }
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
-    const earlier = earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID);
-    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlier);
+    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID));
     const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
     const notices = new Set<string>();
     const note = (md: string): void => {
@@ -336,10 +334,9 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   const spent = answered ? usageMarkdown(result.usage) : ''; // what the council spent, under its answer
   if (spent) stream.markdown(spent);
   if (!result.sessionId) return {};
-  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
+  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing', ...(question ? { question: question.question.slice(0, 2000) } : {}) };
   if (question) {
     metadata.questionId = question.questionId;
-    metadata.question = question.question.slice(0, 2000);
     metadata.choices = (question.choices ?? []).map((c) => c.label);
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;

@@ -809,7 +809,7 @@ export interface ErrorData {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
-  /** What a person or an agent reads: what failed, why and what to do next (the sidecar always sends it; a client's own errors may omit it). The VS Code agent tools return it to the agent. */
+  /** What a person or an agent reads: what failed, why and what to do next (the sidecar's JSON-RPC errors always carry it; a client's own errors may omit it). The VS Code agent tools return it to the agent. */
   text?: string;
 }
 

@@ -26,7 +26,6 @@ from council.evidence import WorkspaceTools
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
-from council.present import clarify as clarify_words
 from council.present import consult as consult_words
 from council.present import failures
 from council.present import status as words
@@ -68,11 +67,10 @@ from council.providers.registry import provider_statuses
 from council.review.api import Reviewer
 from council.review.calls import Progress
 from council.session import records as r
-from council.session.earlier import EarlierReply
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
 from council.session.failure import failure_of
-from council.session.intents import Intent, decide_intent, is_resume_word
+from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
 from council.session.pause import drop_open_cycle, pause
 from council.session.records import journal_adapter
@@ -173,18 +171,12 @@ class CouncilService:
 
     async def _start(self, params: TurnParams) -> TurnResult:
         opts = params.options
-        earlier = params.earlier
-        text = params.text
-        again = bool(earlier and earlier.problem and earlier.problem.strip() and is_resume_word(text))
-        if again:  # "continue" after a reload lost the session: the earlier question, not "continue"
-            text = earlier.problem  # type: ignore[union-attr]
-        replies = [EarlierReply(a.question, a.action, a.answer) for a in earlier.answers] if earlier else []
-        req = NewSession(text=text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
+        req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
                          user_name=opts.user_id or "User",
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
-                         max_model_calls=opts.max_model_calls, earlier=replies)
+                         max_model_calls=opts.max_model_calls, earlier=params.earlier)
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
         rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id)
 
@@ -198,11 +190,8 @@ class CouncilService:
             if not rt.created:
                 self.store.discard(rt.session_id)
             raise
-        if earlier is None:
-            return result
-        line = clarify_words.reused(again, rt.earlier.answered if rt.earlier else 0,
-                                    rt.earlier.skipped if rt.earlier else 0, len(replies))
-        return result.model_copy(update={"message": "\n\n".join(m for m in (line, result.message) if m)})
+        note = words.reused(rt.earlier, result.message) if rt.earlier else result.message  # after a lost session
+        return result.model_copy(update={"message": note})
 
     async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
         """A new session's runtime with its role → provider function, its seating and the chat's model."""

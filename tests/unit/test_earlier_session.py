@@ -30,8 +30,11 @@ async def test_a_new_session_reuses_the_answer_and_the_skip(make_service):
     assert [q.status for q in s.questions] == [QuestionStatus.ANSWERED, QuestionStatus.SKIPPED]
     assert s.questions[0].user_answer.answer == "Eight engineers, two teams."
     assert len(s.assumption_log) == 1
-    assert res.message.startswith("_The council reuses your 1 answer and 1 skipped question from before the "
-                                  "reload: it does not ask those questions again._")
+    assert res.message.startswith("_The council takes up your earlier question again and reuses your 1 answer and 1 "
+                                  "skipped question from before the reload: it does not ask those questions again._")
+    other = EarlierSession(answers=earlier.answers)  # a new question typed after the reload: the replies only
+    again = await h.service.turn(TurnParams(text=PROBLEM + " Now.", earlier=other))
+    assert again.status is S.COMPLETED and again.message.startswith("_The council reuses your 1 answer and 1 skipped")
 
 
 async def test_continue_takes_up_the_earlier_question_and_skip_all_skips_the_rest(make_service):

@@ -20,7 +20,6 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -29,6 +28,8 @@ from council.personas.contract import REVIEW_COUNCIL, PersonaContract
 from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, embeddings_available
 from council.personas.lexicon import GENERAL, classify, classify_detail
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
+from council.personas.picks import experts as pick_experts
+from council.personas.picks import pick
 from council.personas.tfidf import OverlapRanker, TfidfRanker
 
 log = logging.getLogger(__name__)
@@ -43,12 +44,6 @@ Method = Literal["override", "embeddings", "tfidf", "keywords"]
 SIMILARITY_WEIGHT = 0.55  # the rest is the domain match
 DOMAIN_RANK_WEIGHTS = (1.0, 0.65, 0.45, 0.35)  # a persona's first domain counts fully, later ones less
 OFF_COUNCIL_FACTOR = 0.8  # a persona from the other council must be clearly better to displace a member
-CLEARLY_RELEVANT = 0.85  # an outsider needs this fraction of the top combined score to take a seat
-KEEP_FRACTION = 0.55  # optional seats: score at least this fraction of the top score…
-DROP_OFF = 0.7  # …and no sharp fall from the previous pick
-EXPERT_SHARE = 0.15  # a domain with this share of the request's keywords seats its expert
-EXPERT_RANK = 2  # a domain's expert has it among its first two domains
-OUTSIDE_EXPERT_SHARE = 0.3  # …and an expert from outside the main domain's council needs this share
 
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
@@ -272,7 +267,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
         method = "keywords"  # only the lexicon told the personas apart
     preferred = _preferred_council(library, combined)
     slots_max = max(0, max_personas - len(always))
-    experts = _experts(pool, detail.scores, combined, preferred)[:slots_max]
+    experts = pick_experts(pool, detail.scores, combined, preferred)[:slots_max]
     if experts:  # the council of the main domain's expert: an ETL question is the engineers' even if
         preferred = next((c for c in experts[0].councils if c != REVIEW_COUNCIL), preferred)  # "warehouse"
 
@@ -280,7 +275,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
         return combined[p.id] * (1.0 if preferred in p.councils else OFF_COUNCIL_FACTOR)
 
     ranked = sorted(pool, key=lambda p: (-adjusted(p), personas.index(p)))
-    picks = _pick(ranked, adjusted, combined, preferred, slots_min=max(0, min_personas - len(always)),
+    picks = pick(ranked, adjusted, combined, preferred, slots_min=max(0, min_personas - len(always)),
                   slots_max=slots_max, outsiders=has_domains, seated=experts)
     chosen = picks + always
     scores = {p.name: round(combined[p.id], 2) for p in ranked}
@@ -312,68 +307,6 @@ def _with_named(routed: Selection, named: list[PersonaContract], max_personas: i
         reason += f" The council is capped at {max_personas}, so {_join(dropped)} made way."
     return routed.model_copy(update={"personas": chosen, "reason": reason, "user_override": True,
                                      "overridden": names})
-
-
-def _experts(pool: list[PersonaContract], domain_scores: dict[str, float], combined: dict[str, float],
-             preferred: str | None) -> list[PersonaContract]:
-    """The expert of every domain with :data:`EXPERT_SHARE` of the keywords, largest share first: the persona
-    with the domain earliest among its domains (within :data:`EXPERT_RANK`), a member of the preferred council
-    before an outsider, then the better score. After the main domain's expert, an expert from another council
-    needs :data:`OUTSIDE_EXPERT_SHARE` (an "employee" whose laptop was stolen does not seat the Culture Lead)."""
-    experts: list[PersonaContract] = []
-    for domain, share in sorted(domain_scores.items(), key=lambda kv: -kv[1]):
-        if share < EXPERT_SHARE:
-            break
-        candidates = [p for p in pool if domain in p.domains[:EXPERT_RANK]]
-        if experts:
-            home = set(experts[0].councils)
-            candidates = [p for p in candidates if home & set(p.councils) or share >= OUTSIDE_EXPERT_SHARE]
-        if not candidates:
-            continue
-        best = min(candidates, key=lambda p: (p.domains.index(domain), preferred not in p.councils, -combined[p.id]))
-        if best not in experts:
-            experts.append(best)
-    return experts
-
-
-def _pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], float],
-          combined: dict[str, float], preferred: str | None, *, slots_min: int, slots_max: int,
-          outsiders: bool, seated: list[PersonaContract] = ()) -> list[PersonaContract]:  # type: ignore[assignment]
-    """The ``seated`` experts, then required seats (members before weak outsiders), then optional seats until the
-    score drops off."""
-    top = adjusted(ranked[0]) if ranked else 0.0
-    best = max(combined.values(), default=0.0)
-
-    def welcome(p: PersonaContract) -> bool:
-        clearly_relevant = best > 0 and combined[p.id] >= CLEARLY_RELEVANT * best
-        return preferred in p.councils or (outsiders and clearly_relevant)
-
-    picks: list[PersonaContract] = list(seated)
-    deferred: list[PersonaContract] = []
-    previous = top
-    for p in ranked:
-        if len(picks) >= slots_max:
-            break
-        if p in picks:
-            previous = adjusted(p)
-            continue
-        if not welcome(p):
-            deferred.append(p)
-            continue
-        if len(picks) < slots_min:
-            picks.append(p)
-            previous = adjusted(p)
-            continue
-        if top > 0 and adjusted(p) >= KEEP_FRACTION * top and adjusted(p) >= DROP_OFF * previous:
-            picks.append(p)
-            previous = adjusted(p)
-        else:
-            break  # the score dropped off; the rest rank lower still
-    for p in deferred:
-        if len(picks) >= slots_min:
-            break
-        picks.append(p)
-    return sorted(picks, key=lambda p: -combined[p.id])
 
 
 CHOSEN_FOR_WORDS = 4

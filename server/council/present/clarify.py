@@ -57,18 +57,3 @@ def confirm_new(q: ClarificationQuestion, text: str) -> str:
     return (f"That reads like a new question. Is it your answer to *“{one_line(q.question)}”*, or a new question?"
             f"\n\n> {one_line(text)}\n\n")
 
-
-def reused(again: bool, answered: int, skipped: int, given: int) -> str:
-    """The one line a session started after a reload lost the earlier one says about what it took from that one."""
-    took = " and ".join(plural(n, what) for n, what in ((answered, "answer"), (skipped, "skipped question")) if n)
-    them = "that question" if answered + skipped == 1 else "those questions"
-    if again and took:
-        return f"_The council takes up your earlier question again and reuses your {took} from before the reload: " \
-               f"it does not ask {them} again._"
-    if again:
-        return "_The council takes up your earlier question again._"
-    if took:
-        return f"_The council reuses your {took} from before the reload: it does not ask {them} again._"
-    if given:
-        return "_Your replies from before the reload do not match the moderator's new questions, so it asks them._"
-    return ""

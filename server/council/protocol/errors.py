@@ -12,7 +12,6 @@ from pydantic import Field
 
 from council.camel import CamelModel
 from council.errors import CouncilError, ErrorCode
-from council.present.errors import error_text
 
 # JSON-RPC numeric codes used for each kind (the string code in ``data.code`` is the contract).
 JSONRPC_CODES: dict[ErrorCode, int] = {
@@ -29,17 +28,12 @@ class ErrorData(CamelModel):
     message: str
     details: dict[str, Any] = {}
     text: str | None = Field(None, description="What a person or an agent reads: what failed, why and what to do "
-                                               "next (the sidecar always sends it; a client's own errors may omit "
-                                               "it). The VS Code agent tools return it to the agent.")
-
-
-def with_text(code: ErrorCode, message: str, details: dict[str, Any]) -> ErrorData:
-    """The error's data with its readable text composed (:mod:`council.present.errors`)."""
-    return ErrorData(code=code, message=message, details=details, text=error_text(code.value, message, details))
+                                               "next (the sidecar's JSON-RPC errors always carry it; a client's own "
+                                               "errors may omit it). The VS Code agent tools return it to the agent.")
 
 
 def error_data(err: CouncilError) -> ErrorData:
-    return with_text(err.code, err.message, err.details)
+    return ErrorData(code=err.code, message=err.message, details=err.details)
 
 
 # JSON-RPC codes of the transport itself. Their ``data.code`` is always ``validation``: the client sent something

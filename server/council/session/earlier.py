@@ -4,17 +4,16 @@ The client sends what the chat history shows (question → answer, skip or skip 
 question the user already replied to — the same words, or close enough (TF-IDF cosine of at least
 :data:`SAME_QUESTION`) — the reply is applied at once, as if the user had given it again; an earlier "skip all"
 also skips a question that has no earlier reply. Each earlier reply is used once. What was reused is counted, for
-the one line the turn's result says it in.
+the one line the turn's result says it in. (The application: :func:`council.session.answers.reuse`.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from council.personas.tfidf import TfidfRanker, words
-from council.session.answers import resolve
 from council.session.entities import ClarificationQuestion
-from council.session.runtime import SessionRuntime
 
 SAME_QUESTION = 0.5
 
@@ -31,9 +30,18 @@ class Earlier:
     """The earlier replies still unused, and what the new session took from them."""
 
     replies: list[EarlierReply]
+    again: bool = False  # the session took up the earlier question (a bare "continue")
     answered: int = 0
     skipped: int = 0
     unused: list[EarlierReply] = field(init=False)
+
+    @classmethod
+    def of(cls, earlier: Any, text: str) -> Earlier | None:
+        """From council/turn's ``EarlierSession`` (None: no earlier session) and the new session's question."""
+        if earlier is None:
+            return None
+        again = bool(earlier.problem) and words(earlier.problem) == words(text)
+        return cls([EarlierReply(a.question, a.action, a.answer) for a in earlier.answers], again=again)
 
     def __post_init__(self) -> None:
         self.unused = [r for r in self.replies if r.action != "answer" or (r.answer or "").strip()]
@@ -55,20 +63,3 @@ class Earlier:
         if scores[best] >= SAME_QUESTION:
             return self.unused[best]
         return next((r for r in self.unused if r.action == "skip_all"), None)
-
-
-def reuse(rt: SessionRuntime, earlier: Earlier) -> bool:
-    """Apply the earlier reply to the open question, if there is one; whether it was applied."""
-    question = rt.session.active_question
-    reply = earlier.match(question) if question is not None else None
-    if question is None or reply is None:
-        return False
-    earlier.unused.remove(reply)
-    if reply.action == "answer":
-        resolve(rt, question.question_id, "answer", text=reply.answer or "", choice=None)
-        earlier.answered += 1
-    else:
-        before = len(rt.session.planned_questions)
-        resolve(rt, question.question_id, reply.action, text="", choice=None)
-        earlier.skipped += 1 + (before if reply.action == "skip_all" else 0)
-    return True

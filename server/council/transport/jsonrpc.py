@@ -27,12 +27,13 @@ from pygls.exceptions import JsonRpcException
 
 from council.encodable import encodable_value
 from council.errors import CouncilError, ErrorCode
+from council.present.errors import error_text
 from council.protocol.errors import (
     INVALID_REQUEST,
     JSONRPC_CODES,
     METHOD_NOT_FOUND,
     REQUEST_CANCELLED,
-    with_text,
+    ErrorData,
 )
 
 MsgId = int | str
@@ -63,6 +64,11 @@ class RpcError(JsonRpcException):
         """What pygls sends when a handler raises this."""
         wire = self.to_wire()
         return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
+
+
+def with_text(code: ErrorCode, message: str, details: dict[str, Any]) -> ErrorData:
+    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`)."""
+    return ErrorData(code=code, message=message, details=details, text=error_text(code.value, message, details))
 
 
 def is_error_data(data: Any) -> bool:
