@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
 import { questionButtons, retryButton, transcriptButton } from './buttons';
 import type { CouncilClient } from './client';
+import { earlierReplies, lastReplyInterrupted } from './earlier';
 import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
 import type { ReferenceReader } from './references';
@@ -24,7 +25,7 @@ import { EventRenderer, usageMarkdown } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
+import type { Awaiting, ClarificationQuestion, EarlierAnswer, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
@@ -36,6 +37,7 @@ export interface CouncilResultMetadata {
   status: SessionStatus;
   awaiting: Awaiting;
   questionId?: string;
+  /** The open question's text (after a reload lost the session, the new one gets the reply to it). */ question?: string;
   choices?: string[];
   canExtend?: boolean;
   error?: string;
@@ -153,6 +155,7 @@ const NOTES = {
     '> ℹ️ The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new ' +
     'session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.\n\n',
   expired: '> ℹ️ The earlier council session expired, so this starts a new session.\n\n',
+  interrupted: '> ⚠️ The previous reply was interrupted: VS Code was reloaded while the council was still writing it, so it is incomplete.\n\n',
 };
 
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
@@ -175,7 +178,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     }
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
-    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings);
+    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID));
     const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
     const notices = new Set<string>();
     const note = (md: string): void => {
@@ -186,6 +189,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e), notify: note });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
+    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted);
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
@@ -221,6 +225,7 @@ async function outgoingTurn(
   command: TurnCommand | undefined,
   model: vscode.LanguageModelChat | undefined,
   settings: CouncilSettings,
+  earlier: EarlierAnswer[],
 ): Promise<OutgoingTurn> {
   const submission = deps.pending.take(previous?.sessionId, request.prompt, request.command);
   const caps = await clientCapabilities(model, deps.models);
@@ -233,7 +238,7 @@ async function outgoingTurn(
     client: caps,
     ...(command ? { command } : {}),
   };
-  return new OutgoingTurn(deps.client, base, sessionId, submission, previous);
+  return new OutgoingTurn(deps.client, base, sessionId, submission, previous, earlier);
 }
 
 function recoveryHooks(
@@ -332,7 +337,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   // markdown part that follows a button into a collapsed "Completed N steps", which would hide the answer).
   if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId));
   if (!result.sessionId) return {};
-  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
+  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing', ...(question ? { question: question.question.slice(0, 2000) } : {}) };
   if (question) {
     metadata.questionId = question.questionId;
     metadata.choices = (question.choices ?? []).map((c) => c.label);

@@ -63,11 +63,15 @@ function textResult(markdown: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(markdown)]);
 }
 
-/** A refused or failed call, as the tool error the agent reads: the contract's `{"error": {code, message, details}}`. */
+/**
+ * A refused or failed call, as the tool error the agent reads: the sidecar's sentence (what failed, why, what to do),
+ * then the machine-readable code (and `details.reason`, when there is one) on a line of its own.
+ */
 export function toolError(err: unknown): Error {
   const data = (err as { data?: unknown } | undefined)?.data;
-  if (isErrorData(data)) return new Error(JSON.stringify({ error: { code: data.code, message: data.message, details: data.details ?? {} } }));
-  return err instanceof Error ? err : new Error(String(err));
+  if (!isErrorData(data)) return err instanceof Error ? err : new Error(String(err));
+  const reason = typeof data.details?.reason === 'string' ? `, reason: ${data.details.reason}` : '';
+  return new Error(`${data.text || data.message}\n\n(Council error code: ${data.code}${reason})`);
 }
 
 async function call<T>(run: () => Promise<T>): Promise<T> {

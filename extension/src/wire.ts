@@ -117,6 +117,10 @@ export const LIMITS = {
     models: { maxItems: 50 },
     chatModelId: { maxLength: 300 },
   },
+  EarlierSession: {
+    problem: { maxLength: 20000 },
+    answers: { maxItems: 30 },
+  },
   Reference: {
     name: { minLength: 1, maxLength: 300 },
     uri: { maxLength: 2000 },
@@ -146,6 +150,10 @@ export const LIMITS = {
   CouncilRequest: {
     proposer: { minLength: 1, maxLength: 200 },
   },
+  EarlierAnswer: {
+    question: { minLength: 1, maxLength: 20000 },
+    answer: { minLength: 1, maxLength: 20000 },
+  },
   Artifacts: {
     spec_content: { maxLength: 4000000 },
     diff_content: { maxLength: 4000000 },
@@ -172,6 +180,8 @@ export interface TurnParams {
   idempotencyKey?: string;
   /** If this turn starts a session, give it this id (unused ids only), so the client can match events to its turn from the first one. */
   newSessionId?: string;
+  /** If this turn starts a session because the earlier one is gone: what the user told that one (see EarlierSession). */
+  earlier?: EarlierSession;
 }
 
 /** Result of `council/turn` and `council/answer`: where the session stands once the turn has run. */
@@ -801,6 +811,8 @@ export interface ErrorData {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
+  /** What a person or an agent reads: what failed, why and what to do next (the sidecar's JSON-RPC errors always carry it; a client's own errors may omit it). The VS Code agent tools return it to the agent. */
+  text?: string;
 }
 
 
@@ -1134,6 +1146,24 @@ export interface DraftFile {
   content: string;
 }
 
+/** One thing the user told a session the sidecar no longer has: a question and the reply to it. */
+export interface EarlierAnswer {
+  question: string;
+  action?: 'answer' | 'skip' | 'skip_all';
+  /** The reply, for `answer` (the text, or a choice's label). */
+  answer?: string;
+}
+
+/**
+ * What the user told a session that is gone (a reload without `keepAcrossReloads`), as the chat history shows
+ * it: its question and the replies to its clarifying questions. A new session started with it reuses the replies
+ * whose questions it asks again (and, for a bare "continue", the earlier question) and says so in one line.
+ */
+export interface EarlierSession {
+  problem?: string;
+  answers?: EarlierAnswer[];
+}
+
 /** What kind of failure: the caller's input, a refused permission, or a fault of ours. */
 export type ErrorCode = 'validation' | 'permission' | 'internal';
 
@@ -1318,6 +1348,8 @@ export interface PersonaSelection {
   overriddenPersonas: string[];
   /** How personas were ranked: override, embeddings, tfidf, keywords. */
   method: string;
+  /** Routed persona name → the words of the request that seated it (empty for an override). */
+  chosenFor: Record<string, string[]>;
   createdAt: string;
 }
 

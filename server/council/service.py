@@ -176,7 +176,7 @@ class CouncilService:
                          user_name=opts.user_id or "User",
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
-                         max_model_calls=opts.max_model_calls)
+                         max_model_calls=opts.max_model_calls, earlier=params.earlier)
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
         rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id)
 
@@ -185,11 +185,13 @@ class CouncilService:
             return await self.engine.start(rt, plan, rt.pick, seating)
 
         try:
-            return await self.run_turn(rt, Intent.NEW_PROBLEM, start)
+            result = await self.run_turn(rt, Intent.NEW_PROBLEM, start)
         except BaseException:
             if not rt.created:
                 self.store.discard(rt.session_id)
             raise
+        note = words.reused(rt.earlier, result.message) if rt.earlier else result.message  # after a lost session
+        return result.model_copy(update={"message": note})
 
     async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
         """A new session's runtime with its role → provider function, its seating and the chat's model."""

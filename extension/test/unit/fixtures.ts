@@ -113,6 +113,7 @@ const PAYLOADS: Payloads = {
       userOverride: false,
       overriddenPersonas: [],
       method: 'keywords',
+      chosenFor: { 'Ops Architect': ['deploy', 'outage'] },
       createdAt: AT,
     },
   },

@@ -92,6 +92,7 @@ describe('chat turn handler', () => {
       status: 'clarifying',
       awaiting: 'answer',
       questionId: 'q1',
+      question: 'What is the team size?',
       choices: ['Under 10 engineers', '10 to 50 engineers'],
       problem: 'Should we split our monolith?',
     });
@@ -339,6 +340,60 @@ describe('chat turn handler', () => {
     const again = await run(handler, chatRequest('about 40 engineers'), bare);
     assert.match(again.stream.text, /could not accept that: the session expired/);
     assert.ok(again.result.errorDetails);
+  });
+
+  it('after a reload lost the session, the new session gets the replies the chat history shows (and this turn’s)', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    const { handler, client } = setup((call) => {
+      if (call.params.sessionId === 'old') {
+        throw new ResponseError(-32602, 'x', { code: 'validation', message: 'unknown session', details: { reason: 'unknown_session' } });
+      }
+      return turnResult({ status: 'clarifying', awaiting: 'answer', question: question(), message: '_The council reuses your 2 answers and 1 skipped question from before the reload: it does not ask those questions again._' });
+    });
+    const Request = vscode.ChatRequestTurn as unknown as new (...a: unknown[]) => unknown;
+    const asked = (q: string) => ({ sessionId: 'old', status: 'clarifying', awaiting: 'answer', questionId: q, question: `Question ${q}?`, problem: 'Should we split?' });
+    const history = [
+      new Request('Should we split?', undefined, [], 'council.chat'),
+      responseTurn(asked('1')),
+      new Request('About 40 engineers', undefined, [], 'council.chat'),
+      responseTurn(asked('2')),
+      new Request('', 'skip', [], 'council.chat'),
+      responseTurn(asked('3')),
+      new Request('status', 'status', [], 'other.participant'),
+      responseTurn(asked('3')),
+    ];
+    const { stream } = await run(handler, chatRequest('Two teams'), history);
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent[0].earlier, undefined, 'nothing extra while the session may still be there');
+    assert.equal(sent[1].text, 'Should we split?');
+    assert.deepEqual(sent[1].earlier, {
+      problem: 'Should we split?',
+      answers: [
+        { question: 'Question 1?', action: 'answer', answer: 'About 40 engineers' },
+        { question: 'Question 2?', action: 'skip' },
+        { question: 'Question 3?', action: 'answer', answer: 'Two teams' },
+      ],
+    });
+    assert.match(stream.text, /reuses your 2 answers and 1 skipped question/);
+    assert.doesNotMatch(stream.text, /interrupted/);
+  });
+
+  it('a reply cut off by a reload is marked as interrupted on the next turn', async () => {
+    const { handler } = setup(() => turnResult({ status: 'clarifying', awaiting: 'answer', question: question() }));
+    const Request = vscode.ChatRequestTurn as unknown as new (...a: unknown[]) => unknown;
+    const Response = vscode.ChatResponseTurn as unknown as new (...a: unknown[]) => unknown;
+    const cut = [
+      new Request('Should we split?', undefined, [], 'council.chat'),
+      responseTurn({ sessionId: 'old', status: 'clarifying', awaiting: 'answer', questionId: 'q1' }),
+      new Request('About 40 engineers', undefined, [], 'council.chat'),
+      new Response([], {}, 'council.chat'), // the window went away while it streamed: no result of ours
+    ];
+    const { stream } = await run(handler, chatRequest('continue'), cut);
+    assert.equal(stream.text.match(/previous reply was interrupted: VS Code was reloaded/g)?.length, 1);
+    const whole = cut.slice(0, 2);
+    assert.doesNotMatch((await run(handler, chatRequest('continue'), whole)).stream.text, /interrupted/);
+    const failed = [...cut.slice(0, 3), new Response([], { errorDetails: { message: 'The council could not accept that' } }, 'council.chat')];
+    assert.doesNotMatch((await run(handler, chatRequest('continue'), failed)).stream.text, /interrupted/, 'a reported error is not a cut-off');
   });
 
   it('keeps the session journal after each turn', async () => {

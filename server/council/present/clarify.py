@@ -6,19 +6,25 @@ from __future__ import annotations
 from council.present.text import join_names, one_line, plural
 from council.session.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
 
-GENERAL = "general"
+
+def _deciding_words(sel: PersonaSelection) -> list[str]:
+    """The request's words that seated the council, each once, in the council's order."""
+    found: list[str] = []
+    for p in sel.selected_personas:
+        found += [w for w in sel.chosen_for.get(p.name, []) if w not in found]
+    return found[:6]
 
 
 def selection(sel: PersonaSelection) -> str:
     names = join_names([f"**{p.name}**" for p in sel.selected_personas])
+    decided = ", ".join(_deciding_words(sel))
     if sel.user_override and sel.method == "override":
         why = "You chose them."
     elif sel.user_override:  # named in the request: added to the routed council
-        about = (f" for a question about {sel.request_classification}"
-                 if sel.request_classification and sel.request_classification != GENERAL else "")
+        about = f" for: {decided}" if decided else ""
         why = f"Chosen{about}, with {join_names(sel.overridden_personas)} as you asked."
-    elif sel.request_classification and sel.request_classification != GENERAL:
-        why = f"Chosen for a question about {sel.request_classification}."
+    elif decided:
+        why = f"Chosen for: {decided}."
     else:
         why = "Chosen as the best fit for the question."
     return f"**The council:** {names}. _{why}_\n\n"
@@ -50,3 +56,4 @@ def confirm_new(q: ClarificationQuestion, text: str) -> str:
     """Typed text that reads like a new question while ``q`` is open: ask which it is (nothing is recorded)."""
     return (f"That reads like a new question. Is it your answer to *“{one_line(q.question)}”*, or a new question?"
             f"\n\n> {one_line(text)}\n\n")
+

@@ -9,6 +9,7 @@ from typing import Any
 from council.present import failures
 from council.present.answer import PROVIDERS
 from council.present.text import join_names, one_line, plural
+from council.session.earlier import Earlier
 from council.session.entities import ConversationSession, SessionStatus
 
 # progress notes: kind → text (shown as transient progress, not kept in the transcript)
@@ -133,3 +134,23 @@ def turn_note(kind: str, s: ConversationSession) -> str | None:
         waiting = f"; first, “{one_line(s.active_question.question)}”" if s.active_question else ""
         return f"The moderator will ask {plural(len(s.planned_questions), 'more question')}{waiting}.\n"
     return TURN_NOTES[kind] + "\n"
+
+
+def reused(earlier: Earlier, message: str | None) -> str | None:
+    """A turn's note with the line a session started after a reload lost the earlier one says about what it took
+    from that one (what the user told it) first."""
+    took = " and ".join(plural(n, what) for n, what in ((earlier.answered, "answer"),
+                                                         (earlier.skipped, "skipped question")) if n)
+    them = "that question" if earlier.reused == 1 else "those questions"
+    if earlier.again and took:
+        line = f"_The council takes up your earlier question again and reuses your {took} from before the " \
+               f"reload: it does not ask {them} again._"
+    elif earlier.again:
+        line = "_The council takes up your earlier question again._"
+    elif took:
+        line = f"_The council reuses your {took} from before the reload: it does not ask {them} again._"
+    elif earlier.replies:
+        line = "_Your replies from before the reload do not match the moderator's new questions, so it asks them._"
+    else:
+        return message
+    return "\n\n".join(m for m in (line, message) if m)

@@ -98,6 +98,24 @@ class ClientCapabilities(CamelModel):
                                                   "the clarifier, the chair and every fallback use it.")
 
 
+class EarlierAnswer(CamelModel):
+    """One thing the user told a session the sidecar no longer has: a question and the reply to it."""
+
+    question: str = Field(min_length=1, max_length=MAX_TEXT)
+    action: Literal["answer", "skip", "skip_all"] = "answer"
+    answer: str | None = Field(None, min_length=1, max_length=MAX_TEXT,
+                               description="The reply, for `answer` (the text, or a choice's label).")
+
+
+class EarlierSession(CamelModel):
+    """What the user told a session that is gone (a reload without `keepAcrossReloads`), as the chat history shows
+    it: its question and the replies to its clarifying questions. A new session started with it reuses the replies
+    whose questions it asks again (and, for a bare "continue", the earlier question) and says so in one line."""
+
+    problem: str | None = Field(None, max_length=MAX_TEXT)
+    answers: list[EarlierAnswer] = Field(default_factory=list, max_length=30)
+
+
 class TurnParams(CamelModel):
     """``council/turn``: forward one chat turn. Without ``sessionId`` (or with ``/new``) it starts a session."""
 
@@ -115,6 +133,9 @@ class TurnParams(CamelModel):
         None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
         description="If this turn starts a session, give it this id (unused ids only), so the client can match "
                     "events to its turn from the first one.")
+    earlier: EarlierSession | None = Field(
+        None, description="If this turn starts a session because the earlier one is gone: what the user told that "
+                          "one (see EarlierSession).")
 
     @field_validator("references")
     @classmethod

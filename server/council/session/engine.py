@@ -15,31 +15,29 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from council.errors import validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.routing import Selection, select_personas
 from council.session import records as r
-from council.session.answers import resolve
+from council.session.answers import ask_next, resolve
 from council.session.budget import BudgetCut, Shape, fit
 from council.session.calls import ProviderPicker
 from council.session.clarifier import plan_round
 from council.session.convergence import Convergence, assess, position_similarity, should_stop
 from council.session.costing import can_afford_cycle, remaining, resumable, state_plan
 from council.session.debate import report_failures, run_cycle, votes_of
+from council.session.earlier import Earlier
 from council.session.entities import (
     MAX_CLARIFICATION_ROUNDS,
     ConversationSession,
-    CycleRef,
     DiscussionStatus,
-    MessageType,
     Participant,
     ParticipantType,
     PersonaSelection,
-    QuestionStatus,
     SessionSettings,
     new_id,
 )
@@ -53,6 +51,7 @@ from council.session.evidence import (
     record_attachments,
 )
 from council.session.follow_up import answer_follow_up, reopen_debate
+from council.session.intents import is_resume_word
 from council.session.outputs import CouncilSynthesis
 from council.session.pause import drop_open_cycle, resume
 from council.session.prompts import CONTEXT_BUDGET, detect_language
@@ -88,6 +87,7 @@ class NewSession:
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
     max_model_calls: int | None = None  # the session's budget of model calls
+    earlier: Any = None  # council/turn's EarlierSession: what the user told a session a reload lost
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,8 @@ class Engine:
     # --- start ---------------------------------------------------------------------------------------------
     def plan(self, req: NewSession) -> Plan:
         """Check a new session's request and choose its council, before anything is created or said."""
+        if req.earlier is not None and req.earlier.problem and is_resume_word(req.text):  # "continue" after a reload
+            req = replace(req, text=req.earlier.problem)  # lost the session: its question, not "continue"
         text = req.text.strip()
         if not text:
             raise validation_error("a new session needs the problem to discuss", fields={"text": "required"})
@@ -167,6 +169,7 @@ class Engine:
         """Create the session, seat it (``seating``), state the most it will spend, run until it needs the user."""
         req, settings, selection = plan.request, plan.settings, plan.selection
         text = req.text.strip()
+        rt.earlier = Earlier.of(req.earlier, text)
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
         user = Participant(type=ParticipantType.USER, name=req.user_name, role="asker")
         moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
@@ -213,7 +216,7 @@ class Engine:
         rt.record(r.PersonasSelected(at=rt.clock(), selection=PersonaSelection(
             session_id=s.session_id, request_classification=sel.classification, selected_personas=participants,
             reason=sel.reason, user_override=sel.user_override, overridden_personas=sel.overridden,
-            method=sel.method, created_at=rt.clock())))
+            method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
 
     # --- the user's moves ------------------------------------------------------------------------------------
     async def answer(self, rt: SessionRuntime, question_id: str, action: str, text: str, choice: str | None,
@@ -320,7 +323,7 @@ class Engine:
             if s.status is S.CLARIFYING:
                 if s.active_question is not None:
                     return None
-                self._ask_next(rt)
+                ask_next(rt)
             elif s.status is S.DEBATING:
                 if await self.debate(rt, pick) == "stalled":
                     return "stalled"
@@ -332,18 +335,6 @@ class Engine:
                 rt.record(r.StatusSet(at=rt.clock(), status=S.COMPLETED, reason="final answer delivered"))
             else:
                 return None
-
-    def _ask_next(self, rt: SessionRuntime) -> None:
-        s = rt.session
-        nxt = s.planned_questions[0] if s.planned_questions else next(
-            (q for q in s.questions if q.status is QuestionStatus.DEFERRED), None)
-        if nxt is None:
-            rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="clarification finished"))
-            return
-        turn = rt.turn(s.moderator, MessageType.QUESTION, nxt.question,
-                       cycle=CycleRef(cycle_type="clarification", number=nxt.round_number),
-                       metadata={"questionId": nxt.question_id})
-        rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn))
 
     async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         """Vote-first deliberation until a stop; then conclusions, tally and the final status.

@@ -212,6 +212,8 @@ class PersonaSelection(CamelModel):
     user_override: bool = False
     overridden_personas: list[str] = []
     method: str = Field("keywords", description="How personas were ranked: override, embeddings, tfidf, keywords.")
+    chosen_for: dict[str, list[str]] = Field(
+        {}, description="Routed persona name → the words of the request that seated it (empty for an override).")
     created_at: datetime
 
     @model_validator(mode="after")

@@ -102,6 +102,11 @@ def normalized(text: str) -> str:
     return " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
 
 
+def is_resume_word(text: str) -> bool:
+    """The whole turn is a resume word ("continue", "go on", "продолжай" …)."""
+    return normalized(text) in _RESUME_WORDS
+
+
 def keyword_intent(text: str) -> Intent | None:
     norm = normalized(text)
     for intent, words in _KEYWORDS.items():
