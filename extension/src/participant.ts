@@ -232,8 +232,16 @@ async function outgoingTurn(
     options: sessionOptions(settings, model?.name),
     client: caps,
     ...(command ? { command } : {}),
+    ...revisitTarget(command, request.prompt),
   };
   return new OutgoingTurn(deps.client, base, sessionId, submission, previous);
+}
+
+/** `/revisit <question id>` (what a followup to revisit a question sends) names the question in `questionId`; a
+ * number or nothing is left to the sidecar, which picks by number or lists the questions that can be revisited. */
+export function revisitTarget(command: TurnCommand | undefined, prompt: string): { questionId?: string } {
+  const id = prompt.trim();
+  return command === 'revisit' && /^[A-Za-z0-9_.:-]{8,100}$/.test(id) && !/^\d+$/.test(id) ? { questionId: id } : {};
 }
 
 function recoveryHooks(
@@ -299,7 +307,7 @@ async function snapshotOf(client: CouncilClient, sessionId: string): Promise<{ j
 
 /** Intents that run the council (and may finish it); the others only report (status, personas) or cancel. */
 const RUNS_THE_COUNCIL: ReadonlySet<Intent> = new Set<Intent>([
-  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry',
+  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry', 'revisit',
 ]);
 
 /** Sidecar markdown as its own block (it is printed as is; only the separation from what follows is ours). */
