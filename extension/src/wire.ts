@@ -1529,7 +1529,7 @@ export interface SessionOptions {
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];
-  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the minimum council: one seat, the options, the answer). */
+  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the smallest budget; a council of one needs 2: its answer and the chair's). */
   maxModelCalls?: number;
 }
 

@@ -3,6 +3,7 @@ cycles, no options, no vote of one against nobody — and its answer is the coun
 
 from __future__ import annotations
 
+from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.entities import MessageType
 from council.session.entities import SessionStatus as S
@@ -28,6 +29,9 @@ async def test_one_persona_answers_without_a_debate(make_service):
     assert roles == {"Security Expert": 1, "synthesizer": 1}  # the answer and the chair: nothing else
     assert "**Vote:**" not in res.final_answer and "a council of one does not debate" in res.final_answer
     assert replay(rt.journal).model_dump() == s.model_dump()
+    text = transcript(s)
+    assert "## The answer of a council of one" in text and "#### Security Expert" in text
+    assert s.responses[0].position in text and "## Cycle" not in text
 
 
 async def test_a_council_of_one_states_what_it_will_spend(make_service):

@@ -86,7 +86,8 @@ class SessionOptions(CamelModel):
     max_model_calls: int | None = Field(None, ge=3, le=1000,
                                         description="The session's budget of model calls, retries included: the "
                                                     "council plans fewer cycles or seats to fit and says so (3 is "
-                                                    "the minimum council: one seat, the options, the answer).")
+                                                    "the smallest budget; a council of one needs 2: its answer "
+                                                    "and the chair's).")
 
 
 class ClientCapabilities(CamelModel):
