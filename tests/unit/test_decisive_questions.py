@@ -107,6 +107,14 @@ async def test_a_plan_that_names_an_unknown_candidate_is_repaired_once(make_serv
     assert s.metadata.models["clarifier"].calls == 2  # the plan and its one repair
 
 
+async def test_a_choice_that_names_its_candidate_instead_of_the_letter_is_understood(make_service):
+    named = question("How large is the team that owns it?", "split now", "Keep the monolith")
+    h = make_service({"rules": [plan(named)]})
+    res = await start(h)
+    assert [x.favours for x in res.question.stakes.leans] == ["Split now", "Keep the monolith"]
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1
+
+
 async def test_a_plan_without_candidates_is_repaired_once_then_the_council_goes_ahead(make_service):
     h = make_service({"rules": [plan(SPLITS, candidates=[])]})
     res = await start(h)

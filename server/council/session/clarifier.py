@@ -60,27 +60,31 @@ def check_plan(reply: ClarifierReply) -> None:
     if not reply.needs_clarification or not reply.questions:
         return
     known = CANDIDATE_IDS[: len(reply.candidates)]
-    if len(reply.candidates) < 2:
+    if len(reply.candidates) < 2 or len(reply.candidates) > len(CANDIDATE_IDS):
         raise ParseFailure("list 2 to 4 candidates (the courses of action the council will weigh) so each "
                            "choice can say which one it favours")
     for i, q in enumerate(reply.questions, start=1):
         if len(q.choices) < MIN_CHOICES:
             raise ParseFailure(f"question {i} needs {MIN_CHOICES} to {MAX_CHOICES} choices, each with the "
                                "candidate it favours")
-        bad = [c.favours for c in q.choices if _lean(c.favours) is not None and _lean(c.favours) not in known]
+        bad = [c.favours for c in q.choices if _lean(c.favours, reply.candidates) not in (None, *known)]
         if bad:
             raise ParseFailure(f"question {i}: favours must be one of {', '.join(known)} or {NO_LEAN} "
                                f"(got {', '.join(bad)})")
 
 
-def _lean(favours: str) -> str | None:
+def _lean(favours: str, candidates: list[str]) -> str | None:
+    """The candidate letter a choice favours (a weak model may write the candidate's name instead); None: no lean."""
     value = favours.strip().upper()
-    return None if not value or value == NO_LEAN.upper() else value
+    if not value or value == NO_LEAN.upper():
+        return None
+    named = [CANDIDATE_IDS[i] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)]) if c.strip().upper() == value]
+    return named[0] if named else value
 
 
 def stakes_of(planned: PlannedQuestion, candidates: list[str]) -> QuestionStakes:
     names = {CANDIDATE_IDS[i]: c.strip()[:200] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)])}
-    leans = [ChoiceLean(choice=c.answer.strip()[:120], favours=names.get(_lean(c.favours) or ""))
+    leans = [ChoiceLean(choice=c.answer.strip()[:120], favours=names.get(_lean(c.favours, candidates) or ""))
              for c in planned.choices[:MAX_CHOICES] if c.answer.strip()]
     return QuestionStakes(candidates=list(names.values()), leans=leans,
                           decisiveness=decisiveness([x.favours for x in leans]))

@@ -103,7 +103,8 @@ class ClarifyingMoves:
 
     def _ask_next(self, rt: SessionRuntime) -> str | None:
         s = rt.session
-        if s.open_revisit is not None:  # the revisited question is resolved: re-run what its answer changes
+        if s.open_revisit is not None and not s.planned_questions:  # the revisited question is resolved: re-run
+            # what its answer changes
             return after_revisit(rt)
         nxt = s.planned_questions[0] if s.planned_questions else next(
             (q for q in s.questions if q.status is QuestionStatus.DEFERRED), None)

@@ -35,7 +35,7 @@ class PlannedChoice(ModelReply):
     """One likely answer to a planned question, and which candidate course of action it would favour."""
 
     answer: str = Field(min_length=1, max_length=120)
-    favours: str = Field(max_length=4, description="The letter of the candidate this answer favours, or none.")
+    favours: str = Field(max_length=200, description="The letter of the candidate this answer favours, or none.")
 
 
 class PlannedQuestion(ModelReply):
