@@ -237,12 +237,9 @@ async function outgoingTurn(
   return new OutgoingTurn(deps.client, base, sessionId, submission, previous);
 }
 
-/** `/revisit <question id>` (what a followup to revisit a question sends) names the question in `questionId`; a
- * number or nothing is left to the sidecar, which picks by number or lists the questions that can be revisited. */
-export function revisitTarget(command: TurnCommand | undefined, prompt: string): { questionId?: string } {
-  const id = prompt.trim();
-  return command === 'revisit' && /^[A-Za-z0-9_.:-]{8,100}$/.test(id) && !/^\d+$/.test(id) ? { questionId: id } : {};
-}
+/** `/revisit <question id>` (a followup's prompt) sends `questionId`; a number or nothing is the sidecar's to read. */
+export const revisitTarget = (command: TurnCommand | undefined, id: string): { questionId?: string } =>
+  command === 'revisit' && /^[A-Za-z0-9_.:-]{8,100}$/.test(id.trim()) && !/^\d+$/.test(id.trim()) ? { questionId: id.trim() } : {};
 
 function recoveryHooks(
   outgoing: OutgoingTurn,
