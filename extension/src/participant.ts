@@ -237,9 +237,14 @@ async function outgoingTurn(
     options: sessionOptions(settings, model?.name),
     client: caps,
     ...(command ? { command } : {}),
+    ...revisitTarget(command, request.prompt),
   };
   return new OutgoingTurn(deps.client, base, sessionId, submission, previous, earlier);
 }
+
+/** `/revisit <question id>` (a followup's prompt) sends `questionId`; a number or nothing is the sidecar's to read. */
+export const revisitTarget = (command: TurnCommand | undefined, id: string): { questionId?: string } =>
+  command === 'revisit' && /^[A-Za-z0-9_.:-]{8,100}$/.test(id.trim()) && !/^\d+$/.test(id.trim()) ? { questionId: id.trim() } : {};
 
 function recoveryHooks(
   outgoing: OutgoingTurn,
@@ -304,7 +309,7 @@ async function snapshotOf(client: CouncilClient, sessionId: string): Promise<{ j
 
 /** Intents that run the council (and may finish it); the others only report (status, personas) or cancel. */
 const RUNS_THE_COUNCIL: ReadonlySet<Intent> = new Set<Intent>([
-  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry',
+  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry', 'revisit',
 ]);
 
 /** Sidecar markdown as its own block (it is printed as is; only the separation from what follows is ours). */

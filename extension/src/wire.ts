@@ -40,7 +40,7 @@ export const MAX_CONTEXT = 200000;
 export const MAX_REFERENCES = 50;
 
 /** Slash commands a client may forward with a turn. */
-export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'stop', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
+export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'stop', 'status', 'personas', 'retry', 'revisit'] as const satisfies readonly TurnCommand[];
 
 /** JSON-RPC numeric error codes per error kind (`data.code` is the contract). */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
@@ -56,6 +56,7 @@ export const LIMITS = {
     text: { maxLength: 20000 },
     references: { maxItems: 50 },
     idempotencyKey: { minLength: 1, maxLength: 200 },
+    questionId: { minLength: 1, maxLength: 100 },
     newSessionId: { minLength: 8, maxLength: 100 },
   },
   AnswerParams: {
@@ -178,6 +179,8 @@ export interface TurnParams {
   options?: SessionOptions;
   client?: ClientCapabilities;
   idempotencyKey?: string;
+  /** With `command: "revisit"`: the skipped or deferred question to ask again. */
+  questionId?: string;
   /** If this turn starts a session, give it this id (unused ids only), so the client can match events to its turn from the first one. */
   newSessionId?: string;
   /** If this turn starts a session because the earlier one is gone: what the user told that one (see EarlierSession). */
@@ -510,6 +513,21 @@ export interface QuestionAsked extends EventBase {
   question: ClarificationQuestion;
   remainingInRound: number;
   roundCap: number;
+  /** A skipped or deferred question asked again after the answer (turn command `revisit`): its answer replaces the assumption. */
+  revisit: boolean;
+}
+
+/**
+ * The moderator weighed questions it will not ask: no likely answer to them would change the recommendation
+ * (each question's `stakes` says what its answers favour), or (`reason` `clear`, no questions) it found nothing
+ * worth asking. With `asked` 0 the council goes straight to the debate; `markdown` says why in one line.
+ */
+export interface QuestionsDropped extends EventBase {
+  type: 'questions.dropped';
+  questions: ClarificationQuestion[];
+  reason: 'clear' | 'not_decisive';
+  /** Questions of the same round that will be asked. */
+  asked: number;
 }
 
 export interface QuestionResolved extends EventBase {
@@ -720,6 +738,7 @@ export type CouncilEvent =
   | Progress
   | PersonasSelected
   | QuestionAsked
+  | QuestionsDropped
   | QuestionResolved
   | QuestionConfirmNew
   | AssumptionRecorded
@@ -753,6 +772,7 @@ export const EVENT_TYPES = [
   'progress',
   'personas.selected',
   'question.asked',
+  'questions.dropped',
   'question.resolved',
   'question.confirmNew',
   'assumption.recorded',
@@ -862,7 +882,7 @@ export interface BudgetCut {
 
 /** The most a session (or one user action in it) will spend, stated before the first call it makes. */
 export interface CallPlan {
-  /** What it plans: `start`, `more_questions`, `extend`, `reopen`, `follow_up` or `retry`. */
+  /** What it plans: `start`, `more_questions`, `extend`, `reopen`, `revisit`, `follow_up` or `retry`. */
   phase: string;
   /** Calls if every planned call runs once (retries not counted). */
   planned: number;
@@ -915,6 +935,14 @@ export interface Choice {
   value: string;
 }
 
+/** One likely answer to a clarifying question and the course of action it would favour. */
+export interface ChoiceLean {
+  /** The choice's value. */
+  choice: string;
+  /** The candidate it favours (None: no clear lean). */
+  favours?: string;
+}
+
 /** A clarifying question the council had, and what became of it. */
 export interface Clarification {
   question: string;
@@ -948,6 +976,8 @@ export interface ClarificationQuestion {
   freeTextAllowed: boolean;
   /** What the council assumes if the user skips this question. */
   defaultAssumption: string;
+  /** What hangs on the answer (None: planned before questions were weighed). */
+  stakes?: QuestionStakes;
   userAnswer?: ClarificationAnswer;
   status: QuestionStatus;
   revisited: boolean;
@@ -1022,6 +1052,7 @@ export interface ConversationSession {
   stopped: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Clarification rounds completed: every question of the round answered, skipped or deferred. */
   clarificationRounds: number;
   debateCycles: number;
   extendedDebateRequested: boolean;
@@ -1036,6 +1067,8 @@ export interface ConversationSession {
   questions: ClarificationQuestion[];
   /** Questions of the open round not asked yet (asked one at a time). */
   plannedQuestions: ClarificationQuestion[];
+  /** Questions the moderator weighed and did not ask: no likely answer to them would change the recommendation. */
+  unaskedQuestions: ClarificationQuestion[];
   discussions: CouncilDiscussion[];
   personaSelection?: PersonaSelection;
   responses: PersonaResponse[];
@@ -1049,6 +1082,8 @@ export interface ConversationSession {
   userInputs: UserInput[];
   /** Re-opening lets the debate run at least to this cycle (0: never re-opened); the cap is the higher of this and the settings' limit. */
   reopenedCycleLimit: number;
+  /** Skipped or deferred questions asked again after the answer. */
+  revisits: Revisit[];
   /** What the advisors looked up in the workspace, and the files the user attached, in the order gathered. */
   evidence: EvidenceUse[];
   /** The cycles whose evidence requests were served (0: the attachments). */
@@ -1217,7 +1252,7 @@ export interface FollowUp {
 }
 
 /** What the sidecar decided a turn means. */
-export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up' | 'hint';
+export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up' | 'hint' | 'revisit';
 
 export interface MessageTurn {
   turnId: string;
@@ -1377,6 +1412,19 @@ export interface ProviderInfo {
   detail: string;
 }
 
+/**
+ * What hangs on a clarifying question: the courses of action the council is likely to weigh, which one each
+ * likely answer favours, and how decisive the answer is (computed from the leans, never taken from a model).
+ */
+export interface QuestionStakes {
+  /** The courses of action in play. */
+  candidates: string[];
+  /** Per choice, what it favours. */
+  leans: ChoiceLean[];
+  /** The share of pairs of likely answers that favour different courses (0: every answer leads to the same recommendation). */
+  decisiveness: number;
+}
+
 export type QuestionStatus = 'pending' | 'answered' | 'skipped' | 'deferred';
 
 /** Context attached to a turn (a file, a selection, a pasted snippet). */
@@ -1424,6 +1472,32 @@ export interface ReviewedDecision {
   notes: string[];
   verdicts: RoleVerdict[];
   audit: ReviewAudit;
+}
+
+/**
+ * A skipped or deferred question asked again after the council's answer (seed 002's `deferred`): its answer
+ * replaces the assumption, and only a new vote and answer run on the positions the council already has.
+ */
+export interface Revisit {
+  revisitId: string;
+  sessionId: string;
+  questionId: string;
+  question: string;
+  /** What the council had assumed for it (None: nothing yet). */
+  assumed?: string;
+  /** The user's answer this time (None: not given, or skipped again). */
+  answer?: string;
+  /** The debate cycles the session had when it was revisited. */
+  afterCycle: number;
+  /** The council's recommendation before the revisit. */
+  recommendationBefore: string;
+  /** The winning option before the revisit (its id). */
+  winnerBefore?: string;
+  /** Persona → option of the last vote before the revisit. */
+  votesBefore: Record<string, string>;
+  startedAt: string;
+  /** The council has answered again (or kept its answer). */
+  settled: boolean;
 }
 
 /** Seed 004 §2: one role's answer (plus the issues it calls blocking and its axis scores). */
@@ -1489,7 +1563,7 @@ export interface SessionOptions {
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];
-  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the minimum council: one seat, the options, the answer). */
+  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the smallest budget; a council of one needs 2: its answer and the chair's). */
   maxModelCalls?: number;
 }
 
@@ -1531,7 +1605,7 @@ export interface ToolResponse {
   counterpoints: string[];
   /** The option it voted for in the final round (see vote.options). */
   vote?: string;
-  /** The debate cycle this answer comes from. */
+  /** The debate cycle this answer comes from (0: a council of one, which answers without a debate). */
   cycle: number;
 }
 
@@ -1544,8 +1618,11 @@ export interface Truncation {
 /**
  * Slash commands a client may forward with a turn (`/new`, `/skip` …). `answer`: the turn's text is the
  * answer to the open question, whatever it says. `extend` with text re-opens a completed debate with it.
+ * `revisit` (after the answer) asks a skipped or deferred question again: the turn's `questionId` names it
+ * (else its text: the id, or the question's number among those that can be revisited; with one such question,
+ * nothing); its answer replaces the assumption and re-runs one vote round and the answer.
  */
-export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry';
+export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'revisit';
 
 export type UserConfidence = 'high' | 'medium' | 'low';
 

@@ -43,6 +43,9 @@ class Narrator:
             r.PersonasSelected: lambda rt, rec: self.emit(
                 rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection)),
             r.QuestionAsked: self._question_asked,
+            r.QuestionsDropped: lambda rt, rec: self.emit(
+                rt, ev.QuestionsDropped, questions=rec.questions, reason=rec.reason, asked=rec.asked,
+                markdown=clarify.dropped(rec.questions, rec.reason, rec.asked)),
             r.QuestionAnswered: lambda rt, rec: self._resolved(rt, rec.answer.question_id),
             r.QuestionDeferred: lambda rt, rec: self._resolved(rt, rec.question_id),
             r.QuestionSkipped: self._question_skipped,
@@ -124,8 +127,9 @@ class Narrator:
         q = rt.session.active_question
         if q is not None:
             remaining = len(rt.session.planned_questions)
-            self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
-                      markdown=clarify.question(q, remaining))
+            again = rt.session.open_revisit is not None
+            self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=again,
+                      markdown=clarify.question(q, remaining, again))
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
@@ -167,8 +171,8 @@ class Narrator:
         s = rt.session
         q = s.question(rec.question_id)
         remaining = len(s.planned_questions)
-        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
-                  markdown=clarify.question(q, remaining))
+        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=rec.revisit,
+                  markdown=clarify.question(q, remaining, rec.revisit))
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
         q = rt.session.question(question_id)

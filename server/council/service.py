@@ -158,6 +158,7 @@ class CouncilService:
             Intent.EXTEND_DEBATE: lambda: engine.reopen(rt, added, pick) if added else engine.extend(rt, pick),
             Intent.RETRY: lambda: self._resume(rt, pick),
             Intent.FOLLOW_UP: lambda: engine.follow_up(rt, params.text, pick),
+            Intent.REVISIT: lambda: engine.revisit(rt, params.question_id, params.text, pick),
         }
         if intent in REPLIES:
             return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))

@@ -47,6 +47,16 @@ def test_question_from_stdin_and_options_reach_the_session():
     assert len(session["assumptionLog"]) == 2  # stdin is not a tty: nobody to ask, so everything is assumed
 
 
+def test_a_council_of_one_answers_without_debating_itself():
+    r = run_council("ask", *FAST, "--yes", "--json", "--personas", "Security Expert", PROBLEM)
+    assert r.returncode == 0, r.stderr
+    session = json.loads(r.stdout)["session"]
+    assert session["status"] == "completed" and session["debateCycles"] == 0 and session["discussions"] == []
+    assert session["votes"] == [] and session["options"] == [] and "tally" not in session
+    assert [(x["persona"], x["cycle"]) for x in session["responses"]] == [("Security Expert", 0)]
+    assert "**Vote:**" not in session["finalAnswer"]
+
+
 def test_human_output_shows_personas_votes_and_the_answer():
     r = run_council("ask", *FAST, "--yes", "--max-cycles", "1", PROBLEM)
     assert r.returncode == 0, r.stderr

@@ -11,7 +11,7 @@ def test_answer_by_number_then_skip_then_the_answer(pty_session):
     s = pty_session("ask", "--provider", "scripted", "--no-embeddings", "--max-cycles", "2", PROBLEM)
     s.expect(r"The council uses scripted \(the scripted test model\)\.")
     s.expect(r"What is the main goal behind this request")
-    s.expect(r"1\. Cut costs\s+2\. Ship faster\s+3\. Reduce risk")
+    s.expect(r"1\. Cut costs — favours Wait\s+2\. Ship faster — favours Split now\s+3\. Reduce risk — favours Staged")
     s.expect(r"> ")
     s.send("2\r")
     s.expect(r"What timeline are you working with")

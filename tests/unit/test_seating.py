@@ -77,7 +77,7 @@ def test_fit_cuts_cycles_then_seats_then_the_clarifier_down_to_the_minimum():
     fitted, cut = fit(shape, 4)
     assert fitted == Shape(2, 1, False) and cut.clarifier
     fitted, _ = fit(shape, MIN_CALLS)
-    assert fitted == Shape(1, 1, False) and fitted.planned == MIN_CALLS
+    assert fitted == Shape(1, 1, False) and fitted.planned == 2 <= MIN_CALLS  # a council of one: answer, chair
 
 
 def test_the_bound_counts_one_retry_per_call_within_the_budget_and_retries_use_only_the_slack():

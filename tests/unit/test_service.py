@@ -47,7 +47,8 @@ async def test_first_turn_asks_one_question(make_service):
     assert res.status is S.CLARIFYING and res.awaiting is Awaiting.ANSWER and res.intent is Intent.NEW_PROBLEM
     s = h.runtime(res.session_id).session
     assert s.active_question.question_id == res.question.question_id
-    assert len(s.planned_questions) == 1 and s.clarification_rounds == 1
+    assert len(s.planned_questions) == 1 and s.planned_rounds == 1
+    assert s.clarification_rounds == 0  # seed 002: rounds completed, and round 1 is still open
     assert len(h.of(res.session_id, "question.asked")) == 1
 
 
@@ -157,17 +158,18 @@ async def test_more_questions_up_to_the_cap(make_service):
     res = await ask(h)
     sid = res.session_id
     r2 = await say(h, sid, "more questions")
-    assert r2.intent is Intent.MORE_QUESTIONS and h.runtime(sid).session.clarification_rounds == 2
+    assert r2.intent is Intent.MORE_QUESTIONS and h.runtime(sid).session.planned_rounds == 2
     r3 = await say(h, sid, "ещё вопросы")
-    assert h.runtime(sid).session.clarification_rounds == 3
+    assert h.runtime(sid).session.planned_rounds == 3
+    assert h.runtime(sid).session.clarification_rounds == 0  # three planned, none completed: the first is open
     assert r3.awaiting is Awaiting.ANSWER
     with pytest.raises(CouncilError) as info:
         await say(h, sid, "more questions")
     assert info.value.code is ErrorCode.VALIDATION and info.value.details["cap"] == 3
     s = h.runtime(sid).session
-    assert s.clarification_rounds == 3 and s.status is S.CLARIFYING
+    assert s.planned_rounds == 3 and s.clarification_rounds == 0 and s.status is S.CLARIFYING
     done = await say(h, sid, "skip all")
-    assert done.status is S.COMPLETED
+    assert done.status is S.COMPLETED and s.clarification_rounds == 3
     assert len(done.final_answer) > 0
     assert all(q.status is QuestionStatus.SKIPPED for q in s.questions) and not s.planned_questions
 
@@ -409,7 +411,7 @@ async def test_status_turn_changes_nothing(make_service):
     res = await ask(h)
     before = h.runtime(res.session_id).session.model_dump()
     st = await say(h, res.session_id, "status")
-    assert st.intent is Intent.STATUS and "Clarification rounds: 1 of 3" in st.message
+    assert st.intent is Intent.STATUS and "Clarification round 1 of 3 (0 completed)" in st.message
     assert h.runtime(res.session_id).session.model_dump() == before
 
 

@@ -58,6 +58,7 @@ export const MARKDOWN: Record<EventType, string> = {
   progress: '',
   'personas.selected': "**The council:** **Devil's Advocate** and **Ops Architect**. _Chosen for a question about engineering._\n\n",
   'question.asked': '**The moderator asks**\n\nWhat is the team size?\n\n1. Under 10 engineers\n2. 10 to 50 engineers\n\n',
+  'questions.dropped': '_Not asked: “Which cloud do you use?” — every likely answer favours “Modularise first”._\n\n',
   'question.resolved': '✓ _What is the team size?_ — **Under 10 engineers**\n\n',
   'question.confirmNew': 'That reads like a new question. Is it your answer to *“What is the team size?”*, or a new question?\n\n> Should we use Kafka?\n\n',
   'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
@@ -117,7 +118,8 @@ const PAYLOADS: Payloads = {
       createdAt: AT,
     },
   },
-  'question.asked': { question: question(), remainingInRound: 1, roundCap: 3 },
+  'question.asked': { question: question(), remainingInRound: 1, roundCap: 3, revisit: false },
+  'questions.dropped': { questions: [question('q9')], reason: 'not_decisive', asked: 1 },
   'question.resolved': {
     question: question('q1', {
       status: 'answered',

@@ -321,6 +321,20 @@ describe('chat turn handler', () => {
     assert.equal(result.metadata?.problem, 'Should we move to Kubernetes?');
   });
 
+  it('/revisit with a question id (a followup’s prompt) sends it as questionId; a number is left to the sidecar', async () => {
+    const { handler, client } = setup(() => turnResult({ intent: 'revisit', status: 'clarifying', awaiting: 'answer', question: question() }));
+    const history = [responseTurn({ sessionId: 's1', status: 'completed', awaiting: 'nothing' })];
+    await run(handler, chatRequest('3f2c9a1e-7b1d-4c55-9e0a-2b6f1d0c9a77', { command: 'revisit' }), history);
+    await run(handler, chatRequest('2', { command: 'revisit' }), history);
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent[0].sessionId, 's1');
+    assert.equal(sent[0].command, 'revisit');
+    assert.equal(sent[0].questionId, '3f2c9a1e-7b1d-4c55-9e0a-2b6f1d0c9a77');
+    assert.equal(sent[1].command, 'revisit');
+    assert.equal(sent[1].questionId, undefined);
+    assert.equal(sent[1].text, '2');
+  });
+
   it('an answer or a command for a lost session asks the session’s problem again', async () => {
     const { ResponseError } = await import('vscode-jsonrpc');
     const { handler, client } = setup((call) => {
@@ -469,7 +483,7 @@ describe('chat turn handler', () => {
 
 describe('slash commands and followups', () => {
   it('maps every contributed command', () => {
-    for (const c of ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry']) assert.equal(mapCommand(c), c);
+    for (const c of ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry', 'revisit']) assert.equal(mapCommand(c), c);
     assert.equal(mapCommand('skip-all'), 'skipAll');
     assert.equal(mapCommand('transcript'), undefined);
     assert.equal(mapCommand(undefined), undefined);

@@ -232,11 +232,19 @@ class EventPrinter:
 
 
 def choices(event: dict[str, Any]) -> str:
-    """A question's choices as a numbered list under it: the terminal's layout for them (VS Code shows buttons)."""
+    """A question's choices as a numbered list under it, each with the course it favours: the terminal's layout for
+    them (VS Code shows buttons)."""
     if event.get("type") != "question.asked":
         return ""
-    labels = [c.get("label", "") for c in (event.get("question") or {}).get("choices") or [] if isinstance(c, dict)]
-    return "".join(f"\n{i}. {' '.join(str(label).split())}" for i, label in enumerate(labels, 1))
+    question = event.get("question") or {}
+    leans = {x.get("choice"): x.get("favours") for x in ((question.get("stakes") or {}).get("leans") or [])
+             if isinstance(x, dict)}
+    rows = []
+    for i, c in enumerate([c for c in question.get("choices") or [] if isinstance(c, dict)], 1):
+        favours = leans.get(c.get("value"))
+        lean = f" — _favours {' '.join(str(favours).split())}_" if favours else ""  # what this answer would move
+        rows.append(f"\n{i}. {' '.join(str(c.get('label', '')).split())}{lean}")
+    return "".join(rows)
 
 
 ANSWER_HINT = "answer with a number, your own words, 'skip', 'skip all' or 'more'"

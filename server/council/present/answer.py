@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from council.present.debate import tally_words
 from council.present.evidence import precedents_section
+from council.present.revisit import what_changed
 from council.present.text import join_names, plural, section
 from council.session.entities import ConversationSession
 from council.session.outputs import CouncilSynthesis
@@ -30,7 +31,7 @@ def models_used(session: ConversationSession) -> str:
 
 
 def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
-    out = [f"{ANSWER_HEADING}\n\n", syn.recommendation.strip(), "\n\n"]
+    out = [f"{ANSWER_HEADING}\n\n", what_changed(session, syn), syn.recommendation.strip(), "\n\n"]
     if session.tally:
         out.append(f"**Vote:** {tally_words(session.tally)}.\n\n")
     out += [
@@ -44,6 +45,7 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
         precedents_section(session),
     ]
     models = models_used(session)
-    cycles = plural(session.debate_cycles, "debate cycle")
+    cycles = plural(session.debate_cycles, "debate cycle") if session.discussions or len(session.personas) != 1 \
+        else "one advisor's answer (a council of one does not debate)"
     out.append(f"_Answered with {models} after {cycles}._\n" if models else f"_After {cycles}._\n")
     return "".join(out).strip() + "\n"

@@ -11,6 +11,7 @@ from council.present.answer import PROVIDERS
 from council.present.text import join_names, one_line, plural
 from council.session.earlier import Earlier
 from council.session.entities import ConversationSession, SessionStatus
+from council.session.revisit import revisable_questions
 
 # progress notes: kind → text (shown as transient progress, not kept in the transcript)
 NOTES: dict[str, Callable[..., str]] = {
@@ -18,6 +19,7 @@ NOTES: dict[str, Callable[..., str]] = {
     "reading": lambda: "The moderator reads your question…",
     "no_questions": lambda why: f"The moderator could not prepare questions ({why}); the council goes ahead.",
     "thinking": lambda cycle, count: f"Cycle {cycle}: {plural(count, 'advisor')} thinking…",
+    "alone": lambda persona: f"{persona} answers alone: a council of one does not debate itself.",
     "options_fallback": lambda why: f"The moderator could not extract options ({why}); the council votes on the "
                                     "positions themselves.",
     "unplaced": lambda personas: f"The moderator could not match the recommendation of {join_names(personas)} "
@@ -54,9 +56,11 @@ def problem(kind: str, data: dict[str, Any]) -> str:
 
 
 def status(s: ConversationSession) -> str:
+    q = s.active_question if s.status is SessionStatus.CLARIFYING else None
+    rounds = f"Clarification round {q.round_number} of 3 ({s.clarification_rounds} completed)" if q else \
+        f"Clarification rounds: {s.clarification_rounds} of 3"
     parts = [f"**Status:** {STATUS_WORDS[s.status]}.",
-             f"Clarification rounds: {s.clarification_rounds} of 3 · debate cycles: {s.debate_cycles} of "
-             f"{s.cycle_limit} · assumptions: {len(s.assumption_log)}."]
+             f"{rounds} · debate cycles: {s.debate_cycles} of {s.cycle_limit} · assumptions: {len(s.assumption_log)}."]
     if s.active_question and s.status is SessionStatus.CLARIFYING:
         parts.append(f"Waiting for your answer to “{one_line(s.active_question.question)}”.")
     if s.stopped:
@@ -118,7 +122,19 @@ TURN_NOTES: dict[str, str] = {
                         "`/new <your question>` to start a new session.",
     "follow_up_cancelled": "The follow-up was stopped; the session and its answer are unchanged.",
     "nothing_to_stop": "Nothing is running, so there is nothing to stop; the session waits for you.",
+    "revisit_kept": "You skipped it again: the council's assumption and its answer stand; nothing was re-run.",
 }
+
+
+def revisable(s: ConversationSession) -> str:
+    """The reply to ``/revisit`` that names no question: the questions the council assumed, to pick one."""
+    options = revisable_questions(s)
+    if not options:
+        return "Nothing to revisit: the council assumed nothing for you — every question was answered.\n"
+    assumed = {a.related_question_id: a.assumption for a in s.assumption_log}
+    rows = "".join(f"{i}. “{one_line(q.question)}” — assumed: "
+                   f"{one_line(assumed.get(q.question_id, '(nothing yet)'))}\n" for i, q in enumerate(options, 1))
+    return f"Which question should the council revisit? Send `/revisit <number>`:\n\n{rows}"
 
 
 def turn_note(kind: str, s: ConversationSession) -> str | None:
@@ -130,6 +146,8 @@ def turn_note(kind: str, s: ConversationSession) -> str | None:
         return None
     if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
         return None
+    if kind == "which_question":
+        return revisable(s)
     if kind == "more_planned":
         waiting = f"; first, “{one_line(s.active_question.question)}”" if s.active_question else ""
         return f"The moderator will ask {plural(len(s.planned_questions), 'more question')}{waiting}.\n"

@@ -115,7 +115,8 @@ class ToolResponse(SnakeModel):
                                      description="Risks and counterpoints it raised (always, for the Devil's "
                                                  "Advocate); they feed the synthesis's risks_tradeoffs.")
     vote: str | None = Field(None, description="The option it voted for in the final round (see vote.options).")
-    cycle: int = Field(ge=1, description="The debate cycle this answer comes from.")
+    cycle: int = Field(ge=0, description="The debate cycle this answer comes from (0: a council of one, which "
+                                         "answers without a debate).")
 
 
 class ConsultSynthesis(SnakeModel):

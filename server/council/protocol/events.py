@@ -71,6 +71,19 @@ class QuestionAsked(EventBase):
     question: ClarificationQuestion
     remaining_in_round: int = 0
     round_cap: int = 3
+    revisit: bool = Field(False, description="A skipped or deferred question asked again after the answer "
+                                             "(turn command `revisit`): its answer replaces the assumption.")
+
+
+class QuestionsDropped(EventBase):
+    """The moderator weighed questions it will not ask: no likely answer to them would change the recommendation
+    (each question's `stakes` says what its answers favour), or (`reason` `clear`, no questions) it found nothing
+    worth asking. With `asked` 0 the council goes straight to the debate; `markdown` says why in one line."""
+
+    type: Literal["questions.dropped"] = "questions.dropped"
+    questions: list[ClarificationQuestion] = []
+    reason: Literal["clear", "not_decisive"]
+    asked: int = Field(0, description="Questions of the same round that will be asked.")
 
 
 class QuestionResolved(EventBase):
@@ -268,6 +281,7 @@ Event = Annotated[
         | Progress
         | PersonasSelected
         | QuestionAsked
+        | QuestionsDropped
         | QuestionResolved
         | QuestionConfirmNew
         | AssumptionRecorded

@@ -38,7 +38,10 @@ from council.session.intents import Intent
 
 class TurnCommand(str, Enum):
     """Slash commands a client may forward with a turn (``/new``, ``/skip`` …). ``answer``: the turn's text is the
-    answer to the open question, whatever it says. ``extend`` with text re-opens a completed debate with it."""
+    answer to the open question, whatever it says. ``extend`` with text re-opens a completed debate with it.
+    ``revisit`` (after the answer) asks a skipped or deferred question again: the turn's ``questionId`` names it
+    (else its text: the id, or the question's number among those that can be revisited; with one such question,
+    nothing); its answer replaces the assumption and re-runs one vote round and the answer."""
 
     NEW = "new"
     ANSWER = "answer"
@@ -52,6 +55,7 @@ class TurnCommand(str, Enum):
     STATUS = "status"
     PERSONAS = "personas"
     RETRY = "retry"
+    REVISIT = "revisit"
 
 
 class Reference(CamelModel):
@@ -82,7 +86,8 @@ class SessionOptions(CamelModel):
     max_model_calls: int | None = Field(None, ge=3, le=1000,
                                         description="The session's budget of model calls, retries included: the "
                                                     "council plans fewer cycles or seats to fit and says so (3 is "
-                                                    "the minimum council: one seat, the options, the answer).")
+                                                    "the smallest budget; a council of one needs 2: its answer "
+                                                    "and the chair's).")
 
 
 class ClientCapabilities(CamelModel):
@@ -129,6 +134,9 @@ class TurnParams(CamelModel):
     options: SessionOptions = Field(default_factory=SessionOptions)
     client: ClientCapabilities = Field(default_factory=ClientCapabilities)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+    question_id: str | None = Field(None, min_length=1, max_length=100,
+                                    description="With `command: \"revisit\"`: the skipped or deferred question to "
+                                                "ask again.")
     new_session_id: str | None = Field(
         None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
         description="If this turn starts a session, give it this id (unused ids only), so the client can match "

@@ -1,4 +1,4 @@
-"""Asking the next clarification question and resolving the active one: an answer (free text, a choice value, label
+"""Resolving the active clarification question: an answer (free text, a choice value, label
 or number), a skip (which logs an assumption), a deferral, or skipping everything that is left. A question the user
 already replied to in a session a reload lost (:mod:`council.session.earlier`) is resolved with that reply at once."""
 
@@ -14,29 +14,11 @@ from council.session.entities import (
     CycleRef,
     MessageType,
     QuestionStatus,
-    SessionStatus,
 )
 from council.session.runtime import SessionRuntime
 
 ACTIONS = ("answer", "skip", "defer", "skip_all")
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
-
-
-def ask_next(rt: SessionRuntime) -> None:
-    """Ask the next planned (or deferred) question, or end the clarification when none is left; a question the
-    user replied to before a reload lost the session gets that reply."""
-    s = rt.session
-    nxt = s.planned_questions[0] if s.planned_questions else next(
-        (q for q in s.questions if q.status is QuestionStatus.DEFERRED), None)
-    if nxt is None:
-        rt.record(r.StatusSet(at=rt.clock(), status=SessionStatus.DEBATING, reason="clarification finished"))
-        return
-    turn = rt.turn(s.moderator, MessageType.QUESTION, nxt.question,
-                   cycle=CycleRef(cycle_type="clarification", number=nxt.round_number),
-                   metadata={"questionId": nxt.question_id})
-    rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn))
-    if rt.earlier is not None:
-        reuse(rt, rt.earlier)
 
 
 def reuse(rt: SessionRuntime, earlier: Earlier) -> bool:

@@ -37,7 +37,7 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
-    if cycle == 1 or not session.options:
+    if cycle <= 1 or not session.options:
         return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
     overrides["option_id"] = {"enum": [o.id for o in session.options]}
     return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
@@ -79,9 +79,11 @@ def votes_of(session: ConversationSession, cycle: int) -> list[Vote]:
 
 
 def latest_responses(session: ConversationSession, cycle: int | None = None) -> list[PersonaResponse]:
-    """Responses of ``cycle`` (default: the last cycle), in persona order."""
+    """Responses of ``cycle`` (default: the last cycle), in persona order; cycle 0 is a council of one's answer
+    (the latest, when it answered again after a revisit)."""
     cycle = session.debate_cycles if cycle is None else cycle
-    return [resp for resp in session.responses if resp.cycle == cycle]
+    latest = {resp.persona: resp for resp in session.responses if resp.cycle == cycle}
+    return list(latest.values())
 
 
 def _check_reply(persona: PersonaContract, option_ids: list[str]):
@@ -96,19 +98,27 @@ def _check_reply(persona: PersonaContract, option_ids: list[str]):
 
 async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[str, PersonaContract],
                     cycle: int) -> list[PersonaResponse]:
+    """One debate cycle; cycle 0: a council of one answers alone (no discussion, no vote; an unusable reply is
+    returned, not kept, and the session waits for a retry)."""
     s = rt.session
+    alone = cycle == 0
     previous = latest_responses(s, cycle - 1) if cycle > 1 else []
-    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)}
+    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)} if not alone else {}
     personas = s.personas
-    rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
-        session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
-        exchange_starts=rt.clock(), topic=s.request_text[:200])))
+    if not alone:
+        rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
+            session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
+            exchange_starts=rt.clock(), topic=s.request_text[:200])))
     order = [p.name for p in personas]
-    where = CycleRef(cycle_type="debate", number=cycle)  # one for all the cycle's turns (never changed)
+    where = CycleRef(cycle_type="debate", number=cycle) if not alone else None  # one for all the cycle's turns
     stream = OrderedStream(rt, order, cycle)
     schema = persona_schema(s, cycle)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
-    rt.note("thinking", cycle=cycle, count=len(personas))
+    kept: list[PersonaResponse] = []
+    if alone:
+        rt.note("alone", persona=order[0])
+    else:
+        rt.note("thinking", cycle=cycle, count=len(personas))
     for p in personas:
         provider = pick(p.name)
         rt.persona_started(p.name, cycle, provider.id, provider.model)
@@ -135,8 +145,11 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
 
         def commit() -> None:
             assert participant is not None
-            turn = rt.turn(participant, MessageType.DISCUSSION, content, cycle=where,
-                           metadata={"abstained": response.abstained})
+            if alone and response.abstained:
+                kept.append(response)
+                return
+            kind = MessageType.CONCLUSION if alone else MessageType.DISCUSSION
+            turn = rt.turn(participant, kind, content, cycle=where, metadata={"abstained": response.abstained})
             rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
                                      turn=turn))
             if vote is not None:
@@ -147,7 +160,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     async with anyio.create_task_group() as tg:
         for name in order:
             tg.start_soon(one, name)
-    return latest_responses(rt.session, cycle)
+    return kept or latest_responses(rt.session, cycle)
 
 
 def response_of(name: str, cycle: int, outcome, option_ids: list[str],

@@ -127,6 +127,29 @@ class ClarificationAnswer(CamelModel):
     created_at: datetime
 
 
+class ChoiceLean(CamelModel):
+    """One likely answer to a clarifying question and the course of action it would favour."""
+
+    choice: str = Field(min_length=1, max_length=120, description="The choice's value.")
+    favours: str | None = Field(None, max_length=200, description="The candidate it favours (None: no clear lean).")
+
+
+class QuestionStakes(CamelModel):
+    """What hangs on a clarifying question: the courses of action the council is likely to weigh, which one each
+    likely answer favours, and how decisive the answer is (computed from the leans, never taken from a model)."""
+
+    candidates: list[str] = Field(default_factory=list, max_length=4, description="The courses of action in play.")
+    leans: list[ChoiceLean] = Field(default_factory=list, max_length=5, description="Per choice, what it favours.")
+    decisiveness: float = Field(0.0, ge=0.0, le=1.0, description="The share of pairs of likely answers that favour "
+                                                                 "different courses (0: every answer leads to the "
+                                                                 "same recommendation).")
+
+    @property
+    def decisive(self) -> bool:
+        """Whether the answer would move the recommendation: two likely answers favour different courses."""
+        return self.decisiveness > 0
+
+
 class ClarificationQuestion(CamelModel):
     question_id: str = Field(default_factory=new_id)
     session_id: str
@@ -138,6 +161,8 @@ class ClarificationQuestion(CamelModel):
     choices: list[Choice] = []
     free_text_allowed: bool = True
     default_assumption: str = Field(description="What the council assumes if the user skips this question.")
+    stakes: QuestionStakes | None = Field(None, description="What hangs on the answer (None: planned before "
+                                                           "questions were weighed).")
     user_answer: ClarificationAnswer | None = None
     status: QuestionStatus = QuestionStatus.PENDING
     revisited: bool = False
@@ -201,6 +226,25 @@ class UserInput(CamelModel):
     text: str = Field(min_length=1)
     after_cycle: int = Field(ge=0, description="The debate cycles the session had when the debate re-opened.")
     added_at: datetime
+
+
+class Revisit(CamelModel):
+    """A skipped or deferred question asked again after the council's answer (seed 002's ``deferred``): its answer
+    replaces the assumption, and only a new vote and answer run on the positions the council already has."""
+
+    revisit_id: str = Field(default_factory=new_id)
+    session_id: str
+    question_id: str
+    question: str = Field(min_length=1)
+    assumed: str | None = Field(None, description="What the council had assumed for it (None: nothing yet).")
+    answer: str | None = Field(None, description="The user's answer this time (None: not given, or skipped again).")
+    after_cycle: int = Field(ge=0, description="The debate cycles the session had when it was revisited.")
+    recommendation_before: str = Field("", description="The council's recommendation before the revisit.")
+    winner_before: str | None = Field(None, description="The winning option before the revisit (its id).")
+    votes_before: dict[str, str] = Field(default_factory=dict, description="Persona → option of the last vote "
+                                                                          "before the revisit.")
+    started_at: datetime
+    settled: bool = Field(False, description="The council has answered again (or kept its answer).")
 
 
 class PersonaSelection(CamelModel):
@@ -271,7 +315,9 @@ class ConversationSession(CamelModel):
                                              "the session waits in its status until `retry` resumes it.")
     created_at: datetime
     updated_at: datetime
-    clarification_rounds: int = Field(0, ge=0, le=MAX_CLARIFICATION_ROUNDS)
+    clarification_rounds: int = Field(0, ge=0, le=MAX_CLARIFICATION_ROUNDS,
+                                      description="Clarification rounds completed: every question of the round "
+                                                  "answered, skipped or deferred.")
     debate_cycles: int = Field(0, ge=0)
     extended_debate_requested: bool = False
     assumption_log: list[Assumption] = []
@@ -286,6 +332,9 @@ class ConversationSession(CamelModel):
     planned_questions: list[ClarificationQuestion] = Field(
         default_factory=list, description="Questions of the open round not asked yet (asked one at a time)."
     )
+    unasked_questions: list[ClarificationQuestion] = Field(
+        default_factory=list, description="Questions the moderator weighed and did not ask: no likely answer to "
+                                          "them would change the recommendation.")
     discussions: list[CouncilDiscussion] = []
     persona_selection: PersonaSelection | None = None
     responses: list[PersonaResponse] = []
@@ -299,6 +348,8 @@ class ConversationSession(CamelModel):
     reopened_cycle_limit: int = Field(0, ge=0, description="Re-opening lets the debate run at least to this cycle "
                                                            "(0: never re-opened); the cap is the higher of this "
                                                            "and the settings' limit.")
+    revisits: list[Revisit] = Field(default_factory=list, description="Skipped or deferred questions asked again "
+                                                                      "after the answer.")
     evidence: list[EvidenceUse] = Field(default_factory=list, description="What the advisors looked up in the "
                                         "workspace, and the files the user attached, in the order gathered.")
     evidence_rounds: list[int] = Field(default_factory=list, description="The cycles whose evidence requests "
@@ -319,6 +370,11 @@ class ConversationSession(CamelModel):
         return max(base, self.reopened_cycle_limit)
 
     @property
+    def planned_rounds(self) -> int:
+        """Clarification rounds planned so far (each with at least one question to ask)."""
+        return max((q.round_number for q in [*self.questions, *self.planned_questions]), default=0)
+
+    @property
     def active_question(self) -> ClarificationQuestion | None:
         return next((q for q in self.questions if q.status is QuestionStatus.PENDING), None)
 
@@ -333,6 +389,11 @@ class ConversationSession(CamelModel):
     @property
     def user(self) -> Participant:
         return next(p for p in self.participants if p.type is ParticipantType.USER)
+
+    @property
+    def open_revisit(self) -> Revisit | None:
+        """The revisit in progress (asked again, the council not answered again yet)."""
+        return self.revisits[-1] if self.revisits and not self.revisits[-1].settled else None
 
     def question(self, question_id: str) -> ClarificationQuestion | None:
         return next((q for q in self.questions if q.question_id == question_id), None)

@@ -43,7 +43,10 @@ HINTS: dict[str, dict[str, str]] = {
     "ClarifierReply": {
         "reason": "why, in one sentence",
         "question": "short and specific",
-        "choices": "likely answers",
+        "candidates": "the courses of action the council will likely weigh: A, B, C, D in this order",
+        "choices": "likely answers, each with the candidate it favours",
+        "answer": "a likely answer",
+        "favours": "the letter of the candidate this answer favours (none: no lean)",
         "default_assumption": "what you assume if the user skips it",
     },
     "SynthesisReply": {"recommendation": "the council's answer", "next_steps": "first step first"},

@@ -27,16 +27,29 @@ class ModelReply(CamelModel):
     model_config = ConfigDict(extra="ignore")
 
 
+CANDIDATE_IDS = ("A", "B", "C", "D")
+NO_LEAN = "none"
+
+
+class PlannedChoice(ModelReply):
+    """One likely answer to a planned question, and which candidate course of action it would favour."""
+
+    answer: str = Field(min_length=1, max_length=120)
+    favours: str = Field(max_length=200, description="The letter of the candidate this answer favours, or none.")
+
+
 class PlannedQuestion(ModelReply):
     question: str = Field(min_length=5, max_length=300)
     target_ambiguity: Ambiguity
-    choices: list[str] = Field(default_factory=list, max_length=5)
+    choices: list[PlannedChoice] = Field(default_factory=list, max_length=5)
     default_assumption: str = Field(min_length=3, max_length=300)
 
 
 class ClarifierReply(ModelReply):
     needs_clarification: bool
     reason: str = Field(max_length=TEXT)
+    candidates: list[str] = Field(default_factory=list, max_length=4,
+                                  description="The courses of action the council will likely weigh (A, B, C, D).")
     questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)
 
 
