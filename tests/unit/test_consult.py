@@ -38,7 +38,7 @@ async def test_depth_cuts_long_lists_and_reports_short_ones_without_padding(make
         {"when": {"schema": "PersonaReply", "purpose": "Software Architect"},
          "reply": first_reply(summary=long, advice=long, next_steps=long)},
         {"when": {"schema": "PersonaReply", "purpose": "Devil's Advocate"},
-         "reply": first_reply(summary=["only one"], risks=[])}]}
+         "reply": first_reply(summary=["only one"])}]}
     h = make_service(script)
     r = await h.service.consult(ConsultParams(user_problem=PROBLEM, selected_personas=COUNCIL, depth="brief"))
     arch, da = r.responses
@@ -46,7 +46,6 @@ async def test_depth_cuts_long_lists_and_reports_short_ones_without_padding(make
     assert da.summary == "- only one"  # one item stays one item: nothing invented
     notes = " ".join(r.synthesis.notes)
     assert "Devil's Advocate gave 1 item in summary" in notes
-    assert "raised no counterpoints" in notes
     assert r.open_questions[-1] == "Which team owns billing?"
 
 
