@@ -24,7 +24,7 @@ import { EventRenderer, usageMarkdown } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
+import type { Awaiting, ClarificationQuestion, Intent, Revisit, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
@@ -43,6 +43,8 @@ export interface CouncilResultMetadata {
   problem?: string;
   /** The session is stopped (paused): Resume continues it. */
   stopped?: boolean;
+  /** The skipped questions behind the assumptions the answer hinges on (most critical first): revisit followups. */
+  revisit?: Revisit[];
 }
 
 export interface CouncilChatResult extends vscode.ChatResult {
@@ -336,6 +338,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
   if (result.stopped) metadata.stopped = true;
+  if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, MAX_REVISITS);
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
@@ -360,6 +363,9 @@ async function showTranscript(
   }
 }
 
+/** Revisit followups offered under an answer, at most. */
+export const MAX_REVISITS = 3;
+
 /** Followups that make sense next: answer suggestions while clarifying; extend / transcript / new afterwards. */
 export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   const m = result.metadata;
@@ -377,6 +383,8 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
     out.push({ prompt: '', command: 'retry', label: 'Resume the stopped session' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
   }
+  // What the answer hinges on: `/revisit <questionId>` asks the skipped question behind the assumption again.
+  for (const r of m.revisit ?? []) out.push({ prompt: r.questionId, command: 'revisit', label: r.label });
   if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
     out.push({ prompt: '', command: 'transcript', label: 'Show transcript' });
