@@ -338,7 +338,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
   if (result.stopped) metadata.stopped = true;
-  if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, MAX_REVISITS);
+  if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, 3); // the most critical three
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
@@ -363,9 +363,6 @@ async function showTranscript(
   }
 }
 
-/** Revisit followups offered under an answer, at most. */
-export const MAX_REVISITS = 3;
-
 /** Followups that make sense next: answer suggestions while clarifying; extend / transcript / new afterwards. */
 export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   const m = result.metadata;
@@ -383,8 +380,7 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
     out.push({ prompt: '', command: 'retry', label: 'Resume the stopped session' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
   }
-  // What the answer hinges on: `/revisit <questionId>` asks the skipped question behind the assumption again.
-  for (const r of m.revisit ?? []) out.push({ prompt: r.questionId, command: 'revisit', label: r.label });
+  for (const r of m.revisit ?? []) out.push({ prompt: r.questionId, command: 'revisit', label: r.label }); // what the answer hinges on: ask its question again
   if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
     out.push({ prompt: '', command: 'transcript', label: 'Show transcript' });
