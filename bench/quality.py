@@ -14,7 +14,10 @@ Two tasks, each method on the same items with the same model:
   session is cancelled as soon as it would start debating: the clarification stage is what is measured).
 
 Reported per method: accuracy, prompt tokens (SmolLM2's tokenizer when llama-cpp-python is installed, else
-characters / 4) and wall time. Usage::
+characters / 4) and wall time. For arithmetic the council's *first vote* (cycle 1's winner, before any debate) is
+reported beside its final answer as ``first_vote`` (no calls of its own: it is read off the same sessions), with
+what the debate did to it (``arithmetic_debate``: confirmed / overturned / no debate, as the answer states it, and
+``arithmetic_first_vote_vs_final``: items the debate fixed or broke). Usage::
 
     .venv/bin/python bench/quality.py                                   # embedded SmolLM2-135M, tiny run
     .venv/bin/python bench/quality.py --provider openai --model gpt-4o-mini --api-key-env OPENAI_API_KEY \\
@@ -146,6 +149,8 @@ class Methods:
                  mixed: list[tuple[ProviderConfig, Recording]] | None = None) -> None:
         self.provider, self.samples, self.personas, self.max_cycles = provider, samples, personas, max_cycles
         self.mixed = mixed or []
+        self.first_votes: dict[str, int | None] = {}  # question → the council's first-vote answer (cycle 1)
+        self.verdicts: dict[str, str] = {}  # question → what the debate did to the first vote
 
     @property
     def tokens(self) -> int:
@@ -171,6 +176,8 @@ class Methods:
         return SessionOptions(personas=self.personas, depth=Depth.BRIEF, models=models, **kw)
 
     async def arithmetic(self, method: str, question: str) -> int | None:
+        if method == "first_vote":  # read off the council's session of this question (run just before)
+            return self.first_votes.get(question)
         if method == "single":
             reply = await ask_json(self.provider, arithmetic_prompt(question), Answer)
             return reply.answer if reply else None
@@ -186,14 +193,12 @@ class Methods:
             print(f"council failed on {question!r}: {exc.message}", file=sys.stderr)
             return None
         s = service.store.get(res.session_id).session
-        texts = []
-        if s.tally and s.tally.winner:
-            option = next(o for o in s.options if o.id == s.tally.winner)
-            texts += [option.label, option.description]
-        if s.synthesis:
-            texts.append(s.synthesis.recommendation)
-        found = [int(m) for t in texts for m in INT.findall(t)]
-        return found[-1] if found else None
+        effect = s.synthesis.debate if s.synthesis else None
+        if method == "council":  # the single-model council's first vote, for the first_vote method
+            self.first_votes[question] = number(option_texts(s, effect.first_winner if effect else None))
+            self.verdicts[question] = effect.verdict if effect else "no_vote"
+        return number(option_texts(s, s.tally.winner if s.tally else None)
+                      + ([s.synthesis.recommendation] if s.synthesis else []))
 
     async def clarification(self, method: str, request: str, keywords: tuple[str, ...]) -> bool:
         prompt = (f"The user asks: {request}\nIf the right answer depends on facts the user has not given, set "
@@ -233,22 +238,47 @@ class Methods:
         return turn.question.question if turn is not None and turn.question is not None else None
 
 
+def option_texts(s: Any, option_id: str | None) -> list[str]:
+    option = next((o for o in s.options if o.id == option_id), None)
+    return [option.label, option.description] if option else []
+
+
+def number(texts: list[str]) -> int | None:
+    """The last integer in the texts (the council's answer to an arithmetic item), or None."""
+    found = [int(m) for t in texts for m in INT.findall(t)]
+    return found[-1] if found else None
+
+
 METHODS = ("single", "majority", "council")
 
 
-async def measure(label: str, methods: Methods, items: list[Any],
-                  run: Callable[[str, Any], Awaitable[bool]]) -> None:
-    """Run every item with every method; print accuracy, prompt tokens and wall time per method."""
+async def measure(label: str, methods: Methods, items: list[Any], run: Callable[[str, Any], Awaitable[bool]],
+                  extra: tuple[str, ...] = ()) -> dict[str, list[bool]]:
+    """Run every item with every method (``extra`` after the council: read off its sessions); print accuracy,
+    prompt tokens and wall time per method. Returns each method's verdict per item."""
     stats: dict[str, tuple[int, int, float]] = {}
-    for method in METHODS + (("mixed",) if methods.mixed else ()):
-        correct, tokens, started = 0, methods.tokens, time.perf_counter()
-        for item in items:
-            correct += bool(await run(method, item))
-        stats[method] = (correct, methods.tokens - tokens, time.perf_counter() - started)
+    right: dict[str, list[bool]] = {}
+    for method in METHODS + extra + (("mixed",) if methods.mixed else ()):
+        tokens, started = methods.tokens, time.perf_counter()
+        right[method] = [bool(await run(method, item)) for item in items]
+        stats[method] = (sum(right[method]), methods.tokens - tokens, time.perf_counter() - started)
     n = len(items)
     print(f"{label}_accuracy: " + " | ".join(f"{m} {c}/{n}" for m, (c, _, _) in stats.items()))
     print(f"{label}_prompt_tokens: " + " | ".join(f"{m} {t}" for m, (_, t, _) in stats.items()))
     print(f"{label}_wall_s: " + " | ".join(f"{m} {w:.0f}" for m, (_, _, w) in stats.items()))
+    return right
+
+
+def first_vote_vs_final(methods: Methods, items: list[tuple[str, int]], right: dict[str, list[bool]]) -> None:
+    """What the debate did to the council's first vote: the verdicts as the answers state them, and the items it
+    fixed (first vote wrong, final right) or broke (first vote right, final wrong)."""
+    verdicts = Counter(methods.verdicts.get(q, "no_vote") for q, _ in items)
+    print("arithmetic_debate: " + " | ".join(f"{v} {verdicts.get(v, 0)}" for v in
+                                              ("confirmed", "overturned", "no_debate", "no_vote")))
+    pairs = list(zip(right["first_vote"], right["council"], strict=True))
+    print(f"arithmetic_first_vote_vs_final: first vote {sum(a for a, _ in pairs)}/{len(pairs)} | final "
+          f"{sum(b for _, b in pairs)}/{len(pairs)} | debate fixed {sum(b and not a for a, b in pairs)} | "
+          f"debate broke {sum(a and not b for a, b in pairs)}")
 
 
 async def main(ns: argparse.Namespace) -> None:
@@ -273,7 +303,8 @@ async def main(ns: argparse.Namespace) -> None:
     async def clarify(method: str, item: tuple[str, tuple[str, ...]]) -> bool:
         return await methods.clarification(method, *item)
 
-    await measure("arithmetic", methods, items, arith)
+    right = await measure("arithmetic", methods, items, arith, extra=("first_vote",))
+    first_vote_vs_final(methods, items, right)
     if clar:
         await measure("clarification", methods, clar, clarify)
     await provider.inner.aclose()

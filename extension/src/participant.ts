@@ -25,11 +25,11 @@ import { EventRenderer, usageMarkdown } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, EarlierAnswer, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
-import { MAX_TEXT, TURN_COMMANDS } from './wire';
+import type { Awaiting, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
+import { MAX_TEXT } from './wire';
+import { mapCommand, revisitTarget, withoutRepeatedMention } from './slashCommands';
 
 export const PARTICIPANT_ID = 'council.chat';
-export const PARTICIPANT_NAME = 'council';
 
 /** What a council ChatResult carries to the next turn and to the followup provider. */
 export interface CouncilResultMetadata {
@@ -45,6 +45,8 @@ export interface CouncilResultMetadata {
   problem?: string;
   /** The session is stopped (paused): Resume continues it. */
   stopped?: boolean;
+  /** The skipped questions behind the assumptions the answer hinges on (most critical first): revisit followups. */
+  revisit?: RevisitOffer[];
 }
 
 export interface CouncilChatResult extends vscode.ChatResult {
@@ -90,14 +92,6 @@ export function metadataFromHistory(history: readonly HistoryItem[], pastNewQues
 /** The id of the conversation's most recent council session, even after a bare `/new` (what /transcript shows). */
 export function sessionIdFromHistory(history: readonly HistoryItem[]): string | undefined {
   return metadataFromHistory(history, true)?.sessionId;
-}
-
-/** Slash command name → TurnCommand (undefined: not forwarded as a command). */
-export function mapCommand(command: string | undefined): TurnCommand | undefined {
-  if (!command) return undefined;
-  const aliases: Record<string, TurnCommand> = { skipall: 'skipAll', 'skip-all': 'skipAll', extenddebate: 'extend' };
-  if ((TURN_COMMANDS as readonly string[]).includes(command)) return command as TurnCommand;
-  return aliases[command.toLowerCase()];
 }
 
 export interface ModelChoice {
@@ -210,14 +204,6 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
   };
 }
 
-/** "@council @council …" (the chat input keeps the participant; people type it again): the prompt without the repeat. */
-export function withoutRepeatedMention(request: vscode.ChatRequest): vscode.ChatRequest {
-  const mention = new RegExp(`^\\s*@${PARTICIPANT_NAME}\\b\\s*`, 'i');
-  if (!mention.test(request.prompt)) return request;
-  const prompt = request.prompt.replace(mention, '');
-  return new Proxy(request, { get: (target, key): unknown => (key === 'prompt' ? prompt : Reflect.get(target, key)) });
-}
-
 async function outgoingTurn(
   deps: ParticipantDeps,
   request: vscode.ChatRequest,
@@ -241,10 +227,6 @@ async function outgoingTurn(
   };
   return new OutgoingTurn(deps.client, base, sessionId, submission, previous, earlier);
 }
-
-/** `/revisit <question id>` (a followup's prompt) sends `questionId`; a number or nothing is the sidecar's to read. */
-export const revisitTarget = (command: TurnCommand | undefined, id: string): { questionId?: string } =>
-  command === 'revisit' && /^[A-Za-z0-9_.:-]{8,100}$/.test(id.trim()) && !/^\d+$/.test(id.trim()) ? { questionId: id.trim() } : {};
 
 function recoveryHooks(
   outgoing: OutgoingTurn,
@@ -349,6 +331,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
   if (result.stopped) metadata.stopped = true;
+  if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, 3); // the most critical three
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
@@ -384,6 +367,7 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
     out.push({ prompt: '', command: 'retry', label: 'Resume the stopped session' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
   }
+  for (const r of m.revisit ?? []) out.push({ prompt: r.questionId, command: 'revisit', label: r.label }); // what the answer hinges on: ask its question again
   if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
     out.push({ prompt: '', command: 'transcript', label: 'Show transcript' });

@@ -207,6 +207,8 @@ export interface TurnResult {
   duplicate: boolean;
   /** Model calls the session made so far, per model. */
   usage?: CallUsage;
+  /** Once the answer is given: the questions behind the assumptions it hinges on, most critical first, to offer as followups. */
+  revisit: RevisitOffer[];
 }
 
 /** `council/answer`: answer, skip or defer one question by id (what a clicked button sends). */
@@ -322,6 +324,10 @@ export interface ConsultResult {
   depth: Depth;
   council: CouncilChoice;
   vote?: VoteOutcome;
+  /** Whether the debate confirmed or overturned the first vote, and who moved (none: no vote). */
+  debate?: DebateChange;
+  /** The assumptions the recommendation depends on, most critical first; each can be revisited. */
+  hinges: council__protocol__consult__Hinge[];
   clarifications: Clarification[];
   /** Every assumption the council made. */
   assumptions: string[];
@@ -1133,7 +1139,10 @@ export interface CouncilRequest {
   artifacts?: Artifacts;
 }
 
-/** Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made. */
+/**
+ * Seed-000 CouncilSynthesis plus the recommendation, dissent, the assumptions the council made (and those the
+ * recommendation hinges on, most critical first) and what the debate changed.
+ */
 export interface CouncilSynthesis {
   recommendation: string;
   agreements: string[];
@@ -1144,6 +1153,10 @@ export interface CouncilSynthesis {
   dissent: string[];
   assumptions: string[];
   source: 'model' | 'consolidated';
+  /** The assumptions the recommendation depends on, most critical first. */
+  hinges: council__session__outputs__Hinge[];
+  /** The first vote against the final one (None: no vote). */
+  debate?: DebateEffect;
 }
 
 export interface CycleRef {
@@ -1158,6 +1171,35 @@ export interface DebateAudit {
   changed: string[];
   /** Roles whose debate reply failed: their first verdict stands. */
   kept_first: string[];
+}
+
+/** What the debate changed: the first vote (cycle 1) against the final one. */
+export interface DebateChange {
+  /** no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  first_winner?: string;
+  final_winner?: string;
+  /** Option id → first votes. */
+  first_counts: Record<string, number>;
+  /** Option id → final votes. */
+  final_counts: Record<string, number>;
+  moves: council__protocol__consult__PositionMove[];
+  /** Debate replies flagged as possible conformity. */
+  conformity_flags: number;
+}
+
+/** What the debate changed: the first vote (cycle 1) against the final vote. */
+export interface DebateEffect {
+  /** no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  firstWinner?: string;
+  finalWinner?: string;
+  firstCounts: Record<string, number>;
+  finalCounts: Record<string, number>;
+  /** Personas whose vote moved, in council order. */
+  moves: council__session__outputs__PositionMove[];
+  /** Debate replies flagged as possible conformity. */
+  conformityFlags: number;
 }
 
 export type Depth = 'brief' | 'standard' | 'deep';
@@ -1500,6 +1542,17 @@ export interface Revisit {
   settled: boolean;
 }
 
+/**
+ * A followup a client offers under the answer: revisit the skipped question behind an assumption the
+ * recommendation hinges on (a turn with `command: "revisit"` and this `questionId`; VS Code: `/revisit` with the
+ * id as the followup's prompt).
+ */
+export interface RevisitOffer {
+  questionId: string;
+  /** The followup's label, written by the sidecar. */
+  label: string;
+}
+
 /** Seed 004 §2: one role's answer (plus the issues it calls blocking and its axis scores). */
 export interface RoleVerdict {
   role: string;
@@ -1673,11 +1726,61 @@ export interface VoteTally {
   abstentions: string[];
 }
 
+/** An assumption the recommendation depends on (seed 002's Assumption, judged by the chair). */
+export interface council__protocol__consult__Hinge {
+  assumption: string;
+  /** What the council would recommend if the assumption is false. */
+  if_false: string;
+  criticality: 'low' | 'medium' | 'high';
+  /** The skipped question behind it: a chat turn with `command: "revisit"` and this `questionId` in the consult's session asks it again. */
+  question_id?: string;
+}
+
+/** A persona whose final vote differs from its first vote, and the argument it named for the change. */
+export interface council__protocol__consult__PositionMove {
+  persona: string;
+  /** Its first vote (none: it was not placed). */
+  from_option?: string;
+  to_option?: string;
+  /** The debate cycle in which it last changed its vote. */
+  cycle: number;
+  /** The argument that moved it ('' when it named none). */
+  because: string;
+  /** Flagged as possible conformity: it changed without an argument. */
+  conformity: boolean;
+}
+
 /** A role on the panel, why it sits for this change type, and the artifacts it needs. */
 export interface council__review__models__Seat {
   role: string;
   reason: string;
   needs: string[];
+}
+
+/** An assumption the recommendation depends on: if it is false, the council would recommend `if_false`. */
+export interface council__session__outputs__Hinge {
+  assumptionId: string;
+  assumption: string;
+  /** The skipped question behind it (revisit it with the `revisit` command), if there is one. */
+  questionId?: string;
+  criticality: 'low' | 'medium' | 'high';
+  /** What the council would recommend if the assumption is false. */
+  ifFalse: string;
+}
+
+/** A persona whose vote after the debate differs from its first vote, and the argument that moved it. */
+export interface council__session__outputs__PositionMove {
+  persona: string;
+  /** Its first vote (None: it was not placed in the first vote). */
+  fromOption?: string;
+  /** Its final vote (None: it did not vote in the final round). */
+  toOption?: string;
+  /** The cycle in which it last changed its vote. */
+  cycle: number;
+  /** The argument it named for the change ('' when it named none). */
+  because: string;
+  /** The change was flagged as possible conformity (no argument). */
+  conformity: boolean;
 }
 
 export interface council__session__seating__Seat {

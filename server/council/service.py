@@ -27,7 +27,7 @@ from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
-from council.present import failures
+from council.present import failures, outcome
 from council.present import status as words
 from council.present.review import decision_markdown, decision_text
 from council.present.transcript import transcript
@@ -271,15 +271,14 @@ class CouncilService:
                               status=failure.status, technical=failure.detail, retryable=rt.created)
 
     def _result(self, rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
-        s = rt.session
+        s, last = rt.session, rt.session.discussions[-1] if rt.session.discussions else None
         question = s.active_question if s.status is SessionStatus.CLARIFYING else None  # never after a cancel
-        last = s.discussions[-1] if s.discussions else None
         return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
                           awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
                           final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                           limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped, usage=CallUsage.of(s))
+                          stopped=s.stopped, usage=CallUsage.of(s), revisit=outcome.revisits(s))
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:

@@ -167,7 +167,7 @@ const PAYLOADS: Payloads = {
     },
   },
   'final.answer': {
-    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model' },
+    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model', hinges: [] },
   },
   'followUp.delta': { followUpId: 'f1' },
   'followUp.answered': {

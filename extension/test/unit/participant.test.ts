@@ -6,7 +6,8 @@ import { SidecarUnavailableError } from '../../src/client';
 import { SessionKeeper } from '../../src/keeper';
 import { ChatModels } from '../../src/models';
 import type { CouncilChatResult, ParticipantDeps } from '../../src/participant';
-import { chooseModel, createHandler, followupsFor, isCouncilMetadata, mapCommand, sessionIdFromHistory } from '../../src/participant';
+import { chooseModel, createHandler, followupsFor, isCouncilMetadata, sessionIdFromHistory } from '../../src/participant';
+import { mapCommand } from '../../src/slashCommands';
 import { usageMarkdown } from '../../src/render';
 import { readSettings } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
@@ -496,5 +497,21 @@ describe('slash commands and followups', () => {
     const f = followupsFor({ metadata: { sessionId: 's', status: 'completed', awaiting: 'nothing', canExtend: true } });
     assert.deepEqual(f.map((x) => x.command), ['extend', 'transcript', 'new']);
     assert.deepEqual(followupsFor({}), []);
+  });
+  it('after an answer that hinges on skipped questions: a revisit followup each, the question id as its prompt', () => {
+    const revisit = [{ questionId: 'q-2', label: 'Revisit: The timeline is this quarter.' }, { questionId: 'q-1', label: 'Revisit: The goal is speed.' }];
+    const f = followupsFor({ metadata: { sessionId: 's', status: 'completed', awaiting: 'nothing', revisit } });
+    assert.deepEqual(f.slice(0, 2), [
+      { prompt: 'q-2', command: 'revisit', label: 'Revisit: The timeline is this quarter.' },
+      { prompt: 'q-1', command: 'revisit', label: 'Revisit: The goal is speed.' },
+    ]);
+    assert.deepEqual(f.slice(2).map((x) => x.command), ['transcript', 'new']);
+  });
+  it("carries the turn result's revisit offers (at most three) into the result metadata", async () => {
+    const revisit = ['a', 'b', 'c', 'd'].map((id) => ({ questionId: id, label: `Revisit: ${id}` }));
+    const { handler } = setup(() => turnResult({ finalAnswer: '## The council\'s answer\n', revisit }));
+    const { result } = await run(handler, chatRequest('Should we split?'));
+    assert.deepEqual(result.metadata?.revisit?.map((r) => r.questionId), ['a', 'b', 'c']);
+    assert.deepEqual(followupsFor(result).filter((f) => f.command === 'revisit').map((f) => f.prompt), ['a', 'b', 'c']);
   });
 });

@@ -1,10 +1,12 @@
-"""The council's final answer: recommendation, vote, agreements, conflicts, risks, ordered next steps, dissent,
-assumptions and notes — one heading, each section once."""
+"""The council's final answer: recommendation, vote, what the debate changed, what the answer hinges on,
+agreements, conflicts, risks, ordered next steps, dissent, assumptions and notes — one heading, each section
+once."""
 
 from __future__ import annotations
 
 from council.present.debate import tally_words
 from council.present.evidence import precedents_section
+from council.present.outcome import debate_section, hinges_section
 from council.present.revisit import what_changed
 from council.present.text import join_names, plural, section
 from council.session.entities import ConversationSession
@@ -35,6 +37,8 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
     if session.tally:
         out.append(f"**Vote:** {tally_words(session.tally)}.\n\n")
     out += [
+        debate_section(syn.debate, session.options),
+        hinges_section(syn.hinges),
         section("Where the council agrees", syn.agreements),
         section("Where it disagrees", syn.conflicts),
         section("Risks and trade-offs", syn.risks_tradeoffs),

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from council.present import outcome
 from council.present.cost import by_model as by_model_text
 from council.present.failures import cause
 from council.present.text import bullets, join_names, numbered, one_line, plural
 from council.session.failure import ModelFailure
+from council.session.outputs import DebateEffect, Hinge, VoteOption
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
 
@@ -40,12 +42,13 @@ def silent_note(personas: list[str]) -> str:
     return f"{join_names(personas)} gave no usable answer and {'is' if len(personas) == 1 else 'are'} not listed."
 
 
-def counterpoints_note(persona: str, count: int) -> str:
-    return f"{persona}'s {plural(count, 'counterpoint')} added to the risks and trade-offs."
+COUNTERPOINTS = "Counterpoints:"
 
 
-def no_counterpoints_note(persona: str) -> str:
-    return f"{persona} raised no counterpoints this time, although it was asked to."
+def with_counterpoints(advice: str, counterpoints: list[str]) -> str:
+    """The Devil's Advocate's advice with its counterpoints (seed 000): a labelled list of its own after the
+    advice's bullets, so the depth's bullet count stays the advice's."""
+    return f"{advice}\n\n{COUNTERPOINTS}\n" + "\n".join(f"* {one_line(x)}" for x in counterpoints)
 
 
 # --- progress -------------------------------------------------------------------------------------------------
@@ -131,6 +134,7 @@ def consult_text(result: dict[str, Any]) -> str:
     if vote and vote.get("winner"):
         label = vote["options"].get(vote["winner"], vote["winner"])
         lines += [f"Vote: {label} ({vote['consensus']}).", ""]
+    lines += outcome_lines(result)
     if syn.get("next_steps"):
         lines += ["Next steps:", numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]
     if syn.get("risks_tradeoffs"):
@@ -147,6 +151,20 @@ def consult_text(result: dict[str, Any]) -> str:
     lines += ["", f"_{plural(len(council['personas']), 'persona')}, {plural(result['cycles'], 'cycle')}, "
                   f"{calls}, {result['depth']} depth; session {result['session_id']}._"]
     return "\n".join(lines).strip() + "\n"
+
+
+def outcome_lines(result: dict[str, Any]) -> list[str]:
+    """What the debate changed and what the answer hinges on, in a few lines (none when there is neither)."""
+    lines: list[str] = []
+    if result.get("debate") and result.get("vote"):
+        options = [VoteOption(id=k, label=v, description=v) for k, v in result["vote"]["options"].items()]
+        effect = DebateEffect.model_validate(result["debate"])
+        lines += [outcome.debate_line(effect, options)] + [f"- {outcome.move_line(m)}." for m in effect.moves]
+        lines.append("")
+    hinges = [Hinge.model_validate({**h, "assumption_id": ""}) for h in result.get("hinges", [])]
+    if hinges:
+        lines += ["Hinges on:"] + [f"- {outcome.hinge_line(h)}" for h in hinges[:TEXT_ITEMS]] + [""]
+    return lines
 
 
 def plan_text(plan: dict[str, Any]) -> str:

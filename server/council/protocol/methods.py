@@ -198,6 +198,15 @@ class Awaiting(str, Enum):
     NOTHING = "nothing"  # completed (plain text is a follow-up) or cancelled (a new turn starts a new session)
 
 
+class RevisitOffer(CamelModel):
+    """A followup a client offers under the answer: revisit the skipped question behind an assumption the
+    recommendation hinges on (a turn with `command: "revisit"` and this `questionId`; VS Code: `/revisit` with the
+    id as the followup's prompt)."""
+
+    question_id: str
+    label: str = Field(description="The followup's label, written by the sidecar.")
+
+
 class TurnResult(CamelModel):
     """Result of ``council/turn`` and ``council/answer``: where the session stands once the turn has run."""
 
@@ -215,6 +224,8 @@ class TurnResult(CamelModel):
                                 "members, notes); print it as is.")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
     usage: CallUsage | None = Field(None, description="Model calls the session made so far, per model.")
+    revisit: list[RevisitOffer] = Field(default_factory=list, description="Once the answer is given: the questions "
+                                   "behind the assumptions it hinges on, most critical first, to offer as followups.")
 
 
 class CancelResult(CamelModel):

@@ -201,6 +201,16 @@ def clarifier_reply(prompt: str) -> dict[str, Any]:
             "questions": questions if round_no == 1 else questions[:1]}
 
 
+def synthesis_reply(schema: dict[str, Any]) -> dict[str, Any]:
+    """The chair's answer; the first assumption (when the chair is shown any) is the one it hinges on."""
+    hinges = [{"assumption": 1, "recommendation_depends": True, "criticality": "high",
+               "if_false": "Wait until more information is available."}]
+    return {"recommendation": "Take the staged approach and measure each step.",
+            "agreements": ["Start small."], "conflicts": ["Whether to wait first."],
+            "risks_tradeoffs": ["Delivery could stall."], "next_steps": ["Pick a first slice.", "Measure it."],
+            "notes": [], **({"hinges": hinges} if "hinges" in schema.get("properties", {}) else {})}
+
+
 def auto_reply(request: CompletionRequest) -> dict[str, Any]:
     """A valid reply for the schema the request names, deterministic in purpose and cycle."""
     schema = request.json_schema or {}
@@ -247,8 +257,5 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
         return {"summary_reasoning": f"The council's outcome is {outcome}, as its rules decide from the verdicts "
                                      "and the axis scores."}
     if title == "SynthesisReply":
-        return {"recommendation": "Take the staged approach and measure each step.",
-                "agreements": ["Start small."], "conflicts": ["Whether to wait first."],
-                "risks_tradeoffs": ["Delivery could stall."], "next_steps": ["Pick a first slice.", "Measure it."],
-                "notes": []}
+        return synthesis_reply(schema)
     return {"text": "scripted"}

@@ -58,19 +58,15 @@ def _evidence_tools(schema: dict) -> dict:
     return schema
 
 
-def _soft_checks(session: ConversationSession, persona: PersonaContract):
-    """Shortfalls worth one repair, then kept with a visible note: too few bullets for the depth, and a Devil's
-    Advocate without risks."""
+def _soft_checks(session: ConversationSession):
+    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth."""
     lo, _ = DEPTH_BULLETS[session.settings.depth]
 
     def check(reply: PersonaReply) -> str | None:
-        problems = []
         short = [f for f in ("summary", "advice", "next_steps") if len(getattr(reply, f)) < lo]
         if short:
-            problems.append(f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)")
-        if persona.always_include and not reply.risks:
-            problems.append("as the Devil's Advocate list the risks and counterpoints in 'risks'")
-        return "; ".join(problems) or None
+            return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
+        return None
     return check
 
 
@@ -86,11 +82,19 @@ def latest_responses(session: ConversationSession, cycle: int | None = None) -> 
     return list(latest.values())
 
 
+COUNTERPOINTS_MISSING = ("as the Devil's Advocate, list your counterpoints in risks (what speaks against the course "
+                         "the others favour)")
+
+
 def _check_reply(persona: PersonaContract, option_ids: list[str]):
+    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
+    list, and a Devil's Advocate without counterpoints (seed 000: it always gives them)."""
     def check(reply: PersonaReply) -> None:
         missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
         if missing:
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
+        if persona.always_include and not any(x.strip() for x in reply.risks):
+            raise ParseFailure(COUNTERPOINTS_MISSING)
         if option_ids and reply.option_id.strip().upper() not in option_ids:
             raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
     return check
@@ -135,7 +139,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
                         reply_model=PersonaReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s, contract),
+                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
         response, vote = response_of(name, cycle, outcome, option_ids, previous_votes.get(name))

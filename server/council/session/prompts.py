@@ -240,8 +240,9 @@ def options_text(session: ConversationSession) -> str:
 
 DEBATE_RULES = (
     "Answer the strongest opposing argument. Keep your position and vote unless a new argument changes your mind; "
-    "then set changed_position to true and name it in change_reason (a change without one is flagged as "
-    "conformity). Set continue_debate to false if more debate would not change your advice."
+    "then set changed_position to true and put that argument, and whose it was, in change_reason (a change "
+    "without one is flagged as conformity). Set continue_debate to false if more debate would not change your "
+    "advice."
 )
 
 
@@ -305,6 +306,10 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
     evidence = evidence_block(session)
     user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
         f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
+    if session.assumption_log:
+        user += ("\n\nThe assumptions, numbered. In hinges, for each: would your recommendation change if it were "
+                 "false, how critical it is, and what the council would recommend then:\n" + "\n".join(
+                     f"{i}. {clip(a.assumption, POINT_BUDGET)}" for i, a in enumerate(session.assumption_log, 1)))
     return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 

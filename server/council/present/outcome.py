@@ -1,0 +1,100 @@
+"""What the answer rests on, as people read it: what the debate changed (the first vote against the final one, who
+moved and why) and what the recommendation hinges on (the assumptions it depends on, most critical first, each
+with what the council would recommend if it were false). One compact rendering each, placed by ``answer.py``; the
+consult tools' text uses the one-line forms, the chat's followups the revisit labels.
+"""
+
+from __future__ import annotations
+
+from council.present.debate import option_name
+from council.present.text import one_line, plural
+from council.session.entities import ConversationSession, QuestionStatus, SessionStatus
+from council.session.outputs import DebateEffect, Hinge, PositionMove, VoteOption
+
+REVISIT_LABEL_CHARS = 60
+DEBATE_HEADING = "What the debate changed"
+HINGES_HEADING = "What the answer hinges on"
+REVISIT_HINT = "_Each of these rests on a question you skipped: revisit it to answer it, and the council reconsiders._"
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return " · ".join(f"{k} {n}" for k, n in counts.items() if n) or "no votes"
+
+
+def _named(options: list[VoteOption], option_id: str | None) -> str:
+    return f"**{option_name(options, option_id)}**"
+
+
+def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
+    """One sentence: whether the debate confirmed or overturned the first vote (cycle 1)."""
+    first, final = _counts(effect.first_counts), _counts(effect.final_counts)
+    if effect.verdict == "no_debate":
+        return f"No debate cycle followed the first vote ({first}), so the first vote is the final one."
+    if effect.verdict == "confirmed":
+        if effect.final_winner is None:
+            return f"The debate did not break the first vote's tie ({first} → {final})."
+        winner = _named(options, effect.final_winner)
+        return f"The debate confirmed the first vote: {winner} won both ({first} → {final})."
+    if effect.first_winner is None:
+        return f"The debate broke the first vote's tie: {_named(options, effect.final_winner)} won ({first} → {final})."
+    if effect.final_winner is None:
+        return (f"The debate overturned the first vote: {_named(options, effect.first_winner)} led it, the final vote "
+                f"is a tie ({first} → {final}).")
+    return (f"The debate overturned the first vote: {_named(options, effect.first_winner)} led it, "
+            f"{_named(options, effect.final_winner)} won the final one ({first} → {final}).")
+
+
+def move_line(move: PositionMove) -> str:
+    """"Security Expert moved from B to A: <the argument>" (or that it named none)."""
+    where = f"from {move.from_option} to {move.to_option}" if move.from_option else f"to {move.to_option}"
+    why = f": {one_line(move.because)}" if move.because.strip() else " without naming an argument"
+    return f"{move.persona} moved {where}{why}" + (" ⚠️ possible conformity" if move.conformity else "")
+
+
+def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> str:
+    """The line, one bullet per persona that moved, and the conformity flags counted ('' without a vote)."""
+    if effect is None:
+        return ""
+    out = [f"### {DEBATE_HEADING}\n\n{debate_line(effect, options)}\n\n"]
+    if effect.moves:
+        out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
+    elif effect.verdict != "no_debate":
+        out.append("Nobody changed their vote.\n\n")
+    if effect.conformity_flags:
+        out.append(f"_{plural(effect.conformity_flags, 'change')} of position flagged as possible conformity (no "
+                   "new argument named)._\n\n")
+    return "".join(out)
+
+
+def hinge_line(hinge: Hinge) -> str:
+    return f"**{one_line(hinge.assumption)}** If not, the council would recommend: {one_line(hinge.if_false)}"
+
+
+def hinges_section(hinges: list[Hinge]) -> str:
+    """The assumptions the recommendation depends on, most critical first ('' when there are none)."""
+    if not hinges:
+        return ""
+    rows = "".join(f"{i}. {hinge_line(h)} _({h.criticality})_\n" for i, h in enumerate(hinges, 1))
+    hint = f"\n{REVISIT_HINT}\n" if any(h.question_id for h in hinges) else ""
+    return f"### {HINGES_HEADING}\n\n{rows}{hint}\n"
+
+
+def revisit_label(hinge: Hinge) -> str:
+    """The chat followup's label for revisiting the question behind a hinge."""
+    text = one_line(hinge.assumption)
+    if len(text) > REVISIT_LABEL_CHARS:
+        text = text[: REVISIT_LABEL_CHARS - 1].rstrip() + "…"
+    return f"Revisit: {text}"
+
+
+def revisits(session: ConversationSession) -> list[dict[str, str]]:
+    """The turn result's ``revisit`` offers (``question_id``, ``label``): each hinge of a completed session whose
+    question is still unanswered, most critical first."""
+    if session.status is not SessionStatus.COMPLETED or session.synthesis is None:
+        return []
+    out = []
+    for hinge in session.synthesis.hinges:
+        q = session.question(hinge.question_id) if hinge.question_id else None
+        if q is not None and q.status is not QuestionStatus.ANSWERED:
+            out.append({"question_id": q.question_id, "label": revisit_label(hinge)})
+    return out
