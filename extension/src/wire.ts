@@ -401,9 +401,9 @@ export interface ConsultPlan {
   max_cycles: number;
   /** Clarifier, one reply per persona, options, synthesis. */
   model_calls_min: number;
-  /** Every cycle up to the cap (repairs not counted). */
+  /** Every cycle up to the cap (retries not counted). */
   model_calls_max: number;
-  /** The hard bound, repairs included (within `max_model_calls` of the params when given). */
+  /** The hard bound, retries included: repairs, fallbacks and a provider's own retries of a failed request (within `max_model_calls` of the params when given). */
   max_model_calls: number;
   /** What the budget cut to fit, in words (none: nothing). */
   budget_cut?: string;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from tests.headless.fake_openai import FakeOpenAI, fake_openai
 
@@ -60,3 +61,41 @@ def test_max_calls_bounds_a_cli_session(tmp_path):
     assert "to fit the budget of 4 model calls" in done.stderr
     assert run_council("ask", "--max-calls", "2", "--yes", PROBLEM).returncode == 2
     assert run_council("ask", "--models", "gpt-4o", "--yes", PROBLEM).returncode == 2
+
+
+def stated_maximum(stderr: str) -> int:
+    """The most the session said it would spend, from its cost line (``At most N model calls``)."""
+    return int(re.search(r"At most (\d+) model calls?", stderr).group(1))
+
+
+def test_a_failing_endpoint_never_gets_more_requests_than_the_stated_maximum(tmp_path):
+    """Issue 19 audit: an HTTP provider retries a failed request itself (up to 4 attempts); each attempt reaches the
+    endpoint and is paid for, so each counts against the stated bound and the budget (it made 12 for a stated 5)."""
+    for budget in ("5", None):
+        down = FakeOpenAI("down", always=503)
+        with fake_openai(down) as url:
+            path = tmp_path / "down.toml"
+            path.write_text(f'[providers.down]\nkind = "openai"\nbase_url = "{url}"\n[providers.down.options]\n'
+                            'json_mode = "json_schema"\n', encoding="utf-8")
+            done = run_council("ask", "--no-embeddings", "--config", str(path), "--models", "down:m", "--personas",
+                               "Software Architect,Senior Developer", "--max-cycles", "2", "--yes",
+                               *(["--max-calls", budget] if budget else []), PROBLEM, timeout=180)
+        assert done.returncode == 4, done.stderr
+        stated = stated_maximum(done.stdout + done.stderr)
+        assert 0 < len(down.requests) <= stated, (budget, len(down.requests), stated)
+        if budget:
+            assert stated == 5
+
+
+def test_every_attempt_that_reaches_the_model_is_counted(tmp_path):
+    """Requests the endpoint fails at first and then answers: each attempt is a call in the session's count."""
+    flaky = FakeOpenAI("flaky", failures=[("PersonaReply", 503)] * 3)
+    with fake_openai(flaky) as url:
+        path = tmp_path / "flaky.toml"
+        path.write_text(f'[providers.flaky]\nkind = "openai"\nbase_url = "{url}"\n[providers.flaky.options]\n'
+                        'json_mode = "json_schema"\n', encoding="utf-8")
+        done = run_council("ask", "--no-embeddings", "--config", str(path), "--models", "flaky:m", "--personas",
+                           COUNCIL, "--max-cycles", "2", "--max-calls", "12", "--yes", "--json", PROBLEM, timeout=180)
+    session = json.loads(done.stdout)["session"] if done.returncode == 0 else None
+    assert session is not None, done.stderr
+    assert len(flaky.requests) == session["metadata"]["calls"] <= session["callPlans"][-1]["callLimit"] <= 12

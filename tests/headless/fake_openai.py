@@ -15,11 +15,13 @@ from council.providers.scripted import auto_reply
 
 
 class FakeOpenAI:
-    """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request."""
+    """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request;
+    ``always``: a status every request gets (a failing endpoint)."""
 
-    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None) -> None:
+    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None, always: int | None = None) -> None:
         self.mark = mark  # every reply's text contains it (the persona "name" in the scripted replies)
         self.failures = list(failures or [])
+        self.always = always
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
@@ -31,6 +33,8 @@ class FakeOpenAI:
             failure = next((f for f in self.failures if f[0] == title), None)
             if failure is not None:
                 self.failures.remove(failure)
+            elif self.always is not None:
+                failure = (title, self.always)
         if failure is not None:  # like OpenAI: the error quotes the key it was given
             said = {"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}"}}
             return failure[1], json.dumps(said).encode(), "application/json"

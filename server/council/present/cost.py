@@ -38,8 +38,9 @@ def cost_line(plan: CallPlan) -> str:
     """One line before the first model call of a phase (a follow-up's is not shown)."""
     if plan.phase == "follow_up":
         return ""
-    retries = plan.max_calls - plan.planned
-    spare = f" ({plan.planned} planned, up to {plural(retries, 'retry', 'retries')})" if retries else ""
+    retries = plan.max_calls - plan.planned  # repairs, fallbacks and failed requests sent again
+    spare = f" ({plan.planned} planned, up to {plural(retries, 'retry', 'retries')})" if retries else \
+        " (no room for retries: a failed call is not tried again)"
     line = f"{PHASES.get(plan.phase, '')}at most {plural(plan.max_calls, 'model call')}{spare}"
     if len(plan.by_model) > 1:  # one model: the session's model note names it
         line += f" — {by_model(plan.by_model)}"
