@@ -183,7 +183,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       notices.add(md);
       renderer.note(md); // not folded away under a later progress line
     };
-    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e), notify: note });
+    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
 

@@ -174,3 +174,22 @@ async def test_without_a_budget_repairs_stay_within_the_stated_maximum(sidecar):
         assert cost["plan"]["maxCalls"] == 2 * cost["plan"]["planned"]
         assert len(models.calls) == r["usage"]["calls"] <= cost["plan"]["maxCalls"]
         assert json.dumps(r["usage"]["byModel"])  # per model, on the wire
+
+
+async def test_every_model_refused_is_one_line_naming_them_with_the_fix_and_no_retry(sidecar):
+    """Issue 19 audit: the user declines every model's access. Not "Every advisor failed … Retry" (a retry cannot
+    help) nor a garbled fallback note: one line naming the models, why (no permission) and how to allow them."""
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc, refuse={"alpha/one": "no_consent", "beta/two": "no_consent"})
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, CLIENT)
+        sid = r["sessionId"]
+        [fell] = events_of(sc, sid, "seat.fellBack")
+        assert "(it may not be used" not in fell["markdown"] and "no permission" in fell["markdown"]
+        errors = events_of(sc, sid, "error")
+        [stalled] = [e for e in errors if e["details"]["kind"] != "model_failed"]
+        text = stalled["markdown"]
+        assert stalled["code"] == "permission" and not stalled["retryable"], stalled
+        assert text.count("\n\n") == 1 and "Alpha One" in text and "Beta Two" in text
+        assert "no permission" in text and "Manage Language Model Access" in text and "model picker" in text
+        assert "Retry" not in text and "Every advisor failed" not in text

@@ -10,7 +10,7 @@ from council.session.seating import FallbackReason, ModelChoice, Seating
 PHASES = {"start": "", "more_questions": "More questions: ", "extend": "Extended debate: ",
           "reopen": "Re-opened debate: ", "retry": "Resuming: ", "follow_up": ""}
 REASONS: dict[FallbackReason, str] = {"model_unavailable": "it is not available",
-                                      "no_consent": "it may not be used (no consent)",
+                                      "no_consent": "Council has no permission to use it",
                                       "model_failed": "it failed"}
 
 
