@@ -279,7 +279,7 @@ export interface ConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -336,7 +336,7 @@ export interface PersonaConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -1411,6 +1411,18 @@ export interface SeatFallback {
   detail: string;
 }
 
+/** An entry of the persona → model map that did not apply (the map is a preference: it is said, not refused). */
+export interface SeatMiss {
+  /** The map's key as given. */
+  persona: string;
+  /** The model id the map gave it. */
+  modelId: string;
+  /** no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's model because no model with that id is on offer. */
+  reason: 'no_persona' | 'model_not_offered';
+  /** What the entry could name: the personas, or the ids of the offered models. */
+  valid: string[];
+}
+
 /** Who speaks with which model. The moderator, the clarifier and the chair use `chair`. */
 export interface Seating {
   policy: 'single' | 'chat' | 'diverse' | 'map';
@@ -1419,6 +1431,8 @@ export interface Seating {
   seats: council__session__seating__Seat[];
   /** How many models were on offer. */
   offered: number;
+  /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
+  misses: SeatMiss[];
 }
 
 export interface SessionMetadata {
@@ -1451,7 +1465,7 @@ export interface SessionOptions {
   model?: string;
   /** The user's display name in the transcript. */
   userId?: string;
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];

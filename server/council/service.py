@@ -53,6 +53,7 @@ from council.protocol.methods import (
     RestoreResult,
     ReviewParams,
     ReviewResult,
+    SessionOptions,
     SnapshotParams,
     SnapshotResult,
     StopResult,
@@ -75,6 +76,7 @@ from council.session.journal import stable_prefix
 from council.session.pause import drop_open_cycle, pause
 from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
+from council.session.seating import SeatMiss
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
 
@@ -193,10 +195,49 @@ class CouncilService:
 
     async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
         """A new session's runtime with its role → provider function, its seating and the chat's model."""
-        seating, default = await self.hub.seat(params.options, params.client, personas)
+        self._check_persona_providers()
+        options, unknown = self._seating_map(params.options)
+        seating, default = await self.hub.seat(options, params.client, personas)
+        seating.misses = [*unknown, *seating.misses][:12]
         rt = self.store.create(session_id)
         rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
         return rt, seating, default
+
+    def _check_persona_providers(self) -> None:
+        """The config file's ``[persona_providers]`` is an explicit instruction: an entry naming no persona or a
+        provider that is not configured is refused (a validation error naming it), never silently dropped."""
+        library, providers = self.engine.library, self.config.providers
+        names = {n.casefold() for n in library.names}
+        for persona, provider in self.config.persona_providers.items():
+            field = f"persona_providers.{persona}"
+            if persona.casefold() not in names:  # matched by name, as the seating does
+                near = library.get(persona)
+                hint = f"did you mean “{near.name}”?" if near else f"the personas: {', '.join(library.names)}"
+                raise validation_error(f"the config's [persona_providers] names “{persona}”, which is no persona "
+                                       f"({hint})", fields={field: "no persona"}, valid=library.names)
+            if provider not in providers:
+                known = sorted(providers)
+                raise validation_error(f"the config's [persona_providers] seats “{persona}” on “{provider}”, which "
+                                       f"is no configured provider (configured: {', '.join(known) or 'none'})",
+                                       fields={field: "no such provider"}, valid=known)
+
+    def _seating_map(self, options: SessionOptions) -> tuple[SessionOptions, list[SeatMiss]]:
+        """A persona → model map with its keys resolved to persona names (as ``--personas`` resolves them), and
+        the keys that name no persona. The map is a preference (VS Code's ``council.models`` holds across
+        workspaces, whose persona folders differ): an entry that names no persona is said, not refused."""
+        policy = options.seating
+        if not isinstance(policy, dict):
+            return options, []
+        library = self.engine.library
+        resolved: dict[str, str] = {}
+        unknown: list[SeatMiss] = []
+        for key, model in policy.items():
+            persona = library.get(key)
+            if persona is None:
+                unknown.append(SeatMiss(persona=key, model_id=model, reason="no_persona", valid=library.names[:50]))
+            else:
+                resolved[persona.name] = model
+        return options.model_copy(update={"seating": resolved}), unknown
 
     async def _pick(self, rt: SessionRuntime, params: TurnParams):
         """The session's role → provider function; a restored session keeps its journaled seats (one journaled

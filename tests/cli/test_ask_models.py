@@ -99,3 +99,16 @@ def test_every_attempt_that_reaches_the_model_is_counted(tmp_path):
     session = json.loads(done.stdout)["session"] if done.returncode == 0 else None
     assert session is not None, done.stderr
     assert len(flaky.requests) == session["metadata"]["calls"] <= session["callPlans"][-1]["callLimit"] <= 12
+
+
+def test_a_config_persona_map_naming_no_persona_or_no_provider_is_refused(tmp_path):
+    """Issue 19 audit: ``[persona_providers]`` (the config file's seating map) naming a provider that is not
+    configured, or no persona, was dropped with a log line; it is the user's explicit instruction: refused, named."""
+    for entry, named in (('"Devil\'s Advocate" = "claude"', "“claude”, which is no configured provider"),
+                         ('"Devils Advocat" = "local"', "“Devils Advocat”, which is no persona")):
+        path = tmp_path / "council.toml"
+        path.write_text(f'[providers.local]\nkind = "scripted"\n[persona_providers]\n{entry}\n', encoding="utf-8")
+        done = run_council("ask", "--no-embeddings", "--config", str(path), "--provider", "scripted", "--yes",
+                           PROBLEM)
+        assert done.returncode == 2, done.stderr
+        assert named in done.stderr and "persona_providers" in done.stderr

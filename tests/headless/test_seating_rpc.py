@@ -193,3 +193,22 @@ async def test_every_model_refused_is_one_line_naming_them_with_the_fix_and_no_r
         assert text.count("\n\n") == 1 and "Alpha One" in text and "Beta Two" in text
         assert "no permission" in text and "Manage Language Model Access" in text and "model picker" in text
         assert "Retry" not in text and "Every advisor failed" not in text
+
+
+async def test_a_map_naming_no_persona_or_a_model_not_offered_is_said_when_the_council_is_seated(sidecar):
+    """Issue 19 audit: the map (VS Code's council.models) is a preference that holds across workspaces, so what
+    does not apply is not refused but said in seating.decided, naming the entry; a persona key resolves like
+    ``--personas`` (an id or a unique prefix works)."""
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc)
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, CLIENT, seating={"Secruity Expert": "beta/two", "devils advocate": "beta/two",
+                                                   "Senior Developer": "claude-x"})
+        assert r["status"] == "completed"
+        assert models.models_of("Devil's Advocate") == {"beta/two"}
+        [seated] = events_of(sc, r["sessionId"], "seating.decided")
+        misses = {m["persona"]: m["reason"] for m in seated["seating"]["misses"]}
+        assert misses == {"Secruity Expert": "no_persona", "Senior Developer": "model_not_offered"}
+        text = seated["markdown"]
+        assert "“Secruity Expert” names no persona" in text and "Security Expert" in text
+        assert "Senior Developer → “claude-x”: no model with that id is on offer (offered: alpha/one, beta/two)" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from council.present.text import join_names, plural
 from council.session.budget import BudgetCut, CallPlan
-from council.session.seating import FallbackReason, ModelChoice, Seating
+from council.session.seating import FallbackReason, ModelChoice, Seating, SeatMiss
 
 PHASES = {"start": "", "more_questions": "More questions: ", "extend": "Extended debate: ",
           "reopen": "Re-opened debate: ", "retry": "Resuming: ", "follow_up": ""}
@@ -54,11 +54,23 @@ def cost_line(plan: CallPlan) -> str:
 
 
 def seating(s: Seating) -> str:
-    """The seats, when they are on more than one model (else nothing: one model is said by the cost line)."""
-    if not s.differs:
-        return ""
-    seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
-    return f"_🪑 Seats: {seats}. The moderator and the chair: {s.chair.label}._\n\n"
+    """The seats, when they are on more than one model (one model is said by the cost line), and the entries of a
+    persona → model map that did not apply (whatever the seats)."""
+    out = ""
+    if s.differs:
+        seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
+        out = f"_🪑 Seats: {seats}. The moderator and the chair: {s.chair.label}._\n\n"
+    if s.misses:
+        out += f"_⚠️ The seating map did not apply in full: {'; '.join(_miss(m, s) for m in s.misses)}._\n\n"
+    return out
+
+
+def _miss(m: SeatMiss, s: Seating) -> str:
+    shown = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
+    if m.reason == "no_persona":
+        return f"“{m.persona}” names no persona" + (f" (the personas: {shown})" if shown else "")
+    return (f"{m.persona} → “{m.model_id}”: no model with that id is on offer" +
+            (f" (offered: {shown})" if shown else "") + f", so {m.persona} speaks with {s.model_of(m.persona).label}")
 
 
 def _why(why: str) -> str:
