@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 
 from tests.headless.fake_openai import FakeOpenAI, fake_openai
 
+from .conftest import COUNCIL as COUNCIL_CMD
 from .conftest import PROBLEM, run_council
 
 COUNCIL = "Software Architect,Senior Developer,Devil's Advocate"
@@ -112,3 +115,21 @@ def test_a_config_persona_map_naming_no_persona_or_no_provider_is_refused(tmp_pa
                            PROBLEM)
         assert done.returncode == 2, done.stderr
         assert named in done.stderr and "persona_providers" in done.stderr
+
+
+def test_an_openai_spec_takes_its_key_and_server_from_the_openai_variables(tmp_path):
+    """Issue 19 audit: ``--models openai:gpt-4o,…`` (the README's example) had no key and no base URL; it takes them
+    from OPENAI_API_KEY / OPENAI_BASE_URL, and without a key for OpenAI's API the error says what to set."""
+    bare = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    done = subprocess.run([*COUNCIL_CMD, "ask", "--no-embeddings", "--models", "openai:gpt-4o", "--yes", PROBLEM],
+                          capture_output=True, text=True, timeout=90, env={**bare, "NO_COLOR": "1"})
+    assert done.returncode == 2, done.stderr
+    assert "openai:gpt-4o has no API key: export OPENAI_API_KEY=" in done.stderr and "OPENAI_BASE_URL" in done.stderr
+    server = FakeOpenAI("openai")
+    with fake_openai(server) as url:
+        done = run_council("ask", "--no-embeddings", "--models", "openai:gpt-4o", "--personas", COUNCIL,
+                           "--max-cycles", "1", "--yes", "--json", PROBLEM,
+                           env={"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "sk-test-key"})
+    assert done.returncode == 0, done.stderr
+    assert server.requests and set(server.keys) == {"sk-test-key"} and {b["model"] for b in server.requests} == \
+        {"gpt-4o"}

@@ -35,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
     p.add_argument("--models", help="comma-separated provider:model specs to seat the council on, e.g. "
                                     "openai:gpt-4o,ollama:qwen2.5:7b (the provider a kind or a --config provider "
-                                    "name; the model may contain colons); the first is the moderator's and chair's")
+                                    "name; the model may contain colons); the first is the moderator's and chair's; "
+                                    "an openai spec takes OPENAI_API_KEY and OPENAI_BASE_URL")
     p.add_argument("--seating", choices=["diverse", "chat"], help="with --models: spread the personas over them "
                                                                   "(diverse, the default) or seat all on the first")
     p.add_argument("--max-calls", type=int, help="budget of model calls, retries included (at least 3): the "
