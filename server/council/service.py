@@ -47,6 +47,7 @@ from council.protocol.methods import (
     AnswerParams,
     Awaiting,
     CancelResult,
+    ClientCapabilities,
     PersonasResult,
     ProvidersResult,
     RestoreParams,
@@ -162,8 +163,9 @@ class CouncilService:
             Intent.FOLLOW_UP: lambda: engine.follow_up(rt, params.text, pick),
         }
         if intent in REPLIES:
-            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
-        return await self.run_turn(rt, intent, moves[intent])
+            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick),
+                                        client=params.client)
+        return await self.run_turn(rt, intent, moves[intent], client=params.client)
 
     async def _confirm_new(self, rt: SessionRuntime, text: str) -> None:
         """Nothing is recorded: the user is asked whether the text answers the open question or is a new one."""
@@ -256,7 +258,7 @@ class CouncilService:
         async def run() -> TurnResult:
             pick = await self._pick(rt, TurnParams(client=params.client))
             return await self.run_turn(rt, intent, lambda: self.engine.answer(
-                rt, params.question_id, params.action, params.text or "", params.choice, pick))
+                rt, params.question_id, params.action, params.text or "", params.choice, pick), client=params.client)
 
         return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
@@ -269,7 +271,10 @@ class CouncilService:
         return note
 
     # --- running a turn --------------------------------------------------------------------------------------
-    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
+    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]],
+                       client: ClientCapabilities | None = None) -> TurnResult:
+        """Run one turn of ``rt`` under its lock; ``client``: what the client offers this turn (seats on a model it
+        no longer offers fall back first)."""
         if rt.lock.locked():
             raise validation_error("the council is still working on this session; wait for it, stop it or "
                                    "cancel it", sessionId=rt.session_id,
@@ -279,6 +284,8 @@ class CouncilService:
             rt.cancel_scope, rt.stop_requested = scope, False
             try:
                 with scope:
+                    if client is not None:
+                        self._drop_unoffered(rt, client)
                     note = await fn()
                     await self.archive.turn_done(rt.session)
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
@@ -294,6 +301,20 @@ class CouncilService:
         # reached only when the scope was cancelled while the turn ran
         note = "cancelled" if rt.session.status in (SessionStatus.CANCELLED, SessionStatus.COMPLETED) else "stopped"
         return self._result(rt, intent, words.turn_note(note, rt.session))
+
+    def _drop_unoffered(self, rt: SessionRuntime, client: ClientCapabilities) -> None:
+        """Seats on a client model the client no longer offers (a session restored after a restart, a model gone
+        or refused since) fall back to the chat's model before the turn's first call, as if the model had failed
+        (``seat.fellBack``, one note per model). A client that lists no models this turn changes nothing."""
+        seating = rt.session.seating if rt.created else None
+        if seating is None or not client.models:
+            return
+        offered = {m.id for m in client.models}
+        gone = dict.fromkeys(x.model.id for x in seating.seats if x.model.provider == "client"
+                             and x.model.id != seating.chair.id and x.model.id not in offered)
+        for model_id in gone:
+            rt.record(r.SeatFellBack(at=rt.clock(), model_id=model_id, reason="model_unavailable",
+                                     detail="the client no longer offers this model"))
 
     def _failed(self, rt: SessionRuntime, exc: Exception) -> CouncilError:
         """The error a failed turn answers with: its root cause in plain words, the technical cause in details.

@@ -212,3 +212,30 @@ async def test_a_map_naming_no_persona_or_a_model_not_offered_is_said_when_the_c
         text = seated["markdown"]
         assert "“Secruity Expert” names no persona" in text and "Security Expert" in text
         assert "Senior Developer → “claude-x”: no model with that id is on offer (offered: alpha/one, beta/two)" in text
+
+
+async def test_a_restored_session_whose_seat_model_is_no_longer_offered_falls_back_with_one_note(sidecar):
+    """Issue 19 audit: after a restart the client no longer offers a journaled seat's model (gone, or refused):
+    the seat falls back to the chat's model before the next turn's first call, with one note, as a failed model."""
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc)
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, CLIENT)
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"], "includeJournal": True})
+        assert {s["persona"]: s["model"]["id"] for s in snap["session"]["seating"]["seats"]}["Senior Developer"] == \
+            "beta/two"
+    async with start_sidecar(["--provider", "client", "--no-embeddings"], stderr=None) as sc2:
+        models2 = TwoModels(sc2)
+        sc2.serve_completions(models2.complete)
+        await sc2.call("council/restore", {"sessionId": r["sessionId"], "journal": snap["journal"]})
+        only_alpha = {**CLIENT, "models": [ALPHA]}
+        r2 = await sc2.call("council/turn", {"sessionId": r["sessionId"], "command": "extend",
+                                              "text": "Also weigh the hiring plan.", "client": only_alpha})
+        assert r2["status"] == "completed"
+        assert "beta/two" not in {m for _, m in models2.calls}
+        assert models2.models_of("Senior Developer") == {"alpha/one"}
+        [fell] = events_of(sc2, r["sessionId"], "seat.fellBack")
+        assert fell["personas"] == ["Senior Developer"] and fell["reason"] == "model_unavailable"
+        assert fell["markdown"].count("\n\n") == 1 and "Beta Two cannot be used" in fell["markdown"]
+        await sc2.call("council/turn", {"sessionId": r["sessionId"], "text": "Why?", "client": only_alpha})
+        assert len(events_of(sc2, r["sessionId"], "seat.fellBack")) == 1  # once per model per session
