@@ -1467,7 +1467,7 @@ export interface SessionOptions {
   userId?: string;
   /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
-  /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
+  /** `provider:model` specs to seat the council on (`council ask --models`), at most 12 (a council seats at most 12 personas, so more could never be used): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];
   /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the minimum council: one seat, the options, the answer). */
   maxModelCalls?: number;

@@ -64,6 +64,8 @@ def test_max_calls_bounds_a_cli_session(tmp_path):
     assert "to fit the budget of 4 model calls" in done.stderr
     assert run_council("ask", "--max-calls", "2", "--yes", PROBLEM).returncode == 2
     assert run_council("ask", "--models", "gpt-4o", "--yes", PROBLEM).returncode == 2
+    many = run_council("ask", "--models", ",".join(f"scripted:m{i}" for i in range(13)), "--yes", PROBLEM)
+    assert many.returncode == 2 and "--models takes at most 12 specs" in many.stderr  # the cap, said (audit)
 
 
 def stated_maximum(stderr: str) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
+from council.protocol.methods import MAX_MODEL_SPECS
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
 
@@ -119,6 +120,9 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--max-calls must be between 3 and 1000 (3: one persona, the options, the answer)"
     if args.models is not None and not all(":" in spec for spec in model_specs(args.models) or [""]):
         return "--models needs provider:model specs, e.g. openai:gpt-4o,ollama:qwen2.5:7b"
+    if args.models is not None and len(model_specs(args.models)) > MAX_MODEL_SPECS:
+        return (f"--models takes at most {MAX_MODEL_SPECS} specs, one per seat (a council seats at most 12 personas); "
+                f"{len(model_specs(args.models))} given")
     if args.seating and not args.models:
         return "--seating needs --models"
     if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
