@@ -20,7 +20,7 @@ import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
-import { EventRenderer, usageMarkdown } from './render';
+import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
@@ -326,7 +326,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
     stream.markdown(block(result.finalAnswer));
   }
-  const spent = answered ? usageMarkdown(result.usage) : ''; // what the council spent, under its answer
+  const spent = answered ? (result.usage?.markdown ?? '') : ''; // what the council spent (the sidecar's line), under its answer
   if (spent) stream.markdown(spent);
   if (!result.sessionId) return {};
   const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };

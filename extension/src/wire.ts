@@ -879,6 +879,8 @@ export interface CallUsage {
   maxCalls?: number;
   /** The session's `maxModelCalls`, if any. */
   budget?: number;
+  /** The line to show under the council's answer: the calls against what it said, per model that answered (empty: no calls). */
+  markdown: string;
 }
 
 /** What the proposer asks the council to accept. */
@@ -1445,6 +1447,8 @@ export interface SessionMetadata {
   context: string[];
   /** Model calls made per model label, retries included. */
   callsByModel: Record<string, number>;
+  /** Of those, the calls that failed (the model gave no reply). */
+  failedByModel: Record<string, number>;
   /** Every model call made. */
   calls: number;
   /** Model calls made that were not retries. */

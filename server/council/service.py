@@ -27,7 +27,7 @@ from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
-from council.present import failures
+from council.present import cost, failures
 from council.present import status as words
 from council.present.review import decision_markdown, decision_text
 from council.present.transcript import transcript
@@ -338,7 +338,7 @@ class CouncilService:
                           final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                           limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped, usage=CallUsage.of(s))
+                          stopped=s.stopped, usage=CallUsage.of(s).model_copy(update={"markdown": cost.usage(s)}))
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:

@@ -239,3 +239,20 @@ async def test_a_restored_session_whose_seat_model_is_no_longer_offered_falls_ba
         assert fell["markdown"].count("\n\n") == 1 and "Beta Two cannot be used" in fell["markdown"]
         await sc2.call("council/turn", {"sessionId": r["sessionId"], "text": "Why?", "client": only_alpha})
         assert len(events_of(sc2, r["sessionId"], "seat.fellBack")) == 1  # once per model per session
+
+
+async def test_the_calls_line_names_only_models_that_answered_and_the_sidecar_writes_it(sidecar):
+    """Issue 19 audit: the transcript's footer named a model that never answered (one failed call on it), and the
+    chat's line under the answer was worded by the extension; both are the sidecar's one line now."""
+    gamma = {**BETA, "id": "gamma/three", "vendor": "gamma-labs", "family": "gamma-3", "name": "Gamma Three"}
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc, refuse={"gamma/three": "model_unavailable"})
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, {**CLIENT, "models": [ALPHA, BETA, gamma]})
+        assert r["status"] == "completed" and "gamma/three" in {m for _, m in models.calls}  # asked once, failed
+        line = r["usage"]["markdown"]
+        assert line.startswith(f"_Model calls: {r['usage']['calls']} (it said at most ") and line.endswith("._\n\n")
+        assert "on Alpha One" in line and "on Beta Two" in line and "1 failed" in line
+        assert "Gamma" not in line
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        assert line.strip() in snap["transcriptMarkdown"]

@@ -82,11 +82,30 @@ def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: F
             f"{'speaks' if len(personas) == 1 else 'speak'} with {new.label} from now on._\n\n")
 
 
-def calls_made(s) -> str:
-    """The transcript's last line: the model calls the session made, per model, against what it said."""
+def calls_line(s) -> str:
+    """The model calls the session made against what it said, per model that answered (a model that only failed
+    is not named: its calls are counted as failed). Empty: no calls."""
     m = s.metadata
     if not m.calls:
         return ""
     stated = f" (it said at most {s.call_plans[-1].call_limit})" if s.call_plans else ""
-    where = f" — {by_model(m.calls_by_model)}" if len(m.calls_by_model) > 1 else ""
-    return f"\n_Model calls: {m.calls}{stated}{where}._\n"
+    answered = {label: n - m.failed_by_model.get(label, 0) for label, n in m.calls_by_model.items()}
+    answered = {label: n for label, n in answered.items() if n > 0}
+    failed = sum(m.failed_by_model.values())
+    parts = [by_model(answered)] if len(answered) > 1 else []
+    if failed:
+        parts.append(f"{failed} failed")
+    where = f" — {'; '.join(parts)}" if parts else ""
+    return f"_Model calls: {m.calls}{stated}{where}._"
+
+
+def calls_made(s) -> str:
+    """The transcript's last line (see :func:`calls_line`)."""
+    line = calls_line(s)
+    return f"\n{line}\n" if line else ""
+
+
+def usage(s) -> str:
+    """The line under the council's answer in the chat (see :func:`calls_line`)."""
+    line = calls_line(s)
+    return f"{line}\n\n" if line else ""

@@ -45,6 +45,8 @@ class CallUsage(CamelModel):
     by_model: dict[str, int] = Field(default_factory=dict)
     max_calls: int | None = Field(None, description="The most the session said it would spend (all phases).")
     budget: int | None = Field(None, description="The session's `maxModelCalls`, if any.")
+    markdown: str = Field("", description="The line to show under the council's answer: the calls against what it "
+                                          "said, per model that answered (empty: no calls).")
 
     @classmethod
     def of(cls, s: ConversationSession) -> CallUsage:
