@@ -187,7 +187,9 @@ def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> boo
     One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
     when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
     if responses and all(x.abstained for x in responses):
-        causes = {x.persona: x.failure or malformed(None, x.note or "") for x in responses}
+        causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
+                  for x in responses}
+        rt.stalled_by = causes
         if all(f.kind == "no_consent" for f in causes.values()):  # asking again cannot help: the user must allow
             rt.problem("no_consent", code=ErrorCode.PERMISSION, models=refused_models(rt.session, causes))
         else:
