@@ -124,8 +124,8 @@ async def test_seating_and_a_fallback_survive_a_restore(sidecar):
     async with sidecar(provider="client") as sc:
         models = TwoModels(sc, refuse={"beta/two": "model_unavailable"})
         sc.serve_completions(models.complete)
-        r = await run_session(sc, {**CLIENT, "models": [ALPHA, BETA, {**BETA, "id": "gamma/three",
-                                                                      "family": "gamma-3", "name": "Gamma"}]})
+        three = {**CLIENT, "models": [ALPHA, BETA, {**BETA, "id": "gamma/three", "family": "gamma-3", "name": "Gamma"}]}
+        r = await run_session(sc, three)
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"], "includeJournal": True})
         seats = {s["persona"]: s["model"]["id"] for s in snap["session"]["seating"]["seats"]}
         assert seats == {"Software Architect": "alpha/one", "Senior Developer": "alpha/one",
@@ -137,9 +137,9 @@ async def test_seating_and_a_fallback_survive_a_restore(sidecar):
         again = await sc2.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert again["session"]["seating"] == snap["session"]["seating"]
         r2 = await sc2.call("council/turn", {"sessionId": r["sessionId"], "command": "extend",
-                                              "text": "Also weigh the hiring plan.", "client": CLIENT})
+                                              "text": "Also weigh the hiring plan.", "client": three})
         assert r2["status"] == "completed"
-        assert models2.models_of("Devil's Advocate") == {"gamma/three"}
+        assert models2.models_of("Devil's Advocate") == {"gamma/three"}  # still offered: the journaled seat holds
         assert models2.models_of("Senior Developer") == {"alpha/one"}  # fell back before the restore: stays
 
 
