@@ -99,11 +99,11 @@ describe('consent is asked once per model, never per call', () => {
 
   it('a model refused in this window is usable again once the user allows it (VS Code then says so)', async () => {
     const m = model('claude', 'other') as unknown as vscode.LanguageModelChat;
-    let allowed: boolean | undefined;
-    const models = new ChatModels({ canSendRequest: () => allowed });
+    const vscodeSays: { allowed?: boolean } = {};
+    const models = new ChatModels({ canSendRequest: () => vscodeSays.allowed });
     await assert.rejects(models.start(m, () => Promise.reject(vscode.LanguageModelError.NoPermissions('declined'))), /declined/);
     assert.equal(models.usable(m), false, 'refused: not asked again');
-    allowed = true; // Manage Language Model Access
+    vscodeSays.allowed = true; // Manage Language Model Access
     assert.equal(models.usable(m), true);
     assert.equal(await models.start(m, () => Promise.resolve('ok')), 'ok');
     assert.equal(models.isRefused('claude'), false);
