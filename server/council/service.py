@@ -54,7 +54,6 @@ from council.protocol.methods import (
     RestoreResult,
     ReviewParams,
     ReviewResult,
-    SessionOptions,
     SnapshotParams,
     SnapshotResult,
     StopResult,
@@ -68,6 +67,7 @@ from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.review.api import Reviewer
 from council.review.calls import Progress
+from council.seat_requests import drop_unoffered, seat_session, session_pick
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
@@ -77,7 +77,6 @@ from council.session.journal import stable_prefix
 from council.session.pause import drop_open_cycle, pause
 from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
-from council.session.seating import SeatMiss
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
 
@@ -154,7 +153,7 @@ class CouncilService:
             return self._result(rt, intent, words.hint(rt.session, params.text, extendable))
         if intent is Intent.CONFIRM_NEW:
             return await self.run_turn(rt, intent, lambda: self._confirm_new(rt, params.text))
-        engine, pick = self.engine, await self._pick(rt, params)
+        engine, pick = self.engine, await session_pick(self.hub, rt, params)
         added = params.text.strip() if params.command is TurnCommand.EXTEND else ""  # "/extend <text>"
         moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
             Intent.MORE_QUESTIONS: lambda: engine.more_questions(rt, pick),
@@ -197,58 +196,10 @@ class CouncilService:
 
     async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
         """A new session's runtime with its role → provider function, its seating and the chat's model."""
-        self._check_persona_providers()
-        options, unknown = self._seating_map(params.options)
-        seating, default = await self.hub.seat(options, params.client, personas)
-        seating.misses = [*unknown, *seating.misses][:12]
+        seating, default = await seat_session(self.hub, self.config, self.engine.library, params, personas)
         rt = self.store.create(session_id)
         rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
         return rt, seating, default
-
-    def _check_persona_providers(self) -> None:
-        """The config file's ``[persona_providers]`` is an explicit instruction: an entry naming no persona or a
-        provider that is not configured is refused (a validation error naming it), never silently dropped."""
-        library, providers = self.engine.library, self.config.providers
-        names = {n.casefold() for n in library.names}
-        for persona, provider in self.config.persona_providers.items():
-            field = f"persona_providers.{persona}"
-            if persona.casefold() not in names:  # matched by name, as the seating does
-                near = library.get(persona)
-                hint = f"did you mean “{near.name}”?" if near else f"the personas: {', '.join(library.names)}"
-                raise validation_error(f"the config's [persona_providers] names “{persona}”, which is no persona "
-                                       f"({hint})", fields={field: "no persona"}, valid=library.names)
-            if provider not in providers:
-                known = sorted(providers)
-                raise validation_error(f"the config's [persona_providers] seats “{persona}” on “{provider}”, which "
-                                       f"is no configured provider (configured: {', '.join(known) or 'none'})",
-                                       fields={field: "no such provider"}, valid=known)
-
-    def _seating_map(self, options: SessionOptions) -> tuple[SessionOptions, list[SeatMiss]]:
-        """A persona → model map with its keys resolved to persona names (as ``--personas`` resolves them), and
-        the keys that name no persona. The map is a preference (VS Code's ``council.models`` holds across
-        workspaces, whose persona folders differ): an entry that names no persona is said, not refused."""
-        policy = options.seating
-        if not isinstance(policy, dict):
-            return options, []
-        library = self.engine.library
-        resolved: dict[str, str] = {}
-        unknown: list[SeatMiss] = []
-        for key, model in policy.items():
-            persona = library.get(key)
-            if persona is None:
-                unknown.append(SeatMiss(persona=key, model_id=model, reason="no_persona", valid=library.names[:50]))
-            else:
-                resolved[persona.name] = model
-        return options.model_copy(update={"seating": resolved}), unknown
-
-    async def _pick(self, rt: SessionRuntime, params: TurnParams):
-        """The session's role → provider function; a restored session keeps its journaled seats (one journaled
-        before seating existed has its models chosen again)."""
-        if rt.pick is None and rt.session.seating is not None:
-            rt.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
-        elif rt.pick is None:
-            rt.pick, _ = await self.hub.session_picker(params.options, params.client)
-        return rt.pick
 
     # --- council/answer --------------------------------------------------------------------------------------
     async def answer(self, params: AnswerParams) -> TurnResult:
@@ -256,7 +207,7 @@ class CouncilService:
         intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
 
         async def run() -> TurnResult:
-            pick = await self._pick(rt, TurnParams(client=params.client))
+            pick = await session_pick(self.hub, rt, TurnParams(client=params.client))
             return await self.run_turn(rt, intent, lambda: self.engine.answer(
                 rt, params.question_id, params.action, params.text or "", params.choice, pick), client=params.client)
 
@@ -273,8 +224,6 @@ class CouncilService:
     # --- running a turn --------------------------------------------------------------------------------------
     async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]],
                        client: ClientCapabilities | None = None) -> TurnResult:
-        """Run one turn of ``rt`` under its lock; ``client``: what the client offers this turn (seats on a model it
-        no longer offers fall back first)."""
         if rt.lock.locked():
             raise validation_error("the council is still working on this session; wait for it, stop it or "
                                    "cancel it", sessionId=rt.session_id,
@@ -284,8 +233,7 @@ class CouncilService:
             rt.cancel_scope, rt.stop_requested = scope, False
             try:
                 with scope:
-                    if client is not None:
-                        self._drop_unoffered(rt, client)
+                    drop_unoffered(rt, client)  # seats on a model the client no longer offers fall back first
                     note = await fn()
                     await self.archive.turn_done(rt.session)
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
@@ -301,20 +249,6 @@ class CouncilService:
         # reached only when the scope was cancelled while the turn ran
         note = "cancelled" if rt.session.status in (SessionStatus.CANCELLED, SessionStatus.COMPLETED) else "stopped"
         return self._result(rt, intent, words.turn_note(note, rt.session))
-
-    def _drop_unoffered(self, rt: SessionRuntime, client: ClientCapabilities) -> None:
-        """Seats on a client model the client no longer offers (a session restored after a restart, a model gone
-        or refused since) fall back to the chat's model before the turn's first call, as if the model had failed
-        (``seat.fellBack``, one note per model). A client that lists no models this turn changes nothing."""
-        seating = rt.session.seating if rt.created else None
-        if seating is None or not client.models:
-            return
-        offered = {m.id for m in client.models}
-        gone = dict.fromkeys(x.model.id for x in seating.seats if x.model.provider == "client"
-                             and x.model.id != seating.chair.id and x.model.id not in offered)
-        for model_id in gone:
-            rt.record(r.SeatFellBack(at=rt.clock(), model_id=model_id, reason="model_unavailable",
-                                     detail="the client no longer offers this model"))
 
     def _failed(self, rt: SessionRuntime, exc: Exception) -> CouncilError:
         """The error a failed turn answers with: its root cause in plain words, the technical cause in details.

@@ -81,6 +81,20 @@ def _scrubbed(err: ProviderError, secrets: Iterable[str | None]) -> ProviderErro
     return err
 
 
+def _refused_by_caller(name: str) -> Callable[[RetryCallState], bool]:
+    """A stop condition asked last, only for a retry that would otherwise be made: the caller's gate books the retry
+    (False: go on) or refuses it (True: stop)."""
+
+    def refused(state: RetryCallState) -> bool:
+        if may_retry():
+            return False
+        log.info("%s: no retry after attempt %d: the caller's bound of model calls leaves no room", name,
+                 state.attempt_number)
+        return True
+
+    return refused
+
+
 @contextmanager
 def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> Iterator[None]:
     """Turn httpx errors into ProviderError and scrub secrets from every ProviderError passing through."""
@@ -133,17 +147,9 @@ async def open_stream(
             state.upcoming_sleep,
         )
 
-    def refused(state: RetryCallState) -> bool:
-        """Asked last, only for a retry that would otherwise be made: the caller's gate books it or refuses it."""
-        if may_retry():
-            return False
-        log.info("%s: no retry after attempt %d: the caller's bound of model calls leaves no room", name,
-                 state.attempt_number)
-        return True
-
     extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1) | refused,
+        stop=stop_after_attempt(policy.max_retries + 1) | _refused_by_caller(name),
         wait=_make_wait(policy),
         retry=retry_if_exception(_retryable),
         before_sleep=before_sleep,
