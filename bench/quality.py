@@ -23,12 +23,17 @@ what the debate did to it (``arithmetic_debate``: confirmed / overturned / no de
     .venv/bin/python bench/quality.py --provider openai --model gpt-4o-mini --api-key-env OPENAI_API_KEY \\
         --arithmetic 30 --clarification 8                               # any OpenAI-compatible endpoint
     .venv/bin/python bench/quality.py --provider ollama --model llama3.1:8b --arithmetic 30
-    .venv/bin/python bench/quality.py --provider ollama --model qwen2.5:7b --arithmetic 30 \
+    OPENAI_API_KEY=… .venv/bin/python bench/quality.py --provider ollama --model qwen2.5:7b --arithmetic 30 \
         --mixed "ollama:qwen2.5:7b,ollama:llama3.1:8b,openai:gpt-4o-mini@https://api.openai.com/v1"
 
 ``--mixed`` adds a fourth method beside the single-model council: the same council seated over several endpoints
 (``kind:model[@base_url]`` specs, the model may hold colons; the first is the moderator's and chair's), the way
-``council ask --models`` seats it (research on councils: different models add more than copies of one).
+``council ask --models`` seats it (research on councils: different models add more than copies of one). An
+``openai`` spec's key is the variable ``--api-key-env`` names, else ``OPENAI_API_KEY``; without ``@base_url`` it
+uses ``OPENAI_BASE_URL``, else OpenAI's API; an ``ollama`` spec without one, the local Ollama.
+
+Every endpoint is checked before the first item, and one that fails every call it gets makes the run fail: one
+line naming it on stderr and exit status 3 (a table of 0/N would measure nothing).
 """
 
 from __future__ import annotations
@@ -46,11 +51,11 @@ from typing import Any
 import anyio
 from pydantic import Field
 
-from council.config import CouncilConfig, ProviderConfig
+from council.config import ConfigError, CouncilConfig, ProviderConfig, adhoc_provider
 from council.errors import CouncilError
 from council.personas.loader import load_personas
 from council.protocol.methods import SessionOptions, TurnParams
-from council.providers.base import ChatMessage, CompletionRequest, Provider, complete
+from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
 from council.providers.registry import build_provider
 from council.service import CouncilService
 from council.session.entities import Depth, SessionSettings
@@ -87,17 +92,49 @@ class ClarifyOrAnswer(ModelReply):
     answer: str = Field("", max_length=1200)
 
 
+UNUSABLE = 3  # an endpoint cannot be used: the run measured nothing
+
+
+class Unusable(Exception):
+    """An endpoint that cannot be used (one line for stderr)."""
+
+
 class Recording(Provider):
-    """Delegates to a real provider and counts the prompt tokens of every call."""
+    """Delegates to a real provider, counts the prompt tokens of every call and the calls that failed."""
 
     def __init__(self, inner: Provider, count: Callable[[str], int]) -> None:
         super().__init__(inner.model)
         self.inner, self.count, self.tokens = inner, count, 0
         self.id, self.constrains_json = inner.id, inner.constrains_json
+        self.calls, self.failures, self.error = 0, 0, ""
 
-    def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         self.tokens += sum(self.count(m.content) for m in request.messages)
-        return self.inner.stream(request)
+        self.calls += 1
+        try:
+            async for chunk in self.inner.stream(request):
+                yield chunk
+        except ProviderError as err:
+            self.failures += 1
+            self.error = err.message
+            raise
+
+    def where(self) -> str:
+        """The endpoint as a person finds it: provider, model and server."""
+        url = getattr(self.inner, "base_url", None)
+        return self.inner.describe() + (f" at {url}" if url else "")
+
+    async def usable(self) -> None:
+        """Raise :class:`Unusable` when the endpoint does not answer its health check."""
+        try:
+            with anyio.fail_after(15):
+                status = await self.inner.check()
+        except TimeoutError:
+            raise Unusable(f"{self.where()} did not answer its health check within 15 s") from None
+        except ProviderError as err:
+            raise Unusable(f"{self.where()} cannot be used: {err.message}") from None
+        if not status.available:
+            raise Unusable(f"{self.where()} cannot be used: {status.detail}")
 
     def describe(self) -> str:
         return self.inner.describe()
@@ -281,12 +318,23 @@ def first_vote_vs_final(methods: Methods, items: list[tuple[str, int]], right: d
           f"debate broke {sum(a and not b for a, b in pairs)}")
 
 
-async def main(ns: argparse.Namespace) -> None:
+async def main(ns: argparse.Namespace) -> int:
+    try:
+        return await run(ns)
+    except (Unusable, ConfigError) as err:
+        print(f"quality: {err}", file=sys.stderr)
+        return UNUSABLE
+
+
+async def run(ns: argparse.Namespace) -> int:
     cfg = ProviderConfig(kind=ns.provider, model=ns.model or "", base_url=ns.base_url, api_key=ns.api_key_env)
     count, how = token_counter()
     provider = Recording(build_provider(cfg), count)
     personas = [p.strip() for p in ns.personas.split(",") if p.strip()]
     mixed = [(spec, Recording(build_provider(spec), count)) for spec in mixed_specs(ns.mixed or "", ns.api_key_env)]
+    endpoints = [provider, *(rec for _, rec in mixed)]
+    for rec in endpoints:
+        await rec.usable()
     methods = Methods(provider, ns.samples, personas, ns.max_cycles, mixed)
     items = arithmetic(ns.arithmetic, ns.seed)
     clar = CLARIFICATION[: ns.clarification]
@@ -307,20 +355,27 @@ async def main(ns: argparse.Namespace) -> None:
     first_vote_vs_final(methods, items, right)
     if clar:
         await measure("clarification", methods, clar, clarify)
-    await provider.inner.aclose()
-    for _, rec in mixed:
+    for rec in endpoints:
         await rec.inner.aclose()
     print(f"quality_wall_s: {time.perf_counter() - began:.0f}")
+    dead = [rec for rec in endpoints if rec.calls and rec.failures == rec.calls]
+    if dead:
+        raise Unusable("; ".join(f"{rec.where()} failed every call it got ({rec.failures}): {rec.error}"
+                                 for rec in dead))
+    return 0
 
 
 def mixed_specs(text: str, api_key_env: str | None) -> list[ProviderConfig]:
-    """``kind:model[@base_url]`` specs (comma-separated; the model may hold colons) → provider configs."""
+    """``kind:model[@base_url]`` specs (comma-separated; the model may hold colons) → provider configs, as
+    ``council ask --models`` reads them (an ``openai`` one's key from ``api_key_env``, else ``OPENAI_API_KEY``)."""
     out = []
     for spec in (x.strip() for x in text.split(",") if x.strip()):
         head, _, base_url = spec.partition("@")
         kind, _, model = head.partition(":")
-        key = api_key_env if kind == "openai" and base_url else None
-        out.append(ProviderConfig(kind=kind, model=model, base_url=base_url or None, api_key=key))  # type: ignore
+        if kind not in ("openai", "ollama", "embedded", "scripted"):
+            raise ConfigError(f"--mixed: {spec!r} is not kind:model[@base_url] with a kind one of openai, ollama, "
+                              "embedded, scripted")
+        out.append(adhoc_provider(kind, model, base_url=base_url or None, api_key_env=api_key_env))
     return out
 
 
@@ -337,4 +392,4 @@ if __name__ == "__main__":
     parser.add_argument("--max-cycles", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2023)
     parser.add_argument("--mixed", help="kind:model[@base_url] specs: also run the council seated over them")
-    anyio.run(main, parser.parse_args())
+    sys.exit(anyio.run(main, parser.parse_args()))

@@ -21,7 +21,7 @@ import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
-import { EventRenderer, usageMarkdown } from './render';
+import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
@@ -180,7 +180,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       notices.add(md);
       renderer.note(md); // not folded away under a later progress line
     };
-    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e), notify: note });
+    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
     if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted);
@@ -318,7 +318,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
     stream.markdown(block(result.finalAnswer));
   }
-  const spent = answered ? usageMarkdown(result.usage) : ''; // what the council spent, under its answer
+  const spent = answered ? (result.usage?.markdown ?? '') : ''; // what the council spent (the sidecar's line), under its answer
   if (spent) stream.markdown(spent);
   // The full positions one click from the answer; last in the response (VS Code 1.139 folds the parts above a
   // markdown part that follows a button into a collapsed "Completed N steps", which would hide the answer).

@@ -7,15 +7,14 @@
  * the files of `evidence.gathered` as chat references (clickable), and `progress` messages as the transient progress line — but only until
  * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
  * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
- * a payload into text — with one exception, `usageMarkdown`: the model calls a session made reach the chat only as
- * data (`TurnResult.usage`), so the line under the answer is worded here, as the transcript's last line is.
+ * a payload into text (the line under the answer is the sidecar's too: `TurnResult.usage.markdown`).
  */
 import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
 import { confirmNewButtons, extendButton, questionButtons, retryButton, stoppedButtons } from './buttons';
 import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
-import type { CallUsage, ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
+import type { ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
 
 /** The part of vscode.ChatResponseStream the renderer uses. */
 export interface ResponseSink {
@@ -122,11 +121,3 @@ export class EventRenderer {
   }
 }
 
-/** "_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._" (empty: no calls). */
-export function usageMarkdown(usage: CallUsage | undefined): string {
-  if (!usage || !(usage.calls > 0)) return '';
-  const stated = typeof usage.maxCalls === 'number' ? ` (it said at most ${usage.maxCalls})` : '';
-  const models = Object.entries(usage.byModel ?? {}).filter(([, n]) => typeof n === 'number' && n > 0);
-  const where = models.length > 1 ? ` — ${models.map(([label, n]) => `${n} on ${label}`).join(', ')}` : '';
-  return `_Model calls: ${usage.calls}${stated}${where}._\n\n`;
-}

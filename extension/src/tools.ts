@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { CouncilClient } from './client';
-import { describeError, log } from './log';
+import { describeError } from './log';
 import { isErrorData } from './protocol';
 import type { ChatModels } from './models';
 import { clientCapabilities } from './models';
@@ -110,7 +110,7 @@ async function consult(
   token: vscode.CancellationToken,
 ): Promise<vscode.LanguageModelToolResult> {
   const model = await deps.chooseModel();
-  const turn = deps.turns.begin(undefined, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });
+  const turn = deps.turns.begin(undefined, { model, token, onEvent: () => undefined });
   turn.proposedSessionId = `tool-${randomUUID()}`;
   const params = { ...withBudget(deps, input), session_id: turn.proposedSessionId, ...(await lentModels(deps, model)) };
   try {
@@ -190,7 +190,7 @@ export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequ
     },
     async invoke(options, token) {
       const model = await deps.chooseModel();
-      const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });
+      const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined });
       try {
         const result = await call(() => deps.client.request('council/review', reviewParams(options.input, model), token));
         return textResult(result.compactMarkdown);

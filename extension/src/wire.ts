@@ -294,7 +294,7 @@ export interface ConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -355,7 +355,7 @@ export interface PersonaConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -420,9 +420,9 @@ export interface ConsultPlan {
   max_cycles: number;
   /** Clarifier, one reply per persona, options, synthesis. */
   model_calls_min: number;
-  /** Every cycle up to the cap (repairs not counted). */
+  /** Every cycle up to the cap (retries not counted). */
   model_calls_max: number;
-  /** The hard bound, repairs included (within `max_model_calls` of the params when given). */
+  /** The hard bound, retries included: repairs, fallbacks and a provider's own retries of a failed request (within `max_model_calls` of the params when given). */
   max_model_calls: number;
   /** What the budget cut to fit, in words (none: nothing). */
   budget_cut?: string;
@@ -919,6 +919,8 @@ export interface CallUsage {
   maxCalls?: number;
   /** The session's `maxModelCalls`, if any. */
   budget?: number;
+  /** The line to show under the council's answer: the calls against what it said, per model that answered (empty: no calls). */
+  markdown: string;
 }
 
 /** What the proposer asks the council to accept. */
@@ -1572,6 +1574,18 @@ export interface SeatFallback {
   detail: string;
 }
 
+/** An entry of the persona → model map that did not apply (the map is a preference: it is said, not refused). */
+export interface SeatMiss {
+  /** The map's key as given. */
+  persona: string;
+  /** The model id the map gave it. */
+  modelId: string;
+  /** no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's model because no model with that id is on offer. */
+  reason: 'no_persona' | 'model_not_offered';
+  /** What the entry could name: the personas, or the ids of the offered models. */
+  valid: string[];
+}
+
 /** Who speaks with which model. The moderator, the clarifier and the chair use `chair`. */
 export interface Seating {
   policy: 'single' | 'chat' | 'diverse' | 'map';
@@ -1580,6 +1594,8 @@ export interface Seating {
   seats: council__session__seating__Seat[];
   /** How many models were on offer. */
   offered: number;
+  /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
+  misses: SeatMiss[];
 }
 
 export interface SessionMetadata {
@@ -1592,6 +1608,8 @@ export interface SessionMetadata {
   context: string[];
   /** Model calls made per model label, retries included. */
   callsByModel: Record<string, number>;
+  /** Of those, the calls that failed (the model gave no reply). */
+  failedByModel: Record<string, number>;
   /** Every model call made. */
   calls: number;
   /** Model calls made that were not retries. */
@@ -1612,9 +1630,9 @@ export interface SessionOptions {
   model?: string;
   /** The user's display name in the transcript. */
   userId?: string;
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
-  /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
+  /** `provider:model` specs to seat the council on (`council ask --models`), at most 12 (a council seats at most 12 personas, so more could never be used): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];
   /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the smallest budget; a council of one needs 2: its answer and the chair's). */
   maxModelCalls?: number;

@@ -39,6 +39,8 @@ class Narrator:
         self.sink = sink
         self._texts: dict[tuple[str, str, int], PersonaLine] = {}  # (session, persona, cycle) → live line
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
+        # events that wait for the persona block on screen to end (a seat's fallback note): session → (class, fields)
+        self._held: dict[str, list[tuple[type[ev.EventBase], dict[str, Any]]]] = {}
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
             r.PersonasSelected: lambda rt, rec: self.emit(
                 rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection)),
@@ -82,6 +84,8 @@ class Narrator:
         }
 
     def emit(self, rt: SessionRuntime, event_cls: type[ev.EventBase], **fields: Any) -> None:
+        if event_cls not in (ev.PersonaDelta, ev.PersonaCompleted) and rt.session_id in self._held:
+            self._release(rt)  # anything else ends the wait (a block left open by a dropped cycle, say)
         rt.seq += 1
         event = event_cls(session_id=rt.session_id, seq=rt.seq, at=rt.clock(), **fields)
         self.sink(event.to_wire())
@@ -189,6 +193,16 @@ class Narrator:
         # a failed model call only ends its line: the cycle reports it once, with its cause, when it ends
         self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
                   markdown=text.close() if resp.failure is not None else text.complete(resp, rt.session.options))
+        if not self._block_open(rt.session_id):
+            self._release(rt)  # a note held back while this block streamed stands between it and the next one
+
+    def _block_open(self, session_id: str) -> bool:
+        """Whether a persona's reply is on screen and not complete (its block must not be cut by a note)."""
+        return any(key[0] == session_id and text.started for key, text in self._texts.items())
+
+    def _release(self, rt: SessionRuntime) -> None:
+        for event_cls, fields in self._held.pop(rt.session_id, []):
+            self.emit(rt, event_cls, **fields)
 
     def _seat_fell_back(self, rt: SessionRuntime, rec: r.SeatFellBack) -> None:
         seating = rt.session.seating
@@ -197,8 +211,12 @@ class Narrator:
         if not moved:
             return
         names, old = [x.persona for x in moved], moved[0].fallback.from_model  # type: ignore[union-attr]
-        self.emit(rt, ev.SeatFellBack, personas=names, from_model=old, to_model=seating.chair, reason=rec.reason,
-                  markdown=cost.fell_back(names, old, seating.chair, rec.reason))
+        fields = {"personas": names, "from_model": old, "to_model": seating.chair, "reason": rec.reason,
+                  "markdown": cost.fell_back(names, old, seating.chair, rec.reason)}
+        if self._block_open(rt.session_id):  # another persona's reply is streaming: the note waits for its end
+            self._held.setdefault(rt.session_id, []).append((ev.SeatFellBack, fields))
+        else:
+            self.emit(rt, ev.SeatFellBack, **fields)
         for (session_id, persona, _), text in self._texts.items():  # their calls are asked again on the chat's model
             if session_id == rt.session_id and persona in names and not text.started and text.model is not None:
                 text.model = seating.chair.label  # the heading names the model the persona speaks with
@@ -233,6 +251,7 @@ class Narrator:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
+        self._held.pop(session_id, None)
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

@@ -27,7 +27,7 @@ from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
-from council.present import failures, outcome
+from council.present import cost, failures, outcome
 from council.present import status as words
 from council.present.review import decision_markdown, decision_text
 from council.present.transcript import transcript
@@ -47,6 +47,7 @@ from council.protocol.methods import (
     AnswerParams,
     Awaiting,
     CancelResult,
+    ClientCapabilities,
     PersonasResult,
     ProvidersResult,
     RestoreParams,
@@ -66,6 +67,7 @@ from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.review.api import Reviewer
 from council.review.calls import Progress
+from council.seat_requests import drop_unoffered, seat_session, session_pick
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
@@ -151,7 +153,7 @@ class CouncilService:
             return self._result(rt, intent, words.hint(rt.session, params.text, extendable))
         if intent is Intent.CONFIRM_NEW:
             return await self.run_turn(rt, intent, lambda: self._confirm_new(rt, params.text))
-        engine, pick = self.engine, await self._pick(rt, params)
+        engine, pick = self.engine, await session_pick(self.hub, rt, params)
         added = params.text.strip() if params.command is TurnCommand.EXTEND else ""  # "/extend <text>"
         moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
             Intent.MORE_QUESTIONS: lambda: engine.more_questions(rt, pick),
@@ -161,8 +163,9 @@ class CouncilService:
             Intent.REVISIT: lambda: engine.revisit(rt, params.question_id, params.text, pick),
         }
         if intent in REPLIES:
-            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
-        return await self.run_turn(rt, intent, moves[intent])
+            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick),
+                                        client=params.client)
+        return await self.run_turn(rt, intent, moves[intent], client=params.client)
 
     async def _confirm_new(self, rt: SessionRuntime, text: str) -> None:
         """Nothing is recorded: the user is asked whether the text answers the open question or is a new one."""
@@ -196,19 +199,10 @@ class CouncilService:
 
     async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
         """A new session's runtime with its role → provider function, its seating and the chat's model."""
-        seating, default = await self.hub.seat(params.options, params.client, personas)
+        seating, default = await seat_session(self.hub, self.config, self.engine.library, params, personas)
         rt = self.store.create(session_id)
         rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
         return rt, seating, default
-
-    async def _pick(self, rt: SessionRuntime, params: TurnParams):
-        """The session's role → provider function; a restored session keeps its journaled seats (one journaled
-        before seating existed has its models chosen again)."""
-        if rt.pick is None and rt.session.seating is not None:
-            rt.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
-        elif rt.pick is None:
-            rt.pick, _ = await self.hub.session_picker(params.options, params.client)
-        return rt.pick
 
     # --- council/answer --------------------------------------------------------------------------------------
     async def answer(self, params: AnswerParams) -> TurnResult:
@@ -216,9 +210,9 @@ class CouncilService:
         intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
 
         async def run() -> TurnResult:
-            pick = await self._pick(rt, TurnParams(client=params.client))
+            pick = await session_pick(self.hub, rt, TurnParams(client=params.client))
             return await self.run_turn(rt, intent, lambda: self.engine.answer(
-                rt, params.question_id, params.action, params.text or "", params.choice, pick))
+                rt, params.question_id, params.action, params.text or "", params.choice, pick), client=params.client)
 
         return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
@@ -231,7 +225,8 @@ class CouncilService:
         return note
 
     # --- running a turn --------------------------------------------------------------------------------------
-    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
+    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]],
+                       client: ClientCapabilities | None = None) -> TurnResult:
         if rt.lock.locked():
             raise validation_error("the council is still working on this session; wait for it, stop it or "
                                    "cancel it", sessionId=rt.session_id,
@@ -241,6 +236,7 @@ class CouncilService:
             rt.cancel_scope, rt.stop_requested = scope, False
             try:
                 with scope:
+                    drop_unoffered(rt, client)  # seats on a model the client no longer offers fall back first
                     note = await fn()
                     await self.archive.turn_done(rt.session)
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)
@@ -278,7 +274,8 @@ class CouncilService:
                           final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                           limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped, usage=CallUsage.of(s), revisit=outcome.revisits(s))
+                          stopped=s.stopped, usage=CallUsage.of(s).model_copy(update={"markdown": cost.usage(s)}),
+                          revisit=outcome.revisits(s))
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:

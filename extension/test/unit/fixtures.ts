@@ -65,7 +65,7 @@ export const MARKDOWN: Record<EventType, string> = {
   'cycle.started': '### Cycle 1 of 3\n\n',
   'persona.started': '',
   'seating.decided': "_🪑 Seats: Devil's Advocate → Beta Two; Ops Architect → Alpha One. The moderator and the chair: Alpha One._\n\n",
-  'seat.fellBack': "_⚠️ Beta Two cannot be used (it may not be used (no consent)): Devil's Advocate speaks with Alpha One from now on._\n\n",
+  'seat.fellBack': "_⚠️ Beta Two cannot be used (Council has no permission to use it): Devil's Advocate speaks with Alpha One from now on._\n\n",
   'cost.estimated': '_💰 At most 18 model calls (9 planned, up to 9 retries) — 6 on Alpha One, 3 on Beta Two._\n\n',
   'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
   'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
@@ -134,7 +134,7 @@ const PAYLOADS: Payloads = {
   'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: '' },
   'seating.decided': {
     seating: {
-      policy: 'diverse', offered: 2, chair: ALPHA,
+      policy: 'diverse', offered: 2, chair: ALPHA, misses: [],
       seats: [{ persona: "Devil's Advocate", model: BETA, why: 'diverse' }, { persona: 'Ops Architect', model: ALPHA, why: 'diverse' }],
     },
   },

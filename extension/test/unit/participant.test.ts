@@ -8,7 +8,6 @@ import { ChatModels } from '../../src/models';
 import type { CouncilChatResult, ParticipantDeps } from '../../src/participant';
 import { chooseModel, createHandler, followupsFor, isCouncilMetadata, sessionIdFromHistory } from '../../src/participant';
 import { mapCommand } from '../../src/slashCommands';
-import { usageMarkdown } from '../../src/render';
 import { readSettings } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
 import { FakeStream, MARKDOWN, SID, question, resetSeq, sample } from './fixtures';
@@ -183,22 +182,20 @@ describe('chat turn handler', () => {
     assert.equal(stream.text.match(/The council's answer/g)?.length, 1);
   });
 
-  it('under the answer, the model calls the session made per model (TurnResult.usage); no answer, no line', async () => {
-    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 5 }, maxCalls: 17 };
+  it("under the answer, the sidecar's line of model calls (TurnResult.usage.markdown) as is; no answer, no line", async () => {
+    const markdown = '_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n';
+    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 4, 'Gone Model': 1 }, maxCalls: 17, markdown };
     const { handler, emit } = setup((call) => {
       if (call.params.command === 'skipAll') emit(sample('final.answer'));
       return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage });
     });
     const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })];
     const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), history);
-    assert.equal(stream.text, `${MARKDOWN['final.answer']}_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n`);
+    assert.equal(stream.text, `${MARKDOWN['final.answer']}${markdown}`);
     // the full positions (the transcript) one click away, last in the response
     assert.deepEqual(stream.parts.at(-1), { kind: 'button', value: transcriptButton(SID) });
     const status = await run(handler, chatRequest('', { command: 'status' }), history);
     assert.doesNotMatch(status.stream.text, /Model calls/);
-    assert.equal(status.stream.buttons.length, 0);
-    assert.equal(usageMarkdown({ calls: 3, byModel: { 'GPT-5': 3 } }), '_Model calls: 3._\n\n');
-    assert.equal(usageMarkdown({ calls: 0, byModel: {} }), '');
   });
 
   it('a repeated submission does not print anything twice', async () => {

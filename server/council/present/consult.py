@@ -77,6 +77,27 @@ def stage(event: dict[str, Any]) -> str | None:
     return None
 
 
+REPAIRED = "unusable reply after one repair attempt: "
+
+
+def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) -> str:
+    """Why a consult has no answer: every advisor failed. Replies that stayed unusable say what was wrong with them
+    and whose model wrote them (the MCP client's model, over sampling); other failures give their cause."""
+    who = client_model or "the model"
+    if causes and all(f.kind == "malformed" for f in causes.values()):
+        groups: dict[str, list[str]] = {}
+        for persona, f in causes.items():
+            reason = one_line(f.detail).removeprefix(REPAIRED) or "not the JSON object asked for"
+            groups.setdefault(reason, []).append(persona)
+        said = "; ".join(f"{join_names(names)}: {reason}" for reason, names in groups.items())
+        return (f"the council could not answer: every advisor's reply from {who} was unusable, also after one "
+                f"repair ({said}). The council asks each model for one JSON object with the reply's fields; "
+                f"{who} did not give one — ask with a model that follows such instructions")
+    why = "; ".join(dict.fromkeys(cause(f) for f in causes.values()))
+    return (f"the council could not answer: every advisor's model failed{f' ({why})' if why else ''}; check the "
+            "model configuration (see `council doctor`)")
+
+
 def persona_stage(event: dict[str, Any]) -> str:
     """A persona's reply came in, or it could not answer: why, in the words of a failed model call (a reply that
     stayed unusable after its repair attempt has no failure of its own: its output was malformed)."""
@@ -172,8 +193,10 @@ def plan_text(plan: dict[str, Any]) -> str:
     names = plan["council"]["personas"]
     calls = plan["model_calls_min"] if plan["model_calls_min"] == plan["model_calls_max"] else \
         f"{plan['model_calls_min']}–{plan['model_calls_max']}"
+    bound = plan.get("max_model_calls") or 0
+    retries = f" (at most {bound} with retries)" if bound > plan["model_calls_max"] else ""
     return (f"{join_names(names)} ({plan['depth']} depth, up to {plural(plan['max_cycles'], 'debate cycle')}): "
-            f"{calls} model calls. {plan['council']['reason']}")
+            f"{calls} model calls{retries}. {plan['council']['reason']}")
 
 
 def error_text(code: str, message: str) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from council.present.text import join_names, plural
 from council.session.budget import BudgetCut, CallPlan
-from council.session.seating import FallbackReason, ModelChoice, Seating
+from council.session.seating import FallbackReason, ModelChoice, Seating, SeatMiss
 
 PHASES = {"start": "", "more_questions": "More questions: ", "extend": "Extended debate: ",
           "reopen": "Re-opened debate: ", "retry": "Resuming: ", "follow_up": ""}
 REASONS: dict[FallbackReason, str] = {"model_unavailable": "it is not available",
-                                      "no_consent": "it may not be used (no consent)",
+                                      "no_consent": "Council has no permission to use it",
                                       "model_failed": "it failed"}
 
 
@@ -38,8 +38,9 @@ def cost_line(plan: CallPlan) -> str:
     """One line before the first model call of a phase (a follow-up's is not shown)."""
     if plan.phase == "follow_up":
         return ""
-    retries = plan.max_calls - plan.planned
-    spare = f" ({plan.planned} planned, up to {plural(retries, 'retry', 'retries')})" if retries else ""
+    retries = plan.max_calls - plan.planned  # repairs, fallbacks and failed requests sent again
+    spare = f" ({plan.planned} planned, up to {plural(retries, 'retry', 'retries')})" if retries else \
+        " (no room for retries: a failed call is not tried again)"
     line = f"{PHASES.get(plan.phase, '')}at most {plural(plan.max_calls, 'model call')}{spare}"
     if len(plan.by_model) > 1:  # one model: the session's model note names it
         line += f" — {by_model(plan.by_model)}"
@@ -53,11 +54,23 @@ def cost_line(plan: CallPlan) -> str:
 
 
 def seating(s: Seating) -> str:
-    """The seats, when they are on more than one model (else nothing: one model is said by the cost line)."""
-    if not s.differs:
-        return ""
-    seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
-    return f"_🪑 Seats: {seats}. The moderator and the chair: {s.chair.label}._\n\n"
+    """The seats, when they are on more than one model (one model is said by the cost line), and the entries of a
+    persona → model map that did not apply (whatever the seats)."""
+    out = ""
+    if s.differs:
+        seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
+        out = f"_🪑 Seats: {seats}. The moderator and the chair: {s.chair.label}._\n\n"
+    if s.misses:
+        out += f"_⚠️ The seating map did not apply in full: {'; '.join(_miss(m, s) for m in s.misses)}._\n\n"
+    return out
+
+
+def _miss(m: SeatMiss, s: Seating) -> str:
+    shown = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
+    if m.reason == "no_persona":
+        return f"“{m.persona}” names no persona" + (f" (the personas: {shown})" if shown else "")
+    return (f"{m.persona} → “{m.model_id}”: no model with that id is on offer" +
+            (f" (offered: {shown})" if shown else "") + f", so {m.persona} speaks with {s.model_of(m.persona).label}")
 
 
 def _why(why: str) -> str:
@@ -69,11 +82,30 @@ def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: F
             f"{'speaks' if len(personas) == 1 else 'speak'} with {new.label} from now on._\n\n")
 
 
-def calls_made(s) -> str:
-    """The transcript's last line: the model calls the session made, per model, against what it said."""
+def calls_line(s) -> str:
+    """The model calls the session made against what it said, per model that answered (a model that only failed
+    is not named: its calls are counted as failed). Empty: no calls."""
     m = s.metadata
     if not m.calls:
         return ""
     stated = f" (it said at most {s.call_plans[-1].call_limit})" if s.call_plans else ""
-    where = f" — {by_model(m.calls_by_model)}" if len(m.calls_by_model) > 1 else ""
-    return f"\n_Model calls: {m.calls}{stated}{where}._\n"
+    answered = {label: n - m.failed_by_model.get(label, 0) for label, n in m.calls_by_model.items()}
+    answered = {label: n for label, n in answered.items() if n > 0}
+    failed = sum(m.failed_by_model.values())
+    parts = [by_model(answered)] if len(answered) > 1 else []
+    if failed:
+        parts.append(f"{failed} failed")
+    where = f" — {'; '.join(parts)}" if parts else ""
+    return f"_Model calls: {m.calls}{stated}{where}._"
+
+
+def calls_made(s) -> str:
+    """The transcript's last line (see :func:`calls_line`)."""
+    line = calls_line(s)
+    return f"\n{line}\n" if line else ""
+
+
+def usage(s) -> str:
+    """The line under the council's answer in the chat (see :func:`calls_line`)."""
+    line = calls_line(s)
+    return f"{line}\n\n" if line else ""

@@ -47,7 +47,7 @@ CAUSES: dict[str, Callable[[ModelFailure], str]] = {
     "not_configured": lambda f: f"the model is not set up: {_said(f)}",
     "crashed": lambda f: "the council hit an internal error (details are in the log)",
     "model_unavailable": lambda f: f"{f.model or 'the model'} is not available",
-    "no_consent": lambda f: f"{f.model or 'the model'} may not be used (no consent)",
+    "no_consent": lambda f: f"Council has no permission to use {f.model or 'the model'}",
     "over_budget": lambda f: "the session's budget of model calls is spent",
 }
 
@@ -82,6 +82,17 @@ def all_failed(failures: dict[str, ModelFailure]) -> str:
         why = "; ".join(f"{join_names(names)}: {text}" for text, names in groups.items())
     return (f"**Every advisor failed:** {why}. The council stopped where it was; **Retry** when the model works "
             "again.")
+
+
+ALLOW = ("allow it under **Manage Language Model Access** (the Accounts menu) and say `continue`, or pick a model "
+         "Council may use in the chat's model picker and ask again")
+
+
+def no_consent(models: list[str]) -> str:
+    """The user did not allow any of the models the council sat on: which, and how to allow them (no retry)."""
+    names = join_names([f"**{m}**" for m in models]) if models else "the chat's model"
+    allow = ALLOW.replace("allow it", "allow them") if len(models) > 1 else ALLOW
+    return f"Council has no permission to use {names}, so no advisor could answer: {allow}."
 
 
 def turn_failed(f: ModelFailure) -> str:

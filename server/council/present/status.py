@@ -35,6 +35,7 @@ NOTES: dict[str, Callable[..., str]] = {
 PROBLEMS: dict[str, Callable[..., str]] = {
     "model_failed": lambda role, failure: failures.failed(role, failure),
     "all_failed": lambda failed: failures.all_failed(failed),
+    "no_consent": lambda models: failures.no_consent(models),
 }
 
 STATUS_WORDS = {

@@ -240,9 +240,10 @@ class ConsultPlan(SnakeModel):
     depth: Depth
     max_cycles: int
     model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
-    model_calls_max: int = Field(description="Every cycle up to the cap (repairs not counted).")
-    max_model_calls: int = Field(0, description="The hard bound, repairs included (within `max_model_calls` "
-                                                "of the params when given).")
+    model_calls_max: int = Field(description="Every cycle up to the cap (retries not counted).")
+    max_model_calls: int = Field(0, description="The hard bound, retries included: repairs, fallbacks and a "
+                                                "provider's own retries of a failed request (within "
+                                                "`max_model_calls` of the params when given).")
     budget_cut: str | None = Field(None, description="What the budget cut to fit, in words (none: nothing).")
     markdown: str = Field("", description="One line for a confirmation prompt: who, depth, model calls, why.")
 

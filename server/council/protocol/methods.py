@@ -66,6 +66,9 @@ class Reference(CamelModel):
     content: str = Field("", max_length=MAX_CONTEXT)
 
 
+MAX_MODEL_SPECS = 12  # `models`: one per seat at most (max_personas is 12)
+
+
 class SessionOptions(CamelModel):
     """Per-session choices, honoured when a turn starts a new session."""
 
@@ -80,9 +83,11 @@ class SessionOptions(CamelModel):
     user_id: str | None = Field(None, max_length=80, description="The user's display name in the transcript.")
     seating: SeatingPolicy | None = Field(None, description=SEATING_DOC)
     models: list[Annotated[str, StringConstraints(min_length=3, max_length=400)]] | None = Field(
-        None, max_length=12, description="`provider:model` specs to seat the council on (`council ask --models`): "
-                                         "the first is the chat's model (moderator, clarifier, chair); `provider` "
-                                         "is a configured provider's name or a kind; the model may contain colons.")
+        None, max_length=MAX_MODEL_SPECS,
+        description=f"`provider:model` specs to seat the council on (`council ask --models`), at most "
+                    f"{MAX_MODEL_SPECS} (a council seats at most 12 personas, so more could never be used): the first "
+                    "is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or "
+                    "a kind; the model may contain colons.")
     max_model_calls: int | None = Field(None, ge=3, le=1000,
                                         description="The session's budget of model calls, retries included: the "
                                                     "council plans fewer cycles or seats to fit and says so (3 is "

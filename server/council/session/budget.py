@@ -3,14 +3,15 @@
 A session's calls, counted exactly from the engine: the clarifier (1, when the session clarifies), every seat in
 every debate cycle (n × cycles), the moderator's options after the independent first cycle (1) and the chair's
 synthesis (1): ``planned = clarifier + n × cycles + 2``; a council of one answers once, without options or cycles:
-``clarifier + 2``. Each of them may be asked once more (a repair of an unusable reply, or the same call on the
-chat's model after a seat's model failed), so without a budget the hard bound is ``2 × planned``. A budget
-(``maxModelCalls``) caps it: the council plans fewer cycles, then fewer seats (down to two), then no clarifier, then
-one seat — a council of one answers alone (its reply and the chair's: 2 calls; 3 is the smallest budget accepted) —
-and says what it cut; never fails for it. Retries come only from what the plan leaves free: a retry is made only
-while ``calls + planned calls still to make + 1 ≤ the bound``, and a first call beyond the plan is refused, so the
-calls made never exceed the stated maximum. User actions after the start (more questions, extend, re-open, revisit,
-follow-up, retry) plan their own calls the same way within what is left of the budget.
+``clarifier + 2``. Each of them may be asked once more (a repair of an unusable reply, the same call on the chat's
+model after a seat's model failed, or an HTTP provider sending a failed request again — every attempt that reaches a
+model counts), so without a budget the hard bound is ``2 × planned``. A budget (``maxModelCalls``) caps it: the
+council plans fewer cycles, then fewer seats (down to two), then no clarifier, then one seat — a council of one
+answers alone (its reply and the chair's: 2 calls; 3 is the smallest budget accepted) — and says what it cut; never
+fails for it. Retries come only from what the plan leaves free: a retry is made only while ``calls + planned calls
+still to make + 1 ≤ the bound``, and a first call beyond the plan is refused, so the calls made never exceed the
+stated maximum. User actions after the start (more questions, extend, re-open, revisit, follow-up, retry) plan their
+own calls the same way within what is left of the budget.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from council.camel import CamelModel
 
 MIN_CALLS = 3  # the smallest budget accepted (a council of one needs 2: its reply and the answer)
 FIXED_CALLS = 2  # the options and the synthesis
-ATTEMPTS = 2  # a call and one retry (repair or fallback)
+ATTEMPTS = 2  # a call and one retry (a repair, a fallback, or a failed request sent again)
 
 
 class BudgetCut(CamelModel):

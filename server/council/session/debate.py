@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import anyio
 
+from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
-from council.session.failure import malformed
+from council.session.failure import ModelFailure, malformed
 from council.session.grounds import EVIDENCE_TOOLS
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
@@ -190,14 +191,26 @@ def response_of(name: str, cycle: int, outcome, option_ids: list[str],
     return PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note), vote
 
 
+def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> list[str]:
+    """The models the user did not allow: the ones that refused the last calls, and the seats' that fell back."""
+    fallen = [seat.fallback.from_model.label for seat in (s.seating.seats if s.seating else [])
+              if seat.fallback is not None and seat.fallback.reason == "no_consent"]
+    return list(dict.fromkeys([*(f.model for f in causes.values() if f.model), *fallen]))
+
+
 def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> bool:
     """Report a finished cycle's failures once; True when every advisor abstained.
 
     One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
     when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
     if responses and all(x.abstained for x in responses):
-        causes = {x.persona: x.failure or malformed(None, x.note or "") for x in responses}
-        rt.problem("all_failed", retryable=True, failed=causes)
+        causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
+                  for x in responses}
+        rt.stalled_by = causes
+        if all(f.kind == "no_consent" for f in causes.values()):  # asking again cannot help: the user must allow
+            rt.problem("no_consent", code=ErrorCode.PERMISSION, models=refused_models(rt.session, causes))
+        else:
+            rt.problem("all_failed", retryable=True, failed=causes)
         return True
     for x in responses:
         if x.failure is not None:

@@ -302,6 +302,8 @@ class SessionMetadata(CamelModel):
     context: list[str] = Field(default_factory=list, description="Names of attached context items.")
     calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model label, "
                                                                              "retries included.")
+    failed_by_model: dict[str, int] = Field(default_factory=dict, description="Of those, the calls that failed "
+                                                                              "(the model gave no reply).")
     calls: int = Field(0, ge=0, description="Every model call made.")
     first_calls: int = Field(0, ge=0, description="Model calls made that were not retries.")
 

@@ -67,6 +67,7 @@ class SessionRuntime:
         self.finished_at: float | None = None
         self.last_active = mono()
         self.inflight_calls = 0
+        self.stalled_by: dict[str, Any] = {}  # persona → ModelFailure of the last cycle every advisor failed
         self.pending_calls = 0  # started and not journaled yet (the budget counts them): all, and first calls
         self.pending_first = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
