@@ -1,4 +1,4 @@
-"""A seat whose client model fails falls back to the chat's model; its persona's heading names the model it spoke with
+"""A seat whose client model fails falls back to the chat's model; its persona's line names the model it spoke with
 (the chat's), not the one that failed (found by the VS Code e2e: the heading was made when the seat's call started)."""
 
 from __future__ import annotations
@@ -38,10 +38,12 @@ async def test_a_persona_whose_model_failed_is_headed_with_the_chat_model(sideca
         assert moved
         text = "".join(e.get("markdown", "") for e in sc.session_events(sid)
                        if e["type"] in ("persona.delta", "persona.completed"))
-        headings = re.findall(r"^#### (.+)$", text, re.M)
-        assert not [h for h in headings if "Model B" in h], headings
+        # each persona's compact line starts "- **name** · _model_ — "; the line of a seat that fell back names
+        # the model it spoke with, and no line names the model that failed
+        heads = re.findall(r"^- \*\*(.+?)\*\*(?: · _(.+?)_)? — ", text, re.M)
+        assert not [h for h in heads if h[1] == "Model B"], heads
         for persona in moved:
-            assert f"{persona} · _Model A_" in headings, headings
+            assert [model for who, model in heads if who == persona] == ["Model A"], heads
 
 
 async def test_a_fallback_note_is_never_printed_inside_another_personas_block(sidecar):

@@ -4,6 +4,7 @@ two vendors' model ids; which persona got which model, fallback, restore, and th
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from council.client.rpc import RpcError
@@ -67,8 +68,13 @@ async def test_diverse_seating_lands_on_both_models_and_the_text_names_them(side
         assert seated["seating"]["policy"] == "diverse"
         assert "Senior Developer → Beta Two" in seated["markdown"]
         text = "".join(e["markdown"] for e in sc.session_events(r["sessionId"]))
-        assert "#### Senior Developer · _Beta Two_" in text and "#### Software Architect · _Alpha One_" in text
-        assert "🗳️ **Senior Developer** (_Beta Two_) votes" in text
+        # one compact line per persona and cycle, each naming the model the persona spoke with; a vote is on the
+        # line of the persona (and model) that cast it
+        heads = re.findall(r"^- \*\*(.+?)\*\*(?: · _(.+?)_)? — ", text, re.M)
+        seats = {"Software Architect": "Alpha One", "Senior Developer": "Beta Two", "Devil's Advocate": "Alpha One"}
+        cycles = len(events_of(sc, r["sessionId"], "cycle.started"))
+        assert cycles >= 2 and sorted(heads) == sorted(list(seats.items()) * cycles), heads
+        assert re.search(r"^- \*\*Senior Developer\*\* · _Beta Two_ — [^\n]* · 🗳️ \*\*[AB]\*\* \d+%", text, re.M)
         started = events_of(sc, r["sessionId"], "persona.started")
         assert {e["persona"]: e["modelId"] for e in started}["Senior Developer"] == "beta/two"
         assert set(r["usage"]["byModel"]) == {"Alpha One", "Beta Two"}

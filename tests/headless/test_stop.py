@@ -136,12 +136,15 @@ async def test_cancel_never_shows_the_open_question_again(sidecar):
         seen = len(sc.session_events(sid))
         cancelled = await sc.call("council/turn", {"sessionId": sid, "text": "cancel"})
         assert cancelled["status"] == "cancelled" and cancelled["awaiting"] == "nothing"
-        assert "question" not in cancelled and question not in cancelled["message"]
+        assert "question" not in cancelled and question not in cancelled.get("message", "")
         status = await sc.call("council/turn", {"sessionId": sid, "command": "status"})
         assert "question" not in status and question not in status["message"]
         after = sc.session_events(sid)[seen:]
         assert [e["type"] for e in after] == ["status.changed"]
         assert question not in "".join(e["markdown"] for e in after)
+        # the cancellation is said once: by its event, not again by the turn's note
+        said = "".join(e["markdown"] for e in after) + cancelled.get("message", "")
+        assert said.count("The session was cancelled.") == 1, said
 
 
 @pytest.mark.parametrize("order", ["cancelRequest first", "stop first"])

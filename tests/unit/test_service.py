@@ -315,7 +315,9 @@ async def test_garbage_twice_abstains_with_a_note(make_service):
     assert mine and all(x.abstained for x in mine)
     assert mine[0].note.startswith(f"{who} abstains: unusable reply after one repair attempt")
     shown = "".join(e["markdown"] for e in h.events if e.get("persona") == who and e["sessionId"] == sid)
-    assert f"_{who} abstains:" in shown and shown.count(f"#### {who}\n") == len(mine)
+    # one compact line per abstention, each carrying the abstention note (no raw reply, no JSON)
+    lines = [x for x in shown.splitlines() if x.strip()]
+    assert len(lines) == len(mine) and all(x.startswith(f"- **{who}** — _{who} abstains:") for x in lines), lines
     s = h.runtime(sid).session
     assert who in s.tally.abstentions
     assert all(v.persona != who for v in s.votes)
@@ -460,6 +462,8 @@ async def test_event_sequence_numbers_per_session(make_service):
 
 
 async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_service):
+    from council.present.persona import PersonaLine
+    from council.present.transcript import transcript
     from council.session.live_render import render
 
     who = "Senior Developer"
@@ -471,9 +475,14 @@ async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_se
     shown = "".join(
         e["markdown"] for e in h.of(done.session_id) if e.get("persona") == who and e.get("cycle") == 1
     )
-    final = responses(h, done.session_id, who)[0].model_dump()
-    # the stream plus the completion read exactly as the final reply: one heading, the trimmed lists, a footer
-    assert shown.startswith(f"#### {who}\n\n" + render(final, set(final), final=True) + "_Confidence: ")
+    final = responses(h, done.session_id, who)[0]
+    # the stream plus the completion read exactly as the line of the final reply: its position, no list items
+    assert [e for e in h.of(done.session_id, "persona.delta") if e["persona"] == who and e["cycle"] == 1]
+    assert shown == PersonaLine(who).complete(final) and "point" not in shown
+    # and the transcript keeps the full reply as stored: one heading, the trimmed lists, a footer
+    body = render(final.model_dump(), set(final.model_dump()), final=True)
+    assert "point 7" in body and "point 8" not in body
+    assert f"#### {who}\n\n{body}_Confidence: " in transcript(h.runtime(done.session_id).session)
 
 
 async def test_turn_keys_live_with_their_session_and_new_session_keys_are_bounded(make_service):

@@ -137,12 +137,6 @@ def voted_option(response: PersonaResponse, options: list[VoteOption]) -> VoteOp
     return next((o for o in options if response.option_id and o.id == response.option_id), None)
 
 
-def vote_line(v: Vote, model: str | None = None) -> str:
-    """A vote no persona line showed: ``- 🗳️ **name** votes **A** 80%``."""
-    who = f"**{v.persona}** · _{model}_" if model else f"**{v.persona}**"
-    return f"- 🗳️ {who} votes **{v.option_id}** {percent(v.confidence)}\n\n"
-
-
 def footer(r: PersonaResponse) -> str:
     lines = []
     if r.changed_position:
