@@ -82,6 +82,8 @@ async def test_diverse_seating_lands_on_both_models_and_the_text_names_them(side
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert "#### Senior Developer · _Beta Two_" in snap["transcriptMarkdown"]
         assert "Senior Developer → Beta Two" in snap["transcriptMarkdown"]
+        # the footer tells the chat's own model from the other model the user offered
+        assert "Alpha One (your chat model) and Beta Two (another of your chat models)" in r["finalAnswer"]
 
 
 async def test_an_explicit_map_and_the_chat_policy(sidecar):

@@ -26,8 +26,11 @@ PROVIDERS = {
 def models_used(session: ConversationSession) -> str:
     """"council-test-model (your chat model)" — plain words, one entry per model."""
     seen: dict[str, str] = {}
+    chair = session.seating.chair.model if session.seating is not None else None
     for use in session.metadata.models.values():
         where = PROVIDERS.get(use.provider.split(":")[0], use.provider)
+        if use.provider == "client" and chair is not None and use.model != chair:
+            where = "another of your chat models"  # a seat on a model the user offers, not the chat's own
         seen.setdefault(f"{use.model} ({where})", "")
     return join_names(sorted(seen))
 
