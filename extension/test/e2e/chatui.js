@@ -126,12 +126,27 @@ function chatUi(page, log) {
     let index;
     try {
       index = await until(`the turn ${JSON.stringify(text)} was submitted but did not appear in the chat`,
-        async () => ((await sentRow()) ?? -1) + 1, 90_000) - 1;
+        async () => {
+          const found = await sentRow();
+          if (found === null) await toBottom(); // a chat scrolled up (a screenshot) does not follow the new turn
+          return (found ?? -1) + 1;
+        }, 90_000) - 1;
     } catch (err) {
       throw new Error(`${err.message}; the input shows ${JSON.stringify(await inputText())}`);
     }
     log(`sent ${JSON.stringify(text.slice(0, 80))}`);
     return row(index + 1);
+  }
+
+  /**
+   * Scroll the chat list to its end, as a person does with the wheel: the list renders only the rows in view, and
+   * while it is scrolled up VS Code does not follow a new turn down.
+   */
+  async function toBottom() {
+    const box = await page.locator('.interactive-list').first().boundingBox().catch(() => null);
+    if (!box) return;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, 20_000);
   }
 
   /** The row of the newest response. */
