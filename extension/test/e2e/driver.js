@@ -333,6 +333,8 @@ async function runScenarios() {
     await phase('personas stream and final answer', async () => {
       await final.waitFor({ timeout: 180_000 });
       await final.locator('text=extract one well-bounded service').first().waitFor({ timeout: 60_000 });
+      // the answer is complete before it is read: a response still rendering replaces its elements (detached)
+      await chatUi(page, () => undefined).idle();
     });
     const text = (await final.textContent()) ?? '';
     const lines = await personaLines(final);

@@ -180,14 +180,24 @@ const scenarios = {
     await ui.idle();
   },
 
-  /** After a window reload, a turn for the lost session starts a new session with a one-line note. */
+  /**
+   * After a window reload, a turn for the lost session starts a new session with a one-line note, and (issue 21) it
+   * keeps what the user said: the earlier session's questions were answered or skipped, so the new session reuses
+   * those replies, says so in one line, and goes on to its answer without asking them again.
+   */
   async 'reload'(ui, ctx) {
     await ctx.reload();
     const r = await ui.send('@council What would change if we had only 5 engineers?');
-    await ui.see(FIRST_Q, r);
+    await ui.see(ANSWER_HEADING, r, 180_000);
     await ui.idle();
-    // The note is shown, not folded into VS Code's collapsed "Completed N steps" section.
-    await r.getByText(/earlier council session is gone/).first().waitFor({ state: 'visible', timeout: 5_000 });
+    const text = await r.innerText();
+    ctx.log(`after the reload: ${JSON.stringify(text.slice(0, 300))}`);
+    if (!/reuses your .* from before the reload/.test(text)) throw new Error(`the new session does not say it reused the replies: ${text.slice(0, 600)}`);
+    expectAbsent(text, new RegExp(FIRST_Q), 'a question the user replied to before the reload was asked again');
+    // What happened is shown, not folded into VS Code's collapsed "Completed N steps" section: the sidecar's line on
+    // what it reused stands under the answer. (The extension's own "earlier session is gone" note opens the response
+    // and VS Code folds it there once the whole debate follows it.)
+    await r.getByText(/from before the reload/).first().waitFor({ state: 'visible', timeout: 5_000 });
   },
 
   /** An advisor looks at the workspace (evidence): the file shows as a chat reference in the answer. */
