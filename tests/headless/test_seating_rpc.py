@@ -264,3 +264,18 @@ async def test_the_calls_line_names_only_models_that_answered_and_the_sidecar_wr
         assert "Gamma" not in line
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert line.strip() in snap["transcriptMarkdown"]
+
+
+async def test_a_model_spec_without_a_model_is_a_validation_error_and_the_sidecar_serves_on(sidecar):
+    """Audit (session 6): ``models: ["ollama:"]`` — a provider problem whose details carry its ``kind`` — answered
+    with an internal TypeError (RpcError's own ``kind`` parameter took the detail twice)."""
+    import pytest
+
+    async with sidecar() as sc:
+        with pytest.raises(RpcError) as err:
+            await sc.call("council/turn", {"text": "Should we split the monolith?",
+                                           "options": {"models": ["ollama:"], "clarify": False}})
+        assert err.value.code == -32602 and err.value.data["code"] == "validation", err.value.data
+        assert "needs a model" in err.value.message and err.value.data["details"]["kind"]
+        personas = await sc.call("council/personas", {})
+        assert personas["personas"]

@@ -4,7 +4,8 @@ question (issue 21)."""
 
 from __future__ import annotations
 
-from council.protocol.methods import Awaiting, EarlierAnswer, EarlierSession, TurnParams
+from council.protocol.earlier import EarlierAnswer, EarlierSession
+from council.protocol.methods import Awaiting, TurnParams
 from council.session.entities import QuestionStatus
 from council.session.entities import SessionStatus as S
 

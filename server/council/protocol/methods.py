@@ -24,6 +24,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultRequest,
 )
+from council.protocol.earlier import EarlierSession
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
@@ -106,24 +107,6 @@ class ClientCapabilities(CamelModel):
     chat_model_id: str | None = Field(None, max_length=300,
                                       description="The id (in `models`) of the chat's own model: the moderator, "
                                                   "the clarifier, the chair and every fallback use it.")
-
-
-class EarlierAnswer(CamelModel):
-    """One thing the user told a session the sidecar no longer has: a question and the reply to it."""
-
-    question: str = Field(min_length=1, max_length=MAX_TEXT)
-    action: Literal["answer", "skip", "skip_all"] = "answer"
-    answer: str | None = Field(None, min_length=1, max_length=MAX_TEXT,
-                               description="The reply, for `answer` (the text, or a choice's label).")
-
-
-class EarlierSession(CamelModel):
-    """What the user told a session that is gone (a reload without `keepAcrossReloads`), as the chat history shows
-    it: its question and the replies to its clarifying questions. A new session started with it reuses the replies
-    whose questions it asks again (and, for a bare "continue", the earlier question) and says so in one line."""
-
-    problem: str | None = Field(None, max_length=MAX_TEXT)
-    answers: list[EarlierAnswer] = Field(default_factory=list, max_length=30)
 
 
 class TurnParams(CamelModel):

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.entities import Choice, ChoiceLean, ClarificationQuestion, QuestionStakes
+from council.session.entities import Choice, ClarificationQuestion
 from council.session.outputs import CANDIDATE_IDS, NO_LEAN, ClarifierReply, PlannedQuestion, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import clarifier_messages
 from council.session.runtime import SessionRuntime
+from council.session.stakes import ChoiceLean, QuestionStakes
 
 MAX_QUESTIONS_PER_ROUND = 3
 MIN_CHOICES, MAX_CHOICES = 2, 4

@@ -42,7 +42,8 @@ MsgId = int | str
 class RpcError(JsonRpcException):
     """A JSON-RPC error to answer with; ``data`` always has the contract's shape."""
 
-    def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, **details: Any) -> None:
+    def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, /, **details: Any) -> None:
+        # positional-only: a detail may itself be named `kind` (a provider problem's kind)
         super().__init__(message=message, code=code)
         self.kind = kind
         self.details = details
