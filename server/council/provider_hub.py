@@ -174,7 +174,7 @@ class ProviderHub:
                                    **{k: v for k, v in err.details.items() if k != "fields"}) from None
         name = spec.split(":", 1)[0].strip()
         return self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind,
-                                          vendor=cfg.kind, family=f"{name}:{cfg.model}"), cfg)
+                                          vendor=cfg.kind, family=cfg.model or name), cfg)  # spread by model
 
     def _spec_config(self, spec: str) -> ProviderConfig:
         """``provider:model`` (the provider a configured name or a kind; the model may hold colons, as Ollama's

@@ -135,3 +135,25 @@ def test_an_openai_spec_takes_its_key_and_server_from_the_openai_variables(tmp_p
     assert done.returncode == 0, done.stderr
     assert server.requests and set(server.keys) == {"sk-test-key"} and {b["model"] for b in server.requests} == \
         {"gpt-4o"}
+
+
+def test_a_budget_that_drops_advisors_keeps_the_devils_advocate():
+    """Audit (session 6): seed 000 seats the Devil's Advocate always; a budget that cut the council left it out first
+    ("fewer advisors (from 4: Devil's Advocate left out)") while the reason still said it always sits."""
+    done = run_council("ask", "--no-embeddings", "--provider", "scripted", "--max-calls", "6", "--personas",
+                       "Software Architect,Senior Developer,Security Expert,Devil's Advocate", "--yes", "--json",
+                       PROBLEM)
+    assert done.returncode == 0, done.stderr
+    seated = [p["name"] for p in json.loads(done.stdout)["session"]["personaSelection"]["selectedPersonas"]]
+    assert "Devil's Advocate" in seated and len(seated) < 4, seated
+    assert "Devil's Advocate left out" not in done.stderr
+
+
+def test_two_models_of_one_provider_kind_are_seated_apart():
+    """Audit (session 6): ``--models ollama:llama3.1:8b,ollama:qwen2.5:7b`` put every seat on the first: a spec's
+    family was ``provider:model``, and diversity spreads over its first word — the provider's name."""
+    done = run_council("ask", "--no-embeddings", "--provider", "scripted", "--models", "scripted:alpha,scripted:beta",
+                       "--personas", "Software Architect,Senior Developer,Devil's Advocate", "--yes", "--json", PROBLEM)
+    assert done.returncode == 0, done.stderr
+    seats = json.loads(done.stdout)["session"]["seating"]["seats"]
+    assert {s["model"]["id"] for s in seats} == {"scripted:alpha", "scripted:beta"}, seats

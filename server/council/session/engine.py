@@ -109,6 +109,14 @@ def cycle_cap(settings: SessionSettings, extended: bool) -> int:
     return max(settings.max_cycles, settings.extended_max_cycles) if extended else settings.max_cycles
 
 
+def seats_kept(personas: list, seats: int) -> list:
+    """The personas a budget keeps: the first ``seats``, except that a persona always included (the Devil's
+    Advocate, seed 000) keeps its seat while the council has two or more — the last routed persona gives way."""
+    always = [p for p in personas if p.always_include][: max(0, seats - 1)] if seats >= 2 else []
+    others = [p for p in personas if p not in always][: seats - len(always)]
+    return [p for p in personas if p in always or p in others]
+
+
 class Engine(ClarifyingMoves):
     def __init__(self, library: PersonaLibrary, settings: SessionSettings, writer: Writer,
                  ranker_factory: Callable[[], object | None] = lambda: None, *,
@@ -159,8 +167,9 @@ class Engine(ClarifyingMoves):
             settings = settings.model_copy(update={"max_cycles": min(settings.max_cycles, shape.cycles),
                                                    "clarify": shape.clarifier, "extended_max_cycles": extended,
                                                    "min_cycles": min(settings.min_cycles, shape.cycles)})
-            cut.dropped_seats = selection.names[shape.seats:]
-            selection = selection.model_copy(update={"personas": selection.personas[: shape.seats]})
+            kept = seats_kept(selection.personas, shape.seats)
+            cut.dropped_seats = [p.name for p in selection.personas if p not in kept]
+            selection = selection.model_copy(update={"personas": kept})
         return Plan(req, settings, selection, cut)
 
     async def start(self, rt: SessionRuntime, plan: Plan, pick: ProviderPicker,
