@@ -84,3 +84,17 @@ def test_one_line_per_failure_and_every_cause_once_when_all_failed():
     assert same.count("overloaded") == 1 and same.startswith("**Every advisor failed:** api.example.com is")
     mixed = all_failed({"A": over, "B": key, "C": over})
     assert "A and C: api.example.com is overloaded (HTTP 529); B: api.example.com rejected the API key" in mixed
+
+
+def test_no_model_reachable_is_said_once_with_the_fix_never_every_advisor_failed():
+    """Issue 19: "where no model at all is reachable, say so once, clearly, with the fix — never 'every advisor
+    failed'" (the audit saw it for a configured Ollama that was not running, in chat/CLI and over MCP)."""
+    from council.present.consult import could_not_answer
+
+    down = ModelFailure(kind="unreachable", provider="ollama", host="127.0.0.1:11434", detail="connection refused")
+    failures = {"Software Architect": down, "Senior Developer": down}
+    for text in (all_failed(failures), could_not_answer(failures, None)):
+        assert "could not reach 127.0.0.1:11434" in text and "ollama serve" in text and "council doctor" in text
+        assert "very advisor" not in text
+    mixed = {**failures, "Devil's Advocate": ModelFailure(kind="overloaded", provider="openai", host="api.x.com")}
+    assert all_failed(mixed).startswith("**Every advisor failed:**")  # one model answered something: not "none"

@@ -71,8 +71,23 @@ def failed(role: str, f: ModelFailure) -> str:
     return f"{head}: {cause(f)}.{after}"
 
 
+UNREACHABLE_FIX = ("start the model server (for Ollama: `ollama serve`), or choose a model Council can reach — "
+                   "`council doctor` shows what it can use")
+
+
+def unreachable(failures: dict[str, ModelFailure]) -> str | None:
+    """When no advisor's model could be reached at all: where the council tried (issue 19: say so once, with the
+    fix, never "every advisor failed")."""
+    if not failures or any(f.kind != "unreachable" for f in failures.values()):
+        return None
+    return join_names(list(dict.fromkeys(f.host or where(f) for f in failures.values())))
+
+
 def all_failed(failures: dict[str, ModelFailure]) -> str:
     """Every advisor failed: the common cause once, or each distinct cause with the advisors it hit."""
+    hosts = unreachable(failures)
+    if hosts is not None:
+        return (f"**No model could be reached** (could not reach {hosts}): {UNREACHABLE_FIX}; then **Retry**.")
     groups: dict[str, list[str]] = {}
     for persona, f in failures.items():
         groups.setdefault(cause(f), []).append(persona)
