@@ -3,8 +3,9 @@ the check when an answer reads like a new question."""
 
 from __future__ import annotations
 
-from council.present.text import join_names, one_line, plural
+from council.present.text import join_names, one_line
 from council.session.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
+from council.words import n, t
 
 GENERAL = "general"
 
@@ -12,24 +13,24 @@ GENERAL = "general"
 def selection(sel: PersonaSelection) -> str:
     names = join_names([f"**{p.name}**" for p in sel.selected_personas])
     if sel.user_override and sel.method == "override":
-        why = "You chose them."
+        why = t("clarify.why.yours")
     elif sel.user_override:  # named in the request: added to the routed council
-        about = (f" for a question about {sel.request_classification}"
+        about = (t("clarify.why.about", topic=sel.request_classification)
                  if sel.request_classification and sel.request_classification != GENERAL else "")
-        why = f"Chosen{about}, with {join_names(sel.overridden_personas)} as you asked."
+        why = t("clarify.why.added", about=about, names=join_names(sel.overridden_personas))
     elif sel.request_classification and sel.request_classification != GENERAL:
-        why = f"Chosen for a question about {sel.request_classification}."
+        why = t("clarify.why.topic", topic=sel.request_classification)
     else:
-        why = "Chosen as the best fit for the question."
-    return f"**The council:** {names}. _{why}_\n\n"
+        why = t("clarify.why.best")
+    return t("clarify.council", names=names, why=why) + "\n\n"
 
 
 def question(q: ClarificationQuestion, remaining: int) -> str:
-    after = f" · {plural(remaining, 'more question')} after this one" if remaining else ""
-    out = [f"**The moderator asks**{f' _({after[3:]})_' if after else ''}\n\n{q.question.strip()}\n\n"]
+    after = f" _({t('clarify.remaining', more=n(remaining, 'more_question'))})_" if remaining else ""
+    out = [f"{t('clarify.asks')}{after}\n\n{q.question.strip()}\n\n"]
     if q.choices:
         out.append("".join(f"{i}. {one_line(c.label)}\n" for i, c in enumerate(q.choices, 1)) + "\n")
-    out.append(f"_If you skip it, the council assumes: {one_line(q.default_assumption)}_\n\n")
+    out.append(t("clarify.if_skipped", assumption=one_line(q.default_assumption)) + "\n\n")
     return "".join(out)
 
 
@@ -38,15 +39,14 @@ def resolved(q: ClarificationQuestion) -> str:
     if q.status is QuestionStatus.ANSWERED and q.user_answer is not None:
         return f"✓ _{one_line(q.question)}_ — **{one_line(q.user_answer.answer)}**\n\n"
     if q.status is QuestionStatus.DEFERRED:
-        return f"_Deferred: “{one_line(q.question)}” — the moderator will come back to it._\n\n"
+        return t("clarify.deferred", question=one_line(q.question)) + "\n\n"
     return ""
 
 
 def assumption(a: Assumption) -> str:
-    return f"> **Assumed:** {one_line(a.assumption)}\n\n"
+    return t("clarify.assumed", assumption=one_line(a.assumption)) + "\n\n"
 
 
 def confirm_new(q: ClarificationQuestion, text: str) -> str:
     """Typed text that reads like a new question while ``q`` is open: ask which it is (nothing is recorded)."""
-    return (f"That reads like a new question. Is it your answer to *“{one_line(q.question)}”*, or a new question?"
-            f"\n\n> {one_line(text)}\n\n")
+    return t("clarify.confirm_new", question=one_line(q.question)) + f"\n\n> {one_line(text)}\n\n"

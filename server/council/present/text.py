@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from council.words import t
+
 
 def bullets(items: Iterable[str]) -> str:
     return "".join(f"- {one_line(x)}\n" for x in items if x.strip())
@@ -36,7 +38,7 @@ def percent(share: float) -> str:
 def join_names(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return ", ".join(names[:-1]) + t("and") + names[-1]
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
