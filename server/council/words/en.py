@@ -13,6 +13,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cycle": ("{n} cycle", "{n} cycles"),
     "cycle_upto": ("{n} cycle", "{n} cycles"),  # "up to 20 cycles" (Russian: genitive)
     "debate_cycle_after": ("{n} debate cycle", "{n} debate cycles"),  # "after 2 debate cycles"
+    "cycle_after": ("{n} cycle", "{n} cycles"),  # "after 2 cycles" (Russian: genitive)
     "completed_cycle": ("{n} completed cycle", "{n} completed cycles"),
     "more_question": ("{n} more question", "{n} more questions"),
     "voter": ("{n} voter", "{n} voters"),
@@ -112,6 +113,9 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "synthesis.revisit": "Revisit with more information.",
     "synthesis.no_chair": "Consolidated from the advisors' replies; the chair model was unavailable.",
     "synthesis.abstained": "Abstained in the last cycle: {names}.",
+    "synthesis.voted": "{persona} voted {option}: {why}",
+    "synthesis.counterpoints": "{persona} (counterpoints): {position}{risks}",
+    "synthesis.risks": " Risks: {risks}",
     "synthesis.nondeterministic": "Model output is nondeterministic; the same question can get a different answer.",
     # --- progress notes, status, turn notes (present/status, narrator) ------------------------------------------
     "note.model": "The council uses {model} ({where}).",

@@ -13,6 +13,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cycle": ("{n} цикл", "{n} цикла", "{n} циклов"),
     "cycle_upto": ("{n} цикла", "{n} циклов", "{n} циклов"),
     "debate_cycle_after": ("{n} цикла дебатов", "{n} циклов дебатов", "{n} циклов дебатов"),
+    "cycle_after": ("{n} цикла", "{n} циклов", "{n} циклов"),
     "completed_cycle": ("{n} завершённый цикл", "{n} завершённых цикла", "{n} завершённых циклов"),
     "more_question": ("ещё {n} вопрос", "ещё {n} вопроса", "ещё {n} вопросов"),
     "voter": ("{n} голосующий", "{n} голосующих", "{n} голосующих"),
@@ -112,6 +113,9 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "synthesis.revisit": "Вернуться к вопросу, когда будет больше информации.",
     "synthesis.no_chair": "Собрано из ответов советников: модель председателя была недоступна.",
     "synthesis.abstained": "Воздержались в последнем цикле: {names}.",
+    "synthesis.voted": "{persona} голосует за {option}: {why}",
+    "synthesis.counterpoints": "{persona} (контрдоводы): {position}{risks}",
+    "synthesis.risks": " Риски: {risks}",
     "synthesis.nondeterministic": "Ответы модели недетерминированы: на тот же вопрос ответ может быть другим.",
     # --- progress notes, status, turn notes (present/status, narrator) ------------------------------------------
     "note.model": "Совет работает на модели {model} ({where}).",
