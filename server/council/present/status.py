@@ -7,25 +7,23 @@ from collections.abc import Callable
 from typing import Any
 
 from council.present import failures
-from council.present.answer import PROVIDERS
-from council.present.text import join_names, one_line, plural
+from council.present.answer import provider_name
+from council.present.text import join_names, one_line
 from council.session.entities import ConversationSession, SessionStatus
+from council.words import n, t
 
 # progress notes: kind → text (shown as transient progress, not kept in the transcript)
 NOTES: dict[str, Callable[..., str]] = {
-    "model": lambda model, provider: f"The council uses {model or provider} ({PROVIDERS.get(provider, provider)}).",
-    "reading": lambda: "The moderator reads your question…",
-    "no_questions": lambda why: f"The moderator could not prepare questions ({why}); the council goes ahead.",
-    "thinking": lambda cycle, count: f"Cycle {cycle}: {plural(count, 'advisor')} thinking…",
-    "options_fallback": lambda why: f"The moderator could not extract options ({why}); the council votes on the "
-                                    "positions themselves.",
-    "unplaced": lambda personas: f"The moderator could not match the recommendation of {join_names(personas)} "
-                                 "to one option: no vote from them this round.",
-    "chair": lambda: "The chair writes the final answer…",
-    "evidence": lambda count: f"Looking up {plural(count, 'piece')} of evidence in the workspace…",
-    "follow_up": lambda: "The moderator looks back at the debate…",
-    "budget_stop": lambda cycles: f"The budget of model calls allows no further cycle: the council votes after "
-                                  f"{plural(cycles, 'cycle')}.",
+    "model": lambda model, provider: t("note.model", model=model or provider, where=provider_name(provider)),
+    "reading": lambda: t("note.reading"),
+    "no_questions": lambda why: t("note.no_questions", why=why),
+    "thinking": lambda cycle, count: t("note.thinking", cycle=cycle, advisors=n(count, "advisor")),
+    "options_fallback": lambda why: t("note.options_fallback", why=why),
+    "unplaced": lambda personas: t("note.unplaced", names=join_names(personas)),
+    "chair": lambda: t("note.chair"),
+    "evidence": lambda count: t("note.evidence", pieces=n(count, "evidence_piece")),
+    "follow_up": lambda: t("note.follow_up"),
+    "budget_stop": lambda cycles: t("note.budget_stop", cycles=n(cycles, "cycle_after")),
 }
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
@@ -34,14 +32,10 @@ PROBLEMS: dict[str, Callable[..., str]] = {
     "all_failed": lambda failed: failures.all_failed(failed),
 }
 
-STATUS_WORDS = {
-    SessionStatus.CREATED: "starting",
-    SessionStatus.CLARIFYING: "asking clarifying questions",
-    SessionStatus.DEBATING: "debating",
-    SessionStatus.FINAL: "writing the final answer",
-    SessionStatus.COMPLETED: "done",
-    SessionStatus.CANCELLED: "cancelled",
-}
+
+def status_word(status: SessionStatus) -> str:
+    """A session status in words ("debating")."""
+    return t(f"status.{status.value}")
 
 
 def note(kind: str, data: dict[str, Any]) -> str:
@@ -53,36 +47,36 @@ def problem(kind: str, data: dict[str, Any]) -> str:
 
 
 def status(s: ConversationSession) -> str:
-    parts = [f"**Status:** {STATUS_WORDS[s.status]}.",
-             f"Clarification rounds: {s.clarification_rounds} of 3 · debate cycles: {s.debate_cycles} of "
-             f"{s.cycle_limit} · assumptions: {len(s.assumption_log)}."]
+    parts = [t("status.line", status=status_word(s.status)),
+             t("status.counts", rounds=s.clarification_rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
+               assumptions=len(s.assumption_log))]
     if s.active_question and s.status is SessionStatus.CLARIFYING:
-        parts.append(f"Waiting for your answer to “{one_line(s.active_question.question)}”.")
+        parts.append(t("status.waiting", question=one_line(s.active_question.question)))
     if s.stopped:
-        parts.append("Stopped: `/retry` resumes it, `/cancel` ends it.")
+        parts.append(t("status.stopped"))
     return "  \n".join(parts) + "\n"
 
 
 def stopped(s: ConversationSession) -> str:
     """What ``session.stopped`` says: what was kept and how to go on."""
     if s.status in (SessionStatus.CREATED, SessionStatus.CLARIFYING):
-        kept = "Your answers so far are kept"
+        kept = t("stopped.answers_kept")
     else:
-        kept = f"{plural(s.debate_cycles, 'completed cycle')} kept"
-    return f"**Stopped.** {kept} — resume with `/retry` (or the Resume button); `/cancel` ends the session.\n\n"
+        kept = t("stopped.cycles_kept", cycles=n(s.debate_cycles, "completed_cycle"))
+    return t("stopped.line", kept=kept) + "\n\n"
 
 
 def resumed() -> str:
-    return "_Resuming where the council stopped._\n\n"
+    return t("resumed") + "\n\n"
 
 
 def council_members(s: ConversationSession) -> str:
     names = join_names([f"**{p.name}**" for p in s.personas])
-    return f"On this council: {names}.\n"
+    return t("members", names=names) + "\n"
 
 
 def library(names: list[str]) -> str:
-    return f"Available personas: {join_names(names)}. Name them in your question to choose the council.\n"
+    return t("library", names=join_names(names)) + "\n"
 
 
 def hint(s: ConversationSession, word: str, extendable: bool) -> str:
@@ -90,29 +84,16 @@ def hint(s: ConversationSession, word: str, extendable: bool) -> str:
     possible now. Nothing runs and the session is unchanged."""
     said = f"“{one_line(word).strip(' .!?…')[:60]}”"
     if s.status is SessionStatus.COMPLETED:
-        extend = ", send `/extend` to let the council debate further" if extendable else ""
-        return (f"The council has already answered, so {said} has nothing to act on. Ask a follow-up question "
-                f"about the answer{extend}, or send `/new <question>` to start a new session.\n")
+        extend = t("hint.extend") if extendable else ""
+        return t("hint.completed", said=said, extend=extend) + "\n"
     if s.status is SessionStatus.CANCELLED:
-        return (f"This session was cancelled, so {said} has nothing to act on and it cannot be resumed. Type a "
-                "question to start a new session.\n")
-    why = "the session is stopped" if s.stopped else "no question is waiting for an answer"
-    return (f"{said} has nothing to act on: {why}. Send `continue` (or `/retry`) to resume the session, "
-            "`/cancel` to end it, or a new question to start another session.\n")
+        return t("hint.cancelled", said=said) + "\n"
+    why = t("hint.why_stopped") if s.stopped else t("hint.why_no_question")
+    return t("hint.other", said=said, why=why) + "\n"
 
 
-TURN_NOTES: dict[str, str] = {
-    "over_budget": "The session's budget of model calls is spent: nothing more was run. Start a new session "
-                   "(with a larger budget) to go on.",
-    "cancelled": "The session was cancelled.",
-    "no_more_questions": "The moderator has no further questions.",
-    "stalled": "Every advisor failed; the session waits. Click **Retry** (or send `retry`) once the model works "
-               "again.",
-    "follow_up_failed": "The moderator could not answer that (see the error above). Ask again, or send "
-                        "`/new <your question>` to start a new session.",
-    "follow_up_cancelled": "The follow-up was stopped; the session and its answer are unchanged.",
-    "nothing_to_stop": "Nothing is running, so there is nothing to stop; the session waits for you.",
-}
+TURN_NOTES = ("over_budget", "cancelled", "no_more_questions", "stalled", "follow_up_failed", "follow_up_cancelled",
+              "nothing_to_stop")  # the notes a turn result carries (turn.<kind>)
 
 
 def turn_note(kind: str, s: ConversationSession) -> str | None:
@@ -123,6 +104,8 @@ def turn_note(kind: str, s: ConversationSession) -> str | None:
     if kind in ("stalled", "stopped"):
         return None
     if kind == "more_planned":
-        waiting = f"; first, “{one_line(s.active_question.question)}”" if s.active_question else ""
-        return f"The moderator will ask {plural(len(s.planned_questions), 'more question')}{waiting}.\n"
-    return TURN_NOTES[kind] + "\n"
+        waiting = t("turn.first", question=one_line(s.active_question.question)) if s.active_question else ""
+        return t("turn.more_planned", more=n(len(s.planned_questions), "more_question"), waiting=waiting) + "\n"
+    if kind not in TURN_NOTES:
+        raise KeyError(kind)
+    return t(f"turn.{kind}") + "\n"
