@@ -5,7 +5,7 @@ It implements the session's observer contract: journal records, progress notes, 
 streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
 it keeps a :class:`~council.present.persona.PersonaText`, so a heading appears once, when that persona's text
 starts, and its completion adds only what the stream has not shown; the moderator's answer to a follow-up streams
-the same way.
+the same way. Every entry point writes in the session's language (``council.words.speaking``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from council.session.entities import ClarificationQuestion, DiscussionStatus, Se
 from council.session.live_render import limits_of
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
+from council.words import speaking, t
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +99,12 @@ class Narrator:
 
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
+        with speaking(language_of(rt)):
+            self._recorded(rt, rec, previous)
+
+    def _recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
         if isinstance(rec, r.StatusSet) and previous is not None:
-            text = "_The session was cancelled._\n\n" if rec.status is SessionStatus.CANCELLED else ""
+            text = t("event.cancelled") + "\n\n" if rec.status is SessionStatus.CANCELLED else ""
             self.emit(rt, ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason, markdown=text)
             if rec.status in TERMINAL:
                 self._forget(rt.session_id)
@@ -109,11 +114,13 @@ class Narrator:
             handler(rt, rec)
 
     def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None:
-        self.emit(rt, ev.Progress, message=status.note(kind, data))
+        with speaking(language_of(rt)):
+            self.emit(rt, ev.Progress, message=status.note(kind, data))
 
     def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
                 persona: str | None, retryable: bool) -> None:
-        text = status.problem(kind, data)
+        with speaking(language_of(rt)):
+            text = status.problem(kind, data)
         plain = text.removeprefix("> ⚠️ ").replace("**", "").strip()
         self.emit(rt, ev.ErrorEvent, code=code, message=plain, persona=persona, retryable=retryable,
                   details={"kind": kind, **_wire(data)}, markdown=text)
@@ -123,8 +130,9 @@ class Narrator:
         q = rt.session.active_question
         if q is not None:
             remaining = len(rt.session.planned_questions)
-            self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
-                      markdown=clarify.question(q, remaining))
+            with speaking(language_of(rt)):
+                self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
+                          markdown=clarify.question(q, remaining))
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
@@ -136,7 +144,8 @@ class Narrator:
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
         text = self._texts.setdefault((rt.session_id, persona, cycle),
                                       PersonaText(persona, model=_shown_model(rt, persona)))
-        markdown = text.feed(chunk)
+        with speaking(language_of(rt)):
+            markdown = text.feed(chunk)
         if markdown:
             self.emit(rt, ev.PersonaDelta, persona=persona, cycle=cycle, markdown=markdown)
 
@@ -144,15 +153,17 @@ class Narrator:
         current = self._follow_ups.get(rt.session_id)
         if current is None or current[0] != follow_up_id:  # one follow-up runs at a time: a new one replaces
             current = self._follow_ups[rt.session_id] = (follow_up_id, follow_up.live(rt.session.moderator.name))
-        markdown = current[1].feed(chunk)
+        with speaking(language_of(rt)):
+            markdown = current[1].feed(chunk)
         if markdown:
             self.emit(rt, ev.FollowUpDelta, follow_up_id=follow_up_id, markdown=markdown)
 
     # --- what the service asks the user directly ----------------------------------------------------------------
     def confirm_new(self, rt: SessionRuntime, question: ClarificationQuestion, text: str) -> None:
         """Text that reads like a new problem arrived while ``question`` is open: ask the user which it is."""
-        self.emit(rt, ev.QuestionConfirmNew, question_id=question.question_id, text=text,
-                  markdown=clarify.confirm_new(question, text))
+        with speaking(language_of(rt)):
+            self.emit(rt, ev.QuestionConfirmNew, question_id=question.question_id, text=text,
+                      markdown=clarify.confirm_new(question, text))
 
     # --- records ---------------------------------------------------------------------------------------------
     def _follow_up_answered(self, rt: SessionRuntime, rec: r.FollowUpAnswered) -> None:
@@ -225,6 +236,11 @@ class Narrator:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
+
+
+def language_of(rt: SessionRuntime) -> str | None:
+    """The language the session's texts are written in (None before the session exists: English)."""
+    return rt.session.settings.language if rt.created else None
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

@@ -24,7 +24,7 @@ from council.consult.runner import Asker, Consultant
 from council.errors import CouncilError, from_pydantic, internal_error, root_cause, validation_error
 from council.evidence import WorkspaceTools
 from council.idempotency import KeyedOnce
-from council.narrator import EventSink, Narrator
+from council.narrator import EventSink, Narrator, language_of
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import failures
@@ -264,8 +264,9 @@ class CouncilService:
             return root
         failure = failure_of(root)
         log.error("session %s failed: %s", rt.session_id, failure.detail, exc_info=root)
-        return internal_error(failures.turn_failed(failure), sessionId=rt.session_id, cause=failure.kind,
-                              status=failure.status, technical=failure.detail, retryable=rt.created)
+        return internal_error(failures.turn_failed(failure, language_of(rt)), sessionId=rt.session_id,
+                              cause=failure.kind, status=failure.status, technical=failure.detail,
+                              retryable=rt.created)
 
     def _result(self, rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
         s = rt.session

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from council.present.answer import PROVIDERS, provider_name
 from council.present.text import join_names, one_line
 from council.session.failure import ModelFailure
-from council.words import t
+from council.words import speaking, t
 
 CLIENT_PREFIX = "the client's model failed: "
 
@@ -78,8 +78,13 @@ def all_failed(failures: dict[str, ModelFailure]) -> str:
     return t("all_failed", why=why)
 
 
-def turn_failed(f: ModelFailure) -> str:
-    """The message of a JSON-RPC error when a whole turn failed."""
+def turn_failed(f: ModelFailure, language: str | None = None) -> str:
+    """The message of a JSON-RPC error when a whole turn failed (in ``language``: the session's)."""
+    with speaking(language):
+        return _turn_failed(f)
+
+
+def _turn_failed(f: ModelFailure) -> str:
     if f.kind == "crashed":
         error = f.detail.split(":", 1)[0] or t("turn_failed.unexpected")
         return t("turn_failed.crashed", error=error)

@@ -8,7 +8,7 @@ from typing import Any
 
 from council.present import failures
 from council.present.answer import provider_name
-from council.present.text import join_names, one_line
+from council.present.text import in_session_language, join_names, one_line
 from council.session.entities import ConversationSession, SessionStatus
 from council.words import n, t
 
@@ -46,6 +46,7 @@ def problem(kind: str, data: dict[str, Any]) -> str:
     return f"> ⚠️ {PROBLEMS[kind](**data)}\n\n"
 
 
+@in_session_language
 def status(s: ConversationSession) -> str:
     parts = [t("status.line", status=status_word(s.status)),
              t("status.counts", rounds=s.clarification_rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
@@ -57,6 +58,7 @@ def status(s: ConversationSession) -> str:
     return "  \n".join(parts) + "\n"
 
 
+@in_session_language
 def stopped(s: ConversationSession) -> str:
     """What ``session.stopped`` says: what was kept and how to go on."""
     if s.status in (SessionStatus.CREATED, SessionStatus.CLARIFYING):
@@ -70,6 +72,7 @@ def resumed() -> str:
     return t("resumed") + "\n\n"
 
 
+@in_session_language
 def council_members(s: ConversationSession) -> str:
     names = join_names([f"**{p.name}**" for p in s.personas])
     return t("members", names=names) + "\n"
@@ -79,6 +82,7 @@ def library(names: list[str]) -> str:
     return t("library", names=join_names(names)) + "\n"
 
 
+@in_session_language
 def hint(s: ConversationSession, word: str, extendable: bool) -> str:
     """The reply to a bare keyword with nothing to act on in this state (intent ``hint``): why, and what is
     possible now. Nothing runs and the session is unchanged."""
@@ -99,6 +103,11 @@ TURN_NOTES = ("over_budget", "cancelled", "no_more_questions", "stalled", "follo
 def turn_note(kind: str, s: ConversationSession) -> str | None:
     """The note a turn result carries (``message``), from the engine's note kind and the session (``stalled`` and
     ``stopped`` carry none: their event said it once)."""
+    return _turn_note(s, kind)
+
+
+@in_session_language
+def _turn_note(s: ConversationSession, kind: str) -> str | None:
     if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
         kind = "follow_up_cancelled"
     if kind in ("stalled", "stopped"):
