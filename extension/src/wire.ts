@@ -131,6 +131,7 @@ export const LIMITS = {
     userId: { maxLength: 80 },
     models: { maxItems: 12 },
     maxModelCalls: { minimum: 3, maximum: 1000 },
+    uiLanguage: { maxLength: 35 },
   },
   ClientModel: {
     id: { minLength: 1, maxLength: 300 },
@@ -194,6 +195,10 @@ export interface TurnResult {
   duplicate: boolean;
   /** Model calls the session made so far, per model. */
   usage?: CallUsage;
+  /** The session's language: every text the sidecar writes for it. */
+  language: 'en' | 'ru';
+  /** The buttons' and followups' words in the session's language (absent when no session exists). */
+  labels?: ChatLabels;
 }
 
 /** `council/answer`: answer, skip or defer one question by id (what a clicked button sends). */
@@ -884,6 +889,46 @@ export interface CallUsage {
 /** What the proposer asks the council to accept. */
 export type ChangeType = 'DECLARE_PASS' | 'FREEZE_SPEC' | 'UPDATE_CONFIG' | 'CODE_REFACTOR';
 
+/** The words of the chat's buttons and followups, in the session's language (print them as they are). */
+export interface ChatLabels {
+  /** The Skip button under a question. */
+  skip: string;
+  skipTooltip: string;
+  /** The tooltip of a choice's button. */
+  answerTooltip: string;
+  /** Followup: skip the open question. */
+  skipQuestion: string;
+  /** Followup: skip every remaining question. */
+  skipAll: string;
+  /** The button under a debate that reached its cycle limit. */
+  extendButton: string;
+  /** Followup: extend the debate. */
+  extend: string;
+  /** The button when every advisor failed. */
+  retry: string;
+  retryTooltip: string;
+  /** The button under a stopped session. */
+  resume: string;
+  resumeTooltip: string;
+  /** The button that cancels a stopped session. */
+  cancel: string;
+  cancelTooltip: string;
+  /** Followup: resume the stopped session. */
+  resumeStopped: string;
+  /** Followup: cancel the session. */
+  cancelSession: string;
+  /** Followup: show the transcript. */
+  transcript: string;
+  /** Followup: ask a new question. */
+  newQuestion: string;
+  /** Button: the typed text answers the open question. */
+  useAsAnswer: string;
+  useAsAnswerTooltip: string;
+  /** Button: the typed text starts a new session. */
+  startNew: string;
+  startNewTooltip: string;
+}
+
 /** One chat message of a prompt (also what `council/complete` carries to a client's model). */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -1457,6 +1502,10 @@ export interface SessionOptions {
   models?: string[];
   /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the minimum council: one seat, the options, the answer). */
   maxModelCalls?: number;
+  /** The language the council writes in (`en`, `ru`); unset: the question's language, or `uiLanguage` when the question does not tell. */
+  language?: 'en' | 'ru';
+  /** The client's display language (a BCP 47 tag such as `ru` or `en-US`), used when neither `language` nor the question tells; an unsupported one means English. */
+  uiLanguage?: string;
 }
 
 /** Per-session knobs, fixed at creation (extended by `extend debate`). */

@@ -1,12 +1,11 @@
 """The sidecar's façade: one method per protocol request, independent of the transport.
 
-It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests
-rather than the domain: idempotency keys, one running turn per session, stopping (``council/stop`` or
-``$/cancelRequest`` on a running turn: the session pauses; on a completed session it stops a running follow-up)
-and cancelling (``council/cancel`` only), and provider problems as readable errors that name their root cause. It
-is also the one place that decides what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the
-one place domain results become wire results. The consult tools (``council.consult``) run their sessions through
-the same :meth:`run_turn`.
+It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests rather
+than the domain: idempotency keys, one running turn per session, stopping (``council/stop`` or ``$/cancelRequest`` on a
+running turn: the session pauses; on a completed session it stops a running follow-up) and cancelling
+(``council/cancel`` only), and provider problems as readable errors that name their root cause. It is also the one place
+that decides what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results
+become wire results. The consult tools (``council.consult``) run their sessions through the same :meth:`run_turn`.
 """
 
 from __future__ import annotations
@@ -73,6 +72,7 @@ from council.session.failure import failure_of
 from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
 from council.session.pause import drop_open_cycle, pause
+from council.session.prompts import session_language
 from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
@@ -176,7 +176,8 @@ class CouncilService:
                          user_name=opts.user_id or "User",
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
-                         max_model_calls=opts.max_model_calls)
+                         max_model_calls=opts.max_model_calls,
+                         language=session_language(params.text, opts.language, opts.ui_language))
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
         rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id)
 
@@ -277,7 +278,7 @@ class CouncilService:
                           final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                           can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                           limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped, usage=CallUsage.of(s))
+                          stopped=s.stopped, usage=CallUsage.of(s), language=s.settings.language)
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:

@@ -12,6 +12,8 @@ import os
 import re
 from typing import Any, TextIO
 
+from council.words import speaking, t
+
 _CODES = {"bold": "1", "dim": "2", "italic": "3", "red": "31", "green": "32", "yellow": "33",
           "blue": "34", "magenta": "35", "cyan": "36"}
 
@@ -229,11 +231,10 @@ class EventPrinter:
             self._end_stream()
 
 
-ANSWER_HINT = "answer with a number, your own words, 'skip', 'skip all' or 'more'"
-
-
-def show_hint(out: TextIO, style: Style, question: dict[str, Any]) -> None:
-    """How to answer the question just printed (the question itself comes from the sidecar's markdown)."""
-    hint = ANSWER_HINT if question.get("choices") else ANSWER_HINT.replace("a number, ", "")
+def show_hint(out: TextIO, style: Style, question: dict[str, Any], language: str | None = None) -> None:
+    """How to answer the question just printed, in the session's ``language`` (the question itself comes from the
+    sidecar's markdown)."""
+    with speaking(language):
+        hint = t("cli.hint_choices") if question.get("choices") else t("cli.hint")
     out.write(style(f"   {hint}", "dim") + "\n")
     out.flush()

@@ -14,7 +14,6 @@ from council.encodable import encodable
 from council.present import clarify, cost, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
-from council.present.status import status_word
 from council.present.text import bullets, cell, join_names, one_line, percent
 from council.session.entities import ConversationSession, QuestionStatus
 from council.words import speaking, t
@@ -114,7 +113,7 @@ def transcript(s: ConversationSession) -> str:
 def _transcript(s: ConversationSession) -> str:
     out = [f"# {title(s)}\n\n",
            t("transcript.header", session=s.session_id, date=f"{s.created_at:%Y-%m-%d %H:%M}",
-             status=status_word(s.status)) + "\n\n",
+             status=t(f"state.{s.status.value}")) + "\n\n",
            _question(s)]
     if s.persona_selection:
         out.append(clarify.selection(s.persona_selection))

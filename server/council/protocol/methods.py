@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from council.camel import CamelModel, SnakeModel
@@ -24,6 +24,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultRequest,
 )
+from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
@@ -83,6 +84,8 @@ class SessionOptions(CamelModel):
                                         description="The session's budget of model calls, retries included: the "
                                                     "council plans fewer cycles or seats to fit and says so (3 is "
                                                     "the minimum council: one seat, the options, the answer).")
+    language: Language | None = Field(None, description=LANGUAGE_DOC)
+    ui_language: str | None = Field(None, max_length=35, description=UI_LANGUAGE_DOC)
 
 
 class ClientCapabilities(CamelModel):
@@ -186,6 +189,16 @@ class TurnResult(CamelModel):
                                 "members, notes); print it as is.")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
     usage: CallUsage | None = Field(None, description="Model calls the session made so far, per model.")
+    language: Language = Field("en", description="The session's language: every text the sidecar writes for it.")
+    labels: ChatLabels | None = Field(None, description="The buttons' and followups' words in the session's language "
+                                                        "(absent when no session exists).")
+
+    @model_validator(mode="after")
+    def _labels_in_its_language(self) -> TurnResult:
+        """A session's result carries its buttons' words (written from ``language`` when not given)."""
+        if self.labels is None and self.session_id is not None:
+            self.labels = ChatLabels.of(self.language)
+        return self
 
 
 class CancelResult(CamelModel):

@@ -1,14 +1,14 @@
 """The conductor: drives one session from a turn to the point where it needs the user again.
 
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question;
-``more_questions``, ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
-stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
-cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
-the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
-as the session starts (``council.session.evidence``). Every state change goes through ``rt.record``; every
-operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
-``"more_planned"``, ``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
-:class:`Writer`; this module writes no prose.
+``more_questions``, ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or stalled
+session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate cycles,
+vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before the next
+cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled as the
+session starts (``council.session.evidence``). Every state change goes through ``rt.record``; every operation returns
+``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``, ``"more_planned"``,
+``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected :class:`Writer`; this
+module writes no prose.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from council.session.evidence import (
 from council.session.follow_up import answer_follow_up, reopen_debate
 from council.session.outputs import CouncilSynthesis
 from council.session.pause import drop_open_cycle, resume
-from council.session.prompts import CONTEXT_BUDGET, detect_language
+from council.session.prompts import CONTEXT_BUDGET, session_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.seating import Seating
 from council.session.synthesis import synthesize
@@ -88,6 +88,7 @@ class NewSession:
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
     max_model_calls: int | None = None  # the session's budget of model calls
+    language: str | None = None  # the session's language (prompts.session_language); None: the question's
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class Engine:
             "depth": req.depth or base.depth,
             "max_personas": req.max_personas or base.max_personas,
             "clarify": req.clarify and base.clarify,
-            "language": detect_language(req.text),
+            "language": req.language or session_language(req.text),
         })
 
     # --- start ---------------------------------------------------------------------------------------------
@@ -187,8 +188,7 @@ class Engine:
         return await self._begin(rt, pick)
 
     async def _begin(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
-        """Plan the first clarification round (when the session clarifies) and run on: the start, and the resume
-        of a session stopped before it had a question."""
+        """Plan the first question round (if it clarifies) and run on: at the start, or resuming before any."""
         if rt.session.settings.clarify:
             rt.note("reading")
             questions = await plan_round(rt, pick, 1)

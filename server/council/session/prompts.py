@@ -19,6 +19,7 @@ from council.session.entities import ConversationSession, Depth, QuestionStatus
 from council.session.formats import extra_block, format_block
 from council.session.grounds import EvidenceUse, tool_uses
 from council.session.outputs import PersonaResponse, Vote
+from council.words import DEFAULT, supported
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
 SOUL_BUDGET, FOCUS_BUDGET, RULES_BUDGET = 600, 450, 600  # a persona contract in the prompt
@@ -45,12 +46,26 @@ DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
 
 
+MIN_LETTERS = 4  # a question with fewer letters ("k8s?", "1234") does not tell its language
+
+
 def detect_language(text: str) -> str:
+    """The question's language: ``ru`` when a good share of its letters are Cyrillic, else ``en``."""
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return "en"
     cyrillic = sum(1 for c in letters if "\u0400" <= c <= "\u04ff")
     return "ru" if cyrillic / len(letters) > 0.3 else "en"
+
+
+def session_language(text: str, asked: str | None = None, ui_language: str | None = None) -> str:
+    """The language a session writes in: the one asked for, else the question's, else the client's display
+    language when the question has too few letters to tell, else English."""
+    if supported(asked):
+        return supported(asked) or DEFAULT
+    if sum(1 for c in text if c.isalpha()) >= MIN_LETTERS:
+        return detect_language(text)
+    return supported(ui_language) or DEFAULT
 
 
 def clip(text: str, limit: int) -> str:

@@ -277,6 +277,12 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     # --- the transcript (present/transcript) -----------------------------------------------------------------------
     "transcript.session": "Council session",
     "transcript.header": "_Council session {session} · {date} UTC · {status}_",
+    "state.created": "created",
+    "state.clarifying": "clarifying",
+    "state.debating": "debating",
+    "state.final": "final",
+    "state.completed": "completed",
+    "state.cancelled": "cancelled",
     "transcript.clarification": "## Clarification",
     "transcript.skipped": "_skipped — assumed: {assumption}_",
     "transcript.assumptions": "**Assumptions recorded**",

@@ -277,6 +277,12 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     # --- the transcript (present/transcript) -----------------------------------------------------------------------
     "transcript.session": "Сессия совета",
     "transcript.header": "_Сессия совета {session} · {date} UTC · {status}_",
+    "state.created": "создана",
+    "state.clarifying": "уточнение",
+    "state.debating": "дебаты",
+    "state.final": "итог",
+    "state.completed": "завершена",
+    "state.cancelled": "отменена",
     "transcript.clarification": "## Уточнения",
     "transcript.skipped": "_пропущено — допущение: {assumption}_",
     "transcript.assumptions": "**Записанные допущения**",
