@@ -239,8 +239,8 @@ class Narrator:
 
 
 def language_of(rt: SessionRuntime) -> str | None:
-    """The language the session's texts are written in (None before the session exists: English)."""
-    return rt.session.settings.language if rt.created else None
+    """The language the session's texts are written in (before the session exists: the one it will have)."""
+    return rt.session.settings.language if rt.created else rt.language
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

@@ -173,13 +173,12 @@ class CouncilService:
         opts = params.options
         req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
-                         user_name=opts.user_id or "User",
+                         user_name=opts.user_id or "User", max_model_calls=opts.max_model_calls,
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
-                         max_model_calls=opts.max_model_calls,
                          language=session_language(params.text, opts.language, opts.ui_language))
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
-        rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id)
+        rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id, req.language)
 
         async def start() -> str | None:
             rt.note("model", model=default.model, provider=default.id)
@@ -192,10 +191,11 @@ class CouncilService:
                 self.store.discard(rt.session_id)
             raise
 
-    async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
-        """A new session's runtime with its role → provider function, its seating and the chat's model."""
+    async def seated(self, params: TurnParams, personas: list[str], session_id: str | None, language: str | None):
+        """A new session's runtime (writing in ``language``), its role → provider function, seating and chat model."""
         seating, default = await self.hub.seat(params.options, params.client, personas)
         rt = self.store.create(session_id)
+        rt.language = language
         rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
         return rt, seating, default
 

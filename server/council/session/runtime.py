@@ -71,6 +71,7 @@ class SessionRuntime:
         self.pending_first = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
         self.once = KeyedOnce()  # idempotency memory of this session's requests, evicted with it
+        self.language: str | None = None  # what the session will write in, before it exists (its plan's)
 
     @property
     def session(self) -> ConversationSession:
