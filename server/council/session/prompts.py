@@ -10,6 +10,7 @@ advisors ("Advisor 1/2/…") so it can say which recommendation each option stan
 
 from __future__ import annotations
 
+import re
 from string import ascii_uppercase
 from typing import Any
 
@@ -46,7 +47,8 @@ DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
 
 
-MIN_LETTERS = 4  # a question with fewer letters ("k8s?", "1234") does not tell its language
+_WORD = re.compile(r"[^\W\d_]{3,}")  # a word of three letters or more
+MIN_WORDS = 2  # a question with fewer such words ("k8s vs ECS?", "1234") does not tell its language
 
 
 def detect_language(text: str) -> str:
@@ -60,10 +62,10 @@ def detect_language(text: str) -> str:
 
 def session_language(text: str, asked: str | None = None, ui_language: str | None = None) -> str:
     """The language a session writes in: the one asked for, else the question's, else the client's display
-    language when the question has too few letters to tell, else English."""
+    language when the question has too few words to tell, else English."""
     if supported(asked):
         return supported(asked) or DEFAULT
-    if sum(1 for c in text if c.isalpha()) >= MIN_LETTERS:
+    if len(_WORD.findall(text)) >= MIN_WORDS:
         return detect_language(text)
     return supported(ui_language) or DEFAULT
 
