@@ -67,6 +67,11 @@ def _entry(key: str) -> Entry:
     return found if found is not None else CATALOGS[DEFAULT][key]
 
 
+def known(key: str) -> bool:
+    """Whether the catalogs have ``key`` (for keys made from data, such as an enum value)."""
+    return key in CATALOGS[DEFAULT]
+
+
 def t(key: str, **values: object) -> str:
     """The catalog's text for ``key`` in the current language, with ``values`` filled in."""
     entry = _entry(key)
