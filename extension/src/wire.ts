@@ -199,6 +199,8 @@ export interface TurnResult {
   language: 'en' | 'ru';
   /** The buttons' and followups' words in the session's language (absent when no session exists). */
   labels?: ChatLabels;
+  /** Markdown: the model calls the session made, per model, against what it said it would spend (print it under the answer). */
+  spent?: string;
 }
 
 /** `council/answer`: answer, skip or defer one question by id (what a clicked button sends). */

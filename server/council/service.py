@@ -59,7 +59,6 @@ from council.protocol.methods import (
     TurnParams,
     TurnResult,
 )
-from council.protocol.seating import CallUsage
 from council.provider_hub import ProviderHub
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
@@ -67,7 +66,7 @@ from council.review.api import Reviewer
 from council.review.calls import Progress
 from council.session import records as r
 from council.session.engine import Engine, NewSession
-from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
+from council.session.entities import SessionSettings, SessionStatus
 from council.session.failure import failure_of
 from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
@@ -77,6 +76,7 @@ from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
+from council.turn_result import turn_result
 
 log = logging.getLogger(__name__)
 
@@ -270,15 +270,7 @@ class CouncilService:
                               retryable=rt.created)
 
     def _result(self, rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
-        s = rt.session
-        question = s.active_question if s.status is SessionStatus.CLARIFYING else None  # never after a cancel
-        last = s.discussions[-1] if s.discussions else None
-        return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
-                          awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
-                          final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
-                          can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
-                          limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped, usage=CallUsage.of(s), language=s.settings.language)
+        return turn_result(rt, intent, message)
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:

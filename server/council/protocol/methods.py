@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator
 from pydantic_core import PydanticCustomError
 
 from council.camel import CamelModel, SnakeModel
@@ -192,13 +192,8 @@ class TurnResult(CamelModel):
     language: Language = Field("en", description="The session's language: every text the sidecar writes for it.")
     labels: ChatLabels | None = Field(None, description="The buttons' and followups' words in the session's language "
                                                         "(absent when no session exists).")
-
-    @model_validator(mode="after")
-    def _labels_in_its_language(self) -> TurnResult:
-        """A session's result carries its buttons' words (written from ``language`` when not given)."""
-        if self.labels is None and self.session_id is not None:
-            self.labels = ChatLabels.of(self.language)
-        return self
+    spent: str | None = Field(None, description="Markdown: the model calls the session made, per model, against what "
+                                                "it said it would spend (print it under the answer).")
 
 
 class CancelResult(CamelModel):
