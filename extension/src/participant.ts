@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
-import { questionButtons, retryButton } from './buttons';
+import { DEFAULT_LABELS, questionButtons, retryButton } from './buttons';
 import type { CouncilClient } from './client';
 import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
@@ -20,11 +20,11 @@ import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
-import { EventRenderer, usageMarkdown } from './render';
+import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
+import type { Awaiting, ChatLabels, ClarificationQuestion, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
@@ -43,6 +43,8 @@ export interface CouncilResultMetadata {
   problem?: string;
   /** The session is stopped (paused): Resume continues it. */
   stopped?: boolean;
+  /** The buttons' and followups' words in the session's language (the sidecar's). */
+  labels?: ChatLabels;
 }
 
 export interface CouncilChatResult extends vscode.ChatResult {
@@ -143,16 +145,27 @@ export interface ParticipantDeps {
   models?: ChatModels;
 }
 
-const EXAMPLE = 'Should we split our monolith into services this quarter?';
-const NEW_QUESTION = 'Type your new question: the council starts a new session for it (the earlier session stays as it is).\n';
+/** The extension's own few texts (no session, or the sidecar that would write them is gone), in VS Code's display language. */
+const WORDS = {
+  askExample: () =>
+    vscode.l10n.t('Ask the council a hard question, for example: _{0}_', vscode.l10n.t('Should we split our monolith into services this quarter?')) + '\n',
+  newQuestion: () => vscode.l10n.t('Type your new question: the council starts a new session for it (the earlier session stays as it is).') + '\n',
+  duplicate: () => `_${vscode.l10n.t('That answer was already submitted.')}_\n\n`,
+  stopped: () => `\n\n_${vscode.l10n.t('Stopped.')}_\n`,
+  noSession: () => vscode.l10n.t('There is no council session in this conversation yet.') + '\n',
+  transcriptOpen: () => `_${vscode.l10n.t('The transcript is open in a preview.')}_\n`,
+  openTranscriptAgain: () => vscode.l10n.t('Open the transcript again'),
+};
 
 /** What only the extension can know (the sidecar that would write it is gone). */
 const NOTES = {
-  restarted: '> ↻ The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.\n\n',
-  unknown:
-    '> ℹ️ The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new ' +
-    'session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.\n\n',
-  expired: '> ℹ️ The earlier council session expired, so this starts a new session.\n\n',
+  restarted: () =>
+    `> ↻ ${vscode.l10n.t('The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.')}\n\n`,
+  unknown: () =>
+    `> ℹ️ ${vscode.l10n.t(
+      'The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.',
+    )}\n\n`,
+  expired: () => `> ℹ️ ${vscode.l10n.t('The earlier council session expired, so this starts a new session.')}\n\n`,
 };
 
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
@@ -166,17 +179,17 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     }
     if (request.command === 'review') return reviewTurn(deps, request, stream, token, chooseModel);
     if (!request.prompt.trim() && command === 'new') {
-      stream.markdown(NEW_QUESTION); // the question typed next starts a session, not a follow-up of this one
+      stream.markdown(WORDS.newQuestion()); // the question typed next starts a session, not a follow-up of this one
       return { metadata: { newQuestion: true } };
     }
     if (!request.prompt.trim() && !request.command) {
-      stream.markdown(`Ask the council a hard question, for example: _${EXAMPLE}_\n`);
+      stream.markdown(WORDS.askExample());
       return previous ? { metadata: { ...previous, awaiting: 'nothing' } } : {};
     }
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
     const outgoing = await outgoingTurn(deps, request, previous, command, model, settings);
-    const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
+    const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`), previous?.labels);
     const notices = new Set<string>();
     const note = (md: string): void => {
       if (notices.has(md)) return;
@@ -229,7 +242,7 @@ async function outgoingTurn(
   const base = {
     text: text.trim().slice(0, MAX_TEXT),
     references: await collectReferences(request.references, settings.referencesMaxChars, deps.references),
-    options: sessionOptions(settings, model?.name),
+    options: sessionOptions(settings, model?.name, vscode.env.language),
     client: caps,
     ...(command ? { command } : {}),
   };
@@ -246,7 +259,7 @@ function recoveryHooks(
     send: () => outgoing.send(token),
     onRestarted: () => {
       turn.resetOrder();
-      note(NOTES.restarted);
+      note(NOTES.restarted());
     },
     onUnknownSession: (why) => {
       log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
@@ -254,7 +267,7 @@ function recoveryHooks(
       turn.sessionId = undefined;
       turn.proposedSessionId = outgoing.proposedSessionId;
       turn.resetOrder();
-      note(NOTES[why]);
+      note(NOTES[why]());
       return true;
     },
   };
@@ -270,16 +283,22 @@ function failed(
   previous: CouncilResultMetadata | undefined,
 ): CouncilChatResult {
   const base: CouncilResultMetadata | undefined = sessionId
-    ? { sessionId, status: state.status ?? previous?.status ?? 'created', awaiting: 'nothing', ...(previous?.problem ? { problem: previous.problem } : {}) }
+    ? {
+        sessionId,
+        status: state.status ?? previous?.status ?? 'created',
+        awaiting: 'nothing',
+        ...(previous?.problem ? { problem: previous.problem } : {}),
+        ...(state.labels ?? previous?.labels ? { labels: state.labels ?? previous?.labels } : {}),
+      }
     : undefined;
   if (token.isCancellationRequested || isCancellation(err)) {
     // Stop pauses: the sidecar's `session.stopped` event said so (with Resume / Cancel); say it when it could not.
-    if (!state.stopped && state.status !== 'cancelled') stream.markdown('\n\n_Stopped._\n');
+    if (!state.stopped && state.status !== 'cancelled') stream.markdown(WORDS.stopped());
     if (!base) return {};
     return { metadata: state.status === 'cancelled' ? { ...base, status: 'cancelled' } : { ...base, stopped: true } };
   }
   const message = handleError(err, stream);
-  if (base && isRetryable(err)) stream.button(retryButton(base.sessionId));
+  if (base && isRetryable(err)) stream.button(retryButton(base.sessionId, base.labels));
   return base ? { metadata: { ...base, error: message }, errorDetails: { message } } : { errorDetails: { message } };
 }
 
@@ -316,17 +335,17 @@ function pendingQuestion(result: TurnResult): ClarificationQuestion | undefined 
  * turn, the final answer if this turn finished the council but its event was not printed, and the metadata.
  */
 function finish(result: TurnResult, state: TurnState, stream: vscode.ChatResponseStream, problem: string | undefined): CouncilChatResult {
-  if (result.duplicate) stream.markdown('_That answer was already submitted._\n\n');
+  if (result.duplicate) stream.markdown(WORDS.duplicate());
   if (result.message) stream.markdown(block(result.message));
   const question = pendingQuestion(result);
   if (question && !state.confirming && state.question?.questionId !== question.questionId) {
-    for (const b of questionButtons(question)) stream.button(b);
+    for (const b of questionButtons(question, result.labels ?? state.labels)) stream.button(b);
   }
   const answered = state.finalAnswer || (!!result.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent));
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
     stream.markdown(block(result.finalAnswer));
   }
-  const spent = answered ? usageMarkdown(result.usage) : ''; // what the council spent, under its answer
+  const spent = answered ? (result.spent ?? '') : ''; // what the council spent, under its answer (the sidecar's words)
   if (spent) stream.markdown(spent);
   if (!result.sessionId) return {};
   const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
@@ -336,6 +355,8 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
   if (result.stopped) metadata.stopped = true;
+  const labels = result.labels ?? state.labels;
+  if (labels) metadata.labels = labels;
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
@@ -347,13 +368,13 @@ async function showTranscript(
   token: vscode.CancellationToken,
 ): Promise<CouncilChatResult> {
   if (!sessionId) {
-    stream.markdown('There is no council session in this conversation yet.\n');
+    stream.markdown(WORDS.noSession());
     return {};
   }
   try {
     const { status } = await openTranscript(client, sessionId, token); // a read-only preview titled by the question
-    stream.markdown('_The transcript is open in a preview._\n');
-    stream.button({ command: 'council.showTranscript', title: 'Open the transcript again', arguments: [sessionId] });
+    stream.markdown(WORDS.transcriptOpen());
+    stream.button({ command: 'council.showTranscript', title: WORDS.openTranscriptAgain(), arguments: [sessionId] });
     return { metadata: { sessionId, status, awaiting: status === 'clarifying' ? 'answer' : 'nothing' } };
   } catch (err) {
     return { metadata: { sessionId, status: 'created', awaiting: 'nothing', error: handleError(err, stream) } };
@@ -364,24 +385,25 @@ async function showTranscript(
 export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   const m = result.metadata;
   if (!isCouncilMetadata(m)) return [];
+  const l = m.labels ?? DEFAULT_LABELS;
   if (m.awaiting === 'answer') {
     return [
       // With a command: a followup without one inherits the previous turn's (a choice after `/new …` would start anew).
       ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c, command: 'answer' })),
-      { prompt: '', command: 'skip', label: 'Skip this question' },
-      { prompt: '', command: 'skipAll', label: 'Skip all questions' },
+      { prompt: '', command: 'skip', label: l.skipQuestion },
+      { prompt: '', command: 'skipAll', label: l.skipAll },
     ];
   }
   const out: vscode.ChatFollowup[] = [];
   if (m.stopped) {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
-    out.push({ prompt: '', command: 'retry', label: 'Resume the stopped session' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
+    out.push({ prompt: '', command: 'retry', label: l.resumeStopped }, { prompt: '', command: 'cancel', label: l.cancelSession });
   }
-  if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
+  if (m.canExtend) out.push({ prompt: '', command: 'extend', label: l.extend });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
-    out.push({ prompt: '', command: 'transcript', label: 'Show transcript' });
+    out.push({ prompt: '', command: 'transcript', label: l.transcript });
   }
-  out.push({ prompt: '', command: 'new', label: 'Ask a new question' });
+  out.push({ prompt: '', command: 'new', label: l.newQuestion });
   return out;
 }
 

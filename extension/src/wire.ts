@@ -500,6 +500,8 @@ export interface Progress extends EventBase {
 export interface PersonasSelected extends EventBase {
   type: 'personas.selected';
   selection: PersonaSelection;
+  /** The buttons' words in the session's language (the first event of a session: for the buttons shown before its result). */
+  labels?: ChatLabels;
 }
 
 export interface QuestionAsked extends EventBase {

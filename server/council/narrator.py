@@ -21,6 +21,7 @@ from council.present import clarify, cost, debate, evidence, follow_up, status
 from council.present.persona import PersonaText, vote
 from council.present.review_words import progress_line
 from council.protocol import events as ev
+from council.protocol.language import ChatLabels
 from council.session import records as r
 from council.session.debate import persona_schema
 from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
@@ -41,7 +42,8 @@ class Narrator:
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
             r.PersonasSelected: lambda rt, rec: self.emit(
-                rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection)),
+                rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection),
+                labels=ChatLabels.of(language_of(rt))),
             r.QuestionAsked: self._question_asked,
             r.QuestionAnswered: lambda rt, rec: self._resolved(rt, rec.answer.question_id),
             r.QuestionDeferred: lambda rt, rec: self._resolved(rt, rec.question_id),

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
-import { PendingAnswers } from '../../src/buttons';
+import { DEFAULT_LABELS, PendingAnswers } from '../../src/buttons';
 import { SidecarUnavailableError } from '../../src/client';
 import { SessionKeeper } from '../../src/keeper';
 import { ChatModels } from '../../src/models';
 import type { CouncilChatResult, ParticipantDeps } from '../../src/participant';
 import { chooseModel, createHandler, followupsFor, isCouncilMetadata, mapCommand, sessionIdFromHistory } from '../../src/participant';
-import { usageMarkdown } from '../../src/render';
 import { readSettings } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
 import { FakeStream, MARKDOWN, SID, question, resetSeq, sample } from './fixtures';
@@ -181,19 +180,18 @@ describe('chat turn handler', () => {
     assert.equal(stream.text.match(/The council's answer/g)?.length, 1);
   });
 
-  it('under the answer, the model calls the session made per model (TurnResult.usage); no answer, no line', async () => {
+  it('under the answer, the model calls the session made as the sidecar words them (TurnResult.spent); no answer, no line', async () => {
     const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 5 }, maxCalls: 17 };
+    const spent = '_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n';
     const { handler, emit } = setup((call) => {
       if (call.params.command === 'skipAll') emit(sample('final.answer'));
-      return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage });
+      return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage, spent });
     });
     const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })];
     const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), history);
-    assert.equal(stream.text, `${MARKDOWN['final.answer']}_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n`);
+    assert.equal(stream.text, `${MARKDOWN['final.answer']}${spent}`);
     const status = await run(handler, chatRequest('', { command: 'status' }), history);
     assert.doesNotMatch(status.stream.text, /Model calls/);
-    assert.equal(usageMarkdown({ calls: 3, byModel: { 'GPT-5': 3 } }), '_Model calls: 3._\n\n');
-    assert.equal(usageMarkdown({ calls: 0, byModel: {} }), '');
   });
 
   it('a repeated submission does not print anything twice', async () => {
@@ -237,6 +235,18 @@ describe('chat turn handler', () => {
     assert.deepEqual(stream.buttons.map((b) => b.title), ['Resume', 'Cancel session']);
     assert.equal(result.metadata?.stopped, true);
     assert.deepEqual(followupsFor(result).map((f) => f.label).slice(0, 2), ['Resume the stopped session', 'Cancel the session']);
+  });
+
+  it('the followups and the question’s buttons speak the session’s language (the result’s labels, kept in the metadata)', async () => {
+    const labels = { ...DEFAULT_LABELS, skip: 'Пропустить', skipQuestion: 'Пропустить этот вопрос', skipAll: 'Пропустить все вопросы', newQuestion: 'Задать новый вопрос' };
+    const q = question('q9');
+    const { handler } = setup(() => turnResult({ intent: 'status', status: 'clarifying', awaiting: 'answer', question: q, language: 'ru', labels }));
+    const { stream, result } = await run(handler, chatRequest('', { command: 'status' }), [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })]);
+    assert.equal(stream.buttons.at(-1)?.title, 'Пропустить');
+    assert.deepEqual(result.metadata?.labels, labels);
+    assert.deepEqual(followupsFor(result).slice(-2).map((f) => f.label), ['Пропустить этот вопрос', 'Пропустить все вопросы']);
+    const done = followupsFor({ metadata: { sessionId: SID, status: 'completed', awaiting: 'nothing', labels } });
+    assert.equal(done.at(-1)?.label, 'Задать новый вопрос');
   });
 
   it('sidecar errors become readable markdown and keep the session id', async () => {
