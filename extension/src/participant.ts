@@ -20,6 +20,7 @@ import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
+import { NOTES, WORDS } from './notes';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
@@ -144,29 +145,6 @@ export interface ParticipantDeps {
   /** The user's chat models, offered to the sidecar to seat personas on (none: only the chat's model). */
   models?: ChatModels;
 }
-
-/** The extension's own few texts (no session, or the sidecar that would write them is gone), in VS Code's display language. */
-const WORDS = {
-  askExample: () =>
-    vscode.l10n.t('Ask the council a hard question, for example: _{0}_', vscode.l10n.t('Should we split our monolith into services this quarter?')) + '\n',
-  newQuestion: () => vscode.l10n.t('Type your new question: the council starts a new session for it (the earlier session stays as it is).') + '\n',
-  duplicate: () => `_${vscode.l10n.t('That answer was already submitted.')}_\n\n`,
-  stopped: () => `\n\n_${vscode.l10n.t('Stopped.')}_\n`,
-  noSession: () => vscode.l10n.t('There is no council session in this conversation yet.') + '\n',
-  transcriptOpen: () => `_${vscode.l10n.t('The transcript is open in a preview.')}_\n`,
-  openTranscriptAgain: () => vscode.l10n.t('Open the transcript again'),
-};
-
-/** What only the extension can know (the sidecar that would write it is gone). */
-const NOTES = {
-  restarted: () =>
-    `> ↻ ${vscode.l10n.t('The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.')}\n\n`,
-  unknown: () =>
-    `> ℹ️ ${vscode.l10n.t(
-      'The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.',
-    )}\n\n`,
-  expired: () => `> ℹ️ ${vscode.l10n.t('The earlier council session expired, so this starts a new session.')}\n\n`,
-};
 
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
   return async (rawRequest, context, stream, token): Promise<CouncilChatResult | NewQuestionResult> => {
