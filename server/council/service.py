@@ -132,7 +132,9 @@ class CouncilService:
         if rt is None:
             if intent is Intent.PERSONAS:
                 chat = [p.name for p in self.library.all if p.chats]  # review-only roles are not named in chat
-                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat))
+                said = session_language(params.text, params.options.language, params.options.ui_language)
+                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat, said),
+                                  language=said)
             if params.command is TurnCommand.ANSWER:
                 raise validation_error("no question is waiting for an answer", reason="no_open_question")
             raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)

@@ -89,3 +89,11 @@ async def test_a_question_that_does_not_tell_takes_the_client_s_display_language
     h = make_service()
     res, s = await start(h, text="k8s vs ECS?", ui_language="ru-RU")
     assert s.settings.language == "ru" and res.labels.new_question == "Задать новый вопрос"
+
+
+async def test_personas_before_any_session_are_listed_in_the_client_s_language(make_service):
+    h = make_service()
+    res = await h.service.turn(TurnParams(command="personas", options=SessionOptions(ui_language="ru")))
+    assert res.language == "ru" and res.message.startswith("Доступные персоны: ")
+    res = await h.service.turn(TurnParams(command="personas"))
+    assert res.language == "en" and res.message.startswith("Available personas: ")

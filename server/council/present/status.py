@@ -10,7 +10,7 @@ from council.present import failures
 from council.present.answer import provider_name
 from council.present.text import in_session_language, join_names, one_line
 from council.session.entities import ConversationSession, SessionStatus
-from council.words import n, t
+from council.words import n, speaking, t
 
 # progress notes: kind → text (shown as transient progress, not kept in the transcript)
 NOTES: dict[str, Callable[..., str]] = {
@@ -78,8 +78,10 @@ def council_members(s: ConversationSession) -> str:
     return t("members", names=names) + "\n"
 
 
-def library(names: list[str]) -> str:
-    return t("library", names=join_names(names)) + "\n"
+def library(names: list[str], language: str | None = None) -> str:
+    """The personas one can name (``/personas`` before any session), in ``language``."""
+    with speaking(language):
+        return t("library", names=join_names(names)) + "\n"
 
 
 @in_session_language
