@@ -14,18 +14,26 @@ Two tasks, each method on the same items with the same model:
   session is cancelled as soon as it would start debating: the clarification stage is what is measured).
 
 Reported per method: accuracy, prompt tokens (SmolLM2's tokenizer when llama-cpp-python is installed, else
-characters / 4) and wall time. Usage::
+characters / 4) and wall time. For arithmetic the council's *first vote* (cycle 1's winner, before any debate) is
+reported beside its final answer as ``first_vote`` (no calls of its own: it is read off the same sessions), with
+what the debate did to it (``arithmetic_debate``: confirmed / overturned / no debate, as the answer states it, and
+``arithmetic_first_vote_vs_final``: items the debate fixed or broke). Usage::
 
     .venv/bin/python bench/quality.py                                   # embedded SmolLM2-135M, tiny run
     .venv/bin/python bench/quality.py --provider openai --model gpt-4o-mini --api-key-env OPENAI_API_KEY \\
         --arithmetic 30 --clarification 8                               # any OpenAI-compatible endpoint
     .venv/bin/python bench/quality.py --provider ollama --model llama3.1:8b --arithmetic 30
-    .venv/bin/python bench/quality.py --provider ollama --model qwen2.5:7b --arithmetic 30 \
+    OPENAI_API_KEY=… .venv/bin/python bench/quality.py --provider ollama --model qwen2.5:7b --arithmetic 30 \
         --mixed "ollama:qwen2.5:7b,ollama:llama3.1:8b,openai:gpt-4o-mini@https://api.openai.com/v1"
 
 ``--mixed`` adds a fourth method beside the single-model council: the same council seated over several endpoints
 (``kind:model[@base_url]`` specs, the model may hold colons; the first is the moderator's and chair's), the way
-``council ask --models`` seats it (research on councils: different models add more than copies of one).
+``council ask --models`` seats it (research on councils: different models add more than copies of one). An
+``openai`` spec's key is the variable ``--api-key-env`` names, else ``OPENAI_API_KEY``; without ``@base_url`` it
+uses ``OPENAI_BASE_URL``, else OpenAI's API; an ``ollama`` spec without one, the local Ollama.
+
+Every endpoint is checked before the first item, and one that fails every call it gets makes the run fail: one
+line naming it on stderr and exit status 3 (a table of 0/N would measure nothing).
 """
 
 from __future__ import annotations
@@ -43,11 +51,11 @@ from typing import Any
 import anyio
 from pydantic import Field
 
-from council.config import CouncilConfig, ProviderConfig
+from council.config import ConfigError, CouncilConfig, ProviderConfig, adhoc_provider
 from council.errors import CouncilError
 from council.personas.loader import load_personas
 from council.protocol.methods import SessionOptions, TurnParams
-from council.providers.base import ChatMessage, CompletionRequest, Provider, complete
+from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
 from council.providers.registry import build_provider
 from council.service import CouncilService
 from council.session.entities import Depth, SessionSettings
@@ -84,17 +92,49 @@ class ClarifyOrAnswer(ModelReply):
     answer: str = Field("", max_length=1200)
 
 
+UNUSABLE = 3  # an endpoint cannot be used: the run measured nothing
+
+
+class Unusable(Exception):
+    """An endpoint that cannot be used (one line for stderr)."""
+
+
 class Recording(Provider):
-    """Delegates to a real provider and counts the prompt tokens of every call."""
+    """Delegates to a real provider, counts the prompt tokens of every call and the calls that failed."""
 
     def __init__(self, inner: Provider, count: Callable[[str], int]) -> None:
         super().__init__(inner.model)
         self.inner, self.count, self.tokens = inner, count, 0
         self.id, self.constrains_json = inner.id, inner.constrains_json
+        self.calls, self.failures, self.error = 0, 0, ""
 
-    def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         self.tokens += sum(self.count(m.content) for m in request.messages)
-        return self.inner.stream(request)
+        self.calls += 1
+        try:
+            async for chunk in self.inner.stream(request):
+                yield chunk
+        except ProviderError as err:
+            self.failures += 1
+            self.error = err.message
+            raise
+
+    def where(self) -> str:
+        """The endpoint as a person finds it: provider, model and server."""
+        url = getattr(self.inner, "base_url", None)
+        return self.inner.describe() + (f" at {url}" if url else "")
+
+    async def usable(self) -> None:
+        """Raise :class:`Unusable` when the endpoint does not answer its health check."""
+        try:
+            with anyio.fail_after(15):
+                status = await self.inner.check()
+        except TimeoutError:
+            raise Unusable(f"{self.where()} did not answer its health check within 15 s") from None
+        except ProviderError as err:
+            raise Unusable(f"{self.where()} cannot be used: {err.message}") from None
+        if not status.available:
+            raise Unusable(f"{self.where()} cannot be used: {status.detail}")
 
     def describe(self) -> str:
         return self.inner.describe()
@@ -146,6 +186,8 @@ class Methods:
                  mixed: list[tuple[ProviderConfig, Recording]] | None = None) -> None:
         self.provider, self.samples, self.personas, self.max_cycles = provider, samples, personas, max_cycles
         self.mixed = mixed or []
+        self.first_votes: dict[str, int | None] = {}  # question → the council's first-vote answer (cycle 1)
+        self.verdicts: dict[str, str] = {}  # question → what the debate did to the first vote
 
     @property
     def tokens(self) -> int:
@@ -171,6 +213,8 @@ class Methods:
         return SessionOptions(personas=self.personas, depth=Depth.BRIEF, models=models, **kw)
 
     async def arithmetic(self, method: str, question: str) -> int | None:
+        if method == "first_vote":  # read off the council's session of this question (run just before)
+            return self.first_votes.get(question)
         if method == "single":
             reply = await ask_json(self.provider, arithmetic_prompt(question), Answer)
             return reply.answer if reply else None
@@ -186,14 +230,12 @@ class Methods:
             print(f"council failed on {question!r}: {exc.message}", file=sys.stderr)
             return None
         s = service.store.get(res.session_id).session
-        texts = []
-        if s.tally and s.tally.winner:
-            option = next(o for o in s.options if o.id == s.tally.winner)
-            texts += [option.label, option.description]
-        if s.synthesis:
-            texts.append(s.synthesis.recommendation)
-        found = [int(m) for t in texts for m in INT.findall(t)]
-        return found[-1] if found else None
+        effect = s.synthesis.debate if s.synthesis else None
+        if method == "council":  # the single-model council's first vote, for the first_vote method
+            self.first_votes[question] = number(option_texts(s, effect.first_winner if effect else None))
+            self.verdicts[question] = effect.verdict if effect else "no_vote"
+        return number(option_texts(s, s.tally.winner if s.tally else None)
+                      + ([s.synthesis.recommendation] if s.synthesis else []))
 
     async def clarification(self, method: str, request: str, keywords: tuple[str, ...]) -> bool:
         prompt = (f"The user asks: {request}\nIf the right answer depends on facts the user has not given, set "
@@ -233,30 +275,66 @@ class Methods:
         return turn.question.question if turn is not None and turn.question is not None else None
 
 
+def option_texts(s: Any, option_id: str | None) -> list[str]:
+    option = next((o for o in s.options if o.id == option_id), None)
+    return [option.label, option.description] if option else []
+
+
+def number(texts: list[str]) -> int | None:
+    """The last integer in the texts (the council's answer to an arithmetic item), or None."""
+    found = [int(m) for t in texts for m in INT.findall(t)]
+    return found[-1] if found else None
+
+
 METHODS = ("single", "majority", "council")
 
 
-async def measure(label: str, methods: Methods, items: list[Any],
-                  run: Callable[[str, Any], Awaitable[bool]]) -> None:
-    """Run every item with every method; print accuracy, prompt tokens and wall time per method."""
+async def measure(label: str, methods: Methods, items: list[Any], run: Callable[[str, Any], Awaitable[bool]],
+                  extra: tuple[str, ...] = ()) -> dict[str, list[bool]]:
+    """Run every item with every method (``extra`` after the council: read off its sessions); print accuracy,
+    prompt tokens and wall time per method. Returns each method's verdict per item."""
     stats: dict[str, tuple[int, int, float]] = {}
-    for method in METHODS + (("mixed",) if methods.mixed else ()):
-        correct, tokens, started = 0, methods.tokens, time.perf_counter()
-        for item in items:
-            correct += bool(await run(method, item))
-        stats[method] = (correct, methods.tokens - tokens, time.perf_counter() - started)
+    right: dict[str, list[bool]] = {}
+    for method in METHODS + extra + (("mixed",) if methods.mixed else ()):
+        tokens, started = methods.tokens, time.perf_counter()
+        right[method] = [bool(await run(method, item)) for item in items]
+        stats[method] = (sum(right[method]), methods.tokens - tokens, time.perf_counter() - started)
     n = len(items)
     print(f"{label}_accuracy: " + " | ".join(f"{m} {c}/{n}" for m, (c, _, _) in stats.items()))
     print(f"{label}_prompt_tokens: " + " | ".join(f"{m} {t}" for m, (_, t, _) in stats.items()))
     print(f"{label}_wall_s: " + " | ".join(f"{m} {w:.0f}" for m, (_, _, w) in stats.items()))
+    return right
 
 
-async def main(ns: argparse.Namespace) -> None:
+def first_vote_vs_final(methods: Methods, items: list[tuple[str, int]], right: dict[str, list[bool]]) -> None:
+    """What the debate did to the council's first vote: the verdicts as the answers state them, and the items it
+    fixed (first vote wrong, final right) or broke (first vote right, final wrong)."""
+    verdicts = Counter(methods.verdicts.get(q, "no_vote") for q, _ in items)
+    print("arithmetic_debate: " + " | ".join(f"{v} {verdicts.get(v, 0)}" for v in
+                                              ("confirmed", "overturned", "no_debate", "no_vote")))
+    pairs = list(zip(right["first_vote"], right["council"], strict=True))
+    print(f"arithmetic_first_vote_vs_final: first vote {sum(a for a, _ in pairs)}/{len(pairs)} | final "
+          f"{sum(b for _, b in pairs)}/{len(pairs)} | debate fixed {sum(b and not a for a, b in pairs)} | "
+          f"debate broke {sum(a and not b for a, b in pairs)}")
+
+
+async def main(ns: argparse.Namespace) -> int:
+    try:
+        return await run(ns)
+    except (Unusable, ConfigError) as err:
+        print(f"quality: {err}", file=sys.stderr)
+        return UNUSABLE
+
+
+async def run(ns: argparse.Namespace) -> int:
     cfg = ProviderConfig(kind=ns.provider, model=ns.model or "", base_url=ns.base_url, api_key=ns.api_key_env)
     count, how = token_counter()
     provider = Recording(build_provider(cfg), count)
     personas = [p.strip() for p in ns.personas.split(",") if p.strip()]
     mixed = [(spec, Recording(build_provider(spec), count)) for spec in mixed_specs(ns.mixed or "", ns.api_key_env)]
+    endpoints = [provider, *(rec for _, rec in mixed)]
+    for rec in endpoints:
+        await rec.usable()
     methods = Methods(provider, ns.samples, personas, ns.max_cycles, mixed)
     items = arithmetic(ns.arithmetic, ns.seed)
     clar = CLARIFICATION[: ns.clarification]
@@ -273,23 +351,31 @@ async def main(ns: argparse.Namespace) -> None:
     async def clarify(method: str, item: tuple[str, tuple[str, ...]]) -> bool:
         return await methods.clarification(method, *item)
 
-    await measure("arithmetic", methods, items, arith)
+    right = await measure("arithmetic", methods, items, arith, extra=("first_vote",))
+    first_vote_vs_final(methods, items, right)
     if clar:
         await measure("clarification", methods, clar, clarify)
-    await provider.inner.aclose()
-    for _, rec in mixed:
+    for rec in endpoints:
         await rec.inner.aclose()
     print(f"quality_wall_s: {time.perf_counter() - began:.0f}")
+    dead = [rec for rec in endpoints if rec.calls and rec.failures == rec.calls]
+    if dead:
+        raise Unusable("; ".join(f"{rec.where()} failed every call it got ({rec.failures}): {rec.error}"
+                                 for rec in dead))
+    return 0
 
 
 def mixed_specs(text: str, api_key_env: str | None) -> list[ProviderConfig]:
-    """``kind:model[@base_url]`` specs (comma-separated; the model may hold colons) → provider configs."""
+    """``kind:model[@base_url]`` specs (comma-separated; the model may hold colons) → provider configs, as
+    ``council ask --models`` reads them (an ``openai`` one's key from ``api_key_env``, else ``OPENAI_API_KEY``)."""
     out = []
     for spec in (x.strip() for x in text.split(",") if x.strip()):
         head, _, base_url = spec.partition("@")
         kind, _, model = head.partition(":")
-        key = api_key_env if kind == "openai" and base_url else None
-        out.append(ProviderConfig(kind=kind, model=model, base_url=base_url or None, api_key=key))  # type: ignore
+        if kind not in ("openai", "ollama", "embedded", "scripted"):
+            raise ConfigError(f"--mixed: {spec!r} is not kind:model[@base_url] with a kind one of openai, ollama, "
+                              "embedded, scripted")
+        out.append(adhoc_provider(kind, model, base_url=base_url or None, api_key_env=api_key_env))
     return out
 
 
@@ -306,4 +392,4 @@ if __name__ == "__main__":
     parser.add_argument("--max-cycles", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2023)
     parser.add_argument("--mixed", help="kind:model[@base_url] specs: also run the council seated over them")
-    anyio.run(main, parser.parse_args())
+    sys.exit(anyio.run(main, parser.parse_args()))

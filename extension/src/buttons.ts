@@ -1,5 +1,6 @@
 /**
- * The chat's buttons: a question's choices and Skip (with their idempotency), Extend debate, Retry.
+ * The chat's buttons: a question's choices, Skip this question (with their idempotency) and Skip all, Extend
+ * debate, Retry, the full positions under the answer.
  *
  * A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
  * double-clicking a button can never produce two different keys for one click. The command handler records the
@@ -16,10 +17,12 @@ import { TURN_COMMANDS } from './wire';
 /** The buttons' words before the sidecar has said any (the sidecar's English catalog, `label.*`). */
 export const DEFAULT_LABELS: ChatLabels = {
   skip: 'Skip',
-  skipTooltip: 'Skip this question',
+  skipTooltip: 'The council records the assumption it states instead',
   answerTooltip: 'Answer with this choice',
   skipQuestion: 'Skip this question',
   skipAll: 'Skip all questions',
+  skipAllButton: 'Skip all',
+  skipAllTooltip: 'Skip the remaining questions and let the council debate',
   extendButton: 'Extend debate',
   extend: 'Extend the debate',
   retry: 'Retry',
@@ -31,6 +34,8 @@ export const DEFAULT_LABELS: ChatLabels = {
   resumeStopped: 'Resume the stopped session',
   cancelSession: 'Cancel the session',
   transcript: 'Show transcript',
+  transcriptButton: 'Full positions',
+  transcriptTooltip: "Open the session's transcript: every advisor's full position, cycle by cycle",
   newQuestion: 'Ask a new question',
   useAsAnswer: 'Use as my answer',
   useAsAnswerTooltip: 'Answer the open question with what you wrote',
@@ -88,7 +93,11 @@ export function answerButtonArgs(
   return args;
 }
 
-/** The buttons under a question: one per choice, then Skip. */
+/**
+ * The buttons under a question — the only place its choices are shown (the sidecar's markdown does not list them,
+ * and no followups repeat them): one per choice, then Skip this question and Skip all. Typing a choice's label or
+ * number answers too.
+ */
 export function questionButtons(q: ClarificationQuestion, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
   const choices = Array.isArray(q.choices) ? q.choices : [];
   const buttons: ButtonCommand[] = choices.map((c) => ({
@@ -99,11 +108,17 @@ export function questionButtons(q: ClarificationQuestion, labels: ChatLabels = D
   }));
   buttons.push({
     command: ANSWER_COMMAND,
-    title: labels.skip,
+    title: labels.skipQuestion,
     tooltip: labels.skipTooltip,
     arguments: [answerButtonArgs(q, 'skip', undefined, labels)],
   });
+  buttons.push(turnButton(labels.skipAllButton, { command: 'skipAll', text: '' }, labels.skipAllTooltip));
   return buttons;
+}
+
+/** Under the council's answer: the full positions (the transcript), one click away. */
+export function transcriptButton(sessionId: string, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand {
+  return { command: 'council.showTranscript', title: labels.transcriptButton, tooltip: labels.transcriptTooltip, arguments: [sessionId] };
 }
 
 export function extendButton(sessionId: string, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand {

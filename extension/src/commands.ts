@@ -6,8 +6,9 @@ import type { AnswerButtonArgs, PendingAnswers } from './buttons';
 import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
-import { PARTICIPANT_NAME } from './participant';
-import { applyPersonaDraft, describeDraft, draftPersonaCopy } from './personaDraft';
+import { PARTICIPANT_NAME } from './slashCommands';
+import type { ShippedPersona } from './personaDraft';
+import { applyPersonaDraft, describeDraft, draftPersonaCopy, shippedPersonas } from './personaDraft';
 import { TRANSCRIPT_SCHEME, openTranscript, transcripts } from './transcript';
 import { localFolders } from './vscodeapi';
 import type { SessionStatus } from './wire';
@@ -90,9 +91,26 @@ export function workspacePersonasDir(): string | undefined {
   return folder ? path.join(folder.uri.fsPath, '.council', 'personas') : undefined;
 }
 
+type PersonaPick = vscode.QuickPickItem & { file?: string };
+
+/** The picker's items: the chat advisors, then the review-only roles under their own heading, marked as such. */
+export function personaPickItems(personas: ShippedPersona[], relativeDir: string): PersonaPick[] {
+  const item = (p: ShippedPersona): PersonaPick => ({
+    label: p.name,
+    description: [p.reviewOnly ? 'review-only role (review mode, never in the chat)' : `${p.councils.join(', ')} council`, p.inWorkspace ? `already in ${relativeDir}` : ''].filter(Boolean).join(' · '),
+    detail: p.description,
+    file: p.file,
+  });
+  const chat = personas.filter((p) => !p.reviewOnly);
+  const review = personas.filter((p) => p.reviewOnly);
+  const separator = (label: string): PersonaPick => ({ label, kind: vscode.QuickPickItemKind.Separator });
+  return [separator('Chat advisors'), ...chat.map(item), ...(review.length > 0 ? [separator('Review-only roles (review mode)'), ...review.map(item)] : [])];
+}
+
 /**
- * Show the draft of copying the shipped persona TOMLs into <workspace>/.council/personas, copy only after the user
- * confirms, then open them. Saving an edited persona file restarts the sidecar (see extension.ts); sessions survive.
+ * Let the user pick the personas to customise, show the draft of copying those shipped TOMLs into
+ * <workspace>/.council/personas, copy only after the user confirms, then open them. Saving an edited persona file
+ * restarts the sidecar (see extension.ts); sessions survive.
  */
 export async function editPersonas(deps: CommandDeps): Promise<void> {
   const dir = workspacePersonasDir();
@@ -101,11 +119,23 @@ export async function editPersonas(deps: CommandDeps): Promise<void> {
     return;
   }
   const shipped = path.join(deps.extensionPath, 'personas');
-  const draft = draftPersonaCopy(shipped, dir);
   const relative = vscode.workspace.asRelativePath(dir);
+  const picked = await vscode.window.showQuickPick(personaPickItems(shippedPersonas(shipped, dir), relative), {
+    title: 'Council: Edit Personas',
+    placeHolder: 'Pick the personas to customise (one or several); only those are copied into the workspace',
+    canPickMany: true,
+    matchOnDetail: true,
+    ignoreFocusOut: true,
+  });
+  const files = (picked ?? []).flatMap((p) => (p.file ? [p.file] : []));
+  if (files.length === 0) {
+    log.info('personas: none picked; nothing written');
+    return;
+  }
+  const draft = draftPersonaCopy(shipped, dir, files);
   if (draft.toWrite.length > 0) {
     const { message, detail } = describeDraft(draft, relative);
-    const yes = `Copy ${draft.toWrite.length} Files`;
+    const yes = draft.toWrite.length === 1 ? 'Copy 1 File' : `Copy ${draft.toWrite.length} Files`;
     const pick = await vscode.window.showInformationMessage(message, { modal: true, detail }, yes);
     if (pick !== yes) {
       log.info('personas: the copy was not confirmed; nothing written');
@@ -114,8 +144,10 @@ export async function editPersonas(deps: CommandDeps): Promise<void> {
     const written = applyPersonaDraft(draft, shipped);
     log.info(`personas: ${written.length} copied to ${dir}`);
   }
-  const first = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.toml')).sort()[0] : undefined;
-  if (first) await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, first)));
+  for (const f of files) {
+    const file = path.join(dir, f);
+    if (fs.existsSync(file)) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+  }
   await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(dir)).then(undefined, () => undefined);
   void vscode.window.showInformationMessage(`Council: personas in ${relative} override the shipped ones by id; saving one reloads the council (sessions in progress are kept).`);
 }
@@ -144,6 +176,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     if (question?.trim()) await openChatWith(`@${PARTICIPANT_NAME} /new ${question.trim()}`);
   });
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts));
+  // Restored transcript tabs: fetched from the sidecar (they are not in memory after a reload), the open ones re-read.
+  transcripts.attach(
+    async (sessionId) => {
+      const snap = await deps.client.request('council/snapshot', { sessionId });
+      return { question: snap.session.requestText, markdown: snap.transcriptMarkdown };
+    },
+    vscode.workspace.textDocuments.map((d) => d.uri),
+  );
   reg('council.cancelSession', () => cancelSession(deps));
   reg('council.showTranscript', (arg) => showTranscript(deps, arg));
   reg('council.editPersonas', () => editPersonas(deps));

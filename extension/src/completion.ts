@@ -77,9 +77,9 @@ async function modelFor(params: CompleteParams, turn: ActiveTurn<vscode.Language
       { sessionId: params.sessionId, purpose: params.purpose },
     );
   }
-  if (deps.models?.isRefused(id)) throw seatError('no_consent', id, `Council may not use the model ${id} (refused earlier in this window).`, params.purpose);
   const model = await deps.models?.byId(id);
   if (!model) throw seatError('model_unavailable', id, `The chat model ${id} is not available (any more).`, params.purpose);
+  if (!deps.models?.usable(model)) throw seatError('no_consent', id, `Council may not use the model ${id} (refused earlier in this window).`, params.purpose);
   return model;
 }
 
@@ -115,14 +115,9 @@ export async function serveCompletion(params: CompleteParams, token: vscode.Canc
     log.warn(`council/complete for ${params.purpose} failed on ${model.id}: ${reason}`);
     // A seat's model: the sidecar moves its personas to the chat's model and writes the note.
     if (seat) throw seatError(seatReason(err), model.id, `The chat model ${model.name} failed: ${reason}`, params.purpose);
-    if (code === 'permission') {
-      handlers.notify(
-        `\n> ⚠️ Council may not use **${model.name}** (${reason}). The council falls back to its configured provider ` +
-          '(`council.http.*`); allow the model with **Manage Language Model Access** to use it.\n\n',
-      );
-    }
+    // The chat's model: the sidecar words it (a refusal names the model and how to allow it).
     const details: Record<string, unknown> = { model: model.id, purpose: params.purpose };
-    if (params.modelId !== undefined) Object.assign(details, { reason: seatReason(err), modelId: model.id });
+    if (params.modelId !== undefined || code === 'permission') Object.assign(details, { reason: seatReason(err), modelId: model.id });
     throw completionError(code, `The chat model ${model.name} failed: ${reason}`, details);
   } finally {
     for (const s of subs) s.dispose();

@@ -3,7 +3,8 @@
  * (`ClientCapabilities.models`: every model `vscode.lm.selectChatModels()` lists, bounded, in a stable order, the
  * chat's own model first) so it can seat personas on different vendors' models; `council/complete` then names a
  * model by id and this finds it again. VS Code asks the user once per model whether Council may use it; a model the
- * user refused is remembered for the window (and never offered again in it), so no call ever prompts twice.
+ * user refused is remembered for the window (and not offered again in it), so no call ever prompts twice — until the
+ * user allows it (Manage Language Model Access): VS Code then says it may be used, and that wins.
  */
 import * as vscode from 'vscode';
 import type { ClientCapabilities, ClientModel } from './wire';
@@ -75,9 +76,12 @@ export class ChatModels {
     private readonly source: ModelSource = vscode.lm,
   ) {}
 
-  /** Whether Council may still try this model: not refused in this window, and VS Code does not say it is refused. */
+  /** Whether Council may still try this model: VS Code says it may (the user allowed it, maybe after refusing), or
+   * it was not refused in this window and VS Code does not say it is refused. */
   usable(model: vscode.LanguageModelChat): boolean {
-    return !this.refused.has(model.id) && this.access?.canSendRequest(model) !== false;
+    const allowed = this.access?.canSendRequest(model);
+    if (allowed === true) this.refused.delete(model.id);
+    return allowed === true || (allowed !== false && !this.refused.has(model.id));
   }
 
   isRefused(modelId: string): boolean {

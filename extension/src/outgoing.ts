@@ -7,7 +7,8 @@ import type * as vscode from 'vscode';
 import type { AnswerButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { log } from './log';
-import type { ClientCapabilities, TurnParams, TurnResult } from './wire';
+import { replyOf } from './earlier';
+import type { ClientCapabilities, EarlierAnswer, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
 
 /** What the previous council result of the conversation said (its metadata). */
@@ -15,6 +16,8 @@ export interface PreviousTurn {
   sessionId: string;
   awaiting: 'answer' | 'nothing';
   problem?: string;
+  /** The question it waits an answer to. */
+  question?: string;
 }
 
 export class OutgoingTurn {
@@ -27,6 +30,8 @@ export class OutgoingTurn {
     sessionId: string | undefined,
     submission: AnswerButtonArgs | undefined,
     private readonly previous: PreviousTurn | undefined,
+    /** The user's replies to the previous session's questions (chat history), sent if that session is gone. */
+    private readonly earlier: EarlierAnswer[] = [],
   ) {
     this.submission = submission;
     this.params = { ...base, newSessionId: randomUUID() };
@@ -60,6 +65,9 @@ export class OutgoingTurn {
    * the session's problem when the turn only answered, skipped or commanded. False when there is nothing to ask.
    */
   renew(): boolean {
+    const submission = this.submission;
+    const command = this.params.command;
+    const prompt = this.params.text ?? '';
     const onlyAnswers = this.submission !== undefined || this.previous?.awaiting === 'answer' || (this.params.command !== undefined && this.params.command !== 'new');
     const text = onlyAnswers ? this.previous?.problem : this.params.text;
     if (!text?.trim()) return false;
@@ -69,6 +77,18 @@ export class OutgoingTurn {
     delete this.params.idempotencyKey;
     this.params.text = text.slice(0, MAX_TEXT);
     this.params.newSessionId = randomUUID();
+    const answers = [...this.earlier, ...(onlyAnswers ? this.thisReply(submission, command, prompt) : [])];
+    if (this.previous?.problem || answers.length > 0) this.params.earlier = { ...(this.previous?.problem ? { problem: this.previous.problem.slice(0, MAX_TEXT) } : {}), answers };
     return true;
+  }
+
+  /** This turn's own reply to the question the lost session waited on (a clicked button, `/skip`, or typed text). */
+  private thisReply(submission: AnswerButtonArgs | undefined, command: TurnParams['command'], prompt: string): EarlierAnswer[] {
+    const question = this.previous?.awaiting === 'answer' ? this.previous.question : undefined;
+    if (!question) return [];
+    const reply = submission
+      ? replyOf(submission.action === 'answer' ? 'answer' : submission.action, submission.label, question)
+      : replyOf(command, prompt, question);
+    return reply ? [reply] : [];
   }
 }

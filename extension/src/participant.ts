@@ -5,8 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
-import { DEFAULT_LABELS, questionButtons, retryButton } from './buttons';
+import { DEFAULT_LABELS, questionButtons, retryButton, transcriptButton } from './buttons';
 import type { CouncilClient } from './client';
+import { earlierReplies, lastReplyInterrupted } from './earlier';
 import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
 import type { ReferenceReader } from './references';
@@ -25,11 +26,11 @@ import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ChatLabels, ClarificationQuestion, Intent, SessionStatus, TurnCommand, TurnResult } from './wire';
-import { MAX_TEXT, TURN_COMMANDS } from './wire';
+import type { Awaiting, ChatLabels, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
+import { MAX_TEXT } from './wire';
+import { mapCommand, revisitTarget, withoutRepeatedMention } from './slashCommands';
 
 export const PARTICIPANT_ID = 'council.chat';
-export const PARTICIPANT_NAME = 'council';
 
 /** What a council ChatResult carries to the next turn and to the followup provider. */
 export interface CouncilResultMetadata {
@@ -37,6 +38,7 @@ export interface CouncilResultMetadata {
   status: SessionStatus;
   awaiting: Awaiting;
   questionId?: string;
+  /** The open question's text (after a reload lost the session, the new one gets the reply to it). */ question?: string;
   choices?: string[];
   canExtend?: boolean;
   error?: string;
@@ -46,6 +48,8 @@ export interface CouncilResultMetadata {
   stopped?: boolean;
   /** The buttons' and followups' words in the session's language (the sidecar's). */
   labels?: ChatLabels;
+  /** The skipped questions behind the assumptions the answer hinges on (most critical first): revisit followups. */
+  revisit?: RevisitOffer[];
 }
 
 export interface CouncilChatResult extends vscode.ChatResult {
@@ -91,14 +95,6 @@ export function metadataFromHistory(history: readonly HistoryItem[], pastNewQues
 /** The id of the conversation's most recent council session, even after a bare `/new` (what /transcript shows). */
 export function sessionIdFromHistory(history: readonly HistoryItem[]): string | undefined {
   return metadataFromHistory(history, true)?.sessionId;
-}
-
-/** Slash command name → TurnCommand (undefined: not forwarded as a command). */
-export function mapCommand(command: string | undefined): TurnCommand | undefined {
-  if (!command) return undefined;
-  const aliases: Record<string, TurnCommand> = { skipall: 'skipAll', 'skip-all': 'skipAll', extenddebate: 'extend' };
-  if ((TURN_COMMANDS as readonly string[]).includes(command)) return command as TurnCommand;
-  return aliases[command.toLowerCase()];
 }
 
 export interface ModelChoice {
@@ -166,7 +162,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     }
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
-    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings);
+    const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID));
     const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`), previous?.labels);
     const notices = new Set<string>();
     const note = (md: string): void => {
@@ -174,9 +170,10 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       notices.add(md);
       renderer.note(md); // not folded away under a later progress line
     };
-    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e), notify: note });
+    const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
+    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted());
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
@@ -197,14 +194,6 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
   };
 }
 
-/** "@council @council …" (the chat input keeps the participant; people type it again): the prompt without the repeat. */
-export function withoutRepeatedMention(request: vscode.ChatRequest): vscode.ChatRequest {
-  const mention = new RegExp(`^\\s*@${PARTICIPANT_NAME}\\b\\s*`, 'i');
-  if (!mention.test(request.prompt)) return request;
-  const prompt = request.prompt.replace(mention, '');
-  return new Proxy(request, { get: (target, key): unknown => (key === 'prompt' ? prompt : Reflect.get(target, key)) });
-}
-
 async function outgoingTurn(
   deps: ParticipantDeps,
   request: vscode.ChatRequest,
@@ -212,6 +201,7 @@ async function outgoingTurn(
   command: TurnCommand | undefined,
   model: vscode.LanguageModelChat | undefined,
   settings: CouncilSettings,
+  earlier: EarlierAnswer[],
 ): Promise<OutgoingTurn> {
   const submission = deps.pending.take(previous?.sessionId, request.prompt, request.command);
   const caps = await clientCapabilities(model, deps.models);
@@ -223,8 +213,9 @@ async function outgoingTurn(
     options: sessionOptions(settings, model?.name, vscode.env.language),
     client: caps,
     ...(command ? { command } : {}),
+    ...revisitTarget(command, request.prompt),
   };
-  return new OutgoingTurn(deps.client, base, sessionId, submission, previous);
+  return new OutgoingTurn(deps.client, base, sessionId, submission, previous, earlier);
 }
 
 function recoveryHooks(
@@ -296,7 +287,7 @@ async function snapshotOf(client: CouncilClient, sessionId: string): Promise<{ j
 
 /** Intents that run the council (and may finish it); the others only report (status, personas) or cancel. */
 const RUNS_THE_COUNCIL: ReadonlySet<Intent> = new Set<Intent>([
-  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry',
+  'new_problem', 'answer', 'skip', 'skip_all', 'defer', 'more_questions', 'extend_debate', 'retry', 'revisit',
 ]);
 
 /** Sidecar markdown as its own block (it is printed as is; only the separation from what follows is ours). */
@@ -323,10 +314,13 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
     stream.markdown(block(result.finalAnswer));
   }
-  const spent = answered ? (result.spent ?? '') : ''; // what the council spent, under its answer (the sidecar's words)
+  const spent = answered ? (result.usage?.markdown ?? '') : ''; // what the council spent (the sidecar's line), under its answer
   if (spent) stream.markdown(spent);
+  // The full positions one click from the answer; last in the response (VS Code 1.139 folds the parts above a
+  // markdown part that follows a button into a collapsed "Completed N steps", which would hide the answer).
+  if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId, result.labels ?? state.labels));
   if (!result.sessionId) return {};
-  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing' };
+  const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing', ...(question ? { question: question.question.slice(0, 2000) } : {}) };
   if (question) {
     metadata.questionId = question.questionId;
     metadata.choices = (question.choices ?? []).map((c) => c.label);
@@ -335,6 +329,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (result.stopped) metadata.stopped = true;
   const labels = result.labels ?? state.labels;
   if (labels) metadata.labels = labels;
+  if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, 3); // the most critical three
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
 }
@@ -359,24 +354,19 @@ async function showTranscript(
   }
 }
 
-/** Followups that make sense next: answer suggestions while clarifying; extend / transcript / new afterwards. */
+/** Followups that make sense next: none while a question waits (its buttons answer it); extend / transcript / new afterwards. */
 export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   const m = result.metadata;
   if (!isCouncilMetadata(m)) return [];
+  // A question's choices, Skip and Skip all are its buttons (each shown once): no followups repeat them.
+  if (m.awaiting === 'answer') return [];
   const l = m.labels ?? DEFAULT_LABELS;
-  if (m.awaiting === 'answer') {
-    return [
-      // With a command: a followup without one inherits the previous turn's (a choice after `/new …` would start anew).
-      ...(m.choices ?? []).slice(0, 4).map((c) => ({ prompt: c, label: c, command: 'answer' })),
-      { prompt: '', command: 'skip', label: l.skipQuestion },
-      { prompt: '', command: 'skipAll', label: l.skipAll },
-    ];
-  }
   const out: vscode.ChatFollowup[] = [];
   if (m.stopped) {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
     out.push({ prompt: '', command: 'retry', label: l.resumeStopped }, { prompt: '', command: 'cancel', label: l.cancelSession });
   }
+  for (const r of m.revisit ?? []) out.push({ prompt: r.questionId, command: 'revisit', label: r.label }); // what the answer hinges on: ask its question again
   if (m.canExtend) out.push({ prompt: '', command: 'extend', label: l.extend });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
     out.push({ prompt: '', command: 'transcript', label: l.transcript });

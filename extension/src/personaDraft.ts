@@ -1,6 +1,7 @@
 /**
- * *Edit Personas* as a draft: which persona files would be copied into the workspace (and which already exist and
- * are kept), shown to the user before anything is written; the copy happens only after an explicit yes.
+ * *Edit Personas* as a draft: the shipped personas the user can pick (chat advisors, review-only roles apart), which
+ * of the picked files would be copied into the workspace (and which already exist and are kept), shown to the user
+ * before anything is written; the copy happens only after an explicit yes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,9 +28,50 @@ export function realTarget(dir: string): string {
   return path.join(fs.realpathSync(existing), ...rest);
 }
 
-/** The draft of copying the shipped persona TOMLs from `shippedDir` into `targetDir`, <workspace>/.council/personas (reads only). */
-export function draftPersonaCopy(shippedDir: string, targetDir: string): PersonaDraft {
-  const shipped = fs.existsSync(shippedDir) ? fs.readdirSync(shippedDir).filter((f) => f.endsWith('.toml')).sort() : [];
+/** A shipped persona as the picker shows it (read from its TOML's top-level `name`, `description`, `councils`). */
+export interface ShippedPersona {
+  file: string;
+  name: string;
+  description: string;
+  councils: string[];
+  /** Only the review council (review mode): never routed to in the chat. */
+  reviewOnly: boolean;
+  /** The workspace already has this file: picking it opens the copy there. */
+  inWorkspace: boolean;
+}
+
+const REVIEW_COUNCIL = 'review';
+
+function tomlString(text: string, key: string): string {
+  const m = new RegExp(`^${key}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`, 'm').exec(text);
+  return m ? m[1].replace(/\\(["\\])/g, '$1') : '';
+}
+
+/** The shipped personas, chat advisors first (by name), then the review-only roles; `targetDir` says which are copied already. */
+export function shippedPersonas(shippedDir: string, targetDir: string): ShippedPersona[] {
+  const files = fs.existsSync(shippedDir) ? fs.readdirSync(shippedDir).filter((f) => f.endsWith('.toml')).sort() : [];
+  const personas = files.map((file): ShippedPersona => {
+    const text = fs.readFileSync(path.join(shippedDir, file), 'utf8');
+    const councils = [...(/^councils\s*=\s*\[([^\]]*)\]/m.exec(text)?.[1] ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]);
+    return {
+      file,
+      name: tomlString(text, 'name') || file.replace(/\.toml$/, ''),
+      description: tomlString(text, 'description'),
+      councils,
+      reviewOnly: councils.length > 0 && councils.every((c) => c === REVIEW_COUNCIL),
+      inWorkspace: fs.existsSync(path.join(targetDir, file)),
+    };
+  });
+  return personas.sort((a, b) => Number(a.reviewOnly) - Number(b.reviewOnly) || a.name.localeCompare(b.name));
+}
+
+/**
+ * The draft of copying shipped persona TOMLs from `shippedDir` into `targetDir`, <workspace>/.council/personas
+ * (reads only): the files in `only` when given (the user's pick), else all of them.
+ */
+export function draftPersonaCopy(shippedDir: string, targetDir: string, only?: readonly string[]): PersonaDraft {
+  const all = fs.existsSync(shippedDir) ? fs.readdirSync(shippedDir).filter((f) => f.endsWith('.toml')).sort() : [];
+  const shipped = only ? all.filter((f) => only.includes(f)) : all;
   const toWrite: string[] = [];
   const kept: string[] = [];
   for (const f of shipped) (fs.existsSync(path.join(targetDir, f)) ? kept : toWrite).push(f);

@@ -1,13 +1,14 @@
 /**
  * Prints the sidecar's `council/event` stream into a chat response. The sidecar writes everything a person reads:
  * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (also types this extension
- * does not know). This file adds only layout: the choice and Skip buttons under a question, Extend after a capped
+ * does not know). This file adds only layout: the choice, Skip and Skip all buttons under a question (the only place
+ * its choices show), Extend after a capped
  * debate, Retry after a retryable error, Resume and Cancel after a stop, the two answers to "answer or new question?",
  * the files of `evidence.gathered` as chat references (clickable), and `progress` messages as the transient progress line — but only until
  * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
  * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
  * a payload into text: even the buttons' words are the sidecar's (`ChatLabels`, in the session's language, from the
- * session's first event or the previous turn's result).
+ * session's first event or the previous turn's result), and so is the line under the answer (`TurnResult.usage.markdown`).
  */
 import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
@@ -110,7 +111,7 @@ export class EventRenderer {
         if (event.canExtend) this.out.button(extendButton(event.sessionId, this.state.labels));
         return;
       case 'final.answer':
-        this.state.finalAnswer = true;
+        this.state.finalAnswer = true; // its Full positions button ends the response (participant.finish)
         return;
       case 'evidence.gathered':
         for (const uri of Array.isArray(event.references) ? event.references : []) this.reference(uri);

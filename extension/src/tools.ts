@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { CouncilClient } from './client';
-import { describeError, log } from './log';
+import { describeError } from './log';
 import { isErrorData } from './protocol';
 import type { ChatModels } from './models';
 import { clientCapabilities } from './models';
@@ -63,11 +63,15 @@ function textResult(markdown: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(markdown)]);
 }
 
-/** A refused or failed call, as the tool error the agent reads: the contract's `{"error": {code, message, details}}`. */
+/**
+ * A refused or failed call, as the tool error the agent reads: the sidecar's sentence (what failed, why, what to do),
+ * then the machine-readable code (and `details.reason`, when there is one) on a line of its own.
+ */
 export function toolError(err: unknown): Error {
   const data = (err as { data?: unknown } | undefined)?.data;
-  if (isErrorData(data)) return new Error(JSON.stringify({ error: { code: data.code, message: data.message, details: data.details ?? {} } }));
-  return err instanceof Error ? err : new Error(String(err));
+  if (!isErrorData(data)) return err instanceof Error ? err : new Error(String(err));
+  const reason = typeof data.details?.reason === 'string' ? `, reason: ${data.details.reason}` : '';
+  return new Error(`${data.text || data.message}\n\n(Council error code: ${data.code}${reason})`);
 }
 
 async function call<T>(run: () => Promise<T>): Promise<T> {
@@ -106,7 +110,7 @@ async function consult(
   token: vscode.CancellationToken,
 ): Promise<vscode.LanguageModelToolResult> {
   const model = await deps.chooseModel();
-  const turn = deps.turns.begin(undefined, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });
+  const turn = deps.turns.begin(undefined, { model, token, onEvent: () => undefined });
   turn.proposedSessionId = `tool-${randomUUID()}`;
   const params = { ...withBudget(deps, input), session_id: turn.proposedSessionId, ...(await lentModels(deps, model)) };
   try {
@@ -186,7 +190,7 @@ export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequ
     },
     async invoke(options, token) {
       const model = await deps.chooseModel();
-      const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined, notify: (markdown) => log.warn(markdown.trim()) });
+      const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined });
       try {
         const result = await call(() => deps.client.request('council/review', reviewParams(options.input, model), token));
         return textResult(result.compactMarkdown);

@@ -19,10 +19,27 @@ export function transcriptName(question: string): string {
   return `${title || 'Council session'}.md`;
 }
 
-/** The read-only documents' content, by URI (the latest snapshot of each session shown). */
+/** What a transcript that is no longer in memory (a restored preview tab) is fetched with: the session's question and markdown. */
+export type TranscriptLoader = (sessionId: string) => Promise<{ question: string; markdown: string }>;
+
+const UNAVAILABLE =
+  '# Transcript unavailable\n\nThe council session of this transcript is no longer there: VS Code was reloaded (or the sidecar ' +
+  'restarted) without it. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.\n';
+
+/** The session id a transcript URI names (its query, `session=<id>`). */
+export function sessionOfUri(uri: vscode.Uri): string | undefined {
+  const match = /(?:^|&)session=([^&]*)/.exec(uri.query);
+  return match ? decodeURIComponent(match[1]) : undefined;
+}
+
+/**
+ * The read-only documents' content, by URI (the latest snapshot of each session shown). A document VS Code restored
+ * after a reload (its preview tab) is not in memory: it is fetched from the sidecar, or says why it cannot be.
+ */
 export class TranscriptDocuments implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private loader: TranscriptLoader | undefined;
   readonly onDidChange = this.changed.event;
 
   /** The URI of the session's transcript document, now holding `markdown`. */
@@ -35,8 +52,27 @@ export class TranscriptDocuments implements vscode.TextDocumentContentProvider {
     return uri;
   }
 
-  provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? '';
+  /**
+   * Fetch documents that are not in memory with `loader`, and have the ones already open (tabs VS Code restored
+   * before the extension started, shown blank until now) read again.
+   */
+  attach(loader: TranscriptLoader, open: readonly vscode.Uri[] = []): void {
+    this.loader = loader;
+    for (const uri of open) if (uri.scheme === TRANSCRIPT_SCHEME && !this.texts.has(uri.toString())) this.changed.fire(uri);
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string | Promise<string> {
+    const known = this.texts.get(uri.toString());
+    if (known !== undefined) return known;
+    const sessionId = sessionOfUri(uri);
+    if (!this.loader || !sessionId) return '';
+    return this.loader(sessionId).then(
+      ({ markdown }) => {
+        this.texts.set(uri.toString(), markdown);
+        return markdown;
+      },
+      () => UNAVAILABLE,
+    );
   }
 }
 

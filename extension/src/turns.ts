@@ -26,8 +26,6 @@ export interface TurnHandlers<M extends TurnModel = TurnModel> {
   model: M | undefined;
   token: CancellationLike;
   onEvent(event: WireEvent): void;
-  /** A note for the user in this turn's response (e.g. "the chat model refused, falling back"). */
-  notify(markdown: string): void;
 }
 
 export class ActiveTurn<M extends TurnModel = TurnModel> {

@@ -40,7 +40,7 @@ export const MAX_CONTEXT = 200000;
 export const MAX_REFERENCES = 50;
 
 /** Slash commands a client may forward with a turn. */
-export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'stop', 'status', 'personas', 'retry'] as const satisfies readonly TurnCommand[];
+export const TURN_COMMANDS = ['new', 'answer', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'stop', 'status', 'personas', 'retry', 'revisit'] as const satisfies readonly TurnCommand[];
 
 /** JSON-RPC numeric error codes per error kind (`data.code` is the contract). */
 export const JSONRPC_CODES: Record<ErrorCode, number> = {
@@ -56,6 +56,7 @@ export const LIMITS = {
     text: { maxLength: 20000 },
     references: { maxItems: 50 },
     idempotencyKey: { minLength: 1, maxLength: 200 },
+    questionId: { minLength: 1, maxLength: 100 },
     newSessionId: { minLength: 8, maxLength: 100 },
   },
   AnswerParams: {
@@ -117,6 +118,10 @@ export const LIMITS = {
     models: { maxItems: 50 },
     chatModelId: { maxLength: 300 },
   },
+  EarlierSession: {
+    problem: { maxLength: 20000 },
+    answers: { maxItems: 30 },
+  },
   Reference: {
     name: { minLength: 1, maxLength: 300 },
     uri: { maxLength: 2000 },
@@ -147,6 +152,10 @@ export const LIMITS = {
   CouncilRequest: {
     proposer: { minLength: 1, maxLength: 200 },
   },
+  EarlierAnswer: {
+    question: { minLength: 1, maxLength: 20000 },
+    answer: { minLength: 1, maxLength: 20000 },
+  },
   Artifacts: {
     spec_content: { maxLength: 4000000 },
     diff_content: { maxLength: 4000000 },
@@ -171,8 +180,12 @@ export interface TurnParams {
   options?: SessionOptions;
   client?: ClientCapabilities;
   idempotencyKey?: string;
+  /** With `command: "revisit"`: the skipped or deferred question to ask again. */
+  questionId?: string;
   /** If this turn starts a session, give it this id (unused ids only), so the client can match events to its turn from the first one. */
   newSessionId?: string;
+  /** If this turn starts a session because the earlier one is gone: what the user told that one (see EarlierSession). */
+  earlier?: EarlierSession;
 }
 
 /** Result of `council/turn` and `council/answer`: where the session stands once the turn has run. */
@@ -195,12 +208,12 @@ export interface TurnResult {
   duplicate: boolean;
   /** Model calls the session made so far, per model. */
   usage?: CallUsage;
+  /** Once the answer is given: the questions behind the assumptions it hinges on, most critical first, to offer as followups. */
+  revisit: RevisitOffer[];
   /** The session's language: every text the sidecar writes for it. */
   language: 'en' | 'ru';
   /** The buttons' and followups' words in the session's language (absent when no session exists). */
   labels?: ChatLabels;
-  /** Markdown: the model calls the session made, per model, against what it said it would spend (print it under the answer). */
-  spent?: string;
 }
 
 /** `council/answer`: answer, skip or defer one question by id (what a clicked button sends). */
@@ -286,7 +299,7 @@ export interface ConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -316,6 +329,10 @@ export interface ConsultResult {
   depth: Depth;
   council: CouncilChoice;
   vote?: VoteOutcome;
+  /** Whether the debate confirmed or overturned the first vote, and who moved (none: no vote). */
+  debate?: DebateChange;
+  /** The assumptions the recommendation depends on, most critical first; each can be revisited. */
+  hinges: council__protocol__consult__Hinge[];
   clarifications: Clarification[];
   /** Every assumption the council made. */
   assumptions: string[];
@@ -343,7 +360,7 @@ export interface PersonaConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -408,9 +425,9 @@ export interface ConsultPlan {
   max_cycles: number;
   /** Clarifier, one reply per persona, options, synthesis. */
   model_calls_min: number;
-  /** Every cycle up to the cap (repairs not counted). */
+  /** Every cycle up to the cap (retries not counted). */
   model_calls_max: number;
-  /** The hard bound, repairs included (within `max_model_calls` of the params when given). */
+  /** The hard bound, retries included: repairs, fallbacks and a provider's own retries of a failed request (within `max_model_calls` of the params when given). */
   max_model_calls: number;
   /** What the budget cut to fit, in words (none: nothing). */
   budget_cut?: string;
@@ -509,6 +526,21 @@ export interface QuestionAsked extends EventBase {
   question: ClarificationQuestion;
   remainingInRound: number;
   roundCap: number;
+  /** A skipped or deferred question asked again after the answer (turn command `revisit`): its answer replaces the assumption. */
+  revisit: boolean;
+}
+
+/**
+ * The moderator weighed questions it will not ask: no likely answer to them would change the recommendation
+ * (each question's `stakes` says what its answers favour), or (`reason` `clear`, no questions) it found nothing
+ * worth asking. With `asked` 0 the council goes straight to the debate; `markdown` says why in one line.
+ */
+export interface QuestionsDropped extends EventBase {
+  type: 'questions.dropped';
+  questions: ClarificationQuestion[];
+  reason: 'clear' | 'not_decisive';
+  /** Questions of the same round that will be asked. */
+  asked: number;
 }
 
 export interface QuestionResolved extends EventBase {
@@ -579,8 +611,8 @@ export interface CostEstimated extends EventBase {
 }
 
 /**
- * The next piece of a persona's contribution as it streams (`markdown` only; its first piece starts with
- * the persona's heading).
+ * The next piece of a persona's line as it streams (`markdown` only; its first piece starts the line with
+ * the persona's name, the rest is its position; `persona.completed` ends the line with its vote and confidence).
  */
 export interface PersonaDelta extends EventBase {
   type: 'persona.delta';
@@ -595,6 +627,7 @@ export interface PersonaCompleted extends EventBase {
   response: PersonaResponse;
 }
 
+/** A vote (`markdown` is empty: the persona's line shows it, or the cycle's summary names the first votes). */
 export interface VoteCast extends EventBase {
   type: 'vote.cast';
   vote: Vote;
@@ -620,6 +653,7 @@ export interface OptionsProposed extends EventBase {
   options: VoteOption[];
 }
 
+/** The final round's tally (`markdown` is empty: the answer states the vote; the transcript has the table). */
 export interface VotesTallied extends EventBase {
   type: 'votes.tallied';
   tally: VoteTally;
@@ -717,6 +751,7 @@ export type CouncilEvent =
   | Progress
   | PersonasSelected
   | QuestionAsked
+  | QuestionsDropped
   | QuestionResolved
   | QuestionConfirmNew
   | AssumptionRecorded
@@ -750,6 +785,7 @@ export const EVENT_TYPES = [
   'progress',
   'personas.selected',
   'question.asked',
+  'questions.dropped',
   'question.resolved',
   'question.confirmNew',
   'assumption.recorded',
@@ -808,6 +844,8 @@ export interface ErrorData {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
+  /** What a person or an agent reads: what failed, why and what to do next (the sidecar's JSON-RPC errors always carry it; a client's own errors may omit it). The VS Code agent tools return it to the agent. */
+  text?: string;
 }
 
 
@@ -857,7 +895,7 @@ export interface BudgetCut {
 
 /** The most a session (or one user action in it) will spend, stated before the first call it makes. */
 export interface CallPlan {
-  /** What it plans: `start`, `more_questions`, `extend`, `reopen`, `follow_up` or `retry`. */
+  /** What it plans: `start`, `more_questions`, `extend`, `reopen`, `revisit`, `follow_up` or `retry`. */
   phase: string;
   /** Calls if every planned call runs once (retries not counted). */
   planned: number;
@@ -888,6 +926,8 @@ export interface CallUsage {
   maxCalls?: number;
   /** The session's `maxModelCalls`, if any. */
   budget?: number;
+  /** The line to show under the council's answer: the calls against what it said, per model that answered (empty: no calls). */
+  markdown: string;
 }
 
 /** What the proposer asks the council to accept. */
@@ -904,6 +944,9 @@ export interface ChatLabels {
   skipQuestion: string;
   /** Followup: skip every remaining question. */
   skipAll: string;
+  /** The Skip all button under a question. */
+  skipAllButton: string;
+  skipAllTooltip: string;
   /** The button under a debate that reached its cycle limit. */
   extendButton: string;
   /** Followup: extend the debate. */
@@ -923,6 +966,9 @@ export interface ChatLabels {
   cancelSession: string;
   /** Followup: show the transcript. */
   transcript: string;
+  /** The button under the answer that opens the full positions. */
+  transcriptButton: string;
+  transcriptTooltip: string;
   /** Followup: ask a new question. */
   newQuestion: string;
   /** Button: the typed text answers the open question. */
@@ -948,6 +994,14 @@ export interface ChecklistResult {
 export interface Choice {
   label: string;
   value: string;
+}
+
+/** One likely answer to a clarifying question and the course of action it would favour. */
+export interface ChoiceLean {
+  /** The choice's value. */
+  choice: string;
+  /** The candidate it favours (None: no clear lean). */
+  favours?: string;
 }
 
 /** A clarifying question the council had, and what became of it. */
@@ -983,6 +1037,8 @@ export interface ClarificationQuestion {
   freeTextAllowed: boolean;
   /** What the council assumes if the user skips this question. */
   defaultAssumption: string;
+  /** What hangs on the answer (None: planned before questions were weighed). */
+  stakes?: QuestionStakes;
   userAnswer?: ClarificationAnswer;
   status: QuestionStatus;
   revisited: boolean;
@@ -1057,6 +1113,7 @@ export interface ConversationSession {
   stopped: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Clarification rounds completed: every question of the round answered, skipped or deferred. */
   clarificationRounds: number;
   debateCycles: number;
   extendedDebateRequested: boolean;
@@ -1071,6 +1128,8 @@ export interface ConversationSession {
   questions: ClarificationQuestion[];
   /** Questions of the open round not asked yet (asked one at a time). */
   plannedQuestions: ClarificationQuestion[];
+  /** Questions the moderator weighed and did not ask: no likely answer to them would change the recommendation. */
+  unaskedQuestions: ClarificationQuestion[];
   discussions: CouncilDiscussion[];
   personaSelection?: PersonaSelection;
   responses: PersonaResponse[];
@@ -1084,6 +1143,8 @@ export interface ConversationSession {
   userInputs: UserInput[];
   /** Re-opening lets the debate run at least to this cycle (0: never re-opened); the cap is the higher of this and the settings' limit. */
   reopenedCycleLimit: number;
+  /** Skipped or deferred questions asked again after the answer. */
+  revisits: Revisit[];
   /** What the advisors looked up in the workspace, and the files the user attached, in the order gathered. */
   evidence: EvidenceUse[];
   /** The cycles whose evidence requests were served (0: the attachments). */
@@ -1133,7 +1194,10 @@ export interface CouncilRequest {
   artifacts?: Artifacts;
 }
 
-/** Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made. */
+/**
+ * Seed-000 CouncilSynthesis plus the recommendation, dissent, the assumptions the council made (and those the
+ * recommendation hinges on, most critical first) and what the debate changed.
+ */
 export interface CouncilSynthesis {
   recommendation: string;
   agreements: string[];
@@ -1144,6 +1208,10 @@ export interface CouncilSynthesis {
   dissent: string[];
   assumptions: string[];
   source: 'model' | 'consolidated';
+  /** The assumptions the recommendation depends on, most critical first. */
+  hinges: council__session__outputs__Hinge[];
+  /** The first vote against the final one (None: no vote). */
+  debate?: DebateEffect;
 }
 
 export interface CycleRef {
@@ -1158,6 +1226,35 @@ export interface DebateAudit {
   changed: string[];
   /** Roles whose debate reply failed: their first verdict stands. */
   kept_first: string[];
+}
+
+/** What the debate changed: the first vote (cycle 1) against the final one. */
+export interface DebateChange {
+  /** no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  first_winner?: string;
+  final_winner?: string;
+  /** Option id → first votes. */
+  first_counts: Record<string, number>;
+  /** Option id → final votes. */
+  final_counts: Record<string, number>;
+  moves: council__protocol__consult__PositionMove[];
+  /** Debate replies flagged as possible conformity. */
+  conformity_flags: number;
+}
+
+/** What the debate changed: the first vote (cycle 1) against the final vote. */
+export interface DebateEffect {
+  /** no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  firstWinner?: string;
+  finalWinner?: string;
+  firstCounts: Record<string, number>;
+  finalCounts: Record<string, number>;
+  /** Personas whose vote moved, in council order. */
+  moves: council__session__outputs__PositionMove[];
+  /** Debate replies flagged as possible conformity. */
+  conformityFlags: number;
 }
 
 export type Depth = 'brief' | 'standard' | 'deep';
@@ -1179,6 +1276,24 @@ export interface DraftFile {
   action: 'create' | 'update' | 'unchanged';
   /** The whole file as it would be written (only the overridden fields, or the workspace's own file with them changed). */
   content: string;
+}
+
+/** One thing the user told a session the sidecar no longer has: a question and the reply to it. */
+export interface EarlierAnswer {
+  question: string;
+  action?: 'answer' | 'skip' | 'skip_all';
+  /** The reply, for `answer` (the text, or a choice's label). */
+  answer?: string;
+}
+
+/**
+ * What the user told a session that is gone (a reload without `keepAcrossReloads`), as the chat history shows
+ * it: its question and the replies to its clarifying questions. A new session started with it reuses the replies
+ * whose questions it asks again (and, for a bare "continue", the earlier question) and says so in one line.
+ */
+export interface EarlierSession {
+  problem?: string;
+  answers?: EarlierAnswer[];
 }
 
 /** What kind of failure: the caller's input, a refused permission, or a fault of ours. */
@@ -1234,7 +1349,7 @@ export interface FollowUp {
 }
 
 /** What the sidecar decided a turn means. */
-export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up' | 'hint';
+export type Intent = 'new_problem' | 'answer' | 'skip' | 'skip_all' | 'defer' | 'more_questions' | 'extend_debate' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'confirm_new' | 'follow_up' | 'hint' | 'revisit';
 
 export interface MessageTurn {
   turnId: string;
@@ -1365,6 +1480,8 @@ export interface PersonaSelection {
   overriddenPersonas: string[];
   /** How personas were ranked: override, embeddings, tfidf, keywords. */
   method: string;
+  /** Routed persona name → the words of the request that seated it (empty for an override). */
+  chosenFor: Record<string, string[]>;
   createdAt: string;
 }
 
@@ -1390,6 +1507,19 @@ export interface ProviderInfo {
   model: string;
   available: boolean;
   detail: string;
+}
+
+/**
+ * What hangs on a clarifying question: the courses of action the council is likely to weigh, which one each
+ * likely answer favours, and how decisive the answer is (computed from the leans, never taken from a model).
+ */
+export interface QuestionStakes {
+  /** The courses of action in play. */
+  candidates: string[];
+  /** Per choice, what it favours. */
+  leans: ChoiceLean[];
+  /** The share of pairs of likely answers that favour different courses (0: every answer leads to the same recommendation). */
+  decisiveness: number;
 }
 
 export type QuestionStatus = 'pending' | 'answered' | 'skipped' | 'deferred';
@@ -1441,6 +1571,43 @@ export interface ReviewedDecision {
   audit: ReviewAudit;
 }
 
+/**
+ * A skipped or deferred question asked again after the council's answer (seed 002's `deferred`): its answer
+ * replaces the assumption, and only a new vote and answer run on the positions the council already has.
+ */
+export interface Revisit {
+  revisitId: string;
+  sessionId: string;
+  questionId: string;
+  question: string;
+  /** What the council had assumed for it (None: nothing yet). */
+  assumed?: string;
+  /** The user's answer this time (None: not given, or skipped again). */
+  answer?: string;
+  /** The debate cycles the session had when it was revisited. */
+  afterCycle: number;
+  /** The council's recommendation before the revisit. */
+  recommendationBefore: string;
+  /** The winning option before the revisit (its id). */
+  winnerBefore?: string;
+  /** Persona → option of the last vote before the revisit. */
+  votesBefore: Record<string, string>;
+  startedAt: string;
+  /** The council has answered again (or kept its answer). */
+  settled: boolean;
+}
+
+/**
+ * A followup a client offers under the answer: revisit the skipped question behind an assumption the
+ * recommendation hinges on (a turn with `command: "revisit"` and this `questionId`; VS Code: `/revisit` with the
+ * id as the followup's prompt).
+ */
+export interface RevisitOffer {
+  questionId: string;
+  /** The followup's label, written by the sidecar. */
+  label: string;
+}
+
 /** Seed 004 §2: one role's answer (plus the issues it calls blocking and its axis scores). */
 export interface RoleVerdict {
   role: string;
@@ -1460,6 +1627,18 @@ export interface SeatFallback {
   detail: string;
 }
 
+/** An entry of the persona → model map that did not apply (the map is a preference: it is said, not refused). */
+export interface SeatMiss {
+  /** The map's key as given. */
+  persona: string;
+  /** The model id the map gave it. */
+  modelId: string;
+  /** no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's model because no model with that id is on offer. */
+  reason: 'no_persona' | 'model_not_offered';
+  /** What the entry could name: the personas, or the ids of the offered models. */
+  valid: string[];
+}
+
 /** Who speaks with which model. The moderator, the clarifier and the chair use `chair`. */
 export interface Seating {
   policy: 'single' | 'chat' | 'diverse' | 'map';
@@ -1468,6 +1647,8 @@ export interface Seating {
   seats: council__session__seating__Seat[];
   /** How many models were on offer. */
   offered: number;
+  /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
+  misses: SeatMiss[];
 }
 
 export interface SessionMetadata {
@@ -1480,6 +1661,8 @@ export interface SessionMetadata {
   context: string[];
   /** Model calls made per model label, retries included. */
   callsByModel: Record<string, number>;
+  /** Of those, the calls that failed (the model gave no reply). */
+  failedByModel: Record<string, number>;
   /** Every model call made. */
   calls: number;
   /** Model calls made that were not retries. */
@@ -1500,11 +1683,11 @@ export interface SessionOptions {
   model?: string;
   /** The user's display name in the transcript. */
   userId?: string;
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name → model id (others on the chat's model). The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
-  /** `provider:model` specs to seat the council on (`council ask --models`): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
+  /** `provider:model` specs to seat the council on (`council ask --models`), at most 12 (a council seats at most 12 personas, so more could never be used): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];
-  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the minimum council: one seat, the options, the answer). */
+  /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the smallest budget; a council of one needs 2: its answer and the chair's). */
   maxModelCalls?: number;
   /** The language the council writes in (`en`, `ru`); unset: the question's language, or `uiLanguage` when the question does not tell. */
   language?: 'en' | 'ru';
@@ -1550,7 +1733,7 @@ export interface ToolResponse {
   counterpoints: string[];
   /** The option it voted for in the final round (see vote.options). */
   vote?: string;
-  /** The debate cycle this answer comes from. */
+  /** The debate cycle this answer comes from (0: a council of one, which answers without a debate). */
   cycle: number;
 }
 
@@ -1563,8 +1746,11 @@ export interface Truncation {
 /**
  * Slash commands a client may forward with a turn (`/new`, `/skip` …). `answer`: the turn's text is the
  * answer to the open question, whatever it says. `extend` with text re-opens a completed debate with it.
+ * `revisit` (after the answer) asks a skipped or deferred question again: the turn's `questionId` names it
+ * (else its text: the id, or the question's number among those that can be revisited; with one such question,
+ * nothing); its answer replaces the assumption and re-runs one vote round and the answer.
  */
-export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry';
+export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'revisit';
 
 export type UserConfidence = 'high' | 'medium' | 'low';
 
@@ -1615,11 +1801,61 @@ export interface VoteTally {
   abstentions: string[];
 }
 
+/** An assumption the recommendation depends on (seed 002's Assumption, judged by the chair). */
+export interface council__protocol__consult__Hinge {
+  assumption: string;
+  /** What the council would recommend if the assumption is false. */
+  if_false: string;
+  criticality: 'low' | 'medium' | 'high';
+  /** The skipped question behind it: a chat turn with `command: "revisit"` and this `questionId` in the consult's session asks it again. */
+  question_id?: string;
+}
+
+/** A persona whose final vote differs from its first vote, and the argument it named for the change. */
+export interface council__protocol__consult__PositionMove {
+  persona: string;
+  /** Its first vote (none: it was not placed). */
+  from_option?: string;
+  to_option?: string;
+  /** The debate cycle in which it last changed its vote. */
+  cycle: number;
+  /** The argument that moved it ('' when it named none). */
+  because: string;
+  /** Flagged as possible conformity: it changed without an argument. */
+  conformity: boolean;
+}
+
 /** A role on the panel, why it sits for this change type, and the artifacts it needs. */
 export interface council__review__models__Seat {
   role: string;
   reason: string;
   needs: string[];
+}
+
+/** An assumption the recommendation depends on: if it is false, the council would recommend `if_false`. */
+export interface council__session__outputs__Hinge {
+  assumptionId: string;
+  assumption: string;
+  /** The skipped question behind it (revisit it with the `revisit` command), if there is one. */
+  questionId?: string;
+  criticality: 'low' | 'medium' | 'high';
+  /** What the council would recommend if the assumption is false. */
+  ifFalse: string;
+}
+
+/** A persona whose vote after the debate differs from its first vote, and the argument that moved it. */
+export interface council__session__outputs__PositionMove {
+  persona: string;
+  /** Its first vote (None: it was not placed in the first vote). */
+  fromOption?: string;
+  /** Its final vote (None: it did not vote in the final round). */
+  toOption?: string;
+  /** The cycle in which it last changed its vote. */
+  cycle: number;
+  /** The argument it named for the change ('' when it named none). */
+  because: string;
+  /** The change was flagged as possible conformity (no argument). */
+  conformity: boolean;
 }
 
 export interface council__session__seating__Seat {

@@ -120,6 +120,32 @@ class CouncilConfig(BaseModel):
             ) from None
 
 
+#: Where a provider named only by its kind (``council ask --models openai:gpt-4o``) finds its server and key: the
+#: variables the OpenAI SDK reads.
+OPENAI_KEY_VAR, OPENAI_URL_VAR = "OPENAI_API_KEY", "OPENAI_BASE_URL"
+OPENAI_HOST = "api.openai.com"
+
+
+def adhoc_provider(kind: str, model: str, *, base_url: str | None = None, api_key_env: str | None = None,
+                   env: Mapping[str, str] | None = None) -> ProviderConfig:
+    """A provider named only by its kind, with no config entry (a ``--models`` spec, a session's ``provider``).
+
+    An ``openai`` one takes its server from ``OPENAI_BASE_URL`` (else OpenAI's API) and its key from the variable
+    ``api_key_env`` names, else ``OPENAI_API_KEY`` when it is set; OpenAI's own API without a key is refused with a
+    :class:`ConfigError` saying what to set (a server of your own may need no key). Other kinds take nothing from
+    the environment here. A bad kind raises pydantic's ``ValidationError``."""
+    env = os.environ if env is None else env
+    if kind != "openai":
+        return ProviderConfig(kind=kind, model=model, base_url=base_url)  # type: ignore[arg-type]
+    base_url = base_url or env.get(OPENAI_URL_VAR) or None
+    var = api_key_env or (OPENAI_KEY_VAR if env.get(OPENAI_KEY_VAR) else None)
+    if var is None and (base_url is None or OPENAI_HOST in base_url.lower()):
+        raise ConfigError(f"openai:{model} has no API key: export {OPENAI_KEY_VAR}=<your key> (and "
+                          f"{OPENAI_URL_VAR}=<base URL> for another OpenAI-compatible server), or define the "
+                          "provider in a --config file")
+    return ProviderConfig(kind="openai", model=model, base_url=base_url, api_key=var)
+
+
 def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> CouncilConfig:
     """Read the config file (if any) and apply environment overrides."""
     env = dict(os.environ) if env is None else env

@@ -3,9 +3,11 @@ that ``council.present`` wrote for it.
 
 It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
 streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
-it keeps a :class:`~council.present.persona.PersonaText`, so a heading appears once, when that persona's text
-starts, and its completion adds only what the stream has not shown; the moderator's answer to a follow-up streams
-the same way. Every entry point writes in the session's language (``council.words.speaking``).
+it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed
+with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
+moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`. The vote a persona
+line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
+Every entry point writes in the session's language (``council.words.speaking``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
-from council.present.persona import PersonaText, vote
+from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.protocol.language import ChatLabels
@@ -28,7 +30,7 @@ from council.session.entities import ClarificationQuestion, DiscussionStatus, Se
 from council.session.live_render import limits_of
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
-from council.words import speaking, t
+from council.words import speaking
 
 log = logging.getLogger(__name__)
 
@@ -38,22 +40,26 @@ EventSink = Callable[[dict[str, Any]], None]
 class Narrator:
     def __init__(self, sink: EventSink) -> None:
         self.sink = sink
-        self._texts: dict[tuple[str, str, int], PersonaText] = {}  # (session, persona, cycle) → live text
+        self._texts: dict[tuple[str, str, int], PersonaLine] = {}  # (session, persona, cycle) → live line
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
+        # events that wait for the persona block on screen to end (a seat's fallback note): session → (class, fields)
+        self._held: dict[str, list[tuple[type[ev.EventBase], dict[str, Any]]]] = {}
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
             r.PersonasSelected: lambda rt, rec: self.emit(
                 rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection),
                 labels=ChatLabels.of(language_of(rt))),
             r.QuestionAsked: self._question_asked,
+            r.QuestionsDropped: lambda rt, rec: self.emit(
+                rt, ev.QuestionsDropped, questions=rec.questions, reason=rec.reason, asked=rec.asked,
+                markdown=clarify.dropped(rec.questions, rec.reason, rec.asked)),
             r.QuestionAnswered: lambda rt, rec: self._resolved(rt, rec.answer.question_id),
             r.QuestionDeferred: lambda rt, rec: self._resolved(rt, rec.question_id),
             r.QuestionSkipped: self._question_skipped,
             r.CycleStarted: lambda rt, rec: self.emit(
                 rt, ev.CycleStarted, cycle=rec.discussion.cycle_number, limit=rt.session.cycle_limit,
-                markdown=debate.cycle_started(rec.discussion.cycle_number, rt.session.cycle_limit)),
+                markdown=debate.cycle_line(rec.discussion.cycle_number, rt.session.cycle_limit)),
             r.PersonaSpoke: self._persona_spoke,
-            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote, markdown=vote(
-                rec.vote, rt.session.options, _shown_model(rt, rec.vote.persona))),
+            r.VoteCast: lambda rt, rec: self.emit(rt, ev.VoteCast, vote=rec.vote),  # its line or summary shows it
             r.SeatingDecided: lambda rt, rec: self.emit(rt, ev.SeatingDecided, seating=rec.seating,
                                                         markdown=cost.seating(rec.seating)),
             r.CallsPlanned: lambda rt, rec: self.emit(rt, ev.CostEstimated, plan=rec.plan,
@@ -61,9 +67,8 @@ class Narrator:
             r.SeatFellBack: self._seat_fell_back,
             r.CycleConcluded: self._cycle_concluded,
             r.OptionsSet: lambda rt, rec: self.emit(rt, ev.OptionsProposed, options=rec.options,
-                                                    markdown=debate.options(rec.options)),
-            r.TallySet: lambda rt, rec: self.emit(rt, ev.VotesTallied, tally=rec.tally,
-                                                  markdown=debate.tally(rec.tally)),
+                                                    markdown=debate.options_line(rec.options)),
+            r.TallySet: lambda rt, rec: self.emit(rt, ev.VotesTallied, tally=rec.tally),  # the answer says it
             r.SynthesisSet: lambda rt, rec: self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis,
                                                       markdown=rec.final_answer),
             r.FollowUpAnswered: self._follow_up_answered,
@@ -73,7 +78,7 @@ class Narrator:
             r.CycleDropped: self._cycle_dropped,
             r.SessionStopped: lambda rt, rec: self.emit(
                 rt, ev.SessionStopped, status=rt.session.status, completed_cycles=rt.session.debate_cycles,
-                markdown=status.stopped(rt.session)),
+                markdown=self._close_lines(rt) + status.stopped(rt.session)),
             r.SessionResumed: lambda rt, rec: self.emit(rt, ev.SessionResumed, status=rt.session.status,
                                                         markdown=status.resumed()),
             r.EvidenceGathered: self._evidence_gathered,
@@ -83,6 +88,8 @@ class Narrator:
         }
 
     def emit(self, rt: SessionRuntime, event_cls: type[ev.EventBase], **fields: Any) -> None:
+        if event_cls not in (ev.PersonaDelta, ev.PersonaCompleted) and rt.session_id in self._held:
+            self._release(rt)  # anything else ends the wait (a block left open by a dropped cycle, say)
         rt.seq += 1
         event = event_cls(session_id=rt.session_id, seq=rt.seq, at=rt.clock(), **fields)
         self.sink(event.to_wire())
@@ -106,7 +113,9 @@ class Narrator:
 
     def _recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
         if isinstance(rec, r.StatusSet) and previous is not None:
-            text = t("event.cancelled") + "\n\n" if rec.status is SessionStatus.CANCELLED else ""
+            text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
+            if rec.status in TERMINAL:
+                text = self._close_lines(rt) + text
             self.emit(rt, ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason, markdown=text)
             if rec.status in TERMINAL:
                 self._forget(rt.session_id)
@@ -132,20 +141,21 @@ class Narrator:
         q = rt.session.active_question
         if q is not None:
             remaining = len(rt.session.planned_questions)
+            again = rt.session.open_revisit is not None
             with speaking(language_of(rt)):
-                self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
-                          markdown=clarify.question(q, remaining))
+                self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=again,
+                          markdown=clarify.question(q, remaining, again))
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
-        self._texts[(rt.session_id, persona, cycle)] = PersonaText(persona, limits, model=_shown_model(rt, persona))
+        self._texts[(rt.session_id, persona, cycle)] = PersonaLine(persona, limits, model=_shown_model(rt, persona))
         seating = rt.session.seating
         self.emit(rt, ev.PersonaStarted, persona=persona, cycle=cycle, provider=provider, model=model,
                   model_id=seating.model_of(persona).id if seating else "")
 
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
         text = self._texts.setdefault((rt.session_id, persona, cycle),
-                                      PersonaText(persona, model=_shown_model(rt, persona)))
+                                      PersonaLine(persona, model=_shown_model(rt, persona)))
         with speaking(language_of(rt)):
             markdown = text.feed(chunk)
         if markdown:
@@ -179,8 +189,8 @@ class Narrator:
         s = rt.session
         q = s.question(rec.question_id)
         remaining = len(s.planned_questions)
-        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining,
-                  markdown=clarify.question(q, remaining))
+        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=rec.revisit,
+                  markdown=clarify.question(q, remaining, rec.revisit))
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
         q = rt.session.question(question_id)
@@ -193,10 +203,20 @@ class Narrator:
     def _persona_spoke(self, rt: SessionRuntime, rec: r.PersonaSpoke) -> None:
         resp = rec.response
         text = self._texts.pop((rt.session_id, resp.persona, resp.cycle), None) or \
-            PersonaText(resp.persona, model=_shown_model(rt, resp.persona))
-        # a failed model call shows nothing here: the cycle reports it once, with its cause, when it ends
+            PersonaLine(resp.persona, model=_shown_model(rt, resp.persona))
+        # a failed model call only ends its line: the cycle reports it once, with its cause, when it ends
         self.emit(rt, ev.PersonaCompleted, persona=resp.persona, cycle=resp.cycle, response=resp,
-                  markdown="" if resp.failure is not None else text.complete(resp))
+                  markdown=text.close() if resp.failure is not None else text.complete(resp, rt.session.options))
+        if not self._block_open(rt.session_id):
+            self._release(rt)  # a note held back while this block streamed stands between it and the next one
+
+    def _block_open(self, session_id: str) -> bool:
+        """Whether a persona's reply is on screen and not complete (its block must not be cut by a note)."""
+        return any(key[0] == session_id and text.started for key, text in self._texts.items())
+
+    def _release(self, rt: SessionRuntime) -> None:
+        for event_cls, fields in self._held.pop(rt.session_id, []):
+            self.emit(rt, event_cls, **fields)
 
     def _seat_fell_back(self, rt: SessionRuntime, rec: r.SeatFellBack) -> None:
         seating = rt.session.seating
@@ -205,8 +225,12 @@ class Narrator:
         if not moved:
             return
         names, old = [x.persona for x in moved], moved[0].fallback.from_model  # type: ignore[union-attr]
-        self.emit(rt, ev.SeatFellBack, personas=names, from_model=old, to_model=seating.chair, reason=rec.reason,
-                  markdown=cost.fell_back(names, old, seating.chair, rec.reason))
+        fields = {"personas": names, "from_model": old, "to_model": seating.chair, "reason": rec.reason,
+                  "markdown": cost.fell_back(names, old, seating.chair, rec.reason)}
+        if self._block_open(rt.session_id):  # another persona's reply is streaming: the note waits for its end
+            self._held.setdefault(rt.session_id, []).append((ev.SeatFellBack, fields))
+        else:
+            self.emit(rt, ev.SeatFellBack, **fields)
         for (session_id, persona, _), text in self._texts.items():  # their calls are asked again on the chat's model
             if session_id == rt.session_id and persona in names and not text.started and text.model is not None:
                 text.model = seating.chair.label  # the heading names the model the persona speaks with
@@ -219,9 +243,12 @@ class Narrator:
                   markdown=evidence.gathered(rec.uses, rec.cycle))
 
     def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
-        for key in [k for k in self._texts if k[0] == rt.session_id and k[2] == rec.cycle]:
-            del self._texts[key]
-        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason)
+        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason, markdown=self._close_lines(rt, rec.cycle))
+
+    def _close_lines(self, rt: SessionRuntime, cycle: int | None = None) -> str:
+        """End the persona lines of the session (of ``cycle``) whose replies will not complete, and forget them."""
+        keys = [k for k in self._texts if k[0] == rt.session_id and (cycle is None or k[2] == cycle)]
+        return "".join(self._texts.pop(k).close() for k in keys)
 
     def _cycle_concluded(self, rt: SessionRuntime, rec: r.CycleConcluded) -> None:
         s = rt.session
@@ -238,6 +265,7 @@ class Narrator:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
+        self._held.pop(session_id, None)
 
 
 def language_of(rt: SessionRuntime) -> str | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
-from council.config import CouncilConfig, ProviderConfig, ProviderKind
+from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind, adhoc_provider
 from council.errors import CouncilError, validation_error
 from council.protocol.methods import ClientCapabilities, SessionOptions
 from council.providers.base import Provider, ProviderError
@@ -202,9 +202,13 @@ class ProviderHub:
 
 
 def _adhoc(kind: str, model: str, config: CouncilConfig) -> ProviderConfig:
-    """A provider named only by its kind (``options.provider``); an unknown one is the caller's mistake."""
+    """A provider named only by its kind (``options.provider``, a ``--models`` spec; an ``openai`` one takes
+    ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``); an unknown one, or OpenAI's API without a key, is the caller's
+    mistake."""
     try:
-        return ProviderConfig(kind=kind, model=model)  # type: ignore[arg-type]
+        return adhoc_provider(kind, model)
+    except ConfigError as err:
+        raise validation_error(str(err), fields={"options.provider": str(err)}) from None
     except ValidationError:
         known = sorted({*config.providers, *KINDS})
         raise validation_error(f"unknown provider {kind!r}", fields={"options.provider": f"one of {', '.join(known)}"},

@@ -46,6 +46,7 @@ from council.protocol.methods import (
     AnswerParams,
     Awaiting,
     CancelResult,
+    ClientCapabilities,
     PersonasResult,
     ProvidersResult,
     RestoreParams,
@@ -64,6 +65,7 @@ from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.review.api import Reviewer
 from council.review.calls import Progress
+from council.seat_requests import drop_unoffered, seat_session, session_pick
 from council.session import records as r
 from council.session.engine import Engine, NewSession
 from council.session.entities import SessionSettings, SessionStatus
@@ -153,17 +155,19 @@ class CouncilService:
             return self._result(rt, intent, words.hint(rt.session, params.text, extendable))
         if intent is Intent.CONFIRM_NEW:
             return await self.run_turn(rt, intent, lambda: self._confirm_new(rt, params.text))
-        engine, pick = self.engine, await self._pick(rt, params)
+        engine, pick = self.engine, await session_pick(self.hub, rt, params)
         added = params.text.strip() if params.command is TurnCommand.EXTEND else ""  # "/extend <text>"
         moves: dict[Intent, Callable[[], Awaitable[str | None]]] = {
             Intent.MORE_QUESTIONS: lambda: engine.more_questions(rt, pick),
             Intent.EXTEND_DEBATE: lambda: engine.reopen(rt, added, pick) if added else engine.extend(rt, pick),
             Intent.RETRY: lambda: self._resume(rt, pick),
             Intent.FOLLOW_UP: lambda: engine.follow_up(rt, params.text, pick),
+            Intent.REVISIT: lambda: engine.revisit(rt, params.question_id, params.text, pick),
         }
         if intent in REPLIES:
-            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick))
-        return await self.run_turn(rt, intent, moves[intent])
+            return await self.run_turn(rt, intent, lambda: engine.reply(rt, REPLIES[intent], params.text, pick),
+                                        client=params.client)
+        return await self.run_turn(rt, intent, moves[intent], client=params.client)
 
     async def _confirm_new(self, rt: SessionRuntime, text: str) -> None:
         """Nothing is recorded: the user is asked whether the text answers the open question or is a new one."""
@@ -178,7 +182,8 @@ class CouncilService:
                          user_name=opts.user_id or "User", max_model_calls=opts.max_model_calls,
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
-                         language=session_language(params.text, opts.language, opts.ui_language))
+                         language=session_language(params.text, opts.language, opts.ui_language),
+                         earlier=params.earlier)
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
         rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id, req.language)
 
@@ -187,28 +192,21 @@ class CouncilService:
             return await self.engine.start(rt, plan, rt.pick, seating)
 
         try:
-            return await self.run_turn(rt, Intent.NEW_PROBLEM, start)
+            result = await self.run_turn(rt, Intent.NEW_PROBLEM, start)
         except BaseException:
             if not rt.created:
                 self.store.discard(rt.session_id)
             raise
+        note = words.reused(rt.earlier, result.message, language_of(rt)) if rt.earlier else result.message
+        return result.model_copy(update={"message": note})
 
     async def seated(self, params: TurnParams, personas: list[str], session_id: str | None, language: str | None):
         """A new session's runtime (writing in ``language``), its role → provider function, seating and chat model."""
-        seating, default = await self.hub.seat(params.options, params.client, personas)
+        seating, default = await seat_session(self.hub, self.config, self.engine.library, params, personas)
         rt = self.store.create(session_id)
         rt.language = language
         rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
         return rt, seating, default
-
-    async def _pick(self, rt: SessionRuntime, params: TurnParams):
-        """The session's role → provider function; a restored session keeps its journaled seats (one journaled
-        before seating existed has its models chosen again)."""
-        if rt.pick is None and rt.session.seating is not None:
-            rt.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
-        elif rt.pick is None:
-            rt.pick, _ = await self.hub.session_picker(params.options, params.client)
-        return rt.pick
 
     # --- council/answer --------------------------------------------------------------------------------------
     async def answer(self, params: AnswerParams) -> TurnResult:
@@ -216,9 +214,9 @@ class CouncilService:
         intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
 
         async def run() -> TurnResult:
-            pick = await self._pick(rt, TurnParams(client=params.client))
+            pick = await session_pick(self.hub, rt, TurnParams(client=params.client))
             return await self.run_turn(rt, intent, lambda: self.engine.answer(
-                rt, params.question_id, params.action, params.text or "", params.choice, pick))
+                rt, params.question_id, params.action, params.text or "", params.choice, pick), client=params.client)
 
         return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
@@ -231,7 +229,8 @@ class CouncilService:
         return note
 
     # --- running a turn --------------------------------------------------------------------------------------
-    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]]) -> TurnResult:
+    async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]],
+                       client: ClientCapabilities | None = None) -> TurnResult:
         if rt.lock.locked():
             raise validation_error("the council is still working on this session; wait for it, stop it or "
                                    "cancel it", sessionId=rt.session_id,
@@ -241,6 +240,7 @@ class CouncilService:
             rt.cancel_scope, rt.stop_requested = scope, False
             try:
                 with scope:
+                    drop_unoffered(rt, client)  # seats on a model the client no longer offers fall back first
                     note = await fn()
                     await self.archive.turn_done(rt.session)
                     return self._result(rt, intent, words.turn_note(note, rt.session) if note else None)

@@ -1,10 +1,10 @@
 """The wire result of a turn: where the session stands once the turn has run, with the words a client shows for it
-(the sidecar's note, the buttons' and followups' labels, the line saying what the council spent), all in the
-session's language."""
+(the sidecar's note, the buttons' and followups' labels, the usage line under the answer, the revisit offers), all
+in the session's language."""
 
 from __future__ import annotations
 
-from council.present.cost import calls_made
+from council.present import cost, outcome
 from council.protocol.language import ChatLabels
 from council.protocol.methods import Awaiting, TurnResult
 from council.protocol.seating import CallUsage
@@ -20,11 +20,12 @@ def turn_result(rt: SessionRuntime, intent: Intent, message: str | None = None) 
     question = s.active_question if s.status is SessionStatus.CLARIFYING else None  # never after a cancel
     last = s.discussions[-1] if s.discussions else None
     with speaking(s.settings.language):
-        spent = calls_made(s).strip()
+        usage = CallUsage.of(s).model_copy(update={"markdown": cost.usage(s)})
+        revisit = outcome.revisits(s)
     return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
                       awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
                       final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
                       can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
                       limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                      stopped=s.stopped, usage=CallUsage.of(s), language=s.settings.language,
-                      labels=ChatLabels.of(s.settings.language), spent=spent + "\n\n" if spent else None)
+                      stopped=s.stopped, usage=usage, revisit=revisit, language=s.settings.language,
+                      labels=ChatLabels.of(s.settings.language))

@@ -47,15 +47,31 @@ def test_question_from_stdin_and_options_reach_the_session():
     assert len(session["assumptionLog"]) == 2  # stdin is not a tty: nobody to ask, so everything is assumed
 
 
+def test_a_council_of_one_answers_without_debating_itself():
+    r = run_council("ask", *FAST, "--yes", "--json", "--personas", "Security Expert", PROBLEM)
+    assert r.returncode == 0, r.stderr
+    session = json.loads(r.stdout)["session"]
+    assert session["status"] == "completed" and session["debateCycles"] == 0 and session["discussions"] == []
+    assert session["votes"] == [] and session["options"] == [] and "tally" not in session
+    assert [(x["persona"], x["cycle"]) for x in session["responses"]] == [("Security Expert", 0)]
+    assert "**Vote:**" not in session["finalAnswer"]
+
+
 def test_human_output_shows_personas_votes_and_the_answer():
     r = run_council("ask", *FAST, "--yes", "--max-cycles", "1", PROBLEM)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    for needed in ("The council uses scripted (the scripted test model).", "Software Architect\n",
-                   "Cycle 1 · independent positions", "Options on the table", "votes A · Staged approach",
-                   "After cycle 1:", "The vote (3 voters, final round only)", "Assumed: The timeline is this quarter.",
-                   "The council's answer"):
+    for needed in ("The council uses scripted (the scripted test model).",
+                   "  • Software Architect — Software Architect recommends a staged approach (cycle 1). · medium "
+                   "confidence\n", "Cycle 1 · independent positions", "Options: A Staged approach · B Wait",
+                   "Votes: A 2 (Software Architect and Senior Developer) · B 1 (Devil's Advocate).",
+                   "After cycle 1:", "Vote: a majority for A · Staged approach",
+                   "Assumed: The timeline is this quarter.", "The council's answer"):
         assert needed in out, needed
+    # issue 21: the answer first — one compact line per persona, the full positions are in the transcript
+    assert "Summary" not in out and "Advice" not in out and "The vote (" not in out
+    before = out[:out.index("The council's answer")]
+    assert len(before) < 1500, before
     assert "**" not in out and "\x1b[" not in out  # markdown rendered, no colors off a tty
 
 

@@ -20,11 +20,13 @@ PERSONA = {"position": "Советую двигаться поэтапно.", "s
            "confidence": "medium", "confidence_rationale": "Так подсказывает опыт.", "continue_debate": False}
 SCRIPT = {"rules": [
     {"when": {"schema": "ClarifierReply"}, "reply": {
-        "needs_clarification": True, "reason": "цель меняет совет", "questions": [
-            {"question": "Какова главная цель?", "target_ambiguity": "goal", "choices": ["Снизить затраты",
-                                                                                      "Ускорить выпуск"],
+        "needs_clarification": True, "reason": "цель меняет совет", "candidates": ["Делить сейчас", "Подождать"],
+        "questions": [
+            {"question": "Какова главная цель?", "target_ambiguity": "goal",
+             "choices": [{"answer": "Снизить затраты", "favours": "B"}, {"answer": "Ускорить выпуск", "favours": "A"}],
              "default_assumption": "Главная цель — ускорить выпуск."},
-            {"question": "Какой у вас срок?", "target_ambiguity": "timeline", "choices": ["Квартал", "Год"],
+            {"question": "Какой у вас срок?", "target_ambiguity": "timeline",
+             "choices": [{"answer": "Квартал", "favours": "A"}, {"answer": "Год", "favours": "B"}],
              "default_assumption": "Срок — квартал."}]}},
     {"when": {"schema": "PersonaReply", "cycle": 1}, "reply": PERSONA},
     {"when": {"schema": "PersonaReply"}, "reply": {**PERSONA, "option_id": "A", "vote_confidence": 0.8,
@@ -54,6 +56,7 @@ def test_a_russian_session_in_the_terminal_prints_only_russian(pty_session, scri
                     "--max-cycles", "2", "--depth", "brief", "--personas", ",".join(COUNCIL),
                     "--transcript", str(tmp_path), QUESTION, env={"NO_COLOR": "1", "LANG": "en_US.UTF-8"})
     s.expect(r"\*\*Модератор спрашивает\*\*|Модератор спрашивает")
+    s.expect(r"Ускорить выпуск — в пользу: Делить сейчас")  # a choice's lean, in the session's language
     s.expect(r"ответьте номером, своими словами, 'skip', 'skip all' или 'more'")
     s.expect(r"> ")
     s.send("2\r")

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 
 from tests.headless.fake_openai import FakeOpenAI, fake_openai
 
+from .conftest import COUNCIL as COUNCIL_CMD
 from .conftest import PROBLEM, run_council
 
 COUNCIL = "Software Architect,Senior Developer,Devil's Advocate"
@@ -60,3 +64,74 @@ def test_max_calls_bounds_a_cli_session(tmp_path):
     assert "to fit the budget of 4 model calls" in done.stderr
     assert run_council("ask", "--max-calls", "2", "--yes", PROBLEM).returncode == 2
     assert run_council("ask", "--models", "gpt-4o", "--yes", PROBLEM).returncode == 2
+    many = run_council("ask", "--models", ",".join(f"scripted:m{i}" for i in range(13)), "--yes", PROBLEM)
+    assert many.returncode == 2 and "--models takes at most 12 specs" in many.stderr  # the cap, said (audit)
+
+
+def stated_maximum(stderr: str) -> int:
+    """The most the session said it would spend, from its cost line (``At most N model calls``)."""
+    return int(re.search(r"At most (\d+) model calls?", stderr).group(1))
+
+
+def test_a_failing_endpoint_never_gets_more_requests_than_the_stated_maximum(tmp_path):
+    """Issue 19 audit: an HTTP provider retries a failed request itself (up to 4 attempts); each attempt reaches the
+    endpoint and is paid for, so each counts against the stated bound and the budget (it made 12 for a stated 5)."""
+    for budget in ("5", None):
+        down = FakeOpenAI("down", always=503)
+        with fake_openai(down) as url:
+            path = tmp_path / "down.toml"
+            path.write_text(f'[providers.down]\nkind = "openai"\nbase_url = "{url}"\n[providers.down.options]\n'
+                            'json_mode = "json_schema"\n', encoding="utf-8")
+            done = run_council("ask", "--no-embeddings", "--config", str(path), "--models", "down:m", "--personas",
+                               "Software Architect,Senior Developer", "--max-cycles", "2", "--yes",
+                               *(["--max-calls", budget] if budget else []), PROBLEM, timeout=180)
+        assert done.returncode == 4, done.stderr
+        stated = stated_maximum(done.stdout + done.stderr)
+        assert 0 < len(down.requests) <= stated, (budget, len(down.requests), stated)
+        if budget:
+            assert stated == 5
+
+
+def test_every_attempt_that_reaches_the_model_is_counted(tmp_path):
+    """Requests the endpoint fails at first and then answers: each attempt is a call in the session's count."""
+    flaky = FakeOpenAI("flaky", failures=[("PersonaReply", 503)] * 3)
+    with fake_openai(flaky) as url:
+        path = tmp_path / "flaky.toml"
+        path.write_text(f'[providers.flaky]\nkind = "openai"\nbase_url = "{url}"\n[providers.flaky.options]\n'
+                        'json_mode = "json_schema"\n', encoding="utf-8")
+        done = run_council("ask", "--no-embeddings", "--config", str(path), "--models", "flaky:m", "--personas",
+                           COUNCIL, "--max-cycles", "2", "--max-calls", "12", "--yes", "--json", PROBLEM, timeout=180)
+    session = json.loads(done.stdout)["session"] if done.returncode == 0 else None
+    assert session is not None, done.stderr
+    assert len(flaky.requests) == session["metadata"]["calls"] <= session["callPlans"][-1]["callLimit"] <= 12
+
+
+def test_a_config_persona_map_naming_no_persona_or_no_provider_is_refused(tmp_path):
+    """Issue 19 audit: ``[persona_providers]`` (the config file's seating map) naming a provider that is not
+    configured, or no persona, was dropped with a log line; it is the user's explicit instruction: refused, named."""
+    for entry, named in (('"Devil\'s Advocate" = "claude"', "“claude”, which is no configured provider"),
+                         ('"Devils Advocat" = "local"', "“Devils Advocat”, which is no persona")):
+        path = tmp_path / "council.toml"
+        path.write_text(f'[providers.local]\nkind = "scripted"\n[persona_providers]\n{entry}\n', encoding="utf-8")
+        done = run_council("ask", "--no-embeddings", "--config", str(path), "--provider", "scripted", "--yes",
+                           PROBLEM)
+        assert done.returncode == 2, done.stderr
+        assert named in done.stderr and "persona_providers" in done.stderr
+
+
+def test_an_openai_spec_takes_its_key_and_server_from_the_openai_variables(tmp_path):
+    """Issue 19 audit: ``--models openai:gpt-4o,…`` (the README's example) had no key and no base URL; it takes them
+    from OPENAI_API_KEY / OPENAI_BASE_URL, and without a key for OpenAI's API the error says what to set."""
+    bare = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    done = subprocess.run([*COUNCIL_CMD, "ask", "--no-embeddings", "--models", "openai:gpt-4o", "--yes", PROBLEM],
+                          capture_output=True, text=True, timeout=90, env={**bare, "NO_COLOR": "1"})
+    assert done.returncode == 2, done.stderr
+    assert "openai:gpt-4o has no API key: export OPENAI_API_KEY=" in done.stderr and "OPENAI_BASE_URL" in done.stderr
+    server = FakeOpenAI("openai")
+    with fake_openai(server) as url:
+        done = run_council("ask", "--no-embeddings", "--models", "openai:gpt-4o", "--personas", COUNCIL,
+                           "--max-cycles", "1", "--yes", "--json", PROBLEM,
+                           env={"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "sk-test-key"})
+    assert done.returncode == 0, done.stderr
+    assert server.requests and set(server.keys) == {"sk-test-key"} and {b["model"] for b in server.requests} == \
+        {"gpt-4o"}

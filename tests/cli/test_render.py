@@ -43,14 +43,14 @@ def event(kind: str, **fields):
 def test_status_lines_wait_until_a_persona_stream_ends():
     buf = io.StringIO()
     p = EventPrinter(buf, PLAIN)
-    p(event("persona.delta", persona="A", cycle=1, markdown="#### A\n\nfirst half "))
+    p(event("persona.delta", persona="A", cycle=1, markdown="- **A** — first half "))
     p(event("progress", message="meanwhile"))
     p(event("persona.delta", persona="A", cycle=1, markdown="second half"))
-    p(event("persona.completed", persona="A", cycle=1, markdown="\n\n_Confidence: high — x_\n\n"))
+    p(event("persona.completed", persona="A", cycle=1, markdown=" · high confidence\n\n"))  # ends the line
     p(event("debate.limitReached", markdown="> ⏱️ The debate reached its limit.\n\n"))
     p(event("unknown.type", markdown="**New** kind of event\n"))
     p(event("unknown.silent"))
-    assert buf.getvalue() == ("A\n\nfirst half second half\n· meanwhile\nConfidence: high — x\n\n"
+    assert buf.getvalue() == ("  • A — first half second half · high confidence\n\n· meanwhile\n"
                               "│ ⏱️ The debate reached its limit.\n\nNew kind of event\n\n")
 
 

@@ -15,22 +15,29 @@ from council.providers.scripted import auto_reply
 
 
 class FakeOpenAI:
-    """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request."""
+    """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request;
+    ``always``: a status every request gets (a failing endpoint)."""
 
-    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None) -> None:
+    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None, always: int | None = None) -> None:
         self.mark = mark  # every reply's text contains it (the persona "name" in the scripted replies)
         self.failures = list(failures or [])
+        self.always = always
         self.requests: list[dict[str, Any]] = []
+        self.keys: list[str] = []  # the API key each request carried
         self.lock = threading.Lock()
 
     def answer(self, body: dict[str, Any], auth: str) -> tuple[int, bytes, str]:
-        schema = body["response_format"]["json_schema"]["schema"]
+        form = body["response_format"]  # OpenAI's json_schema, or llama.cpp's json_object with a schema (loopback)
+        schema = form["json_schema"]["schema"] if "json_schema" in form else form["schema"]
         title = schema.get("title", "")
         with self.lock:
             self.requests.append(body)
+            self.keys.append(auth.removeprefix("Bearer "))
             failure = next((f for f in self.failures if f[0] == title), None)
             if failure is not None:
                 self.failures.remove(failure)
+            elif self.always is not None:
+                failure = (title, self.always)
         if failure is not None:  # like OpenAI: the error quotes the key it was given
             said = {"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}"}}
             return failure[1], json.dumps(said).encode(), "application/json"
@@ -54,6 +61,14 @@ def fake_openai(server: FakeOpenAI) -> Iterator[str]:
             status, payload, ctype = server.answer(body, self.headers.get("authorization", ""))
             self.send_response(status)
             self.send_header("content-type", ctype)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:  # /models, the providers' health check
+            payload = json.dumps({"object": "list", "data": [{"id": server.mark, "object": "model"}]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)

@@ -45,7 +45,8 @@ def assert_error(message: dict[str, Any], code: int, msg_id: Any = None, kind: s
     error = message["error"]
     assert error["code"] == code, message
     data = error["data"]
-    assert set(data) == {"code", "message", "details"} and data["code"] == kind, message
+    assert set(data) == {"code", "message", "details", "text"} and data["code"] == kind, message
+    assert data["text"].startswith("The council ") and data["message"].rstrip(".") in data["text"], message
     assert isinstance(data["message"], str) and data["message"] and isinstance(data["details"], dict), message
     assert "Traceback" not in error["message"] and "Traceback" not in data["message"], message
     return data

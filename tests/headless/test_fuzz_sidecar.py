@@ -88,7 +88,8 @@ class Run:
             error = message["error"]
             self.tally.codes[error["code"]] += 1
             data = error["data"]
-            assert set(data) == {"code", "message", "details"} and isinstance(data["details"], dict), message
+            assert set(data) == {"code", "message", "details", "text"} and isinstance(data["details"], dict), message
+            assert data["text"].startswith("The council "), message
             assert data["code"] in ("validation", "permission", "internal") and data["message"], message
             assert "Traceback" not in error["message"], message
             if data["code"] == "internal":

@@ -44,9 +44,11 @@ def test_golden_file_reads_like_prose():
     text = GOLDEN.read_text(encoding="utf-8")
     assert text.count("## The council's answer") == 1
     assert "[object Object]" not in text and "{" not in text
-    headings = [m.group(0) for m in re.finditer(r"^#{1,6} .*$", text, re.M)]
-    for persona in COUNCIL:
-        assert headings.count(f"#### {persona}") == 2  # once per cycle, never empty: text follows each
+    for persona in COUNCIL:  # issue 21: one compact line per cycle (position, vote, confidence), no wall of bullets
+        lines = re.findall(rf"^- \*\*{re.escape(persona)}\*\* — .+ · \w+ confidence$", text, re.M)
+        assert len(lines) == 2, persona
+    assert "**Summary**" not in text and "**Advice**" not in text
+    assert len(text[:text.index("## The council's answer")]) < 2000  # it was 7,237 characters before issue 21
     assert not re.search(r"^(#{1,6} .*)\n+(#{1,6} )", text, re.M), "a heading directly followed by a heading"
     for phrase in ("— debater", "Question 1.1", "client:", "scripted:", "(0.", "score"):
         assert phrase not in text, phrase

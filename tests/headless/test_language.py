@@ -72,6 +72,7 @@ async def run_session(sc, question: str) -> tuple[list[str], list[Any], dict]:
     shown = "".join(e.get("markdown") or "" for e in sorted(events, key=lambda e: e["seq"]))  # deltas: pieces
     texts = [shown] + [e.get("message") or "" for e in events]
     texts += [x.get("message") or "" for x in results] + [snap["transcriptMarkdown"]]
+    texts += [(x.get("usage") or {}).get("markdown") or "" for x in results]  # the line under the answer
     return texts, [*events, *results, snap["session"]], results[0]
 
 
@@ -82,7 +83,7 @@ async def test_a_russian_session_writes_every_line_in_russian(sidecar):
         assert first["labels"] == ChatLabels.of("ru").to_wire() and first["labels"]["skip"] == "Пропустить"
         assert leaks(texts, data) == []
         shown = "".join(texts)
-        for part in ("**Совет:**", "**Модератор спрашивает**", "### Цикл 1 · независимые позиции", "**Кратко**",
+        for part in ("**Совет:**", "**Модератор спрашивает**", "**Цикл 1** · независимые позиции", "**Кратко**",
                      "## Ответ совета", "**Голосование**", "**Состояние:**", "В совете:", "## Сходимость",
                      "Модератор читает ваш вопрос…"):
             assert part in shown, part

@@ -124,8 +124,8 @@ async def test_seating_and_a_fallback_survive_a_restore(sidecar):
     async with sidecar(provider="client") as sc:
         models = TwoModels(sc, refuse={"beta/two": "model_unavailable"})
         sc.serve_completions(models.complete)
-        r = await run_session(sc, {**CLIENT, "models": [ALPHA, BETA, {**BETA, "id": "gamma/three",
-                                                                      "family": "gamma-3", "name": "Gamma"}]})
+        three = {**CLIENT, "models": [ALPHA, BETA, {**BETA, "id": "gamma/three", "family": "gamma-3", "name": "Gamma"}]}
+        r = await run_session(sc, three)
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"], "includeJournal": True})
         seats = {s["persona"]: s["model"]["id"] for s in snap["session"]["seating"]["seats"]}
         assert seats == {"Software Architect": "alpha/one", "Senior Developer": "alpha/one",
@@ -137,9 +137,9 @@ async def test_seating_and_a_fallback_survive_a_restore(sidecar):
         again = await sc2.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert again["session"]["seating"] == snap["session"]["seating"]
         r2 = await sc2.call("council/turn", {"sessionId": r["sessionId"], "command": "extend",
-                                              "text": "Also weigh the hiring plan.", "client": CLIENT})
+                                              "text": "Also weigh the hiring plan.", "client": three})
         assert r2["status"] == "completed"
-        assert models2.models_of("Devil's Advocate") == {"gamma/three"}
+        assert models2.models_of("Devil's Advocate") == {"gamma/three"}  # still offered: the journaled seat holds
         assert models2.models_of("Senior Developer") == {"alpha/one"}  # fell back before the restore: stays
 
 
@@ -174,3 +174,85 @@ async def test_without_a_budget_repairs_stay_within_the_stated_maximum(sidecar):
         assert cost["plan"]["maxCalls"] == 2 * cost["plan"]["planned"]
         assert len(models.calls) == r["usage"]["calls"] <= cost["plan"]["maxCalls"]
         assert json.dumps(r["usage"]["byModel"])  # per model, on the wire
+
+
+async def test_every_model_refused_is_one_line_naming_them_with_the_fix_and_no_retry(sidecar):
+    """Issue 19 audit: the user declines every model's access. Not "Every advisor failed … Retry" (a retry cannot
+    help) nor a garbled fallback note: one line naming the models, why (no permission) and how to allow them."""
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc, refuse={"alpha/one": "no_consent", "beta/two": "no_consent"})
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, CLIENT)
+        sid = r["sessionId"]
+        [fell] = events_of(sc, sid, "seat.fellBack")
+        assert "(it may not be used" not in fell["markdown"] and "no permission" in fell["markdown"]
+        errors = events_of(sc, sid, "error")
+        [stalled] = [e for e in errors if e["details"]["kind"] != "model_failed"]
+        text = stalled["markdown"]
+        assert stalled["code"] == "permission" and not stalled["retryable"], stalled
+        assert text.count("\n\n") == 1 and "Alpha One" in text and "Beta Two" in text
+        assert "no permission" in text and "Manage Language Model Access" in text and "model picker" in text
+        assert "Retry" not in text and "Every advisor failed" not in text
+
+
+async def test_a_map_naming_no_persona_or_a_model_not_offered_is_said_when_the_council_is_seated(sidecar):
+    """Issue 19 audit: the map (VS Code's council.models) is a preference that holds across workspaces, so what
+    does not apply is not refused but said in seating.decided, naming the entry; a persona key resolves like
+    ``--personas`` (an id or a unique prefix works)."""
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc)
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, CLIENT, seating={"Secruity Expert": "beta/two", "devils advocate": "beta/two",
+                                                   "Senior Developer": "claude-x"})
+        assert r["status"] == "completed"
+        assert models.models_of("Devil's Advocate") == {"beta/two"}
+        [seated] = events_of(sc, r["sessionId"], "seating.decided")
+        misses = {m["persona"]: m["reason"] for m in seated["seating"]["misses"]}
+        assert misses == {"Secruity Expert": "no_persona", "Senior Developer": "model_not_offered"}
+        text = seated["markdown"]
+        assert "“Secruity Expert” names no persona" in text and "Security Expert" in text
+        assert "Senior Developer → “claude-x”: no model with that id is on offer (offered: alpha/one, beta/two)" in text
+
+
+async def test_a_restored_session_whose_seat_model_is_no_longer_offered_falls_back_with_one_note(sidecar):
+    """Issue 19 audit: after a restart the client no longer offers a journaled seat's model (gone, or refused):
+    the seat falls back to the chat's model before the next turn's first call, with one note, as a failed model."""
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc)
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, CLIENT)
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"], "includeJournal": True})
+        assert {s["persona"]: s["model"]["id"] for s in snap["session"]["seating"]["seats"]}["Senior Developer"] == \
+            "beta/two"
+    async with start_sidecar(["--provider", "client", "--no-embeddings"], stderr=None) as sc2:
+        models2 = TwoModels(sc2)
+        sc2.serve_completions(models2.complete)
+        await sc2.call("council/restore", {"sessionId": r["sessionId"], "journal": snap["journal"]})
+        only_alpha = {**CLIENT, "models": [ALPHA]}
+        r2 = await sc2.call("council/turn", {"sessionId": r["sessionId"], "command": "extend",
+                                              "text": "Also weigh the hiring plan.", "client": only_alpha})
+        assert r2["status"] == "completed"
+        assert "beta/two" not in {m for _, m in models2.calls}
+        assert models2.models_of("Senior Developer") == {"alpha/one"}
+        [fell] = events_of(sc2, r["sessionId"], "seat.fellBack")
+        assert fell["personas"] == ["Senior Developer"] and fell["reason"] == "model_unavailable"
+        assert fell["markdown"].count("\n\n") == 1 and "Beta Two cannot be used" in fell["markdown"]
+        await sc2.call("council/turn", {"sessionId": r["sessionId"], "text": "Why?", "client": only_alpha})
+        assert len(events_of(sc2, r["sessionId"], "seat.fellBack")) == 1  # once per model per session
+
+
+async def test_the_calls_line_names_only_models_that_answered_and_the_sidecar_writes_it(sidecar):
+    """Issue 19 audit: the transcript's footer named a model that never answered (one failed call on it), and the
+    chat's line under the answer was worded by the extension; both are the sidecar's one line now."""
+    gamma = {**BETA, "id": "gamma/three", "vendor": "gamma-labs", "family": "gamma-3", "name": "Gamma Three"}
+    async with sidecar(provider="client") as sc:
+        models = TwoModels(sc, refuse={"gamma/three": "model_unavailable"})
+        sc.serve_completions(models.complete)
+        r = await run_session(sc, {**CLIENT, "models": [ALPHA, BETA, gamma]})
+        assert r["status"] == "completed" and "gamma/three" in {m for _, m in models.calls}  # asked once, failed
+        line = r["usage"]["markdown"]
+        assert line.startswith(f"_Model calls: {r['usage']['calls']} (it said at most ") and line.endswith("._\n\n")
+        assert "on Alpha One" in line and "on Beta Two" in line and "1 failed" in line
+        assert "Gamma" not in line
+        snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        assert line.strip() in snap["transcriptMarkdown"]

@@ -108,7 +108,9 @@ async def test_more_questions_up_to_the_cap_then_refused(sidecar):
             r = await sc.call("council/turn", {"sessionId": sid, "text": "more questions"})
             assert r["status"] == "clarifying"
             snap = await sc.call("council/snapshot", {"sessionId": sid})
-            assert snap["session"]["clarificationRounds"] == expected_round
+            planned = {q["roundNumber"] for q in snap["session"]["questions"] + snap["session"]["plannedQuestions"]}
+            assert max(planned) == expected_round
+            assert snap["session"]["clarificationRounds"] == 0  # seed 002: completed rounds; round 1 is still open
         with pytest.raises(RpcError) as err:
             await sc.call("council/turn", {"sessionId": sid, "command": "more"})
         assert err.value.data["code"] == "validation"
@@ -116,6 +118,8 @@ async def test_more_questions_up_to_the_cap_then_refused(sidecar):
         # the session is intact and still answerable
         r = await sc.call("council/turn", {"sessionId": sid, "text": "skip all"})
         assert r["status"] == "completed"
+        snap = await sc.call("council/snapshot", {"sessionId": sid})
+        assert snap["session"]["clarificationRounds"] == 3
 
 
 async def test_debate_cap_then_extended_debate(sidecar):

@@ -153,3 +153,15 @@ async def test_after_a_cancel_a_bare_keyword_starts_nothing(sidecar):
         assert sc.events[seen:] == []
         new = await sc.call("council/turn", {"sessionId": sid, "text": KAFKA})
         assert new["intent"] == "new_problem" and new["sessionId"] != sid
+
+
+async def test_cancel_says_it_once(sidecar):
+    """Issue 21: `/cancel` printed "The session was cancelled." twice (its status event and the turn's message)."""
+    async with sidecar() as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM})
+        sid = r["sessionId"]
+        seen = len(sc.session_events(sid))
+        r = await sc.call("council/turn", {"sessionId": sid, "command": "cancel", "text": ""})
+        assert r["intent"] == "cancel" and r["status"] == "cancelled"
+        shown = "".join(e["markdown"] for e in sc.session_events(sid)[seen:]) + (r.get("message") or "")
+        assert shown.count("The session was cancelled.") == 1, shown

@@ -34,9 +34,10 @@ class ScriptedClientModel:
     """The client's model: answers every sampling request with the scripted reply for its format, as a model named
     after the request's first hint (``<hint>-model``, else ``default-model``); or refuses them all."""
 
-    def __init__(self, refuse: types.ErrorData | None = None) -> None:
+    def __init__(self, refuse: types.ErrorData | None = None, prose: bool = False) -> None:
         self.requests: list[types.CreateMessageRequestParams] = []
         self.refuse = refuse
+        self.prose = prose  # answer the personas in prose, never the JSON they are asked for
 
     async def __call__(self, _ctx: Any, params: types.CreateMessageRequestParams):
         self.requests.append(params)
@@ -47,6 +48,9 @@ class ScriptedClientModel:
         messages += [ChatMessage(role=m.role, content=m.content.text) for m in params.messages]
         reply = auto_reply(CompletionRequest(purpose=meta.get("purpose", ""), messages=messages,
                                              json_schema=meta.get("response_schema")))
+        if self.prose and meta.get("response_schema", {}).get("title") == "PersonaReply":
+            return types.CreateMessageResult(role="assistant", model="chatty-model", stopReason="endTurn",
+                                             content=types.TextContent(type="text", text="Split it, I think."))
         hints = params.modelPreferences.hints if params.modelPreferences and params.modelPreferences.hints else []
         model = f"{hints[0].name}-model" if hints else "default-model"
         return types.CreateMessageResult(role="assistant", model=model, stopReason="endTurn",
@@ -203,6 +207,18 @@ async def test_a_client_that_refuses_sampling_is_asked_once_and_one_clear_error(
     assert "denied permission" in err["message"] and "chat.mcp.serverSampling" in err["message"]
     assert "advisor" not in err["message"]
     assert len(model.requests) == 1  # the first refusal stops the session's asking
+
+
+async def test_malformed_replies_of_the_clients_model_say_what_was_wrong_and_whose(mcp_server):
+    """Issue 19 audit: prose instead of the JSON asked for, from the MCP client's model, ended in "every advisor's
+    model failed; check the model configuration" — nothing to configure: the error says what was wrong, and whose."""
+    model = ScriptedClientModel(prose=True)
+    async with mcp_server(model, args=["--sampling-hints", "none"]) as s:
+        r = await consult(s)
+    err = error_of(r)
+    assert "the MCP client's model" in err["message"] and "unusable" in err["message"]
+    assert "JSON" in err["message"] and "check the model configuration" not in err["message"]
+    assert set(err["details"]["causes"].values()) == {"malformed"}
 
 
 async def test_a_review_runs_on_the_clients_model(mcp_server):

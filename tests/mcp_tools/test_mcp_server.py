@@ -76,6 +76,9 @@ async def test_persona_consult(mcp_client):
     assert not r.isError
     assert [x["persona"] for x in r.structuredContent["responses"]] == ["Financial Officer"]
     assert r.structuredContent["council"]["user_override"] is True
+    # seed 002: one persona answers without debating itself (no cycles, no vote of one against nobody)
+    assert r.structuredContent["cycles"] == 0 and "vote" not in r.structuredContent
+    assert r.structuredContent["model_calls"] == 3  # the clarifier, its answer, the chair
 
 
 async def test_define_personas_draft_confirm_then_the_next_consult_uses_it(mcp_client, tmp_path: Path):

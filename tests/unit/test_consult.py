@@ -38,7 +38,7 @@ async def test_depth_cuts_long_lists_and_reports_short_ones_without_padding(make
         {"when": {"schema": "PersonaReply", "purpose": "Software Architect"},
          "reply": first_reply(summary=long, advice=long, next_steps=long)},
         {"when": {"schema": "PersonaReply", "purpose": "Devil's Advocate"},
-         "reply": first_reply(summary=["only one"], risks=[])}]}
+         "reply": first_reply(summary=["only one"])}]}
     h = make_service(script)
     r = await h.service.consult(ConsultParams(user_problem=PROBLEM, selected_personas=COUNCIL, depth="brief"))
     arch, da = r.responses
@@ -46,7 +46,6 @@ async def test_depth_cuts_long_lists_and_reports_short_ones_without_padding(make
     assert da.summary == "- only one"  # one item stays one item: nothing invented
     notes = " ".join(r.synthesis.notes)
     assert "Devil's Advocate gave 1 item in summary" in notes
-    assert "raised no counterpoints" in notes
     assert r.open_questions[-1] == "Which team owns billing?"
 
 
@@ -57,6 +56,10 @@ async def test_devils_advocate_counterpoints_feed_risks(make_service):
     r = await h.service.consult(ConsultParams(user_problem=PROBLEM, selected_personas=COUNCIL, depth="brief"))
     assert {"The split doubles on-call load.", "Data drifts."} <= set(r.synthesis.risks_tradeoffs)
     assert r.responses[1].counterpoints == ["The split doubles on-call load.", "Data drifts."]
+    # seed 000: its advice carries its counterpoints (a labelled list after the advice's own bullets)
+    assert r.responses[1].advice == ("- a1\n- a2\n\nCounterpoints:\n* The split doubles on-call load.\n"
+                                     "* Data drifts.")
+    assert "Counterpoints" not in r.responses[0].advice  # only the Devil's Advocate's
 
 
 async def test_answer_callback_answers_and_declines(make_service):

@@ -25,7 +25,9 @@ COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 SETTINGS = SessionSettings(min_cycles=2, max_cycles=2)
 GOAL_QUESTION = rule("ClarifierReply", {
     "needs_clarification": True, "reason": "the goal matters",
-    "questions": [{"question": "What is the main goal here?", "target_ambiguity": "goal", "choices": ["Speed"],
+    "candidates": ["Split now", "Wait"],
+    "questions": [{"question": "What is the main goal here?", "target_ambiguity": "goal",
+                   "choices": [{"answer": "Speed", "favours": "A"}, {"answer": "Safety", "favours": "B"}],
                    "default_assumption": "The goal is to ship faster."}]})
 
 

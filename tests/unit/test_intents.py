@@ -94,6 +94,7 @@ def test_slash_command_wins_over_text(command, status):
         TurnCommand.STATUS: IN.STATUS,
         TurnCommand.PERSONAS: IN.PERSONAS,
         TurnCommand.RETRY: IN.RETRY,
+        TurnCommand.REVISIT: IN.REVISIT,
     }[command]
     assert decide_intent("cancel", command, status) is expected
 

@@ -125,7 +125,7 @@ def test_three_rounds_then_a_fourth_refused(builder):
     builder.clarifying()
     builder.plan(2, 1)
     builder.plan(3, 1)
-    assert builder.s.clarification_rounds == 3
+    assert builder.s.planned_rounds == 3 and builder.s.clarification_rounds == 0  # planned, none completed
     err = refused(builder, builder.plan_record(3, 1).model_copy(update={"round": 4}), "capped at 3")
     assert err.details == {"round": 4, "cap": 3}
 

@@ -49,6 +49,19 @@ def test_an_explicit_map_seats_the_personas_it_names_case_insensitively():
     assert [s.why for s in seating.seats] == ["chat", "map", "map_unknown", "chat"]
 
 
+def test_a_map_entry_whose_model_is_not_on_offer_is_said_even_with_one_model():
+    """Issue 19 audit: a map naming a model nobody offered was silent (and ignored whole with one model)."""
+    from council.present.cost import seating as seating_line
+
+    for offered in ([GPT, CLAUDE], []):
+        seating = seat(COUNCIL, offered, GPT, {"Security Expert": "claude-sonet-4", "Chef": CLAUDE.id})
+        [miss] = seating.misses  # Chef is not on this council: a preference that does not apply here, not a miss
+        assert (miss.persona, miss.model_id, miss.reason) == ("Security Expert", "claude-sonet-4", "model_not_offered")
+        assert GPT.id in miss.valid
+        line = seating_line(seating)
+        assert "“claude-sonet-4”: no model with that id is on offer" in line and "speaks with GPT-4o" in line
+
+
 def test_configured_persona_providers_win_over_the_spread():
     local = ModelChoice(id="local:qwen2.5:7b", provider="openai", model="qwen2.5:7b")
     seating = seat(COUNCIL, [GPT, CLAUDE], GPT, fixed={"devil's advocate": local})
@@ -77,7 +90,7 @@ def test_fit_cuts_cycles_then_seats_then_the_clarifier_down_to_the_minimum():
     fitted, cut = fit(shape, 4)
     assert fitted == Shape(2, 1, False) and cut.clarifier
     fitted, _ = fit(shape, MIN_CALLS)
-    assert fitted == Shape(1, 1, False) and fitted.planned == MIN_CALLS
+    assert fitted == Shape(1, 1, False) and fitted.planned == 2 <= MIN_CALLS  # a council of one: answer, chair
 
 
 def test_the_bound_counts_one_retry_per_call_within_the_budget_and_retries_use_only_the_slack():

@@ -47,7 +47,8 @@ async def test_first_turn_asks_one_question(make_service):
     assert res.status is S.CLARIFYING and res.awaiting is Awaiting.ANSWER and res.intent is Intent.NEW_PROBLEM
     s = h.runtime(res.session_id).session
     assert s.active_question.question_id == res.question.question_id
-    assert len(s.planned_questions) == 1 and s.clarification_rounds == 1
+    assert len(s.planned_questions) == 1 and s.planned_rounds == 1
+    assert s.clarification_rounds == 0  # seed 002: rounds completed, and round 1 is still open
     assert len(h.of(res.session_id, "question.asked")) == 1
 
 
@@ -157,17 +158,18 @@ async def test_more_questions_up_to_the_cap(make_service):
     res = await ask(h)
     sid = res.session_id
     r2 = await say(h, sid, "more questions")
-    assert r2.intent is Intent.MORE_QUESTIONS and h.runtime(sid).session.clarification_rounds == 2
+    assert r2.intent is Intent.MORE_QUESTIONS and h.runtime(sid).session.planned_rounds == 2
     r3 = await say(h, sid, "ещё вопросы")
-    assert h.runtime(sid).session.clarification_rounds == 3
+    assert h.runtime(sid).session.planned_rounds == 3
+    assert h.runtime(sid).session.clarification_rounds == 0  # three planned, none completed: the first is open
     assert r3.awaiting is Awaiting.ANSWER
     with pytest.raises(CouncilError) as info:
         await say(h, sid, "more questions")
     assert info.value.code is ErrorCode.VALIDATION and info.value.details["cap"] == 3
     s = h.runtime(sid).session
-    assert s.clarification_rounds == 3 and s.status is S.CLARIFYING
+    assert s.planned_rounds == 3 and s.clarification_rounds == 0 and s.status is S.CLARIFYING
     done = await say(h, sid, "skip all")
-    assert done.status is S.COMPLETED
+    assert done.status is S.COMPLETED and s.clarification_rounds == 3
     assert len(done.final_answer) > 0
     assert all(q.status is QuestionStatus.SKIPPED for q in s.questions) and not s.planned_questions
 
@@ -313,7 +315,7 @@ async def test_garbage_twice_abstains_with_a_note(make_service):
     assert mine and all(x.abstained for x in mine)
     assert mine[0].note.startswith(f"{who} abstains: unusable reply after one repair attempt")
     shown = "".join(e["markdown"] for e in h.events if e.get("persona") == who and e["sessionId"] == sid)
-    assert f"_{who} abstains:" in shown and shown.count(f"#### {who}\n") == len(mine)
+    assert f"_{who} abstains:" in shown and shown.count(f"- **{who}** — ") == len(mine)  # one line per cycle
     s = h.runtime(sid).session
     assert who in s.tally.abstentions
     assert all(v.persona != who for v in s.votes)
@@ -409,7 +411,7 @@ async def test_status_turn_changes_nothing(make_service):
     res = await ask(h)
     before = h.runtime(res.session_id).session.model_dump()
     st = await say(h, res.session_id, "status")
-    assert st.intent is Intent.STATUS and "Clarification rounds: 1 of 3" in st.message
+    assert st.intent is Intent.STATUS and "Clarification round 1 of 3 (0 completed)" in st.message
     assert h.runtime(res.session_id).session.model_dump() == before
 
 
@@ -470,8 +472,10 @@ async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_se
         e["markdown"] for e in h.of(done.session_id) if e.get("persona") == who and e.get("cycle") == 1
     )
     final = responses(h, done.session_id, who)[0].model_dump()
-    # the stream plus the completion read exactly as the final reply: one heading, the trimmed lists, a footer
-    assert shown.startswith(f"#### {who}\n\n" + render(final, set(final), final=True) + "_Confidence: ")
+    # the stream plus the completion read as one compact line: the position and the confidence (the trimmed lists
+    # are in the transcript)
+    assert shown == f"- **{who}** — {final['position']} · {final['confidence']} confidence\n\n"
+    assert "point 8" not in shown and render(final, set(final), final=True).count("- point") == 7
 
 
 async def test_turn_keys_live_with_their_session_and_new_session_keys_are_bounded(make_service):

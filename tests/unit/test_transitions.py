@@ -10,13 +10,14 @@ from council.errors import CouncilError, ErrorCode
 from council.session.entities import SessionStatus as S
 from council.session.transitions import TERMINAL, TRANSITIONS, can_transition, check_transition
 
-# The table as the seed (plus the documented completed → debating extension) defines it, written out again.
+# The table as the seed (plus the documented completed → debating extension; completed → clarifying is the seed's
+# revisit of a skipped question) defines it, written out again.
 EXPECTED = {
     S.CREATED: {S.CLARIFYING, S.DEBATING, S.CANCELLED},
     S.CLARIFYING: {S.CLARIFYING, S.DEBATING, S.FINAL, S.CANCELLED},
     S.DEBATING: {S.DEBATING, S.FINAL, S.CANCELLED},
     S.FINAL: {S.COMPLETED, S.CANCELLED},
-    S.COMPLETED: {S.DEBATING},
+    S.COMPLETED: {S.DEBATING, S.CLARIFYING},
     S.CANCELLED: set(),
 }
 
@@ -58,8 +59,8 @@ def test_cancelled_is_terminal():
         assert not can_transition(S.CANCELLED, target)
 
 
-def test_completed_only_goes_back_to_debating():
-    assert [t for t in S if can_transition(S.COMPLETED, t)] == [S.DEBATING]
+def test_completed_only_goes_back_to_debating_or_to_revisit_a_question():
+    assert [t for t in S if can_transition(S.COMPLETED, t)] == [S.CLARIFYING, S.DEBATING]
     assert S.COMPLETED in TERMINAL
 
 

@@ -55,16 +55,32 @@ async def test_a_cut_off_reply_is_kept_with_a_note_instead_of_an_abstention(make
     assert first.advice == full["advice"]
 
 
-async def test_a_devils_advocate_without_risks_gets_one_repair_then_a_visible_note(make_service):
+async def test_a_devils_advocate_without_counterpoints_is_repaired_once_like_a_malformed_reply(make_service):
+    """Seed 000: the Devil's Advocate always gives counterpoints. A reply without them is repaired once; the repaired
+    reply is kept without a note, and its counterpoints reach the synthesis's risks and trade-offs."""
+    no_risks = persona_reply(1, who=DEVIL, risks=[])
+    repaired = persona_reply(1, who=DEVIL, risks=["A split doubles the on-call load."])
+    h = make_service({"rules": [rule("PersonaReply", no_risks, purpose=DEVIL, cycle=1, times=1),
+                                rule("PersonaReply", repaired, purpose=DEVIL, cycle=1, times=1)]})
+    res = await h.service.turn(TurnParams(text="Should we split our monolith?",
+                                          options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    devil = next(r for r in s.responses if r.persona == DEVIL and r.cycle == 1)
+    assert not devil.abstained and devil.risks == ["A split doubles the on-call load."]
+    assert devil.note == "repaired after one retry"  # as any repaired reply; no shortfall note
+    provider = next(iter(h.service.hub._cache.values()))
+    calls = [c for c in provider.calls
+             if c.purpose == DEVIL and c.cycle == 1 and c.json_schema["title"] == "PersonaReply"]
+    assert len(calls) == 2 and "list your counterpoints in risks" in calls[1].messages[-1].content
+    assert "A split doubles the on-call load." in s.synthesis.risks_tradeoffs  # not only in the dissent
+
+
+async def test_a_devils_advocate_that_never_gives_counterpoints_abstains_instead_of_shipping_with_a_note(
+        make_service):
     no_risks = persona_reply(1, who=DEVIL, risks=[])
     h = make_service({"rules": [rule("PersonaReply", no_risks, purpose=DEVIL, cycle=1, times=2)]})
     res = await h.service.turn(TurnParams(text="Should we split our monolith?",
                                           options=SessionOptions(clarify=False, personas=TRIO)))
     s = h.runtime(res.session_id).session
     devil = next(r for r in s.responses if r.persona == DEVIL and r.cycle == 1)
-    assert not devil.abstained and devil.risks == []
-    assert devil.note and "Devil's Advocate list the risks" in devil.note
-    provider = next(iter(h.service.hub._cache.values()))
-    repairs = [c for c in provider.calls
-               if c.purpose == DEVIL and c.cycle == 1 and c.json_schema["title"] == "PersonaReply"]
-    assert len(repairs) == 2 and "risks and counterpoints" in repairs[1].messages[-1].content
+    assert devil.abstained and "counterpoints" in (devil.note or "")

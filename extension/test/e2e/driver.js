@@ -8,6 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const { chatUi, launchBrowser } = require('./chatui');
+const { textBeforeAnswer, renderings, personaLines } = require('./reading');
 const scenarios = { ...require('./scenarios').scenarios, ...require('./review-scenario'), ...require('./mcp-scenario') };
 
 const url = process.argv[2];
@@ -15,6 +16,9 @@ const shots = process.argv[3];
 const QUESTION = 'Should we split our monolith into services this quarter?';
 const MODEL = process.env.COUNCIL_E2E_MODEL || 'Council Test Model';
 const CHOICE = '10 to 50 engineers';
+const SKIP = /^\s*Skip this question\s*$/;
+// The characters above the council's answer in its response on main before issue 21 (measured on this session).
+const BEFORE_ISSUE_21 = 4318;
 const t0 = Date.now();
 const since = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 let page;
@@ -169,6 +173,50 @@ async function savedConversation(ui) {
   }
 }
 
+const RUN_LOGS = { council: 'council.log', models: 'fake-lm.log' };
+const runLog = (name) => path.join(process.env.COUNCIL_E2E_RUN, RUN_LOGS[name]);
+const logSize = (name) => (fs.existsSync(runLog(name)) ? fs.statSync(runLog(name)).size : 0);
+const logMarks = () => Object.fromEntries(Object.keys(RUN_LOGS).map((name) => [name, logSize(name)]));
+
+/**
+ * After a reload, wait until the new window's Council extension has activated (its log's first line) and so has the
+ * test model provider. The reloaded Chat view shows the remembered model and takes input at once, seconds before the
+ * extension host has started the extensions: "@council …" sent then is not a known participant yet, and VS Code hands
+ * it to its default agent (a "Sign in to use GitHub Copilot" dialog), not to Council.
+ */
+async function activatedSince(marks) {
+  const want = { council: /\[info\] Council \S+ on /, models: /\[fake-lm\] activate / };
+  const t = Date.now();
+  for (;;) {
+    const missing = Object.keys(want).filter((name) => {
+      const text = fs.existsSync(runLog(name)) ? fs.readFileSync(runLog(name), 'utf8').slice(marks[name]) : '';
+      return !want[name].test(text);
+    });
+    if (!missing.length) return;
+    if (Date.now() - t > 90_000) throw new Error(`after the reload these extensions did not activate in 90 s: ${missing.join(', ')}`);
+    await page.waitForTimeout(200);
+  }
+}
+
+/**
+ * After a reload, wait until the Chat view shows the conversation saved before it (its last request in view). VS Code
+ * opens the view at once and loads the saved conversation into it a moment later (seconds on a busy 2-core machine);
+ * a turn sent before that lands in an empty conversation, with no history, so the participant starts a new session.
+ */
+async function restoredConversation(ui, saved) {
+  const request = saved.requests[saved.requests.length - 1];
+  const want = (request?.message?.text || '').replace(/\s+/g, ' ').trim();
+  const t = Date.now();
+  let shown = '';
+  while (Date.now() - t < 60_000) {
+    shown = await ui.lastRequestText();
+    if (shown && shown.includes(want)) return;
+    await page.waitForTimeout(250);
+  }
+  await shot('reload-not-restored');
+  throw new Error(`after the reload the Chat view does not show the saved conversation (last request ${JSON.stringify(want)}); it shows ${JSON.stringify(shown.slice(0, 200))}`);
+}
+
 // council_consult asks before it runs (its confirmationMessages); invoked outside a chat, VS Code shows them as a
 // modal dialog. It must name the personas, the depth and the model calls; it is screenshot, then confirmed.
 let consultConfirmation;
@@ -216,10 +264,13 @@ async function runScenarios() {
     shot,
     log: (m) => console.log(`[e2e]   ${m}`),
     reload: async () => {
-      await savedConversation(ui);
+      const saved = await savedConversation(ui);
+      const marks = logMarks();
       await page.reload();
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
       await openChat();
+      await phase('extensions activated', () => activatedSince(marks));
+      if (saved) await phase('conversation restored', () => restoredConversation(ui, saved));
     },
   };
   for (const [name, fn] of Object.entries(scenarios)) {
@@ -255,6 +306,17 @@ async function runScenarios() {
       await q1.waitFor({ timeout: 120_000 });
       await q1.locator('.monaco-button', { hasText: CHOICE }).first().waitFor({ timeout: 30_000 });
     });
+    await phase('each choice rendered once', async () => {
+      await ui.idle();
+      await page.waitForTimeout(1000); // the followups render after the response
+      const labels = ['Under 10 engineers', CHOICE, 'Over 50 engineers', 'Skip this question', 'Skip all', 'Skip'];
+      const seen = await renderings(page, labels);
+      console.log(`[e2e] choice renderings: ${JSON.stringify(seen)}`);
+      await shot('question');
+      // Issue 21: each choice once, as a button; Skip this question and Skip all once each (before: 3, 3, 3, 1, 1, 3).
+      const wrong = Object.entries(seen).filter(([label, n]) => n !== (label === 'Skip' ? 2 : 1));
+      if (wrong.length) throw new Error(`choices rendered more or less than once: ${JSON.stringify(seen)}`);
+    });
     await phase('double-click a choice', async () => {
       await q1.locator('.monaco-button', { hasText: CHOICE }).first().dblclick();
     });
@@ -262,10 +324,10 @@ async function runScenarios() {
     const q2 = responses.filter({ hasText: 'What is driving the timeline' }).last();
     await phase('second question', async () => {
       await q2.waitFor({ timeout: 120_000 });
-      await q2.locator('.monaco-button', { hasText: /^\s*Skip\s*$/ }).first().waitFor({ timeout: 30_000 });
+      await q2.locator('.monaco-button', { hasText: SKIP }).first().waitFor({ timeout: 30_000 });
     });
 
-    await phase('skip', () => q2.locator('.monaco-button', { hasText: /^\s*Skip\s*$/ }).first().click());
+    await phase('skip', () => q2.locator('.monaco-button', { hasText: SKIP }).first().click());
 
     const final = responses.filter({ hasText: "The council's answer" }).last();
     await phase('personas stream and final answer', async () => {
@@ -273,9 +335,9 @@ async function runScenarios() {
       await final.locator('text=extract one well-bounded service').first().waitFor({ timeout: 60_000 });
     });
     const text = (await final.textContent()) ?? '';
-    const headings = [...new Set((await final.locator("h4").allTextContents()).map((h) => h.trim()).filter(Boolean))];
-    console.log(`[e2e] persona headings: ${JSON.stringify(headings)}`);
-    const names = new Set(headings.map((h) => h.split(' · ')[0]));
+    const lines = await personaLines(final);
+    console.log(`[e2e] persona lines: ${JSON.stringify(lines)}`);
+    const names = new Set(lines.map((l) => l[0]));
     if (names.size < 2) throw new Error('expected contributions of at least two personas under their names');
     if (!/favours extracting one service first/.test(text)) throw new Error('persona contributions missing from the response');
     if (/could not answer|abstained/.test(text)) throw new Error('a persona failed on the test model\'s replies');
@@ -288,6 +350,20 @@ async function runScenarios() {
     if (answered !== 1) throw new Error(`the double click sent ${answered} chat turns, expected 1: ${JSON.stringify(turns)}`);
     const skips = turns.filter((t) => /\/skip\b/.test(t)).length;
     if (skips !== 1) throw new Error(`expected one /skip turn, saw ${skips}: ${JSON.stringify(turns)}`);
+    const reading = await textBeforeAnswer(final);
+    console.log(`[e2e] characters before the answer: ${reading.before} of ${reading.total} in its response (before issue 21: ${BEFORE_ISSUE_21}, cut by ${Math.round(100 - (100 * reading.before) / BEFORE_ISSUE_21)}%)`);
+    if (reading.before > 0.3 * BEFORE_ISSUE_21) throw new Error(`${reading.before} characters above the answer, more than 30% of ${BEFORE_ISSUE_21}: ${reading.above.slice(0, 600)}`);
+    { // the answer's heading low in the view: what stands above it in the response, then the answer
+      const heading = final.getByText(/The council['’]s answer/).first();
+      await heading.scrollIntoViewIfNeeded();
+      const at = await heading.boundingBox();
+      if (at) {
+        await page.mouse.move(at.x + 50, 400);
+        await page.mouse.wheel(0, at.y - 650);
+        await page.waitForTimeout(400);
+      }
+      await shot('answer');
+    }
     const box = await final.boundingBox();
     if (box) {  // scroll the chat back to show the debate itself, for a person to look at
       await page.mouse.move(box.x + box.width / 2, Math.max(box.y, 200) + 50);

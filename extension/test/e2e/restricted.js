@@ -18,6 +18,8 @@ const MODEL = process.env.COUNCIL_E2E_MODEL || 'Council Test Model';
 const t0 = Date.now();
 const say = (m) => console.log(`[e2e] ${m}`);
 const logFrom = fs.existsSync(LOG) ? fs.statSync(LOG).size : 0;
+const MODELS_LOG = path.join(RUN, 'fake-lm.log');
+const modelsLogFrom = fs.existsSync(MODELS_LOG) ? fs.statSync(MODELS_LOG).size : 0;
 
 /** The Council output channel's lines written since this driver started. */
 const newLog = () => fs.readFileSync(LOG, 'utf8').slice(logFrom).split('\n');
@@ -49,6 +51,10 @@ async function until(what, check, ms = 60_000) {
     const ui = chatUi(page, (m) => say(`  ${m}`));
     await ui.open();
     await ui.modelSelected(MODEL);
+    // The window shows the remembered model before the extension host has started the extensions; "@council …" sent
+    // then is no known participant yet and goes to VS Code's default agent. Wait for Council and the test models.
+    await until('Council and the test model provider activated', () => newLog().some((l) => /\[info\] Council \S+ on /.test(l))
+      && /\[fake-lm\] activate /.test(fs.readFileSync(MODELS_LOG, 'utf8').slice(modelsLogFrom)), 90_000);
     const asked = await ui.send('@council Should we split our monolith into services this quarter?');
     await ui.see('How large is the engineering team', asked);
     await ui.idle();

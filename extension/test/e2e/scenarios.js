@@ -1,14 +1,15 @@
 // The paths users take beyond the happy one (issue 9), each in its own chat conversation of the real VS Code:
 // a follow-up after the answer, "Ask a new question" after it, a choice followup after /new, a new question typed
 // while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, a
-// window reload, (issue 19) seats on the two test models of different vendors, then one of them failing, and
-// (issue 21) a Russian session.
+// window reload, (issue 19) seats on the two test models of different vendors, then one of them failing; (issue 21)
+// /cancel said once, and a Russian session.
 // Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
 // the first thing a person would see wrong.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { killSidecar } = require('./chatui');
+const { personaLines } = require('./reading');
 
 const QUESTION = 'Should we split our monolith into services this quarter?';
 const FIRST_Q = 'How large is the engineering team';
@@ -49,10 +50,10 @@ function advisorCalls(runDir, mark) {
 
 const logSize = (runDir) => fs.statSync(path.join(runDir, 'fake-lm.log')).size;
 
-/** The model each persona heading of `response` names (`#### Persona · _Model_`), as [persona, model] pairs. */
+/** The model each persona line of `response` names (`- **Persona** · _Model_ — …`), as [persona, model] pairs. */
 async function headingModels(response) {
-  const headings = (await response.locator('h4').allTextContents()).map((h) => h.trim()).filter(Boolean);
-  return [...new Set(headings)].map((h) => h.split(' · ').map((x) => x.trim()));
+  const pairs = await personaLines(response);
+  return [...new Map(pairs.map((p) => [p.join(' · '), p])).values()];
 }
 
 /** Scroll the chat until `locator` (in `response`) is near the top of the view, then take a screenshot. */
@@ -104,6 +105,19 @@ const scenarios = {
     await ui.idle();
     const rows = await ui.requests.allInnerTexts();
     if (rows.some((t) => /\/new 10 to 50/.test(t))) throw new Error('the followup was sent as /new <choice>');
+  },
+
+  /** `/cancel` while a question is open: the chat says once that the session was cancelled (issue 21). */
+  async 'cancel says it once'(ui, ctx) {
+    await ui.newChat();
+    await ask(ui);
+    const r = await ui.send('@council /cancel');
+    await ui.see(/The session was cancelled/, r);
+    await ui.idle();
+    const said = ((await r.innerText()).match(/The session was cancelled/g) || []).length;
+    ctx.log(`"The session was cancelled." shown ${said} time(s)`);
+    await ctx.shot('cancelled');
+    if (said !== 1) throw new Error(`the cancellation is said ${said} times, expected once`);
   },
 
   /** A new problem typed while a question is open is confirmed, and "Start a new question" starts one. */
@@ -232,7 +246,7 @@ const scenarios = {
     ctx.log(`advisors per model: ${JSON.stringify(calls)}`);
     if (!calls['council-test-model'] || !calls['council-test-model-b']) throw new Error(`the advisors did not speak with both models: ${JSON.stringify(calls)}`);
     expectAbsent(await r.innerText(), /cannot be used|could not answer/, 'a seat failed on a working model');
-    await shotAt(ctx, r, r.locator('h4').first(), 'seats-two-models');
+    await shotAt(ctx, r, r.locator('li').first(), 'seats-two-models');
 
     await ui.newChat();
     ctx.control({ failModels: { 'council-test-model-b': 'HTTP 503: model B is down' } });
@@ -273,9 +287,9 @@ const scenarios = {
   },
 
   /**
-   * A Russian question (issue 21): the council writes its own words in Russian — the moderator's heading, the Skip
-   * button and the followups, the answer's heading, the followups after it — and none of the English ones. (The
-   * test model answers in English: only the council's wording is checked.)
+   * A Russian question (issue 21): the council writes its own words in Russian — the moderator's heading, the
+   * question's Skip buttons, the answer's heading, the followups and the button after it — and none of the English
+   * ones. (The test model answers in English: only the council's wording is checked.)
    */
   async 'a Russian session'(ui, ctx) {
     await ui.newChat();
@@ -283,17 +297,17 @@ const scenarios = {
     await ui.see(FIRST_Q, asked);
     await ui.idle();
     await asked.getByText('Модератор спрашивает').first().waitFor({ timeout: 10_000 });
-    await asked.locator('.monaco-button', { hasText: /^\s*Пропустить\s*$/ }).first().waitFor({ timeout: 10_000 });
+    await asked.locator('.monaco-button', { hasText: /^\s*Пропустить этот вопрос\s*$/ }).first().waitFor({ timeout: 10_000 });
+    await asked.locator('.monaco-button', { hasText: /^\s*Пропустить все\s*$/ }).first().waitFor({ timeout: 10_000 });
     const followups = asked.page().locator('.interactive-followup-reply, .interactive-followup-command');
-    await followups.filter({ hasText: 'Пропустить все вопросы' }).first().waitFor({ timeout: 10_000 });
     const first = await asked.innerText();
-    expectAbsent(first, /The moderator asks|The council:|If you skip it|^\s*Skip\s*$/m, 'English council wording in a Russian session');
+    expectAbsent(first, /The moderator asks|The council:|If you skip it|^\s*Skip( this question| all)?\s*$/m, 'English council wording in a Russian session');
     await shotAt(ctx, asked, asked.getByText('Модератор спрашивает').first(), 'russian-question');
-    await ui.click('Пропустить все вопросы');
+    await ui.click('Пропустить все');
     await ui.see(/Ответ совета/, undefined, 180_000);
     await ui.idle();
     const answer = await (await ui.newest()).innerText();
-    expectAbsent(answer, /The council['’]s answer|Where the council agrees|Next steps|After cycle|The vote/, 'English council wording in the Russian answer');
+    expectAbsent(answer, /The council['’]s answer|Where the council agrees|Next steps|After cycle|The vote|What the debate changed|Model calls|Full positions/, 'English council wording in the Russian answer');
     await followups.filter({ hasText: 'Задать новый вопрос' }).first().waitFor({ timeout: 10_000 });
     const shown = (await followups.allInnerTexts()).join(' | ');
     expectAbsent(shown, /Ask a new question|Show transcript|Skip all questions/, 'English followups in a Russian session');

@@ -13,6 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { CancellationTokenSource, ResponseError, StreamMessageReader, StreamMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
 import { isErrorData } from '../../src/protocol';
+import type { ToolDeps } from '../../src/tools';
+import { personaConsultTool } from '../../src/tools';
+import { TurnRegistry } from '../../src/turns';
 import type { AnswerParams, CompleteParams, CompleteResult, CouncilEvent, MethodTypes, TurnParams, TurnResult } from '../../src/wire';
 import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from '../../src/wire';
 
@@ -201,6 +204,19 @@ describe('sidecar over vscode-jsonrpc (scripted provider)', { skip, timeout: 120
       s.request('council/snapshot', { sessionId: 'no-such-session' }),
       (e: unknown) => e instanceof ResponseError && isErrorData(e.data),
     );
+  });
+
+  it('an agent tool refused by the sidecar returns its readable sentence with the code, not raw JSON', async () => {
+    const client = { request: (method: string, params: unknown, token?: unknown) => s.conn.sendRequest(method, params, token as never) };
+    const deps = { client, turns: new TurnRegistry<never>(), chooseModel: () => Promise.resolve(undefined) } as unknown as ToolDeps;
+    const input = { user_problem: 'Should we rotate our keys?', persona_name: 'Chef' };
+    await assert.rejects(Promise.resolve(personaConsultTool(deps).invoke({ input } as never, new CancellationTokenSource().token as never)), (err: Error) => {
+      assert.match(err.message, /^The council refused the request: .*Chef/);
+      assert.match(err.message, /Valid: .*Security Expert/);
+      assert.match(err.message, /\n\n\(Council error code: validation\)$/);
+      assert.doesNotMatch(err.message, /\{"error"/);
+      return true;
+    });
   });
 
   it('/personas and /status without a session', async () => {

@@ -24,10 +24,9 @@ const params: CompleteParams = {
 
 function setup(model: any, chatToken = new vscode.CancellationTokenSource().token) {
   const turns = new TurnRegistry<any>();
-  const notes: string[] = [];
-  turns.begin(SID, { model, token: chatToken, onEvent: () => {}, notify: (m) => notes.push(m) });
+  turns.begin(SID, { model, token: chatToken, onEvent: () => {} });
   const deltas: CompleteDelta[] = [];
-  return { turns, deltas, notes, deps: { turns, sendDelta: (d: CompleteDelta) => deltas.push(d) } };
+  return { turns, deltas, deps: { turns, sendDelta: (d: CompleteDelta) => deltas.push(d) } };
 }
 
 function slowModel() {
@@ -76,18 +75,19 @@ describe('council/complete served by the chat model', () => {
     await assert.rejects(p, (e: unknown) => e instanceof ResponseError && e.code === -32800);
   });
 
-  it('no consent: a permission error with data, and the user is told once', async () => {
+  it('no consent on the chat model: a permission error whose reason (no_consent) the sidecar words', async () => {
     const model = fakeModel(() => {
       throw vscode.LanguageModelError.NoPermissions('user declined');
     });
-    const { deps, notes } = setup(model);
+    const { deps } = setup(model);
     await assert.rejects(serveCompletion(params, new vscode.CancellationTokenSource().token, deps), (e: unknown) => {
       assert.ok(e instanceof ResponseError);
       assert.equal(e.code, -32001);
       assert.equal((e.data).code, 'permission');
+      assert.equal((e.data).details.reason, 'no_consent');
+      assert.equal((e.data).details.modelId, 'fake-model');
       return true;
     });
-    assert.match(notes[0], /may not use \*\*Fake Model\*\*.*configured provider/);
   });
 
   it('no turn for the session (or no model): permission error so the sidecar can fall back', async () => {
@@ -156,7 +156,7 @@ describe('council/complete served by the model the sidecar names (seats on sever
   it('consent refused: no_consent, remembered for the window (the next call is answered at once, never asked again)', async () => {
     const chat = fakeModel(['chat'], { id: 'gpt-5' });
     const claude = failing(() => vscode.LanguageModelError.NoPermissions('the user declined'), { id: 'claude', name: 'Claude' });
-    const { deps, notes, models } = seated(chat, claude);
+    const { deps, models } = seated(chat, claude);
     const t = new vscode.CancellationTokenSource().token;
     for (let i = 0; i < 2; i++) {
       await assert.rejects(serveCompletion({ ...params, modelId: 'claude' }, t, deps), (e: unknown) => {
@@ -168,7 +168,6 @@ describe('council/complete served by the model the sidecar names (seats on sever
     }
     assert.equal(claude.requests.length, 1, 'asked once');
     assert.equal(models.isRefused('claude'), true);
-    assert.deepEqual(notes, [], 'the sidecar writes the fallback note, not the extension');
   });
 
   it('a failing model: model_failed; a model VS Code no longer finds while answering: model_unavailable', async () => {
@@ -182,14 +181,13 @@ describe('council/complete served by the model the sidecar names (seats on sever
     assert.equal(models.isRefused('broken'), false, 'a failure is not a refusal: the next session may try it again');
   });
 
-  it("the chat's own model failing keeps today's answer (the configured provider is the fallback)", async () => {
+  it("the chat's own model refused: no_consent too, and the extension writes nothing (the sidecar words it)", async () => {
     const chat = failing(() => vscode.LanguageModelError.NoPermissions('declined'), { id: 'gpt-5', name: 'GPT-5' });
-    const { deps, notes } = seated(chat);
+    const { deps } = seated(chat);
     await assert.rejects(serveCompletion(params, new vscode.CancellationTokenSource().token, deps), (e: unknown) => {
-      assert.equal(reasonOf(e).reason, undefined);
+      assert.equal(reasonOf(e).reason, 'no_consent');
       return ((e as ResponseError<any>).data).code === 'permission';
     });
-    assert.match(notes[0], /may not use \*\*GPT-5\*\*/);
   });
 
   it('cancelling a seat model call answers RequestCancelled, not a fallback reason', async () => {

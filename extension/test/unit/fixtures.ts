@@ -58,13 +58,14 @@ export const MARKDOWN: Record<EventType, string> = {
   progress: '',
   'personas.selected': "**The council:** **Devil's Advocate** and **Ops Architect**. _Chosen for a question about engineering._\n\n",
   'question.asked': '**The moderator asks**\n\nWhat is the team size?\n\n1. Under 10 engineers\n2. 10 to 50 engineers\n\n',
+  'questions.dropped': '_Not asked: “Which cloud do you use?” — every likely answer favours “Modularise first”._\n\n',
   'question.resolved': '✓ _What is the team size?_ — **Under 10 engineers**\n\n',
   'question.confirmNew': 'That reads like a new question. Is it your answer to *“What is the team size?”*, or a new question?\n\n> Should we use Kafka?\n\n',
   'assumption.recorded': '> **Assumed:** Budget is flat\n\n',
   'cycle.started': '### Cycle 1 of 3\n\n',
   'persona.started': '',
   'seating.decided': "_🪑 Seats: Devil's Advocate → Beta Two; Ops Architect → Alpha One. The moderator and the chair: Alpha One._\n\n",
-  'seat.fellBack': "_⚠️ Beta Two cannot be used (it may not be used (no consent)): Devil's Advocate speaks with Alpha One from now on._\n\n",
+  'seat.fellBack': "_⚠️ Beta Two cannot be used (Council has no permission to use it): Devil's Advocate speaks with Alpha One from now on._\n\n",
   'cost.estimated': '_💰 At most 18 model calls (9 planned, up to 9 retries) — 6 on Alpha One, 3 on Beta Two._\n\n',
   'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
   'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
@@ -113,10 +114,12 @@ const PAYLOADS: Payloads = {
       userOverride: false,
       overriddenPersonas: [],
       method: 'keywords',
+      chosenFor: { 'Ops Architect': ['deploy', 'outage'] },
       createdAt: AT,
     },
   },
-  'question.asked': { question: question(), remainingInRound: 1, roundCap: 3 },
+  'question.asked': { question: question(), remainingInRound: 1, roundCap: 3, revisit: false },
+  'questions.dropped': { questions: [question('q9')], reason: 'not_decisive', asked: 1 },
   'question.resolved': {
     question: question('q1', {
       status: 'answered',
@@ -131,7 +134,7 @@ const PAYLOADS: Payloads = {
   'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: '' },
   'seating.decided': {
     seating: {
-      policy: 'diverse', offered: 2, chair: ALPHA,
+      policy: 'diverse', offered: 2, chair: ALPHA, misses: [],
       seats: [{ persona: "Devil's Advocate", model: BETA, why: 'diverse' }, { persona: 'Ops Architect', model: ALPHA, why: 'diverse' }],
     },
   },
@@ -164,7 +167,7 @@ const PAYLOADS: Payloads = {
     },
   },
   'final.answer': {
-    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model' },
+    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model', hinges: [] },
   },
   'followUp.delta': { followUpId: 'f1' },
   'followUp.answered': {

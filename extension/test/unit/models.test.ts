@@ -97,6 +97,18 @@ describe('consent is asked once per model, never per call', () => {
     assert.deepEqual(order, ['fast', 'slow']);
   });
 
+  it('a model refused in this window is usable again once the user allows it (VS Code then says so)', async () => {
+    const m = model('claude', 'other') as unknown as vscode.LanguageModelChat;
+    const vscodeSays: { allowed?: boolean } = {};
+    const models = new ChatModels({ canSendRequest: () => vscodeSays.allowed });
+    await assert.rejects(models.start(m, () => Promise.reject(vscode.LanguageModelError.NoPermissions('declined'))), /declined/);
+    assert.equal(models.usable(m), false, 'refused: not asked again');
+    vscodeSays.allowed = true; // Manage Language Model Access
+    assert.equal(models.usable(m), true);
+    assert.equal(await models.start(m, () => Promise.resolve('ok')), 'ok');
+    assert.equal(models.isRefused('claude'), false);
+  });
+
   it("a model VS Code says is refused is not called at all", async () => {
     const m = model('o3', 'other') as unknown as vscode.LanguageModelChat;
     const models = new ChatModels({ canSendRequest: () => false });

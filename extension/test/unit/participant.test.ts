@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
-import { DEFAULT_LABELS, PendingAnswers } from '../../src/buttons';
+import { DEFAULT_LABELS, PendingAnswers, transcriptButton } from '../../src/buttons';
 import { SidecarUnavailableError } from '../../src/client';
 import { SessionKeeper } from '../../src/keeper';
 import { ChatModels } from '../../src/models';
 import type { CouncilChatResult, ParticipantDeps } from '../../src/participant';
-import { chooseModel, createHandler, followupsFor, isCouncilMetadata, mapCommand, sessionIdFromHistory } from '../../src/participant';
+import { chooseModel, createHandler, followupsFor, isCouncilMetadata, sessionIdFromHistory } from '../../src/participant';
+import { mapCommand } from '../../src/slashCommands';
 import { readSettings } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
 import { FakeStream, MARKDOWN, SID, question, resetSeq, sample } from './fixtures';
@@ -85,12 +86,13 @@ describe('chat turn handler', () => {
     assert.ok(turn.token, 'the chat token is passed so the stop button sends $/cancelRequest');
     assert.deepEqual(stream.progressLines, ['Convening the council…']);
     assert.match(stream.text, /What is the team size\?/);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip this question', 'Skip all']);
     assert.deepEqual(result.metadata, {
       sessionId: SID,
       status: 'clarifying',
       awaiting: 'answer',
       questionId: 'q1',
+      question: 'What is the team size?',
       choices: ['Under 10 engineers', '10 to 50 engineers'],
       problem: 'Should we split our monolith?',
     });
@@ -156,7 +158,7 @@ describe('chat turn handler', () => {
     const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer', questionId: 'q1' })];
     const { stream, result } = await run(handler, chatRequest('', { command: 'status' }), history);
     assert.equal(stream.text, message);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip this question', 'Skip all']);
     assert.equal(result.metadata?.questionId, 'q1');
   });
 
@@ -180,16 +182,18 @@ describe('chat turn handler', () => {
     assert.equal(stream.text.match(/The council's answer/g)?.length, 1);
   });
 
-  it('under the answer, the model calls the session made as the sidecar words them (TurnResult.spent); no answer, no line', async () => {
-    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 5 }, maxCalls: 17 };
-    const spent = '_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n';
+  it("under the answer, the sidecar's line of model calls (TurnResult.usage.markdown) as is; no answer, no line", async () => {
+    const markdown = '_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n';
+    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 4, 'Gone Model': 1 }, maxCalls: 17, markdown };
     const { handler, emit } = setup((call) => {
       if (call.params.command === 'skipAll') emit(sample('final.answer'));
-      return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage, spent });
+      return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage });
     });
     const history = [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })];
     const { stream } = await run(handler, chatRequest('', { command: 'skipAll' }), history);
-    assert.equal(stream.text, `${MARKDOWN['final.answer']}${spent}`);
+    assert.equal(stream.text, `${MARKDOWN['final.answer']}${markdown}`);
+    // the full positions (the transcript) one click away, last in the response
+    assert.deepEqual(stream.parts.at(-1), { kind: 'button', value: transcriptButton(SID) });
     const status = await run(handler, chatRequest('', { command: 'status' }), history);
     assert.doesNotMatch(status.stream.text, /Model calls/);
   });
@@ -238,13 +242,13 @@ describe('chat turn handler', () => {
   });
 
   it('the followups and the question’s buttons speak the session’s language (the result’s labels, kept in the metadata)', async () => {
-    const labels = { ...DEFAULT_LABELS, skip: 'Пропустить', skipQuestion: 'Пропустить этот вопрос', skipAll: 'Пропустить все вопросы', newQuestion: 'Задать новый вопрос' };
+    const labels = { ...DEFAULT_LABELS, skip: 'Пропустить', skipQuestion: 'Пропустить этот вопрос', skipAllButton: 'Пропустить все', newQuestion: 'Задать новый вопрос' };
     const q = question('q9');
     const { handler } = setup(() => turnResult({ intent: 'status', status: 'clarifying', awaiting: 'answer', question: q, language: 'ru', labels }));
     const { stream, result } = await run(handler, chatRequest('', { command: 'status' }), [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })]);
-    assert.equal(stream.buttons.at(-1)?.title, 'Пропустить');
+    assert.deepEqual(stream.buttons.slice(-2).map((b) => b.title), ['Пропустить этот вопрос', 'Пропустить все']);
     assert.deepEqual(result.metadata?.labels, labels);
-    assert.deepEqual(followupsFor(result).slice(-2).map((f) => f.label), ['Пропустить этот вопрос', 'Пропустить все вопросы']);
+    assert.deepEqual(followupsFor(result), []); // a question's Skip and Skip all are its buttons only
     const done = followupsFor({ metadata: { sessionId: SID, status: 'completed', awaiting: 'nothing', labels } });
     assert.equal(done.at(-1)?.label, 'Задать новый вопрос');
   });
@@ -327,6 +331,20 @@ describe('chat turn handler', () => {
     assert.equal(result.metadata?.problem, 'Should we move to Kubernetes?');
   });
 
+  it('/revisit with a question id (a followup’s prompt) sends it as questionId; a number is left to the sidecar', async () => {
+    const { handler, client } = setup(() => turnResult({ intent: 'revisit', status: 'clarifying', awaiting: 'answer', question: question() }));
+    const history = [responseTurn({ sessionId: 's1', status: 'completed', awaiting: 'nothing' })];
+    await run(handler, chatRequest('3f2c9a1e-7b1d-4c55-9e0a-2b6f1d0c9a77', { command: 'revisit' }), history);
+    await run(handler, chatRequest('2', { command: 'revisit' }), history);
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent[0].sessionId, 's1');
+    assert.equal(sent[0].command, 'revisit');
+    assert.equal(sent[0].questionId, '3f2c9a1e-7b1d-4c55-9e0a-2b6f1d0c9a77');
+    assert.equal(sent[1].command, 'revisit');
+    assert.equal(sent[1].questionId, undefined);
+    assert.equal(sent[1].text, '2');
+  });
+
   it('an answer or a command for a lost session asks the session’s problem again', async () => {
     const { ResponseError } = await import('vscode-jsonrpc');
     const { handler, client } = setup((call) => {
@@ -346,6 +364,60 @@ describe('chat turn handler', () => {
     const again = await run(handler, chatRequest('about 40 engineers'), bare);
     assert.match(again.stream.text, /could not accept that: the session expired/);
     assert.ok(again.result.errorDetails);
+  });
+
+  it('after a reload lost the session, the new session gets the replies the chat history shows (and this turn’s)', async () => {
+    const { ResponseError } = await import('vscode-jsonrpc');
+    const { handler, client } = setup((call) => {
+      if (call.params.sessionId === 'old') {
+        throw new ResponseError(-32602, 'x', { code: 'validation', message: 'unknown session', details: { reason: 'unknown_session' } });
+      }
+      return turnResult({ status: 'clarifying', awaiting: 'answer', question: question(), message: '_The council reuses your 2 answers and 1 skipped question from before the reload: it does not ask those questions again._' });
+    });
+    const Request = vscode.ChatRequestTurn as unknown as new (...a: unknown[]) => unknown;
+    const asked = (q: string) => ({ sessionId: 'old', status: 'clarifying', awaiting: 'answer', questionId: q, question: `Question ${q}?`, problem: 'Should we split?' });
+    const history = [
+      new Request('Should we split?', undefined, [], 'council.chat'),
+      responseTurn(asked('1')),
+      new Request('About 40 engineers', undefined, [], 'council.chat'),
+      responseTurn(asked('2')),
+      new Request('', 'skip', [], 'council.chat'),
+      responseTurn(asked('3')),
+      new Request('status', 'status', [], 'other.participant'),
+      responseTurn(asked('3')),
+    ];
+    const { stream } = await run(handler, chatRequest('Two teams'), history);
+    const sent = client.callsTo('council/turn').map((c) => c.params);
+    assert.equal(sent[0].earlier, undefined, 'nothing extra while the session may still be there');
+    assert.equal(sent[1].text, 'Should we split?');
+    assert.deepEqual(sent[1].earlier, {
+      problem: 'Should we split?',
+      answers: [
+        { question: 'Question 1?', action: 'answer', answer: 'About 40 engineers' },
+        { question: 'Question 2?', action: 'skip' },
+        { question: 'Question 3?', action: 'answer', answer: 'Two teams' },
+      ],
+    });
+    assert.match(stream.text, /reuses your 2 answers and 1 skipped question/);
+    assert.doesNotMatch(stream.text, /interrupted/);
+  });
+
+  it('a reply cut off by a reload is marked as interrupted on the next turn', async () => {
+    const { handler } = setup(() => turnResult({ status: 'clarifying', awaiting: 'answer', question: question() }));
+    const Request = vscode.ChatRequestTurn as unknown as new (...a: unknown[]) => unknown;
+    const Response = vscode.ChatResponseTurn as unknown as new (...a: unknown[]) => unknown;
+    const cut = [
+      new Request('Should we split?', undefined, [], 'council.chat'),
+      responseTurn({ sessionId: 'old', status: 'clarifying', awaiting: 'answer', questionId: 'q1' }),
+      new Request('About 40 engineers', undefined, [], 'council.chat'),
+      new Response([], {}, 'council.chat'), // the window went away while it streamed: no result of ours
+    ];
+    const { stream } = await run(handler, chatRequest('continue'), cut);
+    assert.equal(stream.text.match(/previous reply was interrupted: VS Code was reloaded/g)?.length, 1);
+    const whole = cut.slice(0, 2);
+    assert.doesNotMatch((await run(handler, chatRequest('continue'), whole)).stream.text, /interrupted/);
+    const failed = [...cut.slice(0, 3), new Response([], { errorDetails: { message: 'The council could not accept that' } }, 'council.chat')];
+    assert.doesNotMatch((await run(handler, chatRequest('continue'), failed)).stream.text, /interrupted/, 'a reported error is not a cut-off');
   });
 
   it('keeps the session journal after each turn', async () => {
@@ -421,19 +493,34 @@ describe('chat turn handler', () => {
 
 describe('slash commands and followups', () => {
   it('maps every contributed command', () => {
-    for (const c of ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry']) assert.equal(mapCommand(c), c);
+    for (const c of ['new', 'skip', 'skipAll', 'more', 'defer', 'extend', 'cancel', 'status', 'personas', 'retry', 'revisit']) assert.equal(mapCommand(c), c);
     assert.equal(mapCommand('skip-all'), 'skipAll');
     assert.equal(mapCommand('transcript'), undefined);
     assert.equal(mapCommand(undefined), undefined);
   });
-  it('while clarifying: choices, skip, skip all', () => {
+  it('while clarifying: none (the question’s buttons show each choice, skip and skip all once)', () => {
     const f = followupsFor({ metadata: { sessionId: 's', status: 'clarifying', awaiting: 'answer', choices: ['A', 'B'] } });
-    assert.deepEqual(f.map((x) => x.label), ['A', 'B', 'Skip this question', 'Skip all questions']);
-    assert.equal(f[2].command, 'skip');
+    assert.deepEqual(f, []);
   });
   it('after completion: extend, transcript, new', () => {
     const f = followupsFor({ metadata: { sessionId: 's', status: 'completed', awaiting: 'nothing', canExtend: true } });
     assert.deepEqual(f.map((x) => x.command), ['extend', 'transcript', 'new']);
     assert.deepEqual(followupsFor({}), []);
+  });
+  it('after an answer that hinges on skipped questions: a revisit followup each, the question id as its prompt', () => {
+    const revisit = [{ questionId: 'q-2', label: 'Revisit: The timeline is this quarter.' }, { questionId: 'q-1', label: 'Revisit: The goal is speed.' }];
+    const f = followupsFor({ metadata: { sessionId: 's', status: 'completed', awaiting: 'nothing', revisit } });
+    assert.deepEqual(f.slice(0, 2), [
+      { prompt: 'q-2', command: 'revisit', label: 'Revisit: The timeline is this quarter.' },
+      { prompt: 'q-1', command: 'revisit', label: 'Revisit: The goal is speed.' },
+    ]);
+    assert.deepEqual(f.slice(2).map((x) => x.command), ['transcript', 'new']);
+  });
+  it("carries the turn result's revisit offers (at most three) into the result metadata", async () => {
+    const revisit = ['a', 'b', 'c', 'd'].map((id) => ({ questionId: id, label: `Revisit: ${id}` }));
+    const { handler } = setup(() => turnResult({ finalAnswer: '## The council\'s answer\n', revisit }));
+    const { result } = await run(handler, chatRequest('Should we split?'));
+    assert.deepEqual(result.metadata?.revisit?.map((r) => r.questionId), ['a', 'b', 'c']);
+    assert.deepEqual(followupsFor(result).filter((f) => f.command === 'revisit').map((f) => f.prompt), ['a', 'b', 'c']);
   });
 });

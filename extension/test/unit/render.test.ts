@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { ANSWER_COMMAND, DEFAULT_LABELS, EXTEND_COMMAND, RETRY_COMMAND } from '../../src/buttons';
+import { ANSWER_COMMAND, DEFAULT_LABELS, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND } from '../../src/buttons';
 import type { WireEvent } from '../../src/protocol';
 import { EventRenderer, MAX_REFERENCES } from '../../src/render';
 import { EVENT_TYPES } from '../../src/wire';
@@ -79,21 +79,25 @@ describe('EventRenderer prints the sidecar markdown', () => {
 describe('EventRenderer layout: buttons per event type', () => {
   beforeEach(() => resetSeq());
 
-  it('question.asked → the markdown, then one button per choice, then Skip', () => {
+  it('question.asked → the markdown, then one button per choice, then Skip this question and Skip all', () => {
     const { stream, renderer } = renderAll([sample('question.asked')]);
     assert.equal(stream.parts[0].kind, 'markdown');
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip']);
-    for (const b of stream.buttons) assert.equal(b.command, ANSWER_COMMAND);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Under 10 engineers', '10 to 50 engineers', 'Skip this question', 'Skip all']);
+    for (const b of stream.buttons.slice(0, 3)) assert.equal(b.command, ANSWER_COMMAND);
     const first = stream.buttons[0].arguments?.[0];
     assert.deepEqual([first.sessionId, first.questionId, first.action, first.choice], [SID, 'q1', 'answer', 'small']);
     assert.equal(stream.buttons[2].arguments?.[0].action, 'skip');
+    assert.equal(stream.buttons[3].command, TURN_COMMAND);
+    assert.deepEqual(stream.buttons[3].arguments?.[0], { command: 'skipAll', text: '' });
     assert.equal(renderer.state.question?.questionId, 'q1');
   });
 
-  it('a question without choices gets Skip only', () => {
+  it('a question without choices gets Skip this question and Skip all only', () => {
     const { stream } = renderAll([sample('question.asked', { question: question('q1', { choices: [] }) })]);
-    assert.deepEqual(stream.buttons.map((b) => b.title), ['Skip']);
+    assert.deepEqual(stream.buttons.map((b) => b.title), ['Skip this question', 'Skip all']);
   });
+
+
 
   it('question.resolved clears the pending question; cancellation too', () => {
     assert.equal(renderAll([sample('question.asked'), sample('question.resolved')]).renderer.state.question, undefined);
@@ -160,7 +164,7 @@ describe('EventRenderer layout: buttons per event type', () => {
 
 describe('the buttons speak the session’s language (the sidecar’s ChatLabels)', () => {
   beforeEach(() => resetSeq());
-  const ru = { ...DEFAULT_LABELS, skip: 'Пропустить', skipTooltip: 'Пропустить этот вопрос', extendButton: 'Продлить дебаты', retry: 'Повторить', resume: 'Продолжить', cancel: 'Отменить сессию', useAsAnswer: 'Это мой ответ', startNew: 'Начать новый вопрос' };
+  const ru = { ...DEFAULT_LABELS, skip: 'Пропустить', skipQuestion: 'Пропустить этот вопрос', skipAllButton: 'Пропустить все', extendButton: 'Продлить дебаты', retry: 'Повторить', resume: 'Продолжить', cancel: 'Отменить сессию', useAsAnswer: 'Это мой ответ', startNew: 'Начать новый вопрос' };
 
   it('takes the words from the session’s first event for every button after it', () => {
     const { stream } = renderAll([
@@ -172,10 +176,10 @@ describe('the buttons speak the session’s language (the sidecar’s ChatLabels
       sample('error', { retryable: true }),
     ]);
     const titles = stream.buttons.map((b) => b.title);
-    for (const word of ['Пропустить', 'Это мой ответ', 'Начать новый вопрос', 'Продолжить', 'Отменить сессию', 'Продлить дебаты', 'Повторить']) {
+    for (const word of ['Пропустить этот вопрос', 'Пропустить все', 'Это мой ответ', 'Начать новый вопрос', 'Продолжить', 'Отменить сессию', 'Продлить дебаты', 'Повторить']) {
       assert.ok(titles.includes(word), word);
     }
-    for (const word of ['Skip', 'Resume', 'Cancel session', 'Extend debate', 'Retry', 'Use as my answer', 'Start a new question']) {
+    for (const word of ['Skip this question', 'Skip all', 'Resume', 'Cancel session', 'Extend debate', 'Retry', 'Use as my answer', 'Start a new question']) {
       assert.ok(!titles.includes(word), word);
     }
   });
@@ -183,8 +187,8 @@ describe('the buttons speak the session’s language (the sidecar’s ChatLabels
   it('or from the previous turn’s result (a later turn of the session), else English', () => {
     const stream = new FakeStream();
     new EventRenderer(stream, () => {}, ru).render(sample('question.asked', { question: question('q1') }));
-    assert.equal(stream.buttons.at(-1)?.title, 'Пропустить');
+    assert.deepEqual(stream.buttons.slice(-2).map((b) => b.title), ['Пропустить этот вопрос', 'Пропустить все']);
     const { stream: plain } = renderAll([sample('question.asked', { question: question('q1') })]);
-    assert.equal(plain.buttons.at(-1)?.title, 'Skip');
+    assert.deepEqual(plain.buttons.slice(-2).map((b) => b.title), ['Skip this question', 'Skip all']);
   });
 });

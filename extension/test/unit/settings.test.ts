@@ -136,7 +136,7 @@ describe('python discovery', () => {
 });
 
 describe('turn registry', () => {
-  const handlers = () => ({ model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {}, notify: () => {} });
+  const handlers = () => ({ model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {} });
 
   it('routes a new session started from an old chat to the turn that proposed its id', () => {
     const r = new TurnRegistry<any>();
@@ -152,7 +152,7 @@ describe('turn registry', () => {
 
   it('binds the oldest unbound turn to the first unknown session', () => {
     const r = new TurnRegistry<any>();
-    const h = { model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {}, notify: () => {} };
+    const h = { model: undefined, token: { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }, onEvent: () => {} };
     const known = r.begin('s1', h);
     const fresh = r.begin(undefined, h);
     assert.equal(r.forSession('s1'), known);

@@ -94,15 +94,18 @@ describe('agent-mode tools', () => {
     assert.equal('client_model' in d.client.calls[0].params, false);
   });
 
-  it('a refused consult becomes the contract error the agent reads', async () => {
-    const data = { code: 'validation', message: 'unknown persona', details: { fields: { persona_name: 'unknown persona' } } };
+  it("a refused consult reaches the agent as the sidecar's sentence, then the code", async () => {
+    const text = 'The council refused the request: unknown persona. Fix `persona_name` and call again.';
+    const data = { code: 'validation', message: 'unknown persona', details: { fields: { persona_name: 'unknown persona' } }, text };
     const d = deps(() => {
       throw new ResponseError(-32602, 'unknown persona', data);
     });
     await assert.rejects(Promise.resolve(personaConsultTool(d).invoke({ input: { user_problem: 'x', persona_name: 'Chef' } } as any, token())), (err: Error) => {
-      assert.deepEqual(JSON.parse(err.message), { error: data });
+      assert.equal(err.message, `${text}\n\n(Council error code: validation)`);
       return true;
     });
+    // an error without the sidecar's text (an older sidecar) still reads as its message, not as JSON
+    assert.equal(toolError(new ResponseError(-32602, 'x', { code: 'validation', message: 'unknown persona', details: {} })).message, 'unknown persona\n\n(Council error code: validation)');
     assert.equal(d.turns.active.length, 0);
     assert.equal(toolError(new Error('boom')).message, 'boom');
   });
@@ -148,7 +151,7 @@ describe('agent-mode tools', () => {
     });
     const input = { request_id: 'r1', timestamp: '2026-01-05T09:30:00Z', proposer: 'Agent', change_type: 'CODE_REFACTOR' as const, context: { summary: 'x' } };
     await assert.rejects(Promise.resolve(reviewTool(d).invoke({ input } as any, token())), (err: Error) => {
-      assert.deepEqual(JSON.parse(err.message), { error: data });
+      assert.equal(err.message, `${data.message}\n\n(Council error code: internal, reason: roles_failed)`);
       return true;
     });
     assert.deepEqual(d.client.calls[0].params.client, { completion: false });

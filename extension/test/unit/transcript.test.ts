@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { SessionTracker, showTranscript } from '../../src/commands';
-import { TRANSCRIPT_SCHEME, TranscriptDocuments, transcriptName, transcripts } from '../../src/transcript';
+import { TRANSCRIPT_SCHEME, TranscriptDocuments, sessionOfUri, transcriptName, transcripts } from '../../src/transcript';
 import { FakeClient } from './helpers';
 
 const mock = (vscode as any).__mock;
@@ -31,6 +31,27 @@ describe('transcript documents', () => {
     assert.equal(docs.provideTextDocumentContent(uri), '# two\n');
     assert.deepEqual(changed, [uri.toString()]);
     assert.notEqual(docs.put('s2', 'Split?', '# other\n').toString(), uri.toString(), 'one document per session');
+  });
+
+  it('a tab restored after a reload (not in memory) is fetched from the sidecar, and re-read once the extension is up', async () => {
+    const docs = new TranscriptDocuments();
+    const uri = vscode.Uri.from({ scheme: TRANSCRIPT_SCHEME, path: '/Split.md', query: 'session=s%201' });
+    assert.equal(sessionOfUri(uri), 's 1');
+    assert.equal(docs.provideTextDocumentContent(uri), '', 'before the extension attached its loader');
+    const changed: string[] = [];
+    docs.onDidChange((u) => changed.push(u.toString()));
+    const asked: string[] = [];
+    docs.attach(async (sessionId) => {
+      asked.push(sessionId);
+      if (sessionId !== 's 1') throw new Error('unknown session');
+      return { question: 'Split?', markdown: '# Split\n' };
+    }, [uri, vscode.Uri.file('/ws/other.md')]);
+    assert.deepEqual(changed, [uri.toString()], 'the restored tab is told to read again; other documents are not');
+    assert.equal(await docs.provideTextDocumentContent(uri), '# Split\n');
+    assert.equal(await docs.provideTextDocumentContent(uri), '# Split\n');
+    assert.deepEqual(asked, ['s 1'], 'fetched once, then served from memory');
+    const gone = vscode.Uri.from({ scheme: TRANSCRIPT_SCHEME, path: '/Old.md', query: 'session=s2' });
+    assert.match(await docs.provideTextDocumentContent(gone), /^# Transcript unavailable\n\n.*keepAcrossReloads/s);
   });
 
   it('the command opens the latest session as a markdown preview (no untitled, editable document)', async () => {

@@ -163,6 +163,10 @@ export enum FileType {
   Directory = 2,
   SymbolicLink = 64,
 }
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}
 export enum ProgressLocation {
   SourceControl = 1,
   Window = 10,
@@ -200,7 +204,11 @@ export const __mock = {
   contentProviders: new Map<string, any>(),
   chatModels: [] as unknown[],
   executeHook: undefined as undefined | ((command: string, args: unknown[]) => unknown),
+  quickPicks: [] as { items: any[]; options?: any }[],
+  quickPick: undefined as undefined | ((items: any[], options?: any) => unknown),
   reset(): void {
+    this.quickPicks.length = 0;
+    this.quickPick = undefined;
     this.messages.length = 0;
     this.executed.length = 0;
     this.commands.clear();
@@ -231,6 +239,11 @@ export const window = {
   showWarningMessage: show('warn'),
   showErrorMessage: show('error'),
   showInputBox: (): Promise<string | undefined> => Promise.resolve(undefined),
+  /** Records the picker (items, options); answers with `__mock.quickPick` (undefined: dismissed). */
+  showQuickPick: (items: any[], options?: any): Promise<unknown> => {
+    __mock.quickPicks.push({ items, options });
+    return Promise.resolve(__mock.quickPick?.(items, options));
+  },
   showTextDocument: (): Promise<unknown> => Promise.resolve({}),
   withProgress: <T>(_o: unknown, task: (p: { report(v: unknown): void }) => Promise<T>): Promise<T> => task({ report() {} }),
   createOutputChannel: (name: string) => ({
@@ -265,6 +278,8 @@ export const commands = {
 
 export const workspace = {
   workspaceFolders: undefined as undefined | { uri: Uri; name: string; index: number }[],
+  /** The open documents (VS Code restores tabs before extensions start). */
+  textDocuments: [] as { uri: Uri }[],
   getConfiguration(section?: string) {
     return {
       get<T>(key: string, dflt?: T): T | undefined {

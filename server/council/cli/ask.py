@@ -46,6 +46,7 @@ from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
 from council.present.transcript import written_line
+from council.session.prompts import session_language
 from council.transcripts import transcript_name
 from council.words import speaking, t
 
@@ -134,11 +135,14 @@ class Asker:
             return t(key)
 
     async def run(self, question: str) -> dict[str, Any]:
+        options = session_options(self.args)  # the session's language, as the sidecar will decide it
+        self.printer.language = session_language(question, options.get("language"), options.get("uiLanguage"))
         try:
-            result = await self.sc.call("council/turn", {"text": question, "options": session_options(self.args)})
+            result = await self.sc.call("council/turn", {"text": question, "options": options})
         except RpcError as err:
             raise rpc_failure(err, starting=True) from None
         self.session_id, self.language = result.get("sessionId"), result.get("language")
+        self.printer.language = self.language or self.printer.language
         return await self.until_done(result)
 
     async def until_done(self, result: dict[str, Any]) -> dict[str, Any]:

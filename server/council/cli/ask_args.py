@@ -11,6 +11,7 @@ from typing import Any
 
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
+from council.protocol.methods import MAX_MODEL_SPECS
 from council.words import LANGUAGES
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
@@ -37,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
     p.add_argument("--models", help="comma-separated provider:model specs to seat the council on, e.g. "
                                     "openai:gpt-4o,ollama:qwen2.5:7b (the provider a kind or a --config provider "
-                                    "name; the model may contain colons); the first is the moderator's and chair's")
+                                    "name; the model may contain colons); the first is the moderator's and chair's; "
+                                    "an openai spec takes OPENAI_API_KEY and OPENAI_BASE_URL")
     p.add_argument("--seating", choices=["diverse", "chat"], help="with --models: spread the personas over them "
                                                                   "(diverse, the default) or seat all on the first")
     p.add_argument("--max-calls", type=int, help="budget of model calls, retries included (at least 3): the "
@@ -136,6 +138,9 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--max-calls must be between 3 and 1000 (3: one persona, the options, the answer)"
     if args.models is not None and not all(":" in spec for spec in model_specs(args.models) or [""]):
         return "--models needs provider:model specs, e.g. openai:gpt-4o,ollama:qwen2.5:7b"
+    if args.models is not None and len(model_specs(args.models)) > MAX_MODEL_SPECS:
+        return (f"--models takes at most {MAX_MODEL_SPECS} specs, one per seat (a council seats at most 12 personas); "
+                f"{len(model_specs(args.models))} given")
     if args.seating and not args.models:
         return "--seating needs --models"
     if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:

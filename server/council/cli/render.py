@@ -155,7 +155,8 @@ class EventPrinter:
     """Prints ``council/event`` notifications on a text stream (``quiet`` keeps only warnings).
 
     Every event's markdown is printed as it comes, except the final answer, which is kept for the caller to print
-    where the answer belongs (stdout). Progress events are dim status lines.
+    where the answer belongs (stdout). Progress events are dim status lines; a question's choices are numbered
+    under it (its layout, as VS Code's buttons are).
     """
 
     def __init__(self, out: TextIO, style: Style, *, quiet: bool = False) -> None:
@@ -168,6 +169,7 @@ class EventPrinter:
         self.held: list[str] = []
         self.final_markdown: str | None = None
         self.errors: list[str] = []
+        self.language: str | None = None  # the session's: the words the printer adds (a choice's lean) are in it
 
     # --- low-level output ------------------------------------------------------------------------------------
     def _write(self, text: str) -> None:
@@ -214,8 +216,8 @@ class EventPrinter:
         text = event.get("markdown") or ""
         if kind == "progress":
             self.note(event.get("message", ""))
-        elif kind == "persona.delta":
-            if not self.quiet:
+        elif kind == "persona.delta" or (kind == "persona.completed" and self.streaming):
+            if not self.quiet:  # a persona's line: its completion ends the streamed line
                 self.streaming = True
                 self._write(self.formatter.feed(text))
         elif kind == "final.answer":
@@ -226,9 +228,27 @@ class EventPrinter:
             self.warn(event.get("message", ""))
         elif text:
             self._end_stream()
-            self.line(markdown(text, self.style).strip("\n") + "\n")  # a block, then a blank line
+            block = markdown(text.rstrip("\n") + choices(event, self.language), self.style)
+            self.line(block.strip("\n") + "\n")  # a block, then a blank line
         if kind in ("persona.completed", "cycle.completed"):
             self._end_stream()
+
+
+def choices(event: dict[str, Any], language: str | None = None) -> str:
+    """A question's choices as a numbered list under it, each with the course it favours: the terminal's layout for
+    them (VS Code shows buttons), in the session's ``language``."""
+    if event.get("type") != "question.asked":
+        return ""
+    question = event.get("question") or {}
+    leans = {x.get("choice"): x.get("favours") for x in ((question.get("stakes") or {}).get("leans") or [])
+             if isinstance(x, dict)}
+    rows = []
+    with speaking(language):
+        for i, c in enumerate([c for c in question.get("choices") or [] if isinstance(c, dict)], 1):
+            favours = leans.get(c.get("value"))  # what this answer would move
+            lean = t("cli.favours", course=" ".join(str(favours).split())) if favours else ""
+            rows.append(f"\n{i}. {' '.join(str(c.get('label', '')).split())}{lean}")
+    return "".join(rows)
 
 
 def show_hint(out: TextIO, style: Style, question: dict[str, Any], language: str | None = None) -> None:

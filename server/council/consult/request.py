@@ -2,7 +2,7 @@
 
 The problem, the desired outcome and the constraints become the request text (what routing and every prompt
 read, never truncated); ``context`` is attached like a chat reference. A consult's debate is capped by depth so
-one call stays within an MCP client's patience; a single persona has nobody to debate and gets one cycle.
+one call stays within an MCP client's patience; a single persona has nobody to debate: it answers once.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ def estimate(plan: Plan) -> ConsultPlan:
     cycles = plan.settings.max_cycles
     shape = plan.shape
     return ConsultPlan(council=council_of(plan), depth=plan.settings.depth, max_cycles=cycles,
-                       model_calls_min=shape.planned - n * cycles + n, model_calls_max=shape.planned,
+                       model_calls_min=shape.planned if shape.alone else shape.planned - n * cycles + n,
+                       model_calls_max=shape.planned,
                        max_model_calls=max_calls(shape.planned, plan.settings.max_model_calls),
                        budget_cut=cut_words(plan.cut, plan.settings.max_model_calls) if plan.cut else None)

@@ -4,8 +4,9 @@ depth enforced after the fact.
 The prompts already ask for the depth's number of bullets (and one repair when a reply falls short); here every
 list that counts is cut to the depth's maximum, and a shortfall is reported in the synthesis's notes — never made
 up with invented items. The synthesis's next steps, when the chair gave too few, are completed from the advisors'
-own next steps (real items, in council order). The Devil's Advocate's counterpoints always reach
-``risks_tradeoffs``.
+own next steps (real items, in council order). The Devil's Advocate's advice ends with its counterpoints, which
+the session's synthesis has already added to ``risks_tradeoffs`` (seed 000). What the answer hinges on and what the
+debate changed come from the synthesis, as every surface shows them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from council.protocol.consult import (
     Clarification,
     ConsultResult,
     ConsultSynthesis,
+    DebateChange,
+    Hinge,
     ToolResponse,
     VoteOutcome,
 )
@@ -44,11 +47,11 @@ def _dedupe(items: list[str]) -> list[str]:
 def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | None:
     """The persona's last reply that is not an abstention."""
     usable = [r for r in s.responses if r.persona == persona and not r.abstained]
-    return max(usable, key=lambda r: r.cycle) if usable else None
+    return max(reversed(usable), key=lambda r: r.cycle) if usable else None  # the latest of its last cycle
 
 
 def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSession,
-                  notes: list[str]) -> ToolResponse:
+                  notes: list[str], contrarian: bool = False) -> ToolResponse:
     depth = s.settings.depth
     lo, hi = DEPTH_BULLETS[depth]
     lists = {f: _dedupe(getattr(resp, f)) for f in COUNTED}
@@ -58,16 +61,19 @@ def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSessi
     cut = [f for f, items in lists.items() if len(items) > hi]
     if cut:
         notes.append(words.trimmed_note(resp.persona, cut, hi, depth.value))
+    counterpoints = _dedupe(resp.risks)[:hi]
+    advice = words.bullet_text(lists["advice"][:hi])
+    if contrarian and counterpoints:  # seed 000: the Devil's Advocate's advice carries its counterpoints
+        advice = words.with_counterpoints(advice, counterpoints)
     return ToolResponse(
         persona=resp.persona, summary=words.bullet_text(lists["summary"][:hi]),
-        advice=words.bullet_text(lists["advice"][:hi]), assumptions=resp.assumptions, questions=resp.questions,
+        advice=advice, assumptions=resp.assumptions, questions=resp.questions,
         next_steps=lists["next_steps"][:hi], confidence=resp.confidence,
         confidence_rationale=resp.confidence_rationale, position=resp.position,
-        counterpoints=_dedupe(resp.risks)[:hi], vote=vote.option_id if vote else None, cycle=resp.cycle)
+        counterpoints=counterpoints, vote=vote.option_id if vote else None, cycle=resp.cycle)
 
 
-def synthesis(s: ConversationSession, responses: list[ToolResponse], contrarians: set[str],
-              notes: list[str]) -> ConsultSynthesis:
+def synthesis(s: ConversationSession, responses: list[ToolResponse], notes: list[str]) -> ConsultSynthesis:
     syn = s.synthesis
     assert syn is not None
     lo, hi = DEPTH_BULLETS[s.settings.depth]
@@ -79,19 +85,10 @@ def synthesis(s: ConversationSession, responses: list[ToolResponse], contrarians
         if extra:
             steps += extra
             notes.append(words.steps_completed_note(len(extra)))
-    risks = _dedupe(syn.risks_tradeoffs)
-    for r in responses:
-        if r.persona in contrarians:
-            added = [x for x in r.counterpoints if x not in risks]
-            risks += added
-            if added:
-                notes.append(words.counterpoints_note(r.persona, len(added)))
-            elif not r.counterpoints:
-                notes.append(words.no_counterpoints_note(r.persona))
     return ConsultSynthesis(
         recommendation=syn.recommendation, agreements=syn.agreements, conflicts=syn.conflicts,
-        risks_tradeoffs=risks, next_steps=steps, notes=[*syn.notes, *notes], dissent=syn.dissent,
-        source=syn.source)
+        risks_tradeoffs=_dedupe(syn.risks_tradeoffs), next_steps=steps, notes=[*syn.notes, *notes],
+        dissent=syn.dissent, source=syn.source)
 
 
 def clarifications(s: ConversationSession, declined: set[str]) -> list[Clarification]:
@@ -112,24 +109,29 @@ def consult_result(s: ConversationSession, plan: Plan, library: PersonaLibrary,
     final = {v.persona: v for v in votes_of(s, final_round(s))} if s.votes else {}
     notes: list[str] = []
     responses, silent = [], []
+    contrarians = {c.name for c in library if c.always_include}
     for p in s.personas:
         resp = latest_usable(s, p.name)
         if resp is None:
             silent.append(p.name)
         else:
-            responses.append(tool_response(resp, final.get(p.name), s, notes))
+            responses.append(tool_response(resp, final.get(p.name), s, notes, p.name in contrarians))
     if silent:
         notes.append(words.silent_note(silent))
-    contrarians = {c.name for c in library if c.always_include}
     clar = clarifications(s, declined)
     open_questions = _dedupe([c.question for c in clar if c.status != "answered"]
                              + [q for r in responses for q in r.questions])
     tally = s.tally
     vote = VoteOutcome(options={o.id: o.label for o in tally.options}, counts=tally.counts, winner=tally.winner,
                        consensus=tally.consensus) if tally else None
+    syn = s.synthesis
+    assert syn is not None
+    debate = DebateChange.model_validate(syn.debate.model_dump()) if syn.debate else None
     return ConsultResult(
-        responses=responses, synthesis=synthesis(s, responses, contrarians, notes), session_id=s.session_id,
-        depth=s.settings.depth, council=council_of(plan), vote=vote, clarifications=clar,
+        responses=responses, synthesis=synthesis(s, responses, notes), session_id=s.session_id,
+        depth=s.settings.depth, council=council_of(plan), vote=vote, clarifications=clar, debate=debate,
+        hinges=[Hinge(assumption=h.assumption, if_false=h.if_false, criticality=h.criticality,
+                      question_id=h.question_id) for h in syn.hinges],
         assumptions=[a.assumption for a in s.assumption_log], open_questions=open_questions,
         cycles=s.debate_cycles, model_calls=s.metadata.calls, calls_by_model=dict(s.metadata.calls_by_model),
         max_model_calls=s.call_plans[-1].call_limit if s.call_plans else 0,

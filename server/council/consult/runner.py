@@ -75,8 +75,9 @@ class Consultant:
             raise validation_error("the consult was cancelled", sessionId=s.session_id, reason="cancelled")
         if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
             failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
-            raise internal_error("the council could not answer: every advisor's model failed; check the model "
-                                 "configuration (see `council doctor`)", sessionId=s.session_id, failures=failures)
+            causes = {p: f.kind for p, f in rt.stalled_by.items()}
+            raise internal_error(words.could_not_answer(rt.stalled_by, client_model), sessionId=s.session_id,
+                                 failures=failures, causes=causes)
         result = consult_result(s, plan, self.service.engine.library, declined)
         result.markdown = words.consult_text(result.to_wire())
         return result

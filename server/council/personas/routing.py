@@ -4,6 +4,9 @@ An explicit override (names or ids) is honoured exactly. Otherwise every persona
 request and its contract (description, focus, domains, soul), boosted where the keyword classification matches the
 persona's domains; always-include personas (the Devil's Advocate) are added; the top picks are cut where the score
 drops off, within [min_personas, max_personas], and kept to one council unless an outsider is clearly relevant.
+Before that, every domain the request clearly touches (:data:`EXPERT_SHARE` of its keywords) seats its expert, the
+persona that has the domain first (or second): a Kubernetes migration seats the Reliability Engineer and, as a move
+of the platform, the Security Expert. Each pick's reason names the words of the request that decided it.
 Personas the user names in the request join that routed council (within max_personas); naming one never shrinks the
 council to it. Rankers: warm embeddings, else TF-IDF, else word overlap. Review-only personas (the seed-004 review
 council) are never routed to and naming one in the text does not seat it; only an explicit override does.
@@ -17,7 +20,6 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -26,6 +28,8 @@ from council.personas.contract import REVIEW_COUNCIL, PersonaContract
 from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, embeddings_available
 from council.personas.lexicon import GENERAL, classify, classify_detail
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
+from council.personas.picks import experts as pick_experts
+from council.personas.picks import pick
 from council.personas.tfidf import OverlapRanker, TfidfRanker
 
 log = logging.getLogger(__name__)
@@ -40,9 +44,6 @@ Method = Literal["override", "embeddings", "tfidf", "keywords"]
 SIMILARITY_WEIGHT = 0.55  # the rest is the domain match
 DOMAIN_RANK_WEIGHTS = (1.0, 0.65, 0.45, 0.35)  # a persona's first domain counts fully, later ones less
 OFF_COUNCIL_FACTOR = 0.8  # a persona from the other council must be clearly better to displace a member
-CLEARLY_RELEVANT = 0.85  # an outsider needs this fraction of the top combined score to take a seat
-KEEP_FRACTION = 0.55  # optional seats: score at least this fraction of the top score…
-DROP_OFF = 0.7  # …and no sharp fall from the previous pick
 
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
@@ -69,6 +70,7 @@ class Selection(BaseModel):
     overridden: list[str] = []
     method: Method
     scores: dict[str, float] = {}  # persona name → combined score (empty for overrides)
+    chosen_for: dict[str, list[str]] = {}  # routed persona name → the request's words that seated it
     domain_scores: dict[str, float] = {}  # domain tag → share of keyword hits
 
     @property
@@ -264,18 +266,23 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     if not any(rel) and has_domains:
         method = "keywords"  # only the lexicon told the personas apart
     preferred = _preferred_council(library, combined)
+    slots_max = max(0, max_personas - len(always))
+    experts = pick_experts(pool, detail.scores, combined, preferred)[:slots_max]
+    if experts:  # the council of the main domain's expert: an ETL question is the engineers' even if
+        preferred = next((c for c in experts[0].councils if c != REVIEW_COUNCIL), preferred)  # "warehouse"
 
     def adjusted(p: PersonaContract) -> float:
         return combined[p.id] * (1.0 if preferred in p.councils else OFF_COUNCIL_FACTOR)
 
     ranked = sorted(pool, key=lambda p: (-adjusted(p), personas.index(p)))
-    picks = _pick(ranked, adjusted, combined, preferred, slots_min=max(0, min_personas - len(always)),
-                  slots_max=max(0, max_personas - len(always)), outsiders=has_domains)
+    picks = pick(ranked, adjusted, combined, preferred, slots_min=max(0, min_personas - len(always)),
+                  slots_max=slots_max, outsiders=has_domains, seated=experts)
     chosen = picks + always
     scores = {p.name: round(combined[p.id], 2) for p in ranked}
-    reason = _reason(detail.classification, detail.keywords, picks, always, scores, preferred, method)
+    chosen_for = {p.name: _chosen_for(p, detail.matches) for p in picks}
+    reason = _reason(detail.classification, detail.keywords, picks, always, scores, preferred, method, chosen_for)
     routed = Selection(classification=detail.classification, personas=chosen, reason=reason, method=method,
-                       scores=scores, domain_scores=detail.scores)
+                       scores=scores, domain_scores=detail.scores, chosen_for=chosen_for)
     named = [p for p in library.names_in_text(request_text) if p.chats]  # naming a review role seats nobody
     return _with_named(routed, named, max_personas) if named else routed
 
@@ -302,49 +309,29 @@ def _with_named(routed: Selection, named: list[PersonaContract], max_personas: i
                                      "overridden": names})
 
 
-def _pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], float],
-          combined: dict[str, float], preferred: str | None, *, slots_min: int, slots_max: int,
-          outsiders: bool) -> list[PersonaContract]:
-    """Required seats first (members before weak outsiders), then optional seats until the score drops off."""
-    top = adjusted(ranked[0]) if ranked else 0.0
-    best = max(combined.values(), default=0.0)
+CHOSEN_FOR_WORDS = 4
 
-    def welcome(p: PersonaContract) -> bool:
-        clearly_relevant = best > 0 and combined[p.id] >= CLEARLY_RELEVANT * best
-        return preferred in p.councils or (outsiders and clearly_relevant)
 
-    picks: list[PersonaContract] = []
-    deferred: list[PersonaContract] = []
-    for p in ranked:
-        if len(picks) >= slots_max:
-            break
-        if not welcome(p):
-            deferred.append(p)
-            continue
-        if len(picks) < slots_min:
-            picks.append(p)
-            continue
-        previous = adjusted(picks[-1]) if picks else top
-        if top > 0 and adjusted(p) >= KEEP_FRACTION * top and adjusted(p) >= DROP_OFF * previous:
-            picks.append(p)
-        else:
-            break  # the score dropped off; the rest rank lower still
-    for p in deferred:
-        if len(picks) >= slots_min:
-            break
-        picks.append(p)
-    return sorted(picks, key=lambda p: -combined[p.id])
+def _chosen_for(persona: PersonaContract, matches: dict[str, list[str]]) -> list[str]:
+    """The request's words that seated ``persona``: its domains' keywords, its home domain's first (none for a
+    request with no domain keywords: then the persona's fit with a strategy question seated it)."""
+    found: list[str] = []
+    for domain in persona.domains:
+        found += [w for w in matches.get(domain, []) if w not in found]
+    return found[:CHOSEN_FOR_WORDS]
 
 
 def _reason(classification: str, keywords: list[str], picks: list[PersonaContract],
-            always: list[PersonaContract], scores: dict[str, float], council: str | None, method: str) -> str:
+            always: list[PersonaContract], scores: dict[str, float], council: str | None, method: str,
+            chosen_for: dict[str, list[str]]) -> str:
     parts = []
     if classification == GENERAL:
         parts.append("The request matched no domain keywords")
     else:
         parts.append(f"Request classified as {classification} ({', '.join(keywords[:6])})")
     if picks:
-        chosen = ", ".join(f"{p.name} ({scores[p.name]:.2f})" for p in picks)
+        chosen = ", ".join(f"{p.name} ({scores[p.name]:.2f}"
+                           + (f": {', '.join(chosen_for[p.name])})" if chosen_for.get(p.name) else ")") for p in picks)
         same = council is not None and all(council in p.councils for p in picks)
         where = f" from the {council} council" if same else ""
         parts.append(f"chose {chosen}{where}")

@@ -1,10 +1,13 @@
-"""The council's final answer: recommendation, vote, agreements, conflicts, risks, ordered next steps, dissent,
-assumptions and notes — one heading, each section once."""
+"""The council's final answer: recommendation, vote, what the debate changed, what the answer hinges on,
+agreements, conflicts, risks, ordered next steps, dissent, assumptions and notes — one heading, each section
+once."""
 
 from __future__ import annotations
 
 from council.present.debate import tally_words
 from council.present.evidence import precedents_section
+from council.present.outcome import debate_section, hinges_section
+from council.present.revisit import what_changed
 from council.present.text import join_names, section
 from council.session.entities import ConversationSession
 from council.session.outputs import CouncilSynthesis
@@ -29,10 +32,12 @@ def models_used(session: ConversationSession) -> str:
 
 
 def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
-    out = [f"{t('answer.heading')}\n\n", syn.recommendation.strip(), "\n\n"]
+    out = [f"{t('answer.heading')}\n\n", what_changed(session, syn), syn.recommendation.strip(), "\n\n"]
     if session.tally:
         out.append(t("answer.vote", words=tally_words(session.tally)) + "\n\n")
     out += [
+        debate_section(syn.debate, session.options),
+        hinges_section(syn.hinges),
         section(t("answer.agreements"), syn.agreements),
         section(t("answer.conflicts"), syn.conflicts),
         section(t("answer.risks"), syn.risks_tradeoffs),
@@ -43,7 +48,8 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
         precedents_section(session),
     ]
     models = models_used(session)
-    cycles = n(session.debate_cycles, "debate_cycle_after")
+    cycles = n(session.debate_cycles, "debate_cycle_after") if session.discussions or len(session.personas) != 1 \
+        else t("answer.one_advisor")
     out.append((t("answer.answered_with", models=models, cycles=cycles) if models else t("answer.after", cycles=cycles))
                + "\n")
     return "".join(out).strip() + "\n"

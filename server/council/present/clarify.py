@@ -1,5 +1,6 @@
-"""Who sits on the council, the clarifying questions, their answers and the assumptions made for skipped ones, and
-the check when an answer reads like a new question."""
+"""Who sits on the council, the clarifying questions (with what hangs on each answer), the questions weighed and
+not asked, their answers and the assumptions made for skipped ones, a question revisited after the answer, and the
+check when an answer reads like a new question."""
 
 from __future__ import annotations
 
@@ -7,29 +8,38 @@ from council.present.text import join_names, one_line
 from council.session.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
 from council.words import n, t
 
-GENERAL = "general"
+MAX_SHOWN = 3  # questions named in the line that says which were not asked
+
+
+def _deciding_words(sel: PersonaSelection) -> list[str]:
+    """The request's words that seated the council, each once, in the council's order."""
+    found: list[str] = []
+    for p in sel.selected_personas:
+        found += [w for w in sel.chosen_for.get(p.name, []) if w not in found]
+    return found[:6]
 
 
 def selection(sel: PersonaSelection) -> str:
     names = join_names([f"**{p.name}**" for p in sel.selected_personas])
+    decided = ", ".join(_deciding_words(sel))
     if sel.user_override and sel.method == "override":
         why = t("clarify.why.yours")
     elif sel.user_override:  # named in the request: added to the routed council
-        about = (t("clarify.why.about", topic=sel.request_classification)
-                 if sel.request_classification and sel.request_classification != GENERAL else "")
+        about = t("clarify.why.for", words=decided) if decided else ""
         why = t("clarify.why.added", about=about, names=join_names(sel.overridden_personas))
-    elif sel.request_classification and sel.request_classification != GENERAL:
-        why = t("clarify.why.topic", topic=sel.request_classification)
+    elif decided:
+        why = t("clarify.why.chosen_for", words=decided)
     else:
         why = t("clarify.why.best")
     return t("clarify.council", names=names, why=why) + "\n\n"
 
 
-def question(q: ClarificationQuestion, remaining: int) -> str:
+def question(q: ClarificationQuestion, remaining: int, revisit: bool = False) -> str:
+    """The question and what skipping it means. Its choices are not listed: each client shows them once, as its
+    layout (buttons in VS Code, a numbered list in ``council ask``), with what each favours from the event's data."""
     after = f" _({t('clarify.remaining', more=n(remaining, 'more_question'))})_" if remaining else ""
-    out = [f"{t('clarify.asks')}{after}\n\n{q.question.strip()}\n\n"]
-    if q.choices:
-        out.append("".join(f"{i}. {one_line(c.label)}\n" for i, c in enumerate(q.choices, 1)) + "\n")
+    lead = t("clarify.asks_again") if revisit else f"{t('clarify.asks')}{after}"
+    out = [f"{lead}\n\n{q.question.strip()}\n\n"]
     out.append(t("clarify.if_skipped", assumption=one_line(q.default_assumption)) + "\n\n")
     return "".join(out)
 
@@ -43,6 +53,26 @@ def resolved(q: ClarificationQuestion) -> str:
     return ""
 
 
+def dropped(questions: list[ClarificationQuestion], reason: str, asked: int) -> str:
+    """One line: why the council asks fewer questions than it weighed, or none (then it goes straight to the
+    debate)."""
+    if reason == "clear":
+        return t("dropped.clear") + "\n\n"
+    named = "; ".join(t("quoted", text=one_line(q.question)) for q in questions[:MAX_SHOWN])
+    more = t("dropped.more", others=n(len(questions) - MAX_SHOWN, "other")) if len(questions) > MAX_SHOWN else ""
+    same = _same_lean(questions)
+    why = t("dropped.favours", course=same) if same else t("dropped.same")
+    if asked:
+        return t("dropped.not_asked", named=named, more=more, why=why) + "\n\n"
+    return t("dropped.weighed", questions=n(len(questions), "question"), named=named, more=more, why=why) + "\n\n"
+
+
+def _same_lean(questions: list[ClarificationQuestion]) -> str | None:
+    """The one course every likely answer of every question favours, if there is one."""
+    leans = {x.favours for q in questions if q.stakes for x in q.stakes.leans if x.favours}
+    return t("quoted", text=one_line(leans.pop())) if len(leans) == 1 else None
+
+
 def assumption(a: Assumption) -> str:
     return t("clarify.assumed", assumption=one_line(a.assumption)) + "\n\n"
 
@@ -50,3 +80,4 @@ def assumption(a: Assumption) -> str:
 def confirm_new(q: ClarificationQuestion, text: str) -> str:
     """Typed text that reads like a new question while ``q`` is open: ask which it is (nothing is recorded)."""
     return t("clarify.confirm_new", question=one_line(q.question)) + f"\n\n> {one_line(text)}\n\n"
+

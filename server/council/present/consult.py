@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from council.present import outcome
 from council.present.cost import by_model as by_model_text
 from council.present.failures import cause
 from council.present.text import bullets, join_names, numbered, one_line, plural
 from council.session.failure import ModelFailure
+from council.session.outputs import DebateEffect, Hinge, VoteOption
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
 
@@ -40,12 +42,13 @@ def silent_note(personas: list[str]) -> str:
     return f"{join_names(personas)} gave no usable answer and {'is' if len(personas) == 1 else 'are'} not listed."
 
 
-def counterpoints_note(persona: str, count: int) -> str:
-    return f"{persona}'s {plural(count, 'counterpoint')} added to the risks and trade-offs."
+COUNTERPOINTS = "Counterpoints:"
 
 
-def no_counterpoints_note(persona: str) -> str:
-    return f"{persona} raised no counterpoints this time, although it was asked to."
+def with_counterpoints(advice: str, counterpoints: list[str]) -> str:
+    """The Devil's Advocate's advice with its counterpoints (seed 000): a labelled list of its own after the
+    advice's bullets, so the depth's bullet count stays the advice's."""
+    return f"{advice}\n\n{COUNTERPOINTS}\n" + "\n".join(f"* {one_line(x)}" for x in counterpoints)
 
 
 # --- progress -------------------------------------------------------------------------------------------------
@@ -72,6 +75,27 @@ def stage(event: dict[str, Any]) -> str | None:
     if kind == "final.answer":
         return "The chair wrote the synthesis."
     return None
+
+
+REPAIRED = "unusable reply after one repair attempt: "
+
+
+def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) -> str:
+    """Why a consult has no answer: every advisor failed. Replies that stayed unusable say what was wrong with them
+    and whose model wrote them (the MCP client's model, over sampling); other failures give their cause."""
+    who = client_model or "the model"
+    if causes and all(f.kind == "malformed" for f in causes.values()):
+        groups: dict[str, list[str]] = {}
+        for persona, f in causes.items():
+            reason = one_line(f.detail).removeprefix(REPAIRED) or "not the JSON object asked for"
+            groups.setdefault(reason, []).append(persona)
+        said = "; ".join(f"{join_names(names)}: {reason}" for reason, names in groups.items())
+        return (f"the council could not answer: every advisor's reply from {who} was unusable, also after one "
+                f"repair ({said}). The council asks each model for one JSON object with the reply's fields; "
+                f"{who} did not give one — ask with a model that follows such instructions")
+    why = "; ".join(dict.fromkeys(cause(f) for f in causes.values()))
+    return (f"the council could not answer: every advisor's model failed{f' ({why})' if why else ''}; check the "
+            "model configuration (see `council doctor`)")
 
 
 def persona_stage(event: dict[str, Any]) -> str:
@@ -131,6 +155,7 @@ def consult_text(result: dict[str, Any]) -> str:
     if vote and vote.get("winner"):
         label = vote["options"].get(vote["winner"], vote["winner"])
         lines += [f"Vote: {label} ({vote['consensus']}).", ""]
+    lines += outcome_lines(result)
     if syn.get("next_steps"):
         lines += ["Next steps:", numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]
     if syn.get("risks_tradeoffs"):
@@ -149,13 +174,29 @@ def consult_text(result: dict[str, Any]) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
+def outcome_lines(result: dict[str, Any]) -> list[str]:
+    """What the debate changed and what the answer hinges on, in a few lines (none when there is neither)."""
+    lines: list[str] = []
+    if result.get("debate") and result.get("vote"):
+        options = [VoteOption(id=k, label=v, description=v) for k, v in result["vote"]["options"].items()]
+        effect = DebateEffect.model_validate(result["debate"])
+        lines += [outcome.debate_line(effect, options)] + [f"- {outcome.move_line(m)}." for m in effect.moves]
+        lines.append("")
+    hinges = [Hinge.model_validate({**h, "assumption_id": ""}) for h in result.get("hinges", [])]
+    if hinges:
+        lines += ["Hinges on:"] + [f"- {outcome.hinge_line(h)}" for h in hinges[:TEXT_ITEMS]] + [""]
+    return lines
+
+
 def plan_text(plan: dict[str, Any]) -> str:
     """What a consult is about to do (a confirmation prompt)."""
     names = plan["council"]["personas"]
     calls = plan["model_calls_min"] if plan["model_calls_min"] == plan["model_calls_max"] else \
         f"{plan['model_calls_min']}–{plan['model_calls_max']}"
+    bound = plan.get("max_model_calls") or 0
+    retries = f" (at most {bound} with retries)" if bound > plan["model_calls_max"] else ""
     return (f"{join_names(names)} ({plan['depth']} depth, up to {plural(plan['max_cycles'], 'debate cycle')}): "
-            f"{calls} model calls. {plan['council']['reason']}")
+            f"{calls} model calls{retries}. {plan['council']['reason']}")
 
 
 def error_text(code: str, message: str) -> str:

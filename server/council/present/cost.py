@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from council.present.text import join_names
 from council.session.budget import BudgetCut, CallPlan
-from council.session.seating import FallbackReason, ModelChoice, Seating
+from council.session.seating import FallbackReason, ModelChoice, Seating, SeatMiss
 from council.words import n, t
 
 PHASES = ("more_questions", "extend", "reopen", "retry")  # the phases a cost line names (phase.<phase>)
@@ -35,8 +35,8 @@ def cost_line(plan: CallPlan) -> str:
     """One line before the first model call of a phase (a follow-up's is not shown)."""
     if plan.phase == "follow_up":
         return ""
-    retries = plan.max_calls - plan.planned
-    spare = t("cost.spare", planned=plan.planned, retries=n(retries, "retry")) if retries else ""
+    retries = plan.max_calls - plan.planned  # repairs, fallbacks and failed requests sent again
+    spare = t("cost.spare", planned=plan.planned, retries=n(retries, "retry")) if retries else t("cost.no_spare")
     phase = t(f"phase.{plan.phase}") if plan.phase in PHASES else ""
     line = phase + t("cost.at_most", calls=n(plan.max_calls, "model_call_of")) + spare
     if len(plan.by_model) > 1:  # one model: the session's model note names it
@@ -51,11 +51,24 @@ def cost_line(plan: CallPlan) -> str:
 
 
 def seating(s: Seating) -> str:
-    """The seats, when they are on more than one model (else nothing: one model is said by the cost line)."""
-    if not s.differs:
-        return ""
-    seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
-    return t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
+    """The seats, when they are on more than one model (one model is said by the cost line), and the entries of a
+    persona → model map that did not apply (whatever the seats)."""
+    out = ""
+    if s.differs:
+        seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
+        out = t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
+    if s.misses:
+        out += t("seats.misses", misses="; ".join(_miss(m, s) for m in s.misses)) + "\n\n"
+    return out
+
+
+def _miss(m: SeatMiss, s: Seating) -> str:
+    shown = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
+    if m.reason == "no_persona":
+        return t("seats.no_persona", name=m.persona) + (t("seats.the_personas", names=shown) if shown else "")
+    return (t("seats.no_model", persona=m.persona, model=m.model_id)
+            + (t("seats.offered", names=shown) if shown else "")
+            + t("seats.speaks_with", persona=m.persona, label=s.model_of(m.persona).label))
 
 
 def _why(why: str) -> str:
@@ -67,11 +80,30 @@ def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: F
     return t(key, old=old.label, reason=t(f"fallback.{reason}"), names=join_names(personas), new=new.label) + "\n\n"
 
 
-def calls_made(s) -> str:
-    """The transcript's last line: the model calls the session made, per model, against what it said."""
+def calls_line(s) -> str:
+    """The model calls the session made against what it said, per model that answered (a model that only failed
+    is not named: its calls are counted as failed). Empty: no calls."""
     m = s.metadata
     if not m.calls:
         return ""
     stated = t("calls.stated", limit=s.call_plans[-1].call_limit) if s.call_plans else ""
-    where = f" — {by_model(m.calls_by_model)}" if len(m.calls_by_model) > 1 else ""
-    return "\n" + t("calls.made", calls=m.calls, stated=stated, where=where) + "\n"
+    answered = {label: k - m.failed_by_model.get(label, 0) for label, k in m.calls_by_model.items()}
+    answered = {label: k for label, k in answered.items() if k > 0}
+    failed = sum(m.failed_by_model.values())
+    parts = [by_model(answered)] if len(answered) > 1 else []
+    if failed:
+        parts.append(t("calls.failed", failed=failed))
+    where = f" — {'; '.join(parts)}" if parts else ""
+    return t("calls.made", calls=m.calls, stated=stated, where=where)
+
+
+def calls_made(s) -> str:
+    """The transcript's last line (see :func:`calls_line`)."""
+    line = calls_line(s)
+    return f"\n{line}\n" if line else ""
+
+
+def usage(s) -> str:
+    """The line under the council's answer in the chat (see :func:`calls_line`)."""
+    line = calls_line(s)
+    return f"{line}\n\n" if line else ""

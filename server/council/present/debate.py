@@ -1,12 +1,15 @@
 """The debate as people read it: cycle headings, the options, cycle summaries with convergence in words, the
-limit notice and the final tally."""
+limit notice and the final tally.
+
+The chat gets the compact forms (``cycle_line``, ``options_line``, ``cycle_summary`` naming who voted for what when
+the persona lines did not show it); the transcript the full ones (``cycle_started``, ``options``, ``tally``)."""
 
 from __future__ import annotations
 
 from council.present.text import cell, join_names, one_line, percent
 from council.session.convergence import Convergence
 from council.session.entities import ConversationSession
-from council.session.outputs import VoteOption, VoteTally
+from council.session.outputs import Vote, VoteOption, VoteTally
 from council.words import n, t
 
 STOPS = ("converged", "impasse", "settled")  # the stops a cycle's summary words (debate.stop.<stop>)
@@ -23,6 +26,19 @@ def cycle_started(cycle: int, limit: int | None) -> str:
         return f"{t('debate.cycle_first')}\n\n{t('debate.cycle_first_how')}\n\n"
     cap = t("debate.cycle_cap", limit=limit) if limit else ""
     return f"{t('debate.cycle_next', cycle=cycle, cap=cap)}\n\n{t('debate.cycle_next_how')}\n\n"
+
+
+def cycle_line(cycle: int, limit: int | None) -> str:
+    """A cycle's start in the chat: one line."""
+    if cycle == 1:
+        return t("debate.line_first") + "\n\n"
+    cap = t("debate.cycle_cap", limit=limit) if limit else ""
+    return t("debate.line_next", cycle=cycle, cap=cap) + "\n\n"
+
+
+def options_line(opts: list[VoteOption]) -> str:
+    """The options in the chat: their ids and labels on one line (the descriptions are in the transcript)."""
+    return t("debate.options_line") + " " + " · ".join(f"**{o.id}** {one_line(o.label)}" for o in opts) + "\n\n"
 
 
 def options(opts: list[VoteOption]) -> str:
@@ -60,17 +76,26 @@ def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | No
             flag = t("cycle.conformity") if x.conformity_flag else ""
             lines.append(t("cycle.changed", persona=x.persona, why=why, flag=flag))
     if conv is not None:
-        counts: dict[str, int] = {}
-        for v in session.votes:
-            if v.cycle == cycle:
-                counts[v.option_id] = counts.get(v.option_id, 0) + 1
-        if counts:
-            lines.append(t("cycle.votes", votes=" · ".join(f"{k} {c}" for k, c in sorted(counts.items()))))
+        votes = [v for v in session.votes if v.cycle == cycle]
+        if votes:
+            lines.append(votes_words(session, cycle, votes))
         earlier = [x.convergence for x in session.discussions if x.cycle_number < cycle and x.convergence]
         lines.append(convergence_words(conv, earlier[-1] if earlier else None, session.options))
     if stop in STOPS:
         lines.append(t(f"debate.stop.{stop}"))
     return lines
+
+
+def votes_words(session: ConversationSession, cycle: int, votes: list[Vote]) -> str:
+    """"Votes: A 2 · B 1." — with the voters' names when their persona lines did not show their votes (the first
+    vote is placed by the moderator after every advisor spoke)."""
+    by_option: dict[str, list[str]] = {}
+    for v in votes:
+        by_option.setdefault(v.option_id, []).append(v.persona)
+    shown = {(x.persona, x.option_id) for x in session.responses if x.cycle == cycle and not x.abstained}
+    named = any((v.persona, v.option_id) not in shown for v in votes)
+    parts = [f"{k} {len(who)}" + (f" ({join_names(who)})" if named else "") for k, who in sorted(by_option.items())]
+    return t("cycle.votes", votes=" · ".join(parts))
 
 
 def cycle_summary(session: ConversationSession, cycle: int) -> str:

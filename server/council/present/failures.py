@@ -78,6 +78,13 @@ def all_failed(failures: dict[str, ModelFailure]) -> str:
     return t("all_failed", why=why)
 
 
+def no_consent(models: list[str]) -> str:
+    """The user did not allow any of the models the council sat on: which, and how to allow them (no retry)."""
+    names = join_names([f"**{m}**" for m in models]) if models else t("consent.chat_model")
+    allow = t("consent.allow_them") if len(models) > 1 else t("consent.allow_it")
+    return t("consent.none", names=names, allow=allow)
+
+
 def turn_failed(f: ModelFailure, language: str | None = None) -> str:
     """The message of a JSON-RPC error when a whole turn failed (in ``language``: the session's)."""
     with speaking(language):

@@ -1,9 +1,12 @@
-"""A persona's contribution as people read it: a heading once, the streamed text, what remains at the end, and
-its vote.
+"""A persona's contribution as people read it.
 
-The live part follows ``LiveRenderer`` (a persona's JSON reply rendered as append-only markdown while it streams);
-:class:`PersonaText` adds the heading the first time the persona has something to show and, when the reply is
-complete, only what the stream has not shown yet.
+In the chat (and ``council ask``) a persona is one compact line per cycle, :class:`PersonaLine`: its name (and
+model once the seats differ), its position as it streams (cut to :data:`POSITION_CHARS`), then its vote and its
+confidence — the council's answer is what the reader is there for, so nothing long stands above it. The full
+contribution (summary, advice, risks, next steps) is :class:`PersonaText`, which the transcript and the moderator's
+follow-up answers use: a heading once, the streamed text, what remains at the end, and its footer.
+
+Both follow ``LiveRenderer`` (a persona's JSON reply rendered as append-only markdown while it streams).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from council.session.outputs import PersonaResponse, Vote, VoteOption
 from council.words import t
 
 SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")
+POSITION_FIELDS: Fields = (("position", None),)
+POSITION_CHARS = 160  # a compact line: the rest of a long position is in the transcript
 
 
 def heading(persona: str, model: str | None = None) -> str:
@@ -54,6 +59,89 @@ class PersonaText:
             self.started = True
             return heading(self.persona, self.model) + text
         return text
+
+
+class PersonaLine:
+    """One persona in one cycle as one list item: ``- **name** · _model_ — position · 🗳️ **A** 80% · medium
+    confidence``. The position streams into the item (line breaks become spaces, so it never breaks); the vote and
+    the confidence end it when the reply is complete. Each piece is appended once, and every item ends with a blank
+    line, so whatever follows starts a block of its own."""
+
+    def __init__(self, persona: str, limits: Limits | None = None, model: str | None = None) -> None:
+        self.persona = persona
+        self.model = model
+        self.live = LiveRenderer(limits, POSITION_FIELDS)
+        self.started = False
+        self.closed = False
+        self.shown = 0  # characters of the position shown so far
+        self.space = ""  # whitespace held back from the end of what was shown
+
+    def feed(self, chunk: str) -> str:
+        return self._position(self.live.feed(chunk))
+
+    def complete(self, response: PersonaResponse, options: list[VoteOption] | None = None) -> str:
+        """The rest of the line once the reply is parsed; its vote when the reply carries one on ``options``."""
+        if self.closed:
+            return ""
+        if response.abstained:
+            said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
+            return self._end(f"_{one_line(said or response.note or t('persona.no_reply'))}_")
+        rest = self._position(self.live.finish({"position": response.position})).rstrip()
+        tail = []
+        choice = voted_option(response, options or [])
+        if choice is not None:
+            tail.append(f"🗳️ **{choice.id}** {percent(response.vote_confidence)}")
+        tail.append(t("persona.line_confidence", level=t(f"level.{response.confidence}")))
+        return rest + self._end(" · ".join(tail))
+
+    def close(self) -> str:
+        """Ends an item whose reply never completed (the call failed or the cycle was dropped)."""
+        if not self.started or self.closed:
+            return ""
+        self.closed = True
+        return "\n\n"
+
+    def _head(self) -> str:
+        model = f" · _{self.model}_" if self.model else ""
+        return f"- **{self.persona}**{model} — "
+
+    def _position(self, text: str) -> str:
+        text = self.space + text.replace("\r", " ").replace("\n", " ")
+        if self.closed or not text.strip():
+            self.space = " " if text and self.started else ""
+            return ""
+        stripped = text.rstrip()  # trailing space waits for the text after it (the item's end follows without it)
+        self.space = " " if len(stripped) < len(text) else ""
+        text = stripped
+        if self.shown > POSITION_CHARS:  # cut already
+            return ""
+        room = POSITION_CHARS - self.shown
+        if len(text) > room:
+            text = text[:room].rstrip() + "…"
+            self.shown = POSITION_CHARS + 1
+        else:
+            self.shown += len(text)
+        if self.started:
+            return text
+        self.started = True
+        return self._head() + text.lstrip()
+
+    def _end(self, text: str) -> str:
+        """The end of the item: after the position (`` · text``), or the whole item when nothing was shown."""
+        start = " · " if self.started else self._head()
+        self.started = self.closed = True
+        return f"{start}{text}\n\n"
+
+
+def voted_option(response: PersonaResponse, options: list[VoteOption]) -> VoteOption | None:
+    """The option a reply votes for, when it names one of ``options``."""
+    return next((o for o in options if response.option_id and o.id == response.option_id), None)
+
+
+def vote_line(v: Vote, model: str | None = None) -> str:
+    """A vote no persona line showed: ``- 🗳️ **name** votes **A** 80%``."""
+    who = f"**{v.persona}** · _{model}_" if model else f"**{v.persona}**"
+    return f"- 🗳️ {who} votes **{v.option_id}** {percent(v.confidence)}\n\n"
 
 
 def footer(r: PersonaResponse) -> str:

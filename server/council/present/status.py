@@ -9,7 +9,9 @@ from typing import Any
 from council.present import failures
 from council.present.answer import provider_name
 from council.present.text import in_session_language, join_names, one_line
+from council.session.earlier import Earlier
 from council.session.entities import ConversationSession, SessionStatus
+from council.session.revisit import revisable_questions
 from council.words import n, speaking, t
 
 # progress notes: kind → text (shown as transient progress, not kept in the transcript)
@@ -18,6 +20,7 @@ NOTES: dict[str, Callable[..., str]] = {
     "reading": lambda: t("note.reading"),
     "no_questions": lambda why: t("note.no_questions", why=why),
     "thinking": lambda cycle, count: t("note.thinking", cycle=cycle, advisors=n(count, "advisor")),
+    "alone": lambda persona: t("note.alone", persona=persona),
     "options_fallback": lambda why: t("note.options_fallback", why=why),
     "unplaced": lambda personas: t("note.unplaced", names=join_names(personas)),
     "chair": lambda: t("note.chair"),
@@ -30,6 +33,7 @@ NOTES: dict[str, Callable[..., str]] = {
 PROBLEMS: dict[str, Callable[..., str]] = {
     "model_failed": lambda role, failure: failures.failed(role, failure),
     "all_failed": lambda failed: failures.all_failed(failed),
+    "no_consent": lambda models: failures.no_consent(models),
 }
 
 
@@ -48,8 +52,11 @@ def problem(kind: str, data: dict[str, Any]) -> str:
 
 @in_session_language
 def status(s: ConversationSession) -> str:
+    q = s.active_question if s.status is SessionStatus.CLARIFYING else None
+    rounds = t("status.round_open", round=q.round_number, completed=s.clarification_rounds) if q else \
+        t("status.rounds", rounds=s.clarification_rounds)
     parts = [t("status.line", status=status_word(s.status)),
-             t("status.counts", rounds=s.clarification_rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
+             t("status.counts", rounds=rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
                assumptions=len(s.assumption_log))]
     if s.active_question and s.status is SessionStatus.CLARIFYING:
         parts.append(t("status.waiting", question=one_line(s.active_question.question)))
@@ -66,6 +73,11 @@ def stopped(s: ConversationSession) -> str:
     else:
         kept = t("stopped.cycles_kept", cycles=n(s.debate_cycles, "completed_cycle"))
     return t("stopped.line", kept=kept) + "\n\n"
+
+
+def cancelled() -> str:
+    """What ``status.changed`` to cancelled says: the one line that tells the session was cancelled."""
+    return t("event.cancelled") + "\n\n"
 
 
 def resumed() -> str:
@@ -99,12 +111,25 @@ def hint(s: ConversationSession, word: str, extendable: bool) -> str:
 
 
 TURN_NOTES = ("over_budget", "cancelled", "no_more_questions", "stalled", "follow_up_failed", "follow_up_cancelled",
-              "nothing_to_stop")  # the notes a turn result carries (turn.<kind>)
+              "nothing_to_stop", "revisit_kept")  # the notes a turn result carries (turn.<kind>)
+
+
+@in_session_language
+def revisable(s: ConversationSession) -> str:
+    """The reply to ``/revisit`` that names no question: the questions the council assumed, to pick one."""
+    options = revisable_questions(s)
+    if not options:
+        return t("revisit.nothing") + "\n"
+    assumed = {a.related_question_id: a.assumption for a in s.assumption_log}
+    rows = "".join(t("revisit.row", i=i, question=one_line(q.question),
+                     assumption=one_line(assumed.get(q.question_id) or t("revisit.nothing_yet"))) + "\n"
+                   for i, q in enumerate(options, 1))
+    return t("revisit.which") + f"\n\n{rows}"
 
 
 def turn_note(kind: str, s: ConversationSession) -> str | None:
     """The note a turn result carries (``message``), from the engine's note kind and the session (``stalled`` and
-    ``stopped`` carry none: their event said it once)."""
+    ``stopped`` carry none, nor does a cancellation: their event said it once)."""
     return _turn_note(s, kind)
 
 
@@ -114,9 +139,33 @@ def _turn_note(s: ConversationSession, kind: str) -> str | None:
         kind = "follow_up_cancelled"
     if kind in ("stalled", "stopped"):
         return None
+    if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
+        return None
+    if kind == "which_question":
+        return revisable(s)
     if kind == "more_planned":
         waiting = t("turn.first", question=one_line(s.active_question.question)) if s.active_question else ""
         return t("turn.more_planned", more=n(len(s.planned_questions), "more_question"), waiting=waiting) + "\n"
     if kind not in TURN_NOTES:
         raise KeyError(kind)
     return t(f"turn.{kind}") + "\n"
+
+
+def reused(earlier: Earlier, message: str | None, language: str | None = None) -> str | None:
+    """A turn's note with the line a session started after a reload lost the earlier one says about what it took
+    from that one (what the user told it) first, in ``language``."""
+    with speaking(language):
+        took = t("and").join(n(k, what) for k, what in ((earlier.answered, "reused_answer"),
+                                                         (earlier.skipped, "reused_skipped")) if k)
+        them = t("reused.that_question") if earlier.reused == 1 else t("reused.those_questions")
+        if earlier.again and took:
+            line = t("reused.again_took", took=took, them=them)
+        elif earlier.again:
+            line = t("reused.again")
+        elif took:
+            line = t("reused.took", took=took, them=them)
+        elif earlier.replies:
+            line = t("reused.no_match")
+        else:
+            return message
+    return "\n\n".join(m for m in (line, message) if m)

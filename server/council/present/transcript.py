@@ -112,8 +112,7 @@ def transcript(s: ConversationSession) -> str:
 
 def _transcript(s: ConversationSession) -> str:
     out = [f"# {title(s)}\n\n",
-           t("transcript.header", session=s.session_id, date=f"{s.created_at:%Y-%m-%d %H:%M}",
-             status=t(f"state.{s.status.value}")) + "\n\n",
+           t("transcript.header", date=f"{s.created_at:%Y-%m-%d %H:%M}", status=t(f"state.{s.status.value}")) + "\n\n",
            _question(s)]
     if s.persona_selection:
         out.append(clarify.selection(s.persona_selection))
@@ -121,6 +120,8 @@ def _transcript(s: ConversationSession) -> str:
         out.append(cost.seating(s.seating))
     out.append(_clarifications(s))
     out.append(_assumptions(s))
+    for resp in (x for x in s.responses if x.cycle == 0):  # a council of one: its answers, no debate
+        out.append("## The answer of a council of one\n\n" + PersonaText(resp.persona).complete(resp))
     for d in s.discussions:
         if d.status.value != "in_progress":
             out.append(_cycle(s, d.cycle_number))

@@ -115,7 +115,8 @@ class ToolResponse(SnakeModel):
                                      description="Risks and counterpoints it raised (always, for the Devil's "
                                                  "Advocate); they feed the synthesis's risks_tradeoffs.")
     vote: str | None = Field(None, description="The option it voted for in the final round (see vote.options).")
-    cycle: int = Field(ge=1, description="The debate cycle this answer comes from.")
+    cycle: int = Field(ge=0, description="The debate cycle this answer comes from (0: a council of one, which "
+                                         "answers without a debate).")
 
 
 class ConsultSynthesis(SnakeModel):
@@ -158,6 +159,42 @@ class Clarification(SnakeModel):
     assumption: str | None = Field(None, description="What the council assumed instead of an answer.")
 
 
+class Hinge(SnakeModel):
+    """An assumption the recommendation depends on (seed 002's Assumption, judged by the chair)."""
+
+    assumption: str
+    if_false: str = Field(description="What the council would recommend if the assumption is false.")
+    criticality: Level
+    question_id: str | None = Field(None, description="The skipped question behind it: a chat turn with "
+                                                      "`command: \"revisit\"` and this `questionId` in the "
+                                                      "consult's session asks it again.")
+
+
+class PositionMove(SnakeModel):
+    """A persona whose final vote differs from its first vote, and the argument it named for the change."""
+
+    persona: str
+    from_option: str | None = Field(description="Its first vote (none: it was not placed).")
+    to_option: str | None
+    cycle: int = Field(description="The debate cycle in which it last changed its vote.")
+    because: str = Field("", description="The argument that moved it ('' when it named none).")
+    conformity: bool = Field(False, description="Flagged as possible conformity: it changed without an argument.")
+
+
+class DebateChange(SnakeModel):
+    """What the debate changed: the first vote (cycle 1) against the final one."""
+
+    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
+        description="no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner "
+                    "(or its tie stood); overturned: on another winner, or on a tie after a winner.")
+    first_winner: str | None = None
+    final_winner: str | None = None
+    first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")
+    final_counts: dict[str, int] = Field(default_factory=dict, description="Option id → final votes.")
+    moves: list[PositionMove] = []
+    conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
+
+
 class ElicitedAnswer(SnakeModel):
     """What a client returns when the user accepts a clarifying question asked through MCP elicitation: a choice,
     their own words, or both (the words win). Limited as ``council/answer`` is."""
@@ -176,6 +213,10 @@ class ConsultResult(SnakeModel):
     depth: Depth
     council: CouncilChoice
     vote: VoteOutcome | None = None
+    debate: DebateChange | None = Field(None, description="Whether the debate confirmed or overturned the first "
+                                                          "vote, and who moved (none: no vote).")
+    hinges: list[Hinge] = Field(default_factory=list, description="The assumptions the recommendation depends on, "
+                                                                  "most critical first; each can be revisited.")
     clarifications: list[Clarification] = []
     assumptions: list[str] = Field(default_factory=list, description="Every assumption the council made.")
     open_questions: list[str] = Field(default_factory=list,
@@ -199,9 +240,10 @@ class ConsultPlan(SnakeModel):
     depth: Depth
     max_cycles: int
     model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
-    model_calls_max: int = Field(description="Every cycle up to the cap (repairs not counted).")
-    max_model_calls: int = Field(0, description="The hard bound, repairs included (within `max_model_calls` "
-                                                "of the params when given).")
+    model_calls_max: int = Field(description="Every cycle up to the cap (retries not counted).")
+    max_model_calls: int = Field(0, description="The hard bound, retries included: repairs, fallbacks and a "
+                                                "provider's own retries of a failed request (within "
+                                                "`max_model_calls` of the params when given).")
     budget_cut: str | None = Field(None, description="What the budget cut to fit, in words (none: nothing).")
     markdown: str = Field("", description="One line for a confirmation prompt: who, depth, model calls, why.")
 

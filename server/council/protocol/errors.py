@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from council.camel import CamelModel
 from council.errors import CouncilError, ErrorCode
 
@@ -25,6 +27,9 @@ class ErrorData(CamelModel):
     code: ErrorCode
     message: str
     details: dict[str, Any] = {}
+    text: str | None = Field(None, description="What a person or an agent reads: what failed, why and what to do "
+                                               "next (the sidecar's JSON-RPC errors always carry it; a client's own "
+                                               "errors may omit it). The VS Code agent tools return it to the agent.")
 
 
 def error_data(err: CouncilError) -> ErrorData:

@@ -3,7 +3,10 @@
 Every event carries ``sessionId``, a strictly increasing ``seq`` (per session, starting at 1), ``at``, a ``type``
 that selects its payload, and ``markdown``: what a person reads for it, written by the sidecar. A client appends
 each event's ``markdown`` in ``seq`` order (also for types it does not know) and adds only layout of its own:
-buttons for ``question.asked`` choices, an Extend button on ``debate.limitReached``, a Retry button on a
+buttons for ``question.asked`` choices (its markdown does not list them: the client shows each once, as buttons or a
+numbered list, with Skip and Skip all), a way to the transcript under ``final.answer`` (the chat shows each persona
+as one compact line; the full positions are in the transcript), an Extend button on ``debate.limitReached``, a Retry
+button on a
 retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, Resume and Cancel buttons
 on ``session.stopped``, ``progress.message`` as a transient progress line, and the ``references`` of
 ``evidence.gathered`` as references to the files (VS Code: ``stream.reference``). The data fields are for those
@@ -71,6 +74,19 @@ class QuestionAsked(EventBase):
     question: ClarificationQuestion
     remaining_in_round: int = 0
     round_cap: int = 3
+    revisit: bool = Field(False, description="A skipped or deferred question asked again after the answer "
+                                             "(turn command `revisit`): its answer replaces the assumption.")
+
+
+class QuestionsDropped(EventBase):
+    """The moderator weighed questions it will not ask: no likely answer to them would change the recommendation
+    (each question's `stakes` says what its answers favour), or (`reason` `clear`, no questions) it found nothing
+    worth asking. With `asked` 0 the council goes straight to the debate; `markdown` says why in one line."""
+
+    type: Literal["questions.dropped"] = "questions.dropped"
+    questions: list[ClarificationQuestion] = []
+    reason: Literal["clear", "not_decisive"]
+    asked: int = Field(0, description="Questions of the same round that will be asked.")
 
 
 class QuestionResolved(EventBase):
@@ -135,8 +151,8 @@ class CostEstimated(EventBase):
 
 
 class PersonaDelta(EventBase):
-    """The next piece of a persona's contribution as it streams (``markdown`` only; its first piece starts with
-    the persona's heading)."""
+    """The next piece of a persona's line as it streams (``markdown`` only; its first piece starts the line with
+    the persona's name, the rest is its position; ``persona.completed`` ends the line with its vote and confidence)."""
 
     type: Literal["persona.delta"] = "persona.delta"
     persona: str
@@ -151,6 +167,8 @@ class PersonaCompleted(EventBase):
 
 
 class VoteCast(EventBase):
+    """A vote (``markdown`` is empty: the persona's line shows it, or the cycle's summary names the first votes)."""
+
     type: Literal["vote.cast"] = "vote.cast"
     vote: Vote
 
@@ -176,6 +194,8 @@ class OptionsProposed(EventBase):
 
 
 class VotesTallied(EventBase):
+    """The final round's tally (``markdown`` is empty: the answer states the vote; the transcript has the table)."""
+
     type: Literal["votes.tallied"] = "votes.tallied"
     tally: VoteTally
 
@@ -264,6 +284,7 @@ Event = Annotated[
         | Progress
         | PersonasSelected
         | QuestionAsked
+        | QuestionsDropped
         | QuestionResolved
         | QuestionConfirmNew
         | AssumptionRecorded

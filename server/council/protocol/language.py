@@ -32,6 +32,8 @@ class ChatLabels(CamelModel):
     answer_tooltip: str = Field(description="The tooltip of a choice's button.")
     skip_question: str = Field(description="Followup: skip the open question.")
     skip_all: str = Field(description="Followup: skip every remaining question.")
+    skip_all_button: str = Field(description="The Skip all button under a question.")
+    skip_all_tooltip: str
     extend_button: str = Field(description="The button under a debate that reached its cycle limit.")
     extend: str = Field(description="Followup: extend the debate.")
     retry: str = Field(description="The button when every advisor failed.")
@@ -43,6 +45,8 @@ class ChatLabels(CamelModel):
     resume_stopped: str = Field(description="Followup: resume the stopped session.")
     cancel_session: str = Field(description="Followup: cancel the session.")
     transcript: str = Field(description="Followup: show the transcript.")
+    transcript_button: str = Field(description="The button under the answer that opens the full positions.")
+    transcript_tooltip: str
     new_question: str = Field(description="Followup: ask a new question.")
     use_as_answer: str = Field(description="Button: the typed text answers the open question.")
     use_as_answer_tooltip: str

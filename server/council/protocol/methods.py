@@ -24,6 +24,7 @@ from council.protocol.consult import (
     DefinePersonasResult,
     PersonaConsultRequest,
 )
+from council.protocol.earlier import EarlierSession
 from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
@@ -39,7 +40,10 @@ from council.session.intents import Intent
 
 class TurnCommand(str, Enum):
     """Slash commands a client may forward with a turn (``/new``, ``/skip`` …). ``answer``: the turn's text is the
-    answer to the open question, whatever it says. ``extend`` with text re-opens a completed debate with it."""
+    answer to the open question, whatever it says. ``extend`` with text re-opens a completed debate with it.
+    ``revisit`` (after the answer) asks a skipped or deferred question again: the turn's ``questionId`` names it
+    (else its text: the id, or the question's number among those that can be revisited; with one such question,
+    nothing); its answer replaces the assumption and re-runs one vote round and the answer."""
 
     NEW = "new"
     ANSWER = "answer"
@@ -53,6 +57,7 @@ class TurnCommand(str, Enum):
     STATUS = "status"
     PERSONAS = "personas"
     RETRY = "retry"
+    REVISIT = "revisit"
 
 
 class Reference(CamelModel):
@@ -61,6 +66,9 @@ class Reference(CamelModel):
     name: str = Field(min_length=1, max_length=300)
     uri: str | None = Field(None, max_length=2000)
     content: str = Field("", max_length=MAX_CONTEXT)
+
+
+MAX_MODEL_SPECS = 12  # `models`: one per seat at most (max_personas is 12)
 
 
 class SessionOptions(CamelModel):
@@ -77,13 +85,16 @@ class SessionOptions(CamelModel):
     user_id: str | None = Field(None, max_length=80, description="The user's display name in the transcript.")
     seating: SeatingPolicy | None = Field(None, description=SEATING_DOC)
     models: list[Annotated[str, StringConstraints(min_length=3, max_length=400)]] | None = Field(
-        None, max_length=12, description="`provider:model` specs to seat the council on (`council ask --models`): "
-                                         "the first is the chat's model (moderator, clarifier, chair); `provider` "
-                                         "is a configured provider's name or a kind; the model may contain colons.")
+        None, max_length=MAX_MODEL_SPECS,
+        description=f"`provider:model` specs to seat the council on (`council ask --models`), at most "
+                    f"{MAX_MODEL_SPECS} (a council seats at most 12 personas, so more could never be used): the first "
+                    "is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or "
+                    "a kind; the model may contain colons.")
     max_model_calls: int | None = Field(None, ge=3, le=1000,
                                         description="The session's budget of model calls, retries included: the "
                                                     "council plans fewer cycles or seats to fit and says so (3 is "
-                                                    "the minimum council: one seat, the options, the answer).")
+                                                    "the smallest budget; a council of one needs 2: its answer "
+                                                    "and the chair's).")
     language: Language | None = Field(None, description=LANGUAGE_DOC)
     ui_language: str | None = Field(None, max_length=35, description=UI_LANGUAGE_DOC)
 
@@ -114,10 +125,16 @@ class TurnParams(CamelModel):
     options: SessionOptions = Field(default_factory=SessionOptions)
     client: ClientCapabilities = Field(default_factory=ClientCapabilities)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+    question_id: str | None = Field(None, min_length=1, max_length=100,
+                                    description="With `command: \"revisit\"`: the skipped or deferred question to "
+                                                "ask again.")
     new_session_id: str | None = Field(
         None, min_length=8, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$",
         description="If this turn starts a session, give it this id (unused ids only), so the client can match "
                     "events to its turn from the first one.")
+    earlier: EarlierSession | None = Field(
+        None, description="If this turn starts a session because the earlier one is gone: what the user told that "
+                          "one (see EarlierSession).")
 
     @field_validator("references")
     @classmethod
@@ -172,6 +189,15 @@ class Awaiting(str, Enum):
     NOTHING = "nothing"  # completed (plain text is a follow-up) or cancelled (a new turn starts a new session)
 
 
+class RevisitOffer(CamelModel):
+    """A followup a client offers under the answer: revisit the skipped question behind an assumption the
+    recommendation hinges on (a turn with `command: "revisit"` and this `questionId`; VS Code: `/revisit` with the
+    id as the followup's prompt)."""
+
+    question_id: str
+    label: str = Field(description="The followup's label, written by the sidecar.")
+
+
 class TurnResult(CamelModel):
     """Result of ``council/turn`` and ``council/answer``: where the session stands once the turn has run."""
 
@@ -189,11 +215,11 @@ class TurnResult(CamelModel):
                                 "members, notes); print it as is.")
     duplicate: bool = Field(False, description="True when the idempotency key was seen: nothing was done again.")
     usage: CallUsage | None = Field(None, description="Model calls the session made so far, per model.")
+    revisit: list[RevisitOffer] = Field(default_factory=list, description="Once the answer is given: the questions "
+                                   "behind the assumptions it hinges on, most critical first, to offer as followups.")
     language: Language = Field("en", description="The session's language: every text the sidecar writes for it.")
     labels: ChatLabels | None = Field(None, description="The buttons' and followups' words in the session's language "
                                                         "(absent when no session exists).")
-    spent: str | None = Field(None, description="Markdown: the model calls the session made, per model, against what "
-                                                "it said it would spend (print it under the answer).")
 
 
 class CancelResult(CamelModel):

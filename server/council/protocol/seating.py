@@ -23,8 +23,10 @@ PersonaKey = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 SeatingPolicy = Literal["diverse", "chat"] | dict[PersonaKey, ModelId]
 SEATING_DOC = ("How personas are seated on the offered models: `diverse` (the default when the models span two or "
                "more model families: seats spread across them, the chat's model included), `chat` (every seat on the "
-               "chat's model), or a map persona name → model id (others on the chat's model). The moderator, the "
-               "clarifier and the chair always use the chat's model.")
+               "chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a "
+               "preference: an entry naming no persona, or a model that is not offered, is not refused but listed in "
+               "`seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this "
+               "council does not apply. The moderator, the clarifier and the chair always use the chat's model.")
 
 
 class ClientModel(CamelModel):
@@ -43,6 +45,8 @@ class CallUsage(CamelModel):
     by_model: dict[str, int] = Field(default_factory=dict)
     max_calls: int | None = Field(None, description="The most the session said it would spend (all phases).")
     budget: int | None = Field(None, description="The session's `maxModelCalls`, if any.")
+    markdown: str = Field("", description="The line to show under the council's answer: the calls against what it "
+                                          "said, per model that answered (empty: no calls).")
 
     @classmethod
     def of(cls, s: ConversationSession) -> CallUsage:

@@ -1,9 +1,10 @@
 """Retries for the HTTP providers: open a streaming request, retrying 429 / 5xx / connection errors.
 
 Only *opening* the stream is retried (status line and headers), never a stream that already yielded text, so a
-retry can not duplicate output. Waits are exponential with jitter; a ``Retry-After`` header (seconds or an
-HTTP date) wins, capped. Other 4xx fail at once with the provider's own message. ``sleep`` is injectable
-for tests.
+retry can not duplicate output. Every retry asks the caller first (``council.providers.attempts``): a session counts
+each attempt against the calls it said it would make at most, and stops the retries when they would not fit.
+Waits are exponential with jitter; a ``Retry-After`` header (seconds or an HTTP date) wins, capped. Other 4xx fail
+at once with the provider's own message. ``sleep`` is injectable for tests.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import httpx
 from pydantic import BaseModel, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from council.providers.attempts import may_retry
 from council.providers.base import ProviderError
 from council.providers.http_common import error_from_exception, error_from_status, scrub
 
@@ -79,6 +81,20 @@ def _scrubbed(err: ProviderError, secrets: Iterable[str | None]) -> ProviderErro
     return err
 
 
+def _refused_by_caller(name: str) -> Callable[[RetryCallState], bool]:
+    """A stop condition asked last, only for a retry that would otherwise be made: the caller's gate books the retry
+    (False: go on) or refuses it (True: stop)."""
+
+    def refused(state: RetryCallState) -> bool:
+        if may_retry():
+            return False
+        log.info("%s: no retry after attempt %d: the caller's bound of model calls leaves no room", name,
+                 state.attempt_number)
+        return True
+
+    return refused
+
+
 @contextmanager
 def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> Iterator[None]:
     """Turn httpx errors into ProviderError and scrub secrets from every ProviderError passing through."""
@@ -133,7 +149,7 @@ async def open_stream(
 
     extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1),
+        stop=stop_after_attempt(policy.max_retries + 1) | _refused_by_caller(name),
         wait=_make_wait(policy),
         retry=retry_if_exception(_retryable),
         before_sleep=before_sleep,

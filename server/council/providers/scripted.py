@@ -178,6 +178,39 @@ def options_reply(prompt: str) -> dict[str, Any]:
                         for i, (label, text) in enumerate(OPTION_LABELS[:count])]}
 
 
+def clarifier_reply(prompt: str) -> dict[str, Any]:
+    """Two questions (one in later rounds) whose likely answers favour different candidates."""
+    round_no = 1
+    for n in (3, 2):
+        if f"clarification round {n}" in prompt:
+            round_no = n
+            break
+    questions = [  # each answer favours another candidate: both questions change the recommendation
+        {"question": f"What is the main goal behind this request (round {round_no})?",
+         "target_ambiguity": "goal", "choices": [{"answer": "Cut costs", "favours": "B"},
+                                                 {"answer": "Ship faster", "favours": "C"},
+                                                 {"answer": "Reduce risk", "favours": "A"}],
+         "default_assumption": "The main goal is to ship faster without raising risk."},
+        {"question": f"What timeline are you working with (round {round_no})?",
+         "target_ambiguity": "timeline", "choices": [{"answer": "This quarter", "favours": "C"},
+                                                     {"answer": "This year", "favours": "A"}],
+         "default_assumption": "The timeline is this quarter."},
+    ]
+    return {"needs_clarification": True, "reason": "goal and timeline change the advice",
+            "candidates": ["Staged approach", "Wait", "Split now"],
+            "questions": questions if round_no == 1 else questions[:1]}
+
+
+def synthesis_reply(schema: dict[str, Any]) -> dict[str, Any]:
+    """The chair's answer; the first assumption (when the chair is shown any) is the one it hinges on."""
+    hinges = [{"assumption": 1, "recommendation_depends": True, "criticality": "high",
+               "if_false": "Wait until more information is available."}]
+    return {"recommendation": "Take the staged approach and measure each step.",
+            "agreements": ["Start small."], "conflicts": ["Whether to wait first."],
+            "risks_tradeoffs": ["Delivery could stall."], "next_steps": ["Pick a first slice.", "Measure it."],
+            "notes": [], **({"hinges": hinges} if "hinges" in schema.get("properties", {}) else {})}
+
+
 def auto_reply(request: CompletionRequest) -> dict[str, Any]:
     """A valid reply for the schema the request names, deterministic in purpose and cycle."""
     schema = request.json_schema or {}
@@ -185,21 +218,7 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
     who, cycle = request.purpose, request.cycle
     prompt = request.messages[-1].content if request.messages else ""
     if title == "ClarifierReply":
-        round_no = 1
-        for n in (3, 2):
-            if f"clarification round {n}" in prompt:
-                round_no = n
-                break
-        questions = [
-            {"question": f"What is the main goal behind this request (round {round_no})?",
-             "target_ambiguity": "goal", "choices": ["Cut costs", "Ship faster", "Reduce risk"],
-             "default_assumption": "The main goal is to ship faster without raising risk."},
-            {"question": f"What timeline are you working with (round {round_no})?",
-             "target_ambiguity": "timeline", "choices": ["This quarter", "This year"],
-             "default_assumption": "The timeline is this quarter."},
-        ]
-        return {"needs_clarification": True, "reason": "goal and timeline change the advice",
-                "questions": questions if round_no == 1 else questions[:1]}
+        return clarifier_reply(prompt)
     if title == "PersonaReply":
         reply = {
             "position": f"{who} recommends a staged approach (cycle {cycle}).",
@@ -238,8 +257,5 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
         return {"summary_reasoning": f"The council's outcome is {outcome}, as its rules decide from the verdicts "
                                      "and the axis scores."}
     if title == "SynthesisReply":
-        return {"recommendation": "Take the staged approach and measure each step.",
-                "agreements": ["Start small."], "conflicts": ["Whether to wait first."],
-                "risks_tradeoffs": ["Delivery could stall."], "next_steps": ["Pick a first slice.", "Measure it."],
-                "notes": []}
+        return synthesis_reply(schema)
     return {"text": "scripted"}

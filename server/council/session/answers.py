@@ -1,10 +1,12 @@
-"""Resolving the active clarification question: an answer (free text, a choice value, label or number), a skip
-(which logs an assumption), a deferral, or skipping everything that is left."""
+"""Resolving the active clarification question: an answer (free text, a choice value, label
+or number), a skip (which logs an assumption), a deferral, or skipping everything that is left. A question the user
+already replied to in a session a reload lost (:mod:`council.session.earlier`) is resolved with that reply at once."""
 
 from __future__ import annotations
 
 from council.errors import validation_error
 from council.session import records as r
+from council.session.earlier import Earlier
 from council.session.entities import (
     Assumption,
     ClarificationAnswer,
@@ -18,6 +20,22 @@ from council.words import known, speaking, t
 
 ACTIONS = ("answer", "skip", "defer", "skip_all")
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
+
+
+def reuse(rt: SessionRuntime, earlier: Earlier) -> bool:
+    """Apply the earlier reply to the open question, if there is one; whether it was applied."""
+    question = rt.session.active_question
+    reply = earlier.match(question) if question is not None else None
+    if question is None or reply is None:
+        return False
+    earlier.unused.remove(reply)
+    before = len(rt.session.planned_questions)
+    resolve(rt, question.question_id, reply.action, text=reply.answer or "", choice=None)
+    if reply.action == "answer":
+        earlier.answered += 1
+    else:
+        earlier.skipped += 1 + (before if reply.action == "skip_all" else 0)
+    return True
 
 
 def resolve(rt: SessionRuntime, question_id: str, action: str, *, text: str, choice: str | None) -> None:

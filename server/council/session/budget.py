@@ -2,14 +2,16 @@
 
 A session's calls, counted exactly from the engine: the clarifier (1, when the session clarifies), every seat in
 every debate cycle (n × cycles), the moderator's options after the independent first cycle (1) and the chair's
-synthesis (1): ``planned = clarifier + n × cycles + 2``. Each of them may be asked once more (a repair of an
-unusable reply, or the same call on the chat's model after a seat's model failed), so without a budget the hard
-bound is ``2 × planned``. A budget (``maxModelCalls``) caps it: the council plans fewer cycles, then fewer seats
-(down to two), then no clarifier, then one seat — the minimum viable council is one seat, the options and the
-answer (3 calls) — and says what it cut; never fails for it. Retries come only from what the plan leaves free:
-a retry is made only while ``calls + planned calls still to make + 1 ≤ the bound``, and a first call beyond the
-plan is refused, so the calls made never exceed the stated maximum. User actions after the start (more questions,
-extend, re-open, follow-up, retry) plan their own calls the same way within what is left of the budget.
+synthesis (1): ``planned = clarifier + n × cycles + 2``; a council of one answers once, without options or cycles:
+``clarifier + 2``. Each of them may be asked once more (a repair of an unusable reply, the same call on the chat's
+model after a seat's model failed, or an HTTP provider sending a failed request again — every attempt that reaches a
+model counts), so without a budget the hard bound is ``2 × planned``. A budget (``maxModelCalls``) caps it: the
+council plans fewer cycles, then fewer seats (down to two), then no clarifier, then one seat — a council of one
+answers alone (its reply and the chair's: 2 calls; 3 is the smallest budget accepted) — and says what it cut; never
+fails for it. Retries come only from what the plan leaves free: a retry is made only while ``calls + planned calls
+still to make + 1 ≤ the bound``, and a first call beyond the plan is refused, so the calls made never exceed the
+stated maximum. User actions after the start (more questions, extend, re-open, revisit, follow-up, retry) plan their
+own calls the same way within what is left of the budget.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from pydantic import Field
 
 from council.camel import CamelModel
 
-MIN_CALLS = 3  # one seat's reply, the options, the answer
+MIN_CALLS = 3  # the smallest budget accepted (a council of one needs 2: its reply and the answer)
 FIXED_CALLS = 2  # the options and the synthesis
-ATTEMPTS = 2  # a call and one retry (repair or fallback)
+ATTEMPTS = 2  # a call and one retry (a repair, a fallback, or a failed request sent again)
 
 
 class BudgetCut(CamelModel):
@@ -38,7 +40,7 @@ class CallPlan(CamelModel):
     """The most a session (or one user action in it) will spend, stated before the first call it makes."""
 
     phase: str = Field("start", description="What it plans: `start`, `more_questions`, `extend`, `reopen`, "
-                                            "`follow_up` or `retry`.")
+                                            "`revisit`, `follow_up` or `retry`.")
     planned: int = Field(ge=0, description="Calls if every planned call runs once (retries not counted).")
     max_calls: int = Field(ge=0, description="The hard bound on calls for this phase, retries included.")
     by_model: dict[str, int] = Field(default_factory=dict, description="Planned calls per model (its label).")
@@ -61,7 +63,14 @@ class Shape:
     clarifier: bool
 
     @property
+    def alone(self) -> bool:
+        """A council of one: one answer, no debate cycles, no options."""
+        return self.seats == 1 and self.cycles > 0
+
+    @property
     def planned(self) -> int:
+        if self.alone:
+            return int(self.clarifier) + 2
         return int(self.clarifier) + self.seats * self.cycles + FIXED_CALLS
 
 
@@ -93,9 +102,9 @@ def max_calls(planned: int, budget_left: int | None) -> int:
 
 def count_by_model(shape: Shape, seat_labels: list[str], chair: str) -> dict[str, int]:
     """Planned calls per model label: each seat's cycles on its model; clarifier, options and chair on the chat's."""
-    out: dict[str, int] = {chair: int(shape.clarifier) + FIXED_CALLS}
+    out: dict[str, int] = {chair: int(shape.clarifier) + (1 if shape.alone else FIXED_CALLS)}
     for label in seat_labels[: shape.seats]:
-        out[label] = out.get(label, 0) + shape.cycles
+        out[label] = out.get(label, 0) + (1 if shape.alone else shape.cycles)
     return out
 
 

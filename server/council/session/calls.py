@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from council.providers.attempts import retry_gate
 from council.providers.base import ChatMessage, CompletionRequest, Provider, complete
 from council.session import records as r
 from council.session.budget import allows
@@ -170,7 +171,8 @@ def _fell_back(rt: SessionRuntime, role: str, seat_id: str | None, failure: Mode
 async def _run(rt: SessionRuntime, provider: Provider, request: CompletionRequest, role: str,
                on_delta: Callable[[str], Awaitable[None]] | None, retry: bool = False) -> str | ModelFailure:
     """The model's whole text, or why the call failed (a provider error, or a provider bug: neither sinks the
-    session). A call the session's stated bound does not allow is not made (``over_budget``)."""
+    session). A call the session's stated bound does not allow is not made (``over_budget``); a provider's own
+    retries of a failed request (HTTP 429/5xx) are calls too: each is journaled and made only while it fits."""
     if rt.created and not allows(rt.session.call_plans, rt.session.metadata.calls, rt.session.metadata.first_calls,
                                  rt.pending_calls, rt.pending_first, retry):
         log.info("no model call for %s: the stated bound of calls is reached", role)
@@ -180,8 +182,33 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
     rt.inflight_calls += 1
     rt.pending_calls += 1
     rt.pending_first += int(not retry)
+
+    def record(failed: bool) -> None:
+        if rt.created:
+            try:
+                rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
+                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000,
+                                      retry=retry))
+            except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
+                log.debug("could not record model use for %s", role, exc_info=True)
+
+    def again() -> bool:
+        """The provider's own retry of the attempt that just failed: it fits the bound, or it is not made."""
+        nonlocal retry, started
+        if not rt.created:
+            return True
+        s = rt.session
+        if not allows(s.call_plans, s.metadata.calls, s.metadata.first_calls, rt.pending_calls, rt.pending_first,
+                      retry=True):
+            return False
+        record(failed=True)  # the failed attempt is a call made; the next one is a retry, pending
+        rt.pending_first -= int(not retry)
+        retry, started = True, time.perf_counter()
+        return True
+
     try:
-        text = await complete(provider, request, on_delta)
+        with retry_gate(again):
+            text = await complete(provider, request, on_delta)
         failed = False
         return text
     except Exception as exc:  # also an ExceptionGroup a provider's task group wrapped around the real cause
@@ -195,10 +222,4 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
         rt.inflight_calls -= 1
         rt.pending_calls -= 1
         rt.pending_first -= int(not retry)
-        if rt.created:
-            try:
-                rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
-                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000,
-                                      retry=retry))
-            except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
-                log.debug("could not record model use for %s", role, exc_info=True)
+        record(failed)

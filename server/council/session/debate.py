@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import anyio
 
+from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
-from council.session.failure import malformed
+from council.session.failure import ModelFailure, malformed
 from council.session.grounds import EVIDENCE_TOOLS
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
@@ -37,7 +38,7 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
-    if cycle == 1 or not session.options:
+    if cycle <= 1 or not session.options:
         return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
     overrides["option_id"] = {"enum": [o.id for o in session.options]}
     return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
@@ -58,19 +59,15 @@ def _evidence_tools(schema: dict) -> dict:
     return schema
 
 
-def _soft_checks(session: ConversationSession, persona: PersonaContract):
-    """Shortfalls worth one repair, then kept with a visible note: too few bullets for the depth, and a Devil's
-    Advocate without risks."""
+def _soft_checks(session: ConversationSession):
+    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth."""
     lo, _ = DEPTH_BULLETS[session.settings.depth]
 
     def check(reply: PersonaReply) -> str | None:
-        problems = []
         short = [f for f in ("summary", "advice", "next_steps") if len(getattr(reply, f)) < lo]
         if short:
-            problems.append(f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)")
-        if persona.always_include and not reply.risks:
-            problems.append("as the Devil's Advocate list the risks and counterpoints in 'risks'")
-        return "; ".join(problems) or None
+            return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
+        return None
     return check
 
 
@@ -79,16 +76,26 @@ def votes_of(session: ConversationSession, cycle: int) -> list[Vote]:
 
 
 def latest_responses(session: ConversationSession, cycle: int | None = None) -> list[PersonaResponse]:
-    """Responses of ``cycle`` (default: the last cycle), in persona order."""
+    """Responses of ``cycle`` (default: the last cycle), in persona order; cycle 0 is a council of one's answer
+    (the latest, when it answered again after a revisit)."""
     cycle = session.debate_cycles if cycle is None else cycle
-    return [resp for resp in session.responses if resp.cycle == cycle]
+    latest = {resp.persona: resp for resp in session.responses if resp.cycle == cycle}
+    return list(latest.values())
+
+
+COUNTERPOINTS_MISSING = ("as the Devil's Advocate, list your counterpoints in risks (what speaks against the course "
+                         "the others favour)")
 
 
 def _check_reply(persona: PersonaContract, option_ids: list[str]):
+    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
+    list, and a Devil's Advocate without counterpoints (seed 000: it always gives them)."""
     def check(reply: PersonaReply) -> None:
         missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
         if missing:
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
+        if persona.always_include and not any(x.strip() for x in reply.risks):
+            raise ParseFailure(COUNTERPOINTS_MISSING)
         if option_ids and reply.option_id.strip().upper() not in option_ids:
             raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
     return check
@@ -96,19 +103,27 @@ def _check_reply(persona: PersonaContract, option_ids: list[str]):
 
 async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[str, PersonaContract],
                     cycle: int) -> list[PersonaResponse]:
+    """One debate cycle; cycle 0: a council of one answers alone (no discussion, no vote; an unusable reply is
+    returned, not kept, and the session waits for a retry)."""
     s = rt.session
+    alone = cycle == 0
     previous = latest_responses(s, cycle - 1) if cycle > 1 else []
-    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)}
+    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)} if not alone else {}
     personas = s.personas
-    rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
-        session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
-        exchange_starts=rt.clock(), topic=s.request_text[:200])))
+    if not alone:
+        rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
+            session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
+            exchange_starts=rt.clock(), topic=s.request_text[:200])))
     order = [p.name for p in personas]
-    where = CycleRef(cycle_type="debate", number=cycle)  # one for all the cycle's turns (never changed)
+    where = CycleRef(cycle_type="debate", number=cycle) if not alone else None  # one for all the cycle's turns
     stream = OrderedStream(rt, order, cycle)
     schema = persona_schema(s, cycle)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
-    rt.note("thinking", cycle=cycle, count=len(personas))
+    kept: list[PersonaResponse] = []
+    if alone:
+        rt.note("alone", persona=order[0])
+    else:
+        rt.note("thinking", cycle=cycle, count=len(personas))
     for p in personas:
         provider = pick(p.name)
         rt.persona_started(p.name, cycle, provider.id, provider.model)
@@ -125,7 +140,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
         spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
                                                              previous_votes),
                         reply_model=PersonaReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s, contract),
+                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
         response, vote = response_of(name, cycle, outcome, option_ids, previous_votes.get(name))
@@ -135,8 +150,11 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
 
         def commit() -> None:
             assert participant is not None
-            turn = rt.turn(participant, MessageType.DISCUSSION, content, cycle=where,
-                           metadata={"abstained": response.abstained})
+            if alone and response.abstained:
+                kept.append(response)
+                return
+            kind = MessageType.CONCLUSION if alone else MessageType.DISCUSSION
+            turn = rt.turn(participant, kind, content, cycle=where, metadata={"abstained": response.abstained})
             rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
                                      turn=turn))
             if vote is not None:
@@ -147,7 +165,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     async with anyio.create_task_group() as tg:
         for name in order:
             tg.start_soon(one, name)
-    return latest_responses(rt.session, cycle)
+    return kept or latest_responses(rt.session, cycle)
 
 
 def response_of(name: str, cycle: int, outcome, option_ids: list[str],
@@ -173,14 +191,26 @@ def response_of(name: str, cycle: int, outcome, option_ids: list[str],
     return PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note), vote
 
 
+def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> list[str]:
+    """The models the user did not allow: the ones that refused the last calls, and the seats' that fell back."""
+    fallen = [seat.fallback.from_model.label for seat in (s.seating.seats if s.seating else [])
+              if seat.fallback is not None and seat.fallback.reason == "no_consent"]
+    return list(dict.fromkeys([*(f.model for f in causes.values() if f.model), *fallen]))
+
+
 def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> bool:
     """Report a finished cycle's failures once; True when every advisor abstained.
 
     One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
     when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
     if responses and all(x.abstained for x in responses):
-        causes = {x.persona: x.failure or malformed(None, x.note or "") for x in responses}
-        rt.problem("all_failed", retryable=True, failed=causes)
+        causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
+                  for x in responses}
+        rt.stalled_by = causes
+        if all(f.kind == "no_consent" for f in causes.values()):  # asking again cannot help: the user must allow
+            rt.problem("no_consent", code=ErrorCode.PERMISSION, models=refused_models(rt.session, causes))
+        else:
+            rt.problem("all_failed", retryable=True, failed=causes)
         return True
     for x in responses:
         if x.failure is not None:

@@ -1,45 +1,42 @@
 """The conductor: drives one session from a turn to the point where it needs the user again.
 
-``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question;
-``more_questions``, ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or stalled
-session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate cycles,
-vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before the next
-cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled as the
-session starts (``council.session.evidence``). Every state change goes through ``rt.record``; every operation returns
-``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``, ``"more_planned"``,
-``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected :class:`Writer`; this
-module writes no prose.
+``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question,
+``more_questions`` plans another round and ``revisit`` asks a skipped question again after the answer (those moves
+live in ``clarify_moves``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
+stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
+cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
+the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
+as the session starts (``council.session.evidence``). Every state change goes through ``rt.record``; every
+operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
+``"more_planned"``, ``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
+:class:`Writer`; this module writes no prose.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from council.errors import validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.routing import Selection, select_personas
 from council.session import records as r
-from council.session.answers import resolve
 from council.session.budget import BudgetCut, Shape, fit
 from council.session.calls import ProviderPicker
-from council.session.clarifier import plan_round
+from council.session.clarify_moves import ClarifyingMoves
 from council.session.convergence import Convergence, assess, position_similarity, should_stop
 from council.session.costing import can_afford_cycle, remaining, resumable, state_plan
 from council.session.debate import report_failures, run_cycle, votes_of
+from council.session.earlier import Earlier
 from council.session.entities import (
-    MAX_CLARIFICATION_ROUNDS,
     ConversationSession,
-    CycleRef,
     DiscussionStatus,
-    MessageType,
     Participant,
     ParticipantType,
     PersonaSelection,
-    QuestionStatus,
     SessionSettings,
     new_id,
 )
@@ -53,6 +50,7 @@ from council.session.evidence import (
     record_attachments,
 )
 from council.session.follow_up import answer_follow_up, reopen_debate
+from council.session.intents import is_resume_word
 from council.session.outputs import CouncilSynthesis
 from council.session.pause import drop_open_cycle, resume
 from council.session.prompts import CONTEXT_BUDGET, session_language
@@ -89,6 +87,7 @@ class NewSession:
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
     max_model_calls: int | None = None  # the session's budget of model calls
     language: str | None = None  # the session's language (prompts.session_language); None: the question's
+    earlier: Any = None  # council/turn's EarlierSession: what the user told a session a reload lost
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,7 @@ def cycle_cap(settings: SessionSettings, extended: bool) -> int:
     return max(settings.max_cycles, settings.extended_max_cycles) if extended else settings.max_cycles
 
 
-class Engine:
+class Engine(ClarifyingMoves):
     def __init__(self, library: PersonaLibrary, settings: SessionSettings, writer: Writer,
                  ranker_factory: Callable[[], object | None] = lambda: None, *,
                  evidence: EvidenceTools | None = None, memory: DecisionMemory | None = None) -> None:
@@ -147,6 +146,8 @@ class Engine:
     # --- start ---------------------------------------------------------------------------------------------
     def plan(self, req: NewSession) -> Plan:
         """Check a new session's request and choose its council, before anything is created or said."""
+        if req.earlier is not None and req.earlier.problem and is_resume_word(req.text):  # "continue" after a reload
+            req = replace(req, text=req.earlier.problem)  # lost the session: its question, not "continue"
         text = req.text.strip()
         if not text:
             raise validation_error("a new session needs the problem to discuss", fields={"text": "required"})
@@ -168,6 +169,7 @@ class Engine:
         """Create the session, seat it (``seating``), state the most it will spend, run until it needs the user."""
         req, settings, selection = plan.request, plan.settings, plan.selection
         text = req.text.strip()
+        rt.earlier = Earlier.of(req.earlier, text)
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
         user = Participant(type=ParticipantType.USER, name=req.user_name, role="asker")
         moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
@@ -187,18 +189,6 @@ class Engine:
         await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
 
-    async def _begin(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
-        """Plan the first question round (if it clarifies) and run on: at the start, or resuming before any."""
-        if rt.session.settings.clarify:
-            rt.note("reading")
-            questions = await plan_round(rt, pick, 1)
-            if questions:
-                rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the request needs clarifying"))
-                rt.record(r.QuestionsPlanned(at=rt.clock(), round=1, questions=questions))
-                return await self.advance(rt, pick)
-        rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="the request is clear; no questions"))
-        return await self.advance(rt, pick)
-
     def _choose(self, text: str, personas: list[str] | None, max_personas: int) -> Selection:
         try:  # personas named in the text join the routed council; routing handles that and says so
             return select_personas(self.library, text, override=personas or None, max_personas=max_personas,
@@ -213,52 +203,9 @@ class Engine:
         rt.record(r.PersonasSelected(at=rt.clock(), selection=PersonaSelection(
             session_id=s.session_id, request_classification=sel.classification, selected_personas=participants,
             reason=sel.reason, user_override=sel.user_override, overridden_personas=sel.overridden,
-            method=sel.method, created_at=rt.clock())))
+            method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
 
-    # --- the user's moves ------------------------------------------------------------------------------------
-    async def answer(self, rt: SessionRuntime, question_id: str, action: str, text: str, choice: str | None,
-                     pick: ProviderPicker) -> str | None:
-        """Answer, skip or defer a question by id (a clicked button)."""
-        active = self._active(rt)
-        if active.question_id != question_id:
-            raise validation_error("that question is not the active one", questionId=question_id,
-                                   activeQuestionId=active.question_id)
-        if action == "answer" and not (text or choice):
-            raise validation_error("an answer needs text or a choice", fields={"text": "required"})
-        resolve(rt, question_id, action, text=text, choice=choice)
-        return await self.advance(rt, pick)
-
-    async def reply(self, rt: SessionRuntime, action: str, text: str, pick: ProviderPicker) -> str | None:
-        """A typed answer, skip, skip-all or defer for the active question."""
-        resolve(rt, self._active(rt).question_id, action, text=text, choice=None)
-        return await self.advance(rt, pick)
-
-    def _active(self, rt: SessionRuntime):
-        s = rt.session
-        if s.status is not S.CLARIFYING or s.active_question is None:
-            raise validation_error("no question is waiting for an answer", reason="no_open_question",
-                                   status=s.status.value)
-        return s.active_question
-
-    async def more_questions(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
-        s = rt.session
-        if s.status is not S.CLARIFYING:
-            raise validation_error("more questions can be asked only while the council is clarifying",
-                                   status=s.status.value)
-        if s.clarification_rounds >= MAX_CLARIFICATION_ROUNDS:
-            raise validation_error(f"clarification is capped at {MAX_CLARIFICATION_ROUNDS} rounds",
-                                   rounds=s.clarification_rounds, cap=MAX_CLARIFICATION_ROUNDS)
-        round_number = s.clarification_rounds + 1
-        if state_plan(rt, "more_questions", remaining(s, clarifier=True)) is None:
-            return "over_budget"
-        questions = await plan_round(rt, pick, round_number)
-        if not questions:
-            return "no_more_questions"
-        rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason=f"clarification round {round_number}"))
-        rt.record(r.QuestionsPlanned(at=rt.clock(), round=round_number, questions=questions))
-        await self.advance(rt, pick)
-        return "more_planned"
-
+    # --- the user's moves (answering questions: ClarifyingMoves) ----------------------------------------------
     async def extend(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         s = rt.session
         if s.extended_debate_requested:
@@ -320,7 +267,9 @@ class Engine:
             if s.status is S.CLARIFYING:
                 if s.active_question is not None:
                     return None
-                self._ask_next(rt)
+                note = self._ask_next(rt)
+                if note is not None:
+                    return note
             elif s.status is S.DEBATING:
                 if await self.debate(rt, pick) == "stalled":
                     return "stalled"
@@ -333,18 +282,6 @@ class Engine:
             else:
                 return None
 
-    def _ask_next(self, rt: SessionRuntime) -> None:
-        s = rt.session
-        nxt = s.planned_questions[0] if s.planned_questions else next(
-            (q for q in s.questions if q.status is QuestionStatus.DEFERRED), None)
-        if nxt is None:
-            rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="clarification finished"))
-            return
-        turn = rt.turn(s.moderator, MessageType.QUESTION, nxt.question,
-                       cycle=CycleRef(cycle_type="clarification", number=nxt.round_number),
-                       metadata={"questionId": nxt.question_id})
-        rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn))
-
     async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         """Vote-first deliberation until a stop; then conclusions, tally and the final status.
 
@@ -355,6 +292,8 @@ class Engine:
         ``"stalled"`` when every advisor failed: that cycle is dropped and the session waits for a retry.
         """
         contracts = self.contracts(rt)
+        if len(rt.session.personas) == 1:  # a council of one answers without debating itself
+            return await self._alone(rt, pick, contracts)
         previous: Convergence | None = _last_convergence(rt.session)
         while rt.session.debate_cycles < rt.session.cycle_limit:
             if rt.session.debate_cycles and not can_afford_cycle(rt.session):  # the stated plan has no more room
@@ -371,10 +310,19 @@ class Engine:
             if not votes_of(rt.session, cycle):  # the independent first cycle: options carry the first votes
                 await propose_options(rt, pick)
             previous = self._conclude_cycle(rt, cycle, previous)
-            if rt.session.discussions[-1].stop_reason is not None:
-                break
+            if rt.session.discussions[-1].stop_reason is not None or rt.session.open_revisit is not None:
+                break  # a stop, or the one vote round a revisited question gets
         conclude(rt)
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
+        return None
+
+    async def _alone(self, rt: SessionRuntime, pick: ProviderPicker,
+                     contracts: dict[str, PersonaContract]) -> str | None:
+        """The one persona's answer (its conclusion, cycle 0): no cycles, no options, no vote of one."""
+        responses = await run_cycle(rt, pick, contracts, 0)
+        if report_failures(rt, responses):
+            return "stalled"
+        rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="a council of one answers without a debate"))
         return None
 
     def _conclude_cycle(self, rt: SessionRuntime, cycle: int, previous: Convergence | None) -> Convergence:
@@ -382,7 +330,7 @@ class Engine:
         conv = assess(cycle, votes_of(s, cycle), votes_of(s, cycle - 1), previous,
                       similarity=self._similarity(s, cycle))
         stop = should_stop(conv, round_no=cycle, min_rounds=s.settings.min_cycles)
-        at_limit = stop is None and cycle >= s.cycle_limit
+        at_limit = stop is None and cycle >= s.cycle_limit and s.open_revisit is None  # a revisit's one round
         rt.record(r.CycleConcluded(
             at=rt.clock(), cycle=cycle, convergence=conv, stop_reason="limit" if at_limit else stop,
             resolution_summary=self.writer.resolution_summary(s, cycle, conv, stop),

@@ -20,6 +20,7 @@ from council.session.convergence import Convergence, StopReason
 from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.seating import Seating
+from council.session.stakes import QuestionStakes
 
 MAX_CLARIFICATION_ROUNDS = 3
 DEFAULT_MAX_CYCLES = 10
@@ -138,6 +139,8 @@ class ClarificationQuestion(CamelModel):
     choices: list[Choice] = []
     free_text_allowed: bool = True
     default_assumption: str = Field(description="What the council assumes if the user skips this question.")
+    stakes: QuestionStakes | None = Field(None, description="What hangs on the answer (None: planned before "
+                                                           "questions were weighed).")
     user_answer: ClarificationAnswer | None = None
     status: QuestionStatus = QuestionStatus.PENDING
     revisited: bool = False
@@ -203,6 +206,25 @@ class UserInput(CamelModel):
     added_at: datetime
 
 
+class Revisit(CamelModel):
+    """A skipped or deferred question asked again after the council's answer (seed 002's ``deferred``): its answer
+    replaces the assumption, and only a new vote and answer run on the positions the council already has."""
+
+    revisit_id: str = Field(default_factory=new_id)
+    session_id: str
+    question_id: str
+    question: str = Field(min_length=1)
+    assumed: str | None = Field(None, description="What the council had assumed for it (None: nothing yet).")
+    answer: str | None = Field(None, description="The user's answer this time (None: not given, or skipped again).")
+    after_cycle: int = Field(ge=0, description="The debate cycles the session had when it was revisited.")
+    recommendation_before: str = Field("", description="The council's recommendation before the revisit.")
+    winner_before: str | None = Field(None, description="The winning option before the revisit (its id).")
+    votes_before: dict[str, str] = Field(default_factory=dict, description="Persona → option of the last vote "
+                                                                          "before the revisit.")
+    started_at: datetime
+    settled: bool = Field(False, description="The council has answered again (or kept its answer).")
+
+
 class PersonaSelection(CamelModel):
     selection_id: str = Field(default_factory=new_id)
     session_id: str
@@ -212,6 +234,8 @@ class PersonaSelection(CamelModel):
     user_override: bool = False
     overridden_personas: list[str] = []
     method: str = Field("keywords", description="How personas were ranked: override, embeddings, tfidf, keywords.")
+    chosen_for: dict[str, list[str]] = Field(
+        {}, description="Routed persona name → the words of the request that seated it (empty for an override).")
     created_at: datetime
 
     @model_validator(mode="after")
@@ -256,6 +280,8 @@ class SessionMetadata(CamelModel):
     context: list[str] = Field(default_factory=list, description="Names of attached context items.")
     calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model label, "
                                                                              "retries included.")
+    failed_by_model: dict[str, int] = Field(default_factory=dict, description="Of those, the calls that failed "
+                                                                              "(the model gave no reply).")
     calls: int = Field(0, ge=0, description="Every model call made.")
     first_calls: int = Field(0, ge=0, description="Model calls made that were not retries.")
 
@@ -269,7 +295,9 @@ class ConversationSession(CamelModel):
                                              "the session waits in its status until `retry` resumes it.")
     created_at: datetime
     updated_at: datetime
-    clarification_rounds: int = Field(0, ge=0, le=MAX_CLARIFICATION_ROUNDS)
+    clarification_rounds: int = Field(0, ge=0, le=MAX_CLARIFICATION_ROUNDS,
+                                      description="Clarification rounds completed: every question of the round "
+                                                  "answered, skipped or deferred.")
     debate_cycles: int = Field(0, ge=0)
     extended_debate_requested: bool = False
     assumption_log: list[Assumption] = []
@@ -284,6 +312,9 @@ class ConversationSession(CamelModel):
     planned_questions: list[ClarificationQuestion] = Field(
         default_factory=list, description="Questions of the open round not asked yet (asked one at a time)."
     )
+    unasked_questions: list[ClarificationQuestion] = Field(
+        default_factory=list, description="Questions the moderator weighed and did not ask: no likely answer to "
+                                          "them would change the recommendation.")
     discussions: list[CouncilDiscussion] = []
     persona_selection: PersonaSelection | None = None
     responses: list[PersonaResponse] = []
@@ -297,6 +328,8 @@ class ConversationSession(CamelModel):
     reopened_cycle_limit: int = Field(0, ge=0, description="Re-opening lets the debate run at least to this cycle "
                                                            "(0: never re-opened); the cap is the higher of this "
                                                            "and the settings' limit.")
+    revisits: list[Revisit] = Field(default_factory=list, description="Skipped or deferred questions asked again "
+                                                                      "after the answer.")
     evidence: list[EvidenceUse] = Field(default_factory=list, description="What the advisors looked up in the "
                                         "workspace, and the files the user attached, in the order gathered.")
     evidence_rounds: list[int] = Field(default_factory=list, description="The cycles whose evidence requests "
@@ -317,6 +350,11 @@ class ConversationSession(CamelModel):
         return max(base, self.reopened_cycle_limit)
 
     @property
+    def planned_rounds(self) -> int:
+        """Clarification rounds planned so far (each with at least one question to ask)."""
+        return max((q.round_number for q in [*self.questions, *self.planned_questions]), default=0)
+
+    @property
     def active_question(self) -> ClarificationQuestion | None:
         return next((q for q in self.questions if q.status is QuestionStatus.PENDING), None)
 
@@ -331,6 +369,11 @@ class ConversationSession(CamelModel):
     @property
     def user(self) -> Participant:
         return next(p for p in self.participants if p.type is ParticipantType.USER)
+
+    @property
+    def open_revisit(self) -> Revisit | None:
+        """The revisit in progress (asked again, the council not answered again yet)."""
+        return self.revisits[-1] if self.revisits and not self.revisits[-1].settled else None
 
     def question(self, question_id: str) -> ClarificationQuestion | None:
         return next((q for q in self.questions if q.question_id == question_id), None)

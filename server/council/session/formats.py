@@ -30,6 +30,7 @@ HINTS: dict[str, dict[str, str]] = {
         "vote_confidence": "how sure you are of it",
         "continue_debate": "could more debate change your advice?",
         "option_id": "your vote",
+        "change_reason": "if you changed: the argument that changed your mind, and whose",
         "evidence_requests": "what to look up in the user's workspace; every advisor sees the results next cycle "
                              "(empty if you need nothing)",
         "query": "a path (path:10-80 for some lines), the text to search, or a glob",
@@ -43,10 +44,19 @@ HINTS: dict[str, dict[str, str]] = {
     "ClarifierReply": {
         "reason": "why, in one sentence",
         "question": "short and specific",
-        "choices": "likely answers",
+        "candidates": "the courses of action the council will likely weigh: A, B, C, D in this order",
+        "choices": "likely answers, each with the candidate it favours",
+        "answer": "a likely answer",
+        "favours": "the letter of the candidate this answer favours (none: no lean)",
         "default_assumption": "what you assume if the user skips it",
     },
-    "SynthesisReply": {"recommendation": "the council's answer", "next_steps": "first step first"},
+    "SynthesisReply": {
+        "recommendation": "the council's answer", "next_steps": "first step first",
+        "hinges": "one per numbered assumption", "assumption": "its number",
+        "recommendation_depends": "would the council recommend something else if it were false?",
+        "criticality": "how much the recommendation rests on it",
+        "if_false": "what the council would recommend then ('' if nothing changes)",
+    },
     "FollowUpReply": {"answer": "your answer to the follow-up, from what the council said"},
     "RoleReply": {  # review mode (council.review)
         "checklist": "one per checklist item, in order",

@@ -39,6 +39,7 @@ class Intent(str, Enum):
     CONFIRM_NEW = "confirm_new"  # typed while a question is open, it reads like a new problem: ask which it is
     FOLLOW_UP = "follow_up"  # plain text after a completed session: the moderator answers it from that session
     HINT = "hint"  # a keyword with nothing to act on in this state: a note says what is possible (nothing runs)
+    REVISIT = "revisit"  # ask a skipped or deferred question again after the answer (slash command only)
 
 
 # slash command (the wire's TurnCommand value) → intent
@@ -55,6 +56,7 @@ _COMMANDS: dict[str, Intent] = {
     "status": Intent.STATUS,
     "personas": Intent.PERSONAS,
     "retry": Intent.RETRY,
+    "revisit": Intent.REVISIT,
 }
 
 _KEYWORDS: dict[Intent, tuple[str, ...]] = {
@@ -100,6 +102,11 @@ _WHILE_WORKING = frozenset({Intent.CANCEL, Intent.STOP, Intent.STATUS, Intent.PE
 def normalized(text: str) -> str:
     """The turn as keywords are matched: trimmed, lower case, one space between words, plain apostrophes."""
     return " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
+
+
+def is_resume_word(text: str) -> bool:
+    """The whole turn is a resume word ("continue", "go on", "продолжай" …)."""
+    return normalized(text) in _RESUME_WORDS
 
 
 def keyword_intent(text: str) -> Intent | None:

@@ -27,16 +27,29 @@ class ModelReply(CamelModel):
     model_config = ConfigDict(extra="ignore")
 
 
+CANDIDATE_IDS = ("A", "B", "C", "D")
+NO_LEAN = "none"
+
+
+class PlannedChoice(ModelReply):
+    """One likely answer to a planned question, and which candidate course of action it would favour."""
+
+    answer: str = Field(min_length=1, max_length=120)
+    favours: str = Field(max_length=200, description="The letter of the candidate this answer favours, or none.")
+
+
 class PlannedQuestion(ModelReply):
     question: str = Field(min_length=5, max_length=300)
     target_ambiguity: Ambiguity
-    choices: list[str] = Field(default_factory=list, max_length=5)
+    choices: list[PlannedChoice] = Field(default_factory=list, max_length=5)
     default_assumption: str = Field(min_length=3, max_length=300)
 
 
 class ClarifierReply(ModelReply):
     needs_clarification: bool
     reason: str = Field(max_length=TEXT)
+    candidates: list[str] = Field(default_factory=list, max_length=4,
+                                  description="The courses of action the council will likely weigh (A, B, C, D).")
     questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)
 
 
@@ -93,6 +106,15 @@ class OptionDraft(ModelReply):
     supporters: list[int] = Field(default_factory=list, max_length=26)  # numbers of the advisors recommending it
 
 
+class HingeDraft(ModelReply):
+    """The chair's judgement of one numbered assumption: would the recommendation change if it were false?"""
+
+    assumption: int = Field(description="The assumption's number in the list the chair was shown.")
+    recommendation_depends: bool
+    criticality: Level
+    if_false: str = Field("", max_length=300, description="What the council would recommend instead.")
+
+
 class SynthesisReply(ModelReply):
     recommendation: str = Field(min_length=3, max_length=1200)
     agreements: list[str] = Field(default_factory=list, max_length=8)
@@ -100,6 +122,7 @@ class SynthesisReply(ModelReply):
     risks_tradeoffs: list[str] = Field(default_factory=list, max_length=10)
     next_steps: list[str] = Field(min_length=1, max_length=14)
     notes: list[str] = Field(default_factory=list, max_length=6)
+    hinges: list[HingeDraft] = Field(default_factory=list, max_length=12)
 
 
 class FollowUpReply(ModelReply):
@@ -137,8 +160,46 @@ class VoteTally(CamelModel):
     abstentions: list[str] = []
 
 
+class Hinge(CamelModel):
+    """An assumption the recommendation depends on: if it is false, the council would recommend ``if_false``."""
+
+    assumption_id: str
+    assumption: str
+    question_id: str | None = Field(None, description="The skipped question behind it (revisit it with the "
+                                                      "`revisit` command), if there is one.")
+    criticality: Level
+    if_false: str = Field(description="What the council would recommend if the assumption is false.")
+
+
+class PositionMove(CamelModel):
+    """A persona whose vote after the debate differs from its first vote, and the argument that moved it."""
+
+    persona: str
+    from_option: str | None = Field(description="Its first vote (None: it was not placed in the first vote).")
+    to_option: str | None = Field(description="Its final vote (None: it did not vote in the final round).")
+    cycle: int = Field(description="The cycle in which it last changed its vote.")
+    because: str = Field("", description="The argument it named for the change ('' when it named none).")
+    conformity: bool = Field(False, description="The change was flagged as possible conformity (no argument).")
+
+
+class DebateEffect(CamelModel):
+    """What the debate changed: the first vote (cycle 1) against the final vote."""
+
+    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
+        description="no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's "
+                    "winner (or its tie stood); overturned: on another winner, or on a tie after a winner.")
+    first_winner: str | None = None
+    final_winner: str | None = None
+    first_counts: dict[str, int] = {}
+    final_counts: dict[str, int] = {}
+    moves: list[PositionMove] = Field(default_factory=list, description="Personas whose vote moved, in council "
+                                                                       "order.")
+    conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
+
+
 class CouncilSynthesis(CamelModel):
-    """Seed-000 CouncilSynthesis plus the recommendation, dissent and the assumptions the council made."""
+    """Seed-000 CouncilSynthesis plus the recommendation, dissent, the assumptions the council made (and those the
+    recommendation hinges on, most critical first) and what the debate changed."""
 
     recommendation: str
     agreements: list[str] = []
@@ -149,6 +210,9 @@ class CouncilSynthesis(CamelModel):
     dissent: list[str] = []
     assumptions: list[str] = []
     source: Literal["model", "consolidated"] = "model"
+    hinges: list[Hinge] = Field(default_factory=list, description="The assumptions the recommendation depends on, "
+                                                                  "most critical first.")
+    debate: DebateEffect | None = Field(None, description="The first vote against the final one (None: no vote).")
 
 
 OptionsReply.model_rebuild()

@@ -111,13 +111,21 @@ def problem_brief(session: ConversationSession) -> str:
     parts = [f"The user's request:\n{session.request_text.strip()}"]
     if session.context_text:
         parts.append("Attached context (may be truncated):\n" + session.context_text[:CONTEXT_BUDGET])
-    answered = [q for q in session.questions if q.status is QuestionStatus.ANSWERED and q.user_answer]
+    again = {v.question_id for v in session.revisits if v.answer}
+    answered = [q for q in session.questions if q.status is QuestionStatus.ANSWERED and q.user_answer
+                and q.question_id not in again]
     if answered:
         parts.append("Clarifications from the user:\n" + "\n".join(
             f"- Q: {q.question}\n  A: {q.user_answer.answer}" for q in answered if q.user_answer))
     if session.assumption_log:
         parts.append("Assumptions the council made (the user skipped these questions):\n" + "\n".join(
             f"- {a.assumption}" for a in session.assumption_log))
+    revisited = [v for v in session.revisits if v.answer]
+    if revisited:
+        parts.append("After the council's answer the user answered questions it had skipped (the council had "
+                     "assumed otherwise; weigh what this changes):\n" + "\n".join(
+                         f"- Q: {v.question}\n  Assumed before: {v.assumed or 'nothing'}\n  Now: {v.answer}"
+                         for v in revisited))
     if session.user_inputs:
         parts.append("The user re-opened the debate after the council's answer, adding:\n" + "\n".join(
             f"- {clip(x.text, INPUT_BUDGET)}" for x in session.user_inputs))
@@ -196,10 +204,13 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
     role = (
         "You are the moderator of an advisory council. Before the council debates, decide whether the user's "
         "request is ambiguous enough that the answer would change depending on facts only the user knows "
-        "(scope, timeline, priority, constraints, budget, audience, risk tolerance, goal). If the request is "
-        "clear and specific, set needs_clarification to false and ask nothing. Otherwise ask at most 3 short, "
-        "targeted questions, most decision-relevant first, each with 2-4 likely answers as choices and the "
-        "default you would assume if the user skips it. " + _language_line(session)
+        "(scope, timeline, priority, constraints, budget, audience, risk tolerance, goal). First name the 2-4 "
+        "courses of action the council will likely weigh as candidates (A, B, C, D in order). Then plan at most 3 "
+        "short, targeted questions, most decision-relevant first, each with 2-4 likely answers as choices; for "
+        "every choice say which candidate that answer would favour (its letter, or none), and give the default "
+        "you would assume if the user skips it. A question is worth asking only if its answers favour different "
+        "candidates: leave out any question whose every answer leads to the same recommendation. If the request "
+        "is clear and specific, set needs_clarification to false and ask nothing. " + _language_line(session)
     )
     user = problem_brief(session)
     if asked:
@@ -246,8 +257,9 @@ def options_text(session: ConversationSession) -> str:
 
 DEBATE_RULES = (
     "Answer the strongest opposing argument. Keep your position and vote unless a new argument changes your mind; "
-    "then set changed_position to true and name it in change_reason (a change without one is flagged as "
-    "conformity). Set continue_debate to false if more debate would not change your advice."
+    "then set changed_position to true and put that argument, and whose it was, in change_reason (a change "
+    "without one is flagged as conformity). Set continue_debate to false if more debate would not change your "
+    "advice."
 )
 
 
@@ -311,6 +323,10 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
     evidence = evidence_block(session)
     user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
         f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
+    if session.assumption_log:
+        user += ("\n\nThe assumptions, numbered. In hinges, for each: would your recommendation change if it were "
+                 "false, how critical it is, and what the council would recommend then:\n" + "\n".join(
+                     f"{i}. {clip(a.assumption, POINT_BUDGET)}" for i, a in enumerate(session.assumption_log, 1)))
     return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 

@@ -24,6 +24,7 @@ from council.session.entities import (
     MessageTurn,
     Participant,
     PersonaSelection,
+    Revisit,
     SessionSettings,
     SessionStatus,
     UserInput,
@@ -68,10 +69,30 @@ class QuestionsPlanned(RecordBase):
     questions: list[ClarificationQuestion]
 
 
+class RevisitStarted(RecordBase):
+    """After the council's answer the user revisits a skipped or deferred question: it is asked again, and its
+    answer replaces the assumption and re-runs only what it changes."""
+
+    kind: Literal["revisit_started"] = "revisit_started"
+    revisit: Revisit
+
+
+class QuestionsDropped(RecordBase):
+    """The moderator weighed a round's questions and asks none of these: no likely answer to them would change the
+    recommendation (``not_decisive``), or it found nothing worth asking (``clear``, no questions)."""
+
+    kind: Literal["questions_dropped"] = "questions_dropped"
+    round: int = Field(ge=1)
+    questions: list[ClarificationQuestion] = []
+    reason: Literal["clear", "not_decisive"] = "not_decisive"
+    asked: int = Field(0, ge=0, description="Questions of the same round that will be asked.")
+
+
 class QuestionAsked(RecordBase):
     kind: Literal["question_asked"] = "question_asked"
     question_id: str
     turn: MessageTurn
+    revisit: bool = False  # a skipped or deferred question asked again after the answer
 
 
 class QuestionAnswered(RecordBase):
@@ -232,6 +253,8 @@ Record = Annotated[
         | PersonasSelected
         | StatusSet
         | QuestionsPlanned
+        | QuestionsDropped
+        | RevisitStarted
         | QuestionAsked
         | QuestionAnswered
         | QuestionSkipped

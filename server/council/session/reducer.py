@@ -1,8 +1,9 @@
 """Applies journal records to a ConversationSession, enforcing the data model's rules; replays a journal.
 
 ``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of
-seed 002 that concerns change lives here: the transition table, the round and cycle caps, one active question,
-strictly increasing turn sequence numbers, message types aligned with the session status.
+seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the turn rules in
+``reduce_base``): the transition table, the round and cycle caps, one active question, strictly increasing turn
+sequence numbers, message types aligned with the session status.
 """
 
 from __future__ import annotations
@@ -12,56 +13,24 @@ from collections.abc import Iterable
 from council.errors import validation_error
 from council.session import records as r
 from council.session.entities import (
-    MAX_CLARIFICATION_ROUNDS,
     MAX_TOTAL_CYCLES,
     REOPEN_CYCLES,
     ConversationSession,
     DiscussionStatus,
-    MessageTurn,
     MessageType,
     ModelUse,
     ParticipantType,
-    QuestionStatus,
     SessionMetadata,
 )
 from council.session.entities import SessionStatus as S
 from council.session.grounds import apply_evidence, apply_precedents
 from council.session.pause import drop_cycle, set_stopped
+from council.session.reduce_base import check_turn as _check_turn
+from council.session.reduce_base import touch as _touch
+from council.session.reduce_questions import QUESTION_HANDLERS
 from council.session.sharing import share_fields_sets
 from council.session.spend import SPEND_RECORDS, apply_spend, count_call
 from council.session.transitions import check_transition
-
-# Which statuses each message type may be written in (seed 002, MessageTurn validation).
-TURN_STATUSES: dict[MessageType, frozenset[S]] = {
-    MessageType.QUESTION: frozenset({S.CLARIFYING}),
-    MessageType.ANSWER: frozenset({S.CLARIFYING}),
-    MessageType.ASSUMPTION_STATEMENT: frozenset({S.CLARIFYING}),
-    MessageType.DISCUSSION: frozenset({S.DEBATING}),
-    MessageType.CONCLUSION: frozenset({S.DEBATING}),
-}
-
-
-def _check_turn(session: ConversationSession, turn: MessageTurn, kind: MessageType | None = None) -> None:
-    if kind is not None and turn.message_type is not kind:
-        raise validation_error(f"this record needs a {kind.value} turn", got=turn.message_type.value)
-    last = session.message_turns[-1].sequence_number if session.message_turns else 0
-    if turn.sequence_number != last + 1:
-        raise validation_error("message turn out of sequence", expected=last + 1, got=turn.sequence_number)
-    if session.status not in TURN_STATUSES[turn.message_type]:
-        raise validation_error(
-            f"a {turn.message_type.value} turn is not allowed while the session is {session.status.value}",
-            messageType=turn.message_type.value, status=session.status.value,
-        )
-    if turn.message_type is MessageType.ANSWER and turn.sender.type is not ParticipantType.USER:
-        raise validation_error("answers come from the user")
-    if turn.message_type is MessageType.DISCUSSION and turn.sender.type is not ParticipantType.PERSONA:
-        raise validation_error("discussion turns come from personas")
-
-
-def _touch(session: ConversationSession, rec: r.RecordBase, turn: MessageTurn | None = None) -> None:
-    if turn is not None:
-        session.message_turns.append(turn)
-    session.updated_at = rec.at
 
 
 def _created(session: ConversationSession | None, rec: r.SessionCreated) -> ConversationSession:
@@ -118,85 +87,12 @@ def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
             raise validation_error("cannot complete a session with no message turns")
     if s.status is S.COMPLETED and rec.status is S.DEBATING and s.debate_cycles >= s.cycle_limit:
         raise validation_error("the debate is at its cycle limit; extend it first", limit=s.cycle_limit)
+    if s.status is S.COMPLETED and rec.status is S.CLARIFYING and s.open_revisit is None:
+        raise validation_error("a completed session clarifies again only to revisit a question")
+    if rec.status is S.COMPLETED and s.open_revisit is not None:
+        s.open_revisit.settled = True
     s.status = rec.status
     s.stopped = s.stopped and rec.status is not S.CANCELLED  # a cancelled session is over, not paused
-    _touch(s, rec)
-
-
-def _questions_planned(s: ConversationSession, rec: r.QuestionsPlanned) -> None:
-    if rec.round != s.clarification_rounds + 1 or rec.round > MAX_CLARIFICATION_ROUNDS:
-        raise validation_error(
-            f"clarification rounds are capped at {MAX_CLARIFICATION_ROUNDS}",
-            round=rec.round, cap=MAX_CLARIFICATION_ROUNDS,
-        )
-    if any(q.round_number != rec.round for q in rec.questions):
-        raise validation_error("planned questions must belong to the new round")
-    s.clarification_rounds = rec.round
-    s.planned_questions.extend(q.model_copy(deep=True) for q in rec.questions)  # their status changes later
-    _touch(s, rec)
-
-
-def _question_asked(s: ConversationSession, rec: r.QuestionAsked) -> None:
-    if s.active_question is not None:
-        raise validation_error("exactly one question may be active at a time",
-                               activeQuestionId=s.active_question.question_id)
-    planned = next((q for q in s.planned_questions if q.question_id == rec.question_id), None)
-    deferred = s.question(rec.question_id)
-    if planned is None and (deferred is None or deferred.status is not QuestionStatus.DEFERRED):
-        raise validation_error("no such planned or deferred question", questionId=rec.question_id)
-    _check_turn(s, rec.turn, MessageType.QUESTION)
-    if planned is not None:
-        s.planned_questions.remove(planned)
-        planned.status = QuestionStatus.PENDING
-        s.questions.append(planned)
-    else:
-        assert deferred is not None
-        deferred.status = QuestionStatus.PENDING
-        deferred.revisited = True
-    _touch(s, rec, rec.turn)
-
-
-def _resolve_target(s: ConversationSession, question_id: str, *, allow_planned: bool):
-    q = s.question(question_id)
-    if q is not None and q.status in (QuestionStatus.PENDING, QuestionStatus.DEFERRED):
-        return q, False
-    if allow_planned:
-        planned = next((p for p in s.planned_questions if p.question_id == question_id), None)
-        if planned is not None:
-            return planned, True
-    raise validation_error("question is not open", questionId=question_id,
-                           status=q.status.value if q else "unknown")
-
-
-def _question_answered(s: ConversationSession, rec: r.QuestionAnswered) -> None:
-    q, _ = _resolve_target(s, rec.answer.question_id, allow_planned=False)
-    if q.status is not QuestionStatus.PENDING:
-        raise validation_error("only the active question can be answered", questionId=q.question_id)
-    _check_turn(s, rec.turn, MessageType.ANSWER)
-    q.user_answer = rec.answer
-    q.status = QuestionStatus.ANSWERED
-    q.answered_at = rec.at
-    _touch(s, rec, rec.turn)
-
-
-def _question_skipped(s: ConversationSession, rec: r.QuestionSkipped) -> None:
-    q, planned = _resolve_target(s, rec.answer.question_id, allow_planned=True)
-    _check_turn(s, rec.turn, MessageType.ASSUMPTION_STATEMENT)
-    if planned:
-        s.planned_questions.remove(q)
-        s.questions.append(q)
-    q.user_answer = rec.answer
-    q.status = QuestionStatus.SKIPPED
-    q.answered_at = rec.at
-    s.assumption_log.append(rec.assumption)
-    _touch(s, rec, rec.turn)
-
-
-def _question_deferred(s: ConversationSession, rec: r.QuestionDeferred) -> None:
-    q, _ = _resolve_target(s, rec.question_id, allow_planned=False)
-    if q.status is not QuestionStatus.PENDING:
-        raise validation_error("only the active question can be deferred", questionId=q.question_id)
-    q.status = QuestionStatus.DEFERRED
     _touch(s, rec)
 
 
@@ -217,6 +113,8 @@ def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
 
 
 def _persona_spoke(s: ConversationSession, rec: r.PersonaSpoke) -> None:
+    if rec.response.cycle == 0:
+        return _answered_alone(s, rec)
     if not s.discussions or s.discussions[-1].status is not DiscussionStatus.IN_PROGRESS:
         raise validation_error("no debate cycle is in progress")
     d = s.discussions[-1]
@@ -226,6 +124,18 @@ def _persona_spoke(s: ConversationSession, rec: r.PersonaSpoke) -> None:
         raise validation_error("a persona's cycle contribution is a discussion turn")
     _check_turn(s, rec.turn)
     d.message_turn_ids.append(rec.turn.turn_id)
+    s.responses.append(rec.response)
+    _touch(s, rec, rec.turn)
+
+
+def _answered_alone(s: ConversationSession, rec: r.PersonaSpoke) -> None:
+    """A council of one answers without a debate: its reply (cycle 0) is its conclusion (seed 002: a discussion
+    needs at least two personas)."""
+    if len(s.personas) != 1 or s.personas[0].name != rec.response.persona:
+        raise validation_error("only the one persona of a council of one answers outside a debate cycle")
+    if rec.turn.message_type is not MessageType.CONCLUSION:
+        raise validation_error("the answer of a council of one is a conclusion turn")
+    _check_turn(s, rec.turn)
     s.responses.append(rec.response)
     _touch(s, rec, rec.turn)
 
@@ -362,11 +272,7 @@ def _precedents_recalled(s: ConversationSession, rec: r.PrecedentsRecalled) -> N
 _HANDLERS = {
     r.PersonasSelected: _personas_selected,
     r.StatusSet: _status_set,
-    r.QuestionsPlanned: _questions_planned,
-    r.QuestionAsked: _question_asked,
-    r.QuestionAnswered: _question_answered,
-    r.QuestionSkipped: _question_skipped,
-    r.QuestionDeferred: _question_deferred,
+    **QUESTION_HANDLERS,
     r.CycleStarted: _cycle_started,
     r.PersonaSpoke: _persona_spoke,
     r.CycleConcluded: _cycle_concluded,

@@ -67,11 +67,13 @@ class SessionRuntime:
         self.finished_at: float | None = None
         self.last_active = mono()
         self.inflight_calls = 0
+        self.stalled_by: dict[str, Any] = {}  # persona → ModelFailure of the last cycle every advisor failed
         self.pending_calls = 0  # started and not journaled yet (the budget counts them): all, and first calls
         self.pending_first = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
         self.once = KeyedOnce()  # idempotency memory of this session's requests, evicted with it
         self.language: str | None = None  # what the session will write in, before it exists (its plan's)
+        self.earlier: Any = None  # council.session.earlier.Earlier: a lost session's replies this one reuses
 
     @property
     def session(self) -> ConversationSession:

@@ -80,6 +80,18 @@ class Seat(CamelModel):
     fallback: SeatFallback | None = None
 
 
+class SeatMiss(CamelModel):
+    """An entry of the persona → model map that did not apply (the map is a preference: it is said, not refused)."""
+
+    persona: str = Field(max_length=80, description="The map's key as given.")
+    model_id: str = Field(max_length=300, description="The model id the map gave it.")
+    reason: Literal["no_persona", "model_not_offered"] = Field(
+        description="no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's "
+                    "model because no model with that id is on offer.")
+    valid: list[str] = Field(default_factory=list, max_length=50,
+                             description="What the entry could name: the personas, or the ids of the offered models.")
+
+
 class Seating(CamelModel):
     """Who speaks with which model. The moderator, the clarifier and the chair use ``chair``."""
 
@@ -87,6 +99,9 @@ class Seating(CamelModel):
     chair: ModelChoice = Field(description="The chat's model: the moderator, the clarifier and the chair.")
     seats: list[Seat]
     offered: int = Field(1, ge=1, description="How many models were on offer.")
+    misses: list[SeatMiss] = Field(default_factory=list, max_length=12,
+                                   description="Map entries that did not apply, and why (a persona of the library "
+                                               "who is not on this council is not one).")
 
     @property
     def differs(self) -> bool:
@@ -114,8 +129,9 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
     providers) wins over all of it."""
     offered = list({m.id: m for m in [chair, *models]}.values())
     fixed = {k.casefold(): v for k, v in (fixed or {}).items()}
+    misses = _misses(personas, offered, policy)
     if len(offered) == 1 and not fixed:
-        return Seating(policy="single", chair=chair, offered=1,
+        return Seating(policy="single", chair=chair, offered=1, misses=misses,
                        seats=[Seat(persona=p, model=chair, why="single") for p in personas])
     if isinstance(policy, dict):
         by_id = {m.id: m for m in offered}
@@ -129,7 +145,7 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
                 seats.append(Seat(persona=p, model=by_id[want], why="map"))
             else:
                 seats.append(Seat(persona=p, model=chair, why="map_unknown"))
-        result = Seating(policy="map", chair=chair, seats=seats, offered=len(offered))
+        result = Seating(policy="map", chair=chair, seats=seats, offered=len(offered), misses=misses)
     else:
         spread = lineages(offered)
         chosen = policy or ("diverse" if len(spread) >= 2 else "chat")
@@ -148,6 +164,18 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
         if own is not None:
             s.model, s.why = own, "config"
     return result
+
+
+def _misses(personas: list[str], offered: list[ModelChoice],
+            policy: Literal["diverse", "chat"] | dict[str, str] | None) -> list[SeatMiss]:
+    """The map's entries for this council's personas whose model is not on offer."""
+    if not isinstance(policy, dict):
+        return []
+    ids = {m.id for m in offered}
+    seated = {p.casefold(): p for p in personas}
+    return [SeatMiss(persona=seated[key.casefold()], model_id=want, reason="model_not_offered",
+                     valid=[m.id for m in offered][:50])
+            for key, want in policy.items() if key.casefold() in seated and want not in ids][:12]
 
 
 def fall_back(seating: Seating, model_id: str, reason: FallbackReason, detail: str = "") -> list[str]:

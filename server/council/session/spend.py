@@ -33,5 +33,7 @@ def apply_spend(s: ConversationSession, rec: r.SeatingDecided | r.SeatFellBack |
 def count_call(s: ConversationSession, rec: r.ModelUsed) -> None:
     label = model_label(rec.provider, rec.model)
     s.metadata.calls_by_model[label] = s.metadata.calls_by_model.get(label, 0) + 1
+    if rec.failed:
+        s.metadata.failed_by_model[label] = s.metadata.failed_by_model.get(label, 0) + 1
     s.metadata.calls += 1
     s.metadata.first_calls += int(not rec.retry)

@@ -1,8 +1,10 @@
 """The final synthesis: one consolidated answer from the final positions and the vote.
 
-The chair model writes the recommendation, agreements, conflicts, risks and ordered next steps; if it fails, the
-answer is consolidated from the personas' own replies. Either way the assumptions, the dissent (always including
-the Devil's Advocate's) and the vote come from the session itself, never from a model.
+The chair model writes the recommendation, agreements, conflicts, risks and ordered next steps, and says which of
+the session's assumptions the recommendation hinges on (``hinges``); if it fails, the answer is consolidated from
+the personas' own replies. Either way the assumptions, the dissent (always including the Devil's Advocate's), the
+Devil's Advocate's counterpoints among the risks (seed 000), the vote and what the debate changed come from the
+session itself, never from a model.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from council.personas.contract import PersonaContract
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.debate import latest_responses, votes_of
 from council.session.entities import ConversationSession
+from council.session.hinges import hinge_schema, hinges_of
 from council.session.outputs import CouncilSynthesis, PersonaResponse, SynthesisReply, reply_schema
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
 from council.session.runtime import SessionRuntime
+from council.session.shift import debate_effect
 from council.session.vote_round import final_round
 from council.session.voting import describe_tally
 from council.words import speaking, t
@@ -57,6 +61,28 @@ def _dissent(session: ConversationSession, contracts: dict[str, PersonaContract]
     return list(entries.values())
 
 
+def _key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def with_counterpoints(session: ConversationSession, risks: list[str],
+                       contracts: dict[str, PersonaContract]) -> list[str]:
+    """The risks and trade-offs with every always-included persona's (the Devil's Advocate's) counterpoints from
+    its last usable reply added, each once (seed 000: they reach ``risks_tradeoffs`` on every surface)."""
+    _, hi = DEPTH_BULLETS[session.settings.depth]
+    out = list(risks)
+    known = {_key(x) for x in out}
+    for name, contract in contracts.items():
+        if not contract.always_include:
+            continue
+        usable = [x for x in session.responses if x.persona == name and not x.abstained]
+        for risk in (max(usable, key=lambda x: x.cycle).risks[:hi] if usable else []):
+            if _key(risk) and _key(risk) not in known:
+                known.add(_key(risk))
+                out.append(risk.strip())
+    return out
+
+
 def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
     """A synthesis built from the replies alone (used when the chair model fails)."""
     with speaking(session.settings.language):
@@ -88,8 +114,9 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
     outcome_line = describe_tally(s.tally) if s.tally else "no vote"
     _, hi = DEPTH_BULLETS[s.settings.depth]
     few = {"maxItems": min(hi, 5)}
-    schema = reply_schema(SynthesisReply, {"next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few,
-                                           "risks_tradeoffs": {"maxItems": hi}, "notes": {"maxItems": 3}})
+    schema = hinge_schema(reply_schema(SynthesisReply, {
+        "next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few, "risks_tradeoffs": {"maxItems": hi},
+        "notes": {"maxItems": 3}}), s)
     rt.note("chair")
     outcome = await call_structured(rt, pick, CallSpec(
         role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
@@ -100,11 +127,12 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
     with speaking(s.settings.language):
         if abstained:
             notes.append(t("synthesis.abstained", names=", ".join(abstained)))
-        notes.append(t("synthesis.nondeterministic"))
     return CouncilSynthesis(
         recommendation=reply.recommendation.strip(),
-        agreements=reply.agreements, conflicts=reply.conflicts, risks_tradeoffs=reply.risks_tradeoffs,
+        agreements=reply.agreements, conflicts=reply.conflicts,
+        risks_tradeoffs=with_counterpoints(s, reply.risks_tradeoffs, contracts),
         next_steps=reply.next_steps, notes=notes, dissent=dissent(s, contracts),
         assumptions=[a.assumption for a in s.assumption_log],
         source="model" if outcome.reply is not None else "consolidated",
+        hinges=hinges_of(s, reply.hinges), debate=debate_effect(s),
     )

@@ -5,6 +5,7 @@
     debating   → debating (next cycle) | final | cancelled
     final      → completed | cancelled
     completed  → debating   (extension: "extend debate" after the debate stopped at its cycle limit)
+    completed  → clarifying (seed 002: revisiting a skipped or deferred question after the answer)
     cancelled  → (terminal)
 
 A stop (``council/stop``) is not a transition: the session keeps its status and gets the ``stopped`` marker
@@ -21,7 +22,7 @@ TRANSITIONS: dict[S, frozenset[S]] = {
     S.CLARIFYING: frozenset({S.CLARIFYING, S.DEBATING, S.FINAL, S.CANCELLED}),
     S.DEBATING: frozenset({S.DEBATING, S.FINAL, S.CANCELLED}),
     S.FINAL: frozenset({S.COMPLETED, S.CANCELLED}),
-    S.COMPLETED: frozenset({S.DEBATING}),
+    S.COMPLETED: frozenset({S.DEBATING, S.CLARIFYING}),
     S.CANCELLED: frozenset(),
 }
 

@@ -27,6 +27,7 @@ from pygls.exceptions import JsonRpcException
 
 from council.encodable import encodable_value
 from council.errors import CouncilError, ErrorCode
+from council.present.errors import error_text
 from council.protocol.errors import (
     INVALID_REQUEST,
     JSONRPC_CODES,
@@ -53,10 +54,10 @@ class RpcError(JsonRpcException):
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member; details that are not JSON are dropped (the error itself still goes)."""
         try:
-            data = ErrorData(code=self.kind, message=self.message, details=self.details).to_wire()
+            data = with_text(self.kind, self.message, self.details).to_wire()
             json.dumps(data, allow_nan=False)
         except (TypeError, ValueError, PydanticSerializationError):
-            data = ErrorData(code=self.kind, message=self.message, details={"detailsDropped": True}).to_wire()
+            data = with_text(self.kind, self.message, {"detailsDropped": True}).to_wire()
         return {"code": self.code, "message": self.message, "data": data}
 
     def to_response_error(self) -> ResponseError:
@@ -65,9 +66,14 @@ class RpcError(JsonRpcException):
         return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
 
 
+def with_text(code: ErrorCode, message: str, details: dict[str, Any]) -> ErrorData:
+    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`)."""
+    return ErrorData(code=code, message=message, details=details, text=error_text(code.value, message, details))
+
+
 def is_error_data(data: Any) -> bool:
-    """``data`` already has the contract's shape."""
-    return isinstance(data, dict) and data.keys() == {"code", "message", "details"}
+    """``data`` already has the contract's shape (``text`` is optional)."""
+    return isinstance(data, dict) and data.keys() - {"text"} == {"code", "message", "details"}
 
 
 # pygls's own errors (its message kept): contract kind and details.reason

@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from council.words import en, ru
+from council.words import en, en_outcome, ru, ru_outcome
 
 Entry = str | tuple[str, ...]
 
 LANGUAGES: tuple[str, ...] = ("en", "ru")
-CATALOGS: dict[str, dict[str, Entry]] = {"en": en.WORDS, "ru": ru.WORDS}
+CATALOGS: dict[str, dict[str, Entry]] = {"en": {**en.WORDS, **en_outcome.WORDS}, "ru": {**ru.WORDS, **ru_outcome.WORDS}}
 DEFAULT = "en"
 
 _current: ContextVar[str] = ContextVar("council_language", default=DEFAULT)

@@ -32,9 +32,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     # --- who sits on the council, the questions (present/clarify) -----------------------------------------------
     "clarify.council": "**The council:** {names}. _{why}_",
     "clarify.why.yours": "You chose them.",
-    "clarify.why.about": " for a question about {topic}",
     "clarify.why.added": "Chosen{about}, with {names} as you asked.",
-    "clarify.why.topic": "Chosen for a question about {topic}.",
     "clarify.why.best": "Chosen as the best fit for the question.",
     "clarify.asks": "**The moderator asks**",
     "clarify.remaining": "{more} after this one",
@@ -129,7 +127,6 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "synthesis.voted": "{persona} voted {option}: {why}",
     "synthesis.counterpoints": "{persona} (counterpoints): {position}{risks}",
     "synthesis.risks": " Risks: {risks}",
-    "synthesis.nondeterministic": "Model output is nondeterministic; the same question can get a different answer.",
     # --- progress notes, status, turn notes (present/status, narrator) ------------------------------------------
     "note.model": "The council uses {model} ({where}).",
     "note.reading": "The moderator reads your question…",
@@ -150,8 +147,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "status.completed": "done",
     "status.cancelled": "cancelled",
     "status.line": "**Status:** {status}.",
-    "status.counts": "Clarification rounds: {rounds} of 3 · debate cycles: {cycles} of {limit} · assumptions: "
-                     "{assumptions}.",
+    "status.counts": "{rounds} · debate cycles: {cycles} of {limit} · assumptions: {assumptions}.",
     "status.waiting": "Waiting for your answer to “{question}”.",
     "status.stopped": "Stopped: `/retry` resumes it, `/cancel` ends it.",
     "stopped.answers_kept": "Your answers so far are kept",
@@ -200,7 +196,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cause.not_configured": "the model is not set up: {said}",
     "cause.crashed": "the council hit an internal error (details are in the log)",
     "cause.model_unavailable": "{model} is not available",
-    "cause.no_consent": "{model} may not be used (no consent)",
+    "cause.no_consent": "Council has no permission to use {model}",
     "cause.over_budget": "the session's budget of model calls is spent",
     "role.clarifier": "The moderator could not prepare questions",
     "role.clarifier.after": " The council goes on without them.",
@@ -221,7 +217,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "phase.reopen": "Re-opened debate: ",
     "phase.retry": "Resuming: ",
     "fallback.model_unavailable": "it is not available",
-    "fallback.no_consent": "it may not be used (no consent)",
+    "fallback.no_consent": "Council has no permission to use it",
     "fallback.model_failed": "it failed",
     "cost.on": "{count} on {label}",
     "cost.fewer_cycles": "fewer debate cycles (from {before})",
@@ -289,7 +285,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "consensus.none": "no majority",
     # --- the transcript (present/transcript) -----------------------------------------------------------------------
     "transcript.session": "Council session",
-    "transcript.header": "_Council session {session} · {date} UTC · {status}_",
+    "transcript.header": "_Council session · {date} UTC · {status}_",
     "state.created": "created",
     "state.clarifying": "clarifying",
     "state.debating": "debating",
@@ -325,7 +321,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cli.stopped": "the council stopped before it finished",
     # --- buttons and followups the chat shows (protocol TurnResult.labels) -----------------------------------------
     "label.skip": "Skip",
-    "label.skip_tooltip": "Skip this question",
+    "label.skip_tooltip": "The council records the assumption it states instead",
     "label.answer_tooltip": "Answer with this choice",
     "label.skip_question": "Skip this question",
     "label.skip_all": "Skip all questions",

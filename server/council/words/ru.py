@@ -32,9 +32,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     # --- who sits on the council, the questions (present/clarify) -----------------------------------------------
     "clarify.council": "**Совет:** {names}. _{why}_",
     "clarify.why.yours": "Вы выбрали их сами.",
-    "clarify.why.about": " для вопроса о теме «{topic}»",
     "clarify.why.added": "Выбраны{about}, вместе с {names}, как вы просили.",
-    "clarify.why.topic": "Выбраны для вопроса о теме «{topic}».",
     "clarify.why.best": "Выбраны как лучше всего подходящие к вопросу.",
     "clarify.asks": "**Модератор спрашивает**",
     "clarify.remaining": "после этого — {more}",
@@ -129,7 +127,6 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "synthesis.voted": "{persona} голосует за {option}: {why}",
     "synthesis.counterpoints": "{persona} (контрдоводы): {position}{risks}",
     "synthesis.risks": " Риски: {risks}",
-    "synthesis.nondeterministic": "Ответы модели недетерминированы: на тот же вопрос ответ может быть другим.",
     # --- progress notes, status, turn notes (present/status, narrator) ------------------------------------------
     "note.model": "Совет работает на модели {model} ({where}).",
     "note.reading": "Модератор читает ваш вопрос…",
@@ -149,8 +146,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "status.completed": "готово",
     "status.cancelled": "отменено",
     "status.line": "**Состояние:** {status}.",
-    "status.counts": "Раунды уточнений: {rounds} из 3 · циклы дебатов: {cycles} из {limit} · допущения: "
-                     "{assumptions}.",
+    "status.counts": "{rounds} · циклы дебатов: {cycles} из {limit} · допущения: {assumptions}.",
     "status.waiting": "Ждём вашего ответа на вопрос «{question}».",
     "status.stopped": "Остановлено: `/retry` продолжит, `/cancel` завершит.",
     "stopped.answers_kept": "Ваши ответы сохранены",
@@ -200,7 +196,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cause.not_configured": "модель не настроена: {said}",
     "cause.crashed": "внутренняя ошибка совета (подробности в журнале)",
     "cause.model_unavailable": "{model} недоступна",
-    "cause.no_consent": "{model} нельзя использовать (нет согласия)",
+    "cause.no_consent": "у Council нет разрешения использовать {model}",
     "cause.over_budget": "бюджет вызовов модели для сессии исчерпан",
     "role.clarifier": "Модератор не смог подготовить вопросы",
     "role.clarifier.after": " Совет продолжает без них.",
@@ -221,7 +217,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "phase.reopen": "Возобновлённые дебаты: ",
     "phase.retry": "Продолжение: ",
     "fallback.model_unavailable": "она недоступна",
-    "fallback.no_consent": "её нельзя использовать (нет согласия)",
+    "fallback.no_consent": "у Council нет разрешения её использовать",
     "fallback.model_failed": "она дала сбой",
     "cost.on": "{count} на {label}",
     "cost.fewer_cycles": "меньше циклов дебатов (было {before})",
@@ -289,7 +285,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "consensus.none": "без большинства",
     # --- the transcript (present/transcript) -----------------------------------------------------------------------
     "transcript.session": "Сессия совета",
-    "transcript.header": "_Сессия совета {session} · {date} UTC · {status}_",
+    "transcript.header": "_Сессия совета · {date} UTC · {status}_",
     "state.created": "создана",
     "state.clarifying": "уточнение",
     "state.debating": "дебаты",
@@ -325,7 +321,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cli.stopped": "совет остановился, не закончив",
     # --- buttons and followups the chat shows (protocol TurnResult.labels) -----------------------------------------
     "label.skip": "Пропустить",
-    "label.skip_tooltip": "Пропустить этот вопрос",
+    "label.skip_tooltip": "Совет запишет вместо ответа указанное допущение",
     "label.answer_tooltip": "Ответить этим вариантом",
     "label.skip_question": "Пропустить этот вопрос",
     "label.skip_all": "Пропустить все вопросы",

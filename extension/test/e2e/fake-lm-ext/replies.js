@@ -93,17 +93,25 @@ function replyFor(title, messages, who, schema) {
       return {
         needs_clarification: true,
         reason: 'team size and timeline change the advice',
+        candidates: ['Extract one service first', 'Split now', 'Keep the monolith'],
         questions: [
           {
             question: 'How large is the engineering team that owns the monolith?',
             target_ambiguity: 'scope',
-            choices: ['Under 10 engineers', '10 to 50 engineers', 'Over 50 engineers'],
+            choices: [
+              { answer: 'Under 10 engineers', favours: 'C' },
+              { answer: '10 to 50 engineers', favours: 'A' },
+              { answer: 'Over 50 engineers', favours: 'B' },
+            ],
             default_assumption: 'A team of about 20 engineers owns the monolith.',
           },
           {
             question: 'What is driving the timeline for this quarter?',
             target_ambiguity: 'timeline',
-            choices: ['A scaling incident', 'A product launch'],
+            choices: [
+              { answer: 'A scaling incident', favours: 'B' },
+              { answer: 'A product launch', favours: 'C' },
+            ],
             default_assumption: 'There is no hard deadline this quarter.',
           },
         ],

@@ -1,0 +1,50 @@
+"""``council ask`` shows what the answer rests on (issue 20): the Devil's Advocate's counterpoints among the risks
+after one repair of a reply without them, what the answer hinges on and what the debate changed — in the printed
+answer and in ``--json``'s snapshot."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import PROBLEM, run_council
+
+FAST = ("--provider", "scripted", "--no-embeddings")
+COUNCIL = "Software Architect,Senior Developer,Devil's Advocate"
+DEVIL = "Devil's Advocate"
+COUNTERPOINT = "A split doubles the on-call load of a team of four."
+FIRST = {"position": "Devil's Advocate prefers option B.", "summary": [f"s{i}" for i in range(5)],
+         "advice": [f"a{i}" for i in range(5)], "risks": [COUNTERPOINT], "assumptions": [], "questions": [],
+         "next_steps": [f"n{i}" for i in range(5)], "confidence": "medium", "confidence_rationale": "scripted",
+         "vote_confidence": 0.9, "continue_debate": True}
+SCRIPT = {"rules": [  # the Devil's Advocate's first reply has no counterpoints; its repair does
+    {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1}, "times": 1, "reply": {**FIRST, "risks": []}},
+    {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1}, "reply": FIRST},
+    {"when": {"schema": "PersonaReply", "purpose": DEVIL},
+     "reply": {**FIRST, "option_id": "B", "changed_position": False, "change_reason": ""}}]}
+
+
+def ask(script_file, *extra: str):
+    r = run_council("ask", *FAST, "--script", script_file(SCRIPT), "--yes", "--personas", COUNCIL,
+                    "--max-cycles", "2", *extra, PROBLEM)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def test_json_snapshot_carries_counterpoints_in_the_risks_the_hinges_and_the_debate(script_file):
+    session = json.loads(ask(script_file, "--json").stdout)["session"]
+    devil = next(x for x in session["responses"] if x["persona"] == DEVIL and x["cycle"] == 1)
+    assert devil["risks"] == [COUNTERPOINT] and devil["note"] == "repaired after one retry"
+    syn = session["synthesis"]
+    assert COUNTERPOINT in syn["risksTradeoffs"]
+    goal = session["assumptionLog"][0]  # --yes: every question skipped; the scripted chair hinges on the first
+    assert [(h["assumptionId"], h["questionId"]) for h in syn["hinges"]] == [
+        (goal["assumptionId"], goal["relatedQuestionId"])]
+    assert syn["debate"]["verdict"] == "confirmed" and syn["debate"]["firstCounts"] == {"A": 2, "B": 1}
+
+
+def test_printed_answer_says_what_it_hinges_on_and_what_the_debate_changed(script_file):
+    out = ask(script_file).stdout
+    assert "What the debate changed" in out and "The debate confirmed the first vote" in out
+    assert "What the answer hinges on" in out and "If not, the council would recommend" in out
+    risks = out.split("Risks and trade-offs", 1)[1].split("Next steps", 1)[0]
+    assert COUNTERPOINT in risks

@@ -1,0 +1,68 @@
+"""What the answer rests on, over real JSON-RPC (issue 20): the Devil's Advocate rule in a chat session (a reply
+without counterpoints is repaired once; its counterpoints reach the synthesis's risks, not only the dissent), the
+assumptions the answer hinges on with a revisit offer each, and what the debate changed — in the answer, the
+snapshot and the transcript."""
+
+from __future__ import annotations
+
+from .conftest import PROBLEM, persona_reply
+
+COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
+DEVIL = "Devil's Advocate"
+COUNTERPOINT = "A split doubles the on-call load of a team of four."
+INDEPENDENT = ("changed_position", "change_reason")
+
+
+def first_reply(**over) -> dict:
+    return {k: v for k, v in persona_reply(**over).items() if k not in INDEPENDENT}
+
+
+def devil_needs_a_repair() -> dict:
+    """The Devil's Advocate's first reply has no counterpoints; the repair (and every later reply) has one."""
+    return {"rules": [
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1}, "times": 1,
+         "reply": first_reply(position="Devil's Advocate prefers option B.", risks=[], vote_confidence=0.9)},
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1},
+         "reply": first_reply(position="Devil's Advocate prefers option B.", risks=[COUNTERPOINT],
+                              vote_confidence=0.9)},
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL},
+         "reply": persona_reply(option_id="B", risks=[COUNTERPOINT], continue_debate=False)},
+    ]}
+
+
+async def test_chat_devils_advocate_without_counterpoints_is_repaired_and_they_reach_the_risks(sidecar):
+    async with sidecar(script=devil_needs_a_repair(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+    devil = [x for x in snap["responses"] if x["persona"] == DEVIL]
+    assert [x["risks"] for x in devil] == [[COUNTERPOINT], [COUNTERPOINT]] and not devil[0]["abstained"]
+    assert devil[0]["note"] == "repaired after one retry"
+    assert snap["metadata"]["models"][DEVIL]["calls"] == 3  # cycle 1, its repair, cycle 2
+    assert COUNTERPOINT in snap["synthesis"]["risksTradeoffs"]
+    risks = r["finalAnswer"].split("### Risks and trade-offs", 1)[1].split("###", 1)[0]
+    assert f"- {COUNTERPOINT}" in risks  # in the synthesis's risks, not only in "Dissent"
+
+
+async def test_chat_answer_marks_its_hinges_offers_revisits_and_says_what_the_debate_changed(sidecar):
+    async with sidecar(args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL}})
+        sid, asked = r["sessionId"], r["question"]
+        r = await sc.call("council/turn", {"sessionId": sid, "text": "", "command": "skipAll"})
+        assert r["status"] == "completed"
+        got = await sc.call("council/snapshot", {"sessionId": sid})
+    snap, transcript = got["session"], got["transcriptMarkdown"]
+    # the scripted chair says the recommendation hinges on the first assumption: the first question's
+    goal = snap["assumptionLog"][0]
+    hinge = snap["synthesis"]["hinges"]
+    assert hinge == [{"assumptionId": goal["assumptionId"], "assumption": goal["assumption"],
+                      "questionId": asked["questionId"], "criticality": "high",
+                      "ifFalse": "Wait until more information is available."}]
+    assert r["revisit"] == [{"questionId": asked["questionId"], "label": f"Revisit: {goal['assumption']}"}]
+    assert f"1. **{goal['assumption']}** If not, the council would recommend: Wait until" in r["finalAnswer"]
+    # the scripted council votes A, A, B in both rounds: the debate confirmed the first vote
+    debate = snap["synthesis"]["debate"]
+    assert debate["verdict"] == "confirmed" and debate["firstWinner"] == debate["finalWinner"] == "A"
+    assert debate["moves"] == [] and debate["conformityFlags"] == 0
+    line = "The debate confirmed the first vote: **A · Staged approach** won both (A 2 · B 1 → A 2 · B 1)."
+    assert line in r["finalAnswer"] and line in transcript and "### What the answer hinges on" in transcript

@@ -1,0 +1,138 @@
+"""Questions that change the answer (issue 20): the clarifier plans what hangs on each question, and only questions
+whose likely answers favour different courses are asked, the most decisive first; when none would change the
+recommendation the council goes straight to the debate and says why in one line."""
+
+from __future__ import annotations
+
+import pytest
+from unit_helpers import rule
+
+from council.cli.render import choices
+from council.protocol.methods import Awaiting, SessionOptions, TurnParams
+from council.session.clarifier import decisiveness
+from council.session.entities import SessionStatus as S
+
+PROBLEM = "Should we split our monolith into services this quarter?"
+CANDIDATES = ["Split now", "Extract one service first", "Keep the monolith"]
+
+
+def question(text: str, *favours: str, ambiguity: str = "scope") -> dict:
+    return {"question": text, "target_ambiguity": ambiguity, "default_assumption": f"Assumed for: {text}",
+            "choices": [{"answer": f"{text[:20]} answer {i}", "favours": f} for i, f in enumerate(favours, 1)]}
+
+
+def plan(*questions: dict, candidates: list[str] | None = None) -> dict:
+    return rule("ClarifierReply", {"needs_clarification": True, "reason": "it depends",
+                                   "candidates": CANDIDATES if candidates is None else candidates,
+                                   "questions": list(questions)})
+
+
+SPLITS = question("How large is the team that owns it?", "A", "B", "C")  # every answer favours another course
+HALF = question("Is there a launch this quarter?", "A", "B", "B", ambiguity="timeline")  # two of three agree
+SAME = question("Which cloud do you use today?", "B", "B", "B", ambiguity="context")  # all favour B: no matter
+NO_LEAN = question("What do you call the service?", "none", "none", ambiguity="context")
+
+
+async def start(h, **opts):
+    return await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(**opts)))
+
+
+def test_decisiveness_is_the_share_of_answer_pairs_that_favour_different_courses():
+    assert decisiveness(["A", "B"]) == 1.0 and decisiveness(["A", "B", "C"]) == 1.0
+    assert decisiveness(["A", "B", "B"]) == pytest.approx(2 / 3, abs=1e-3)
+    assert decisiveness(["B", "B", "B"]) == 0.0 and decisiveness([None, None]) == 0.0
+    assert decisiveness(["A", None]) == 0.0 and decisiveness(["A"]) == 0.0
+
+
+async def test_a_question_whose_answers_split_the_options_is_asked_one_whose_answers_agree_is_not(make_service):
+    h = make_service({"rules": [plan(SAME, SPLITS)]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert res.awaiting is Awaiting.ANSWER and res.question.question == SPLITS["question"]
+    assert [q.question for q in s.questions + s.planned_questions] == [SPLITS["question"]]
+    stakes = res.question.stakes
+    assert stakes is not None and stakes.candidates == CANDIDATES and stakes.decisiveness == 1.0
+    assert [(x.choice, x.favours) for x in stakes.leans] == [
+        (c["answer"], name) for c, name in zip(SPLITS["choices"], CANDIDATES, strict=True)]
+    assert [q.question for q in s.unasked_questions] == [SAME["question"]]
+    assert s.unasked_questions[0].stakes.decisiveness == 0.0
+    dropped = h.of(res.session_id, "questions.dropped")
+    assert len(dropped) == 1 and dropped[0]["asked"] == 1 and dropped[0]["reason"] == "not_decisive"
+    assert SAME["question"] in dropped[0]["markdown"] and "“Extract one service first”" in dropped[0]["markdown"]
+    asked = h.of(res.session_id, "question.asked")[0]
+    listed = choices(asked)  # the choices are the client's layout (council ask's numbered list), with what each favours
+    assert "— _favours Split now_" in listed and "— _favours Keep the monolith_" in listed
+    assert "favours" not in asked["markdown"]
+
+
+async def test_the_most_decisive_question_is_asked_first(make_service):
+    h = make_service({"rules": [plan(HALF, SAME, SPLITS)]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert [q.question for q in s.questions + s.planned_questions] == [SPLITS["question"], HALF["question"]]
+    assert [q.sequence_in_round for q in s.questions + s.planned_questions] == [1, 2]
+    assert s.questions[0].stakes.decisiveness > s.planned_questions[0].stakes.decisiveness > 0
+
+
+async def test_when_no_question_would_change_the_answer_the_council_debates_at_once_and_says_why(make_service):
+    h = make_service({"rules": [plan(SAME, NO_LEAN)]})
+    res = await start(h, clarify=True)
+    s = h.runtime(res.session_id).session
+    assert res.status is S.COMPLETED and not s.questions and not s.planned_questions
+    assert s.clarification_rounds == 0 and [q.question for q in s.unasked_questions] == [SAME["question"],
+                                                                                          NO_LEAN["question"]]
+    dropped = h.of(res.session_id, "questions.dropped")
+    assert len(dropped) == 1 and dropped[0]["asked"] == 0
+    line = dropped[0]["markdown"]
+    assert line.count("\n") == 2 and line.startswith("_No clarifying questions:")  # one line (and a blank)
+    assert "straight to the debate" in line and SAME["question"] in line
+    to_debate = next(e for e in h.of(res.session_id, "status.changed") if e["status"] == "debating")
+    assert to_debate["reason"] == "no question would change the recommendation"
+    kinds = [e["type"] for e in h.of(res.session_id)]
+    assert kinds.index("questions.dropped") < kinds.index("cycle.started")  # said before the debate begins
+
+
+async def test_a_clear_request_says_so_in_one_line(make_service):
+    h = make_service({"rules": [rule("ClarifierReply", {"needs_clarification": False, "reason": "clear",
+                                                        "questions": []})]})
+    res = await start(h)
+    dropped = h.of(res.session_id, "questions.dropped")
+    assert res.status is S.COMPLETED and len(dropped) == 1 and dropped[0]["reason"] == "clear"
+    assert dropped[0]["markdown"].startswith("_No clarifying questions:")
+
+
+async def test_a_plan_that_names_an_unknown_candidate_is_repaired_once(make_service):
+    bad = plan(question("How large is the team that owns it?", "A", "D"), candidates=CANDIDATES[:2])
+    h = make_service({"rules": [{**bad, "times": 1}, plan(SPLITS)]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert res.question.question == SPLITS["question"]
+    assert s.metadata.models["clarifier"].calls == 2  # the plan and its one repair
+
+
+async def test_a_choice_that_names_its_candidate_instead_of_the_letter_is_understood(make_service):
+    named = question("How large is the team that owns it?", "split now", "Keep the monolith")
+    h = make_service({"rules": [plan(named)]})
+    res = await start(h)
+    assert [x.favours for x in res.question.stakes.leans] == ["Split now", "Keep the monolith"]
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1
+
+
+async def test_a_plan_without_candidates_is_repaired_once_then_the_council_goes_ahead(make_service):
+    h = make_service({"rules": [plan(SPLITS, candidates=[])]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert res.status is S.COMPLETED and not s.questions
+    assert s.metadata.models["clarifier"].calls == 2
+    notes = [e["message"] for e in h.of(res.session_id, "progress")]
+    assert any("could not prepare questions" in n for n in notes)
+
+
+async def test_more_questions_asks_only_decisive_ones(make_service):
+    h = make_service({"rules": [rule("ClarifierReply", plan(SAME)["reply"], contains="clarification round 2"),
+                                plan(SPLITS)]})
+    res = await start(h)
+    more = await h.service.turn(TurnParams(session_id=res.session_id, text="more questions"))
+    s = h.runtime(res.session_id).session
+    assert "no further questions" in (more.message or "") and s.planned_rounds == 1
+    assert [q.question for q in s.unasked_questions] == [SAME["question"]]
