@@ -38,7 +38,8 @@ async def test_a_persona_whose_model_failed_is_headed_with_the_chat_model(sideca
         assert moved
         text = "".join(e.get("markdown", "") for e in sc.session_events(sid)
                        if e["type"] in ("persona.delta", "persona.completed"))
-        headings = re.findall(r"^#### (.+)$", text, re.M)
+        headings = re.findall(r"^- \*\*(.+?) — ", text, re.M)  # a persona's compact line: "- **name** · _model_ — "
+        headings = [h.replace("**", "") for h in headings]
         assert not [h for h in headings if "Model B" in h], headings
         for persona in moved:
             assert f"{persona} · _Model A_" in headings, headings

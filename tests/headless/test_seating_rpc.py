@@ -67,14 +67,14 @@ async def test_diverse_seating_lands_on_both_models_and_the_text_names_them(side
         assert seated["seating"]["policy"] == "diverse"
         assert "Senior Developer → Beta Two" in seated["markdown"]
         text = "".join(e["markdown"] for e in sc.session_events(r["sessionId"]))
-        assert "#### Senior Developer · _Beta Two_" in text and "#### Software Architect · _Alpha One_" in text
-        assert "🗳️ **Senior Developer** (_Beta Two_) votes" in text
+        assert "- **Senior Developer** · _Beta Two_ — " in text and "- **Software Architect** · _Alpha One_ — " in text
         started = events_of(sc, r["sessionId"], "persona.started")
         assert {e["persona"]: e["modelId"] for e in started}["Senior Developer"] == "beta/two"
         assert set(r["usage"]["byModel"]) == {"Alpha One", "Beta Two"}
         assert r["usage"]["calls"] == len(models.calls) <= r["usage"]["maxCalls"]
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
         assert "#### Senior Developer · _Beta Two_" in snap["transcriptMarkdown"]
+        assert "🗳️ **Senior Developer** (_Beta Two_) votes" in snap["transcriptMarkdown"]
         assert "Senior Developer → Beta Two" in snap["transcriptMarkdown"]
 
 

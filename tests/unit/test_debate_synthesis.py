@@ -56,7 +56,7 @@ class TestCycleSummary:
         b.conclude(1, convergence=conv(leader="A", agreement=0.6667))
         summary = cycle_summary(b.s, 1)
         assert "**After cycle 1:** 3 of 3 advisors gave a position." in summary
-        assert "Votes: A 2 · B 1." in summary
+        assert "Votes: A 2 (Alpha and Beta) · B 1 (Gamma)." in summary
         assert "First vote: **A · Do it** leads with 67% of the weighted vote." in summary
         assert "{" not in summary and "object" not in summary
 
@@ -107,7 +107,7 @@ class TestCycleSummary:
             b.speak(name, 2)
         b.vote("Alpha", "A", 2)
         b.conclude(2, convergence=conv(2, "diverging", "fell", agreement=0.4), )
-        assert "Votes: A 1." in cycle_summary(b.s, 2)
+        assert "Votes: A 1 (Alpha)." in cycle_summary(b.s, 2)  # the voters named: no persona line showed the votes
         assert [v.option_id for v in votes_of(b.s, 1)] == ["B", "B", "B"]
         assert [v.persona for v in votes_of(b.s, 2)] == ["Alpha"]
 
