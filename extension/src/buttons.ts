@@ -6,10 +6,42 @@
  * double-clicking a button can never produce two different keys for one click. The command handler records the
  * click here; the chat handler then takes it when the chat turn that the click opened arrives, and submits it with
  * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
+ *
+ * Their words come from the sidecar, in the session's language (`ChatLabels`: on the session's first event and on
+ * every turn result); `DEFAULT_LABELS` only where the sidecar has sent none yet.
  */
 import { createHash } from 'node:crypto';
-import type { AnswerParams, ClarificationQuestion, TurnCommand } from './wire';
+import type { AnswerParams, ChatLabels, ClarificationQuestion, TurnCommand } from './wire';
 import { TURN_COMMANDS } from './wire';
+
+/** The buttons' words before the sidecar has said any (the sidecar's English catalog, `label.*`). */
+export const DEFAULT_LABELS: ChatLabels = {
+  skip: 'Skip',
+  skipTooltip: 'The council records the assumption it states instead',
+  answerTooltip: 'Answer with this choice',
+  skipQuestion: 'Skip this question',
+  skipAll: 'Skip all questions',
+  skipAllButton: 'Skip all',
+  skipAllTooltip: 'Skip the remaining questions and let the council debate',
+  extendButton: 'Extend debate',
+  extend: 'Extend the debate',
+  retry: 'Retry',
+  retryTooltip: 'Try the step that failed again',
+  resume: 'Resume',
+  resumeTooltip: 'Continue where the council stopped',
+  cancel: 'Cancel session',
+  cancelTooltip: 'End this session',
+  resumeStopped: 'Resume the stopped session',
+  cancelSession: 'Cancel the session',
+  transcript: 'Show transcript',
+  transcriptButton: 'Full positions',
+  transcriptTooltip: "Open the session's transcript: every advisor's full position, cycle by cycle",
+  newQuestion: 'Ask a new question',
+  useAsAnswer: 'Use as my answer',
+  useAsAnswerTooltip: 'Answer the open question with what you wrote',
+  startNew: 'Start a new question',
+  startNewTooltip: 'Ask the council this as a new question',
+};
 
 export const ANSWER_COMMAND = 'council.answerQuestion';
 export const EXTEND_COMMAND = 'council.extendDebate';
@@ -43,8 +75,13 @@ export function answerKey(sessionId: string, questionId: string, action: AnswerA
   return `btn-${action}-${digest.slice(0, 40)}`;
 }
 
-export function answerButtonArgs(q: ClarificationQuestion, action: AnswerAction, choice?: { label: string; value: string }): AnswerButtonArgs {
-  const label = action === 'answer' && choice ? choice.label : action === 'skip' ? 'Skip' : 'Defer';
+export function answerButtonArgs(
+  q: ClarificationQuestion,
+  action: AnswerAction,
+  choice?: { label: string; value: string },
+  labels: ChatLabels = DEFAULT_LABELS,
+): AnswerButtonArgs {
+  const label = action === 'answer' && choice ? choice.label : action === 'skip' ? labels.skip : 'Defer';
   const args: AnswerButtonArgs = {
     sessionId: q.sessionId,
     questionId: q.questionId,
@@ -56,50 +93,40 @@ export function answerButtonArgs(q: ClarificationQuestion, action: AnswerAction,
   return args;
 }
 
-/** The labels of the buttons this module adds (one place, for the translation catalog). */
-export const LABELS = {
-  skip: 'Skip this question',
-  skipTooltip: 'The council records the assumption it states instead',
-  skipAll: 'Skip all',
-  skipAllTooltip: 'Skip the remaining questions and let the council debate',
-  transcript: 'Full positions',
-  transcriptTooltip: "Open the session's transcript: every advisor's full position, cycle by cycle",
-} as const;
-
 /**
  * The buttons under a question — the only place its choices are shown (the sidecar's markdown does not list them,
  * and no followups repeat them): one per choice, then Skip this question and Skip all. Typing a choice's label or
  * number answers too.
  */
-export function questionButtons(q: ClarificationQuestion): ButtonCommand[] {
+export function questionButtons(q: ClarificationQuestion, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
   const choices = Array.isArray(q.choices) ? q.choices : [];
   const buttons: ButtonCommand[] = choices.map((c) => ({
     command: ANSWER_COMMAND,
     title: c.label,
-    tooltip: `Answer: ${c.label}`,
-    arguments: [answerButtonArgs(q, 'answer', c)],
+    tooltip: labels.answerTooltip,
+    arguments: [answerButtonArgs(q, 'answer', c, labels)],
   }));
   buttons.push({
     command: ANSWER_COMMAND,
-    title: LABELS.skip,
-    tooltip: LABELS.skipTooltip,
-    arguments: [answerButtonArgs(q, 'skip')],
+    title: labels.skipQuestion,
+    tooltip: labels.skipTooltip,
+    arguments: [answerButtonArgs(q, 'skip', undefined, labels)],
   });
-  buttons.push(turnButton(LABELS.skipAll, { command: 'skipAll', text: '' }, LABELS.skipAllTooltip));
+  buttons.push(turnButton(labels.skipAllButton, { command: 'skipAll', text: '' }, labels.skipAllTooltip));
   return buttons;
 }
 
 /** Under the council's answer: the full positions (the transcript), one click away. */
-export function transcriptButton(sessionId: string): ButtonCommand {
-  return { command: 'council.showTranscript', title: LABELS.transcript, tooltip: LABELS.transcriptTooltip, arguments: [sessionId] };
+export function transcriptButton(sessionId: string, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand {
+  return { command: 'council.showTranscript', title: labels.transcriptButton, tooltip: labels.transcriptTooltip, arguments: [sessionId] };
 }
 
-export function extendButton(sessionId: string): ButtonCommand {
-  return { command: EXTEND_COMMAND, title: 'Extend debate', arguments: [{ sessionId }] };
+export function extendButton(sessionId: string, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand {
+  return { command: EXTEND_COMMAND, title: labels.extendButton, arguments: [{ sessionId }] };
 }
 
-export function retryButton(sessionId: string): ButtonCommand {
-  return { command: RETRY_COMMAND, title: 'Retry', tooltip: 'Try the step that failed again', arguments: [{ sessionId }] };
+export function retryButton(sessionId: string, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand {
+  return { command: RETRY_COMMAND, title: labels.retry, tooltip: labels.retryTooltip, arguments: [{ sessionId }] };
 }
 
 export interface TurnButtonArgs {
@@ -123,18 +150,18 @@ export function chatQueryForTurn(args: TurnButtonArgs, participantName = 'counci
 }
 
 /** Under "Stopped": continue where the council stopped, or end the session. */
-export function stoppedButtons(): ButtonCommand[] {
+export function stoppedButtons(labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
   return [
-    turnButton('Resume', { command: 'retry', text: '' }, 'Continue where the council stopped'),
-    turnButton('Cancel session', { command: 'cancel', text: '' }, 'End this session'),
+    turnButton(labels.resume, { command: 'retry', text: '' }, labels.resumeTooltip),
+    turnButton(labels.cancel, { command: 'cancel', text: '' }, labels.cancelTooltip),
   ];
 }
 
 /** Under a text the sidecar thinks is a new problem rather than the answer: keep it as the answer, or ask it anew. */
-export function confirmNewButtons(text: string): ButtonCommand[] {
+export function confirmNewButtons(text: string, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
   return [
-    turnButton('Use as my answer', { command: 'answer', text }, 'Answer the open question with what you wrote'),
-    turnButton('Start a new question', { command: 'new', text }, 'Ask the council this as a new question'),
+    turnButton(labels.useAsAnswer, { command: 'answer', text }, labels.useAsAnswerTooltip),
+    turnButton(labels.startNew, { command: 'new', text }, labels.startNewTooltip),
   ];
 }
 

@@ -1,4 +1,9 @@
-/** The one error path of the extension: known failures become readable chat markdown with the fix; the rest is logged. */
+/**
+ * The one error path of the extension: known failures become readable chat markdown with the fix; the rest is logged.
+ * The sidecar's message is its own (in the session's language); the words around it are the extension's, through
+ * `vscode.l10n` (VS Code's display language).
+ */
+import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
@@ -14,21 +19,25 @@ export function isCancellation(err: unknown): boolean {
   return err instanceof Error && (err.name === 'Canceled' || err.name === 'CancellationError');
 }
 
-const WHAT: Record<ErrorData['code'], string> = {
-  validation: 'The council could not accept that',
-  permission: 'The council was not allowed to do that',
-  internal: 'The council hit a problem',
+const WHAT: Record<ErrorData['code'], () => string> = {
+  validation: () => vscode.l10n.t('The council could not accept that'),
+  permission: () => vscode.l10n.t('The council was not allowed to do that'),
+  internal: () => vscode.l10n.t('The council hit a problem'),
 };
-const FIX: Record<ErrorData['code'], string> = {
-  validation: '',
-  permission: ' Check that Council may use the selected chat model (**Manage Language Model Access**), or configure `council.http.*`.',
-  internal: ' Details are in **Council: Show Logs**.',
+const LOGS = (): string => vscode.l10n.t('Details are in **Council: Show Logs**.');
+const FIX: Record<ErrorData['code'], () => string> = {
+  validation: () => '',
+  permission: () =>
+    ' ' + vscode.l10n.t('Check that Council may use the selected chat model (**Manage Language Model Access**), or configure `council.http.*`.'),
+  internal: () => ` ${LOGS()}`,
 };
+const RESTART = (): string => vscode.l10n.t('Restart Sidecar');
+const SHOW_LOGS = (): string => vscode.l10n.t('Show Logs');
 
 /** A refused or failed request, in plain words, with what to do about it. */
 function sidecarErrorMarkdown(data: ErrorData): string {
   const message = /[.!?]$/.test(data.message) ? data.message : `${data.message}.`;
-  return `> ⚠️ ${WHAT[data.code]}: ${message}${FIX[data.code]}\n\n`;
+  return `> ⚠️ ${WHAT[data.code]()}: ${message}${FIX[data.code]()}\n\n`;
 }
 
 /** Whether trying the same step again may work (an internal failure or a lost sidecar, not a refusal). */
@@ -41,17 +50,17 @@ export function isRetryable(err: unknown): boolean {
 /** Render `err` into the chat response and return a one-line description for the result metadata. */
 export function handleError(err: unknown, stream: ResponseSink): string {
   if (err instanceof SidecarUnavailableError) {
-    stream.markdown(`> ⚠️ The council sidecar is not running: ${err.message}\n\n`);
-    stream.button({ command: 'council.restartSidecar', title: 'Restart Sidecar' });
-    stream.button({ command: 'council.showLogs', title: 'Show Logs' });
+    stream.markdown(`> ⚠️ ${vscode.l10n.t('The council sidecar is not running: {0}', err.message)}\n\n`);
+    stream.button({ command: 'council.restartSidecar', title: RESTART() });
+    stream.button({ command: 'council.showLogs', title: SHOW_LOGS() });
     return err.message;
   }
   if (isConnectionLost(err)) {
     const message = 'the council sidecar stopped while it worked on this, and again after it was restarted';
     log.error(`${message}: ${describeError(err)}`);
-    stream.markdown(`> ⚠️ The council sidecar stopped while it worked on this, and again after it was restarted. Details are in **Council: Show Logs**.\n\n`);
-    stream.button({ command: 'council.restartSidecar', title: 'Restart Sidecar' });
-    stream.button({ command: 'council.showLogs', title: 'Show Logs' });
+    stream.markdown(`> ⚠️ ${vscode.l10n.t('The council sidecar stopped while it worked on this, and again after it was restarted.')} ${LOGS()}\n\n`);
+    stream.button({ command: 'council.restartSidecar', title: RESTART() });
+    stream.button({ command: 'council.showLogs', title: SHOW_LOGS() });
     return message;
   }
   if (err instanceof ResponseError && isErrorData(err.data)) {
@@ -62,10 +71,10 @@ export function handleError(err: unknown, stream: ResponseSink): string {
   const message = describeError(err);
   log.error(err instanceof Error ? err : message);
   if (err instanceof ResponseError) {
-    stream.markdown(`> ⚠️ The council sidecar failed (${err.code}): ${message}. Details are in **Council: Show Logs**.\n\n`);
+    stream.markdown(`> ⚠️ ${vscode.l10n.t('The council sidecar failed ({0}): {1}.', err.code, message)} ${LOGS()}\n\n`);
   } else {
-    stream.markdown(`> ⚠️ Something went wrong: ${message}. Details are in **Council: Show Logs**.\n\n`);
+    stream.markdown(`> ⚠️ ${vscode.l10n.t('Something went wrong: {0}.', message)} ${LOGS()}\n\n`);
   }
-  stream.button({ command: 'council.showLogs', title: 'Show Logs' });
+  stream.button({ command: 'council.showLogs', title: SHOW_LOGS() });
   return message;
 }

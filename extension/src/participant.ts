@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
-import { questionButtons, retryButton, transcriptButton } from './buttons';
+import { DEFAULT_LABELS, questionButtons, retryButton, transcriptButton } from './buttons';
 import type { CouncilClient } from './client';
 import { earlierReplies, lastReplyInterrupted } from './earlier';
 import { handleError, isCancellation, isRetryable } from './errors';
@@ -21,11 +21,12 @@ import { openTranscript } from './transcript';
 import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
+import { NOTES, WORDS } from './notes';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions, usesChatModel } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
-import type { Awaiting, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
+import type { Awaiting, ChatLabels, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
 import { mapCommand, revisitTarget, withoutRepeatedMention } from './slashCommands';
 
@@ -45,6 +46,8 @@ export interface CouncilResultMetadata {
   problem?: string;
   /** The session is stopped (paused): Resume continues it. */
   stopped?: boolean;
+  /** The buttons' and followups' words in the session's language (the sidecar's). */
+  labels?: ChatLabels;
   /** The skipped questions behind the assumptions the answer hinges on (most critical first): revisit followups. */
   revisit?: RevisitOffer[];
 }
@@ -139,19 +142,6 @@ export interface ParticipantDeps {
   models?: ChatModels;
 }
 
-const EXAMPLE = 'Should we split our monolith into services this quarter?';
-const NEW_QUESTION = 'Type your new question: the council starts a new session for it (the earlier session stays as it is).\n';
-
-/** What only the extension can know (the sidecar that would write it is gone). */
-const NOTES = {
-  restarted: '> ↻ The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.\n\n',
-  unknown:
-    '> ℹ️ The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new ' +
-    'session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.\n\n',
-  expired: '> ℹ️ The earlier council session expired, so this starts a new session.\n\n',
-  interrupted: '> ⚠️ The previous reply was interrupted: VS Code was reloaded while the council was still writing it, so it is incomplete.\n\n',
-};
-
 export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler {
   return async (rawRequest, context, stream, token): Promise<CouncilChatResult | NewQuestionResult> => {
     const request = withoutRepeatedMention(rawRequest);
@@ -163,17 +153,17 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     }
     if (request.command === 'review') return reviewTurn(deps, request, stream, token, chooseModel);
     if (!request.prompt.trim() && command === 'new') {
-      stream.markdown(NEW_QUESTION); // the question typed next starts a session, not a follow-up of this one
+      stream.markdown(WORDS.newQuestion()); // the question typed next starts a session, not a follow-up of this one
       return { metadata: { newQuestion: true } };
     }
     if (!request.prompt.trim() && !request.command) {
-      stream.markdown(`Ask the council a hard question, for example: _${EXAMPLE}_\n`);
+      stream.markdown(WORDS.askExample());
       return previous ? { metadata: { ...previous, awaiting: 'nothing' } } : {};
     }
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
     const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID));
-    const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
+    const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`), previous?.labels);
     const notices = new Set<string>();
     const note = (md: string): void => {
       if (notices.has(md)) return;
@@ -183,7 +173,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
-    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted);
+    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted());
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
@@ -220,7 +210,7 @@ async function outgoingTurn(
   const base = {
     text: text.trim().slice(0, MAX_TEXT),
     references: await collectReferences(request.references, settings.referencesMaxChars, deps.references),
-    options: sessionOptions(settings, model?.name),
+    options: sessionOptions(settings, model?.name, vscode.env.language),
     client: caps,
     ...(command ? { command } : {}),
     ...revisitTarget(command, request.prompt),
@@ -238,7 +228,7 @@ function recoveryHooks(
     send: () => outgoing.send(token),
     onRestarted: () => {
       turn.resetOrder();
-      note(NOTES.restarted);
+      note(NOTES.restarted());
     },
     onUnknownSession: (why) => {
       log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
@@ -246,7 +236,7 @@ function recoveryHooks(
       turn.sessionId = undefined;
       turn.proposedSessionId = outgoing.proposedSessionId;
       turn.resetOrder();
-      note(NOTES[why]);
+      note(NOTES[why]());
       return true;
     },
   };
@@ -262,16 +252,22 @@ function failed(
   previous: CouncilResultMetadata | undefined,
 ): CouncilChatResult {
   const base: CouncilResultMetadata | undefined = sessionId
-    ? { sessionId, status: state.status ?? previous?.status ?? 'created', awaiting: 'nothing', ...(previous?.problem ? { problem: previous.problem } : {}) }
+    ? {
+        sessionId,
+        status: state.status ?? previous?.status ?? 'created',
+        awaiting: 'nothing',
+        ...(previous?.problem ? { problem: previous.problem } : {}),
+        ...(state.labels ?? previous?.labels ? { labels: state.labels ?? previous?.labels } : {}),
+      }
     : undefined;
   if (token.isCancellationRequested || isCancellation(err)) {
     // Stop pauses: the sidecar's `session.stopped` event said so (with Resume / Cancel); say it when it could not.
-    if (!state.stopped && state.status !== 'cancelled') stream.markdown('\n\n_Stopped._\n');
+    if (!state.stopped && state.status !== 'cancelled') stream.markdown(WORDS.stopped());
     if (!base) return {};
     return { metadata: state.status === 'cancelled' ? { ...base, status: 'cancelled' } : { ...base, stopped: true } };
   }
   const message = handleError(err, stream);
-  if (base && isRetryable(err)) stream.button(retryButton(base.sessionId));
+  if (base && isRetryable(err)) stream.button(retryButton(base.sessionId, base.labels));
   return base ? { metadata: { ...base, error: message }, errorDetails: { message } } : { errorDetails: { message } };
 }
 
@@ -308,11 +304,11 @@ function pendingQuestion(result: TurnResult): ClarificationQuestion | undefined 
  * turn, the final answer if this turn finished the council but its event was not printed, and the metadata.
  */
 function finish(result: TurnResult, state: TurnState, stream: vscode.ChatResponseStream, problem: string | undefined): CouncilChatResult {
-  if (result.duplicate) stream.markdown('_That answer was already submitted._\n\n');
+  if (result.duplicate) stream.markdown(WORDS.duplicate());
   if (result.message) stream.markdown(block(result.message));
   const question = pendingQuestion(result);
   if (question && !state.confirming && state.question?.questionId !== question.questionId) {
-    for (const b of questionButtons(question)) stream.button(b);
+    for (const b of questionButtons(question, result.labels ?? state.labels)) stream.button(b);
   }
   const answered = state.finalAnswer || (!!result.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent));
   if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
@@ -322,7 +318,7 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   if (spent) stream.markdown(spent);
   // The full positions one click from the answer; last in the response (VS Code 1.139 folds the parts above a
   // markdown part that follows a button into a collapsed "Completed N steps", which would hide the answer).
-  if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId));
+  if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId, result.labels ?? state.labels));
   if (!result.sessionId) return {};
   const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing', ...(question ? { question: question.question.slice(0, 2000) } : {}) };
   if (question) {
@@ -331,6 +327,8 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
   if (result.stopped) metadata.stopped = true;
+  const labels = result.labels ?? state.labels;
+  if (labels) metadata.labels = labels;
   if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, 3); // the most critical three
   if (problem) metadata.problem = problem.slice(0, 2000);
   return { metadata };
@@ -343,13 +341,13 @@ async function showTranscript(
   token: vscode.CancellationToken,
 ): Promise<CouncilChatResult> {
   if (!sessionId) {
-    stream.markdown('There is no council session in this conversation yet.\n');
+    stream.markdown(WORDS.noSession());
     return {};
   }
   try {
     const { status } = await openTranscript(client, sessionId, token); // a read-only preview titled by the question
-    stream.markdown('_The transcript is open in a preview._\n');
-    stream.button({ command: 'council.showTranscript', title: 'Open the transcript again', arguments: [sessionId] });
+    stream.markdown(WORDS.transcriptOpen());
+    stream.button({ command: 'council.showTranscript', title: WORDS.openTranscriptAgain(), arguments: [sessionId] });
     return { metadata: { sessionId, status, awaiting: status === 'clarifying' ? 'answer' : 'nothing' } };
   } catch (err) {
     return { metadata: { sessionId, status: 'created', awaiting: 'nothing', error: handleError(err, stream) } };
@@ -362,17 +360,18 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   if (!isCouncilMetadata(m)) return [];
   // A question's choices, Skip and Skip all are its buttons (each shown once): no followups repeat them.
   if (m.awaiting === 'answer') return [];
+  const l = m.labels ?? DEFAULT_LABELS;
   const out: vscode.ChatFollowup[] = [];
   if (m.stopped) {
     // VS Code shows nothing a stopped response writes after Stop, but it shows these: they say that it stopped.
-    out.push({ prompt: '', command: 'retry', label: 'Resume the stopped session' }, { prompt: '', command: 'cancel', label: 'Cancel the session' });
+    out.push({ prompt: '', command: 'retry', label: l.resumeStopped }, { prompt: '', command: 'cancel', label: l.cancelSession });
   }
   for (const r of m.revisit ?? []) out.push({ prompt: r.questionId, command: 'revisit', label: r.label }); // what the answer hinges on: ask its question again
-  if (m.canExtend) out.push({ prompt: '', command: 'extend', label: 'Extend the debate' });
+  if (m.canExtend) out.push({ prompt: '', command: 'extend', label: l.extend });
   if (m.status === 'completed' || m.status === 'final' || m.status === 'cancelled') {
-    out.push({ prompt: '', command: 'transcript', label: 'Show transcript' });
+    out.push({ prompt: '', command: 'transcript', label: l.transcript });
   }
-  out.push({ prompt: '', command: 'new', label: 'Ask a new question' });
+  out.push({ prompt: '', command: 'new', label: l.newQuestion });
   return out;
 }
 

@@ -7,14 +7,15 @@
  * the files of `evidence.gathered` as chat references (clickable), and `progress` messages as the transient progress line — but only until
  * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
  * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
- * a payload into text (the line under the answer is the sidecar's too: `TurnResult.usage.markdown`).
+ * a payload into text: even the buttons' words are the sidecar's (`ChatLabels`, in the session's language, from the
+ * session's first event or the previous turn's result), and so is the line under the answer (`TurnResult.usage.markdown`).
  */
 import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
 import { confirmNewButtons, extendButton, questionButtons, retryButton, stoppedButtons } from './buttons';
 import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
-import type { ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
+import type { ChatLabels, ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
 
 /** The part of vscode.ChatResponseStream the renderer uses. */
 export interface ResponseSink {
@@ -42,6 +43,8 @@ export interface TurnState {
   /** The session was stopped (paused) in this turn and not resumed since (Resume / Cancel are shown). */
   stopped: boolean;
   errors: number;
+  /** The buttons' words in the session's language (the sidecar's), once known. */
+  labels?: ChatLabels;
 }
 
 export class EventRenderer {
@@ -49,7 +52,13 @@ export class EventRenderer {
   private printed = false;
   private readonly referenced = new Set<string>();
 
-  constructor(private readonly out: ResponseSink, private readonly onUnknown: (type: string) => void = () => {}) {}
+  constructor(
+    private readonly out: ResponseSink,
+    private readonly onUnknown: (type: string) => void = () => {},
+    labels?: ChatLabels,
+  ) {
+    if (labels) this.state.labels = labels;
+  }
 
   /** A note of the extension's own in this response (it counts as printed: no progress line after it). */
   note(markdown: string): void {
@@ -76,17 +85,20 @@ export class EventRenderer {
       case 'progress':
         if (!this.printed && typeof event.message === 'string' && event.message !== '') this.out.progress(event.message);
         return;
+      case 'personas.selected':
+        if (event.labels) this.state.labels = event.labels;
+        return;
       case 'question.asked':
         this.state.question = event.question;
-        for (const b of questionButtons(event.question)) this.out.button(b);
+        for (const b of questionButtons(event.question, this.state.labels)) this.out.button(b);
         return;
       case 'question.confirmNew':
         this.state.confirming = true;
-        for (const b of confirmNewButtons(event.text)) this.out.button(b);
+        for (const b of confirmNewButtons(event.text, this.state.labels)) this.out.button(b);
         return;
       case 'session.stopped':
         this.state.stopped = true;
-        for (const b of stoppedButtons()) this.out.button(b);
+        for (const b of stoppedButtons(this.state.labels)) this.out.button(b);
         return;
       case 'session.resumed':
         this.state.stopped = false;
@@ -96,7 +108,7 @@ export class EventRenderer {
         return;
       case 'debate.limitReached':
         this.state.canExtend = event.canExtend;
-        if (event.canExtend) this.out.button(extendButton(event.sessionId));
+        if (event.canExtend) this.out.button(extendButton(event.sessionId, this.state.labels));
         return;
       case 'final.answer':
         this.state.finalAnswer = true; // its Full positions button ends the response (participant.finish)
@@ -106,7 +118,7 @@ export class EventRenderer {
         return;
       case 'error':
         this.state.errors++;
-        if (event.retryable) this.out.button(retryButton(event.sessionId));
+        if (event.retryable) this.out.button(retryButton(event.sessionId, this.state.labels));
         return;
       default:
         return;
@@ -120,4 +132,3 @@ export class EventRenderer {
     this.out.reference(vscode.Uri.parse(uri));
   }
 }
-

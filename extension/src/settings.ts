@@ -32,7 +32,11 @@ export interface CouncilSettings {
   models: ModelsSetting;
   /** The session's budget of model calls (undefined: no budget). */
   maxModelCalls?: number;
+  /** `council.language`: the language the council writes in; `auto`: the question's (else VS Code's display language). */
+  language: LanguageSetting;
 }
+
+export type LanguageSetting = 'auto' | NonNullable<SessionOptions['language']>;
 
 /** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
 export interface ConfigReader {
@@ -96,6 +100,7 @@ export function readSettings(config: ConfigReader): CouncilSettings {
     transcriptsDirectory: str(config.get('transcripts.directory')),
     models: modelsSetting(config.get('models')),
     maxModelCalls: int(config.get('maxModelCalls'), OPTION.maxModelCalls.minimum, OPTION.maxModelCalls.maximum, undefined),
+    language: pick(config.get('language'), ['auto', 'en', 'ru'], 'auto'),
   };
 }
 
@@ -103,10 +108,14 @@ export function readSettings(config: ConfigReader): CouncilSettings {
  * The per-session options sent with every turn (honoured by the sidecar when the turn starts a session).
  * `chatModel`: the chat's model will serve this session, so the `client` provider is requested explicitly
  * (a configured default provider would otherwise win over it), with `council.models` as the seating on the user's
- * chat models. `council.maxModelCalls` is the session's budget whichever model answers.
+ * chat models. `council.maxModelCalls` is the session's budget whichever model answers. `uiLanguage` (VS Code's
+ * display language, `vscode.env.language`) is the session's language when `council.language` is `auto` and the
+ * question does not tell.
  */
-export function sessionOptions(s: CouncilSettings, chatModel?: string): SessionOptions {
+export function sessionOptions(s: CouncilSettings, chatModel?: string, uiLanguage?: string): SessionOptions {
   const options: SessionOptions = { depth: s.depth, clarify: s.clarify };
+  if (s.language !== 'auto') options.language = s.language;
+  if (uiLanguage) options.uiLanguage = uiLanguage.slice(0, OPTION.uiLanguage.maxLength);
   if (s.maxCycles !== undefined) options.maxCycles = s.maxCycles;
   if (s.maxPersonas !== undefined) options.maxPersonas = s.maxPersonas;
   if (s.personas.length > 0) options.personas = s.personas;

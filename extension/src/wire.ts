@@ -136,6 +136,7 @@ export const LIMITS = {
     userId: { maxLength: 80 },
     models: { maxItems: 12 },
     maxModelCalls: { minimum: 3, maximum: 1000 },
+    uiLanguage: { maxLength: 35 },
   },
   ClientModel: {
     id: { minLength: 1, maxLength: 300 },
@@ -209,6 +210,10 @@ export interface TurnResult {
   usage?: CallUsage;
   /** Once the answer is given: the questions behind the assumptions it hinges on, most critical first, to offer as followups. */
   revisit: RevisitOffer[];
+  /** The session's language: every text the sidecar writes for it. */
+  language: 'en' | 'ru';
+  /** The buttons' and followups' words in the session's language (absent when no session exists). */
+  labels?: ChatLabels;
 }
 
 /** `council/answer`: answer, skip or defer one question by id (what a clicked button sends). */
@@ -512,6 +517,8 @@ export interface Progress extends EventBase {
 export interface PersonasSelected extends EventBase {
   type: 'personas.selected';
   selection: PersonaSelection;
+  /** The buttons' words in the session's language (the first event of a session: for the buttons shown before its result). */
+  labels?: ChatLabels;
 }
 
 export interface QuestionAsked extends EventBase {
@@ -925,6 +932,52 @@ export interface CallUsage {
 
 /** What the proposer asks the council to accept. */
 export type ChangeType = 'DECLARE_PASS' | 'FREEZE_SPEC' | 'UPDATE_CONFIG' | 'CODE_REFACTOR';
+
+/** The words of the chat's buttons and followups, in the session's language (print them as they are). */
+export interface ChatLabels {
+  /** The Skip button under a question. */
+  skip: string;
+  skipTooltip: string;
+  /** The tooltip of a choice's button. */
+  answerTooltip: string;
+  /** Followup: skip the open question. */
+  skipQuestion: string;
+  /** Followup: skip every remaining question. */
+  skipAll: string;
+  /** The Skip all button under a question. */
+  skipAllButton: string;
+  skipAllTooltip: string;
+  /** The button under a debate that reached its cycle limit. */
+  extendButton: string;
+  /** Followup: extend the debate. */
+  extend: string;
+  /** The button when every advisor failed. */
+  retry: string;
+  retryTooltip: string;
+  /** The button under a stopped session. */
+  resume: string;
+  resumeTooltip: string;
+  /** The button that cancels a stopped session. */
+  cancel: string;
+  cancelTooltip: string;
+  /** Followup: resume the stopped session. */
+  resumeStopped: string;
+  /** Followup: cancel the session. */
+  cancelSession: string;
+  /** Followup: show the transcript. */
+  transcript: string;
+  /** The button under the answer that opens the full positions. */
+  transcriptButton: string;
+  transcriptTooltip: string;
+  /** Followup: ask a new question. */
+  newQuestion: string;
+  /** Button: the typed text answers the open question. */
+  useAsAnswer: string;
+  useAsAnswerTooltip: string;
+  /** Button: the typed text starts a new session. */
+  startNew: string;
+  startNewTooltip: string;
+}
 
 /** One chat message of a prompt (also what `council/complete` carries to a client's model). */
 export interface ChatMessage {
@@ -1636,6 +1689,10 @@ export interface SessionOptions {
   models?: string[];
   /** The session's budget of model calls, retries included: the council plans fewer cycles or seats to fit and says so (3 is the smallest budget; a council of one needs 2: its answer and the chair's). */
   maxModelCalls?: number;
+  /** The language the council writes in (`en`, `ru`); unset: the question's language, or `uiLanguage` when the question does not tell. */
+  language?: 'en' | 'ru';
+  /** The client's display language (a BCP 47 tag such as `ru` or `en-US`), used when neither `language` nor the question tells; an unsupported one means English. */
+  uiLanguage?: string;
 }
 
 /** Per-session knobs, fixed at creation (extended by `extend debate`). */

@@ -7,6 +7,7 @@ it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, i
 with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
 moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`. The vote a persona
 line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
+Every entry point writes in the session's language (``council.words.speaking``).
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from council.present import clarify, cost, debate, evidence, follow_up, status
 from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
+from council.protocol.language import ChatLabels
 from council.session import records as r
 from council.session.debate import persona_schema
 from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.live_render import limits_of
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
+from council.words import speaking
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,8 @@ class Narrator:
         self._held: dict[str, list[tuple[type[ev.EventBase], dict[str, Any]]]] = {}
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
             r.PersonasSelected: lambda rt, rec: self.emit(
-                rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection)),
+                rt, ev.PersonasSelected, selection=rec.selection, markdown=clarify.selection(rec.selection),
+                labels=ChatLabels.of(language_of(rt))),
             r.QuestionAsked: self._question_asked,
             r.QuestionsDropped: lambda rt, rec: self.emit(
                 rt, ev.QuestionsDropped, questions=rec.questions, reason=rec.reason, asked=rec.asked,
@@ -104,6 +108,10 @@ class Narrator:
 
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
+        with speaking(language_of(rt)):
+            self._recorded(rt, rec, previous)
+
+    def _recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
         if isinstance(rec, r.StatusSet) and previous is not None:
             text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
             if rec.status in TERMINAL:
@@ -117,11 +125,13 @@ class Narrator:
             handler(rt, rec)
 
     def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None:
-        self.emit(rt, ev.Progress, message=status.note(kind, data))
+        with speaking(language_of(rt)):
+            self.emit(rt, ev.Progress, message=status.note(kind, data))
 
     def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
                 persona: str | None, retryable: bool) -> None:
-        text = status.problem(kind, data)
+        with speaking(language_of(rt)):
+            text = status.problem(kind, data)
         plain = text.removeprefix("> ⚠️ ").replace("**", "").strip()
         self.emit(rt, ev.ErrorEvent, code=code, message=plain, persona=persona, retryable=retryable,
                   details={"kind": kind, **_wire(data)}, markdown=text)
@@ -132,8 +142,9 @@ class Narrator:
         if q is not None:
             remaining = len(rt.session.planned_questions)
             again = rt.session.open_revisit is not None
-            self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=again,
-                      markdown=clarify.question(q, remaining, again))
+            with speaking(language_of(rt)):
+                self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=again,
+                          markdown=clarify.question(q, remaining, again))
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
@@ -145,7 +156,8 @@ class Narrator:
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
         text = self._texts.setdefault((rt.session_id, persona, cycle),
                                       PersonaLine(persona, model=_shown_model(rt, persona)))
-        markdown = text.feed(chunk)
+        with speaking(language_of(rt)):
+            markdown = text.feed(chunk)
         if markdown:
             self.emit(rt, ev.PersonaDelta, persona=persona, cycle=cycle, markdown=markdown)
 
@@ -153,15 +165,17 @@ class Narrator:
         current = self._follow_ups.get(rt.session_id)
         if current is None or current[0] != follow_up_id:  # one follow-up runs at a time: a new one replaces
             current = self._follow_ups[rt.session_id] = (follow_up_id, follow_up.live(rt.session.moderator.name))
-        markdown = current[1].feed(chunk)
+        with speaking(language_of(rt)):
+            markdown = current[1].feed(chunk)
         if markdown:
             self.emit(rt, ev.FollowUpDelta, follow_up_id=follow_up_id, markdown=markdown)
 
     # --- what the service asks the user directly ----------------------------------------------------------------
     def confirm_new(self, rt: SessionRuntime, question: ClarificationQuestion, text: str) -> None:
         """Text that reads like a new problem arrived while ``question`` is open: ask the user which it is."""
-        self.emit(rt, ev.QuestionConfirmNew, question_id=question.question_id, text=text,
-                  markdown=clarify.confirm_new(question, text))
+        with speaking(language_of(rt)):
+            self.emit(rt, ev.QuestionConfirmNew, question_id=question.question_id, text=text,
+                      markdown=clarify.confirm_new(question, text))
 
     # --- records ---------------------------------------------------------------------------------------------
     def _follow_up_answered(self, rt: SessionRuntime, rec: r.FollowUpAnswered) -> None:
@@ -252,6 +266,11 @@ class Narrator:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
         self._held.pop(session_id, None)
+
+
+def language_of(rt: SessionRuntime) -> str | None:
+    """The language the session's texts are written in (before the session exists: the one it will have)."""
+    return rt.session.settings.language if rt.created else rt.language
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

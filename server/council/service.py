@@ -1,12 +1,11 @@
 """The sidecar's façade: one method per protocol request, independent of the transport.
 
-It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests
-rather than the domain: idempotency keys, one running turn per session, stopping (``council/stop`` or
-``$/cancelRequest`` on a running turn: the session pauses; on a completed session it stops a running follow-up)
-and cancelling (``council/cancel`` only), and provider problems as readable errors that name their root cause. It
-is also the one place that decides what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the
-one place domain results become wire results. The consult tools (``council.consult``) run their sessions through
-the same :meth:`run_turn`.
+It owns the session store, the provider hub, the engine and the narrator, and enforces what concerns requests rather
+than the domain: idempotency keys, one running turn per session, stopping (``council/stop`` or ``$/cancelRequest`` on a
+running turn: the session pauses; on a completed session it stops a running follow-up) and cancelling
+(``council/cancel`` only), and provider problems as readable errors that name their root cause. It is also the one place
+that decides what a turn means and dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results
+become wire results. The consult tools (``council.consult``) run their sessions through the same :meth:`run_turn`.
 """
 
 from __future__ import annotations
@@ -24,10 +23,10 @@ from council.consult.runner import Asker, Consultant
 from council.errors import CouncilError, from_pydantic, internal_error, root_cause, validation_error
 from council.evidence import WorkspaceTools
 from council.idempotency import KeyedOnce
-from council.narrator import EventSink, Narrator
+from council.narrator import EventSink, Narrator, language_of
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
-from council.present import cost, failures, outcome
+from council.present import failures
 from council.present import status as words
 from council.present.review import decision_markdown, decision_text
 from council.present.transcript import transcript
@@ -61,7 +60,6 @@ from council.protocol.methods import (
     TurnParams,
     TurnResult,
 )
-from council.protocol.seating import CallUsage
 from council.provider_hub import ProviderHub
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
@@ -70,15 +68,17 @@ from council.review.calls import Progress
 from council.seat_requests import drop_unoffered, seat_session, session_pick
 from council.session import records as r
 from council.session.engine import Engine, NewSession
-from council.session.entities import DiscussionStatus, SessionSettings, SessionStatus
+from council.session.entities import SessionSettings, SessionStatus
 from council.session.failure import failure_of
 from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
 from council.session.pause import drop_open_cycle, pause
+from council.session.prompts import session_language
 from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
+from council.turn_result import turn_result
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,9 @@ class CouncilService:
         if rt is None:
             if intent is Intent.PERSONAS:
                 chat = [p.name for p in self.library.all if p.chats]  # review-only roles are not named in chat
-                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat))
+                said = session_language(params.text, params.options.language, params.options.ui_language)
+                return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat, said),
+                                  language=said)
             if params.command is TurnCommand.ANSWER:
                 raise validation_error("no question is waiting for an answer", reason="no_open_question")
             raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)
@@ -177,12 +179,13 @@ class CouncilService:
         opts = params.options
         req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
-                         user_name=opts.user_id or "User",
+                         user_name=opts.user_id or "User", max_model_calls=opts.max_model_calls,
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
-                         max_model_calls=opts.max_model_calls, earlier=params.earlier)
+                         language=session_language(params.text, opts.language, opts.ui_language),
+                         earlier=params.earlier)
         plan = self.engine.plan(req)  # bad input is refused before a session (or an event) exists
-        rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id)
+        rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id, req.language)
 
         async def start() -> str | None:
             rt.note("model", model=default.model, provider=default.id)
@@ -194,13 +197,14 @@ class CouncilService:
             if not rt.created:
                 self.store.discard(rt.session_id)
             raise
-        note = words.reused(rt.earlier, result.message) if rt.earlier else result.message  # after a lost session
+        note = words.reused(rt.earlier, result.message, language_of(rt)) if rt.earlier else result.message
         return result.model_copy(update={"message": note})
 
-    async def seated(self, params: TurnParams, personas: list[str], session_id: str | None):
-        """A new session's runtime with its role → provider function, its seating and the chat's model."""
+    async def seated(self, params: TurnParams, personas: list[str], session_id: str | None, language: str | None):
+        """A new session's runtime (writing in ``language``), its role → provider function, seating and chat model."""
         seating, default = await seat_session(self.hub, self.config, self.engine.library, params, personas)
         rt = self.store.create(session_id)
+        rt.language = language
         rt.pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
         return rt, seating, default
 
@@ -263,19 +267,12 @@ class CouncilService:
             return root
         failure = failure_of(root)
         log.error("session %s failed: %s", rt.session_id, failure.detail, exc_info=root)
-        return internal_error(failures.turn_failed(failure), sessionId=rt.session_id, cause=failure.kind,
-                              status=failure.status, technical=failure.detail, retryable=rt.created)
+        return internal_error(failures.turn_failed(failure, language_of(rt)), sessionId=rt.session_id,
+                              cause=failure.kind, status=failure.status, technical=failure.detail,
+                              retryable=rt.created)
 
     def _result(self, rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
-        s, last = rt.session, rt.session.discussions[-1] if rt.session.discussions else None
-        question = s.active_question if s.status is SessionStatus.CLARIFYING else None  # never after a cancel
-        return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
-                          awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
-                          final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
-                          can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
-                          limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
-                          stopped=s.stopped, usage=CallUsage.of(s).model_copy(update={"markdown": cost.usage(s)}),
-                          revisit=outcome.revisits(s))
+        return turn_result(rt, intent, message)
 
     def mark_cancelled(self, rt: SessionRuntime, reason: str) -> None:
         if rt.created and rt.session.status not in TERMINAL:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from unit_helpers import persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.prompts import detect_language
+from council.session.prompts import detect_language, session_language
 
 ARCH = "Software Architect"
 TRIO = ["Software Architect", "Senior Developer", "Devil's Advocate"]
@@ -63,3 +63,37 @@ async def test_a_russian_request_is_answered_in_russian(make_service):
     provider = next(iter(h.service.hub._cache.values()))
     prompts = [c.messages[0].content for c in provider.calls]
     assert prompts and all("Russian" in p for p in prompts)  # every role: clarifier, personas, moderator, chair
+
+
+def test_the_session_language_is_the_asked_one_else_the_question_s_else_the_client_s():
+    assert session_language("Should we split the monolith?", "ru") == "ru"  # asked for: always
+    assert session_language("Стоит ли делить монолит?", "en") == "en"
+    assert session_language("Стоит ли делить монолит?", None, "en-US") == "ru"  # the question tells
+    assert session_language("Should we split the monolith?", None, "ru") == "en"
+    assert session_language("k8s vs ECS?", None, "ru-RU") == "ru"  # too few words: the display language
+    assert session_language("k8s?", None, "de") == "en"  # one with no catalog: English
+    assert session_language("1234 ???") == "en"
+
+
+async def test_an_english_question_asked_in_russian_is_answered_in_russian(make_service):
+    h = make_service()
+    res, s = await start(h, language="ru")
+    assert s.settings.language == "ru" and res.language == "ru" and res.labels.skip == "Пропустить"
+    provider = next(iter(h.service.hub._cache.values()))
+    assert all("Russian" in c.messages[0].content for c in provider.calls)
+    final = s.final_answer or ""
+    assert final.startswith("## Ответ совета") and "_Ответ дан моделью" in final
+
+
+async def test_a_question_that_does_not_tell_takes_the_client_s_display_language(make_service):
+    h = make_service()
+    res, s = await start(h, text="k8s vs ECS?", ui_language="ru-RU")
+    assert s.settings.language == "ru" and res.labels.new_question == "Задать новый вопрос"
+
+
+async def test_personas_before_any_session_are_listed_in_the_client_s_language(make_service):
+    h = make_service()
+    res = await h.service.turn(TurnParams(command="personas", options=SessionOptions(ui_language="ru")))
+    assert res.language == "ru" and res.message.startswith("Доступные персоны: ")
+    res = await h.service.turn(TurnParams(command="personas"))
+    assert res.language == "en" and res.message.startswith("Available personas: ")

@@ -126,8 +126,8 @@ def test_the_moderator_answer_streams_under_one_heading_then_closes():
     f = answer_record(b, "Why?", "Beta feared the cut-over.\n\nAlpha did not.").follow_up
     rest = follow_up.answered(text, f)
     assert streamed.startswith("#### Moderator\n\nBeta feared")
-    assert streamed + rest == "#### Moderator\n\nBeta feared the cut-over.\n\nAlpha did not.\n\n" + follow_up.CLOSING
-    assert "/extend" in follow_up.CLOSING and "/new" in follow_up.CLOSING
+    assert streamed + rest == "#### Moderator\n\nBeta feared the cut-over.\n\nAlpha did not.\n\n" + follow_up.closing()
+    assert "/extend" in follow_up.closing() and "/new" in follow_up.closing()
     unstreamed = follow_up.answered(follow_up.live("Moderator"), f)  # nothing streamed: all of it at the end
     assert unstreamed == streamed + rest
 

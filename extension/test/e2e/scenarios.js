@@ -1,8 +1,8 @@
 // The paths users take beyond the happy one (issue 9), each in its own chat conversation of the real VS Code:
 // a follow-up after the answer, "Ask a new question" after it, a choice followup after /new, a new question typed
 // while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, a
-// window reload, and (issue 19) seats on the two test models of different vendors, then one of them failing; (issue 21)
-// /cancel said once.
+// window reload, (issue 19) seats on the two test models of different vendors, then one of them failing; (issue 21)
+// /cancel said once, and a Russian session.
 // Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
 // the first thing a person would see wrong.
 'use strict';
@@ -294,6 +294,34 @@ const scenarios = {
     const text = await r.innerText();
     if (!/Moderator/.test(text)) throw new Error(`the kept session did not answer the follow-up: ${text.slice(0, 300)}`);
     expectAbsent(text, /earlier council session is gone/, 'the session was lost in the reload');
+  },
+
+  /**
+   * A Russian question (issue 21): the council writes its own words in Russian — the moderator's heading, the
+   * question's Skip buttons, the answer's heading, the followups and the button after it — and none of the English
+   * ones. (The test model answers in English: only the council's wording is checked.)
+   */
+  async 'a Russian session'(ui, ctx) {
+    await ui.newChat();
+    const asked = await ui.send('@council /new Стоит ли нам разделить монолит на сервисы в этом квартале?');
+    await ui.see(FIRST_Q, asked);
+    await ui.idle();
+    await asked.getByText('Модератор спрашивает').first().waitFor({ timeout: 10_000 });
+    await asked.locator('.monaco-button', { hasText: /^\s*Пропустить этот вопрос\s*$/ }).first().waitFor({ timeout: 10_000 });
+    await asked.locator('.monaco-button', { hasText: /^\s*Пропустить все\s*$/ }).first().waitFor({ timeout: 10_000 });
+    const followups = asked.page().locator('.interactive-followup-reply, .interactive-followup-command');
+    const first = await asked.innerText();
+    expectAbsent(first, /The moderator asks|The council:|If you skip it|^\s*Skip( this question| all)?\s*$/m, 'English council wording in a Russian session');
+    await shotAt(ctx, asked, asked.getByText('Модератор спрашивает').first(), 'russian-question');
+    await ui.click('Пропустить все');
+    await ui.see(/Ответ совета/, undefined, 180_000);
+    await ui.idle();
+    const answer = await (await ui.newest()).innerText();
+    expectAbsent(answer, /The council['’]s answer|Where the council agrees|Next steps|After cycle|The vote|What the debate changed|Model calls|Full positions/, 'English council wording in the Russian answer');
+    await followups.filter({ hasText: 'Задать новый вопрос' }).first().waitFor({ timeout: 10_000 });
+    const shown = (await followups.allInnerTexts()).join(' | ');
+    expectAbsent(shown, /Ask a new question|Show transcript|Skip all questions/, 'English followups in a Russian session');
+    await shotAt(ctx, await ui.newest(), (await ui.newest()).getByText(/Ответ совета/).first(), 'russian-answer');
   },
 };
 

@@ -35,7 +35,7 @@ export class FakeClient implements CouncilClient {
 }
 
 export function turnResult(overrides: Partial<TurnResult> = {}): TurnResult {
-  return { sessionId: SID, intent: 'new_problem', status: 'completed', awaiting: 'nothing', canExtend: false, limitReached: false, stopped: false, duplicate: false, revisit: [], ...overrides };
+  return { sessionId: SID, intent: 'new_problem', status: 'completed', awaiting: 'nothing', canExtend: false, limitReached: false, stopped: false, duplicate: false, language: 'en', revisit: [], ...overrides };
 }
 
 export interface FakeModel {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import * as vscode from 'vscode';
-import { PendingAnswers, transcriptButton } from '../../src/buttons';
+import { DEFAULT_LABELS, PendingAnswers, transcriptButton } from '../../src/buttons';
 import { SidecarUnavailableError } from '../../src/client';
 import { SessionKeeper } from '../../src/keeper';
 import { ChatModels } from '../../src/models';
@@ -239,6 +239,18 @@ describe('chat turn handler', () => {
     assert.deepEqual(stream.buttons.map((b) => b.title), ['Resume', 'Cancel session']);
     assert.equal(result.metadata?.stopped, true);
     assert.deepEqual(followupsFor(result).map((f) => f.label).slice(0, 2), ['Resume the stopped session', 'Cancel the session']);
+  });
+
+  it('the followups and the question’s buttons speak the session’s language (the result’s labels, kept in the metadata)', async () => {
+    const labels = { ...DEFAULT_LABELS, skip: 'Пропустить', skipQuestion: 'Пропустить этот вопрос', skipAllButton: 'Пропустить все', newQuestion: 'Задать новый вопрос' };
+    const q = question('q9');
+    const { handler } = setup(() => turnResult({ intent: 'status', status: 'clarifying', awaiting: 'answer', question: q, language: 'ru', labels }));
+    const { stream, result } = await run(handler, chatRequest('', { command: 'status' }), [responseTurn({ sessionId: SID, status: 'clarifying', awaiting: 'answer' })]);
+    assert.deepEqual(stream.buttons.slice(-2).map((b) => b.title), ['Пропустить этот вопрос', 'Пропустить все']);
+    assert.deepEqual(result.metadata?.labels, labels);
+    assert.deepEqual(followupsFor(result), []); // a question's Skip and Skip all are its buttons only
+    const done = followupsFor({ metadata: { sessionId: SID, status: 'completed', awaiting: 'nothing', labels } });
+    assert.equal(done.at(-1)?.label, 'Задать новый вопрос');
   });
 
   it('sidecar errors become readable markdown and keep the session id', async () => {

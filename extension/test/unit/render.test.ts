@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND } from '../../src/buttons';
+import { ANSWER_COMMAND, DEFAULT_LABELS, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND } from '../../src/buttons';
 import type { WireEvent } from '../../src/protocol';
 import { EventRenderer, MAX_REFERENCES } from '../../src/render';
 import { EVENT_TYPES } from '../../src/wire';
@@ -159,5 +159,36 @@ describe('EventRenderer layout: buttons per event type', () => {
   it('no other event type adds a reference', () => {
     const others = EVENT_TYPES.filter((t) => t !== 'evidence.gathered');
     assert.deepEqual(renderAll(others.map((t) => sample(t))).stream.references, []);
+  });
+});
+
+describe('the buttons speak the session’s language (the sidecar’s ChatLabels)', () => {
+  beforeEach(() => resetSeq());
+  const ru = { ...DEFAULT_LABELS, skip: 'Пропустить', skipQuestion: 'Пропустить этот вопрос', skipAllButton: 'Пропустить все', extendButton: 'Продлить дебаты', retry: 'Повторить', resume: 'Продолжить', cancel: 'Отменить сессию', useAsAnswer: 'Это мой ответ', startNew: 'Начать новый вопрос' };
+
+  it('takes the words from the session’s first event for every button after it', () => {
+    const { stream } = renderAll([
+      sample('personas.selected', { labels: ru }),
+      sample('question.asked', { question: question('q1') }),
+      sample('question.confirmNew'),
+      sample('session.stopped'),
+      sample('debate.limitReached', { canExtend: true }),
+      sample('error', { retryable: true }),
+    ]);
+    const titles = stream.buttons.map((b) => b.title);
+    for (const word of ['Пропустить этот вопрос', 'Пропустить все', 'Это мой ответ', 'Начать новый вопрос', 'Продолжить', 'Отменить сессию', 'Продлить дебаты', 'Повторить']) {
+      assert.ok(titles.includes(word), word);
+    }
+    for (const word of ['Skip this question', 'Skip all', 'Resume', 'Cancel session', 'Extend debate', 'Retry', 'Use as my answer', 'Start a new question']) {
+      assert.ok(!titles.includes(word), word);
+    }
+  });
+
+  it('or from the previous turn’s result (a later turn of the session), else English', () => {
+    const stream = new FakeStream();
+    new EventRenderer(stream, () => {}, ru).render(sample('question.asked', { question: question('q1') }));
+    assert.deepEqual(stream.buttons.slice(-2).map((b) => b.title), ['Пропустить этот вопрос', 'Пропустить все']);
+    const { stream: plain } = renderAll([sample('question.asked', { question: question('q1') })]);
+    assert.deepEqual(plain.buttons.slice(-2).map((b) => b.title), ['Skip this question', 'Skip all']);
   });
 });

@@ -24,6 +24,15 @@ describe('settings', () => {
     assert.deepEqual(sessionOptions(s), { depth: 'deep', clarify: false, personas: ['Ops Architect'] }); // unset caps: the sidecar's defaults
     assert.deepEqual(sessionOptions(s, 'GPT').provider, 'client');
   });
+  it('council.language: auto sends none (the question decides), else the language; VS Code\'s display language as uiLanguage', () => {
+    const auto = readSettings(cfg({}));
+    assert.equal(auto.language, 'auto');
+    assert.equal(sessionOptions(auto, undefined, 'ru').language, undefined);
+    assert.equal(sessionOptions(auto, undefined, 'ru').uiLanguage, 'ru');
+    assert.equal(sessionOptions(readSettings(cfg({ language: 'ru' })), undefined, 'en').language, 'ru');
+    assert.equal(readSettings(cfg({ language: 'klingon' })).language, 'auto');
+    assert.equal(sessionOptions(auto, undefined, 'x'.repeat(80)).uiLanguage?.length, 35);
+  });
   it('council.models and council.maxModelCalls: the seating and the budget of a session', () => {
     const defaults = readSettings(cfg({}));
     assert.equal(defaults.models, 'diverse');

@@ -334,3 +334,12 @@ export const extensions = {
 
 export const env = { appName: 'mock', language: 'en' };
 export const version = '1.95.0';
+
+/** vscode.l10n without a bundle: the English message with its `{0}` arguments filled in. */
+export const l10n = {
+  t(message: string | { message: string; args?: unknown[] }, ...args: unknown[]): string {
+    const text = typeof message === 'string' ? message : message.message;
+    const values = typeof message === 'string' ? args : (message.args ?? []);
+    return text.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < values.length ? String(values[Number(i)]) : m));
+  },
+};

@@ -46,7 +46,9 @@ from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
 from council.present.transcript import written_line
+from council.session.prompts import session_language
 from council.transcripts import transcript_name
+from council.words import speaking, t
 
 
 class Interrupt:
@@ -117,10 +119,6 @@ async def preflight(sc: Sidecar, args: argparse.Namespace) -> None:
         raise AskError(UNAVAILABLE, f"no usable model provider ({detail})")
 
 
-CONFIRM_PROMPT = ("Type 'y' to record it as your answer, or type your answer (ask a new question with a new "
-                  "'council ask'): ")
-
-
 class Asker:
     """One session: the first turn, the question loop, and the outcome."""
 
@@ -129,13 +127,22 @@ class Asker:
         self.style = printer.style
         self.session_id: str | None = None
         self.interactive = not args.yes and sys.stdin.isatty()
+        self.language: str | None = None  # the session's, from its first result: the prompts are in it
+
+    def say(self, key: str) -> str:
+        """A prompt of council ask's, in the session's language."""
+        with speaking(self.language):
+            return t(key)
 
     async def run(self, question: str) -> dict[str, Any]:
+        options = session_options(self.args)  # the session's language, as the sidecar will decide it
+        self.printer.language = session_language(question, options.get("language"), options.get("uiLanguage"))
         try:
-            result = await self.sc.call("council/turn", {"text": question, "options": session_options(self.args)})
+            result = await self.sc.call("council/turn", {"text": question, "options": options})
         except RpcError as err:
             raise rpc_failure(err, starting=True) from None
-        self.session_id = result.get("sessionId")
+        self.session_id, self.language = result.get("sessionId"), result.get("language")
+        self.printer.language = self.language or self.printer.language
         return await self.until_done(result)
 
     async def until_done(self, result: dict[str, Any]) -> dict[str, Any]:
@@ -147,8 +154,8 @@ class Asker:
                     self.printer.line(markdown(result["message"], self.style).rstrip("\n"))
             if not self.interactive or result.get("status") not in ("debating", "final"):
                 return result
-            self.printer.warn(result.get("message") or "the council stopped before it finished")
-            line = await read_line(self.ui, self.style("Type 'retry' to try again, or Enter to stop: ", "bold"))
+            self.printer.warn(result.get("message") or self.say("cli.stopped"))
+            line = await read_line(self.ui, self.style(self.say("cli.retry"), "bold"))
             if not line or line.strip().lower() != "retry":
                 return result
             result = await self.turn({"command": "retry"})
@@ -157,8 +164,7 @@ class Asker:
         """After a capped debate, interactively offer more cycles; the new result, or None."""
         if not (self.interactive and result.get("canExtend") and result.get("limitReached")):
             return None
-        line = await read_line(self.ui, self.style("The debate hit its cycle cap. Type 'extend' to let it "
-                                                   "continue, or Enter to finish: ", "bold"))
+        line = await read_line(self.ui, self.style(self.say("cli.extend"), "bold"))
         if not line or line.strip().lower() not in ("extend", "extend debate"):
             return None
         self.printer.final_markdown = None
@@ -168,7 +174,7 @@ class Asker:
         q = result["question"]
         if not self.interactive:
             return await self.turn({"command": "skipAll"})
-        show_hint(self.ui, self.style, q)
+        show_hint(self.ui, self.style, q, self.language)
         line = await read_line(self.ui, self.style("> ", "bold", "magenta"))
         while True:
             if line is None:  # end of input: let the council assume the rest
@@ -186,7 +192,7 @@ class Asker:
             if result.get("intent") != "confirm_new":
                 return result
             # it read like a new question (the sidecar said so above): 'y' records it, other text answers anew
-            line = await read_line(self.ui, self.style(CONFIRM_PROMPT, "bold"))
+            line = await read_line(self.ui, self.style(self.say("cli.confirm"), "bold"))
             if line is not None and line.strip().lower() in ("y", "yes"):
                 return await self.turn({"command": "answer", "text": text})
 
@@ -275,8 +281,9 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
     if args.json:
         _print_json(out, snap)
     elif args.transcript and snap is not None and snap["session"]["status"] == "completed":
-        out.write("\n" + markdown(written_line(transcript_file(args.transcript, snap["session"])),
-                                  Style.for_stream(out)))
+        with speaking(asker.language):
+            line = written_line(transcript_file(args.transcript, snap["session"]))
+        out.write("\n" + markdown(line, Style.for_stream(out)))
         out.flush()
     return code
 

@@ -5,12 +5,14 @@ checks, and the exit codes (0 done, 2 bad usage, 3 provider or model unavailable
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
 from council.protocol.methods import MAX_MODEL_SPECS
+from council.words import LANGUAGES
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
 
@@ -42,6 +44,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                                   "(diverse, the default) or seat all on the first")
     p.add_argument("--max-calls", type=int, help="budget of model calls, retries included (at least 3): the "
                                                  "council plans fewer cycles or personas to fit and says so")
+    p.add_argument("--language", choices=list(LANGUAGES), help="the language the council writes in (default: the "
+                                                                "question's, else the locale's when it does not tell)")
     p.add_argument("--embeddings", dest="embeddings", action="store_true", default=False,
                    help="let the sidecar warm up sentence-transformers for routing (off by default: a one-shot "
                         "run routes before the warm-up ends, and the warm-up competes with a local model)")
@@ -100,7 +104,21 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
         options["seating"] = args.seating
     if args.max_calls:
         options["maxModelCalls"] = args.max_calls
+    if args.language:
+        options["language"] = args.language
+    ui = locale_language()
+    if ui:
+        options["uiLanguage"] = ui
     return options
+
+
+def locale_language() -> str | None:
+    """The terminal's language from the locale variables (``ru_RU.UTF-8`` → ``ru``), as POSIX orders them."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "").split(".")[0]
+        if value:
+            return value[:35] if value not in ("C", "POSIX") else None
+    return None
 
 
 def model_specs(text: str) -> list[str]:

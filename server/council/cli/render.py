@@ -12,6 +12,8 @@ import os
 import re
 from typing import Any, TextIO
 
+from council.words import speaking, t
+
 _CODES = {"bold": "1", "dim": "2", "italic": "3", "red": "31", "green": "32", "yellow": "33",
           "blue": "34", "magenta": "35", "cyan": "36"}
 
@@ -167,6 +169,7 @@ class EventPrinter:
         self.held: list[str] = []
         self.final_markdown: str | None = None
         self.errors: list[str] = []
+        self.language: str | None = None  # the session's: the words the printer adds (a choice's lean) are in it
 
     # --- low-level output ------------------------------------------------------------------------------------
     def _write(self, text: str) -> None:
@@ -225,33 +228,33 @@ class EventPrinter:
             self.warn(event.get("message", ""))
         elif text:
             self._end_stream()
-            block = markdown(text.rstrip("\n") + choices(event), self.style)
+            block = markdown(text.rstrip("\n") + choices(event, self.language), self.style)
             self.line(block.strip("\n") + "\n")  # a block, then a blank line
         if kind in ("persona.completed", "cycle.completed"):
             self._end_stream()
 
 
-def choices(event: dict[str, Any]) -> str:
+def choices(event: dict[str, Any], language: str | None = None) -> str:
     """A question's choices as a numbered list under it, each with the course it favours: the terminal's layout for
-    them (VS Code shows buttons)."""
+    them (VS Code shows buttons), in the session's ``language``."""
     if event.get("type") != "question.asked":
         return ""
     question = event.get("question") or {}
     leans = {x.get("choice"): x.get("favours") for x in ((question.get("stakes") or {}).get("leans") or [])
              if isinstance(x, dict)}
     rows = []
-    for i, c in enumerate([c for c in question.get("choices") or [] if isinstance(c, dict)], 1):
-        favours = leans.get(c.get("value"))
-        lean = f" — _favours {' '.join(str(favours).split())}_" if favours else ""  # what this answer would move
-        rows.append(f"\n{i}. {' '.join(str(c.get('label', '')).split())}{lean}")
+    with speaking(language):
+        for i, c in enumerate([c for c in question.get("choices") or [] if isinstance(c, dict)], 1):
+            favours = leans.get(c.get("value"))  # what this answer would move
+            lean = t("cli.favours", course=" ".join(str(favours).split())) if favours else ""
+            rows.append(f"\n{i}. {' '.join(str(c.get('label', '')).split())}{lean}")
     return "".join(rows)
 
 
-ANSWER_HINT = "answer with a number, your own words, 'skip', 'skip all' or 'more'"
-
-
-def show_hint(out: TextIO, style: Style, question: dict[str, Any]) -> None:
-    """How to answer the question just printed (the question itself comes from the sidecar's markdown)."""
-    hint = ANSWER_HINT if question.get("choices") else ANSWER_HINT.replace("a number, ", "")
+def show_hint(out: TextIO, style: Style, question: dict[str, Any], language: str | None = None) -> None:
+    """How to answer the question just printed, in the session's ``language`` (the question itself comes from the
+    sidecar's markdown)."""
+    with speaking(language):
+        hint = t("cli.hint_choices") if question.get("choices") else t("cli.hint")
     out.write(style(f"   {hint}", "dim") + "\n")
     out.flush()

@@ -85,7 +85,7 @@ class Consultant:
     async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str],
                    turn: TurnParams):
         svc, engine = self.service, self.service.engine
-        rt, seating, default = await svc.seated(turn, plan.selection.names, session_id)
+        rt, seating, default = await svc.seated(turn, plan.selection.names, session_id, plan.settings.language)
         pick = rt.pick
 
         async def start() -> str | None:

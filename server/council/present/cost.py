@@ -3,34 +3,31 @@ session will spend (one line, before its first model call) and what a budget cut
 
 from __future__ import annotations
 
-from council.present.text import join_names, plural
+from council.present.text import join_names
 from council.session.budget import BudgetCut, CallPlan
 from council.session.seating import FallbackReason, ModelChoice, Seating, SeatMiss
+from council.words import n, t
 
-PHASES = {"start": "", "more_questions": "More questions: ", "extend": "Extended debate: ",
-          "reopen": "Re-opened debate: ", "retry": "Resuming: ", "follow_up": ""}
-REASONS: dict[FallbackReason, str] = {"model_unavailable": "it is not available",
-                                      "no_consent": "Council has no permission to use it",
-                                      "model_failed": "it failed"}
+PHASES = ("more_questions", "extend", "reopen", "retry")  # the phases a cost line names (phase.<phase>)
 
 
 def by_model(counts: dict[str, int]) -> str:
-    return ", ".join(f"{n} on {label}" for label, n in counts.items())
+    return ", ".join(t("cost.on", count=count, label=label) for label, count in counts.items())
 
 
 def cut_words(cut: BudgetCut, budget: int | None) -> str:
     """What a budget cut to fit, in words (empty: nothing)."""
     parts = []
     if cut.cycles_from is not None:
-        parts.append(f"fewer debate cycles (from {cut.cycles_from})")
+        parts.append(t("cost.fewer_cycles", before=cut.cycles_from))
     if cut.seats_from is not None:
-        left_out = f": {join_names(cut.dropped_seats)} left out" if cut.dropped_seats else ""
-        parts.append(f"fewer advisors (from {cut.seats_from}{left_out})")
+        left_out = t("cost.left_out", names=join_names(cut.dropped_seats)) if cut.dropped_seats else ""
+        parts.append(t("cost.fewer_seats", before=cut.seats_from, left_out=left_out))
     if cut.clarifier:
-        parts.append("no clarifying questions")
+        parts.append(t("cost.no_questions"))
     if not parts:
         return ""
-    within = f"to fit the budget of {plural(budget, 'model call')}" if budget is not None else "to fit the budget"
+    within = t("cost.to_fit_budget", calls=n(budget, "model_call_of")) if budget is not None else t("cost.to_fit")
     return f"{within}: " + "; ".join(parts)
 
 
@@ -39,18 +36,18 @@ def cost_line(plan: CallPlan) -> str:
     if plan.phase == "follow_up":
         return ""
     retries = plan.max_calls - plan.planned  # repairs, fallbacks and failed requests sent again
-    spare = f" ({plan.planned} planned, up to {plural(retries, 'retry', 'retries')})" if retries else \
-        " (no room for retries: a failed call is not tried again)"
-    line = f"{PHASES.get(plan.phase, '')}at most {plural(plan.max_calls, 'model call')}{spare}"
+    spare = t("cost.spare", planned=plan.planned, retries=n(retries, "retry")) if retries else t("cost.no_spare")
+    phase = t(f"phase.{plan.phase}") if plan.phase in PHASES else ""
+    line = phase + t("cost.at_most", calls=n(plan.max_calls, "model_call_of")) + spare
     if len(plan.by_model) > 1:  # one model: the session's model note names it
         line += f" — {by_model(plan.by_model)}"
     cut = cut_words(plan.cut, plan.budget) if plan.cut else ""
     if cut:
         line += f"; {cut}"
     elif plan.budget is not None:
-        line += f"; within the budget of {plural(plan.budget, 'model call')}"
+        line += t("cost.within", calls=n(plan.budget, "model_call_of"))
     line = line[0].upper() + line[1:]
-    return f"_💰 {line}._\n\n"
+    return t("cost.line", line=line) + "\n\n"
 
 
 def seating(s: Seating) -> str:
@@ -59,27 +56,28 @@ def seating(s: Seating) -> str:
     out = ""
     if s.differs:
         seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
-        out = f"_🪑 Seats: {seats}. The moderator and the chair: {s.chair.label}._\n\n"
+        out = t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
     if s.misses:
-        out += f"_⚠️ The seating map did not apply in full: {'; '.join(_miss(m, s) for m in s.misses)}._\n\n"
+        out += t("seats.misses", misses="; ".join(_miss(m, s) for m in s.misses)) + "\n\n"
     return out
 
 
 def _miss(m: SeatMiss, s: Seating) -> str:
     shown = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
     if m.reason == "no_persona":
-        return f"“{m.persona}” names no persona" + (f" (the personas: {shown})" if shown else "")
-    return (f"{m.persona} → “{m.model_id}”: no model with that id is on offer" +
-            (f" (offered: {shown})" if shown else "") + f", so {m.persona} speaks with {s.model_of(m.persona).label}")
+        return t("seats.no_persona", name=m.persona) + (t("seats.the_personas", names=shown) if shown else "")
+    return (t("seats.no_model", persona=m.persona, model=m.model_id)
+            + (t("seats.offered", names=shown) if shown else "")
+            + t("seats.speaks_with", persona=m.persona, label=s.model_of(m.persona).label))
 
 
 def _why(why: str) -> str:
-    return {"map_unknown": " (the model it was given is not on offer)", "config": " (configured)"}.get(why, "")
+    return t(f"seats.{why}") if why in ("map_unknown", "config") else ""
 
 
 def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: FallbackReason) -> str:
-    return (f"_⚠️ {old.label} cannot be used ({REASONS[reason]}): {join_names(personas)} "
-            f"{'speaks' if len(personas) == 1 else 'speak'} with {new.label} from now on._\n\n")
+    key = "seats.fell_back_one" if len(personas) == 1 else "seats.fell_back_many"
+    return t(key, old=old.label, reason=t(f"fallback.{reason}"), names=join_names(personas), new=new.label) + "\n\n"
 
 
 def calls_line(s) -> str:
@@ -88,15 +86,15 @@ def calls_line(s) -> str:
     m = s.metadata
     if not m.calls:
         return ""
-    stated = f" (it said at most {s.call_plans[-1].call_limit})" if s.call_plans else ""
-    answered = {label: n - m.failed_by_model.get(label, 0) for label, n in m.calls_by_model.items()}
-    answered = {label: n for label, n in answered.items() if n > 0}
+    stated = t("calls.stated", limit=s.call_plans[-1].call_limit) if s.call_plans else ""
+    answered = {label: k - m.failed_by_model.get(label, 0) for label, k in m.calls_by_model.items()}
+    answered = {label: k for label, k in answered.items() if k > 0}
     failed = sum(m.failed_by_model.values())
     parts = [by_model(answered)] if len(answered) > 1 else []
     if failed:
-        parts.append(f"{failed} failed")
+        parts.append(t("calls.failed", failed=failed))
     where = f" — {'; '.join(parts)}" if parts else ""
-    return f"_Model calls: {m.calls}{stated}{where}._"
+    return t("calls.made", calls=m.calls, stated=stated, where=where)
 
 
 def calls_made(s) -> str:

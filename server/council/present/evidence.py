@@ -3,30 +3,15 @@ refused), the files the user attached, and the similar past decisions the counci
 
 from __future__ import annotations
 
-from council.present.text import join_names, one_line, plural
+from council.present.text import join_names, one_line
 from council.session.entities import ConversationSession
 from council.session.grounds import EvidenceUse, Precedent
+from council.words import n, t
 
-REFUSALS = {
-    "outside_workspace": "it is outside the workspace",
-    "not_found": "there is no such file",
-    "not_a_file": "it is a folder (list_files shows what is in it)",
-    "gitignored": "git ignores it",
-    "secret": "it looks like a secrets file, which the council never reads",
-    "hard_link": "it has other names (hard links) the council cannot check",
-    "binary": "it is a binary file",
-    "too_large": "it is over 1 MB",
-    "bad_pattern": "the pattern is not valid",
-    "unknown_tool": "there is no such tool",
-    "timeout": "it took too long",
-    "no_workspace": "no workspace is open (or evidence is off)",
-    "limit": "too many requests in one cycle",
-    "unreadable": "it could not be read",
-    "error": "the tool failed",
-}
+REFUSALS = ("outside_workspace", "not_found", "not_a_file", "gitignored", "secret", "hard_link", "binary", "too_large",
+            "bad_pattern", "unknown_tool", "timeout", "no_workspace", "limit", "unreadable", "error")  # refusal.<r>
 EXCERPT_LINES = 12  # of each result, in the transcript
-WHAT = {"read_file": "read", "search_code": "search", "list_files": "list", "attachment": "attached",
-        "unknown": "unknown tool"}
+WHAT = ("read_file", "search_code", "list_files", "attachment", "unknown")  # the tools a use names (tool.<tool>)
 
 
 def _code(text: str) -> str:
@@ -36,27 +21,28 @@ def _code(text: str) -> str:
 
 def _found(u: EvidenceUse) -> str:
     if u.tool == "read_file":
-        return plural(u.count, "line")
+        return n(u.count, "line")
     if u.tool == "search_code":
-        return plural(u.count, "match", "matches") + (f" in {plural(len(u.files), 'file')}" if u.files else "")
+        return n(u.count, "match") + (t("evidence.in_files", files=n(len(u.files), "file_in")) if u.files else "")
     if u.tool == "list_files":
-        return plural(u.count, "file")
-    return plural(u.count, "line") if u.count else ""
+        return n(u.count, "file")
+    return n(u.count, "line") if u.count else ""
 
 
 def use_line(u: EvidenceUse, *, who: bool = True) -> str:
     """One use as a list item: what was asked, what came of it, who asked."""
     regex = " (regex)" if u.regex else ""
-    head = f"**{u.use_id}** {WHAT.get(u.tool, u.tool)} {_code(u.query)}{regex}"
+    head = f"**{u.use_id}** {t(f'tool.{u.tool}') if u.tool in WHAT else u.tool} {_code(u.query)}{regex}"
     if u.ok:
         found = _found(u)
-        cut = ", cut to fit" if u.truncated else ""
+        cut = t("evidence.cut") if u.truncated else ""
         body = f" — {found}{cut}" if found else ""
         mark = "✓"
     else:
-        reason = REFUSALS.get(u.refusal or "error", "refused")
+        refusal = u.refusal or "error"
+        reason = t(f"refusal.{refusal}") if refusal in REFUSALS else t("refusal.other")
         detail = f" ({one_line(u.detail)})" if u.detail and u.refusal == "bad_pattern" else ""
-        body = f" — refused: {reason}{detail}"
+        body = t("evidence.refused", reason=reason, detail=detail)
         mark = "✗"
     asked = f" _({join_names(u.requested_by)})_" if who and u.requested_by and u.tool != "attachment" else ""
     return f"- {mark} {head}{body}{asked}\n"
@@ -67,9 +53,9 @@ def gathered(uses: list[EvidenceUse], cycle: int) -> str:
     if not uses:
         return ""
     if cycle == 0:
-        title = "**Your attachments are evidence for the council**"
+        title = t("evidence.attachments")
     else:
-        title = f"**Evidence from the workspace** _(asked for in cycle {cycle}; every advisor reads it next)_"
+        title = t("evidence.from_workspace", cycle=cycle)
     return f"{title}\n\n" + "".join(use_line(u) for u in uses) + "\n"
 
 
@@ -78,11 +64,11 @@ def evidence_section(s: ConversationSession) -> str:
     start of what the advisors read (an indented block: no text in it can break out of it)."""
     if not s.evidence:
         return ""
-    out = ["## Evidence used\n\n"]
+    out = [t("evidence.heading") + "\n\n"]
     for cycle in sorted({u.cycle for u in s.evidence}):
         uses = [u for u in s.evidence if u.cycle == cycle]
-        out.append("**Attached by the user**\n\n" if cycle == 0 else
-                   f"**Asked for in cycle {cycle}** _(read by every advisor afterwards)_\n\n")
+        out.append((t("evidence.attached_by_user") if cycle == 0 else t("evidence.asked_in_cycle", cycle=cycle))
+                   + "\n\n")
         for u in uses:
             out.append(use_line(u))
             lines = u.text.splitlines() if u.ok else []
@@ -97,15 +83,19 @@ def evidence_section(s: ConversationSession) -> str:
 def precedent_line(p: Precedent) -> str:
     votes = f", {p.tally}" if p.tally else ""
     return (f"- {p.decided_at:%Y-%m-%d} · _{one_line(p.question)[:160]}_ → **{one_line(p.outcome)[:160]}** "
-            f"({p.consensus}{votes})\n")
+            f"({consensus(p.consensus)}{votes})\n")
+
+
+def consensus(kind: str) -> str:
+    """How a past decision was reached, in words ("unanimous")."""
+    return t(f"consensus.{kind}") if kind in ("unanimous", "majority", "tie", "none") else kind
 
 
 def recalled(precedents: list[Precedent]) -> str:
     """The ``memory.recalled`` event: similar past decisions offered to the council as context."""
     if not precedents:
         return ""
-    head = f"**The council recalls {plural(len(precedents), 'similar past decision')}** _(from this workspace's " \
-           "decision memory; context, not a ruling)_\n\n"
+    head = t("evidence.recalls", decisions=n(len(precedents), "past_decision")) + "\n\n"
     return head + "".join(precedent_line(p) for p in precedents) + "\n"
 
 
@@ -113,4 +103,4 @@ def precedents_section(s: ConversationSession) -> str:
     """The final answer's note of the past decisions the council was shown."""
     if not s.precedents:
         return ""
-    return "### Past decisions considered\n\n" + "".join(precedent_line(p) for p in s.precedents) + "\n"
+    return t("evidence.precedents") + "\n\n" + "".join(precedent_line(p) for p in s.precedents) + "\n"

@@ -7,11 +7,10 @@ from council.present.persona import PersonaText
 from council.present.text import one_line
 from council.session.entities import ConversationSession, FollowUp, UserInput
 from council.session.live_render import Fields
+from council.words import t
 
 FIELDS: Fields = (("answer", None),)  # what the moderator's FollowUpReply shows, in order
 
-CLOSING = ("_To have the council debate this, send `/extend <what to weigh>`; to start a new session, "
-           "`/new <your question>`._\n\n")
 
 
 def live(moderator: str) -> PersonaText:
@@ -21,25 +20,29 @@ def live(moderator: str) -> PersonaText:
 
 def answered(text: PersonaText, f: FollowUp) -> str:
     """What is left to show once the answer is recorded (all of it if nothing streamed), then the closing line."""
-    return text.finish({"answer": f.answer}, CLOSING)
+    return text.finish({"answer": f.answer}, closing())
+
+
+def closing() -> str:
+    """The line under the moderator's answer: how to have it debated, or start anew."""
+    return t("follow_up.closing") + "\n\n"
 
 
 def reopened(i: UserInput, limit: int) -> str:
-    return (f"**You re-opened the debate:** {one_line(i.text)}\n\n"
-            f"_The council debates it again (up to cycle {limit}), then votes and answers anew._\n\n")
+    return f"{t('follow_up.reopened', text=one_line(i.text))}\n\n{t('follow_up.reopened_how', limit=limit)}\n\n"
 
 
 def transcript_inputs(s: ConversationSession, after_cycle: int) -> str:
     """The inputs that re-opened the debate after ``after_cycle``, as a transcript section."""
-    return "".join(f"## You re-opened the debate\n\n> {one_line(i.text)}\n\n"
+    return "".join(f"{t('follow_up.reopened_heading')}\n\n> {one_line(i.text)}\n\n"
                    for i in s.user_inputs if i.after_cycle == after_cycle)
 
 
 def transcript_follow_ups(s: ConversationSession) -> str:
     if not s.follow_ups:
         return ""
-    out = ["## Follow-up questions\n\n"]
+    out = [t("follow_up.heading") + "\n\n"]
     for f in s.follow_ups:
-        out.append(f"**You asked:** {one_line(f.question)}\n\n")
+        out.append(t("follow_up.you_asked", question=one_line(f.question)) + "\n\n")
         out.append(PersonaText(s.moderator.name, fields=FIELDS).finish({"answer": f.answer}))
     return "".join(out)

@@ -7,18 +7,16 @@ consult tools' text uses the one-line forms, the chat's followups the revisit la
 from __future__ import annotations
 
 from council.present.debate import option_name
-from council.present.text import one_line, plural
+from council.present.text import one_line
 from council.session.entities import ConversationSession, QuestionStatus, SessionStatus
 from council.session.outputs import DebateEffect, Hinge, PositionMove, VoteOption
+from council.words import n, t
 
 REVISIT_LABEL_CHARS = 60
-DEBATE_HEADING = "What the debate changed"
-HINGES_HEADING = "What the answer hinges on"
-REVISIT_HINT = "_Each of these rests on a question you skipped: revisit it to answer it, and the council reconsiders._"
 
 
 def _counts(counts: dict[str, int]) -> str:
-    return " · ".join(f"{k} {n}" for k, n in counts.items() if n) or "no votes"
+    return " · ".join(f"{k} {c}" for k, c in counts.items() if c) or t("outcome.no_votes")
 
 
 def _named(options: list[VoteOption], option_id: str | None) -> str:
@@ -29,54 +27,53 @@ def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
     """One sentence: whether the debate confirmed or overturned the first vote (cycle 1)."""
     first, final = _counts(effect.first_counts), _counts(effect.final_counts)
     if effect.verdict == "no_debate":
-        return f"No debate cycle followed the first vote ({first}), so the first vote is the final one."
+        return t("outcome.no_debate", first=first)
     if effect.verdict == "confirmed":
         if effect.final_winner is None:
-            return f"The debate did not break the first vote's tie ({first} → {final})."
-        winner = _named(options, effect.final_winner)
-        return f"The debate confirmed the first vote: {winner} won both ({first} → {final})."
+            return t("outcome.tie_kept", first=first, final=final)
+        return t("outcome.confirmed", winner=_named(options, effect.final_winner), first=first, final=final)
     if effect.first_winner is None:
-        return f"The debate broke the first vote's tie: {_named(options, effect.final_winner)} won ({first} → {final})."
+        return t("outcome.tie_broken", winner=_named(options, effect.final_winner), first=first, final=final)
     if effect.final_winner is None:
-        return (f"The debate overturned the first vote: {_named(options, effect.first_winner)} led it, the final vote "
-                f"is a tie ({first} → {final}).")
-    return (f"The debate overturned the first vote: {_named(options, effect.first_winner)} led it, "
-            f"{_named(options, effect.final_winner)} won the final one ({first} → {final}).")
+        return t("outcome.overturned_tie", led=_named(options, effect.first_winner), first=first, final=final)
+    return t("outcome.overturned", led=_named(options, effect.first_winner),
+             winner=_named(options, effect.final_winner), first=first, final=final)
 
 
 def move_line(move: PositionMove) -> str:
     """"Security Expert moved from B to A: <the argument>" (or that it named none)."""
-    where = f"from {move.from_option} to {move.to_option}" if move.from_option else f"to {move.to_option}"
-    why = f": {one_line(move.because)}" if move.because.strip() else " without naming an argument"
-    return f"{move.persona} moved {where}{why}" + (" ⚠️ possible conformity" if move.conformity else "")
+    where = t("outcome.from_to", before=move.from_option, after=move.to_option) if move.from_option else \
+        t("outcome.to", after=move.to_option)
+    why = f": {one_line(move.because)}" if move.because.strip() else t("outcome.no_argument")
+    return t("outcome.moved", persona=move.persona, where=where, why=why) + (
+        t("cycle.conformity") if move.conformity else "")
 
 
 def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> str:
     """The line, one bullet per persona that moved, and the conformity flags counted ('' without a vote)."""
     if effect is None:
         return ""
-    out = [f"### {DEBATE_HEADING}\n\n{debate_line(effect, options)}\n\n"]
+    out = [f"### {t('outcome.debate_heading')}\n\n{debate_line(effect, options)}\n\n"]
     if effect.moves:
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
     elif effect.verdict != "no_debate":
-        out.append("Nobody changed their vote.\n\n")
+        out.append(t("outcome.nobody_moved") + "\n\n")
     if effect.conformity_flags:
-        out.append(f"_{plural(effect.conformity_flags, 'change')} of position flagged as possible conformity (no "
-                   "new argument named)._\n\n")
+        out.append(t("outcome.conformity", changes=n(effect.conformity_flags, "change")) + "\n\n")
     return "".join(out)
 
 
 def hinge_line(hinge: Hinge) -> str:
-    return f"**{one_line(hinge.assumption)}** If not, the council would recommend: {one_line(hinge.if_false)}"
+    return t("outcome.hinge", assumption=one_line(hinge.assumption), if_false=one_line(hinge.if_false))
 
 
 def hinges_section(hinges: list[Hinge]) -> str:
     """The assumptions the recommendation depends on, most critical first ('' when there are none)."""
     if not hinges:
         return ""
-    rows = "".join(f"{i}. {hinge_line(h)} _({h.criticality})_\n" for i, h in enumerate(hinges, 1))
-    hint = f"\n{REVISIT_HINT}\n" if any(h.question_id for h in hinges) else ""
-    return f"### {HINGES_HEADING}\n\n{rows}{hint}\n"
+    rows = "".join(f"{i}. {hinge_line(h)} _({t('level.' + h.criticality)})_\n" for i, h in enumerate(hinges, 1))
+    hint = f"\n{t('outcome.revisit_hint')}\n" if any(h.question_id for h in hinges) else ""
+    return f"### {t('outcome.hinges_heading')}\n\n{rows}{hint}\n"
 
 
 def revisit_label(hinge: Hinge) -> str:
@@ -84,7 +81,7 @@ def revisit_label(hinge: Hinge) -> str:
     text = one_line(hinge.assumption)
     if len(text) > REVISIT_LABEL_CHARS:
         text = text[: REVISIT_LABEL_CHARS - 1].rstrip() + "…"
-    return f"Revisit: {text}"
+    return t("outcome.revisit_label", text=text)
 
 
 def revisits(session: ConversationSession) -> list[dict[str, str]]:

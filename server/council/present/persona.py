@@ -15,6 +15,7 @@ from council.present.failures import failed
 from council.present.text import one_line, percent
 from council.session.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.session.outputs import PersonaResponse, Vote, VoteOption
+from council.words import t
 
 SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")
 POSITION_FIELDS: Fields = (("position", None),)
@@ -44,7 +45,7 @@ class PersonaText:
         """Everything still to show once the reply is parsed: the rest of the text, then its footer."""
         if response.abstained:
             said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
-            return self._open(f"_{one_line(said or response.note or 'No usable reply.')}_\n\n", force=True)
+            return self._open(f"_{one_line(said or response.note or t('persona.no_reply'))}_\n\n", force=True)
         return self.finish({k: getattr(response, k) for k in SHOWN_FIELDS}, footer(response))
 
     def finish(self, values: dict[str, object], tail: str = "") -> str:
@@ -84,13 +85,13 @@ class PersonaLine:
             return ""
         if response.abstained:
             said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
-            return self._end(f"_{one_line(said or response.note or 'No usable reply.')}_")
+            return self._end(f"_{one_line(said or response.note or t('persona.no_reply'))}_")
         rest = self._position(self.live.finish({"position": response.position})).rstrip()
         tail = []
         choice = voted_option(response, options or [])
         if choice is not None:
             tail.append(f"🗳️ **{choice.id}** {percent(response.vote_confidence)}")
-        tail.append(f"{response.confidence} confidence")
+        tail.append(t("persona.line_confidence", level=t(f"level.{response.confidence}")))
         return rest + self._end(" · ".join(tail))
 
     def close(self) -> str:
@@ -140,11 +141,11 @@ def voted_option(response: PersonaResponse, options: list[VoteOption]) -> VoteOp
 def footer(r: PersonaResponse) -> str:
     lines = []
     if r.changed_position:
-        why = one_line(r.change_reason) if r.change_reason.strip() else "without naming a new argument"
-        lines.append(f"_Changed position: {why}._" + (" ⚠️ _Possible conformity._" if r.conformity_flag else ""))
+        why = one_line(r.change_reason) if r.change_reason.strip() else t("persona.no_new_argument")
+        lines.append(t("persona.changed", why=why) + (t("persona.conformity") if r.conformity_flag else ""))
     if r.note:
-        lines.append(f"_Note: {one_line(r.note)}._")
-    lines.append(f"_Confidence: {r.confidence} — {one_line(r.confidence_rationale)}_")
+        lines.append(t("persona.note", note=one_line(r.note)))
+    lines.append(t("persona.confidence", level=t(f"level.{r.confidence}"), why=one_line(r.confidence_rationale)))
     return "\n\n".join(lines) + "\n\n"
 
 
@@ -152,7 +153,7 @@ def vote(v: Vote, options: list[VoteOption], model: str | None = None) -> str:
     label = next((o.label for o in options if o.id == v.option_id), "")
     choice = f"{v.option_id} · {one_line(label)}" if label else v.option_id
     who = f"**{v.persona}** (_{model}_)" if model else f"**{v.persona}**"
-    line = f"🗳️ {who} votes **{choice}** ({percent(v.confidence)} confident)"
+    line = t("persona.votes", who=who, choice=choice, share=percent(v.confidence))
     why = one_line(v.rationale)
     if why and why != one_line(v.conclusion):
         line += f" — {why}"

@@ -5,10 +5,11 @@ advisors changed their vote)."""
 from __future__ import annotations
 
 from council.present.debate import option_name
-from council.present.text import join_names, one_line, plural
+from council.present.text import join_names, one_line
 from council.session.entities import ConversationSession, Revisit
 from council.session.outputs import CouncilSynthesis
 from council.session.vote_round import final_round
+from council.words import n, t
 
 RECOMMENDATION_CHARS = 200
 
@@ -23,22 +24,23 @@ def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
     v: Revisit | None = s.open_revisit
     if v is None or not v.answer:
         return ""
-    assumed = f" (the council had assumed: {one_line(v.assumed)})" if v.assumed else ""
-    out = [f"**Revisited:** “{one_line(v.question)}” — you answered **{one_line(v.answer)}**{assumed}.\n\n"]
+    assumed = t("revisit.had_assumed", assumption=one_line(v.assumed)) if v.assumed else ""
+    out = [t("revisit.revisited", question=one_line(v.question), answer=one_line(v.answer), assumed=assumed)
+           + "\n\n"]
     winner = s.tally.winner if s.tally else None
     if v.winner_before or winner:
         before, after = option_name(s.options, v.winner_before), option_name(s.options, winner)
         if winner != v.winner_before:
-            out.append(f"**What changed:** the recommendation moved from **{before}** to **{after}**.")
+            out.append(t("revisit.moved", before=before, after=after))
         else:
-            out.append(f"**What changed:** the recommendation stands — **{after}**.")
+            out.append(t("revisit.stands", after=after))
         votes = {x.persona: x.option_id for x in s.votes if x.cycle == final_round(s)}
         moved = [f"{p} ({v.votes_before[p]} → {o})" for p, o in votes.items()
                  if p in v.votes_before and v.votes_before[p] != o]
-        out.append(f" {plural(len(moved), 'advisor')} changed their vote: {join_names(moved)}.\n\n" if moved
-                   else " No advisor changed their vote.\n\n")
+        out.append(t("revisit.votes_changed", advisors=n(len(moved), "advisor"), names=join_names(moved)) + "\n\n"
+                   if moved else t("revisit.no_vote_changed") + "\n\n")
     else:  # a council of one: no vote to compare, the recommendation itself
         same = one_line(v.recommendation_before).lower() == one_line(syn.recommendation).lower()
-        out.append("**What changed:** nothing — the recommendation is the same.\n\n" if same else
-                   f"**What changed:** before, the recommendation was “{_clip(v.recommendation_before)}”.\n\n")
+        out.append(t("revisit.same") + "\n\n" if same else
+                   t("revisit.before", recommendation=_clip(v.recommendation_before)) + "\n\n")
     return "".join(out)

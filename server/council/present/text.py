@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any, TypeVar
+
+from council.words import speaking, t
+
+F = TypeVar("F", bound=Callable[..., str])
+
+
+def in_session_language(fn: F) -> F:
+    """Run ``fn(session, …)`` in the session's language (its first argument's ``settings.language``)."""
+    @wraps(fn)
+    def wrapper(s: Any, *args: Any, **kwargs: Any) -> str:
+        with speaking(s.settings.language):
+            return fn(s, *args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 
 def bullets(items: Iterable[str]) -> str:
@@ -36,7 +51,7 @@ def percent(share: float) -> str:
 def join_names(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return ", ".join(names[:-1]) + t("and") + names[-1]
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -16,25 +16,26 @@ from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
 from council.present.text import bullets, cell, join_names, one_line, percent
 from council.session.entities import ConversationSession, QuestionStatus
+from council.words import speaking, t
 
 if TYPE_CHECKING:
     from council.transcripts import FolderProblem
 
 TITLE_CHARS = 120
-ENDED = {"converged": "agreed", "impasse": "impasse", "settled": "settled", "limit": "cycle limit"}
+ENDED = ("converged", "impasse", "settled", "limit")  # how a cycle's debate ended (ended.<stop>)
 
 
 def _clarifications(s: ConversationSession) -> str:
     if not s.questions:
         return ""
-    out = ["## Clarification\n\n"]
+    out = [t("transcript.clarification") + "\n\n"]
     for q in s.questions:
         if q.status is QuestionStatus.ANSWERED and q.user_answer:
             answer = f"**{q.user_answer.answer}**"
         elif q.status is QuestionStatus.SKIPPED:
-            answer = f"_skipped — assumed: {q.default_assumption}_"
+            answer = t("transcript.skipped", assumption=q.default_assumption)
         else:
-            answer = f"_{q.status.value}_"
+            answer = f"_{t('question.' + q.status.value)}_"
         out.append(f"- {q.question} → {answer}\n")
     return "".join(out) + "\n"
 
@@ -42,7 +43,7 @@ def _clarifications(s: ConversationSession) -> str:
 def _assumptions(s: ConversationSession) -> str:
     if not s.assumption_log:
         return ""
-    return "**Assumptions recorded**\n\n" + bullets(
+    return t("transcript.assumptions") + "\n\n" + bullets(
         f"{a.assumption} — _{one_line(a.rationale)}_" for a in s.assumption_log) + "\n"
 
 
@@ -53,7 +54,7 @@ def _question(s: ConversationSession) -> str:
     if "\n" in text or len(text) > TITLE_CHARS:
         out.append("".join(f"> {line}\n" if line.strip() else ">\n" for line in text.splitlines()) + "\n")
     if s.metadata.context:
-        out.append(f"_Attached: {join_names([f'`{cell(n)}`' for n in s.metadata.context])}._\n\n")
+        out.append(t("transcript.attached", names=join_names([f"`{cell(n)}`" for n in s.metadata.context])) + "\n\n")
     return "".join(out)
 
 
@@ -70,12 +71,12 @@ def _convergence(s: ConversationSession) -> str:
                 counts[v.option_id] = counts.get(v.option_id, 0) + 1
         votes = " · ".join(f"{k} {n}" for k, n in sorted(counts.items())) or "—"
         leader = debate.option_name(s.options, conv.leader) if conv.leader else "—"
-        ended = ENDED.get(d.stop_reason or "", "")
+        ended = t(f"ended.{d.stop_reason}") if d.stop_reason in ENDED else ""
         rows.append(f"| {d.cycle_number} | {votes} | {cell(leader)} | {percent(conv.agreement)} | "
-                    f"{conv.status} | {ended} |")
+                    f"{t('convergence.' + conv.status)} | {ended} |")
     if not rows:
         return ""
-    return ("## Convergence\n\n| Cycle | Votes | Leading | Agreement | Status | Ended |\n|---|---|---|---|---|---|\n"
+    return (f"{t('transcript.convergence')}\n\n{t('transcript.columns')}\n|---|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n\n")
 
 
@@ -99,13 +100,19 @@ def _cycle(s: ConversationSession, cycle: int) -> str:
 
 def title(s: ConversationSession) -> str:
     """The question's first line, cut to a title."""
-    first = one_line(s.request_text.strip().splitlines()[0]) if s.request_text.strip() else "Council session"
+    first = one_line(s.request_text.strip().splitlines()[0]) if s.request_text.strip() else t("transcript.session")
     return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def transcript(s: ConversationSession) -> str:
+    """The session as one markdown document, in the session's language."""
+    with speaking(s.settings.language):
+        return _transcript(s)
+
+
+def _transcript(s: ConversationSession) -> str:
     out = [f"# {title(s)}\n\n",
-           f"_Council session · {s.created_at:%Y-%m-%d %H:%M} UTC · {s.status.value}_\n\n",
+           t("transcript.header", date=f"{s.created_at:%Y-%m-%d %H:%M}", status=t(f"state.{s.status.value}")) + "\n\n",
            _question(s)]
     if s.persona_selection:
         out.append(clarify.selection(s.persona_selection))
@@ -132,7 +139,7 @@ def transcript(s: ConversationSession) -> str:
 
 def written_line(path: object) -> str:
     """Where a transcript file was written (``council ask --transcript``)."""
-    return f"_Transcript written to `{path}`._\n"
+    return t("transcript.written", path=path) + "\n"
 
 
 def unusable_folder(folder: object, problem: FolderProblem) -> str:

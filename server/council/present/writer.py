@@ -8,6 +8,7 @@ from council.present.debate import cycle_lines
 from council.session.convergence import Convergence
 from council.session.entities import ConversationSession
 from council.session.outputs import CouncilSynthesis
+from council.words import speaking
 
 
 class PresentWriter:
@@ -15,7 +16,9 @@ class PresentWriter:
 
     def resolution_summary(self, session: ConversationSession, cycle: int, conv: Convergence | None,
                            stop: str | None) -> str:
-        return " ".join(cycle_lines(session, cycle, conv, stop)).replace("**", "")
+        with speaking(session.settings.language):
+            return " ".join(cycle_lines(session, cycle, conv, stop)).replace("**", "")
 
     def final_answer(self, session: ConversationSession, synthesis: CouncilSynthesis) -> str:
-        return final_answer(session, synthesis)
+        with speaking(session.settings.language):
+            return final_answer(session, synthesis)

@@ -22,6 +22,7 @@ from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
+from council.protocol.language import ChatLabels
 from council.session.budget import CallPlan
 from council.session.convergence import Convergence
 from council.session.entities import (
@@ -64,6 +65,8 @@ class Progress(EventBase):
 class PersonasSelected(EventBase):
     type: Literal["personas.selected"] = "personas.selected"
     selection: PersonaSelection
+    labels: ChatLabels | None = Field(None, description="The buttons' words in the session's language (the first "
+                                                        "event of a session: for the buttons shown before its result).")
 
 
 class QuestionAsked(EventBase):

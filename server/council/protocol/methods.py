@@ -25,6 +25,7 @@ from council.protocol.consult import (
     PersonaConsultRequest,
 )
 from council.protocol.earlier import EarlierSession
+from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
@@ -94,6 +95,8 @@ class SessionOptions(CamelModel):
                                                     "council plans fewer cycles or seats to fit and says so (3 is "
                                                     "the smallest budget; a council of one needs 2: its answer "
                                                     "and the chair's).")
+    language: Language | None = Field(None, description=LANGUAGE_DOC)
+    ui_language: str | None = Field(None, max_length=35, description=UI_LANGUAGE_DOC)
 
 
 class ClientCapabilities(CamelModel):
@@ -214,6 +217,9 @@ class TurnResult(CamelModel):
     usage: CallUsage | None = Field(None, description="Model calls the session made so far, per model.")
     revisit: list[RevisitOffer] = Field(default_factory=list, description="Once the answer is given: the questions "
                                    "behind the assumptions it hinges on, most critical first, to offer as followups.")
+    language: Language = Field("en", description="The session's language: every text the sidecar writes for it.")
+    labels: ChatLabels | None = Field(None, description="The buttons' and followups' words in the session's language "
+                                                        "(absent when no session exists).")
 
 
 class CancelResult(CamelModel):

@@ -16,6 +16,7 @@ from council.session.entities import (
     QuestionStatus,
 )
 from council.session.runtime import SessionRuntime
+from council.words import known, speaking, t
 
 ACTIONS = ("answer", "skip", "defer", "skip_all")
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
@@ -63,14 +64,20 @@ def resolve(rt: SessionRuntime, question_id: str, action: str, *, text: str, cho
             _skip(rt, other, "skipped (skip all)")
 
 
+HOW = {"skipped": "assumption.skipped", "deferred twice": "assumption.deferred_twice",
+       "skipped (skip all)": "assumption.skip_all"}  # how a question was skipped → its words
+
+
 def _skip(rt: SessionRuntime, q: ClarificationQuestion, how: str) -> None:
     s = rt.session
     answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
                                  skip_command=True, created_at=rt.clock())
-    assumption = Assumption(
-        session_id=s.session_id, related_question_id=q.question_id, assumption=q.default_assumption,
-        rationale=f"The user {how} “{q.question}”; the council assumed the most likely case for "
-                  f"{q.target_ambiguity}.", added_at=rt.clock())
+    with speaking(s.settings.language):  # the rationale is shown (the transcript): in the session's language
+        topic = f"ambiguity.{q.target_ambiguity}"
+        rationale = t("assumption.rationale", how=t(HOW[how]), question=q.question,
+                      topic=t(topic) if known(topic) else q.target_ambiguity)
+    assumption = Assumption(session_id=s.session_id, related_question_id=q.question_id,
+                            assumption=q.default_assumption, rationale=rationale, added_at=rt.clock())
     turn = rt.turn(s.moderator, MessageType.ASSUMPTION_STATEMENT, q.default_assumption,
                    cycle=_round(q.round_number), metadata={"questionId": q.question_id})
     rt.record(r.QuestionSkipped(at=rt.clock(), answer=answer, assumption=assumption, turn=turn))

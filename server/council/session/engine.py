@@ -53,7 +53,7 @@ from council.session.follow_up import answer_follow_up, reopen_debate
 from council.session.intents import is_resume_word
 from council.session.outputs import CouncilSynthesis
 from council.session.pause import drop_open_cycle, resume
-from council.session.prompts import CONTEXT_BUDGET, detect_language
+from council.session.prompts import CONTEXT_BUDGET, session_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.seating import Seating
 from council.session.synthesis import synthesize
@@ -86,6 +86,7 @@ class NewSession:
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
     max_model_calls: int | None = None  # the session's budget of model calls
+    language: str | None = None  # the session's language (prompts.session_language); None: the question's
     earlier: Any = None  # council/turn's EarlierSession: what the user told a session a reload lost
 
 
@@ -147,7 +148,7 @@ class Engine(ClarifyingMoves):
             "depth": req.depth or base.depth,
             "max_personas": req.max_personas or base.max_personas,
             "clarify": req.clarify and base.clarify,
-            "language": detect_language(req.text),
+            "language": req.language or session_language(req.text),
         })
 
     # --- start ---------------------------------------------------------------------------------------------

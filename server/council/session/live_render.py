@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
+from council.words import t
+
 Fields = tuple[tuple[str, str | None], ...]  # (field, heading) in render order; None heading = a plain paragraph
 
 FIELDS: Fields = (  # a persona's reply
@@ -289,7 +291,8 @@ def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool,
             if final:
                 continue
             break
-        pieces, complete = _field(obj[key], final or key in done, heading, limits.get(key))
+        shown = t(f"field.{key}") if heading is not None else None  # in the session's language
+        pieces, complete = _field(obj[key], final or key in done, shown, limits.get(key))
         out.extend(pieces)
         if not complete:
             break

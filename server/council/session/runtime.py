@@ -72,6 +72,7 @@ class SessionRuntime:
         self.pending_first = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
         self.once = KeyedOnce()  # idempotency memory of this session's requests, evicted with it
+        self.language: str | None = None  # what the session will write in, before it exists (its plan's)
         self.earlier: Any = None  # council.session.earlier.Earlier: a lost session's replies this one reuses
 
     @property

@@ -20,6 +20,7 @@ from council.session.runtime import SessionRuntime
 from council.session.shift import debate_effect
 from council.session.vote_round import final_round
 from council.session.voting import describe_tally
+from council.words import speaking, t
 
 
 def _dedupe(items: list[str], limit: int) -> list[str]:
@@ -35,22 +36,28 @@ def _dedupe(items: list[str], limit: int) -> list[str]:
 
 def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
     """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted: one entry each."""
+    with speaking(session.settings.language):
+        return _dissent(session, contracts)
+
+
+def _dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
     entries: dict[str, str] = {}
     tally = session.tally
     final_votes = votes_of(session, final_round(session)) if tally else []
     if tally and tally.winner:
         for v in final_votes:
             if v.option_id != tally.winner:
-                entries[v.persona] = f"{v.persona} voted {v.option_id}: {v.rationale}"
+                entries[v.persona] = t("synthesis.voted", persona=v.persona, option=v.option_id, why=v.rationale)
     for resp in latest_responses(session):
         contract = contracts.get(resp.persona)
         if contract is not None and contract.always_include and not resp.abstained:
             risks = "; ".join(resp.risks[:3])
-            tail = f" Risks: {risks}" if risks else ""
+            tail = t("synthesis.risks", risks=risks) if risks else ""
             if resp.persona in entries:  # voted against the winner: its counterpoints join that entry
                 entries[resp.persona] = entries[resp.persona].rstrip(".") + "." + tail
             else:
-                entries[resp.persona] = f"{resp.persona} (counterpoints): {resp.position}{tail}"
+                entries[resp.persona] = t("synthesis.counterpoints", persona=resp.persona, position=resp.position,
+                                          risks=tail)
     return list(entries.values())
 
 
@@ -78,20 +85,25 @@ def with_counterpoints(session: ConversationSession, risks: list[str],
 
 def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
     """A synthesis built from the replies alone (used when the chair model fails)."""
+    with speaking(session.settings.language):
+        return _consolidate(session, latest)
+
+
+def _consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
     _, hi = DEPTH_BULLETS[session.settings.depth]
     active = [x for x in latest if not x.abstained]
     tally = session.tally
     winners = {v.persona for v in votes_of(session, final_round(session)) if tally and v.option_id == tally.winner}
     lead = [x for x in active if x.persona in winners] or active
     label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
-    recommendation = label or (lead[0].position if lead else "The council could not reach a recommendation.")
+    recommendation = label or (lead[0].position if lead else t("synthesis.no_recommendation"))
     return SynthesisReply(
         recommendation=recommendation,
         agreements=_dedupe([x.position for x in lead], 5),
         conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
         risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
-        next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or ["Revisit with more information."],
-        notes=["Consolidated from the advisors' replies; the chair model was unavailable."],
+        next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or [t("synthesis.revisit")],
+        notes=[t("synthesis.no_chair")],
     )
 
 
@@ -112,8 +124,9 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
     reply = outcome.reply or consolidate(s, latest)
     notes = list(reply.notes)
     abstained = [x.persona for x in latest if x.abstained]
-    if abstained:
-        notes.append(f"Abstained in the last cycle: {', '.join(abstained)}.")
+    with speaking(s.settings.language):
+        if abstained:
+            notes.append(t("synthesis.abstained", names=", ".join(abstained)))
     return CouncilSynthesis(
         recommendation=reply.recommendation.strip(),
         agreements=reply.agreements, conflicts=reply.conflicts,
