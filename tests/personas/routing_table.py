@@ -30,6 +30,9 @@ TABLE: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = [
     ("infra", "Do we need multi-region failover for our European customers?", (RE,), (CL,)),
     # security
     ("security", "Is our login page safe?", (SE,), (PM,)),
+    # the audit's misses (session 6): a security question in other words than the lexicon's first ones
+    ("security", "Is it safe to let our LLM agent run shell commands in CI?", (SE,), (CL,)),
+    ("security", "Should we put our API behind Cloudflare and add rate limiting against scraping?", (SE,), (CL,)),
     ("security", "Should we store user passwords with MD5?", (SE,), (CA,)),
     ("security", "How do we protect our forms against XSS and CSRF?", (SE,), (CL,)),
     ("security", "A pentest found SQL injection in the search endpoint; what now?", (SE,), (CL,)),

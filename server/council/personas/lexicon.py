@@ -33,7 +33,8 @@ LEXICON: dict[str, str] = {
         hash hashes hashing hashed md5 sha1 sha-1 bcrypt argon2 scrypt salt salted cryptography crypto
         owasp vulnerable unpatched patch patches patching pentester penetration_test sql_injection
         at_rest in_transit brute_force credential_stuffing ddos private_key as_root root_access privileged sudo
-        iam stolen laptop access_to_production auth0 keycloak
+        iam stolen laptop access_to_production auth0 keycloak safe unsafe shell shell_commands sandbox sandboxing
+        rate_limiting rate_limit scraping scraper scrapers abuse waf cloudflare
         безопасность безопасности уязвимость уязвимости утечка утечки токен токены секрет секреты пароль
         пароли шифрование атака атаки взлом взломали авторизация аутентификация сертификат хакер фишинг
         права_доступа логин хеш хэш хеширование шифровать зашифровать патч""",
