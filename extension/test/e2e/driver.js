@@ -266,7 +266,12 @@ async function runScenarios() {
     reload: async () => {
       const saved = await savedConversation(ui);
       const marks = logMarks();
-      await page.reload();
+      // "Developer: Reload Window", as a person reloads: VS Code shuts the window down and saves its state first
+      // (which conversation the Chat view shows). A browser reload (page.reload) skipped that now and then, and the
+      // reloaded view opened an empty new chat instead of the conversation.
+      const navigated = page.waitForNavigation({ timeout: 90_000 });
+      await ui.palette('Developer: Reload Window').catch((err) => console.log(`[e2e]   palette while reloading: ${err.message}`));
+      await navigated;
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
       await openChat();
       await phase('extensions activated', () => activatedSince(marks));
