@@ -15,6 +15,7 @@ from council.present.failures import cause, unreachable
 from council.present.text import bullets, join_names, numbered, one_line, plural
 from council.session.failure import ModelFailure
 from council.session.outputs import DebateEffect, Hinge, VoteOption
+from council.words import speaking, t
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
 
@@ -95,9 +96,9 @@ def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) 
                 f"{who} did not give one — ask with a model that follows such instructions")
     hosts = unreachable(causes)
     if hosts is not None:
-        return (f"the council could not answer: no model could be reached (could not reach {hosts}); start the model "
-                "server (for Ollama: `ollama serve`), or choose a model Council can reach — `council doctor` shows "
-                "what it can use")
+        with speaking("en"):  # the consult tools' texts are English; the fix is the chat's sentence
+            fix = t("unreachable.fix")
+        return f"the council could not answer: no model could be reached (could not reach {hosts}); {fix}"
     why = "; ".join(dict.fromkeys(cause(f) for f in causes.values()))
     return (f"the council could not answer: every advisor's model failed{f' ({why})' if why else ''}; check the "
             "model configuration (see `council doctor`)")

@@ -78,7 +78,7 @@ def all_failed(failures: dict[str, ModelFailure]) -> str:
     """Every advisor failed: the common cause once, or each distinct cause with the advisors it hit."""
     hosts = unreachable(failures)
     if hosts is not None:
-        return t("all_unreachable", hosts=hosts)
+        return t("all_unreachable", hosts=hosts, fix=t("unreachable.fix"))
     groups: dict[str, list[str]] = {}
     for persona, f in failures.items():
         groups.setdefault(cause(f), []).append(persona)

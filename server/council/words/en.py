@@ -209,9 +209,9 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "failed": "{head}: {cause}.{after}",
     "all_failed": "**Every advisor failed:** {why}. The council stopped where it was; **Retry** when the model works "
                   "again.",
-    "all_unreachable": "**No model could be reached** (could not reach {hosts}): start the model server (for "
-                       "Ollama: `ollama serve`), or choose a model Council can reach — `council doctor` shows what it "
-                       "can use; then **Retry**.",
+    "all_unreachable": "**No model could be reached** (could not reach {hosts}): {fix}; then **Retry**.",
+    "unreachable.fix": "start the model server (for Ollama: `ollama serve`), or choose a model Council can reach — "
+                       "`council doctor` shows what it can use",
     "turn_failed.crashed": "The council hit an internal error ({error}); the details are in the sidecar log.",
     "turn_failed.unexpected": "an unexpected error",
     "turn_failed": "The council could not continue: {cause}.",
