@@ -153,23 +153,77 @@ function savedConversations() {
 }
 
 /**
- * Wait until VS Code has saved the conversation the chat shows — its newest request, answered — and return it (its
- * `requests` are every turn, also those scrolled out of the virtualized list). A reload waits for it: VS Code writes
- * the conversation a moment after the answer, and a reload right away loses the last turn, and with it the session.
+ * The conversation the Chat view shows, as the window's own state names it: VS Code in a browser keeps that state in
+ * IndexedDB (`vscode-web-state-db-*`, key `memento/interactive-session-view-*`: `{sessionResource:
+ * vscode-chat-session://local/<base64 of its id>}`, older versions `{sessionId}`) and writes it on an idle flush a
+ * moment after the view changes. Undefined while it names none.
+ */
+async function viewedConversationId() {
+  const values = await page.evaluate(async () => {
+    const found = [];
+    for (const { name } of await indexedDB.databases()) {
+      if (!name || !name.startsWith('vscode-web-state-db-')) continue;
+      const db = await new Promise((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      try {
+        if (!db.objectStoreNames.contains('ItemTable')) continue;
+        const store = db.transaction('ItemTable', 'readonly').objectStore('ItemTable');
+        const [keys, vals] = await Promise.all([store.getAllKeys(), store.getAll()].map((r) => new Promise((resolve, reject) => {
+          r.onsuccess = () => resolve(r.result);
+          r.onerror = () => reject(r.error);
+        })));
+        keys.forEach((key, i) => {
+          if (String(key).startsWith('memento/interactive-session-view')) found.push(String(vals[i]));
+        });
+      } finally {
+        db.close();
+      }
+    }
+    return found;
+  });
+  for (const value of values) {
+    let state;
+    try {
+      state = JSON.parse(value);
+    } catch {
+      continue;
+    }
+    const encoded = state?.sessionResource?.path?.replace(/^\//, '');
+    if (encoded) return Buffer.from(encoded, 'base64').toString('utf8');
+    if (state?.sessionId) return state.sessionId;
+  }
+  return undefined;
+}
+
+/**
+ * Wait until VS Code has saved both halves of what a reload restores, and return the conversation (its `requests` are
+ * every turn, also those scrolled out of the virtualized list): the conversation the view shows — its newest request,
+ * answered, in chatSessions/<id>.jsonl — and, in the window's state, that the view shows that one. VS Code writes
+ * each a moment after the answer; its last save at shutdown can be cut short by the reload ("in some environments we
+ * do not get enough time to persist state on shutdown", VS Code's workbench.ts), and then the reloaded view opens
+ * another chat, or this one without its last turn. A person's window has flushed long before they reload; the test
+ * waits for it. The conversation is the one the window state names, never guessed from the files (a newer one whose
+ * turn is not yet written must not be mistaken for an older one).
  */
 async function savedConversation(ui) {
   const last = await ui.lastRequestText();
   if (!last) return undefined;
   const t = Date.now();
+  let id;
+  let text = '';
   for (;;) {
-    const current = savedConversations().find((c) => c.requests?.length); // a reload may add an empty one
+    id = await viewedConversationId();
+    const current = id && savedConversations().find((c) => c.sessionId === id);
     const request = current?.requests?.[current.requests.length - 1];
-    const text = (request?.message?.text || '').replace(/\s+/g, ' ').trim();
+    text = (request?.message?.text || '').replace(/\s+/g, ' ').trim();
     if (text && last.includes(text) && request.modelState?.completedAt) return current;
-    if (Date.now() - t > 30_000) {
-      throw new Error(`VS Code did not save the conversation before the reload: its last saved request is ${JSON.stringify(text)}`);
+    if (Date.now() - t > 60_000) {
+      throw new Error(`VS Code did not save the conversation before the reload: the view's state names ${id}, whose last saved request is ${JSON.stringify(text)}; the view shows ${JSON.stringify(last)}`);
     }
-    await page.waitForTimeout(200);
+    await page.waitForTimeout(250);
   }
 }
 
@@ -214,7 +268,8 @@ async function restoredConversation(ui, saved) {
     await page.waitForTimeout(250);
   }
   await shot('reload-not-restored');
-  throw new Error(`after the reload the Chat view does not show the saved conversation (last request ${JSON.stringify(want)}); it shows ${JSON.stringify(shown.slice(0, 200))}`);
+  const viewed = await viewedConversationId().catch((err) => `unreadable (${err.message})`);
+  throw new Error(`after the reload the Chat view does not show the saved conversation ${saved.sessionId} (last request ${JSON.stringify(want)}); it shows ${JSON.stringify(shown.slice(0, 200))}, and the window's state names ${viewed}`);
 }
 
 // council_consult asks before it runs (its confirmationMessages); invoked outside a chat, VS Code shows them as a
@@ -264,7 +319,7 @@ async function runScenarios() {
     shot,
     log: (m) => console.log(`[e2e]   ${m}`),
     reload: async () => {
-      const saved = await savedConversation(ui);
+      const saved = await phase('conversation saved', () => savedConversation(ui));
       const marks = logMarks();
       // "Developer: Reload Window", as a person reloads: VS Code shuts the window down and saves its state first
       // (which conversation the Chat view shows). A browser reload (page.reload) skipped that now and then, and the
