@@ -201,8 +201,9 @@ def plan_text(plan: dict[str, Any]) -> str:
         f"{plan['model_calls_min']}–{plan['model_calls_max']}"
     bound = plan.get("max_model_calls") or 0
     retries = f" (at most {bound} with retries)" if bound > plan["model_calls_max"] else ""
-    return (f"{join_names(names)} ({plan['depth']} depth, up to {plural(plan['max_cycles'], 'debate cycle')}): "
-            f"{calls} model calls{retries}. {plan['council']['reason']}")
+    how = "no debate" if len(names) == 1 else f"up to {plural(plan['max_cycles'], 'debate cycle')}"
+    return f"{join_names(names)} ({plan['depth']} depth, {how}): {calls} model calls{retries}. " \
+           f"{plan['council']['reason']}"
 
 
 def error_text(code: str, message: str) -> str:
