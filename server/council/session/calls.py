@@ -178,7 +178,7 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
     session). A call on a model this turn found it cannot use is not made (``council.session.unreachable``: it fails
     at once with that cause), nor one the session's stated bound does not allow (``over_budget``); a provider's own
     retries of a failed request (HTTP 429/5xx) are calls too: each is journaled and made only while it fits, and
-    none is made once the model is found unusable (by this call's first attempts or by another call)."""
+    none is made once another call found the model unusable."""
     gone = known(rt, provider)
     if gone is not None:
         log.info("no model call for %s: %s cannot be used in this turn (%s)", role, provider.describe(), gone.kind)
