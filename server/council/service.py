@@ -238,6 +238,7 @@ class CouncilService:
         async with rt.lock:
             scope = anyio.CancelScope()
             rt.cancel_scope, rt.stop_requested = scope, False
+            rt.gone.clear()  # a new turn (a retry) tries every model again
             try:
                 with scope:
                     drop_unoffered(rt, client)  # seats on a model the client no longer offers fall back first

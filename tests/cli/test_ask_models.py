@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 
 from tests.headless.fake_openai import FakeOpenAI, fake_openai
@@ -157,3 +158,59 @@ def test_two_models_of_one_provider_kind_are_seated_apart():
     assert done.returncode == 0, done.stderr
     seats = json.loads(done.stdout)["session"]["seating"]["seats"]
     assert {s["model"]["id"] for s in seats} == {"scripted:alpha", "scripted:beta"}, seats
+
+
+def closed_url() -> str:
+    """A loopback URL nothing listens on: a connection there is refused."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+def endpoints(tmp_path, **urls: str) -> str:
+    """A config with one OpenAI-compatible provider per name, each trying a failed request 3 times more."""
+    path = tmp_path / "endpoints.toml"
+    path.write_text("".join(f'[providers.{name}]\nkind = "openai"\nbase_url = "{url}"\nmax_retries = 3\n'
+                            f'[providers.{name}.options]\njson_mode = "json_schema"\n' for name, url in urls.items()),
+                    encoding="utf-8")
+    return str(path)
+
+
+def test_an_unreachable_model_is_one_line_with_the_fix_and_no_advisor_tries_it(tmp_path):
+    """Issue 19 audit: every seat on a model nobody answers at: the terminal showed "The moderator could not prepare
+    questions: could not reach …" and then "No model could be reached …", after every role had retried it. Now the
+    clarifier's attempts are the only ones, and one line says why, with the fix."""
+    url = closed_url()
+    done = run_council("ask", "--no-embeddings", "--config", endpoints(tmp_path, down=url), "--models", "down:m",
+                       "--personas", COUNCIL, "--yes", "--json", PROBLEM, timeout=180)
+    assert done.returncode == 4, done.stderr
+    host = url.removeprefix("http://").removesuffix("/v1")
+    shown = [line for line in done.stderr.splitlines() if line.startswith("!")]
+    assert shown == [f"! No model could be reached (could not reach {host}): start the model server (for Ollama: "
+                     "`ollama serve`), or choose a model Council can reach — `council doctor` shows what it can use; "
+                     "then Retry."], done.stderr
+    session = json.loads(done.stdout)["session"]
+    assert session["metadata"]["callsByModel"] == {"openai:m": 4}  # the clarifier's request, sent 4 times
+    assert session["status"] == "created" and session["responses"] == []
+
+
+def test_a_model_found_unreachable_is_not_tried_again_in_the_turn(tmp_path):
+    """Issue 19 audit: each role retried an endpoint that refused the connection (4 attempts each, one role after
+    another). The clarifier finds the chat's model unreachable; the seats on it, the moderator and the chair then
+    fail at once, while the seat on the other model answers."""
+    url = closed_url()
+    up = FakeOpenAI("up")
+    with fake_openai(up) as up_url:
+        done = run_council("ask", "--no-embeddings", "--config", endpoints(tmp_path, down=url, up=up_url), "--models",
+                           "down:m,up:n", "--personas", COUNCIL, "--max-cycles", "2", "--yes", "--json", PROBLEM,
+                           timeout=180)
+    assert done.returncode == 0, done.stderr
+    session = json.loads(done.stdout)["session"]
+    seats = {s["persona"]: s["model"]["id"] for s in session["seating"]["seats"]}
+    assert seats == {"Software Architect": "down:m", "Senior Developer": "up:n", "Devil's Advocate": "down:m"}
+    by_model = session["metadata"]["callsByModel"]
+    assert by_model["openai:m"] == 4  # the clarifier's attempts; no later call tried the closed port
+    assert by_model["openai:n"] == len(up.requests) > 0
+    answered = {x["persona"] for x in session["responses"] if not x["abstained"]}
+    assert answered == {"Senior Developer"}
+

@@ -129,3 +129,20 @@ def test_retry_after_every_advisor_failed(pty_session, script_file):
     s.send("retry\r")
     s.expect(r"The council's answer")
     assert s.wait() == 0  # the debate ended by agreement, not at its cap: no "extend" prompt
+
+
+def test_retry_when_no_model_could_be_reached_at_the_start(pty_session, script_file):
+    """The session stops at the clarifier when its model cannot be reached (issue 19): the terminal offers the
+    retry as it does after a failed debate cycle, and the retry starts from the questions."""
+    script = script_file({"rules": [{"when": {}, "error": "unreachable", "times": 1}]})
+    s = pty_session("ask", "--provider", "scripted", "--script", script, "--no-embeddings",
+                    "--max-cycles", "2", PROBLEM, env={"NO_COLOR": "1"})
+    s.expect(r"No model could be reached")
+    s.expect(r"Type 'retry' to try again")
+    s.send("retry\r")
+    s.expect(r"> ")
+    s.send("skip all\r")
+    s.expect(r"The council's answer")
+    assert s.wait() == 0
+    assert "prepare questions" not in s.text
+

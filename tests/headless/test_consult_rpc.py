@@ -160,3 +160,32 @@ async def test_a_client_can_lend_its_model_and_name_the_session(sidecar):
         with pytest.raises(RpcError) as err:  # an id in use is refused
             await sc.call("council/consult", {"user_problem": PROBLEM, "session_id": "consult-0001"})
         assert err.value.data["code"] == "validation"
+
+
+async def test_a_consult_on_a_model_the_user_did_not_allow_says_which_and_how_to_allow_it(sidecar):
+    """Issue 19 audit: the VS Code consult tool on a chat model whose access the user declined answered "every
+    advisor's model failed …; check the model configuration (see `council doctor`)"; it gives the chat's line: the
+    model, that Council has no permission, and how to allow it."""
+    async with sidecar() as sc:
+        asked: list[str] = []
+
+        async def complete(params):  # as the extension answers when VS Code's consent was declined
+            asked.append(params["purpose"])
+            raise RpcError(-32001, "The chat model GPT Five failed: NoPermissions", {
+                "code": "permission", "message": "The chat model GPT Five failed: NoPermissions",
+                "details": {"reason": "no_consent", "modelId": "gpt-5"}})
+
+        sc.serve_completions(complete)
+        with pytest.raises(RpcError) as err:
+            await sc.call("council/consult", {"user_problem": PROBLEM, "depth": "brief", "client_model": "gpt-5",
+                                              "client_models": [{"id": "gpt-5", "name": "GPT Five"}]})
+    data = err.value.data
+    assert err.value.code == -32001 and data["code"] == "permission" and data["details"]["reason"] == "no_consent"
+    assert data["message"] == ("the council could not answer: Council has no permission to use GPT Five, so no "
+                               "advisor could answer; allow it under Manage Language Model Access (the Accounts "
+                               "menu), or pick a model Council may use in the chat's model picker, then call the "
+                               "tool again")
+    assert data["details"]["models"] == ["GPT Five"] and "council doctor" not in data["text"]
+    assert data["text"].startswith("The council was not allowed to do this: the council could not answer: Council "
+                                   "has no permission to use GPT Five")
+    assert asked == ["clarifier"]  # asked once: the refusal holds for the rest of the consult

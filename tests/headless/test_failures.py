@@ -137,3 +137,64 @@ async def test_retry_on_a_completed_session_is_refused_with_a_clear_message(side
             await sc.call("council/turn", {"sessionId": r["sessionId"], "command": "retry"})
         assert err.value.data["code"] == "validation"
         assert err.value.data["message"].startswith("the session is completed, so there is nothing to resume")
+
+
+NO_MODEL = ("> ⚠️ **No model could be reached** (could not reach {where}): start the model server (for Ollama: "
+            "`ollama serve`), or choose a model Council can reach — `council doctor` shows what it can use; then "
+            "**Retry**.\n\n")
+
+
+async def test_no_reachable_model_is_one_line_at_the_clarifier_and_retry_starts_again(sidecar):
+    """Issue 19 audit: with the one model unreachable, the chat said "The moderator could not prepare questions"
+    and then "No model could be reached"; now the clarifier's failure is the one line, and nothing else runs."""
+    script = {"rules": [{"when": {}, "error": "unreachable", "wrap": True, "times": 1}]}  # the server is down once
+    async with sidecar(script=script) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM})
+        sid = r["sessionId"]
+        assert r["status"] == "created" and r["awaiting"] == "nothing" and "message" not in r
+        (problem,) = events_of(sc, sid, "error")
+        assert problem["markdown"] == NO_MODEL.format(where="the scripted test model")
+        assert problem["retryable"] is True and problem["details"]["kind"] == "all_failed"
+        assert events_of(sc, sid, "persona.started") == [] and events_of(sc, sid, "questions.dropped") == []
+        snap = (await sc.call("council/snapshot", {"sessionId": sid}))["session"]
+        assert snap["metadata"]["calls"] == 1  # the clarifier's call; no advisor was asked
+        r = await sc.call("council/turn", {"sessionId": sid, "command": "retry"})  # the server is up again
+        assert r["status"] == "clarifying" and r["question"]  # from the questions, as a new session would
+        r = await sc.call("council/turn", {"sessionId": sid, "text": "skip all"})
+        assert r["status"] == "completed" and len(events_of(sc, sid, "error")) == 1
+
+
+def refusing_client(sc, reason: str) -> list[str]:
+    """The test client's chat model refuses every call with ``reason`` (as VS Code's extension does); the purposes
+    it was asked for."""
+    asked: list[str] = []
+
+    async def complete(params):
+        asked.append(params["purpose"])
+        raise RpcError(-32001, f"the chat model failed: {reason}", {
+            "code": "permission", "message": reason, "details": {"reason": reason, "modelId": "one"}})
+
+    sc.serve_completions(complete)
+    return asked
+
+
+async def test_a_client_model_that_is_gone_is_one_line_and_no_advisor_is_asked(sidecar):
+    async with sidecar(provider="client") as sc:
+        asked = refusing_client(sc, "model_unavailable")
+        r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True,
+                                                                        "completionModel": "Model One"}})
+        (problem,) = events_of(sc, r["sessionId"], "error")
+    assert problem["markdown"] == NO_MODEL.format(where="Model One")
+    assert asked == ["clarifier"] and r["status"] == "created"
+
+
+async def test_a_chat_model_the_user_did_not_allow_is_one_line_and_no_advisor_is_asked(sidecar):
+    async with sidecar(provider="client") as sc:
+        asked = refusing_client(sc, "no_consent")
+        r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True,
+                                                                        "completionModel": "Model One"}})
+        (problem,) = events_of(sc, r["sessionId"], "error")
+    assert problem["code"] == "permission" and problem["retryable"] is False
+    assert problem["message"].startswith("Council has no permission to use Model One, so no advisor could answer: "
+                                         "allow it under Manage Language Model Access")
+    assert asked == ["clarifier"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -188,6 +189,22 @@ async def test_no_model_at_all_is_one_clear_error_with_the_fix(mcp_server, tmp_p
     assert "--provider ollama" in err["message"] and "COUNCIL_PROVIDER" in err["message"]
     assert "advisor" not in err["message"] and took < 10
     assert error_of(again)["details"]["reason"] == "no_model"
+
+
+async def test_an_unreachable_model_is_one_clear_error_and_only_the_clarifier_tried_it(mcp_server):
+    """Issue 19 audit: with the server's model unreachable, every role of the consult retried it before the error
+    came; the clarifier finds it out, no advisor is asked, and the error says so once, with the fix."""
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        host = f"127.0.0.1:{sock.getsockname()[1]}"
+    async with mcp_server(None, args=["--provider", "openai", "--model", "m", "--base-url", f"http://{host}/v1"]) as s:
+        r = await consult(s)
+    err = error_of(r)
+    assert err["message"] == (f"the council could not answer: no model could be reached (could not reach {host}); "
+                              "start the model server (for Ollama: `ollama serve`), or choose a model Council can "
+                              "reach — `council doctor` shows what it can use")
+    assert err["details"]["failures"] == {"clarifier": 4}  # its request, sent 4 times; nobody else tried
+    assert set(err["details"]["causes"].values()) == {"unreachable"}
 
 
 async def test_provider_client_without_sampling_is_one_clear_error(mcp_server):

@@ -211,7 +211,7 @@ async def test_connection_refused_after_retries(sleeps):
     p = provider(None, sleeps, base_url=f"http://127.0.0.1:{closed_port()}", max_retries=2)
     with pytest.raises(ProviderError) as info:
         await complete(p, request())
-    assert info.value.kind == "connection" and len(sleeps.calls) == 2 and "3 attempts" in info.value.message
+    assert info.value.kind == "unreachable" and len(sleeps.calls) == 2 and "3 attempts" in info.value.message
     await p.aclose()
 
 

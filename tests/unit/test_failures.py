@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import anyio
+import httpx
 import pytest
 
 from council.config import ProviderConfig
 from council.errors import root_cause
 from council.present.failures import all_failed, cause, failed, turn_failed
 from council.providers.base import ProviderError
+from council.providers.client import ClientProvider
 from council.providers.http_common import error_from_exception, error_from_status
 from council.providers.openai_compat import OpenAICompatProvider
 from council.providers.scripted import ScriptedProvider
 from council.session.failure import ModelFailure, failure_of
+from council.session.runtime import SessionRuntime
+from council.session.unreachable import known, learn
 
 REMOTE = OpenAICompatProvider(ProviderConfig(kind="openai", model="claude-x", base_url="https://api.example.com/v1"))
 LOCAL = OpenAICompatProvider(ProviderConfig(kind="openai", model="qwen", base_url="http://localhost:8080"))
@@ -98,3 +102,27 @@ def test_no_model_reachable_is_said_once_with_the_fix_never_every_advisor_failed
         assert "very advisor" not in text
     mixed = {**failures, "Devil's Advocate": ModelFailure(kind="overloaded", provider="openai", host="api.x.com")}
     assert all_failed(mixed).startswith("**Every advisor failed:**")  # one model answered something: not "none"
+
+
+def test_only_a_model_that_cannot_be_used_at_all_is_left_out_for_the_turn():
+    """Issue 19 audit: refused connections (and a client's model that is gone or not allowed) are not tried again in
+    the turn; transient failures (429, 503, a timeout, a dropped connection) are retried as before."""
+    rt = SessionRuntime("s", observer=None)  # type: ignore[arg-type]
+    other_model_same_host = OpenAICompatProvider(ProviderConfig(kind="openai", model="llama",
+                                                                base_url="http://localhost:8080"))
+    transient = [error_from_status("openai server", 429, "slow down"), error_from_status("openai server", 503, "busy"),
+                 ProviderError("timed out", kind="timeout", retryable=True),
+                 ProviderError("Server disconnected", kind="connection", retryable=True)]
+    for err in transient:
+        learn(rt, LOCAL, err, failure_of(err, LOCAL))
+    assert known(rt, LOCAL) is None and rt.gone == {}
+    refused = error_from_exception("openai server", "http://localhost:8080", httpx.ConnectError("refused"))
+    assert refused.kind == "unreachable"
+    learn(rt, LOCAL, refused, failure_of(refused, LOCAL))
+    assert known(rt, LOCAL).kind == "unreachable" and known(rt, other_model_same_host) is not None
+    assert known(rt, REMOTE) is None
+    one = ClientProvider(None, model="One", model_id="one")  # type: ignore[arg-type]
+    two = ClientProvider(None, model="Two", model_id="two")  # type: ignore[arg-type]
+    gone = ProviderError("the client's model failed: not found", kind="model_unavailable")
+    learn(rt, one, gone, failure_of(gone, one))
+    assert known(rt, one).kind == "model_unavailable" and known(rt, two) is None

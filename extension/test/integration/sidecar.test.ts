@@ -12,10 +12,14 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { CancellationTokenSource, ResponseError, StreamMessageReader, StreamMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
+import * as vscode from 'vscode';
+import { serveCompletion } from '../../src/completion';
+import { ChatModels } from '../../src/models';
 import { isErrorData } from '../../src/protocol';
 import type { ToolDeps } from '../../src/tools';
-import { personaConsultTool } from '../../src/tools';
+import { consultTool, personaConsultTool } from '../../src/tools';
 import { TurnRegistry } from '../../src/turns';
+import { fakeModel } from '../unit/helpers';
 import type { AnswerParams, CompleteParams, CompleteResult, CouncilEvent, MethodTypes, TurnParams, TurnResult } from '../../src/wire';
 import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from '../../src/wire';
 
@@ -303,6 +307,35 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
     assert.ok(md.indexOf('### Blocking issues') < md.indexOf('### Verdicts') && md.indexOf('### Verdicts') < md.indexOf('### Axis scores'));
     assert.match(md, /No test covers the changed behaviour/);
     assert.match(result.compactMarkdown, /^\*\*Council review: REJECT\*\*/);
+  });
+});
+
+describe('the consult tool on a chat model whose access the user declined', { skip, timeout: 120_000 }, () => {
+  let s: Sidecar;
+  before(async () => {
+    s = await Sidecar.start(['--provider', 'scripted']);
+  });
+  after(async () => s?.stop());
+
+  it("returns the chat's line: the model, no permission, and how to allow it (issue 19 audit: it was generic)", async () => {
+    const asked: string[] = [];
+    const model = { ...fakeModel([], { id: 'gpt-5', name: 'GPT Five' }), sendRequest: () => Promise.reject(vscode.LanguageModelError.NoPermissions()) };
+    const turns = new TurnRegistry<vscode.LanguageModelChat>();
+    const models = new ChatModels(undefined, { selectChatModels: () => Promise.resolve([model as never]) });
+    s.conn.onRequest(COMPLETE_METHOD, (p: CompleteParams, token) => {
+      asked.push(p.purpose);
+      return serveCompletion(p, token as never, { turns, models, sendDelta: (d) => void s.conn.sendNotification(COMPLETE_DELTA_METHOD, d) });
+    });
+    const client = { request: (method: string, params: unknown, token?: unknown) => s.conn.sendRequest(method, params, token as never) };
+    const deps = { client, turns, models, chooseModel: () => Promise.resolve(model) } as unknown as ToolDeps;
+    await assert.rejects(Promise.resolve(consultTool(deps).invoke({ input: { user_problem: QUESTION, depth: 'brief' } } as never, new CancellationTokenSource().token as never)), (err: Error) => {
+      assert.match(err.message, /^The council was not allowed to do this: the council could not answer: Council has no permission to use GPT Five, so no advisor could answer; allow it under Manage Language Model Access \(the Accounts menu\), or pick a model Council may use in the chat's model picker, then call the tool again\./);
+      assert.match(err.message, /\n\n\(Council error code: permission, reason: no_consent\)$/);
+      assert.doesNotMatch(err.message, /council doctor|every advisor/);
+      return true;
+    });
+    assert.deepEqual(asked, ['clarifier'], 'the model is asked once: the refusal holds for the consult');
+    assert.equal(turns.active.length, 0);
   });
 });
 

@@ -146,13 +146,14 @@ class Asker:
         return await self.until_done(result)
 
     async def until_done(self, result: dict[str, Any]) -> dict[str, Any]:
-        """Answer questions until the session stops; interactively, offer 'retry' when the models failed."""
+        """Answer questions until the session stops; interactively, offer 'retry' when the models failed (before
+        the questions, when no model could answer the clarifier, or in the debate)."""
         while True:
             while result.get("awaiting") == "answer" and result.get("question"):
                 result = await self.answer(result)
                 if result.get("message") and result.get("awaiting") == "answer":
                     self.printer.line(markdown(result["message"], self.style).rstrip("\n"))
-            if not self.interactive or result.get("status") not in ("debating", "final"):
+            if not self.interactive or result.get("status") not in ("created", "debating", "final"):
                 return result
             self.printer.warn(result.get("message") or self.say("cli.stopped"))
             line = await read_line(self.ui, self.style(self.say("cli.retry"), "bold"))

@@ -72,4 +72,5 @@ def estimate(plan: Plan) -> ConsultPlan:
                        model_calls_min=shape.planned if shape.alone else shape.planned - n * cycles + n,
                        model_calls_max=shape.planned,
                        max_model_calls=max_calls(shape.planned, plan.settings.max_model_calls),
-                       budget_cut=cut_words(plan.cut, plan.settings.max_model_calls) if plan.cut else None)
+                       budget_cut=cut_words(plan.cut, plan.settings.max_model_calls, shape.seats) if plan.cut
+                       else None)

@@ -18,11 +18,12 @@ import anyio
 
 from council.consult.request import estimate, session_request
 from council.consult.results import consult_result
-from council.errors import internal_error, validation_error
+from council.errors import internal_error, permission_error, validation_error
 from council.present import consult as words
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.protocol.seating import ClientModel
+from council.session.debate import refused_models
 from council.session.engine import Plan
 from council.session.entities import ClarificationQuestion, SessionStatus
 from council.session.intents import Intent
@@ -76,6 +77,10 @@ class Consultant:
         if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
             failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
             causes = {p: f.kind for p, f in rt.stalled_by.items()}
+            if causes and set(causes.values()) == {"no_consent"}:  # the user did not allow the models: as the chat
+                models = refused_models(s, rt.stalled_by)  # says it, with how to allow them
+                raise permission_error(words.not_allowed(models), sessionId=s.session_id, reason="no_consent",
+                                       models=models, failures=failures, causes=causes)
             raise internal_error(words.could_not_answer(rt.stalled_by, client_model), sessionId=s.session_id,
                                  failures=failures, causes=causes)
         result = consult_result(s, plan, self.service.engine.library, declined)

@@ -72,6 +72,7 @@ class Selection(BaseModel):
     scores: dict[str, float] = {}  # persona name → combined score (empty for overrides)
     chosen_for: dict[str, list[str]] = {}  # routed persona name → the request's words that seated it
     domain_scores: dict[str, float] = {}  # domain tag → share of keyword hits
+    basis: str = ""  # how the council was chosen: the reason without who always sits (or that one answers alone)
 
     @property
     def names(self) -> list[str]:
@@ -196,9 +197,32 @@ def _override(library: PersonaLibrary, requested: list[str], classification: str
         raise UnknownPersonaError(unknown, library.names)
     if not found:
         raise UnknownPersonaError(list(requested) or ["<empty>"], library.names)
-    reason = f"You requested {_join([p.name for p in found])}; the council is exactly them (routing skipped)."
-    return Selection(classification=classification, personas=found, reason=reason, user_override=True,
-                     overridden=[p.name for p in found], method="override", domain_scores=domain_scores)
+    names = _join([p.name for p in found])
+    basis = f"You requested {names}; the council is exactly them (routing skipped)." if len(found) > 1 else \
+        f"You requested {names} (routing skipped)."
+    return Selection(classification=classification, personas=found, reason=told(basis, found, "override"),
+                     basis=basis, user_override=True, overridden=[p.name for p in found], method="override",
+                     domain_scores=domain_scores)
+
+
+def told(basis: str, personas: list[PersonaContract], method: str) -> str:
+    """The reason for a council: how it was chosen (``basis``), then who always sits on a routed council of two or
+    more — or, for a council of one, that it answers alone (it has nobody to debate)."""
+    if len(personas) == 1:
+        return f"{basis} A council of one: {personas[0].name} answers alone, without a debate."
+    if method == "override":  # exactly the personas asked for: nobody sits because they always do
+        return basis
+    return basis + "".join(f" {p.name} always sits on the council." for p in personas if p.always_include)
+
+
+def narrowed(sel: Selection, kept: list[PersonaContract], why: str) -> Selection:
+    """``sel`` cut down to ``kept`` (``why``: "To fit the budget of 3 model calls"), its reason saying who was
+    left out and what the council that is left does."""
+    left = [p.name for p in sel.personas if p not in kept]
+    if not left:
+        return sel
+    basis = f"{sel.basis} {why}, {_join(left)} {'was' if len(left) == 1 else 'were'} left out."
+    return sel.model_copy(update={"personas": kept, "basis": basis, "reason": told(basis, kept, sel.method)})
 
 
 def _join(names: list[str]) -> str:
@@ -280,9 +304,9 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     chosen = picks + always
     scores = {p.name: round(combined[p.id], 2) for p in ranked}
     chosen_for = {p.name: _chosen_for(p, detail.matches) for p in picks}
-    reason = _reason(detail.classification, detail.keywords, picks, always, scores, preferred, method, chosen_for)
-    routed = Selection(classification=detail.classification, personas=chosen, reason=reason, method=method,
-                       scores=scores, domain_scores=detail.scores, chosen_for=chosen_for)
+    basis = _reason(detail.classification, detail.keywords, picks, scores, preferred, method, chosen_for)
+    routed = Selection(classification=detail.classification, personas=chosen, reason=told(basis, chosen, method),
+                       basis=basis, method=method, scores=scores, domain_scores=detail.scores, chosen_for=chosen_for)
     named = [p for p in library.names_in_text(request_text) if p.chats]  # naming a review role seats nobody
     return _with_named(routed, named, max_personas) if named else routed
 
@@ -301,12 +325,12 @@ def _with_named(routed: Selection, named: list[PersonaContract], max_personas: i
     chosen = [p for p in everyone if p in kept and not p.always_include] + \
              [p for p in everyone if p in kept and p.always_include]
     names = [p.name for p in named]
-    reason = routed.reason + f" You named {_join(names)} in the request, so they sit on the council too."
+    basis = routed.basis + f" You named {_join(names)} in the request, so they sit on the council too."
     dropped = [p.name for p in routed.personas if p not in kept]
     if dropped:
-        reason += f" The council is capped at {max_personas}, so {_join(dropped)} made way."
-    return routed.model_copy(update={"personas": chosen, "reason": reason, "user_override": True,
-                                     "overridden": names})
+        basis += f" The council is capped at {max_personas}, so {_join(dropped)} made way."
+    return routed.model_copy(update={"personas": chosen, "basis": basis, "reason": told(basis, chosen, routed.method),
+                                     "user_override": True, "overridden": names})
 
 
 CHOSEN_FOR_WORDS = 4
@@ -321,9 +345,8 @@ def _chosen_for(persona: PersonaContract, matches: dict[str, list[str]]) -> list
     return found[:CHOSEN_FOR_WORDS]
 
 
-def _reason(classification: str, keywords: list[str], picks: list[PersonaContract],
-            always: list[PersonaContract], scores: dict[str, float], council: str | None, method: str,
-            chosen_for: dict[str, list[str]]) -> str:
+def _reason(classification: str, keywords: list[str], picks: list[PersonaContract], scores: dict[str, float],
+            council: str | None, method: str, chosen_for: dict[str, list[str]]) -> str:
     parts = []
     if classification == GENERAL:
         parts.append("The request matched no domain keywords")
@@ -335,7 +358,4 @@ def _reason(classification: str, keywords: list[str], picks: list[PersonaContrac
         same = council is not None and all(council in p.councils for p in picks)
         where = f" from the {council} council" if same else ""
         parts.append(f"chose {chosen}{where}")
-    text = "; ".join(parts) + f" (ranked by {method})."
-    for p in always:
-        text += f" {p.name} always sits on the council."
-    return text
+    return "; ".join(parts) + f" (ranked by {method})."

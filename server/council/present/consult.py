@@ -104,6 +104,16 @@ def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) 
             "model configuration (see `council doctor`)")
 
 
+def not_allowed(models: list[str]) -> str:
+    """Why a consult has no answer when the user did not allow the models it sat on (VS Code's consent): which, and
+    how to allow them — the chat's line, for a tool that is called again rather than told to continue."""
+    names = join_names(models) if models else "the chat's model"
+    them = "them" if len(models) > 1 else "it"
+    return (f"the council could not answer: Council has no permission to use {names}, so no advisor could answer; "
+            f"allow {them} under Manage Language Model Access (the Accounts menu), or pick a model Council may use "
+            "in the chat's model picker, then call the tool again")
+
+
 def persona_stage(event: dict[str, Any]) -> str:
     """A persona's reply came in, or it could not answer: why, in the words of a failed model call (a reply that
     stayed unusable after its repair attempt has no failure of its own: its output was malformed)."""
@@ -201,8 +211,9 @@ def plan_text(plan: dict[str, Any]) -> str:
         f"{plan['model_calls_min']}–{plan['model_calls_max']}"
     bound = plan.get("max_model_calls") or 0
     retries = f" (at most {bound} with retries)" if bound > plan["model_calls_max"] else ""
-    return (f"{join_names(names)} ({plan['depth']} depth, up to {plural(plan['max_cycles'], 'debate cycle')}): "
-            f"{calls} model calls{retries}. {plan['council']['reason']}")
+    how = "no debate" if len(names) == 1 else f"up to {plural(plan['max_cycles'], 'debate cycle')}"
+    return f"{join_names(names)} ({plan['depth']} depth, {how}): {calls} model calls{retries}. " \
+           f"{plan['council']['reason']}"
 
 
 def error_text(code: str, message: str) -> str:

@@ -15,14 +15,16 @@ def by_model(counts: dict[str, int]) -> str:
     return ", ".join(t("cost.on", count=count, label=label) for label, count in counts.items())
 
 
-def cut_words(cut: BudgetCut, budget: int | None) -> str:
-    """What a budget cut to fit, in words (empty: nothing)."""
+def cut_words(cut: BudgetCut, budget: int | None, seats: int) -> str:
+    """What a budget cut to fit, in words (empty: nothing); ``seats``: the advisors left (one: it answers alone,
+    so it has no debate cycles to cut)."""
     parts = []
-    if cut.cycles_from is not None:
+    alone = cut.seats_from is not None and seats == 1
+    if cut.cycles_from is not None and not alone:
         parts.append(t("cost.fewer_cycles", before=cut.cycles_from))
     if cut.seats_from is not None:
         left_out = t("cost.left_out", names=join_names(cut.dropped_seats)) if cut.dropped_seats else ""
-        parts.append(t("cost.fewer_seats", before=cut.seats_from, left_out=left_out))
+        parts.append(t("cost.alone" if alone else "cost.fewer_seats", before=cut.seats_from, left_out=left_out))
     if cut.clarifier:
         parts.append(t("cost.no_questions"))
     if not parts:
@@ -41,7 +43,7 @@ def cost_line(plan: CallPlan) -> str:
     line = phase + t("cost.at_most", calls=n(plan.max_calls, "model_call_of")) + spare
     if len(plan.by_model) > 1:  # one model: the session's model note names it
         line += f" — {by_model(plan.by_model)}"
-    cut = cut_words(plan.cut, plan.budget) if plan.cut else ""
+    cut = cut_words(plan.cut, plan.budget, plan.seats) if plan.cut else ""
     if cut:
         line += f"; {cut}"
     elif plan.budget is not None:

@@ -21,6 +21,7 @@ TODO = {
 BY_REASON = {
     "cancelled": "It was cancelled; call again only if the result is still needed.",
     "expired": "The session is gone; start a new one with the question.",
+    "no_consent": "Do not call again until the user has allowed the model (or picked another one).",
     "shutdown": "The council is shutting down; call again once it has restarted.",
     "too_large": "Send less and call again.",
     "too_long": "Send less and call again.",

@@ -66,12 +66,16 @@ def failed(role: str, f: ModelFailure) -> str:
     return t("failed", head=head, cause=cause(f), after=after)
 
 
+UNREACHABLE = ("unreachable", "model_unavailable")  # nothing answers there: no server, or the client has no such model
+
+
 def unreachable(failures: dict[str, ModelFailure]) -> str | None:
-    """When no advisor's model could be reached at all: where the council tried (issue 19: say so once, with the
-    fix, never "every advisor failed")."""
-    if not failures or any(f.kind != "unreachable" for f in failures.values()):
+    """When no advisor's model could be reached at all: where the council tried — the server's host, or the model
+    the client no longer has (issue 19: say so once, with the fix, never "every advisor failed")."""
+    if not failures or any(f.kind not in UNREACHABLE for f in failures.values()):
         return None
-    return join_names(list(dict.fromkeys(f.host or where(f) for f in failures.values())))
+    return join_names(list(dict.fromkeys(f.host or (f.kind == "model_unavailable" and f.model) or where(f)
+                                         for f in failures.values())))
 
 
 def all_failed(failures: dict[str, ModelFailure]) -> str:

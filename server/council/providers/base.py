@@ -42,7 +42,8 @@ class ProviderError(Exception):
                  status: int | None = None, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.kind = kind  # rate_limit | server | client | timeout | connection | config | cancelled | internal
+        self.kind = kind  # rate_limit | server | client | timeout | connection (dropped) | unreachable (refused,
+        # no such host) | model_unavailable | no_consent (a client's model) | config | cancelled | internal
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after

@@ -116,8 +116,8 @@ def error_from_exception(name: str, url: str, exc: Exception) -> ProviderError:
         return ProviderError(
             f"cannot reach {name} at {url} ({type(exc).__name__}: {exc}); is the server "
             "running and base_url right?",
-            kind="connection",
-            retryable=True,
+            kind="unreachable" if isinstance(exc, httpx.ConnectError) else "connection",  # refused / no such host
+            retryable=True,                                                                 # vs. a dropped one
         )
     return ProviderError(f"{name} request failed: {type(exc).__name__}: {exc}", kind="internal")
 

@@ -14,7 +14,8 @@ name) and the cycle. A JSON script adds rules, first match wins::
 ``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). ``times`` limits
 how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage then a good
 repair". ``error`` injects a fault as the HTTP providers report it (``overloaded`` is HTTP 529, ``unavailable``
-503, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404, ``connection`` a refused connection); ``wrap``
+503, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404, ``connection`` a dropped connection,
+``unreachable`` a refused one) or as a client reports its model (``model_unavailable``, ``no_consent``); ``wrap``
 raises it inside an ``ExceptionGroup``, as a task group on the way would. ``"trace": "/path"`` appends one JSON
 line per call start, end and cancellation (what the tests read to prove that cancelling a session stops every
 model call).
@@ -53,9 +54,14 @@ def fault(name: str) -> ProviderError:
     if name in _STATUS:
         status, said = _STATUS[name]
         return error_from_status("scripted", status, json.dumps({"error": {"message": said}}))
-    if name == "connection":
+    if name == "connection":  # the server dropped the connection: it may answer the next request
+        return ProviderError("cannot reach scripted at http://127.0.0.1:9/v1 (RemoteProtocolError: Server "
+                             "disconnected without sending a response.)", kind="connection", retryable=True)
+    if name == "unreachable":  # nothing listens there (or the name does not resolve)
         return ProviderError("cannot reach scripted at http://127.0.0.1:9/v1 (ConnectError: connection refused)",
-                             kind="connection", retryable=True)
+                             kind="unreachable", retryable=True)
+    if name in ("model_unavailable", "no_consent"):  # what a client says of its model
+        return ProviderError(f"the client's model failed: {name}", kind=name)
     message, retryable, status = _ERRORS[name]
     return ProviderError(f"scripted {message}", kind=name, retryable=retryable, status=status)
 

@@ -26,6 +26,7 @@ from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply
 from council.session.prompts import repair_messages
 from council.session.runtime import SessionRuntime
+from council.session.unreachable import known, learn
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=ModelReply)
@@ -52,7 +53,8 @@ class CallSpec(Generic[T]):
     cycle: int = 0
     check: Callable[[T], None] | None = None  # extra checks after parsing; raises ParseFailure
     soft_check: Callable[[T], str | None] | None = None  # a shortfall worth one repair, not an abstention
-    report: bool = True  # report a provider failure as a problem at once (False: the caller reports it)
+    report: bool | Callable[[ModelFailure], bool] = True  # report a provider failure as a problem at once (False,
+    # or a function that says False for it: the caller reports it)
 
 
 async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
@@ -68,18 +70,20 @@ async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSp
     failed: list[ModelFailure] = []
 
     async def ask(req: CompletionRequest, sink: Callable[[str], Awaitable[None]] | None,
-                  report: bool = spec.report) -> str | None:
+                  report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
         nonlocal provider, started
         retry, started = started, True
         reply, provider = await _attempt(rt, pick, provider, req, spec.role, sink, retry)
         if isinstance(reply, ModelFailure):
             failed.append(reply)
-            if report and not (retry and reply.kind == "over_budget"):  # a repair the bound has no room for
+            if (report(reply) if callable(report) else report) \
+                    and not (retry and reply.kind == "over_budget"):  # a repair the bound has no room for
                 rt.problem("model_failed", persona=spec.role, role=spec.role, failure=reply)  # the session goes on
             return None
         return reply
 
-    async def ask_again(bad_reply: str, reason: str, report: bool = spec.report) -> str | None:
+    async def ask_again(bad_reply: str, reason: str,
+                        report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
         """One repair attempt: the conversation, the bad reply and what was wrong with it."""
         return await ask(request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)}),
                          None, report)
@@ -171,8 +175,14 @@ def _fell_back(rt: SessionRuntime, role: str, seat_id: str | None, failure: Mode
 async def _run(rt: SessionRuntime, provider: Provider, request: CompletionRequest, role: str,
                on_delta: Callable[[str], Awaitable[None]] | None, retry: bool = False) -> str | ModelFailure:
     """The model's whole text, or why the call failed (a provider error, or a provider bug: neither sinks the
-    session). A call the session's stated bound does not allow is not made (``over_budget``); a provider's own
-    retries of a failed request (HTTP 429/5xx) are calls too: each is journaled and made only while it fits."""
+    session). A call on a model this turn found it cannot use is not made (``council.session.unreachable``: it fails
+    at once with that cause), nor one the session's stated bound does not allow (``over_budget``); a provider's own
+    retries of a failed request (HTTP 429/5xx) are calls too: each is journaled and made only while it fits, and
+    none is made once another call found the model unusable."""
+    gone = known(rt, provider)
+    if gone is not None:
+        log.info("no model call for %s: %s cannot be used in this turn (%s)", role, provider.describe(), gone.kind)
+        return gone.model_copy(update={"provider": provider.id, "model": provider.model})
     if rt.created and not allows(rt.session.call_plans, rt.session.metadata.calls, rt.session.metadata.first_calls,
                                  rt.pending_calls, rt.pending_first, retry):
         log.info("no model call for %s: the stated bound of calls is reached", role)
@@ -195,6 +205,8 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
     def again() -> bool:
         """The provider's own retry of the attempt that just failed: it fits the bound, or it is not made."""
         nonlocal retry, started
+        if known(rt, provider) is not None:  # another call found the model unusable meanwhile
+            return False
         if not rt.created:
             return True
         s = rt.session
@@ -213,6 +225,7 @@ async def _run(rt: SessionRuntime, provider: Provider, request: CompletionReques
         return text
     except Exception as exc:  # also an ExceptionGroup a provider's task group wrapped around the real cause
         failure = failure_of(exc, provider)
+        learn(rt, provider, exc, failure)
         if failure.kind == "crashed":
             log.error("provider %s crashed for %s", provider.describe(), role, exc_info=exc)
         else:

@@ -7,8 +7,11 @@ question is recorded on it (:class:`~council.session.entities.QuestionStakes`); 
 from the leans — the share of pairs of likely answers that favour different candidates — never taken from the
 model. Only decisive questions are asked, the most decisive first; the others are kept as weighed and not asked
 (``QuestionsDropped``), and when none is left the council goes straight to the debate and says why. A plan that
-names a candidate it did not list is repaired once, like any malformed reply. A failed clarifier never blocks the
-council: the session proceeds without questions and says so.
+names a candidate it did not list is repaired once, like any malformed reply. A failed clarifier does not block the
+council: the session proceeds without questions and says so — unless its model cannot be used at all and no seat
+has a model that may still work (``council.session.unreachable``): then nothing else would answer either, so the
+turn stops there with the one line that says why (no model could be reached, with the fix; or the models the user
+did not allow), and a retry starts again from the questions.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from council.session.calls import CallSpec, ProviderPicker, call_structured
+from council.session.debate import report_stall
 from council.session.entities import Choice, ClarificationQuestion
 from council.session.outputs import CANDIDATE_IDS, NO_LEAN, ClarifierReply, PlannedQuestion, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import clarifier_messages
 from council.session.runtime import SessionRuntime
 from council.session.stakes import ChoiceLean, QuestionStakes
+from council.session.unreachable import stranded
 
 MAX_QUESTIONS_PER_ROUND = 3
 MIN_CHOICES, MAX_CHOICES = 2, 4
@@ -31,12 +36,14 @@ MIN_CHOICES, MAX_CHOICES = 2, 4
 @dataclass
 class RoundPlan:
     """A round's questions to ask (most decisive first) and the ones weighed and left out; ``clear``: the
-    moderator found nothing to ask at all; ``failed``: no usable plan (already reported)."""
+    moderator found nothing to ask at all; ``failed``: no usable plan (already reported); ``stranded``: no model
+    can answer in this turn (reported as the session's stall: the turn stops)."""
 
     ask: list[ClarificationQuestion] = field(default_factory=list)
     dropped: list[ClarificationQuestion] = field(default_factory=list)
     clear: bool = False
     failed: bool = False
+    stranded: bool = False
 
 
 def decisiveness(favours: list[str | None]) -> float:
@@ -97,9 +104,14 @@ async def plan_round(rt: SessionRuntime, pick: ProviderPicker, round_number: int
     asked = [q.question for q in [*s.questions, *s.planned_questions, *s.unasked_questions]]
     schema = clarifier_schema()
     spec = CallSpec(role="clarifier", messages=clarifier_messages(s, schema, round_number, asked),
-                    reply_model=ClarifierReply, schema=schema, max_tokens=700, temperature=0.3, check=check_plan)
+                    reply_model=ClarifierReply, schema=schema, max_tokens=700, temperature=0.3, check=check_plan,
+                    report=lambda _failure: stranded(rt, pick) is None)  # stranded: said once, below
     outcome = await call_structured(rt, pick, spec)
     if outcome.reply is None:
+        causes = stranded(rt, pick) if outcome.failure is not None else None
+        if causes is not None:  # no seat has a model that may answer: one line, and the turn stops
+            report_stall(rt, causes)
+            return RoundPlan(failed=True, stranded=True)
         if outcome.failure is None:  # a failed call was reported as a problem already
             rt.note("no_questions", why=outcome.note)
         return RoundPlan(failed=True)

@@ -34,6 +34,8 @@ class ClarifyingMoves:
         if rt.session.settings.clarify:
             rt.note("reading")
             plan = await plan_round(rt, pick, 1)
+            if plan.stranded:  # no model can answer in this turn (said once): the session waits for a retry
+                return "stalled"
             if plan.ask:
                 rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the request needs clarifying"))
             record_round(rt, 1, plan)
@@ -80,6 +82,8 @@ class ClarifyingMoves:
         if state_plan(rt, "more_questions", remaining(s, clarifier=True)) is None:
             return "over_budget"
         plan = await plan_round(rt, pick, round_number)
+        if plan.stranded:
+            return "stalled"
         if plan.ask:
             rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason=f"clarification round {round_number}"))
         record_round(rt, round_number, plan, quiet_when_clear=True)

@@ -206,13 +206,19 @@ def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> boo
     if responses and all(x.abstained for x in responses):
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
                   for x in responses}
-        rt.stalled_by = causes
-        if all(f.kind == "no_consent" for f in causes.values()):  # asking again cannot help: the user must allow
-            rt.problem("no_consent", code=ErrorCode.PERMISSION, models=refused_models(rt.session, causes))
-        else:
-            rt.problem("all_failed", retryable=True, failed=causes)
+        report_stall(rt, causes)
         return True
     for x in responses:
         if x.failure is not None:
             rt.problem("model_failed", persona=x.persona, role=x.persona, failure=x.failure)
     return False
+
+
+def report_stall(rt: SessionRuntime, causes: dict[str, ModelFailure]) -> None:
+    """No advisor can give a position (persona → why): one problem, kept for the caller (``rt.stalled_by``) — that
+    the user must allow the models, or every cause once (no model could be reached, said with the fix)."""
+    rt.stalled_by = causes
+    if all(f.kind == "no_consent" for f in causes.values()):  # asking again cannot help: the user must allow
+        rt.problem("no_consent", code=ErrorCode.PERMISSION, models=refused_models(rt.session, causes))
+    else:
+        rt.problem("all_failed", retryable=True, failed=causes)

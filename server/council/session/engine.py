@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from council.errors import validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
-from council.personas.routing import Selection, select_personas
+from council.personas.routing import Selection, narrowed, select_personas
 from council.session import records as r
 from council.session.budget import BudgetCut, Shape, fit
 from council.session.calls import ProviderPicker
@@ -170,7 +170,7 @@ class Engine(ClarifyingMoves):
                                                    "min_cycles": min(settings.min_cycles, shape.cycles)})
             kept = seats_kept(selection.personas, shape.seats)
             cut.dropped_seats = [p.name for p in selection.personas if p not in kept]
-            selection = selection.model_copy(update={"personas": kept})
+            selection = narrowed(selection, kept, f"To fit the budget of {req.max_model_calls} model calls")
         return Plan(req, settings, selection, cut)
 
     async def start(self, rt: SessionRuntime, plan: Plan, pick: ProviderPicker,

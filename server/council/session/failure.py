@@ -78,8 +78,9 @@ def _kind(err: ProviderError, status: int | None, provider: str) -> FailureKind:
         return "overloaded"
     if (status is not None and status >= 500) or err.kind == "server":
         return "server_error"
-    by_kind: dict[str, FailureKind] = {"timeout": "timeout", "connection": "unreachable", "config": "not_configured",
-                                       "malformed": "malformed", "model_unavailable": "model_unavailable",
+    by_kind: dict[str, FailureKind] = {"timeout": "timeout", "connection": "unreachable", "unreachable": "unreachable",
+                                       "config": "not_configured", "malformed": "malformed",
+                                       "model_unavailable": "model_unavailable",
                                        "no_consent": "no_consent", "model_failed": "client_model",
                                        "over_budget": "over_budget"}
     if err.kind in by_kind:

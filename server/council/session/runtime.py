@@ -68,6 +68,7 @@ class SessionRuntime:
         self.last_active = mono()
         self.inflight_calls = 0
         self.stalled_by: dict[str, Any] = {}  # persona → ModelFailure of the last cycle every advisor failed
+        self.gone: dict[str, Any] = {}  # models this turn found it cannot use → ModelFailure (session.unreachable)
         self.pending_calls = 0  # started and not journaled yet (the budget counts them): all, and first calls
         self.pending_first = 0
         self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts

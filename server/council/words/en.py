@@ -227,6 +227,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cost.fewer_cycles": "fewer debate cycles (from {before})",
     "cost.left_out": ": {names} left out",
     "cost.fewer_seats": "fewer advisors (from {before}{left_out})",
+    "cost.alone": "one advisor, who answers alone without a debate (from {before}{left_out})",
     "cost.no_questions": "no clarifying questions",
     "cost.to_fit_budget": "to fit the budget of {calls}",
     "cost.to_fit": "to fit the budget",

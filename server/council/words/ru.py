@@ -227,6 +227,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "cost.fewer_cycles": "меньше циклов дебатов (было {before})",
     "cost.left_out": ": без {names}",
     "cost.fewer_seats": "меньше советников (было {before}{left_out})",
+    "cost.alone": "один советник, который отвечает сам, без дебатов (было {before}{left_out})",
     "cost.no_questions": "без уточняющих вопросов",
     "cost.to_fit_budget": "чтобы уложиться в бюджет {calls}",
     "cost.to_fit": "чтобы уложиться в бюджет",
