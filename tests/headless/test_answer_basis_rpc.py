@@ -5,7 +5,7 @@ snapshot and the transcript."""
 
 from __future__ import annotations
 
-from .conftest import PROBLEM, persona_reply
+from .conftest import PROBLEM, events_of, persona_reply
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 DEVIL = "Devil's Advocate"
@@ -34,8 +34,18 @@ async def test_chat_devils_advocate_without_counterpoints_is_repaired_and_they_r
     async with sidecar(script=devil_needs_a_repair(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
         r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
         assert r["status"] == "completed"
-        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+        got = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        completed = events_of(sc, r["sessionId"], "persona.completed")
+    snap, transcript = got["session"], got["transcriptMarkdown"]
     devil = [x for x in snap["responses"] if x["persona"] == DEVIL]
+    # seed 000: its advice carries its counterpoints — composed once by the sidecar, read so by every surface
+    advice = [f"advice {i}" for i in range(5)] + [f"Counterpoint: {COUNTERPOINT}"]
+    assert [x["advice"] for x in devil] == [advice, advice] and devil[0]["counterpoints"] == [COUNTERPOINT]
+    assert [e["response"]["advice"] for e in completed if e["persona"] == DEVIL] == [advice, advice]
+    others = [x for x in snap["responses"] if x["persona"] != DEVIL]
+    assert others and not any(x["counterpoints"] or "Counterpoint" in " ".join(x["advice"]) for x in others)
+    blocks = transcript.split(f"#### {DEVIL}")[1:]
+    assert len(blocks) == 2 and all(f"- Counterpoint: {COUNTERPOINT}" in b.split("**Risks**")[0] for b in blocks)
     assert [x["risks"] for x in devil] == [[COUNTERPOINT], [COUNTERPOINT]] and not devil[0]["abstained"]
     assert devil[0]["note"] == "repaired after one retry"
     assert snap["metadata"]["models"][DEVIL]["calls"] == 3  # cycle 1, its repair, cycle 2
