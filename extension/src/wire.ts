@@ -1445,6 +1445,7 @@ export interface PersonaResponse {
   /** Your stance in one sentence. */
   position: string;
   summary: string[];
+  /** Its advice; the Devil's Advocate's ends with its counterpoints, one item each (seed 000). */
   advice: string[];
   risks: string[];
   assumptions: string[];
@@ -1460,6 +1461,8 @@ export interface PersonaResponse {
   evidenceRequests: EvidenceRequest[];
   persona: string;
   cycle: number;
+  /** The Devil's Advocate's counterpoints (its risks, each once) that end its `advice`; empty for the others. */
+  counterpoints: string[];
   abstained: boolean;
   note?: string;
   /** Why the persona's model call failed (it abstained). */
@@ -1719,7 +1722,7 @@ export interface ToolResponse {
   persona: string;
   /** Markdown bullets; as many as the depth asks for. */
   summary: string;
-  /** Markdown bullets; as many as the depth asks for. */
+  /** Markdown bullets; as many as the depth asks for. The Devil's Advocate's then ends with its counterpoints, one bullet each (`Counterpoint: …`, seed 000). */
   advice: string;
   assumptions: string[];
   questions: string[];

@@ -1,10 +1,12 @@
 """``council ask`` shows what the answer rests on (issue 20): the Devil's Advocate's counterpoints among the risks
-after one repair of a reply without them, what the answer hinges on and what the debate changed — in the printed
-answer and in ``--json``'s snapshot."""
+after one repair of a reply without them and in its advice (``--json`` and the transcript file), what the answer
+hinges on and what the debate changed — in the printed answer and in ``--json``'s snapshot."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from .conftest import PROBLEM, run_council
 
@@ -34,6 +36,10 @@ def test_json_snapshot_carries_counterpoints_in_the_risks_the_hinges_and_the_deb
     session = json.loads(ask(script_file, "--json").stdout)["session"]
     devil = next(x for x in session["responses"] if x["persona"] == DEVIL and x["cycle"] == 1)
     assert devil["risks"] == [COUNTERPOINT] and devil["note"] == "repaired after one retry"
+    # seed 000: responses[].advice of the Devil's Advocate carries its counterpoints, in every cycle
+    assert {tuple(x["advice"]) for x in session["responses"] if x["persona"] == DEVIL} == {
+        (*FIRST["advice"], f"Counterpoint: {COUNTERPOINT}")}
+    assert not any("Counterpoint" in " ".join(x["advice"]) for x in session["responses"] if x["persona"] != DEVIL)
     syn = session["synthesis"]
     assert COUNTERPOINT in syn["risksTradeoffs"]
     goal = session["assumptionLog"][0]  # --yes: every question skipped; the scripted chair hinges on the first
@@ -48,3 +54,16 @@ def test_printed_answer_says_what_it_hinges_on_and_what_the_debate_changed(scrip
     assert "What the answer hinges on" in out and "If not, the council would recommend" in out
     risks = out.split("Risks and trade-offs", 1)[1].split("Next steps", 1)[0]
     assert COUNTERPOINT in risks
+
+
+@pytest.mark.parametrize(("language", "advice", "risks", "label"), [
+    ("en", "**Advice**", "**Risks**", "Counterpoint"), ("ru", "**Советы**", "**Риски**", "Контрдовод")])
+def test_transcript_file_gives_the_devils_advocate_advice_with_its_counterpoints(script_file, tmp_path, language,
+                                                                                 advice, risks, label):
+    ask(script_file, "--transcript", str(tmp_path / "t"), "--language", language)
+    [transcript] = (tmp_path / "t").glob("*.md")
+    blocks = transcript.read_text(encoding="utf-8").split(f"#### {DEVIL}")[1:]
+    assert len(blocks) == 2  # cycle 1 and cycle 2: its advice ends with its counterpoint, beside its risks
+    for block in blocks:
+        said = block.split(advice, 1)[1].split(risks, 1)[0]
+        assert said.strip().endswith(f"- {label}: {COUNTERPOINT}"), said

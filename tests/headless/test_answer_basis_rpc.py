@@ -1,11 +1,11 @@
 """What the answer rests on, over real JSON-RPC (issue 20): the Devil's Advocate rule in a chat session (a reply
 without counterpoints is repaired once; its counterpoints reach the synthesis's risks, not only the dissent), the
-assumptions the answer hinges on with a revisit offer each, and what the debate changed — in the answer, the
-snapshot and the transcript."""
+assumptions the answer hinges on with a revisit offer each, and what the debate changed — a debate that confirms
+the first vote and one that overturns it — in the answer, the snapshot, the transcript and the consult result."""
 
 from __future__ import annotations
 
-from .conftest import PROBLEM, persona_reply
+from .conftest import PROBLEM, events_of, persona_reply
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 DEVIL = "Devil's Advocate"
@@ -34,8 +34,18 @@ async def test_chat_devils_advocate_without_counterpoints_is_repaired_and_they_r
     async with sidecar(script=devil_needs_a_repair(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
         r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
         assert r["status"] == "completed"
-        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+        got = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        completed = events_of(sc, r["sessionId"], "persona.completed")
+    snap, transcript = got["session"], got["transcriptMarkdown"]
     devil = [x for x in snap["responses"] if x["persona"] == DEVIL]
+    # seed 000: its advice carries its counterpoints — composed once by the sidecar, read so by every surface
+    advice = [f"advice {i}" for i in range(5)] + [f"Counterpoint: {COUNTERPOINT}"]
+    assert [x["advice"] for x in devil] == [advice, advice] and devil[0]["counterpoints"] == [COUNTERPOINT]
+    assert [e["response"]["advice"] for e in completed if e["persona"] == DEVIL] == [advice, advice]
+    others = [x for x in snap["responses"] if x["persona"] != DEVIL]
+    assert others and not any(x["counterpoints"] or "Counterpoint" in " ".join(x["advice"]) for x in others)
+    blocks = transcript.split(f"#### {DEVIL}")[1:]
+    assert len(blocks) == 2 and all(f"- Counterpoint: {COUNTERPOINT}" in b.split("**Risks**")[0] for b in blocks)
     assert [x["risks"] for x in devil] == [[COUNTERPOINT], [COUNTERPOINT]] and not devil[0]["abstained"]
     assert devil[0]["note"] == "repaired after one retry"
     assert snap["metadata"]["models"][DEVIL]["calls"] == 3  # cycle 1, its repair, cycle 2
@@ -66,3 +76,35 @@ async def test_chat_answer_marks_its_hinges_offers_revisits_and_says_what_the_de
     assert debate["moves"] == [] and debate["conformityFlags"] == 0
     line = "The debate confirmed the first vote: **A · Staged approach** won both (A 2 · B 1 → A 2 · B 1)."
     assert line in r["finalAnswer"] and line in transcript and "### What the answer hinges on" in transcript
+
+
+ARGUMENT = "Advisor C's point that the on-call load doubles, which our team of four cannot carry"
+
+
+def overturning_debate() -> dict:
+    """Cycle 1: the architect and the developer prefer A, the Devil's Advocate B; in cycle 2 the architect moves to B
+    naming an argument and the developer follows without one (possible conformity): B wins the final vote."""
+    rules = [{"when": {"schema": "PersonaReply", "purpose": name, "cycle": 1},
+              "reply": first_reply(position=f"{name} prefers option {option}.", vote_confidence=0.8)}
+             for name, option in zip(COUNCIL, "AAB", strict=True)]
+    rules += [{"when": {"schema": "PersonaReply", "purpose": name, "cycle": 2},
+               "reply": persona_reply(option_id="B", changed_position=name != DEVIL, change_reason=why)}
+              for name, why in zip(COUNCIL, (ARGUMENT, "", ""), strict=True)]
+    return {"rules": rules}
+
+
+async def test_a_debate_that_overturns_the_first_vote_says_so_in_the_answer_snapshot_transcript_and_consult(sidecar):
+    async with sidecar(script=overturning_debate(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        got = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})
+        consult = await sc.call("council/consult", {"user_problem": PROBLEM, "selected_personas": COUNCIL})
+    line = ("The debate overturned the first vote: **A · Staged approach** led it, **B · Wait** won the final one "
+            "(A 2 · B 1 → B 3).")
+    moved = [f"- Software Architect moved from A to B: {ARGUMENT}.",
+             "- Senior Developer moved from A to B without naming an argument ⚠️ possible conformity."]
+    for text in (r["finalAnswer"], got["transcriptMarkdown"], consult["markdown"]):
+        assert line in text and all(m in text for m in moved)
+    chat, tool = got["session"]["synthesis"]["debate"], consult["debate"]
+    assert chat["verdict"] == tool["verdict"] == "overturned" and len(chat["moves"]) == len(tool["moves"]) == 2
+    assert chat["conformityFlags"] == tool["conformity_flags"] == 1

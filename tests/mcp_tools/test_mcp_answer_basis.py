@@ -26,7 +26,8 @@ async def test_consult_devils_advocate_rule_hinges_and_debate_change(mcp_client)
     assert not r.isError  # the SDK client checked structuredContent against the tool's outputSchema
     data = r.structuredContent
     devil = next(x for x in data["responses"] if x["persona"] == DEVIL)
-    assert devil["advice"] == f"- a1\n- a2\n\nCounterpoints:\n* {COUNTERPOINT}"
+    assert devil["advice"] == f"- a1\n- a2\n- Counterpoint: {COUNTERPOINT}"  # as the sidecar composed it
+    assert not any("Counterpoint" in x["advice"] for x in data["responses"] if x["persona"] != DEVIL)
     assert devil["counterpoints"] == [COUNTERPOINT] and COUNTERPOINT in data["synthesis"]["risks_tradeoffs"]
     assert not any("counterpoint" in n for n in data["synthesis"]["notes"])  # repaired, not shipped with a note
     # nobody could be asked (no elicitation): both questions were assumed; the scripted chair hinges on the first

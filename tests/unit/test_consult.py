@@ -56,10 +56,11 @@ async def test_devils_advocate_counterpoints_feed_risks(make_service):
     r = await h.service.consult(ConsultParams(user_problem=PROBLEM, selected_personas=COUNCIL, depth="brief"))
     assert {"The split doubles on-call load.", "Data drifts."} <= set(r.synthesis.risks_tradeoffs)
     assert r.responses[1].counterpoints == ["The split doubles on-call load.", "Data drifts."]
-    # seed 000: its advice carries its counterpoints (a labelled list after the advice's own bullets)
-    assert r.responses[1].advice == ("- a1\n- a2\n\nCounterpoints:\n* The split doubles on-call load.\n"
-                                     "* Data drifts.")
-    assert "Counterpoints" not in r.responses[0].advice  # only the Devil's Advocate's
+    # seed 000: its advice carries its counterpoints as the engine composed them, one bullet each after its own
+    assert r.responses[1].advice == ("- a1\n- a2\n- Counterpoint: The split doubles on-call load.\n"
+                                     "- Counterpoint: Data drifts.")
+    assert "Counterpoint" not in r.responses[0].advice  # only the Devil's Advocate's
+    assert not any("advice" in n for n in r.synthesis.notes)  # the depth counts its own advice: 2, brief asks 2–3
 
 
 async def test_answer_callback_answers_and_declines(make_service):

@@ -84,3 +84,23 @@ async def test_a_devils_advocate_that_never_gives_counterpoints_abstains_instead
     s = h.runtime(res.session_id).session
     devil = next(r for r in s.responses if r.persona == DEVIL and r.cycle == 1)
     assert devil.abstained and "counterpoints" in (devil.note or "")
+
+
+async def test_the_devils_advocate_advice_ends_with_each_counterpoint_once_and_the_chair_reads_its_own_advice(
+        make_service):
+    """Seed 000, composed once by the engine: its own advice, then one 'Counterpoint: …' per risk (a repeated risk
+    once, line breaks gone); the chair's digest shows its own advice and its risks, not the counterpoints twice."""
+    point = "A split doubles\nthe on-call load"
+    reply = {**persona_reply(1, who=DEVIL, risks=[point, "a split doubles the on-call load."]), "advice": ["Wait."]}
+    h = make_service({"rules": [rule("PersonaReply", reply, purpose=DEVIL, cycle=1)]})
+    res = await h.service.turn(TurnParams(text="Should we split our monolith?",
+                                          options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    devil = next(r for r in s.responses if r.persona == DEVIL and r.cycle == 1)
+    assert devil.advice == ["Wait.", "Counterpoint: A split doubles the on-call load"]
+    assert devil.counterpoints == ["A split doubles the on-call load"] and devil.own_advice == ["Wait."]
+    assert all(r.counterpoints == [] and r.own_advice == r.advice for r in s.responses if r.persona != DEVIL)
+    provider = next(iter(h.service.hub._cache.values()))
+    [chair] = [c for c in provider.calls if c.purpose == "synthesizer"]
+    digest = next(line for line in chair.messages[-1].content.splitlines() if line.startswith(f"- {DEVIL}"))
+    assert "Advice: Wait. Risks: A split doubles" in digest and "Counterpoint" not in digest

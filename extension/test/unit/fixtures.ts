@@ -28,12 +28,14 @@ export function question(id = 'q1', overrides: Partial<ClarificationQuestion> = 
 }
 
 export function response(persona = "Devil's Advocate", cycle = 1): PersonaResponse {
+  const devil = persona === "Devil's Advocate"; // its advice ends with its counterpoints, as the sidecar sends it
   return {
     persona,
     cycle,
     position: 'Do not split yet',
     summary: ['Too early'],
-    advice: ['Modularise the monolith first'],
+    advice: ['Modularise the monolith first', ...(devil ? ['Counterpoint: Distributed complexity'] : [])],
+    counterpoints: devil ? ['Distributed complexity'] : [],
     risks: ['Distributed complexity'],
     assumptions: [],
     questions: [],

@@ -4,15 +4,15 @@ depth enforced after the fact.
 The prompts already ask for the depth's number of bullets (and one repair when a reply falls short); here every
 list that counts is cut to the depth's maximum, and a shortfall is reported in the synthesis's notes — never made
 up with invented items. The synthesis's next steps, when the chair gave too few, are completed from the advisors'
-own next steps (real items, in council order). The Devil's Advocate's advice ends with its counterpoints, which
-the session's synthesis has already added to ``risks_tradeoffs`` (seed 000). What the answer hinges on and what the
-debate changed come from the synthesis, as every surface shows them.
+own next steps (real items, in council order). The Devil's Advocate's advice ends with its counterpoints as the
+engine composed them (one bullet each, after the advice the depth counts), and the session's synthesis has already
+added them to ``risks_tradeoffs`` (seed 000). What the answer hinges on and what the debate changed come from the
+synthesis, as every surface shows them.
 """
 
 from __future__ import annotations
 
 from council.consult.request import council_of
-from council.personas.loader import PersonaLibrary
 from council.present import consult as words
 from council.protocol.consult import (
     Clarification,
@@ -51,10 +51,10 @@ def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | Non
 
 
 def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSession,
-                  notes: list[str], contrarian: bool = False) -> ToolResponse:
+                  notes: list[str]) -> ToolResponse:
     depth = s.settings.depth
     lo, hi = DEPTH_BULLETS[depth]
-    lists = {f: _dedupe(getattr(resp, f)) for f in COUNTED}
+    lists = {f: _dedupe(resp.own_advice if f == "advice" else getattr(resp, f)) for f in COUNTED}
     for field, items in lists.items():
         if len(items) < lo:
             notes.append(words.shortfall_note(resp.persona, field, len(items), depth.value, lo, hi))
@@ -62,12 +62,11 @@ def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSessi
     if cut:
         notes.append(words.trimmed_note(resp.persona, cut, hi, depth.value))
     counterpoints = _dedupe(resp.risks)[:hi]
-    advice = words.bullet_text(lists["advice"][:hi])
-    if contrarian and counterpoints:  # seed 000: the Devil's Advocate's advice carries its counterpoints
-        advice = words.with_counterpoints(advice, counterpoints)
+    folded = resp.advice[len(resp.own_advice):][:hi]  # seed 000: the Devil's Advocate's ends with its counterpoints
     return ToolResponse(
         persona=resp.persona, summary=words.bullet_text(lists["summary"][:hi]),
-        advice=advice, assumptions=resp.assumptions, questions=resp.questions,
+        advice=words.bullet_text(lists["advice"][:hi] + folded), assumptions=resp.assumptions,
+        questions=resp.questions,
         next_steps=lists["next_steps"][:hi], confidence=resp.confidence,
         confidence_rationale=resp.confidence_rationale, position=resp.position,
         counterpoints=counterpoints, vote=vote.option_id if vote else None, cycle=resp.cycle)
@@ -104,18 +103,16 @@ def clarifications(s: ConversationSession, declined: set[str]) -> list[Clarifica
     return out
 
 
-def consult_result(s: ConversationSession, plan: Plan, library: PersonaLibrary,
-                   declined: set[str]) -> ConsultResult:
+def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> ConsultResult:
     final = {v.persona: v for v in votes_of(s, final_round(s))} if s.votes else {}
     notes: list[str] = []
     responses, silent = [], []
-    contrarians = {c.name for c in library if c.always_include}
     for p in s.personas:
         resp = latest_usable(s, p.name)
         if resp is None:
             silent.append(p.name)
         else:
-            responses.append(tool_response(resp, final.get(p.name), s, notes, p.name in contrarians))
+            responses.append(tool_response(resp, final.get(p.name), s, notes))
     if silent:
         notes.append(words.silent_note(silent))
     clar = clarifications(s, declined)

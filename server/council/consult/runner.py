@@ -83,7 +83,7 @@ class Consultant:
                                        models=models, failures=failures, causes=causes)
             raise internal_error(words.could_not_answer(rt.stalled_by, client_model), sessionId=s.session_id,
                                  failures=failures, causes=causes)
-        result = consult_result(s, plan, self.service.engine.library, declined)
+        result = consult_result(s, plan, declined)
         result.markdown = words.consult_text(result.to_wire())
         return result
 

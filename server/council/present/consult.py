@@ -43,15 +43,6 @@ def silent_note(personas: list[str]) -> str:
     return f"{join_names(personas)} gave no usable answer and {'is' if len(personas) == 1 else 'are'} not listed."
 
 
-COUNTERPOINTS = "Counterpoints:"
-
-
-def with_counterpoints(advice: str, counterpoints: list[str]) -> str:
-    """The Devil's Advocate's advice with its counterpoints (seed 000): a labelled list of its own after the
-    advice's bullets, so the depth's bullet count stays the advice's."""
-    return f"{advice}\n\n{COUNTERPOINTS}\n" + "\n".join(f"* {one_line(x)}" for x in counterpoints)
-
-
 # --- progress -------------------------------------------------------------------------------------------------
 def stage(event: dict[str, Any]) -> str | None:
     """A one-line progress message for a session event (None: not a stage worth reporting)."""

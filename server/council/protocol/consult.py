@@ -104,7 +104,8 @@ class ToolResponse(SnakeModel):
 
     persona: str
     summary: str = Field(description="Markdown bullets; as many as the depth asks for.")
-    advice: str = Field(description="Markdown bullets; as many as the depth asks for.")
+    advice: str = Field(description="Markdown bullets; as many as the depth asks for. The Devil's Advocate's then "
+                                    "ends with its counterpoints, one bullet each (`Counterpoint: …`, seed 000).")
     assumptions: list[str] = []
     questions: list[str] = []
     next_steps: list[str] = Field(default_factory=list, description="Ordered: first step first.")

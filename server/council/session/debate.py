@@ -21,6 +21,7 @@ from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_message
 from council.session.runtime import SessionRuntime
 from council.session.seating import model_label
 from council.session.streaming import OrderedStream
+from council.words import speaking, t
 
 INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id")
 EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
@@ -143,7 +144,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
                         check=_check_reply(contract, option_ids), soft_check=_soft_checks(s),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
-        response, vote = response_of(name, cycle, outcome, option_ids, previous_votes.get(name))
+        response, vote = response_of(s, contract, cycle, outcome, option_ids, previous_votes.get(name))
         answered = pick(name)  # after a fallback: the chat's model
         response.model = model_label(answered.id, answered.model)
         content = response.note if response.abstained else response.position
@@ -168,10 +169,11 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     return kept or latest_responses(rt.session, cycle)
 
 
-def response_of(name: str, cycle: int, outcome, option_ids: list[str],
+def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, option_ids: list[str],
                 before: Vote | None) -> tuple[PersonaResponse, Vote | None]:
-    """What the session keeps of one persona's reply: its response and, in a voting cycle, its vote (an
-    unusable reply is an abstention, never a guessed vote)."""
+    """What the session keeps of one persona's reply: its response (the Devil's Advocate's advice with its
+    counterpoints) and, in a voting cycle, its vote (an unusable reply is an abstention, never a guessed vote)."""
+    name = contract.name
     if outcome.reply is None:
         return PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
@@ -188,7 +190,22 @@ def response_of(name: str, cycle: int, outcome, option_ids: list[str],
                     continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
-    return PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note), vote
+    response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
+    return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
+
+
+def with_counterpoints(response: PersonaResponse, language: str | None) -> PersonaResponse:
+    """Seed 000: the Devil's Advocate's advice carries its counterpoints — its own advice, then one item per
+    counterpoint (its risks, each once), worded in the session's ``language``. Composed here, once, when the reply
+    is kept: the journal, the events, the snapshot (``council ask --json``), the transcript and the consult results
+    all read the advice from the response; the risks reach the synthesis's risks (``synthesis.with_counterpoints``)."""
+    points: list[str] = []
+    for risk in (" ".join(x.split()) for x in response.risks):  # one line each: an item of a list
+        if risk and risk.lower().rstrip(".") not in (p.lower().rstrip(".") for p in points):
+            points.append(risk)
+    with speaking(language):
+        folded = [t("persona.counterpoint", point=p) for p in points]
+    return response.model_copy(update={"advice": [*response.advice, *folded], "counterpoints": points})
 
 
 def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> list[str]:

@@ -88,12 +88,21 @@ class PersonaResponse(PersonaReply):
 
     persona: str
     cycle: int
+    advice: list[str] = Field(default_factory=list, max_length=14 + 8, description=(
+        "Its advice; the Devil's Advocate's ends with its counterpoints, one item each (seed 000)."))
+    counterpoints: list[str] = Field(default_factory=list, max_length=8, description=(
+        "The Devil's Advocate's counterpoints (its risks, each once) that end its `advice`; empty for the others."))
     abstained: bool = False
     note: str | None = None
     failure: ModelFailure | None = Field(None, description="Why the persona's model call failed (it abstained).")
     model: str = Field("", description="The model it spoke with (a client model's name, else `provider:model`).")
     conformity_flag: bool = False
     turn_id: str | None = None
+
+    @property
+    def own_advice(self) -> list[str]:
+        """Its advice without the counterpoints that end it (the depth's bullet count is this advice's)."""
+        return self.advice[: max(0, len(self.advice) - len(self.counterpoints))]
 
 
 class OptionsReply(ModelReply):

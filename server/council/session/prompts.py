@@ -310,8 +310,8 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
     budget = max(300, DIGEST_BUDGET // max(1, len(latest)))
     positions = "\n".join(
         clip(f"- {r.persona} [{r.confidence}]: {clip(r.position, POSITION_BUDGET)} Advice: "
-             + _join(r.advice[:2], POINT_BUDGET) + "." + (f" Risks: {_join(r.risks[:2], POINT_BUDGET)}." if r.risks
-                                                          else ""), budget)
+             + _join(r.own_advice[:2], POINT_BUDGET) + "."  # its counterpoints are its risks, named next
+             + (f" Risks: {_join(r.risks[:2], POINT_BUDGET)}." if r.risks else ""), budget)
         for r in latest if not r.abstained
     )
     role = (

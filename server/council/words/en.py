@@ -45,6 +45,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "field.advice": "Advice",
     "field.risks": "Risks",
     "field.next_steps": "Next steps",
+    "persona.counterpoint": "Counterpoint: {point}",
     "persona.no_reply": "No usable reply.",
     "persona.changed": "_Changed position: {why}._",
     "persona.no_new_argument": "without naming a new argument",

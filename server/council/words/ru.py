@@ -45,6 +45,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "field.advice": "Советы",
     "field.risks": "Риски",
     "field.next_steps": "Следующие шаги",
+    "persona.counterpoint": "Контрдовод: {point}",
     "persona.no_reply": "Пригодного ответа нет.",
     "persona.changed": "_Позиция изменена: {why}._",
     "persona.no_new_argument": "без нового довода",
