@@ -1,29 +1,24 @@
 /** Thin wrappers around VS Code APIs (other extensions', the workspace's local folders), so the rest of the code stays testable. */
+import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-
-interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
-    resolveEnvironment(env: { path: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
-  };
-}
 
 /** The workspace folders on this machine's disk (a virtual workspace's folders cannot be read or given to git). */
 export function localFolders(): readonly vscode.WorkspaceFolder[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
 }
 
-/** The Python extension's active interpreter for `resource`, when ms-python.python is installed. */
+/**
+ * The Python extension's active interpreter for `resource`, read through its published API (`@vscode/python-extension`);
+ * undefined when ms-python.python is not installed (`PythonExtension.api()` would throw, which the caller logs as a
+ * warning: not worth one for a user without it).
+ */
 export async function activePythonFromExtension(resource?: vscode.Uri): Promise<string | undefined> {
-  const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-  if (!ext) return undefined;
-  const api = ext.isActive ? ext.exports : await ext.activate();
-  const envs = api?.environments;
-  const active = envs?.getActiveEnvironmentPath(resource);
-  if (!envs || !active) return undefined;
+  if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) return undefined;
+  const envs = (await PythonExtension.api()).environments;
+  const active = envs.getActiveEnvironmentPath(resource);
   const resolved = await envs.resolveEnvironment(active);
-  return resolved?.executable?.uri?.fsPath ?? active.path;
+  return resolved?.executable.uri?.fsPath ?? active.path;
 }
 
 /**

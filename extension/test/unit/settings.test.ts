@@ -3,10 +3,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import * as vscode from 'vscode';
 import { ensurePrivateVenv, preparePython } from '../../src/bootstrap';
 import { PythonSetupError, probe, resolveInterpreter, venvPython, versionOk } from '../../src/python';
 import { expandPath, readSettings, sessionOptions, sidecarLaunch, transcriptDir } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
+import { activePythonFromExtension } from '../../src/vscodeapi';
 
 const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
 
@@ -96,6 +98,26 @@ describe('python discovery', () => {
     assert.deepEqual(await resolveInterpreter({ configured: '/x/python', pythonExtension: async () => '/y' }), { command: '/x/python', source: 'setting' });
     assert.deepEqual(await resolveInterpreter({ configured: '', pythonExtension: async () => '/y/python' }), { command: '/y/python', source: 'python-extension' });
     assert.equal((await resolveInterpreter({ configured: '', pythonExtension: async () => { throw new Error('x'); } })).source, 'default');
+  });
+  it("asks the Python extension's published API for the active interpreter, when it is installed", async () => {
+    const mock = (vscode as unknown as { __mock: { extensions: Map<string, unknown>; reset(): void } }).__mock;
+    mock.reset();
+    assert.equal(await activePythonFromExtension(), undefined, 'not installed: nothing to ask');
+    const asked: unknown[] = [];
+    let resolved: unknown = { executable: { uri: vscode.Uri.file('/envs/app/bin/python') } };
+    const environments = {
+      getActiveEnvironmentPath: (resource?: unknown) => (asked.push(resource), { id: 'app', path: '/envs/app' }),
+      resolveEnvironment: async (env: { path: string }) => (asked.push(env.path), resolved),
+    };
+    const python = { isActive: false, exports: { environments }, activate: async () => ((python.isActive = true), python.exports) };
+    mock.extensions.set('ms-python.python', python);
+    const folder = vscode.Uri.file('/ws');
+    assert.equal(await activePythonFromExtension(folder), '/envs/app/bin/python');
+    assert.equal(python.isActive, true, 'an inactive Python extension is activated first');
+    assert.deepEqual(asked, [folder, '/envs/app']);
+    resolved = undefined; // an environment it cannot resolve: the active path as it reported it
+    assert.equal(await activePythonFromExtension(folder), '/envs/app');
+    mock.reset();
   });
   it('version check', () => {
     assert.equal(versionOk([3, 10, 0]), true);

@@ -203,6 +203,8 @@ export const __mock = {
   mcpProviders: new Map<string, any>(),
   contentProviders: new Map<string, any>(),
   chatModels: [] as unknown[],
+  /** Other installed extensions by id (`vscode.extensions.getExtension`). */
+  extensions: new Map<string, unknown>(),
   executeHook: undefined as undefined | ((command: string, args: unknown[]) => unknown),
   quickPicks: [] as { items: any[]; options?: any }[],
   quickPick: undefined as undefined | ((items: any[], options?: any) => unknown),
@@ -218,6 +220,7 @@ export const __mock = {
     this.mcpProviders.clear();
     this.contentProviders.clear();
     this.chatModels.length = 0;
+    this.extensions.clear();
     this.executeHook = undefined;
     this.reply = undefined;
   },
@@ -329,7 +332,7 @@ export const lm = {
 };
 
 export const extensions = {
-  getExtension: (): undefined => undefined,
+  getExtension: (id: string): unknown => __mock.extensions.get(id),
 };
 
 export const env = { appName: 'mock', language: 'en' };

@@ -1,9 +1,9 @@
-"""How the decision memory compares questions when the embedding model is not warm: TF-IDF cosine over stemmed words
-(``council.personas.tfidf``'s tokenizer, IDF and unit vectors), where a word of a kept question that begins or
-ends with a word of the new question, or that the new word begins or ends with, counts as that word when the
-shorter one has at least :data:`MIN_SHARED` letters: "monolithic" meets "monolith", "microservices" meets
-"services". Paraphrases that change the form of a word, or use its compound, are recalled; questions that share
-only short or common words are not (``store.THRESHOLDS['tfidf']``).
+"""How the decision memory compares questions when the embedding model is not warm: TF-IDF cosine over stemmed
+words (:mod:`council.word_match`'s tokens; ``council.personas.tfidf``'s IDF and unit vectors), where a word of a
+kept question that begins or ends with a word of the new question, or that the new word begins or ends with, counts
+as that word when the shorter one has at least :data:`MIN_SHARED` letters: "monolithic" meets "monolith",
+"microservices" meets "services". Paraphrases that change the form of a word, or use its compound, are recalled;
+questions that share only short or common words are not (``store.THRESHOLDS['tfidf']``).
 
 The method keeps the name ``tfidf`` (what ``memory.recalled`` and ``council_decisions`` report). Routing keeps
 the plain :class:`~council.personas.tfidf.TfidfRanker`: persona descriptions are not questions.
@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
-from council.personas.tfidf import cosine, idf_of, tokenize, unseen_idf, vector
+from council.personas.tfidf import cosine, idf_of, unseen_idf, vector
+from council.word_match import tokenize
 
 MIN_SHARED = 5  # letters of the shorter word, for a prefix or suffix to count as the same word
 

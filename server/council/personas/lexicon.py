@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from council.personas.contract import DOMAINS
-from council.personas.tfidf import stem, words
+from council.word_match import stem, words
 
 GENERAL = "general"
 WEAK = 0.4  # a "~word": context more often than subject

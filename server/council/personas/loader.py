@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from council.personas.contract import PersonaContract
 from council.protocol.methods import PersonaInfo
+from council.word_match import stem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,7 +33,6 @@ log = logging.getLogger(__name__)
 _APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc`´]")
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-я]")
-_RU_ENDINGS = "аеиоуыэюяйь"
 # Words right before a role name that mean the user describes someone, not addresses a persona.
 _NOT_ADDRESSED = {"our", "my", "their", "your", "his", "her", "наш", "наша", "наши", "мой", "моя", "я"}
 _NOT_ADDRESSED_PAIRS = {("as", "a"), ("as", "an"), ("im", "a"), ("am", "a"), ("are", "a"), ("is", "a")}
@@ -68,18 +68,11 @@ def normalize_name(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text).split())
 
 
-def _ru_stem(word: str) -> str:
-    stem = word
-    while len(stem) > 4 and stem[-1] in _RU_ENDINGS and len(word) - len(stem) < 2:
-        stem = stem[:-1]
-    return stem
-
-
 def _word_matches(pattern: str, word: str) -> bool:
     if pattern == word:
         return True
     if _CYRILLIC.search(pattern):  # Russian inflects: "эксперт" names "эксперта", "экспертом"…
-        return len(pattern) >= 4 and word.startswith(_ru_stem(pattern))
+        return len(pattern) >= 4 and stem(word) == stem(pattern)
     return word == pattern + "s"
 
 

@@ -1,69 +1,14 @@
-"""Lexical rankers in pure Python: TF-IDF cosine and word overlap (Jaccard), plus the tokenizer they share.
-
-The tokenizer lowercases, folds ``ё``, drops English and Russian stop words and strips common suffixes of both
-languages ("releases"/"releasing" → "releas", "релизы"/"релизов" → "релиз"), so inflected forms meet. It is
-deliberately crude: routing needs robust overlap, not linguistics.
+"""Lexical rankers in pure Python: TF-IDF cosine and word overlap (Jaccard) over the stemmed words of
+:mod:`council.word_match`, and the TF-IDF pieces (IDF, unit vectors, cosine) the decision memory's ranker reuses.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
-_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
-_CYRILLIC = re.compile(r"[а-я]")
-
-STOPWORDS = frozenset("""
-a an the and or but if then else between among within without via vs versus etc should would next
-new best better good thing things lot really way ways try of to in on at by for with from into onto
-over under about as is are was were be been being am do does did done have has had having i me my we
-us our you your he she it its they them their this that these those there here what which who whom
-whose when where why how can could will shall may might must not no nor so too very just also than
-only own same such both each few more most other some any all again further once up down out off s t
-don doesn isn aren wasn weren let lets get got make want need like и в во не что он на я с со как а
-то все она так его но да ты к у же вы за бы по только ее мне было вот от меня еще нет о из ему
-теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж вам ведь там
-потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего
-раз тоже себе под будет ж тогда кто этот того потому этого какой совсем ним здесь этом один почти
-мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после над
-больше тот через эти нас про всего них какая много разве три эту моя впрочем хорошо свою этой перед
-иногда лучше чуть том нельзя такой им более всегда конечно всю между нам нужно наш наша наши это
-""".split())
-
-_EN_SUFFIXES = ("ations", "ation", "ings", "ing", "ments", "ment", "ness", "ities", "ity", "ies", "ied",
-                "ers", "er", "ed", "es", "s", "e", "y")
-_RU_SUFFIXES = tuple(sorted("""
-иями ями ами ого его ому ему ыми ими ией ий ый ой ая яя ое ее ые ие ов ев ам ям ах ях ом ем ую юю ть ти ешь ет
-ют ут ит ат ят ся сь ла ли ло а я о е ы и у ю ь й
-""".split(), key=len, reverse=True))
-
-
-def stem(word: str) -> str:
-    """A light two-pass suffix stripper for English and Russian; stems keep three or four letters at least."""
-    suffixes = _RU_SUFFIXES if _CYRILLIC.search(word) else _EN_SUFFIXES
-    for _ in range(2):
-        for suffix in suffixes:
-            if word.endswith(suffix) and len(word) - len(suffix) >= (3 if len(suffix) == 1 else 4):
-                if suffix == "s" and word[-2] in "sui":
-                    continue
-                word = word[: -len(suffix)]
-                break
-        else:
-            break
-    return word
-
-
-def words(text: str) -> list[str]:
-    """Surface words: lowercase, ``ё`` folded, apostrophes dropped, hyphenated words split."""
-    text = text.lower().replace("ё", "е").replace("\u2019", "'")
-    return [w for token in _WORD.findall(text) for w in token.replace("'", "").split("-") if w]
-
-
-def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
-    """Stemmed tokens of ``text`` (stop words dropped unless asked otherwise)."""
-    return [stem(w) for w in words(text) if not (drop_stopwords and (w in STOPWORDS or len(w) < 2))]
+from council.word_match import tokenize
 
 
 def cosine(a: dict[str, float], b: dict[str, float]) -> float:

@@ -1,4 +1,5 @@
-"""Shared plumbing for the HTTP providers: clients, secret scrubbing, error mapping, SSE and NDJSON readers.
+"""Shared plumbing for the HTTP providers: clients, secret scrubbing, error mapping, SSE (httpx-sse) and NDJSON
+readers.
 
 Every failure leaves here as a :class:`ProviderError` whose text has the API key scrubbed out. Stream readers
 skip lines they cannot parse (logged at DEBUG, never the body at INFO) so one bad line does not end a reply.
@@ -14,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from httpx_sse import EventSource
 
 from council.providers.base import ProviderError
 
@@ -131,25 +133,15 @@ def _payload_error(name: str, payload: dict[str, Any]) -> ProviderError:
 
 
 async def iter_sse(response: httpx.Response, name: str) -> AsyncIterator[dict[str, Any]]:
-    """JSON payloads of ``data:`` lines. ``[DONE]`` ends; ``error`` payloads raise; junk lines are skipped."""
-    data_lines: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data_lines.append(line[5:].lstrip(" "))
-            continue
-        if line.strip() or not data_lines:
-            if line.strip() and not line.startswith((":", "event:", "id:", "retry:")):
-                log.debug("%s: skipping a non-SSE line (%d chars)", name, len(line))
-            continue
-        data, data_lines = "\n".join(data_lines), []
-        if data.strip() == "[DONE]":
+    """JSON payloads of the stream's events (read by httpx-sse). ``[DONE]`` ends; ``error`` payloads raise;
+    events that are not JSON objects are skipped. A body not labelled ``text/event-stream`` (some servers and
+    proxies send ``text/plain`` or no type) is read as events all the same: the caller asked for a stream."""
+    if "text/event-stream" not in response.headers.get("content-type", ""):
+        response.headers["content-type"] = "text/event-stream"
+    async for event in EventSource(response).aiter_sse():
+        if event.data.strip() == "[DONE]":
             return
-        payload = _parse_json(name, data)
-        if payload is not None:
-            yield payload
-    if data_lines:  # stream ended without the blank line after the last event
-        data = "\n".join(data_lines)
-        if data.strip() != "[DONE]" and (payload := _parse_json(name, data)) is not None:
+        if event.data and (payload := _parse_json(name, event.data)) is not None:
             yield payload
 
 

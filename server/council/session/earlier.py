@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from council.personas.tfidf import TfidfRanker, words
+from council.personas.tfidf import TfidfRanker
 from council.session.entities import ClarificationQuestion
+from council.word_match import words
 
 SAME_QUESTION = 0.5
 

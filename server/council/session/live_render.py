@@ -1,21 +1,28 @@
 """Turns a streaming JSON reply (a persona's, or the moderator's answer to a follow-up) into append-only markdown,
 so users watch advice, not braces.
 
-Chunks go to an incremental parser that reads each character once and keeps its state between chunks (the values
-seen so far, which keys are complete); the fields are rendered in a fixed order, and only text that extends what
-was already sent is emitted. Rendering holds back at the first field that is not finished, so the output never has
-to be retracted, and fields already sent in full are not rendered again. The cost of a reply is linear in its
-length, whatever the size of the chunks.
+The reply so far is parsed by pydantic-core's partial JSON mode (``from_json(..., allow_partial="trailing-strings")``:
+an unfinished string or list comes back as far as it goes). pydantic-core does not say whether the object's last
+member is finished, which the live view needs (a paragraph ends at its closing quote, a list's last item shows at
+its ``]``), so ``_Members``, the one hand-written piece here, follows the object's members as the text grows: string
+context, nesting, which key is being written and whether its value is still open. Text that cannot continue a JSON
+object ends parsing for good; what was read up to there stays.
 
-``parse_prefix(text)`` parses a whole prefix at once with the same parser (the salvage of cut-off replies uses it).
+The fields are rendered in a fixed order, and only text that extends what was already sent is emitted. Rendering
+holds back at the first field that is not finished, so the output never has to be retracted, and fields already
+sent in full are not rendered again. While a key, or an unfinished list item that already shows text (the render
+holds it back), grows, nothing is parsed again.
+
+``parse_prefix(text)`` parses a whole prefix at once the same way (the salvage of cut-off replies uses it).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Generator
 from typing import Any
+
+from pydantic_core import from_json
 
 from council.words import t
 
@@ -29,218 +36,158 @@ FIELDS: Fields = (  # a persona's reply
     ("next_steps", "Next steps"),
 )
 
-_WS = " \t\r\n,"
-_SPECIAL = re.compile(r'["\\]')
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
-Publish = Callable[[Any], None]
-Waiting = Generator[None, None, Any]  # a parse step: yields while it waits for more text, returns its value
+_STRING_STOP = re.compile(r'["\\]')
+_SIGNIFICANT = re.compile(r"[^ \t\r\n]")  # between members: every token counts
+_NESTED = re.compile(r'["\[\]{}]')  # inside a member's value: only strings and nesting count
+Parsed = tuple[dict[str, Any], set[str]]  # the values seen so far, and the keys whose value is complete
 
 
-class PrefixParser:
-    """Parses the prefix of a JSON object incrementally: ``feed`` chunks, read ``obj`` and ``done``.
-
-    ``obj`` holds the values seen so far (an unfinished string, list or literal is there in its partial form:
-    the text so far, the items so far, ``None``); ``done`` the keys whose value is complete. Text before the first
-    ``{`` is skipped; parsing stops for good at anything that cannot continue an object. A ``}`` where a list item
-    should start closes the list. ``reassigned`` is set when a key appears twice (its earlier value is replaced).
-    ``version`` grows with every change that can alter a render — everything except an unfinished string list
-    item getting longer without going from blank to non-blank (the live view holds such an item back anyway).
-    """
+class _Members:
+    """Reads a JSON object's text as it grows (each character once) for what the partial parse does not give:
+    the key being written (``key``), whether its value is unfinished (``open``: "string", "container",
+    "literal" or None), whether the object has closed, and whether a key came twice (``reassigned``)."""
 
     def __init__(self) -> None:
-        self.obj: dict[str, Any] = {}
-        self.done: set[str] = set()
+        self.depth = 0  # 0 before the '{', 1 between members, more inside a member's value
+        self.closed = False
+        self.key: str | None = None
+        self.open: str | None = None
         self.reassigned = False
-        self.version = 0
-        self.t = ""  # the text not consumed yet
-        self.i = 0
-        self._open: _Open | None = None  # the string being read, while the parser waits inside it
-        self._steps: Waiting | None = self._object()
-        next(self._steps)
+        self.string = -1  # where the string being read starts, or -1
+        self.pos = 0
+        self._keys: set[str] = set()
+        self._colon = False  # a ':' was read and the value has not started
+
+    def scan(self, text: str) -> None:
+        i, n = self.pos, len(text)
+        while i < n and not self.closed:
+            if self.string >= 0:
+                m = _STRING_STOP.search(text, i)
+                if m is None:
+                    i = n
+                elif text[m.start()] == "\\":
+                    if m.start() + 1 == n:  # the escaped character has not come yet
+                        i = m.start()
+                        break
+                    i = m.start() + 2
+                else:
+                    i = m.end()
+                    self._string_ends(text, i)
+                continue
+            m = (_SIGNIFICANT if self.depth < 2 else _NESTED).search(text, i)
+            if m is None:
+                i = n
+                break
+            i = m.end()
+            self._token(m.group(), m.start())
+        self.pos = i
+
+    def _token(self, ch: str, at: int) -> None:
+        if ch == '"':
+            self.string = at
+            if self.depth == 1 and self._colon:
+                self.open, self._colon = "string", False
+        elif ch in "[{":
+            self.depth += 1
+            if self.depth == 2 and self._colon:
+                self.open, self._colon = "container", False
+        elif ch in "]}":
+            self.depth -= 1
+            if self.depth <= 1:
+                self.open = None
+                self.closed = self.depth <= 0
+        elif self.depth == 1:
+            if ch == ":":
+                self._colon = True
+            elif ch == ",":
+                self.open = None  # a literal ends
+            elif self._colon:
+                self.open, self._colon = "literal", False
+
+    def _string_ends(self, text: str, end: int) -> None:
+        start, self.string = self.string, -1
+        if self.depth != 1:
+            return
+        if self.open == "string":
+            self.open = None
+            return
+        try:
+            key = json.loads(text[start:end])
+        except ValueError:  # a bad escape: the partial parse stops there anyway
+            key = text[start + 1:end - 1]
+        self.reassigned = self.reassigned or key in self._keys
+        self._keys.add(key)
+        self.key, self.open = key, None
+
+
+def _parsable(text: str) -> bool:
+    try:
+        from_json(text, allow_partial="trailing-strings")
+    except ValueError:
+        return False
+    return True
+
+
+class PartialObject:
+    """The prefix of a JSON object, chunk by chunk: ``feed`` text, ``parse()`` for the values seen so far and the
+    keys whose value is complete. Text before the first ``{`` is skipped. An unfinished string or list is there as
+    far as it goes, an unfinished literal as None. ``reassigned``: a key came twice (its earlier value replaced)."""
+
+    def __init__(self) -> None:
+        self.text = ""  # from the '{' on
+        self.members = _Members()
+        self._stopped: Parsed | None = None  # the result for good, once the text stopped being a JSON prefix
+
+    @property
+    def reassigned(self) -> bool:
+        return self.members.reassigned
 
     def feed(self, chunk: str) -> None:
-        if self._steps is None or not chunk:
+        if self._stopped is not None or not chunk:
             return
-        string = self._open
-        if string is not None and self.i >= len(self.t) and '"' not in chunk and "\\" not in chunk:
-            string.text += chunk  # inside a string, nothing ends or escapes: what the steps would do, directly
-            if string.publish is not None:
-                string.publish(string.text)
-            return
-        self.t = self.t[self.i:] + chunk
-        self.i = 0
+        if not self.text:
+            start = chunk.find("{")
+            if start == -1:
+                return
+            chunk = chunk[start:]
+        self.text += chunk
+        self.members.scan(self.text)
+
+    def parse(self) -> Parsed:
+        if self._stopped is not None:
+            return self._stopped
+        if not self.text:
+            return {}, set()
         try:
-            self._steps.send(None)
-        except StopIteration:
-            self._steps = None
+            obj = from_json(self.text, allow_partial="trailing-strings")
+        except ValueError:
+            return self._stop()
+        done = set(obj)
+        m = self.members
+        if m.open is not None and m.key is not None:
+            done.discard(m.key)
+            if m.open == "literal":
+                obj[m.key] = None
+        return obj, done
 
-    # --- grammar: each step yields while the text ends, and leaves partial values published -----------------
-    def _object(self) -> Waiting:
-        while (start := self.t.find("{", self.i)) == -1:
-            self.i = len(self.t)
-            yield
-        self.i = start + 1
-        while True:
-            yield from self._ws()
-            if self.t[self.i] == "}" or self.t[self.i] != '"':
-                return
-            key = yield from self._string(None)
-            yield from self._ws()
-            if self.t[self.i] != ":":
-                return
-            self.i += 1
-            yield from self._ws()
-            if key in self.obj:
-                self.reassigned = True
-
-            def publish(value: Any, key: str = key) -> None:
-                self.obj[key] = value
-                self.version += 1
-
-            publish((yield from self._value(publish)))
-            self.done.add(key)
-
-    def _ws(self) -> Waiting:
-        while True:
-            t, i = self.t, self.i
-            while i < len(t) and t[i] in _WS:
-                i += 1
-            self.i = i
-            if i < len(t):
-                return
-            yield
-
-    def _value(self, publish: Publish) -> Waiting:
-        ch = self.t[self.i]
-        if ch == '"':
-            return (yield from self._string(publish))
-        if ch == "[":
-            return (yield from self._list(publish))
-        return (yield from self._literal(publish))
-
-    def _literal(self, publish: Publish) -> Waiting:
-        raw: list[str] = []
-        while True:
-            t, i = self.t, self.i
-            end = i
-            while end < len(t) and t[end] not in ",}]":
-                end += 1
-            raw.append(t[i:end])
-            self.i = end
-            if end < len(t):
-                break
-            publish(None)
-            yield
-        try:
-            return json.loads("".join(raw).strip())
-        except json.JSONDecodeError:
-            return None
-
-    def _list(self, publish: Publish) -> Waiting:
-        self.i += 1
-        items: list[Any] = []
-        publish(items)
-        while True:
-            while True:  # whitespace; the items so far stay published while the text ends
-                t, i = self.t, self.i
-                while i < len(t) and t[i] in _WS:
-                    i += 1
-                self.i = i
-                if i < len(t):
-                    break
-                yield
-            ch = self.t[self.i]
-            if ch == "]":
-                self.i += 1
-                return items
-            if ch == "}":  # a list the model never closed: the object's end closes it
-                return items
-            items.append(None)
-            self.version += 1
-            slot = len(items) - 1
-
-            def put(value: Any, slot: int = slot) -> None:
-                before = items[slot]
-                items[slot] = value
-                # a string item only grows: it matters to a render when it stops being blank (or is not a string)
-                if type(value) is not str or type(before) is not str or not (before.strip() or not value.strip()):
-                    self.version += 1
-
-            put((yield from self._value(put)))
-
-    def _string(self, publish: Publish | None) -> Waiting:
-        self.i += 1
-        string = self._open = _Open(publish)
-        while True:
-            t = self.t
-            while self.i < len(t):
-                m = _SPECIAL.search(t, self.i)
-                stop = m.start() if m else len(t)
-                if stop > self.i:
-                    string.text += t[self.i:stop]
-                    self.i = stop
-                if m is None:
-                    break
-                if t[stop] == '"':
-                    self.i = stop + 1
-                    self._open = None
-                    return string.text
-                decoded = _escape(t, stop)
-                if decoded is None:  # the text stops inside the escape: wait for the rest
-                    break
-                string.text += decoded[0]
-                self.i = decoded[1]
-            if publish is not None:
-                publish(string.text)
-            yield
+    def _stop(self) -> Parsed:
+        """The text cannot continue an object: parse the longest prefix that can, for good."""
+        lo, hi = 1, len(self.text)  # text[:lo] ('{') parses, text[:hi] does not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if _parsable(self.text[:mid]) else (lo, mid)
+        kept = PartialObject()
+        kept.feed(self.text[:lo])
+        self._stopped = kept.parse()
+        self.members = kept.members
+        return self._stopped
 
 
-class _Open:
-    """A string the parser is inside of: its text so far, and where to publish it."""
-
-    __slots__ = ("publish", "text")
-
-    def __init__(self, publish: Publish | None) -> None:
-        self.publish = publish
-        self.text = ""
-
-
-def _escape(t: str, j: int) -> tuple[str, int] | None:
-    """The escape at ``t[j]`` (a backslash): (its text, the index after it), or None if the text stops inside."""
-    if j + 1 >= len(t):
-        return None
-    nxt = t[j + 1]
-    if nxt == "u":
-        return _unicode_escape(t, j)
-    return _ESCAPES.get(nxt, nxt), j + 2
-
-
-def _unicode_escape(t: str, j: int) -> tuple[str, int] | None:
-    """Decode ``\\uXXXX`` at ``t[j]`` (joining a surrogate pair); None if the text stops mid-escape."""
-    if j + 6 > len(t):
-        return None
-    try:
-        code = int(t[j + 2:j + 6], 16)
-    except ValueError:
-        return "", j + 6
-    if 0xD800 <= code <= 0xDBFF:
-        if j + 12 > len(t):
-            return None
-        if t[j + 6:j + 8] == "\\u":
-            try:
-                low = int(t[j + 8:j + 12], 16)
-            except ValueError:
-                low = 0
-            if 0xDC00 <= low <= 0xDFFF:
-                return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), j + 12
-    return chr(code), j + 6
-
-
-def parse_prefix(text: str) -> tuple[dict[str, Any], set[str]]:
+def parse_prefix(text: str) -> Parsed:
     """Parse the prefix of a JSON object: the values seen so far, and the keys whose value is complete."""
-    parser = PrefixParser()
-    parser.feed(text)
-    return parser.obj, parser.done
+    prefix = PartialObject()
+    prefix.feed(text)
+    return prefix.parse()
 
 
 Limits = dict[str, int]  # field → maxItems (lists) or maxLength (strings), as the parser will enforce them
@@ -311,31 +258,50 @@ def render(obj: dict[str, Any], done: set[str], *, final: bool = False, limits: 
     return _render_from(0, obj, done, final, limits or {}, fields)[0]
 
 
+def _held_back(members: _Members, obj: dict[str, Any]) -> int:
+    """Where the string being read starts if its growth cannot change the render: a key (not in the parse until
+    it ends), or the last item of the open list once it shows text (the render holds an unfinished item back);
+    else -1."""
+    if members.string < 0:
+        return -1
+    if members.depth == 1:
+        return members.string if members.open is None else -1
+    value = obj.get(members.key) if members.depth == 2 and members.key is not None else None
+    if isinstance(value, list) and value and isinstance(value[-1], str) and value[-1].strip():
+        return members.string
+    return -1
+
+
 class LiveRenderer:
     """Feed raw chunks, get the markdown to append (``fields``: which reply fields to show, in order)."""
 
     def __init__(self, limits: Limits | None = None, fields: Fields = FIELDS) -> None:
         self.limits = limits or {}
         self.fields = fields
-        self._parser = PrefixParser()
+        self._prefix = PartialObject()
         self._frozen = 0  # FIELDS sent in full: never rendered again
         self._frozen_text = ""  # their markdown, the start of what was sent
         self._shown = ""  # what was sent after it
-        self._version = -1  # the parser's version at the last render
+        self._parsed: Parsed | None = None  # at the last render
+        self._quiet = -1  # where the list item starts whose growth cannot change the render, or -1
 
     @property
     def sent(self) -> str:
         return self._frozen_text + self._shown
 
     def feed(self, chunk: str) -> str:
-        p = self._parser
+        p = self._prefix
         p.feed(chunk)
+        if p.members.string == self._quiet >= 0:
+            return ""  # inside an unfinished list item that already shows text: held back, so nothing changes
+        obj, done = parsed = p.parse()
+        self._quiet = _held_back(p.members, obj)
         if p.reassigned:  # a key came twice: an earlier field may change, so render everything as it stands
-            return self._extend(render(p.obj, p.done, limits=self.limits, fields=self.fields))
-        if p.version == self._version:
-            return ""  # nothing that shows changed (say, an unfinished list item, which is held back, grew)
-        self._version = p.version
-        tail, fields, length = _render_from(self._frozen, p.obj, p.done, False, self.limits, self.fields)
+            return self._extend(render(obj, done, limits=self.limits, fields=self.fields))
+        if parsed == self._parsed:
+            return ""
+        self._parsed = parsed
+        tail, fields, length = _render_from(self._frozen, obj, done, False, self.limits, self.fields)
         shown = self._shown
         new = ""
         if len(tail) > len(shown) and tail.startswith(shown):

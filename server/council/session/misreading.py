@@ -20,17 +20,22 @@ import re
 from collections.abc import Iterable
 
 from council.session.entities import ClarificationQuestion
+from council.word_match import content_stems, words
 
 MIN_WORDS = 6  # a question of its own is longer than "This quarter?" or "Maybe cut costs?"
 MAX_OVERLAP = 0.2  # at most this share of the turn's content words may come from the question and its choices
-STEM = 5  # content words are compared by their first letters ("migrate", "migration"; "сервис", "сервисы")
 
 _EXPLICIT = re.compile(
     r"^\s*(?:a\s+|one\s+more\s+|another\s+|new\s+|different\s+|separate\s+)(?:question|problem|topic|request)\s*[:—–-]"
     r"|^\s*(?:новый|другой|ещё\s+один|еще\s+один)\s+(?:вопрос|запрос|тема)\s*[:—–-]",
     re.IGNORECASE)
 
-_OPENERS = (
+def _phrases(*phrases: str) -> tuple[str, ...]:
+    """Phrases as :func:`words` reads a turn ("what's" → "whats")."""
+    return tuple(" ".join(words(p)) for p in phrases)
+
+
+_OPENERS = _phrases(
     "should we", "should i", "shall we", "how do we", "how do i", "how can we", "how can i", "how should we",
     "how should i", "how would we", "how to", "what's the best", "what is the best", "whats the best",
     "what should we", "what should i", "what would you recommend", "which is better", "which should we",
@@ -43,37 +48,11 @@ _OPENERS = (
     "какой лучше", "какую лучше", "какое лучше", "посоветуйте", "подскажите",
 )
 
-_ANSWER_STARTS = ("yes", "no", "nope", "yeah", "yep", "sure", "maybe", "probably", "definitely", "not really",
+_ANSWER_STARTS = _phrases("yes", "no", "nope", "yeah", "yep", "sure", "maybe", "probably", "definitely", "not really",
                   "да", "нет", "наверное", "скорее", "возможно")
 
-_META = ("what do you mean", "do you mean", "you mean", "what does that mean", "what does it mean",
+_META = _phrases("what do you mean", "do you mean", "you mean", "what does that mean", "what does it mean",
          "i don't understand", "not sure what you", "что значит", "что вы имеете", "не понял", "не поняла")
-
-_STOP = frozenset(
-    "a an the and or but if then so to of in on at for by with from into about as is are was were be been being "
-    "do does did doing have has had having we i you they it its it's our my your their this that these those "
-    "what which who whom whose when where why how should would could can will shall may might must not no yes "
-    "than there here any some all more most less very just also only even still really best way better good "
-    "me us them he she him her one ones get got make want need think also too much many lot out up down over "
-    "что как ли мы я вы они это этот эта эти для на в во с со и или но а по из к от до не да нет ли же бы "
-    "нам нас мне вам наш наша наши ваш лучше стоит нужно надо можно какой какая какое какие".split())
-
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-
-
-def words(text: str) -> list[str]:
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
-
-
-def stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]  # "teams" and "team" alike
-    return word[:STEM]
-
-
-def content_stems(text: str) -> set[str]:
-    """The stems of the words that carry meaning (no stop words, no one-letter words, no bare numbers)."""
-    return {stem(w) for w in words(text) if w not in _STOP and len(w) > 1 and not w.isdigit()}
 
 
 def _starts(norm: str, prefixes: Iterable[str]) -> bool:

@@ -28,7 +28,6 @@ from council.session.pause import drop_cycle, set_stopped
 from council.session.reduce_base import check_turn as _check_turn
 from council.session.reduce_base import touch as _touch
 from council.session.reduce_questions import QUESTION_HANDLERS
-from council.session.sharing import share_fields_sets
 from council.session.spend import SPEND_RECORDS, apply_spend, count_call
 from council.session.transitions import check_transition
 
@@ -64,7 +63,6 @@ def apply(session: ConversationSession | None, rec: r.RecordBase) -> Conversatio
         raise validation_error("the first record must be session_created")
     handler = _HANDLERS[type(rec)]
     handler(session, rec)
-    share_fields_sets(rec)
     return session
 
 

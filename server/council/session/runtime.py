@@ -29,6 +29,7 @@ from council.session.entities import (
     utcnow,
 )
 from council.session.reducer import apply, replay
+from council.session.sharing import with_shared_fields_sets
 from council.session.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
@@ -89,6 +90,7 @@ class SessionRuntime:
     # --- state changes ---------------------------------------------------------------------------------
     def record(self, rec: r.RecordBase) -> None:
         previous = self._session.status if self._session is not None else None
+        rec = with_shared_fields_sets(rec)
         self._session = apply(self._session, rec)
         self.journal.append(rec)
         self.last_active = self.mono()
@@ -98,8 +100,8 @@ class SessionRuntime:
     def load(self, journal: list[r.RecordBase], last_seq: int) -> None:
         """Become the session a journal describes (a restore): replayed silently, events continue after
         ``last_seq``."""
-        self._session = replay(journal)
-        self.journal = list(journal)
+        self.journal = [with_shared_fields_sets(rec) for rec in journal]
+        self._session = replay(self.journal)
         self.seq = last_seq
         self.last_active = self.mono()
         self.finished_at = self.mono() if self._session.status in TERMINAL else None

@@ -1,0 +1,73 @@
+"""Word matching for English and Russian: surface words, one stop-word list and stems, shared by routing (the
+TF-IDF and overlap rankers, the domain lexicon), the decision memory's question ranker and the new-problem detector.
+
+Stems come from the Snowball stemmers (``snowballstemmer``: Porter2 for English, Snowball's Russian), so inflected
+forms meet: "releases"/"releasing" → "releas", "релизы"/"релизов" → "релиз". A word with a Cyrillic letter is
+stemmed as Russian, any other as English.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+import snowballstemmer
+
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+_CYRILLIC = re.compile(r"[а-я]")
+
+STOPWORDS = frozenset("""
+a an the and or but if then else between among within without via vs versus etc should would next
+new best better good thing things lot really way ways try of to in on at by for with from into onto
+over under about as is are was were be been being am do does did doing done have has had having i me my we
+us our you your he she him her it its they them their this that these those there here what which who whom
+whose when where why how can could will shall may might must not no nor yes so too very just also than
+only own same such both each few more most less other some any all again further once up down out off s t
+don doesn isn aren wasn weren let lets get got make want need like think one ones much many even still
+и в во не что он на я с со как а
+то все она так его но да ты к у же вы за бы по только ее мне было вот от меня еще нет о из ему
+теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж вам ведь там
+потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего
+раз тоже себе под будет ж тогда кто этот того потому этого какой какая какое какие совсем ним здесь этом один
+почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после над
+больше тот через эти эта нас про всего них много разве три эту моя впрочем хорошо свою этой перед
+иногда лучше чуть том нельзя такой им более всегда конечно всю между нам нужно наш наша наши ваш это стоит
+""".split())
+
+# Words Snowball would merge with a different word that routing tells apart (a KeywordMarker-style list): the
+# production environment is not the product, logistics' shipping is not shipping a release, personal data is not a
+# person, an experiment is not an experience, an engine is not an engineer, accessibility is not access.
+_SEPARATE = {
+    "production": "production", "productions": "production", "productivity": "productivity",
+    "shipping": "shipping", "personal": "personal", "experiment": "experiment", "experiments": "experiment",
+    "engine": "engine", "engines": "engine", "accessibility": "accessibility",
+}
+_STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
+_STEMMING = threading.Lock()  # a Snowball stemmer keeps its state while it works; the memory ranks in a thread
+
+
+def words(text: str) -> list[str]:
+    """Surface words: lowercase, ``ё`` folded, apostrophes dropped, hyphenated words split."""
+    text = text.lower().replace("ё", "е").replace("\u2019", "'")
+    return [w for token in _WORD.findall(text) for w in token.replace("'", "").split("-") if w]
+
+
+@lru_cache(maxsize=50_000)
+def stem(word: str) -> str:
+    """The Snowball stem of a lowercase word (Russian if it has a Cyrillic letter, else English)."""
+    if word in _SEPARATE:
+        return _SEPARATE[word]
+    stemmer = _STEMMERS["ru" if _CYRILLIC.search(word) else "en"]
+    with _STEMMING:
+        return stemmer.stemWord(word)
+
+
+def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
+    """Stemmed words of ``text``, in order (stop words and one-letter words dropped unless asked otherwise)."""
+    return [stem(w) for w in words(text) if not (drop_stopwords and (w in STOPWORDS or len(w) < 2))]
+
+
+def content_stems(text: str) -> set[str]:
+    """The stems of the words that carry meaning (no stop words, no one-letter words, no bare numbers)."""
+    return {stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1 and not w.isdigit()}
