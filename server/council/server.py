@@ -9,6 +9,7 @@ error whose data is ``{code, message, details}``. No domain logic lives here.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -31,7 +32,7 @@ from council.review.api import Reviewer
 from council.service import CouncilService
 from council.transport.gate import Gate
 from council.transport.jsonrpc import RpcError
-from council.transport.pygls_adapter import GatedProtocol, raw_converter
+from council.transport.pygls_adapter import raw_converter
 from council.transport.stdio import FrameWriter, serve_stdio
 
 log = logging.getLogger(__name__)
@@ -42,10 +43,8 @@ NOTIFICATIONS = frozenset({COMPLETE_DELTA_METHOD})  # the registered features th
 class CouncilServer(LanguageServer):
     """pygls's language server with the council's features, served behind the transport's gate."""
 
-    protocol: GatedProtocol
-
     def __init__(self) -> None:
-        super().__init__("council", __version__, protocol_cls=GatedProtocol, converter_factory=raw_converter)
+        super().__init__("council", __version__, converter_factory=raw_converter)
         self.service: CouncilService | None = None
 
     def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
@@ -76,7 +75,9 @@ class ClientBridge:
         protocol = self.server.protocol
         outcome: list[Any] = []
         try:
-            future = protocol.send_request_async(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id)
+            # pygls settles the request when the client answers, even after a cancel (see council.transport)
+            reply = asyncio.wrap_future(protocol.send_request(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id))
+            reply.add_done_callback(lambda done: done.cancelled() or done.exception())  # taken, even if unawaited
             async with anyio.create_task_group() as tg:
                 async def pump() -> None:
                     async with receive:
@@ -84,13 +85,12 @@ class ClientBridge:
                             await on_delta(text)
                 tg.start_soon(pump)
                 try:
-                    outcome.append(await future)
+                    outcome.append(await asyncio.shield(reply))
                 except Exception as exc:  # kept out of the task group, which would wrap it in an ExceptionGroup
                     outcome.append(exc)
                 finally:
                     send.close()
         except anyio.get_cancelled_exc_class():
-            protocol.forget_request(msg_id)  # a late reply is then ignored, not an error
             protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
         finally:
