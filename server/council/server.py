@@ -46,12 +46,20 @@ class CouncilServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("council", __version__, converter_factory=raw_converter)
         self.service: CouncilService | None = None
+        self.writer: FrameWriter | None = None
 
     def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
         """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
-        gate = Gate(self.protocol, FrameWriter(stdout), notifications=NOTIFICATIONS,
+        self.writer = FrameWriter(stdout)
+        gate = Gate(self.protocol, self.writer, notifications=NOTIFICATIONS,
                     teardown=self.service.aclose if self.service is not None else None)
         return serve_stdio(gate, stdin_fd)
+
+    def send_event(self, event: dict[str, Any]) -> None:
+        """A ``council/event``, framed once by the writer (pygls's ``notify`` would encode it, and the writer decode
+        and encode it again, for each of a turn's many streaming events)."""
+        if self.writer is not None:
+            self.writer.send({"jsonrpc": "2.0", "method": EVENT_METHOD, "params": event})
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log instead of popping a message in the editor (the client shows errors in the chat). Errors a handler
@@ -158,7 +166,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
     """A server whose service is built by ``make_service(event_sink, client_bridge)``."""
     server = CouncilServer()
     bridge = ClientBridge(server)
-    service = make_service(lambda event: server.protocol.notify(EVENT_METHOD, event), bridge)
+    service = make_service(server.send_event, bridge)
     server.service = service
     calls: dict[str, Callable[[Any], Any]] = {
         "council/turn": service.turn,
