@@ -47,8 +47,7 @@ class FrameWriter:
         self.outgoing: Callable[[dict[str, Any]], dict[str, Any]] = lambda message: message
 
     def write(self, body: bytes) -> None:
-        if not self.closed:
-            self.send(self.outgoing(json.loads(body)))  # NaN decodes here and is refused by send
+        self.send(self.outgoing(json.loads(body)))  # seen by the gate even when closed; NaN is refused by send
 
     def send(self, message: dict[str, Any]) -> None:
         """Frame and write ``message``. One that cannot be JSON (never expected: every value the gate echoes came
