@@ -9,6 +9,7 @@ error whose data is ``{code, message, details}``. No domain logic lives here.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -31,7 +32,7 @@ from council.review.api import Reviewer
 from council.service import CouncilService
 from council.transport.gate import Gate
 from council.transport.jsonrpc import RpcError
-from council.transport.pygls_adapter import GatedProtocol, raw_converter
+from council.transport.pygls_adapter import raw_converter
 from council.transport.stdio import FrameWriter, serve_stdio
 
 log = logging.getLogger(__name__)
@@ -42,17 +43,23 @@ NOTIFICATIONS = frozenset({COMPLETE_DELTA_METHOD})  # the registered features th
 class CouncilServer(LanguageServer):
     """pygls's language server with the council's features, served behind the transport's gate."""
 
-    protocol: GatedProtocol
-
     def __init__(self) -> None:
-        super().__init__("council", __version__, protocol_cls=GatedProtocol, converter_factory=raw_converter)
+        super().__init__("council", __version__, converter_factory=raw_converter)
         self.service: CouncilService | None = None
+        self.writer: FrameWriter | None = None
 
     def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
         """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
-        gate = Gate(self.protocol, FrameWriter(stdout), notifications=NOTIFICATIONS,
+        self.writer = FrameWriter(stdout)
+        gate = Gate(self.protocol, self.writer, notifications=NOTIFICATIONS,
                     teardown=self.service.aclose if self.service is not None else None)
         return serve_stdio(gate, stdin_fd)
+
+    def send_event(self, event: dict[str, Any]) -> None:
+        """A ``council/event``, framed once by the writer (pygls's ``notify`` would encode it, and the writer decode
+        and encode it again, for each of a turn's many streaming events)."""
+        if self.writer is not None:
+            self.writer.send({"jsonrpc": "2.0", "method": EVENT_METHOD, "params": event})
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log instead of popping a message in the editor (the client shows errors in the chat). Errors a handler
@@ -76,7 +83,9 @@ class ClientBridge:
         protocol = self.server.protocol
         outcome: list[Any] = []
         try:
-            future = protocol.send_request_async(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id)
+            # pygls settles the request when the client answers, even after a cancel (see council.transport)
+            reply = asyncio.wrap_future(protocol.send_request(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id))
+            reply.add_done_callback(lambda done: done.cancelled() or done.exception())  # taken, even if unawaited
             async with anyio.create_task_group() as tg:
                 async def pump() -> None:
                     async with receive:
@@ -84,13 +93,12 @@ class ClientBridge:
                             await on_delta(text)
                 tg.start_soon(pump)
                 try:
-                    outcome.append(await future)
+                    outcome.append(await asyncio.shield(reply))
                 except Exception as exc:  # kept out of the task group, which would wrap it in an ExceptionGroup
                     outcome.append(exc)
                 finally:
                     send.close()
         except anyio.get_cancelled_exc_class():
-            protocol.forget_request(msg_id)  # a late reply is then ignored, not an error
             protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
         finally:
@@ -158,7 +166,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
     """A server whose service is built by ``make_service(event_sink, client_bridge)``."""
     server = CouncilServer()
     bridge = ClientBridge(server)
-    service = make_service(lambda event: server.protocol.notify(EVENT_METHOD, event), bridge)
+    service = make_service(server.send_event, bridge)
     server.service = service
     calls: dict[str, Callable[[Any], Any]] = {
         "council/turn": service.turn,

@@ -1,20 +1,26 @@
-"""A strict JSON-RPC 2.0 connection with LSP ``Content-Length`` framing over byte streams.
+"""A JSON-RPC 2.0 connection over byte streams, on the sidecar's own framing and envelopes read strictly.
 
-Unlike pygls's lenient reader, any byte that is not part of a well-formed frame is a :class:`FramingError`:
-this is how the tests prove stdout carries the protocol only. Requests from the peer are answered by registered
-handlers; notifications go to listeners; ``$/cancelRequest`` is sent when a pending call is cancelled.
+Frames are read with :class:`~council.transport.framing.FrameReader` in strict mode and written with
+:func:`~council.transport.framing.encode_frame`; each message is classified by
+:func:`~council.transport.jsonrpc.classify`. Any byte that is not part of a well-formed frame, and any message that
+is not JSON-RPC 2.0, is a :class:`FramingError`: this is how the tests prove stdout carries the protocol only.
+Requests from the peer are answered by registered handlers; notifications go to listeners; ``$/cancelRequest`` is
+sent when a pending call is cancelled.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
+
+from council.transport.framing import Fault, FrameReader, Message, encode_frame
+from council.transport.jsonrpc import Dropped, Notification, Request, Response, classify
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +46,7 @@ class Connection:
     def __init__(self, receive: ByteReceiveStream, send: ByteSendStream) -> None:
         self._receive = receive
         self._send = send
-        self._buffer = b""
+        self._reader = FrameReader(sys.maxsize, strict=True)  # the sidecar's frames have no size cap
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[anyio.Event, list[Any]]] = {}
         self._handlers: dict[str, Handler] = {}
@@ -59,11 +65,12 @@ class Connection:
     async def run(self, tg: TaskGroup) -> None:
         self._tg = tg
         try:
-            while True:
-                message = await self._read()
-                if message is None:
-                    break
-                self._dispatch(message)
+            while chunk := await self._receive_chunk():
+                for event in self._reader.feed(chunk):
+                    if (message := _envelope(event)) is not None:
+                        self._dispatch(message)
+            if (fault := self._reader.close()) is not None:
+                raise FramingError(f"stray bytes at end of stream: {fault.message}")
         except BaseException as exc:
             self.failure = exc
             if not isinstance(exc, (anyio.get_cancelled_exc_class(), anyio.EndOfStream)):
@@ -76,81 +83,40 @@ class Connection:
                 box.append(RpcError(-32099, "connection closed"))
                 event.set()
 
-    async def _read(self) -> dict[str, Any] | None:
-        headers: dict[str, str] = {}
-        while b"\r\n\r\n" not in self._buffer:
-            if not await self._fill():
-                if self._buffer:
-                    raise FramingError(f"stray bytes at end of stream: {self._buffer[:80]!r}")
-                return None
-        head, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
-        for line in head.split(b"\r\n"):
-            name, sep, value = line.partition(b":")
-            if not sep or name.strip().lower() not in (b"content-length", b"content-type"):
-                raise FramingError(f"not a JSON-RPC header: {line[:80]!r}")
-            headers[name.strip().lower().decode()] = value.strip().decode()
-        if "content-length" not in headers:
-            raise FramingError("header without Content-Length")
-        length = int(headers["content-length"])
-        while len(self._buffer) < length:
-            if not await self._fill():
-                raise FramingError("stream ended inside a message body")
-        body, self._buffer = self._buffer[:length], self._buffer[length:]
+    async def _receive_chunk(self) -> bytes:
         try:
-            message = json.loads(body)
-        except json.JSONDecodeError as exc:
-            raise FramingError(f"body is not JSON: {body[:80]!r}") from exc
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            raise FramingError(f"not a JSON-RPC 2.0 message: {body[:80]!r}")
-        return message
-
-    async def _fill(self) -> bool:
-        try:
-            chunk = await self._receive.receive()
+            return await self._receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            return False
-        self._buffer += chunk
-        return True
+            return b""
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        if "method" in message and "id" in message:
+    def _dispatch(self, message: Request | Notification | Response) -> None:
+        if isinstance(message, Request):
             assert self._tg is not None
             self._tg.start_soon(self._serve, message)
-        elif "method" in message:
+        elif isinstance(message, Notification):
             for listener in self._listeners:
-                listener(message["method"], message.get("params"))
-        elif "id" in message:
-            entry = self._pending.pop(message["id"], None)
-            if entry is None:
-                return
+                listener(message.method, message.params)
+        elif (entry := self._pending.pop(message.id, None)) is not None:
             event, box = entry
-            if "error" in message:
-                err = message["error"]
-                box.append(RpcError(err.get("code", 0), err.get("message", ""), err.get("data")))
-            else:
-                box.append(message.get("result"))
+            err = message.error
+            box.append(message.result if err is None else RpcError(err["code"], err["message"], err.get("data")))
             event.set()
 
-    async def _serve(self, message: dict[str, Any]) -> None:
-        handler = self._handlers.get(message["method"])
-        if handler is None:
-            await self._write({"jsonrpc": "2.0", "id": message["id"],
-                               "error": {"code": -32601, "message": f"method not found: {message['method']}"}})
-            return
+    async def _serve(self, request: Request) -> None:
+        handler = self._handlers.get(request.method)
         try:
-            result = await handler(message.get("params"))
-            await self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            if handler is None:
+                raise RpcError(-32601, f"method not found: {request.method}")
+            outcome: dict[str, Any] = {"result": await handler(request.params)}
         except RpcError as exc:
-            await self._write({"jsonrpc": "2.0", "id": message["id"],
-                               "error": {"code": exc.code, "message": exc.message, "data": exc.data}})
+            outcome = {"error": {"code": exc.code, "message": exc.message, "data": exc.data}}
         except Exception as exc:
-            await self._write({"jsonrpc": "2.0", "id": message["id"],
-                               "error": {"code": -32603, "message": f"{type(exc).__name__}: {exc}"}})
+            outcome = {"error": {"code": -32603, "message": f"{type(exc).__name__}: {exc}"}}
+        await self._write({"jsonrpc": "2.0", "id": request.id, **outcome})
 
     async def _write(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
         async with self._send_lock:
-            await self._send.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            await self._send.send(encode_frame(message))
 
     async def notify(self, method: str, params: Any = None) -> None:
         await self._write({"jsonrpc": "2.0", "method": method, "params": params})
@@ -172,3 +138,16 @@ class Connection:
         if isinstance(result, RpcError):
             raise result
         return result
+
+
+def _envelope(event: Message | Fault) -> Request | Notification | Response | None:
+    """The message in ``event`` (None: a response with no usable id, an error answering nothing this client sent),
+    or :class:`FramingError` for anything a strict client refuses."""
+    if isinstance(event, Fault):
+        raise FramingError(event.message)
+    envelope = classify(event.value)
+    if isinstance(envelope, Dropped) and not event.length_mismatch:
+        return None
+    if event.length_mismatch or not isinstance(envelope, (Request, Notification, Response)):
+        raise FramingError(f"not a JSON-RPC 2.0 message: {str(event.value)[:80]!r}")
+    return envelope

@@ -1,4 +1,5 @@
-"""LSP framing on the sidecar's stdio: a reader that always resynchronises, and the frame encoder.
+"""LSP framing, the one implementation: the sidecar's reader that always resynchronises, the client's strict reader
+(``council.client``) and the frame encoder both write with.
 
 A frame is header lines (``Content-Length: N``), an empty line, then N bytes of UTF-8 JSON. :class:`FrameReader` is
 sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded JSON value) or a
@@ -6,7 +7,9 @@ sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` 
 without a process.
 
 Lenient where unambiguous: header names in any case, optional whitespace around the colon and the value,
-``Content-Type`` and other well-formed headers ignored, LF-only line ends, blank lines between frames.
+``Content-Type`` and other well-formed headers ignored, LF-only line ends, blank lines between frames. A strict
+reader (``strict=True``, what a client reads the sidecar with) takes none of that: a byte vscode-jsonrpc could not read
+is a fault.
 
 Recovery: after a malformed header (or bytes that cannot start one) the reader reports one :class:`Fault` and discards
 bytes up to the next ``Content-Length`` keyword. A JSON body can never hold a valid header line (a JSON string cannot
@@ -41,6 +44,7 @@ _LENGTH = re.compile(rb"[0-9]{1,20}")
 _KEYWORD = re.compile(rb"content-length", re.IGNORECASE)
 _KEYWORD_TAIL = len(b"content-length") - 1
 _BLANK = frozenset(b" \t\r\n")
+_STRICT_NAMES = (b"content-length", b"content-type")
 _MORE = object()  # the reader needs more bytes
 
 
@@ -165,8 +169,11 @@ def _excerpt(data: bytes | bytearray, limit: int = 80) -> str:
 class FrameReader:
     """Incremental frame parser: ``feed`` bytes, get :class:`Message` and :class:`Fault` events in order."""
 
-    def __init__(self, max_message: int = MAX_MESSAGE_BYTES) -> None:
+    def __init__(self, max_message: int = MAX_MESSAGE_BYTES, *, strict: bool = False) -> None:
+        """``strict``: what a client reads from the sidecar — only ``Content-Length``/``Content-Type`` headers with
+        CRLF line ends and nothing between frames, as vscode-jsonrpc needs (any other byte is a fault)."""
         self.max_message = max_message
+        self.strict = strict
         self._buf = bytearray()
         self._length: int | None = None  # body length once a header block was read
         self._refusing: int | None = None  # the declared length of a body too large to read: its id is looked for
@@ -210,7 +217,7 @@ class FrameReader:
         if self._length is not None:
             return Fault(PARSE_ERROR, f"the stream ended {self._length - len(self._buf)} bytes short of a "
                                       f"{self._length}-byte body", {"reason": "truncated"})
-        if not self._scanning and any(b not in _BLANK for b in self._buf):
+        if not self._scanning and (self._buf if self.strict else any(b not in _BLANK for b in self._buf)):
             return Fault(PARSE_ERROR, "the stream ended inside a header block", {"reason": "truncated"})
         return None
 
@@ -237,7 +244,7 @@ class FrameReader:
     def _headers(self) -> object:
         buf = self._buf
         start = 0
-        while start < len(buf) and buf[start] in _BLANK:
+        while not self.strict and start < len(buf) and buf[start] in _BLANK:
             start += 1
         if start:
             del buf[:start]
@@ -253,14 +260,17 @@ class FrameReader:
                 if len(buf) > MAX_HEADER_BYTES:
                     return self._fault("a header block longer than 8 KiB", "header too long", buf, 1)
                 return _MORE
-            line = bytes(buf[pos:end]).removesuffix(b"\r")
-            line_start, pos = pos, end + 1
-            if not line:
+            line = bytes(buf[pos:end])
+            line_start, pos, crlf = pos, end + 1, line.endswith(b"\r")
+            if self.strict and not crlf:
+                return self._junk(line_start)
+            if not (line := line.removesuffix(b"\r")):
                 break
             match = _HEADER_LINE.fullmatch(line)
-            if match is None or pos > MAX_HEADER_BYTES:
+            name = match[1].lower() if match else b""
+            if match is None or pos > MAX_HEADER_BYTES or (self.strict and name not in _STRICT_NAMES):
                 return self._junk(line_start)
-            name, value = match[1].lower(), match[2]
+            value = match[2]
             if name == b"content-length" and (not _LENGTH.fullmatch(value) or headers.get(name, value) != value):
                 return self._fault(f"invalid Content-Length header: {_excerpt(line)!r}", "bad content-length", line,
                                    line_start + 1)

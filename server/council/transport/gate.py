@@ -1,9 +1,10 @@
 """The gate in front of pygls: what the client sent is checked here and only servable messages reach pygls.
 
 The stdio loop feeds it :class:`~council.transport.framing.Message` and ``Fault`` events. The gate answers every
-refusal itself (with the contract's error data) and hands the rest to pygls one top-level message at a time
-(:class:`~council.transport.pygls_adapter.GatedProtocol`), which runs the handshake, dispatches to the registered
-features, runs each request as a task, cancels, and settles the sidecar's own requests.
+refusal itself (with the contract's error data) and hands the rest to pygls's protocol one top-level message at a
+time, which runs the handshake, dispatches to the registered features, runs each request as a task, cancels, and
+settles the sidecar's own requests. Whatever pygls sends passes back through the gate (the writer's ``outgoing``):
+its errors get the contract's data and its responses end the requests in flight.
 
 - A malformed frame is answered with id null (its fault's code), or with its id when the start of a frame too large to
   read gave one; one that was a response to a request of the sidecar's settles that request as failed. A message whose
@@ -16,8 +17,8 @@ features, runs each request as a task, cancels, and settles the sidecar's own re
   without an id is not run; ``$/cancelRequest`` reaches pygls only for a request in flight (never ``shutdown``); a
   response carrying the id of one of the client's own requests in flight is dropped.
 - ``exit``, the end of input and a broken stdout stop reading; :meth:`Gate.close` lets a pending ``shutdown``
-  answer, closes the service if ``shutdown`` never came, and gives pygls its ``exit``: code 0 after ``shutdown``,
-  else 1.
+  answer, closes the service if ``shutdown`` never came, and closes the output: code 0 after ``shutdown``, else 1
+  (pygls never gets ``exit``: it would call ``sys.exit``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from enum import Enum
 from typing import Any
 
 from pydantic import ValidationError
+from pygls.protocol import JsonRPCProtocol
 
 from council.errors import from_pydantic
 from council.protocol.errors import METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
@@ -47,7 +49,7 @@ from council.transport.jsonrpc import (
     invalid,
     valid_id,
 )
-from council.transport.pygls_adapter import GatedProtocol
+from council.transport.pygls_adapter import contract_error, structure
 from council.transport.stdio import FrameWriter
 
 log = logging.getLogger(__name__)
@@ -64,7 +66,7 @@ class Phase(Enum):
 class Gate:
     """Checks each client message, refuses with the contract's errors, hands the rest to pygls."""
 
-    def __init__(self, protocol: GatedProtocol, writer: FrameWriter, *, notifications: frozenset[str] = frozenset(),
+    def __init__(self, protocol: JsonRPCProtocol, writer: FrameWriter, *, notifications: frozenset[str] = frozenset(),
                  teardown: Callable[[], Awaitable[None]] | None = None) -> None:
         """``notifications``: the registered features that are notifications; ``teardown`` closes the service when
         the client goes away without ``shutdown``."""
@@ -81,7 +83,7 @@ class Gate:
         self._shutdown_id: MsgId | None = None
         self._shut_down = asyncio.Event()
         protocol.set_writer(writer, include_headers=False)
-        protocol.on_response = self._answered
+        writer.outgoing = self._outgoing
         writer.on_broken = self.stop
 
     # --- input ----------------------------------------------------------------------------------------------
@@ -93,8 +95,7 @@ class Gate:
             log.warning("malformed frame answered with id %r: %s", event.id, event.details.get("reason", event.code))
             log.debug("malformed frame: %s", event.message)  # may quote the client's bytes
             self._refuse(event.id, RpcError(event.code, event.message, **event.details))
-            if event.response_to in getattr(self.protocol, "_request_futures", {}):  # pygls 2.1: its pending requests
-                # the client's answer to a request of the sidecar's, too large to read: that request fails now
+            if event.response_to is not None:  # the client's answer to a request of the sidecar's: it fails now
                 self._response(Response(event.response_to, error={"code": event.code, "message": event.message}))
             return
         envelope = classify(event.value)
@@ -201,12 +202,6 @@ class Gate:
         if resp.id in self._in_flight:
             log.warning("a response with the id of the client's own request %r in flight was dropped", resp.id)
             return
-        waiting = getattr(self.protocol, "_request_futures", {}).get(resp.id)  # pygls 2.1: its pending requests
-        if waiting is not None and waiting.done():
-            # The sidecar stopped waiting (its request was cancelled by a stop); the client's late answer is moot.
-            log.debug("late response to %r dropped: the sidecar no longer waits for it", resp.id)
-            getattr(self.protocol, "_request_futures", {}).pop(resp.id, None)
-            return
         outcome = {"result": resp.result} if resp.error is None else {"error": resp.error}
         self._forward({"jsonrpc": "2.0", "id": resp.id, **outcome})
 
@@ -214,7 +209,7 @@ class Gate:
     def _forward(self, message: dict[str, Any], request_id: MsgId | None = None) -> None:
         """Hand one checked message to pygls. A request whose LSP params pygls cannot read is refused here."""
         try:
-            structured = self.protocol.structure(message)
+            structured = structure(self.protocol, message)
         except RpcError as err:
             if request_id is None:
                 log.debug("%s dropped: %s", message.get("method", "a response"), err.message)
@@ -226,6 +221,14 @@ class Gate:
             self.protocol.handle_message(structured)
         except Exception:
             log.exception("pygls failed on %s", message.get("method", "a response"))
+
+    def _outgoing(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Every message pygls sends: its errors get the contract's data, its responses settle the bookkeeping."""
+        if "method" not in message and "id" in message:
+            if "error" in message:
+                message["error"] = contract_error(message["id"], message["error"])
+            self._answered(message["id"], "error" not in message)
+        return message
 
     def _answered(self, msg_id: MsgId, ok: bool) -> None:
         """Every response that leaves (pygls's or the gate's for a forwarded request)."""
@@ -249,7 +252,8 @@ class Gate:
             self.on_stop()
 
     async def close(self) -> int:
-        """Let a pending ``shutdown`` answer, close the service if it never came, then pygls's ``exit``: the code."""
+        """Let a pending ``shutdown`` answer, close the service if it never came, close the output; LSP's exit code:
+        0 after ``shutdown`` was answered, else 1."""
         self.stop()
         if self._shutdown_id is not None:
             try:
@@ -261,4 +265,5 @@ class Gate:
                 await asyncio.wait_for(self.teardown(), TEARDOWN_SECONDS)
             except Exception as exc:
                 log.warning("closing the service at exit failed: %s", exc)
-        return self.protocol.run_exit()
+        self.writer.close()
+        return 0 if self._shut_down.is_set() else 1

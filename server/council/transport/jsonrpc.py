@@ -12,7 +12,7 @@ member is normalised to ``{code, message, data}`` before pygls sees it.
 
 :class:`RpcError` is every error the sidecar sends: a pygls :class:`~pygls.exceptions.JsonRpcException` (so a
 handler can raise it and pygls answers with it) whose ``data`` always has the contract's shape ``{code, message,
-details}``. :func:`with_contract_data` gives that shape to the errors pygls builds itself (cancelled, internal).
+details}``; ``council.transport.pygls_adapter`` gives that shape to the errors pygls builds itself.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from lsprotocol.types import ResponseError
 from pydantic_core import PydanticSerializationError
 from pygls.exceptions import JsonRpcException
 
@@ -31,8 +30,6 @@ from council.present.errors import error_text
 from council.protocol.errors import (
     INVALID_REQUEST,
     JSONRPC_CODES,
-    METHOD_NOT_FOUND,
-    REQUEST_CANCELLED,
     ErrorData,
 )
 
@@ -40,61 +37,32 @@ MsgId = int | str
 
 
 class RpcError(JsonRpcException):
-    """A JSON-RPC error to answer with; ``data`` always has the contract's shape."""
+    """A JSON-RPC error to answer with; ``data`` always has the contract's shape, so pygls answers a handler that
+    raises one with it as it is."""
 
     def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, /, **details: Any) -> None:
         # positional-only: a detail may itself be named `kind` (a provider problem's kind)
-        super().__init__(message=message, code=code)
-        self.kind = kind
-        self.details = details
+        super().__init__(message=message, code=code, data=contract_data(kind, message, details))
 
     @classmethod
     def from_council(cls, err: CouncilError) -> RpcError:
         return cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON-RPC ``error`` member; details that are not JSON are dropped (the error itself still goes)."""
-        try:
-            data = with_text(self.kind, self.message, self.details).to_wire()
-            json.dumps(data, allow_nan=False)
-        except (TypeError, ValueError, PydanticSerializationError):
-            data = with_text(self.kind, self.message, {"detailsDropped": True}).to_wire()
-        return {"code": self.code, "message": self.message, "data": data}
-
-    def to_response_error(self) -> ResponseError:
-        """What pygls sends when a handler raises this."""
-        wire = self.to_wire()
-        return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
+        """The JSON-RPC ``error`` member."""
+        return {"code": self.code, "message": self.message, "data": self.data}
 
 
-def with_text(code: ErrorCode, message: str, details: dict[str, Any]) -> ErrorData:
-    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`)."""
-    return ErrorData(code=code, message=message, details=details, text=error_text(code.value, message, details))
-
-
-def is_error_data(data: Any) -> bool:
-    """``data`` already has the contract's shape (``text`` is optional)."""
-    return isinstance(data, dict) and data.keys() - {"text"} == {"code", "message", "details"}
-
-
-# pygls's own errors (its message kept): contract kind and details.reason
-_PYGLS_ERRORS: dict[int, tuple[ErrorCode, str]] = {
-    REQUEST_CANCELLED: (ErrorCode.VALIDATION, "cancelled"),
-    METHOD_NOT_FOUND: (ErrorCode.VALIDATION, "unknown method"),
-    INVALID_REQUEST: (ErrorCode.VALIDATION, "invalid request"),
-    JSONRPC_CODES[ErrorCode.VALIDATION]: (ErrorCode.VALIDATION, "invalid params"),
-}
-
-
-def with_contract_data(msg_id: MsgId, error: ResponseError) -> ResponseError:
-    """``error`` with the contract's data: pygls answers a cancelled request (-32800) and an exception it caught
-    itself (-32603, data: a traceback) without it. A traceback never goes to the client."""
-    if is_error_data(error.data):
-        return error
-    kind, reason = _PYGLS_ERRORS.get(error.code, (ErrorCode.INTERNAL, ""))
-    details: dict[str, Any] = {"reason": reason, "id": msg_id} if reason else {}
-    message = str(error.message or "request failed").strip()[:2000]
-    return RpcError(error.code, message, kind, **details).to_response_error()
+def contract_data(kind: ErrorCode, message: str, details: dict[str, Any]) -> dict[str, Any]:
+    """``{code, message, details, text}``: the text a person or an agent reads comes from
+    :mod:`council.present.errors`; details that are not JSON are dropped (the error itself still goes)."""
+    try:
+        data = ErrorData(code=kind, message=message, details=details, text=error_text(kind.value, message, details))
+        wire = data.to_wire()
+        json.dumps(wire, allow_nan=False)
+    except (TypeError, ValueError, PydanticSerializationError):
+        return contract_data(kind, message, {"detailsDropped": True})
+    return wire
 
 
 @dataclass(frozen=True)

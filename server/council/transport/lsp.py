@@ -1,30 +1,26 @@
 """The slice of the Language Server Protocol the gate checks before pygls runs it.
 
-pygls does the handshake itself (``initialize``, ``initialized``, ``shutdown``, ``exit``, ``$/cancelRequest``,
-``$/setTrace``); the gate only decides what reaches it. ``initialize`` params are checked here, strictly and with
-field details (pygls's structuring would coerce ``{"name": 5}`` to ``"5"`` and report errors without fields).
-Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and ignored; a request
-whose method starts with ``$/`` is unknown (-32601), as LSP requires.
+pygls does the handshake itself (``initialize``, ``initialized``, ``shutdown``, ``$/cancelRequest``, ``$/setTrace``;
+the gate ends the process on ``exit``); the gate only decides what reaches it. ``initialize`` params are checked
+here, strictly and with field details (pygls's structuring would coerce ``{"name": 5}`` to ``"5"`` and report errors
+without fields). Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and
+ignored; a request whose method starts with ``$/`` is unknown (-32601), as LSP requires.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from lsprotocol.types import CANCEL_REQUEST, EXIT, INITIALIZE, INITIALIZED, LOG_TRACE, PROGRESS, SET_TRACE, SHUTDOWN
 from pydantic import ConfigDict, StrictInt, StrictStr
 
 from council.camel import CamelModel
 
-INITIALIZE = "initialize"
-INITIALIZED = "initialized"
-SHUTDOWN = "shutdown"
-EXIT = "exit"
-CANCEL_REQUEST = "$/cancelRequest"
-SET_TRACE = "$/setTrace"
+__all__ = ["CANCEL_REQUEST", "EXIT", "FORWARDED", "INITIALIZE", "NOTIFICATIONS", "SHUTDOWN", "InitializeParams"]
 
 # Notifications clients send routinely; they are not requests, so sending one with an id is a -32601.
-NOTIFICATIONS = frozenset({INITIALIZED, EXIT, CANCEL_REQUEST, SET_TRACE, "$/logTrace", "$/progress"})
-# The LSP notifications pygls is given (besides exit and $/cancelRequest, which the gate times itself).
+NOTIFICATIONS = frozenset({INITIALIZED, EXIT, CANCEL_REQUEST, SET_TRACE, LOG_TRACE, PROGRESS})
+# The LSP notifications pygls is given as they come ($/cancelRequest only for a request in flight; exit never).
 FORWARDED = frozenset({INITIALIZED, SET_TRACE})
 
 

@@ -1,24 +1,28 @@
-"""The seam between the gate and pygls: the one module that relies on pygls internals.
+"""The seam between the gate and pygls, and the one statement of how the sidecar uses pygls (checked on 2.1.1).
 
-Checked against pygls 2.1.1 (``pyproject.toml`` pins ``pygls>=2.1,<2.2``). pygls's own reader (``pygls.io_``) is
-never used: the gate hands over one checked message at a time. Public pygls API used: ``structure_message``,
-``handle_message``, ``set_writer``, ``notify``, ``send_request_async``, ``fm.features``, ``lsp_method`` and the
-``converter_factory`` argument. Internals, all here:
+Only pygls's public API is used: ``LanguageServer`` with ``converter_factory``, ``@server.feature``,
+``report_server_error``, and on its protocol ``set_writer``, ``structure_message``, ``handle_message``, ``notify``,
+``send_request`` and ``fm.features``. What pygls does not offer, and how the sidecar does it instead:
 
-- ``_send_response`` is overridden: every error pygls builds itself (a cancelled request's -32800, an exception it
-  caught as -32603 with a traceback as data) gets the contract's ``{code, message, details}`` instead, and the gate
-  hears about every response (in-flight ids, the end of ``initialize`` and ``shutdown``).
-- ``_request_futures`` / ``_result_types``: :meth:`GatedProtocol.forget_request` drops one of the sidecar's own
-  requests when it is cancelled, so a late reply is an unknown id instead of ``InvalidStateError``.
-- ``lsp_initialize`` (a builtin feature) is wrapped so the result advertises no LSP capabilities; ``lsp_exit``
-  ends with ``sys.exit(0 if shutdown else 1)`` after closing the writer: :meth:`GatedProtocol.run_exit` returns
-  that code.
+- pygls's reader (``pygls.io_``) is lenient (it skips junk), never resynchronises, has no size limit, takes NaN and
+  cannot answer a frame it could not read. It is not used: ``council.transport`` frames and checks the input and
+  hands pygls one checked message at a time (``structure_message`` + ``handle_message``, as pygls's own loops do).
+- pygls answers a cancelled request (-32800) and an exception it caught (-32603, a traceback as data) without the
+  contract's ``{code, message, details}``, and has no hook for responses. The sidecar's writer (``set_writer``)
+  reads every message pygls sends: :func:`contract_error` gives pygls's errors the contract's data, and the gate
+  hears each response (in-flight ids, the end of ``initialize`` and ``shutdown``).
+- pygls always advertises text-document sync (its built-in document features): :func:`raw_converter` writes the
+  ``initialize`` result with no capabilities, since the sidecar serves no documents.
+- pygls cannot cancel a request it sent: ``council.server`` sends ``$/cancelRequest`` itself and leaves pygls's
+  future to the client's answer (cancelling it would make a late answer raise ``InvalidStateError``).
+- pygls's ``exit`` calls ``sys.exit``: the gate never hands it over, closes the output and returns LSP's code itself.
+- Field details for LSP params pygls cannot structure come from the cattrs error its ``JsonRpcInvalidParams`` is
+  raised from (``__cause__``); without one the refusal still goes, without fields.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Generator
 from typing import Any
 
 import attrs
@@ -29,14 +33,15 @@ from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import (
     JsonRPCNotification,
+    JsonRPCProtocol,
     JsonRPCRequestMessage,
     JsonRPCResponseMessage,
-    LanguageServerProtocol,
     default_converter,
-    lsp_method,
 )
 
-from council.transport.jsonrpc import MsgId, RpcError, invalid, with_contract_data
+from council.errors import ErrorCode
+from council.protocol.errors import INVALID_REQUEST, JSONRPC_CODES, METHOD_NOT_FOUND, REQUEST_CANCELLED
+from council.transport.jsonrpc import MsgId, RpcError, invalid
 
 log = logging.getLogger(__name__)
 
@@ -44,67 +49,58 @@ _GENERIC = (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage)
 
 
 def raw_converter() -> Converter:
-    """pygls's converter, except that custom (non-LSP) messages keep ``params``/``result`` as plain JSON.
+    """pygls's converter, except that custom (non-LSP) messages keep ``params``/``result`` as plain JSON and the
+    ``initialize`` result advertises no capabilities.
 
-    pygls's default turns them into namedtuples (non-identifier keys renamed ``_0``…); here the message's own
-    fields are set as they are, and unstructured without copying them."""
+    pygls's default turns custom params into namedtuples (non-identifier keys renamed ``_0``…); here the message's
+    own fields are set as they are, and unstructured without copying them."""
     converter = default_converter()
     for cls in _GENERIC:
         converter.register_structure_hook(cls, lambda obj, cls: cls(**obj))
         converter.register_unstructure_hook(cls, lambda message: attrs.asdict(message, recurse=False))
+    converter.register_unstructure_hook(types.InitializeResult, lambda result: {
+        "capabilities": {}, "serverInfo": converter.unstructure(result.server_info)})
     return converter
 
 
-class GatedProtocol(LanguageServerProtocol):
-    """pygls's LSP protocol, fed by the gate: contract error data, response hooks, an exit that returns its code."""
+def structure(protocol: JsonRPCProtocol, message: dict[str, Any]) -> Any:
+    """pygls's message object for one checked top-level message (params of custom methods stay plain JSON).
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.on_response: Callable[[MsgId, bool], None] = lambda _msg_id, _ok: None
+    LSP params pygls cannot structure raise :class:`RpcError` -32602 with ``details.fields``."""
+    try:
+        return protocol.structure_message(message)
+    except JsonRpcException as exc:
+        cause = exc.__cause__
+        if not isinstance(cause, cattrs.BaseValidationError):
+            raise invalid(f"the message could not be read: {exc.message}", "unreadable") from None
+        fields: dict[str, str] = {}
+        for line in cattrs.transform_error(cause):
+            problem, _, path = line.rpartition(" @ $.")
+            camel = ".".join(to_camel(part) for part in path.removeprefix("params.").split("."))
+            fields[camel] = problem or line
+        raise RpcError(exc.code, f"invalid params for {message.get('method')}", reason="invalid params",
+                       fields=fields) from None
 
-    def structure(self, message: dict[str, Any]) -> Any:
-        """pygls's message object for one checked top-level message (params of custom methods stay plain JSON).
 
-        LSP params pygls cannot structure raise :class:`RpcError` -32602 with ``details.fields``."""
-        try:
-            return self.structure_message(message)
-        except JsonRpcException as exc:
-            cause = exc.__cause__
-            if not isinstance(cause, cattrs.BaseValidationError):
-                raise invalid(f"the message could not be read: {exc.message}", "unreadable") from None
-            fields: dict[str, str] = {}
-            for line in cattrs.transform_error(cause):
-                problem, _, path = line.rpartition(" @ $.")
-                camel = ".".join(to_camel(part) for part in path.removeprefix("params.").split("."))
-                fields[camel] = problem or line
-            raise RpcError(exc.code, f"invalid params for {message.get('method')}", reason="invalid params",
-                           fields=fields) from None
+# pygls's own errors (its message kept): contract kind and details.reason
+_PYGLS_ERRORS: dict[int, tuple[ErrorCode, str]] = {
+    REQUEST_CANCELLED: (ErrorCode.VALIDATION, "cancelled"),
+    METHOD_NOT_FOUND: (ErrorCode.VALIDATION, "unknown method"),
+    INVALID_REQUEST: (ErrorCode.VALIDATION, "invalid request"),
+    JSONRPC_CODES[ErrorCode.VALIDATION]: (ErrorCode.VALIDATION, "invalid params"),
+}
 
-    def _send_response(self, msg_id: MsgId, result: Any = None, error: types.ResponseError | None = None) -> None:
-        if error is not None:
-            tb = error.data.get("traceback") if isinstance(error.data, dict) else None
-            if isinstance(tb, list):  # pygls caught an exception itself; its own log record is filtered (params)
-                log.error("request %r failed: %s\n%s", msg_id, error.message, "".join(map(str, tb)))
-            error = with_contract_data(msg_id, error)
-        super()._send_response(msg_id, result, error)
-        self.on_response(msg_id, error is None)
 
-    def forget_request(self, msg_id: MsgId) -> None:
-        """Forget one of the sidecar's own requests (it was cancelled): a late reply is then an unknown id."""
-        self._request_futures.pop(msg_id, None)
-        self._result_types.pop(msg_id, None)
-
-    def run_exit(self) -> int:
-        """pygls's ``exit``: it closes the writer and exits with 0 after ``shutdown``, else 1; returns that code."""
-        try:
-            self.handle_message(self.structure_message({"jsonrpc": "2.0", "method": types.EXIT}))
-        except SystemExit as done:
-            return done.code if isinstance(done.code, int) else 1
-        return 0 if self._shutdown else 1  # pygls did not exit (not the case in 2.1.x)
-
-    @lsp_method(types.INITIALIZE)
-    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
-        """pygls's ``initialize`` (client capabilities, process id, workspace, a user handler if any), answered with
-        no LSP capabilities: the sidecar serves no documents, only its own ``council/*`` methods."""
-        result = yield from super().lsp_initialize(params)
-        return types.InitializeResult(capabilities=types.ServerCapabilities(), server_info=result.server_info)
+def contract_error(msg_id: MsgId, error: dict[str, Any]) -> dict[str, Any]:
+    """The ``error`` of a response pygls sent, with the contract's data. A traceback (an exception pygls caught
+    itself) goes to stderr, never to the client."""
+    data = error.get("data")
+    if isinstance(data, dict) and data.keys() - {"text"} == {"code", "message", "details"}:
+        return error  # an RpcError a handler raised
+    if isinstance(data, dict) and isinstance(data.get("traceback"), list):  # pygls's own log record is filtered
+        log.error("request %r failed: %s\n%s", msg_id, error.get("message"), "".join(map(str, data["traceback"])))
+    code = error.get("code")
+    kind, reason = _PYGLS_ERRORS.get(code, (ErrorCode.INTERNAL, ""))  # type: ignore[arg-type]
+    details: dict[str, Any] = {"reason": reason, "id": msg_id} if reason else {}
+    message = str(error.get("message") or "request failed").strip()[:2000]
+    return RpcError(code if isinstance(code, int) else JSONRPC_CODES[kind], message, kind, **details).to_wire()

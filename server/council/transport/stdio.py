@@ -7,14 +7,16 @@ loop frames them (:class:`~council.transport.framing.FrameReader`) and gives eac
 gate's: each frame is written whole and synchronously. When input stops inside a body for :data:`STALL_SECONDS`,
 the reader checks whether the declared length was simply too long (``FrameReader.stalled``). The server stops on
 ``exit``, at the end of input or when stdout breaks; input that ends inside a frame is reported on stderr. The
-result is the process exit code: 0 after ``shutdown``, else 1 (LSP's rule, applied by pygls).
+result is the process exit code: 0 after ``shutdown``, else 1 (LSP's rule, applied by the gate).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from council.errors import ErrorCode
@@ -33,18 +35,19 @@ STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the
 
 
 class FrameWriter:
-    """The protocol stdout, as pygls's writer (``write(body)`` frames a JSON body, ``close()``) and the gate's
-    (``send(message)``). A failed write marks it broken, logs one line and calls ``on_broken``; later writes and
-    writes after ``close`` are dropped."""
+    """The protocol stdout, as pygls's writer (``write(body)``: a message pygls serialised, decoded and handed to
+    ``outgoing``, the gate's look at it) and the gate's (``send(message)``); both frame with ``encode_frame``. A failed
+    write marks it broken, logs one line and calls ``on_broken``; later writes and writes after ``close`` are
+    dropped."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
         self.closed = False
-        self.on_broken = lambda: None
+        self.on_broken: Callable[[], None] = lambda: None
+        self.outgoing: Callable[[dict[str, Any]], dict[str, Any]] = lambda message: message
 
     def write(self, body: bytes) -> None:
-        if not self.closed:
-            self._write_all(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.send(self.outgoing(json.loads(body)))  # seen by the gate even when closed; NaN is refused by send
 
     def send(self, message: dict[str, Any]) -> None:
         """Frame and write ``message``. One that cannot be JSON (never expected: every value the gate echoes came
