@@ -1,7 +1,8 @@
 // Test-only language model providers (e2e): deterministic models so VS Code's chat invokes @council without
 // Copilot, and so the council's JSON prompts get valid answers (see replies.js). Streams each reply in chunks. Two
 // vendors, two model families (as a user's GPT and Claude models): the chat's model "Council Test Model" and a second
-// one, "Council Test Model B", so the council seats personas on both (council.models: diverse).
+// one, "Council Test Model B", so the council seats personas on both (council.models: diverse). A request that offers
+// tools comes from an agent loop, not from the council: agent-model.js answers it (agent-harness.js is that loop).
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
