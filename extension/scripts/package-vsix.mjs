@@ -1,7 +1,7 @@
 // Builds council-<version>.vsix from a staging folder (out/vsix) holding exactly what ships: the bundled
-// extension, media, l10n (its own few strings in other languages), and the Python sidecar (server/, personas/,
-// pyproject.toml, README.md). Staging keeps vsce from walking .venv/, .e2e/ and node_modules/ (hundreds of
-// thousands of files) and makes the content explicit.
+// extension, media, l10n (its own few strings in other languages), the Council custom agent (agents/), and the
+// Python sidecar (server/, personas/, pyproject.toml, README.md). Staging keeps vsce from walking .venv/, .e2e/
+// and node_modules/ (hundreds of thousands of files) and makes the content explicit.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +20,7 @@ delete shipped.devDependencies;
 delete shipped.dependencies; // bundled by esbuild
 fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(shipped, null, 2));
 fs.copyFileSync(path.join(root, 'out', 'extension.js'), path.join(stage, 'out', 'extension.js'));
-for (const item of ['media', 'l10n', 'server', 'personas', 'pyproject.toml', 'README.md', 'LICENSE']) {
+for (const item of ['media', 'l10n', 'agents', 'server', 'personas', 'pyproject.toml', 'README.md', 'LICENSE']) {
   const from = path.join(root, item);
   if (!fs.existsSync(from)) continue;
   // Symlinks are left out: server/council/_personas is a development link to personas/ (shipped on its own).

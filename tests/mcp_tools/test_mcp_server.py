@@ -194,6 +194,19 @@ async def test_a_client_without_elicitation_gets_assumptions_and_open_questions(
     assert "Assumed:" in r.content[0].text and "Open questions:" in r.content[0].text
 
 
+async def test_each_list_of_the_compact_text_has_its_label(mcp_client):
+    """Markdown joins lists separated only by a blank line: the personas' positions read as more risks unless each
+    list follows a line of its own (the text the agent-mode tools and the Council custom agent show)."""
+    async with mcp_client() as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"})
+    lines = r.content[0].text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("- ") and not lines[i - 1].startswith("- ")]
+    assert len(starts) >= 4
+    for i in starts:
+        assert lines[i - 1].strip(), f"a list after a blank line joins the list above it: {lines[i]!r}"
+    assert "Positions:\n- **" in r.content[0].text
+
+
 @pytest.mark.parametrize("name, arguments, code, field", [
     ("council_consult", {}, "validation", "user_problem"),
     ("council_consult", {"user_problem": PROBLEM, "depth": "epic"}, "validation", "depth"),

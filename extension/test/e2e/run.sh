@@ -53,7 +53,7 @@ npm run --silent package || { say "npm run package failed"; exit 2; }
 VSIX=$ROOT/$(node -p "const p=require('./package.json'); p.name+'-'+p.version+'.vsix'")
 
 rm -rf "$RUN" "$SHOTS"; mkdir -p "$RUN"/{home,ud/User,ext,ws,tmp,fake-lm} "$SHOTS"
-cp "$HERE"/fake-lm-ext/{package.json,extension.js,replies.js,mcp-agent.js} "$RUN/fake-lm/"
+cp "$HERE"/fake-lm-ext/{package.json,extension.js,replies.js,mcp-agent.js,agent-harness.js,agent-model.js} "$RUN/fake-lm/"
 echo "Test-only model provider for the Council e2e." > "$RUN/fake-lm/README.md"
 (cd "$RUN/fake-lm" && node "$ROOT/node_modules/@vscode/vsce/vsce" package --no-dependencies --allow-missing-repository \
   --skip-license --out "$RUN/fake-lm.vsix" >/dev/null) || { say "packaging the fake LM failed"; exit 2; }
@@ -115,12 +115,14 @@ say "installing the extensions"
 ls "$RUN/ext"
 
 PORT=${COUNCIL_E2E_PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
-# start_cs FOLDER [code-server flags…]: code-server on $PORT for FOLDER, healthy or exit 2.
+# start_cs FOLDER [code-server flags…]: code-server on $PORT for FOLDER, healthy or exit 2. The test extension may use
+# the chat API proposals its stand-in agent needs (fake-lm-ext/agent-harness.js); Council itself uses none.
 start_cs() {
   local folder=$1; shift
   say "starting code-server on 127.0.0.1:$PORT for $folder"
   setsid "$CS" --config /dev/null --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \
-    --disable-getting-started-override --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" "$@" \
+    --disable-getting-started-override --user-data-dir "$RUN/ud" --extensions-dir "$RUN/ext" \
+    --enable-proposed-api council-test.council-fake-lm "$@" \
     "$folder" >> "$RUN/code-server.log" 2>&1 < /dev/null &
   CS_PID=$!
   for _ in $(seq 1 600); do

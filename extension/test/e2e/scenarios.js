@@ -2,7 +2,7 @@
 // a follow-up after the answer, "Ask a new question" after it, a choice followup after /new, a new question typed
 // while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, a
 // window reload, (issue 19) seats on the two test models of different vendors, then one of them failing; (issue 21)
-// /cancel said once, and a Russian session.
+// /cancel said once, and a Russian session; (issue 23) the Council custom agent (agent-scenario.js).
 // Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
 // the first thing a person would see wrong.
 'use strict';
@@ -324,5 +324,8 @@ const scenarios = {
     await shotAt(ctx, await ui.newest(), (await ui.newest()).getByText(/Ответ совета/).first(), 'russian-answer');
   },
 };
+
+// (issue 23) The Council custom agent: picked in the agent picker, one consult through it (agent-scenario.js).
+Object.assign(scenarios, require('./agent-scenario'));
 
 module.exports = { scenarios, QUESTION };

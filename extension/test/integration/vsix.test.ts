@@ -44,8 +44,9 @@ describe('the VSIX on a fresh machine', { skip, timeout: 240_000 }, () => {
     execFileSync(BASE, ['-m', 'zipfile', '-e', vsix, unpacked]);
     const files = listFiles(extension);
     const top = [...new Set(files.map((f) => f.split('/')[0]))].sort();
-    assert.deepEqual(top, ['l10n', 'media', 'out', 'package.json', 'personas', 'pyproject.toml', 'readme.md', 'server']);
+    assert.deepEqual(top, ['agents', 'l10n', 'media', 'out', 'package.json', 'personas', 'pyproject.toml', 'readme.md', 'server']);
     assert.deepEqual(files.filter((f) => f.startsWith('out/')), ['out/extension.js']);
+    assert.deepEqual(files.filter((f) => f.startsWith('agents/')), ['agents/council.agent.md']);
     assert.deepEqual(files.filter((f) => /__pycache__|\.py[co]$|\.egg-info|\.map$|_personas/.test(f)), []);
     assert.ok(files.filter((f) => f.startsWith('personas/')).every((f) => f.endsWith('.toml')));
     const shippedServer = files.filter((f) => f.startsWith('server/'));

@@ -167,6 +167,8 @@ def consult_text(result: dict[str, Any]) -> str:
         lines += ["Next steps:", numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]
     if syn.get("risks_tradeoffs"):
         lines += ["Risks:", bullet_text(syn["risks_tradeoffs"][:TEXT_ITEMS]), ""]
+    if result["responses"]:  # labelled, or Markdown joins the positions to the list above (the risks)
+        lines.append("Positions:")
     for resp in result["responses"]:
         lines.append(f"- **{resp['persona']}** ({resp['confidence']}): {one_line(resp['position'])}")
     if result.get("open_questions"):

@@ -1,11 +1,13 @@
 // Test-only language model providers (e2e): deterministic models so VS Code's chat invokes @council without
 // Copilot, and so the council's JSON prompts get valid answers (see replies.js). Streams each reply in chunks. Two
 // vendors, two model families (as a user's GPT and Claude models): the chat's model "Council Test Model" and a second
-// one, "Council Test Model B", so the council seats personas on both (council.models: diverse).
+// one, "Council Test Model B", so the council seats personas on both (council.models: diverse). A request that offers
+// tools comes from an agent loop, not from the council: agent-model.js answers it (agent-harness.js is that loop).
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
 const { replyText, chunks, whoFrom } = require('./replies');
+const { agentReply } = require('./agent-model');
 
 const LOG = process.env.COUNCIL_E2E_LOG;
 const log = (...a) => {
@@ -60,7 +62,18 @@ function provider(info) {
       log('provideInfo', { model: info.id, options });
       return [info];
     },
-    async provideLanguageModelChatResponse(model, messages, _options, progress, token) {
+    async provideLanguageModelChatResponse(model, messages, options, progress, token) {
+      if (options && options.tools && options.tools.length) {
+        // An agent loop's request (agent-harness.js): call a council tool, or hand its result back.
+        const reply = agentReply(messages, options.tools);
+        log('agent-model', reply.call ? { call: reply.call.name } : { chars: reply.text.length });
+        if (reply.call) {
+          progress.report(new vscode.LanguageModelToolCallPart(`call-${Date.now()}`, reply.call.name, reply.call.input));
+          return;
+        }
+        for (const chunk of chunks(reply.text, 4)) progress.report(new vscode.LanguageModelTextPart(chunk));
+        return;
+      }
       const msgs = messages.map((m) => ({ role: m.role === 2 ? 'assistant' : 'user', content: textOf(m) }));
       const ctl = control();
       const who = whoFrom(msgs);
@@ -115,6 +128,7 @@ exports.activate = function activate(context) {
     }),
   );
   require('./mcp-agent').register(context, log); // the same, through the MCP server (council.agentTools: mcp)
+  require('./agent-harness').register(context, log); // the agent loop that runs custom agents (the Council agent)
   // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list these models
   // (without it a signed-out picker only offers "Sign in to use Copilot").
   for (const { vendor } of MODELS) {
