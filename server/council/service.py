@@ -188,6 +188,8 @@ class CouncilService:
         rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id, req.language)
 
         async def start() -> str | None:
+            if params.earlier is not None:  # in place of a session a reload lost: said first, in one line
+                self.narrator.replaced(rt, params.earlier.reason)
             rt.note("model", model=default.model, provider=default.id)
             return await self.engine.start(rt, plan, rt.pick, seating)
 

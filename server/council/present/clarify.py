@@ -53,6 +53,15 @@ def resolved(q: ClarificationQuestion) -> str:
     return ""
 
 
+def reused(q: ClarificationQuestion) -> str:
+    """A question answered or skipped with the user's reply from before a reload: one line, never the question as
+    if it were asked (a skip's assumption follows on its own line)."""
+    question = t("quoted", text=one_line(q.question))
+    if q.status is QuestionStatus.ANSWERED and q.user_answer is not None:
+        return t("reused.answer", question=question, answer=one_line(q.user_answer.answer)) + "\n\n"
+    return t("reused.skip", question=question) + "\n\n"
+
+
 def dropped(questions: list[ClarificationQuestion], reason: str, asked: int) -> str:
     """One line: why the council asks fewer questions than it weighed, or none (then it goes straight to the
     debate)."""

@@ -114,8 +114,10 @@ class ClarifyingMoves:
         turn = rt.turn(s.moderator, MessageType.QUESTION, nxt.question,
                        cycle=CycleRef(cycle_type="clarification", number=nxt.round_number),
                        metadata={"questionId": nxt.question_id})
-        rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn))
-        if rt.earlier is not None:  # a question the user replied to before a reload lost the session gets that reply
+        # a question the user replied to before a reload lost the session gets that reply: it is not asked again
+        reused = rt.earlier is not None and rt.earlier.match(nxt) is not None
+        rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn, reused=reused))
+        if reused:
             reuse(rt, rt.earlier)
         return None
 
