@@ -24,10 +24,12 @@ from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.protocol.language import ChatLabels
+from council.protocol.methods import TurnParams
 from council.session import records as r
 from council.session.debate import persona_schema
 from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.live_render import limits_of
+from council.session.prompts import session_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
 from council.words import speaking
@@ -286,6 +288,14 @@ class Narrator:
 def language_of(rt: SessionRuntime) -> str | None:
     """The language the session's texts are written in (before the session exists: the one it will have)."""
     return rt.session.settings.language if rt.created else rt.language
+
+
+def request_language(rt: SessionRuntime | None, params: TurnParams) -> str | None:
+    """The language of the session a turn is about, for what it writes and refuses: a live session's (``rt``);
+    else the one a session the turn starts would have (its text's, its options')."""
+    if rt is not None:
+        return language_of(rt)
+    return session_language(params.text, params.options.language, params.options.ui_language)
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

@@ -47,18 +47,21 @@ class RpcError(JsonRpcException):
         super().__init__(message=message, code=code)
         self.kind = kind
         self.details = details
+        self.language: str | None = None  # the text's (the session's); None: English
 
     @classmethod
     def from_council(cls, err: CouncilError) -> RpcError:
-        return cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
+        rpc = cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
+        rpc.language = err.language
+        return rpc
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member; details that are not JSON are dropped (the error itself still goes)."""
         try:
-            data = with_text(self.kind, self.message, self.details).to_wire()
+            data = with_text(self.kind, self.message, self.details, self.language).to_wire()
             json.dumps(data, allow_nan=False)
         except (TypeError, ValueError, PydanticSerializationError):
-            data = with_text(self.kind, self.message, {"detailsDropped": True}).to_wire()
+            data = with_text(self.kind, self.message, {"detailsDropped": True}, self.language).to_wire()
         return {"code": self.code, "message": self.message, "data": data}
 
     def to_response_error(self) -> ResponseError:
@@ -67,9 +70,11 @@ class RpcError(JsonRpcException):
         return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
 
 
-def with_text(code: ErrorCode, message: str, details: dict[str, Any]) -> ErrorData:
-    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`)."""
-    return ErrorData(code=code, message=message, details=details, text=error_text(code.value, message, details))
+def with_text(code: ErrorCode, message: str, details: dict[str, Any], language: str | None = None) -> ErrorData:
+    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`), in
+    ``language``."""
+    return ErrorData(code=code, message=message, details=details,
+                     text=error_text(code.value, message, details, language))
 
 
 def is_error_data(data: Any) -> bool:
