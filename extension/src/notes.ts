@@ -21,11 +21,6 @@ export const WORDS = {
 export const NOTES = {
   restarted: () =>
     `> ↻ ${vscode.l10n.t('The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.')}\n\n`,
-  unknown: () =>
-    `> ℹ️ ${vscode.l10n.t(
-      'The earlier council session is gone (VS Code was reloaded, or the sidecar restarted without it), so this starts a new session. To keep sessions across reloads, turn on `council.sessions.keepAcrossReloads`.',
-    )}\n\n`,
-  expired: () => `> ℹ️ ${vscode.l10n.t('The earlier council session expired, so this starts a new session.')}\n\n`,
   interrupted: () =>
     `> ⚠️ ${vscode.l10n.t('The previous reply was interrupted: VS Code was reloaded while the council was still writing it, so it is incomplete.')}\n\n`,
 };

@@ -8,7 +8,7 @@ import type { AnswerButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { log } from './log';
 import { replyOf } from './earlier';
-import type { ClientCapabilities, EarlierAnswer, TurnParams, TurnResult } from './wire';
+import type { ClientCapabilities, EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
 
 /** What the previous council result of the conversation said (its metadata). */
@@ -61,10 +61,11 @@ export class OutgoingTurn {
   }
 
   /**
-   * The sidecar does not know the session: ask again as a new session. The turn's own text when it is a problem;
-   * the session's problem when the turn only answered, skipped or commanded. False when there is nothing to ask.
+   * The sidecar does not know the session (`why`: the refusal's reason): ask again as a new session, with `earlier`
+   * (the sidecar says the old one is gone and reuses the replies). The turn's own text when it is a problem; the
+   * session's problem when the turn only answered, skipped or commanded. False when there is nothing to ask.
    */
-  renew(): boolean {
+  renew(why: EarlierSession['reason'] = 'unknown_session'): boolean {
     const submission = this.submission;
     const command = this.params.command;
     const prompt = this.params.text ?? '';
@@ -78,7 +79,8 @@ export class OutgoingTurn {
     this.params.text = text.slice(0, MAX_TEXT);
     this.params.newSessionId = randomUUID();
     const answers = [...this.earlier, ...(onlyAnswers ? this.thisReply(submission, command, prompt) : [])];
-    if (this.previous?.problem || answers.length > 0) this.params.earlier = { ...(this.previous?.problem ? { problem: this.previous.problem.slice(0, MAX_TEXT) } : {}), answers };
+    // Always sent: the new session says first (in its language) that the earlier one is gone, and reuses the replies.
+    this.params.earlier = { ...(this.previous?.problem ? { problem: this.previous.problem.slice(0, MAX_TEXT) } : {}), answers, reason: why };
     return true;
   }
 

@@ -232,11 +232,10 @@ function recoveryHooks(
     },
     onUnknownSession: (why) => {
       log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
-      if (!outgoing.renew()) return false;
+      if (!outgoing.renew(why === 'expired' ? 'expired' : 'unknown_session')) return false; // the new session says it
       turn.sessionId = undefined;
       turn.proposedSessionId = outgoing.proposedSessionId;
       turn.resetOrder();
-      note(NOTES[why]());
       return true;
     },
   };

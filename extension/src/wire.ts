@@ -514,6 +514,15 @@ export interface Progress extends EventBase {
   message: string;
 }
 
+/**
+ * This session starts in place of one the sidecar no longer has (the turn carried `earlier`): the first
+ * event of the session, whose `markdown` says so in one line, before anything else it writes.
+ */
+export interface SessionReplaced extends EventBase {
+  type: 'session.replaced';
+  reason: 'unknown_session' | 'expired';
+}
+
 export interface PersonasSelected extends EventBase {
   type: 'personas.selected';
   selection: PersonaSelection;
@@ -546,6 +555,8 @@ export interface QuestionsDropped extends EventBase {
 export interface QuestionResolved extends EventBase {
   type: 'question.resolved';
   question: ClarificationQuestion;
+  /** Answered or skipped with the reply the user gave a session a reload lost (the turn's `earlier`): it was not asked (no `question.asked`), and `markdown` is the one line saying what was reused. */
+  reused: boolean;
 }
 
 /**
@@ -749,6 +760,7 @@ export interface ErrorEvent extends EventBase {
 export type CouncilEvent =
   | StatusChanged
   | Progress
+  | SessionReplaced
   | PersonasSelected
   | QuestionAsked
   | QuestionsDropped
@@ -783,6 +795,7 @@ export type EventType = CouncilEvent['type'];
 export const EVENT_TYPES = [
   'status.changed',
   'progress',
+  'session.replaced',
   'personas.selected',
   'question.asked',
   'questions.dropped',
@@ -1289,11 +1302,14 @@ export interface EarlierAnswer {
 /**
  * What the user told a session that is gone (a reload without `keepAcrossReloads`), as the chat history shows
  * it: its question and the replies to its clarifying questions. A new session started with it reuses the replies
- * whose questions it asks again (and, for a bare "continue", the earlier question) and says so in one line.
+ * whose questions it asks again (and, for a bare "continue", the earlier question), says that the earlier session is
+ * gone (first) and what it reused (last), each in one line.
  */
 export interface EarlierSession {
   problem?: string;
   answers?: EarlierAnswer[];
+  /** Why the earlier session is gone, as the error that refused it said (`details.reason`); the new session says so in its first event (`session.replaced`). */
+  reason?: 'unknown_session' | 'expired';
 }
 
 /** What kind of failure: the caller's input, a refused permission, or a fault of ours. */

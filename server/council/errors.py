@@ -1,7 +1,8 @@
 """The failures the council reports: ``validation`` (bad input or wrong state), ``permission`` (refused by a limit
 or a rule), ``internal`` (a fault of ours).
 
-Domain code raises :class:`CouncilError`; it knows nothing of JSON-RPC. The one place that turns it into a wire
+Domain code raises :class:`CouncilError`; it knows nothing of JSON-RPC. A reason a person reads comes from the
+catalogs (``council.words.t``), in the language of the request's session. The one place that turns it into a wire
 error is ``council.protocol.errors`` (used by the server, the MCP server and every other surface).
 """
 
@@ -12,6 +13,8 @@ from enum import Enum
 from typing import Any
 
 from pydantic import ValidationError
+
+from council import words
 
 if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
     from exceptiongroup import BaseExceptionGroup
@@ -26,13 +29,16 @@ class ErrorCode(str, Enum):
 
 
 class CouncilError(Exception):
-    """A failure to report to the caller with its kind, a readable message and structured details."""
+    """A failure to report to the caller with its kind, a readable message and structured details. ``language`` is
+    the one being written where it was raised (``council.words``: the session's, while the service handles a request
+    about a session): a message from the catalogs is in it, and so is the sentence around it (``ErrorData.text``)."""
 
     def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details
+        self.language = words.language()
 
 
 def validation_error(message: str, **details: Any) -> CouncilError:

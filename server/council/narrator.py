@@ -24,10 +24,12 @@ from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.protocol.language import ChatLabels
+from council.protocol.methods import TurnParams
 from council.session import records as r
 from council.session.debate import persona_schema
 from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.live_render import limits_of
+from council.session.prompts import session_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
 from council.words import speaking
@@ -42,6 +44,7 @@ class Narrator:
         self.sink = sink
         self._texts: dict[tuple[str, str, int], PersonaLine] = {}  # (session, persona, cycle) → live line
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
+        self._reused: set[tuple[str, str]] = set()  # (session, question) answered with a reply from before a reload
         # events that wait for the persona block on screen to end (a seat's fallback note): session → (class, fields)
         self._held: dict[str, list[tuple[type[ev.EventBase], dict[str, Any]]]] = {}
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
@@ -171,6 +174,12 @@ class Narrator:
             self.emit(rt, ev.FollowUpDelta, follow_up_id=follow_up_id, markdown=markdown)
 
     # --- what the service asks the user directly ----------------------------------------------------------------
+    def replaced(self, rt: SessionRuntime, reason: str) -> None:
+        """The session starts in place of one the sidecar no longer has (a reload lost it, or it expired): the
+        first thing it says, in one line."""
+        with speaking(language_of(rt)):
+            self.emit(rt, ev.SessionReplaced, reason=reason, markdown=status.replaced(reason))
+
     def confirm_new(self, rt: SessionRuntime, question: ClarificationQuestion, text: str) -> None:
         """Text that reads like a new problem arrived while ``question`` is open: ask the user which it is."""
         with speaking(language_of(rt)):
@@ -186,6 +195,9 @@ class Narrator:
         self.emit(rt, ev.FollowUpAnswered, follow_up=f, markdown=follow_up.answered(text, f))
 
     def _question_asked(self, rt: SessionRuntime, rec: r.QuestionAsked) -> None:
+        if rec.reused:  # the user's reply from before a reload answers it at once: it is not asked, only resolved
+            self._reused.add((rt.session_id, rec.question_id))
+            return
         s = rt.session
         q = s.question(rec.question_id)
         remaining = len(s.planned_questions)
@@ -194,6 +206,10 @@ class Narrator:
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
         q = rt.session.question(question_id)
+        if (rt.session_id, question_id) in self._reused:
+            self._reused.discard((rt.session_id, question_id))
+            self.emit(rt, ev.QuestionResolved, question=q, reused=True, markdown=clarify.reused(q))
+            return
         self.emit(rt, ev.QuestionResolved, question=q, markdown=clarify.resolved(q))
 
     def _question_skipped(self, rt: SessionRuntime, rec: r.QuestionSkipped) -> None:
@@ -266,11 +282,20 @@ class Narrator:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
         self._held.pop(session_id, None)
+        self._reused = {key for key in self._reused if key[0] != session_id}
 
 
 def language_of(rt: SessionRuntime) -> str | None:
     """The language the session's texts are written in (before the session exists: the one it will have)."""
     return rt.session.settings.language if rt.created else rt.language
+
+
+def request_language(rt: SessionRuntime | None, params: TurnParams) -> str | None:
+    """The language of the session a turn is about, for what it writes and refuses: a live session's (``rt``);
+    else the one a session the turn starts would have (its text's, its options')."""
+    if rt is not None:
+        return language_of(rt)
+    return session_language(params.text, params.options.language, params.options.ui_language)
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

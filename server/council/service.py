@@ -23,7 +23,7 @@ from council.consult.runner import Asker, Consultant
 from council.errors import CouncilError, from_pydantic, internal_error, root_cause, validation_error
 from council.evidence import WorkspaceTools
 from council.idempotency import KeyedOnce
-from council.narrator import EventSink, Narrator, language_of
+from council.narrator import EventSink, Narrator, language_of, request_language
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import failures
@@ -74,11 +74,11 @@ from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
 from council.session.pause import drop_open_cycle, pause
 from council.session.prompts import session_language
-from council.session.records import journal_adapter
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
 from council.turn_result import turn_result
+from council.words import speaking, t
 
 log = logging.getLogger(__name__)
 
@@ -105,12 +105,14 @@ class CouncilService:
 
     # --- council/turn ----------------------------------------------------------------------------------------
     async def turn(self, params: TurnParams) -> TurnResult:
-        if params.idempotency_key is None:
-            return await self._dispatch(params)
         rt = self._live(params.session_id)
-        memo = rt.once if rt is not None else self.new_turns  # keys are scoped to their session
-        key = f"turn:{params.session_id if rt is None else ''}:{params.idempotency_key}"
-        return await memo.run(key, lambda: self._dispatch(params), _repeat)
+        # a refusal is in the session's language (or in the one a session this turn starts gets)
+        with speaking(request_language(rt if params.command is not TurnCommand.NEW else None, params)):
+            if params.idempotency_key is None:
+                return await self._dispatch(params)
+            memo = rt.once if rt is not None else self.new_turns  # keys are scoped to their session
+            key = f"turn:{params.session_id if rt is None else ''}:{params.idempotency_key}"
+            return await memo.run(key, lambda: self._dispatch(params), _repeat)
 
     def _live(self, session_id: str | None) -> SessionRuntime | None:
         if not session_id:
@@ -138,8 +140,8 @@ class CouncilService:
                 return TurnResult(intent=intent, awaiting=Awaiting.NOTHING, message=words.library(chat, said),
                                   language=said)
             if params.command is TurnCommand.ANSWER:
-                raise validation_error("no question is waiting for an answer", reason="no_open_question")
-            raise validation_error("there is no session yet: ask the council a question first", intent=intent.value)
+                raise validation_error(t("error.no_open_question"), reason="no_open_question")
+            raise validation_error(t("error.no_session"), intent=intent.value)
         if intent is Intent.CANCEL:
             await self.cancel(rt.session_id)
             return self._result(rt, intent, words.turn_note("cancelled", rt.session))
@@ -188,6 +190,8 @@ class CouncilService:
         rt, seating, default = await self.seated(params, plan.selection.names, params.new_session_id, req.language)
 
         async def start() -> str | None:
+            if params.earlier is not None:  # in place of a session a reload lost: said first, in one line
+                self.narrator.replaced(rt, params.earlier.reason)
             rt.note("model", model=default.model, provider=default.id)
             return await self.engine.start(rt, plan, rt.pick, seating)
 
@@ -218,7 +222,8 @@ class CouncilService:
             return await self.run_turn(rt, intent, lambda: self.engine.answer(
                 rt, params.question_id, params.action, params.text or "", params.choice, pick), client=params.client)
 
-        return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
+        with speaking(language_of(rt)):
+            return await rt.once.run(f"answer:{params.idempotency_key}", run, _repeat)
 
     async def _resume(self, rt: SessionRuntime, pick) -> str | None:
         """``retry``: the engine resumes; an open question is shown again (no model call)."""
@@ -232,8 +237,7 @@ class CouncilService:
     async def run_turn(self, rt: SessionRuntime, intent: Intent, fn: Callable[[], Awaitable[str | None]],
                        client: ClientCapabilities | None = None) -> TurnResult:
         if rt.lock.locked():
-            raise validation_error("the council is still working on this session; wait for it, stop it or "
-                                   "cancel it", sessionId=rt.session_id,
+            raise validation_error(t("error.busy"), sessionId=rt.session_id,
                                    status=rt.session.status.value if rt.created else None)
         async with rt.lock:
             scope = anyio.CancelScope()
@@ -285,7 +289,8 @@ class CouncilService:
         inflight = rt.inflight_calls
         if rt.session.status is SessionStatus.COMPLETED:
             if rt.cancel_scope is None:
-                raise validation_error("the session is already completed", sessionId=session_id)
+                with speaking(language_of(rt)):
+                    raise validation_error(t("error.already_completed"), sessionId=session_id)
             rt.cancel_scope.cancel()  # a follow-up runs: stop it; the session stays completed
             return CancelResult(session_id=session_id, status=rt.session.status, cancelled_calls=inflight)
         self.mark_cancelled(rt, reason)
@@ -318,7 +323,7 @@ class CouncilService:
         if self._live(params.session_id) is not None:
             raise validation_error("that session is live in this sidecar already", sessionId=params.session_id)
         try:
-            journal = journal_adapter.validate_python(params.journal)
+            journal = r.journal_adapter.validate_python(params.journal)
         except ValidationError as exc:
             raise from_pydantic(exc, "journal", prefix="journal") from None
         journal = stable_prefix(journal)

@@ -12,6 +12,8 @@ import re
 
 from council import words
 
+from .conftest import run_council
+
 QUESTION = "Стоит ли нам разделить монолит на сервисы в этом квартале?"
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 BULLETS = ["первый пункт", "второй пункт", "третий пункт"]
@@ -74,3 +76,15 @@ def test_a_russian_session_in_the_terminal_prints_only_russian(pty_session, scri
         printed = printed.replace(name, "")
     assert [x for x in english_texts() if x in printed] == []
     assert "Traceback" not in printed and json.dumps(QUESTION)  # the question itself went through whole
+
+
+def test_usage_errors_are_in_the_language_the_session_would_have():
+    """council ask's own argument errors speak the session's language where it is known: ``--language``, else the
+    question's (issue 21, audit); an English question stays English."""
+    env = {"LANG": "en_US.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    r = run_council("ask", "--language", "ru", "--max-cycles", "99", "k8s?", env=env)
+    assert r.returncode == 2 and r.stderr == "council ask: ошибка: --max-cycles должен быть от 1 до 50\n"
+    r = run_council("ask", "--seating", "chat", QUESTION, env=env)
+    assert r.returncode == 2 and r.stderr == "council ask: ошибка: --seating требует --models\n"
+    r = run_council("ask", "--max-cycles", "99", "Should we split our monolith into services?", env=env)
+    assert r.returncode == 2 and r.stderr == "council ask: error: --max-cycles must be between 1 and 50\n"

@@ -5,7 +5,7 @@ question (issue 21)."""
 from __future__ import annotations
 
 from council.protocol.earlier import EarlierAnswer, EarlierSession
-from council.protocol.methods import Awaiting, TurnParams
+from council.protocol.methods import Awaiting, SessionOptions, TurnParams
 from council.session.entities import QuestionStatus
 from council.session.entities import SessionStatus as S
 
@@ -60,3 +60,43 @@ async def test_replies_to_other_questions_are_not_forced_on_new_ones(make_servic
                           "it asks them._"
     plain = await h.service.turn(TurnParams(text=PROBLEM))
     assert plain.message is None  # no earlier session: no line
+
+
+async def test_a_reused_reply_is_one_line_not_a_question_asked(make_service):
+    """A question the user replied to before the reload is not presented as asked ("The moderator asks", its
+    buttons): only its reuse line shows (issue 21, audit)."""
+    h = make_service()
+    q1, q2 = await _lost_session(h)
+    earlier = EarlierSession(problem=PROBLEM, answers=[
+        EarlierAnswer(question=q1, answer="Eight engineers, two teams."), EarlierAnswer(question=q2, action="skip")])
+    res = await h.service.turn(TurnParams(text=PROBLEM, earlier=earlier))
+    assert h.of(res.session_id, "question.asked") == []
+    text = "".join(e["markdown"] for e in h.of(res.session_id))
+    assert "The moderator asks" not in text and "If you skip it" not in text
+    answered, skipped = h.of(res.session_id, "question.resolved")
+    assert answered["reused"] and skipped["reused"]
+    assert answered["markdown"] == f"✓ Using your earlier answer to “{q1}”: **Eight engineers, two teams.**\n\n"
+    assert skipped["markdown"] == f"✓ You skipped “{q2}” before the reload.\n\n"
+    assert len(h.of(res.session_id, "assumption.recorded")) == 1  # the skip's assumption, on its own line
+    plain = await h.service.turn(TurnParams(text=PROBLEM))
+    [asked] = h.of(plain.session_id, "question.asked")  # a question nobody replied to is asked as ever
+    assert asked["markdown"].startswith("**The moderator asks**")
+
+
+async def test_the_new_session_says_first_that_the_earlier_one_is_gone_in_its_language(make_service):
+    """The note that the earlier session is gone is the sidecar's, in the session's language: the first event's
+    markdown (not a progress line a client may fold away), one per new session."""
+    h = make_service()
+    res = await h.service.turn(TurnParams(text=PROBLEM, earlier=EarlierSession(problem=PROBLEM)))
+    first = next(e for e in h.of(res.session_id) if e["markdown"])
+    assert first["type"] == "session.replaced" and first["reason"] == "unknown_session"
+    assert first["markdown"].startswith("> ℹ️ The earlier council session is gone") and "keepAcrossReloads" in \
+        first["markdown"]
+    assert len(h.of(res.session_id, "session.replaced")) == 1
+    ru = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(language="ru"),
+                                         earlier=EarlierSession(reason="expired")))
+    [note] = h.of(ru.session_id, "session.replaced")
+    assert note["reason"] == "expired"
+    assert note["markdown"] == "> ℹ️ Срок прежней сессии совета истёк, поэтому начинается новая сессия.\n\n"
+    plain = await h.service.turn(TurnParams(text=PROBLEM))
+    assert h.of(plain.session_id, "session.replaced") == []

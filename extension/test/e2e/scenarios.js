@@ -183,7 +183,8 @@ const scenarios = {
   /**
    * After a window reload, a turn for the lost session starts a new session with a one-line note, and (issue 21) it
    * keeps what the user said: the earlier session's questions were answered or skipped, so the new session reuses
-   * those replies, says so in one line, and goes on to its answer without asking them again.
+   * those replies — each shown as one reuse line, never as a question the moderator asks — says so in one line, and
+   * goes on to its answer without asking them again.
    */
   async 'reload'(ui, ctx) {
     await ctx.reload();
@@ -193,11 +194,17 @@ const scenarios = {
     const text = await r.innerText();
     ctx.log(`after the reload: ${JSON.stringify(text.slice(0, 300))}`);
     if (!/reuses your .* from before the reload/.test(text)) throw new Error(`the new session does not say it reused the replies: ${text.slice(0, 600)}`);
-    expectAbsent(text, new RegExp(FIRST_Q), 'a question the user replied to before the reload was asked again');
-    // What happened is shown, not folded into VS Code's collapsed "Completed N steps" section: the sidecar's line on
-    // what it reused stands under the answer. (The extension's own "earlier session is gone" note opens the response
-    // and VS Code folds it there once the whole debate follows it.)
+    expectAbsent(text, /The moderator asks/, 'a reused reply is presented as a question being asked');
+    if (!/Using your earlier answer to/.test(text)) throw new Error(`no reuse line for the earlier answer: ${text.slice(0, 600)}`);
+    // What happened is shown, not folded into VS Code's collapsed "Completed N steps" section: the sidecar's note that
+    // the earlier session is gone opens the response, before the answer, and the line on what it reused stands under it.
+    const gone = text.search(/earlier council session is gone/);
+    if (gone < 0 || gone > text.search(ANSWER_HEADING)) throw new Error(`the note that the earlier session is gone is not shown before the answer: ${text.slice(0, 600)}`);
+    expectAbsent(text, /Completed \d+ steps?/, 'part of the response is folded away');
+    const note = r.getByText(/earlier council session is gone/).first();
+    await note.waitFor({ state: 'visible', timeout: 5_000 });
     await r.getByText(/from before the reload/).first().waitFor({ state: 'visible', timeout: 5_000 });
+    await shotAt(ctx, r, note, 'reload-note');
   },
 
   /** An advisor looks at the workspace (evidence): the file shows as a chat reference in the answer. */

@@ -58,6 +58,7 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
 export const MARKDOWN: Record<EventType, string> = {
   'status.changed': '',
   progress: '',
+  'session.replaced': '> ℹ️ The earlier council session is gone (VS Code was reloaded), so this starts a new session.\n\n',
   'personas.selected': "**The council:** **Devil's Advocate** and **Ops Architect**. _Chosen for a question about engineering._\n\n",
   'question.asked': '**The moderator asks**\n\nWhat is the team size?\n\n1. Under 10 engineers\n2. 10 to 50 engineers\n\n',
   'questions.dropped': '_Not asked: “Which cloud do you use?” — every likely answer favours “Modularise first”._\n\n',
@@ -103,6 +104,7 @@ const option = (id: string, label: string, description: string) => ({ id, label,
 const PAYLOADS: Payloads = {
   'status.changed': { previous: 'created', status: 'clarifying', reason: '' },
   progress: { message: 'Convening the council…' },
+  'session.replaced': { reason: 'unknown_session' },
   'personas.selected': {
     selection: {
       selectionId: 's1',
@@ -127,6 +129,7 @@ const PAYLOADS: Payloads = {
       status: 'answered',
       userAnswer: { answerId: 'a1', questionId: 'q1', sessionId: SID, answer: 'Under 10 engineers', skipCommand: false, createdAt: AT },
     }),
+    reused: false,
   },
   'question.confirmNew': { questionId: 'q1', text: 'Should we use Kafka?' },
   'assumption.recorded': {

@@ -309,14 +309,14 @@ describe('chat turn handler', () => {
     assert.equal(result.metadata?.sessionId, 'abc');
   });
 
-  it('a session the sidecar does not know (after a reload): the text starts a new session, with one note', async () => {
+  it('a session the sidecar does not know (after a reload): the text starts a new session, which says so first', async () => {
     const { ResponseError } = await import('vscode-jsonrpc');
     const { handler, client, emit } = setup((call) => {
       if (call.params.sessionId === 'old') {
         throw new ResponseError(-32602, 'x', { code: 'validation', message: 'unknown session (it may have expired)', details: { reason: 'unknown_session' } });
       }
-      emit(sample('progress'));
-      return turnResult({ status: 'clarifying', awaiting: 'answer', question: question() });
+      emit(sample('session.replaced', { sessionId: call.params.newSessionId }), sample('progress', { sessionId: call.params.newSessionId }));
+      return turnResult({ sessionId: call.params.newSessionId, status: 'clarifying', awaiting: 'answer', question: question() });
     });
     const history = [responseTurn({ sessionId: 'old', status: 'completed', awaiting: 'nothing', problem: 'Old problem' })];
     const { stream, result } = await run(handler, chatRequest('Should we move to Kubernetes?'), history);
@@ -325,8 +325,11 @@ describe('chat turn handler', () => {
     assert.equal(sent[1].sessionId, undefined);
     assert.equal(sent[1].text, 'Should we move to Kubernetes?');
     assert.notEqual(sent[1].newSessionId, sent[0].newSessionId);
-    assert.match(stream.text, /earlier council session is gone.*keepAcrossReloads/s);
-    assert.deepEqual(stream.progressLines, [], 'no progress line after the note (VS Code would fold the note away)');
+    assert.deepEqual(sent[1].earlier, { problem: 'Old problem', answers: [], reason: 'unknown_session' }, 'the sidecar writes the note, in the session’s language');
+    // The sidecar's note is markdown, the response's first part; no progress line after it (VS Code would fold it away).
+    assert.deepEqual(stream.parts[0], { kind: 'markdown', value: MARKDOWN['session.replaced'] });
+    assert.equal(stream.text.match(/earlier council session is gone/g)?.length, 1, 'said once, by the sidecar');
+    assert.deepEqual(stream.progressLines, []);
     assert.equal(result.metadata?.awaiting, 'answer');
     assert.equal(result.metadata?.problem, 'Should we move to Kubernetes?');
   });
@@ -358,7 +361,8 @@ describe('chat turn handler', () => {
     const sent = client.callsTo('council/turn').map((c) => c.params);
     assert.equal(sent[1].text, 'Should we split?');
     assert.equal(sent[1].command, undefined);
-    assert.match(stream.text, /expired, so this starts a new session/);
+    assert.equal(sent[1].earlier?.reason, 'expired');
+    assert.doesNotMatch(stream.text, /expired/, 'the note is the new session’s (the sidecar’s), not the extension’s');
     // Without a problem to ask again, the error is shown as is.
     const bare = [responseTurn({ sessionId: 'old', status: 'clarifying', awaiting: 'answer' })];
     const again = await run(handler, chatRequest('about 40 engineers'), bare);
@@ -397,6 +401,7 @@ describe('chat turn handler', () => {
         { question: 'Question 2?', action: 'skip' },
         { question: 'Question 3?', action: 'answer', answer: 'Two teams' },
       ],
+      reason: 'unknown_session',
     });
     assert.match(stream.text, /reuses your 2 answers and 1 skipped question/);
     assert.doesNotMatch(stream.text, /interrupted/);

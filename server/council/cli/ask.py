@@ -41,6 +41,7 @@ from council.cli.ask_args import (
     rpc_failure,
     serve_args,
     session_options,
+    usage_language,
 )
 from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
@@ -310,7 +311,8 @@ def read_question(args: argparse.Namespace, ui: TextIO) -> str:
     else:
         text = sys.stdin.read().strip()
     if not text:
-        raise AskError(USAGE, "no question given (pass it as an argument or on stdin)")
+        with speaking(usage_language(args)):
+            raise AskError(USAGE, t("usage.no_question"))
     return text
 
 
@@ -337,8 +339,7 @@ def run(args: argparse.Namespace) -> int:
         skip_unusable_memory(args)
         question = read_question(args, ui)
     except AskError as err:
-        print(f"council ask: error: {err.message}", file=sys.stderr)
-        return err.code
+        return _failed(args, err)
     except KeyboardInterrupt:
         print("\ncancelled", file=sys.stderr)
         return CANCELLED
@@ -346,11 +347,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         code = anyio.run(run_session, args, question, out, ui, log_file)
     except AskError as err:
-        print(f"council ask: error: {err.message}", file=sys.stderr)
-        return err.code
+        return _failed(args, err)
     if code == CANCELLED:
         print("\ncancelled", file=sys.stderr)
     return code
+
+
+def _failed(args: argparse.Namespace, err: AskError) -> int:
+    """Say why council ask stops (one line on stderr, in the session's language as far as it is known)."""
+    with speaking(usage_language(args)):
+        print(t("usage.error", message=err.message), file=sys.stderr)
+    return err.code
 
 
 async def _explain_death(sc: Sidecar, err: AskError, log_file) -> AskError:

@@ -12,7 +12,8 @@ from typing import Any
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
 from council.protocol.methods import MAX_MODEL_SPECS
-from council.words import LANGUAGES
+from council.session.prompts import session_language
+from council.words import LANGUAGES, speaking, t
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130
 
@@ -126,33 +127,41 @@ def model_specs(text: str) -> list[str]:
     return [spec.strip() for spec in text.split(",") if spec.strip()]
 
 
+def usage_language(args: argparse.Namespace) -> str:
+    """The language of council ask's own errors: the session's as the sidecar will decide it (``--language``, else
+    the question's, else the locale's), English when nothing tells."""
+    return session_language(args.question or "", args.language, locale_language())
+
+
 def check_usage(args: argparse.Namespace) -> str | None:
-    """A usage problem argparse cannot see, or None."""
-    if args.max_cycles is not None and not 1 <= args.max_cycles <= 50:
-        return "--max-cycles must be between 1 and 50"
-    if args.min_cycles is not None and not 1 <= args.min_cycles <= 50:
-        return "--min-cycles must be between 1 and 50"
-    if args.max_personas is not None and not 1 <= args.max_personas <= 12:
-        return "--max-personas must be between 1 and 12"
+    """A usage problem argparse cannot see, or None; in :func:`usage_language`."""
+    with speaking(usage_language(args)):
+        return _usage_problem(args)
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    for flag, value, low, high in (("--max-cycles", args.max_cycles, 1, 50), ("--min-cycles", args.min_cycles, 1, 50),
+                                   ("--max-personas", args.max_personas, 1, 12)):
+        if value is not None and not low <= value <= high:
+            return t("usage.between", flag=flag, low=low, high=high)
     if args.max_calls is not None and not 3 <= args.max_calls <= 1000:
-        return "--max-calls must be between 3 and 1000 (3: one persona, the options, the answer)"
+        return t("usage.max_calls")
     if args.models is not None and not all(":" in spec for spec in model_specs(args.models) or [""]):
-        return "--models needs provider:model specs, e.g. openai:gpt-4o,ollama:qwen2.5:7b"
+        return t("usage.models")
     if args.models is not None and len(model_specs(args.models)) > MAX_MODEL_SPECS:
-        return (f"--models takes at most {MAX_MODEL_SPECS} specs, one per seat (a council seats at most 12 personas); "
-                f"{len(model_specs(args.models))} given")
+        return t("usage.too_many_models", limit=MAX_MODEL_SPECS, given=len(model_specs(args.models)))
     if args.seating and not args.models:
-        return "--seating needs --models"
+        return t("usage.needs", flag="--seating", needed="--models")
     if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
-        return "--personas needs at least one name"
+        return t("usage.needs_name")
     if args.memory and not args.workspace:
-        return "--memory needs --workspace (the memory lives in <workspace>/.council/)"
+        return t("usage.memory")
     if args.no_evidence and not args.workspace:
-        return "--no-evidence needs --workspace (without one the advisors read nothing)"
+        return t("usage.no_evidence")
     if args.script and args.provider != "scripted":
-        return "--script needs --provider scripted"
+        return t("usage.needs", flag="--script", needed="--provider scripted")
     if args.question is not None and not args.question.strip():
-        return "the question is empty"
+        return t("usage.empty_question")
     if args.transcript:
         return transcript_folder_problem(args.transcript, "--transcript")
     return None

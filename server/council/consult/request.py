@@ -14,6 +14,8 @@ from council.protocol.consult import ConsultParams, ConsultPlan, CouncilChoice, 
 from council.session.budget import max_calls
 from council.session.engine import Engine, NewSession, Plan
 from council.session.entities import Depth
+from council.session.prompts import session_language
+from council.words import t
 
 #: Debate cycles a consult may run at each depth (the sidecar's own cap still applies when lower).
 CONSULT_CYCLES: dict[Depth, int] = {Depth.BRIEF: 2, Depth.STANDARD: 3, Depth.DEEP: 5}
@@ -28,6 +30,11 @@ def request_text(params: ConsultParams | PersonaConsultParams) -> str:
     return text
 
 
+def consult_language(params: ConsultParams | PersonaConsultParams) -> str:
+    """The language a consult writes in: its question's (as a chat session's without a language option)."""
+    return session_language(request_text(params))
+
+
 def _checked(library: PersonaLibrary, names: list[str], field: str) -> list[str]:
     """The personas' canonical names; an unknown one is a validation error naming the field and the choices."""
     out = []
@@ -35,8 +42,8 @@ def _checked(library: PersonaLibrary, names: list[str], field: str) -> list[str]
         persona = library.get(name)
         if persona is None:
             where = field if len(names) == 1 and field == "persona_name" else f"{field}.{i}"
-            raise validation_error(f"unknown persona {name!r}", fields={where: f"unknown persona {name!r}"},
-                                   valid=library.names)
+            said = t("error.unknown_persona", name=repr(name))
+            raise validation_error(said, fields={where: said}, valid=library.names)
         out.append(persona.name)
     return out
 

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
-from council.consult.request import estimate, session_request
+from council.consult.request import consult_language, estimate, session_request
 from council.consult.results import consult_result
 from council.errors import internal_error, permission_error, validation_error
 from council.present import consult as words
+from council.present.clarify import deciding_words, why_chosen
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.protocol.seating import ClientModel
@@ -27,6 +28,7 @@ from council.session.debate import refused_models
 from council.session.engine import Plan
 from council.session.entities import ClarificationQuestion, SessionStatus
 from council.session.intents import Intent
+from council.words import speaking, t
 
 if TYPE_CHECKING:
     from council.service import CouncilService
@@ -54,15 +56,25 @@ class Consultant:
         self.service = service
 
     def plan(self, params: ConsultParams | PersonaConsultParams) -> ConsultPlan:
-        plan = estimate(session_request(self.service.engine, params))
-        plan.markdown = words.plan_text(plan.to_wire())
+        with speaking(consult_language(params)):
+            chosen = session_request(self.service.engine, params)
+            plan = estimate(chosen)
+            sel = chosen.selection
+            why = why_chosen(sel.user_override, sel.method, sel.overridden, deciding_words(sel.names, sel.chosen_for))
+            plan.markdown = words.plan_text(plan.to_wire(), why)
         return plan
 
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
                       session_id: str | None = None, client_model: str | None = None,
                       client_models: list[ClientModel] | None = None) -> ConsultResult:
         """Run the council on ``params`` to the end; ``session_id`` lets a caller route the session's events,
-        ``client_model`` has the client's own model answer (``council/complete``), as in a chat turn."""
+        ``client_model`` has the client's own model answer (``council/complete``), as in a chat turn. Everything it
+        writes — progress, questions, refusals, the result's text — is in the consult's language."""
+        with speaking(consult_language(params)):
+            return await self._consult(params, ask, session_id, client_model, client_models)
+
+    async def _consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None, session_id: str | None,
+                       client_model: str | None, client_models: list[ClientModel] | None) -> ConsultResult:
         plan = session_request(self.service.engine, params)
         declined: set[str] = set()
         seating = getattr(params, "seating", None)
@@ -73,7 +85,7 @@ class Consultant:
         rt = await self._run(plan, ask, session_id, declined, turn)
         s = rt.session
         if s.status is SessionStatus.CANCELLED:
-            raise validation_error("the consult was cancelled", sessionId=s.session_id, reason="cancelled")
+            raise validation_error(t("error.consult_cancelled"), sessionId=s.session_id, reason="cancelled")
         if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
             failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
             causes = {p: f.kind for p, f in rt.stalled_by.items()}

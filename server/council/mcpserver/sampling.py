@@ -97,7 +97,7 @@ class CallModels:
     async def _routed(self, ctx: Any, session_id: str) -> AsyncIterator[str | None]:
         if not self.sampling(ctx):
             if self.policy.required:
-                raise validation_error(words.NO_SAMPLING_REQUIRED, reason="no_model", sampling=False)
+                raise validation_error(words.no_sampling_required(), reason="no_model", sampling=False)
             await self.preflight()
             yield None
             return

@@ -39,12 +39,14 @@ from mcp.shared.session import RequestResponder
 from pydantic import ValidationError
 
 from council import __version__
+from council.consult.request import consult_language
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.guard import MALFORMED_RESPONSE
 from council.mcpserver.sampling import CallModels, SamplingPolicy
 from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
+from council.present.errors import tool_error_text
 from council.present.review_words import progress_line
 from council.protocol.consult import DefinePersonasParams, ElicitedAnswer
 from council.protocol.decisions import DecisionsParams
@@ -54,6 +56,7 @@ from council.review.models import CouncilRequest
 from council.review.run import review_session_id
 from council.service import CouncilService
 from council.session.entities import ClarificationQuestion, new_id
+from council.words import speaking
 
 log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
@@ -105,8 +108,8 @@ def error_result(err: CouncilError) -> types.CallToolResult:
         data = json.dumps({"error": error}, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):  # details that are not JSON are dropped; the error itself still goes
         data = json.dumps({"error": {**error, "details": {"detailsDropped": True}}}, ensure_ascii=False)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=words.error_text(err.code.value,
-                                                                                              err.message)),
+    text = tool_error_text(err.code.value, err.message, err.language)  # in the consult's language
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text),
                                          types.TextContent(type="text", text=data)], isError=True)
 
 
@@ -233,9 +236,10 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params, mo
                 report(message)
 
         router.routes[session_id] = on_event
-        try:
-            async with models.consult(ctx, session_id) as on_model:
-                return await service.consult(params, _asker(ctx, elicitation_timeout), session_id, **on_model)
+        try:  # the consult's language for all it says, its model's refusals included
+            with speaking(consult_language(params)):
+                async with models.consult(ctx, session_id) as on_model:
+                    return await service.consult(params, _asker(ctx, elicitation_timeout), session_id, **on_model)
         finally:
             router.routes.pop(session_id, None)
 
@@ -267,9 +271,9 @@ def _asker(ctx, timeout: float) -> Asker | None:
     async def ask(question: ClarificationQuestion) -> Reply:
         props: dict[str, Any] = {}
         if question.choices:
-            props["choice"] = {"type": "string", "title": words.CHOICE_TITLE,
+            props["choice"] = {"type": "string", "title": words.choice_title(),
                                "enum": [c.value for c in question.choices]}
-        props["answer"] = {"type": "string", "title": words.ANSWER_TITLE, "description": words.ANSWER_HINT,
+        props["answer"] = {"type": "string", "title": words.answer_title(), "description": words.answer_hint(),
                            "maxLength": MAX_TEXT}
         request_id = ctx.session._request_id  # the id elicit_form's request gets (assigned before it awaits)
         with anyio.move_on_after(timeout) as deadline:

@@ -11,27 +11,29 @@ from council.words import n, t
 MAX_SHOWN = 3  # questions named in the line that says which were not asked
 
 
-def _deciding_words(sel: PersonaSelection) -> list[str]:
-    """The request's words that seated the council, each once, in the council's order."""
+def deciding_words(names: list[str], chosen_for: dict[str, list[str]]) -> list[str]:
+    """The request's words that seated the council (``names``, in its order), each once."""
     found: list[str] = []
-    for p in sel.selected_personas:
-        found += [w for w in sel.chosen_for.get(p.name, []) if w not in found]
+    for name in names:
+        found += [w for w in chosen_for.get(name, []) if w not in found]
     return found[:6]
 
 
+def why_chosen(user_override: bool, method: str, overridden: list[str], decided: list[str]) -> str:
+    """Why these personas sit: the user chose them, named some of them, or the words of the question seated them."""
+    words = ", ".join(decided)
+    if user_override and method == "override":
+        return t("clarify.why.yours")
+    if user_override:  # named in the request: added to the routed council
+        about = t("clarify.why.for", words=words) if words else ""
+        return t("clarify.why.added", about=about, names=join_names(overridden))
+    return t("clarify.why.chosen_for", words=words) if words else t("clarify.why.best")
+
+
 def selection(sel: PersonaSelection) -> str:
-    names = join_names([f"**{p.name}**" for p in sel.selected_personas])
-    decided = ", ".join(_deciding_words(sel))
-    if sel.user_override and sel.method == "override":
-        why = t("clarify.why.yours")
-    elif sel.user_override:  # named in the request: added to the routed council
-        about = t("clarify.why.for", words=decided) if decided else ""
-        why = t("clarify.why.added", about=about, names=join_names(sel.overridden_personas))
-    elif decided:
-        why = t("clarify.why.chosen_for", words=decided)
-    else:
-        why = t("clarify.why.best")
-    return t("clarify.council", names=names, why=why) + "\n\n"
+    names = [p.name for p in sel.selected_personas]
+    why = why_chosen(sel.user_override, sel.method, sel.overridden_personas, deciding_words(names, sel.chosen_for))
+    return t("clarify.council", names=join_names([f"**{name}**" for name in names]), why=why) + "\n\n"
 
 
 def question(q: ClarificationQuestion, remaining: int, revisit: bool = False) -> str:
@@ -51,6 +53,15 @@ def resolved(q: ClarificationQuestion) -> str:
     if q.status is QuestionStatus.DEFERRED:
         return t("clarify.deferred", question=one_line(q.question)) + "\n\n"
     return ""
+
+
+def reused(q: ClarificationQuestion) -> str:
+    """A question answered or skipped with the user's reply from before a reload: one line, never the question as
+    if it were asked (a skip's assumption follows on its own line)."""
+    question = t("quoted", text=one_line(q.question))
+    if q.status is QuestionStatus.ANSWERED and q.user_answer is not None:
+        return t("reused.answer", question=question, answer=one_line(q.user_answer.answer)) + "\n\n"
+    return t("reused.skip", question=question) + "\n\n"
 
 
 def dropped(questions: list[ClarificationQuestion], reason: str, asked: int) -> str:

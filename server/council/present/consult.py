@@ -2,7 +2,9 @@
 prompts, the draft preview of persona overrides, and the compact text rendering of every tool result (the MCP
 ``content`` text and VS Code's tool result).
 
-Structured results carry the data; this module only words it.
+Structured results carry the data; this module only words it. A consult's words come from the catalogs
+(``council.words``, ``consult.*``), in the consult's language (the consult runner sets it: its question's); the
+persona overrides of ``council_define_personas`` have no session and stay English.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from council.present.failures import cause, unreachable
 from council.present.text import bullets, join_names, numbered, one_line, plural
 from council.session.failure import ModelFailure
 from council.session.outputs import DebateEffect, Hinge, VoteOption
-from council.words import speaking, t
+from council.words import known, n, t
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
 
@@ -27,20 +29,21 @@ def bullet_text(items: list[str]) -> str:
 
 # --- notes a consult adds to the synthesis ---------------------------------------------------------------------
 def shortfall_note(persona: str, field: str, count: int, depth: str, lo: int, hi: int) -> str:
-    return (f"{persona} gave {plural(count, 'item')} in {field}; {depth} depth asks for {lo}–{hi}. Nothing was "
-            "added to make up the number.")
+    return t("consult.shortfall", persona=persona, items=n(count, "consult.item"), field=field, depth=depth, lo=lo,
+             hi=hi)
 
 
 def trimmed_note(persona: str, fields: list[str], hi: int, depth: str) -> str:
-    return f"{persona}: {', '.join(fields)} cut to {hi} items ({depth} depth)."
+    return t("consult.trimmed", persona=persona, fields=", ".join(fields), items=n(hi, "consult.item_upto"),
+             depth=depth)
 
 
 def steps_completed_note(count: int) -> str:
-    return f"{plural(count, 'next step')} taken from the advisors' own next steps (the chair gave too few)."
+    return t("consult.steps_completed", steps=n(count, "consult.next_step"))
 
 
 def silent_note(personas: list[str]) -> str:
-    return f"{join_names(personas)} gave no usable answer and {'is' if len(personas) == 1 else 'are'} not listed."
+    return t("consult.silent_one" if len(personas) == 1 else "consult.silent_many", names=join_names(personas))
 
 
 # --- progress -------------------------------------------------------------------------------------------------
@@ -53,19 +56,19 @@ def stage(event: dict[str, Any]) -> str | None:
         return one_line(str(event.get("markdown", "")).strip().strip("_").strip()) or None  # underscores in names stay
     if kind == "personas.selected":
         names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
-        return f"Council: {join_names(names)}."
+        return t("consult.stage.council", names=join_names(names))
     if kind == "question.asked":
-        return f"Clarifying: {one_line(event.get('question', {}).get('question', ''))}"
+        return t("consult.stage.clarifying", question=one_line(event.get("question", {}).get("question", "")))
     if kind == "persona.completed":
         return persona_stage(event)
     if kind == "options.proposed":
-        return f"The moderator put {plural(len(event.get('options', [])), 'option')} to the vote."
+        return t("consult.stage.options", options=n(len(event.get("options", [])), "consult.option"))
     if kind == "cycle.completed":
-        return f"Cycle {event.get('cycle')} done."
+        return t("consult.stage.cycle", cycle=event.get("cycle"))
     if kind == "votes.tallied":
-        return "Votes tallied."
+        return t("consult.stage.tallied")
     if kind == "final.answer":
-        return "The chair wrote the synthesis."
+        return t("consult.stage.answer")
     return None
 
 
@@ -75,34 +78,26 @@ REPAIRED = "unusable reply after one repair attempt: "
 def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) -> str:
     """Why a consult has no answer: every advisor failed. Replies that stayed unusable say what was wrong with them
     and whose model wrote them (the MCP client's model, over sampling); other failures give their cause."""
-    who = client_model or "the model"
+    who = client_model or t("consult.the_model")
     if causes and all(f.kind == "malformed" for f in causes.values()):
         groups: dict[str, list[str]] = {}
         for persona, f in causes.items():
-            reason = one_line(f.detail).removeprefix(REPAIRED) or "not the JSON object asked for"
+            reason = one_line(f.detail).removeprefix(REPAIRED) or t("consult.not_json")
             groups.setdefault(reason, []).append(persona)
         said = "; ".join(f"{join_names(names)}: {reason}" for reason, names in groups.items())
-        return (f"the council could not answer: every advisor's reply from {who} was unusable, also after one "
-                f"repair ({said}). The council asks each model for one JSON object with the reply's fields; "
-                f"{who} did not give one — ask with a model that follows such instructions")
+        return t("consult.unusable", who=who, said=said)
     hosts = unreachable(causes)
     if hosts is not None:
-        with speaking("en"):  # the consult tools' texts are English; the fix is the chat's sentence
-            fix = t("unreachable.fix")
-        return f"the council could not answer: no model could be reached (could not reach {hosts}); {fix}"
+        return t("consult.unreachable", hosts=hosts, fix=t("unreachable.fix"))
     why = "; ".join(dict.fromkeys(cause(f) for f in causes.values()))
-    return (f"the council could not answer: every advisor's model failed{f' ({why})' if why else ''}; check the "
-            "model configuration (see `council doctor`)")
+    return t("consult.all_failed", why=f" ({why})" if why else "")
 
 
 def not_allowed(models: list[str]) -> str:
     """Why a consult has no answer when the user did not allow the models it sat on (VS Code's consent): which, and
     how to allow them — the chat's line, for a tool that is called again rather than told to continue."""
-    names = join_names(models) if models else "the chat's model"
-    them = "them" if len(models) > 1 else "it"
-    return (f"the council could not answer: Council has no permission to use {names}, so no advisor could answer; "
-            f"allow {them} under Manage Language Model Access (the Accounts menu), or pick a model Council may use "
-            "in the chat's model picker, then call the tool again")
+    names = join_names(models) if models else t("consult.the_chat_model")
+    return t("consult.not_allowed_many" if len(models) > 1 else "consult.not_allowed_one", names=names)
 
 
 def persona_stage(event: dict[str, Any]) -> str:
@@ -111,21 +106,29 @@ def persona_stage(event: dict[str, Any]) -> str:
     persona, cycle = event.get("persona"), event.get("cycle")
     response = event.get("response") or {}
     if not response.get("abstained"):
-        return f"{persona} answered (cycle {cycle})."
+        return t("consult.stage.answered", persona=persona, cycle=cycle)
     failure = ModelFailure.model_validate(response.get("failure") or {"kind": "malformed"})
-    return f"{persona} could not answer (cycle {cycle}): {cause(failure)}."
+    return t("consult.stage.failed", persona=persona, cycle=cycle, cause=cause(failure))
 
 
 # --- clarifying questions through the client (MCP elicitation) -------------------------------------------------
 def elicit_message(question: str, assumption: str) -> str:
-    return (f"The council asks: {one_line(question)}\n\nPick a choice or answer in your own words. Decline, and "
-            f"the council assumes: {one_line(assumption)}")
+    return t("consult.asks", question=one_line(question), assumption=one_line(assumption))
 
 
-CHOICE_TITLE = "Choice"
-ANSWER_TITLE = "Your answer"
-ANSWER_HINT = "Free text (leave empty to use the choice)"
-ELICITATION_EXPIRED = "no answer in time: the council assumes and goes on"
+def choice_title() -> str:
+    return t("consult.choice")
+
+
+def answer_title() -> str:
+    return t("consult.your_answer")
+
+
+def answer_hint() -> str:
+    return t("consult.answer_hint")
+
+
+ELICITATION_EXPIRED = "no answer in time: the council assumes and goes on"  # a cancellation's reason (the log's)
 
 
 # --- define_personas ----------------------------------------------------------------------------------------------
@@ -157,29 +160,34 @@ def define_text(result: dict[str, Any]) -> str:
 def consult_text(result: dict[str, Any]) -> str:
     """A few lines a person or an agent can read at a glance; the structured result has everything."""
     syn = result["synthesis"]
-    lines = [f"**Recommendation:** {one_line(syn['recommendation'])}", ""]
+    lines = [t("consult.recommendation", text=one_line(syn["recommendation"])), ""]
     vote = result.get("vote")
     if vote and vote.get("winner"):
         label = vote["options"].get(vote["winner"], vote["winner"])
-        lines += [f"Vote: {label} ({vote['consensus']}).", ""]
+        consensus = vote["consensus"]
+        said = t(f"consensus.{consensus}") if known(f"consensus.{consensus}") else consensus
+        lines += [t("consult.vote", label=label, consensus=said), ""]
     lines += outcome_lines(result)
     if syn.get("next_steps"):
-        lines += ["Next steps:", numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]
+        lines += [t("consult.next_steps"), numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]
     if syn.get("risks_tradeoffs"):
-        lines += ["Risks:", bullet_text(syn["risks_tradeoffs"][:TEXT_ITEMS]), ""]
+        lines += [t("consult.risks"), bullet_text(syn["risks_tradeoffs"][:TEXT_ITEMS]), ""]
     if result["responses"]:  # labelled, or Markdown joins the positions to the list above (the risks)
-        lines.append("Positions:")
+        lines.append(t("consult.positions"))
     for resp in result["responses"]:
-        lines.append(f"- **{resp['persona']}** ({resp['confidence']}): {one_line(resp['position'])}")
+        level = resp["confidence"]
+        confidence = t(f"level.{level}") if known(f"level.{level}") else level
+        lines.append(f"- **{resp['persona']}** ({confidence}): {one_line(resp['position'])}")
     if result.get("open_questions"):
-        lines += ["", "Open questions:", bullet_text(result["open_questions"][:TEXT_ITEMS])]
+        lines += ["", t("consult.open_questions"), bullet_text(result["open_questions"][:TEXT_ITEMS])]
     if result.get("assumptions"):
-        lines += ["", "Assumed:", bullet_text(result["assumptions"][:TEXT_ITEMS])]
+        lines += ["", t("consult.assumed"), bullet_text(result["assumptions"][:TEXT_ITEMS])]
     council = result["council"]
     by_model = result.get("calls_by_model") or {}
-    calls = plural(result["model_calls"], "model call") + (f" ({by_model_text(by_model)})" if by_model else "")
-    lines += ["", f"_{plural(len(council['personas']), 'persona')}, {plural(result['cycles'], 'cycle')}, "
-                  f"{calls}, {result['depth']} depth; session {result['session_id']}._"]
+    calls = n(result["model_calls"], "model_call") + (f" ({by_model_text(by_model)})" if by_model else "")
+    lines += ["", t("consult.footer", personas=n(len(council["personas"]), "consult.persona"),
+                    cycles=n(result["cycles"], "cycle"), calls=calls, depth=result["depth"],
+                    session=result["session_id"])]
     return "\n".join(lines).strip() + "\n"
 
 
@@ -193,21 +201,18 @@ def outcome_lines(result: dict[str, Any]) -> list[str]:
         lines.append("")
     hinges = [Hinge.model_validate({**h, "assumption_id": ""}) for h in result.get("hinges", [])]
     if hinges:
-        lines += ["Hinges on:"] + [f"- {outcome.hinge_line(h)}" for h in hinges[:TEXT_ITEMS]] + [""]
+        lines += [t("consult.hinges")] + [f"- {outcome.hinge_line(h)}" for h in hinges[:TEXT_ITEMS]] + [""]
     return lines
 
 
-def plan_text(plan: dict[str, Any]) -> str:
-    """What a consult is about to do (a confirmation prompt)."""
+def plan_text(plan: dict[str, Any], why: str) -> str:
+    """What a consult is about to do (a confirmation prompt); ``why``: why these personas sit."""
     names = plan["council"]["personas"]
     calls = plan["model_calls_min"] if plan["model_calls_min"] == plan["model_calls_max"] else \
         f"{plan['model_calls_min']}–{plan['model_calls_max']}"
     bound = plan.get("max_model_calls") or 0
-    retries = f" (at most {bound} with retries)" if bound > plan["model_calls_max"] else ""
-    how = "no debate" if len(names) == 1 else f"up to {plural(plan['max_cycles'], 'debate cycle')}"
-    return f"{join_names(names)} ({plan['depth']} depth, {how}): {calls} model calls{retries}. " \
-           f"{plan['council']['reason']}"
-
-
-def error_text(code: str, message: str) -> str:
-    return f"Council {code} error: {message}"
+    retries = t("consult.plan_retries", bound=bound) if bound > plan["model_calls_max"] else ""
+    how = t("consult.plan_alone") if len(names) == 1 else \
+        t("consult.plan_cycles", cycles=n(plan["max_cycles"], "debate_cycle_after"))
+    return t("consult.plan", names=join_names(names), depth=plan["depth"], how=how, calls=calls, retries=retries,
+             reason=why)

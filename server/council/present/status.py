@@ -151,6 +151,11 @@ def _turn_note(s: ConversationSession, kind: str) -> str | None:
     return t(f"turn.{kind}") + "\n"
 
 
+def replaced(reason: str) -> str:
+    """The one line a session started in place of a lost one (``session.replaced``) opens with."""
+    return t(f"replaced.{reason}") + "\n\n"
+
+
 def reused(earlier: Earlier, message: str | None, language: str | None = None) -> str | None:
     """A turn's note with the line a session started after a reload lost the earlier one says about what it took
     from that one (what the user told it) first, in ``language``."""

@@ -145,6 +145,7 @@ def written_line(path: object) -> str:
 def unusable_folder(folder: object, problem: FolderProblem) -> str:
     """Why transcripts cannot go into ``folder`` (one line, plain text)."""
     if problem.reason == "not_a_folder":
-        where = "it is a file" if problem.path == folder else f"{problem.path} is not a folder"
-        return f"cannot write transcripts into {folder}: {where}"
-    return f"cannot write transcripts into {folder}: {problem.path} is not writable ({problem.detail})"
+        if problem.path == folder:
+            return t("usage.transcript_file", folder=folder)
+        return t("usage.transcript_not_folder", folder=folder, path=problem.path)
+    return t("usage.transcript_not_writable", folder=folder, path=problem.path, detail=problem.detail)

@@ -22,6 +22,7 @@ from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
+from council.protocol.earlier import EarlierReason
 from council.protocol.language import ChatLabels
 from council.session.budget import CallPlan
 from council.session.convergence import Convergence
@@ -62,6 +63,14 @@ class Progress(EventBase):
     message: str
 
 
+class SessionReplaced(EventBase):
+    """This session starts in place of one the sidecar no longer has (the turn carried `earlier`): the first
+    event of the session, whose `markdown` says so in one line, before anything else it writes."""
+
+    type: Literal["session.replaced"] = "session.replaced"
+    reason: EarlierReason
+
+
 class PersonasSelected(EventBase):
     type: Literal["personas.selected"] = "personas.selected"
     selection: PersonaSelection
@@ -92,6 +101,9 @@ class QuestionsDropped(EventBase):
 class QuestionResolved(EventBase):
     type: Literal["question.resolved"] = "question.resolved"
     question: ClarificationQuestion
+    reused: bool = Field(False, description="Answered or skipped with the reply the user gave a session a reload "
+                                            "lost (the turn's `earlier`): it was not asked (no `question.asked`), "
+                                            "and `markdown` is the one line saying what was reused.")
 
 
 class QuestionConfirmNew(EventBase):
@@ -282,6 +294,7 @@ Event = Annotated[
     (
         StatusChanged
         | Progress
+        | SessionReplaced
         | PersonasSelected
         | QuestionAsked
         | QuestionsDropped

@@ -42,11 +42,11 @@ def resolve(rt: SessionRuntime, question_id: str, action: str, *, text: str, cho
     s = rt.session
     q = s.question(question_id)
     if q is None:
-        raise validation_error("unknown question", questionId=question_id)
+        raise validation_error(t("error.unknown_question"), questionId=question_id)
     if action == "answer":
         value = choice_value(q, choice, text)
         if not value:
-            raise validation_error("the answer is empty", fields={"text": "must not be empty"})
+            raise validation_error(t("error.answer_empty"), fields={"text": "must not be empty"})
         answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=value,
                                      created_at=rt.clock())
         turn = rt.turn(s.user, MessageType.ANSWER, value, cycle=_round(q.round_number))
@@ -88,13 +88,13 @@ def choice_value(q: ClarificationQuestion, choice: str | None, text: str) -> str
     if choice:
         match = next((c for c in q.choices if c.value == choice or c.label == choice), None)
         if match is None:
-            raise validation_error("unknown choice", choice=choice, choices=[c.value for c in q.choices])
+            raise validation_error(t("error.unknown_choice"), choice=choice, choices=[c.value for c in q.choices])
         return match.value
-    t = text.strip()
-    if t.isascii() and t.isdigit() and len(t) <= MAX_CHOICE_DIGITS and 1 <= int(t) <= len(q.choices):
-        return q.choices[int(t) - 1].value
-    match = next((c for c in q.choices if c.label.lower() == t.lower() or c.value.lower() == t.lower()), None)
-    return match.value if match else t
+    typed = text.strip()
+    if typed.isascii() and typed.isdigit() and len(typed) <= MAX_CHOICE_DIGITS and 1 <= int(typed) <= len(q.choices):
+        return q.choices[int(typed) - 1].value
+    match = next((c for c in q.choices if c.label.lower() == typed.lower() or c.value.lower() == typed.lower()), None)
+    return match.value if match else typed
 
 
 def _round(n: int) -> CycleRef:

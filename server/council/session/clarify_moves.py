@@ -19,6 +19,7 @@ from council.session.entities import MAX_CLARIFICATION_ROUNDS, CycleRef, Message
 from council.session.entities import SessionStatus as S
 from council.session.revisit import after_revisit, choose, revisable, start_revisit
 from council.session.runtime import SessionRuntime
+from council.words import n, t
 
 
 class ClarifyingMoves:
@@ -51,10 +52,10 @@ class ClarifyingMoves:
         """Answer, skip or defer a question by id (a clicked button)."""
         active = self._active(rt)
         if active.question_id != question_id:
-            raise validation_error("that question is not the active one", questionId=question_id,
+            raise validation_error(t("error.not_active_question"), questionId=question_id,
                                    activeQuestionId=active.question_id)
         if action == "answer" and not (text or choice):
-            raise validation_error("an answer needs text or a choice", fields={"text": "required"})
+            raise validation_error(t("error.answer_needs_text"), fields={"text": "required"})
         resolve(rt, question_id, action, text=text, choice=choice)
         return await self.advance(rt, pick)
 
@@ -66,17 +67,15 @@ class ClarifyingMoves:
     def _active(self, rt: SessionRuntime):
         s = rt.session
         if s.status is not S.CLARIFYING or s.active_question is None:
-            raise validation_error("no question is waiting for an answer", reason="no_open_question",
-                                   status=s.status.value)
+            raise validation_error(t("error.no_open_question"), reason="no_open_question", status=s.status.value)
         return s.active_question
 
     async def more_questions(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         s = rt.session
         if s.status is not S.CLARIFYING:
-            raise validation_error("more questions can be asked only while the council is clarifying",
-                                   status=s.status.value)
+            raise validation_error(t("error.more_only_clarifying"), status=s.status.value)
         if s.planned_rounds >= MAX_CLARIFICATION_ROUNDS:
-            raise validation_error(f"clarification is capped at {MAX_CLARIFICATION_ROUNDS} rounds",
+            raise validation_error(t("error.rounds_capped", rounds=n(MAX_CLARIFICATION_ROUNDS, "rounds_upto")),
                                    rounds=s.planned_rounds, cap=MAX_CLARIFICATION_ROUNDS)
         round_number = s.planned_rounds + 1
         if state_plan(rt, "more_questions", remaining(s, clarifier=True)) is None:
@@ -118,8 +117,10 @@ class ClarifyingMoves:
         turn = rt.turn(s.moderator, MessageType.QUESTION, nxt.question,
                        cycle=CycleRef(cycle_type="clarification", number=nxt.round_number),
                        metadata={"questionId": nxt.question_id})
-        rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn))
-        if rt.earlier is not None:  # a question the user replied to before a reload lost the session gets that reply
+        # a question the user replied to before a reload lost the session gets that reply: it is not asked again
+        reused = rt.earlier is not None and rt.earlier.match(nxt) is not None
+        rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn, reused=reused))
+        if reused:
             reuse(rt, rt.earlier)
         return None
 

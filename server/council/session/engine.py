@@ -58,6 +58,7 @@ from council.session.runtime import SessionRuntime, can_extend
 from council.session.seating import Seating
 from council.session.synthesis import synthesize
 from council.session.vote_round import conclude, propose_options
+from council.words import n, t
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ class Engine(ClarifyingMoves):
         for p in rt.session.personas:
             contract = self.library.get(p.name)
             if contract is None:
-                raise validation_error(f"persona '{p.name}' is no longer loaded")
+                raise validation_error(t("error.persona_gone", persona=p.name), persona=p.name)
             out[p.name] = contract
         return out
 
@@ -158,7 +159,7 @@ class Engine(ClarifyingMoves):
             req = replace(req, text=req.earlier.problem)  # lost the session: its question, not "continue"
         text = req.text.strip()
         if not text:
-            raise validation_error("a new session needs the problem to discuss", fields={"text": "required"})
+            raise validation_error(t("error.no_problem"), fields={"text": "required"})
         settings = self.settings_for(req).model_copy(update={"max_model_calls": req.max_model_calls})
         selection = self._choose(text, req.personas, settings.max_personas)
         cap = cycle_cap(settings, req.extended_debate)
@@ -203,8 +204,8 @@ class Engine(ClarifyingMoves):
             return select_personas(self.library, text, override=personas or None, max_personas=max_personas,
                                    ranker=self.ranker_factory())
         except UnknownPersonaError as exc:
-            raise validation_error(str(exc), fields={"options.personas": str(exc)},
-                                   valid=self.library.names) from None
+            said = t("error.unknown_personas", names=", ".join(map(repr, exc.unknown)), valid=", ".join(exc.valid))
+            raise validation_error(said, fields={"options.personas": said}, valid=self.library.names) from None
 
     def _record_selection(self, rt: SessionRuntime, sel: Selection) -> None:
         s = rt.session
@@ -218,11 +219,9 @@ class Engine(ClarifyingMoves):
     async def extend(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
         s = rt.session
         if s.extended_debate_requested:
-            raise validation_error(f"the debate is already extended to its maximum of {s.cycle_limit} cycles",
-                                   limit=s.cycle_limit)
+            raise validation_error(t("error.extend_max", cycles=n(s.cycle_limit, "cycle_upto")), limit=s.cycle_limit)
         if s.status is not S.COMPLETED or not can_extend(s):
-            raise validation_error("only a debate that stopped at its cycle limit can be extended",
-                                   status=s.status.value)
+            raise validation_error(t("error.extend_only_limit"), status=s.status.value)
         if not self._affords_more(rt):
             return "over_budget"
         rt.record(r.DebateExtended(at=rt.clock()))
@@ -254,11 +253,9 @@ class Engine(ClarifyingMoves):
         open question (``"question_open"``, no model call), run the next debate cycle, or write the answer."""
         s = rt.session
         if s.status is S.COMPLETED:
-            raise validation_error("the session is completed, so there is nothing to resume: ask a new question "
-                                   "(or extend a debate that stopped at its cycle limit)", status=s.status.value)
+            raise validation_error(t("error.resume_completed"), status=s.status.value)
         if s.status is S.CANCELLED:
-            raise validation_error("the session was cancelled and cannot be resumed: ask the question again to "
-                                   "start a new session", status=s.status.value)
+            raise validation_error(t("error.resume_cancelled"), status=s.status.value)
         resume(rt)
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"

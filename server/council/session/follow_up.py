@@ -20,14 +20,16 @@ from council.session.outputs import FollowUpReply, reply_schema
 from council.session.prompts import FOLLOW_UP_TOKENS, follow_up_messages
 from council.session.runtime import SessionRuntime
 from council.session.voting import describe_tally
+from council.words import t
 
 ROLE = "moderator"  # who answers (its calls are recorded under this role)
 PROVIDER_ROLE = "synthesizer"  # whose provider answers: the one that wrote the council's answer
 
 
-def _completed(rt: SessionRuntime, what: str) -> None:
+def _completed(rt: SessionRuntime, not_yet: str) -> None:
+    """A follow-up or a re-opened debate comes after the answer; before it, the refusal (catalog key) says so."""
     if rt.session.status is not S.COMPLETED:
-        raise validation_error(f"{what} once the council has answered", status=rt.session.status.value)
+        raise validation_error(t(not_yet), status=rt.session.status.value)
 
 
 async def answer_follow_up(rt: SessionRuntime, pick: ProviderPicker, question: str) -> str | None:
@@ -35,8 +37,8 @@ async def answer_follow_up(rt: SessionRuntime, pick: ProviderPicker, question: s
     no usable answer (nothing is recorded then)."""
     text = question.strip()
     if not text:
-        raise validation_error("a follow-up needs a question", fields={"text": "required"})
-    _completed(rt, "follow-up questions are answered")
+        raise validation_error(t("error.follow_up_empty"), fields={"text": "required"})
+    _completed(rt, "error.follow_up_not_yet")
     s = rt.session
     follow_up_id, asked = new_id(), rt.clock()
     schema = reply_schema(FollowUpReply)
@@ -62,8 +64,8 @@ def reopen_debate(rt: SessionRuntime, text: str) -> None:
     """Record what the user adds and set the completed session debating again (for a few more cycles)."""
     text = text.strip()
     if not text:
-        raise validation_error("re-opening the debate needs what to weigh", fields={"text": "required"})
-    _completed(rt, "the debate can be re-opened")
+        raise validation_error(t("error.reopen_empty"), fields={"text": "required"})
+    _completed(rt, "error.reopen_not_yet")
     s = rt.session
     rt.record(r.DebateReopened(at=rt.clock(), input=UserInput(
         session_id=s.session_id, text=text, after_cycle=s.debate_cycles, added_at=rt.clock())))

@@ -93,6 +93,7 @@ class QuestionAsked(RecordBase):
     question_id: str
     turn: MessageTurn
     revisit: bool = False  # a skipped or deferred question asked again after the answer
+    reused: bool = False  # answered at once by a reply the user gave a session a reload lost (session/earlier)
 
 
 class QuestionAnswered(RecordBase):

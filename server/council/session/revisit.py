@@ -24,6 +24,7 @@ from council.session.entities import (
 from council.session.entities import SessionStatus as S
 from council.session.runtime import SessionRuntime
 from council.session.vote_round import final_round
+from council.words import n, t
 
 REVISABLE = (QuestionStatus.SKIPPED, QuestionStatus.DEFERRED)
 
@@ -36,16 +37,16 @@ def revisable_questions(s: ConversationSession) -> list[ClarificationQuestion]:
 def revisable(s: ConversationSession, question_id: str) -> ClarificationQuestion:
     """The question ``question_id`` if it can be revisited now; else a validation error saying why."""
     if s.status is not S.COMPLETED:
-        raise validation_error("a question can be revisited once the council has answered", status=s.status.value)
+        raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
     q = s.question(question_id)
     choices = [{"questionId": x.question_id, "question": x.question} for x in revisable_questions(s)]
     if q is None:
-        raise validation_error("unknown question", questionId=question_id, revisable=choices)
+        raise validation_error(t("error.unknown_question"), questionId=question_id, revisable=choices)
     if q.status not in REVISABLE:
-        raise validation_error(f"only a skipped or deferred question can be revisited; this one is "
-                               f"{q.status.value}", questionId=question_id, status=q.status.value, revisable=choices)
+        raise validation_error(t("error.revisit_not_skipped", state=t(f"question.{q.status.value}")),
+                               questionId=question_id, status=q.status.value, revisable=choices)
     if s.debate_cycles >= MAX_TOTAL_CYCLES:
-        raise validation_error(f"the debate has run its maximum of {MAX_TOTAL_CYCLES} cycles", cap=MAX_TOTAL_CYCLES)
+        raise validation_error(t("error.max_cycles", cycles=n(MAX_TOTAL_CYCLES, "cycle_upto")), cap=MAX_TOTAL_CYCLES)
     return q
 
 
@@ -53,7 +54,7 @@ def choose(s: ConversationSession, question_id: str | None, text: str) -> str | 
     """The id of the question a ``revisit`` turn means: ``question_id``, else the text (an id, or a number among
     the questions that can be revisited), else the only such question; None when that does not name one."""
     if s.status is not S.COMPLETED:
-        raise validation_error("a question can be revisited once the council has answered", status=s.status.value)
+        raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
     if question_id:
         return question_id
     options = revisable_questions(s)

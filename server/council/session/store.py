@@ -16,6 +16,7 @@ from collections.abc import Callable
 from council.errors import CouncilError, ErrorCode, validation_error
 from council.session.entities import new_id
 from council.session.runtime import SessionObserver, SessionRuntime
+from council.words import t
 
 IDLE_FACTOR = 6  # an unfinished session idle for ttl × this is abandoned
 REMEMBERED = 4096  # evicted session ids remembered to answer "expired" rather than "unknown"
@@ -41,8 +42,8 @@ class SessionStore:
         if len(self._sessions) >= self.max_sessions:
             self._make_room()
         if len(self._sessions) >= self.max_sessions:
-            raise CouncilError(ErrorCode.PERMISSION, f"too many sessions running at once (at most "
-                               f"{self.max_sessions}); wait for one to finish or cancel one", limit=self.max_sessions)
+            raise CouncilError(ErrorCode.PERMISSION, t("error.too_many_sessions", limit=self.max_sessions),
+                               limit=self.max_sessions)
         rt = SessionRuntime(session_id or new_id(), self.observer, mono=self.clock)
         self._sessions[rt.session_id] = rt
         self._expired.pop(rt.session_id, None)
@@ -65,11 +66,9 @@ class SessionStore:
         self.evict()
         rt = self._sessions.get(session_id)
         if rt is None and session_id in self._expired:
-            raise validation_error("the session expired: it was closed after a while without activity, or to make "
-                                   "room for newer ones; start a new one", sessionId=session_id, reason="expired")
+            raise validation_error(t("error.expired"), sessionId=session_id, reason="expired")
         if rt is None or not rt.created:
-            raise validation_error("unknown session (it may have expired)", sessionId=session_id,
-                                   reason="unknown_session")
+            raise validation_error(t("error.unknown_session"), sessionId=session_id, reason="unknown_session")
         return rt
 
     def discard(self, session_id: str) -> None:

@@ -46,22 +46,28 @@ class RpcError(JsonRpcException):
 
     @classmethod
     def from_council(cls, err: CouncilError) -> RpcError:
-        return cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
+        rpc = cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
+        if err.language:  # the text in the session's language
+            rpc.data = contract_data(err.code, err.message, err.details, err.language)
+        return rpc
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member."""
         return {"code": self.code, "message": self.message, "data": self.data}
 
 
-def contract_data(kind: ErrorCode, message: str, details: dict[str, Any]) -> dict[str, Any]:
+def contract_data(
+    kind: ErrorCode, message: str, details: dict[str, Any], language: str | None = None
+) -> dict[str, Any]:
     """``{code, message, details, text}``: the text a person or an agent reads comes from
-    :mod:`council.present.errors`; details that are not JSON are dropped (the error itself still goes)."""
+    :mod:`council.present.errors`, in ``language`` (None: English); details that are not JSON are dropped (the error
+    itself still goes)."""
     try:
-        data = ErrorData(code=kind, message=message, details=details, text=error_text(kind.value, message, details))
-        wire = data.to_wire()
+        text = error_text(kind.value, message, details, language)
+        wire = ErrorData(code=kind, message=message, details=details, text=text).to_wire()
         json.dumps(wire, allow_nan=False)
     except (TypeError, ValueError, PydanticSerializationError):
-        return contract_data(kind, message, {"detailsDropped": True})
+        return contract_data(kind, message, {"detailsDropped": True}, language)
     return wire
 
 

@@ -18,12 +18,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from council.words import en, en_outcome, ru, ru_outcome
+from council.words import en, en_consult, en_errors, en_outcome, ru, ru_consult, ru_errors, ru_outcome
 
 Entry = str | tuple[str, ...]
 
 LANGUAGES: tuple[str, ...] = ("en", "ru")
-CATALOGS: dict[str, dict[str, Entry]] = {"en": {**en.WORDS, **en_outcome.WORDS}, "ru": {**ru.WORDS, **ru_outcome.WORDS}}
+CATALOGS: dict[str, dict[str, Entry]] = {
+    "en": {**en.WORDS, **en_outcome.WORDS, **en_errors.WORDS, **en_consult.WORDS},
+    "ru": {**ru.WORDS, **ru_outcome.WORDS, **ru_errors.WORDS, **ru_consult.WORDS},
+}
 DEFAULT = "en"
 
 _current: ContextVar[str] = ContextVar("council_language", default=DEFAULT)

@@ -29,6 +29,12 @@ WORDS: dict[str, str | tuple[str, ...]] = {
                          "reload: it does not ask {them} again._",
     "reused.again": "_The council takes up your earlier question again._",
     "reused.took": "_The council reuses your {took} from before the reload: it does not ask {them} again._",
+    "reused.answer": "✓ Using your earlier answer to {question}: **{answer}**",
+    "reused.skip": "✓ You skipped {question} before the reload.",
+    "replaced.unknown_session": "> ℹ️ The earlier council session is gone (VS Code was reloaded, or the sidecar "
+                                "restarted without it), so this starts a new session. To keep sessions across "
+                                "reloads, turn on `council.sessions.keepAcrossReloads`.",
+    "replaced.expired": "> ℹ️ The earlier council session expired, so this starts a new session.",
     "reused.no_match": "_Your replies from before the reload do not match the moderator's new questions, so it asks "
                        "them._",
     "consent.chat_model": "the chat's model",
