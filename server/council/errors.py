@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # not imported at run time: the sidecar's transport loads this module before pydantic
+    from pydantic import ValidationError
 
 if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
     from exceptiongroup import BaseExceptionGroup

@@ -11,7 +11,7 @@ from typing import Any
 
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
-from council.protocol.methods import MAX_MODEL_SPECS
+from council.protocol.limits import MAX_MODEL_SPECS
 from council.words import LANGUAGES
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130

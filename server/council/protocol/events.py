@@ -22,6 +22,7 @@ from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
+from council.protocol.constants import EVENT_METHOD  # noqa: F401  (re-exported)
 from council.protocol.language import ChatLabels
 from council.session.budget import CallPlan
 from council.session.convergence import Convergence
@@ -36,8 +37,6 @@ from council.session.entities import (
 from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.seating import FallbackReason, ModelChoice, Seating
-
-EVENT_METHOD = "council/event"
 
 
 class EventBase(CamelModel):

@@ -32,7 +32,6 @@ from typing import Any
 import anyio
 
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.http_common import error_from_status
 
 if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
     from exceptiongroup import ExceptionGroup
@@ -51,6 +50,8 @@ _STATUS = {"overloaded": (529, "Overloaded"), "unavailable": (503, "Service Unav
 def fault(name: str) -> ProviderError:
     """The ProviderError a scripted ``error`` rule raises."""
     if name in _STATUS:
+        from council.providers.http_common import error_from_status  # httpx: only when a script asks for it
+
         status, said = _STATUS[name]
         return error_from_status("scripted", status, json.dumps({"error": {"message": said}}))
     if name == "connection":

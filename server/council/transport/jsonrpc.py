@@ -10,41 +10,37 @@ a request with its id, an invalid element its own error (id null when its id is 
 or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a malformed ``error``
 member is normalised to ``{code, message, data}`` before pygls sees it.
 
-:class:`RpcError` is every error the sidecar sends: a pygls :class:`~pygls.exceptions.JsonRpcException` (so a
-handler can raise it and pygls answers with it) whose ``data`` always has the contract's shape ``{code, message,
-details}``. :func:`with_contract_data` gives that shape to the errors pygls builds itself (cancelled, internal).
+:class:`RpcError` is every error the sidecar sends, whose ``data`` always has the contract's shape ``{code, message,
+details}``. It is a plain exception, so this module (and the gate) load without pygls and lsprotocol, which the
+sidecar imports only once ``initialize`` is answered; ``council.transport.pygls_adapter`` has the subclass a
+handler raises for pygls to answer with, and gives the contract's shape to the errors pygls builds itself.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
-
-from lsprotocol.types import ResponseError
-from pydantic_core import PydanticSerializationError
-from pygls.exceptions import JsonRpcException
+from typing import TYPE_CHECKING, Any
 
 from council.encodable import encodable_value
 from council.errors import CouncilError, ErrorCode
-from council.present.errors import error_text
-from council.protocol.errors import (
-    INVALID_REQUEST,
-    JSONRPC_CODES,
-    METHOD_NOT_FOUND,
-    REQUEST_CANCELLED,
-    ErrorData,
-)
+from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES
+
+if TYPE_CHECKING:
+    from council.protocol.errors import ErrorData
 
 MsgId = int | str
 
 
-class RpcError(JsonRpcException):
+class RpcError(Exception):
     """A JSON-RPC error to answer with; ``data`` always has the contract's shape."""
 
     def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, /, **details: Any) -> None:
         # positional-only: a detail may itself be named `kind` (a provider problem's kind)
-        super().__init__(message=message, code=code)
+        Exception.__init__(self, message)
+        self.message = message
+        self.code = code
+        self.data: Any = None
         self.kind = kind
         self.details = details
 
@@ -57,44 +53,23 @@ class RpcError(JsonRpcException):
         try:
             data = with_text(self.kind, self.message, self.details).to_wire()
             json.dumps(data, allow_nan=False)
-        except (TypeError, ValueError, PydanticSerializationError):
+        except (TypeError, ValueError):  # pydantic's serialization error is a ValueError
             data = with_text(self.kind, self.message, {"detailsDropped": True}).to_wire()
         return {"code": self.code, "message": self.message, "data": data}
 
-    def to_response_error(self) -> ResponseError:
-        """What pygls sends when a handler raises this."""
-        wire = self.to_wire()
-        return ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
-
 
 def with_text(code: ErrorCode, message: str, details: dict[str, Any]) -> ErrorData:
-    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`)."""
+    """The error's data with the sentence a person or an agent reads (:mod:`council.present.errors`); both are
+    imported on the first error, not before ``initialize`` is answered."""
+    from council.present.errors import error_text
+    from council.protocol.errors import ErrorData
+
     return ErrorData(code=code, message=message, details=details, text=error_text(code.value, message, details))
 
 
 def is_error_data(data: Any) -> bool:
     """``data`` already has the contract's shape (``text`` is optional)."""
     return isinstance(data, dict) and data.keys() - {"text"} == {"code", "message", "details"}
-
-
-# pygls's own errors (its message kept): contract kind and details.reason
-_PYGLS_ERRORS: dict[int, tuple[ErrorCode, str]] = {
-    REQUEST_CANCELLED: (ErrorCode.VALIDATION, "cancelled"),
-    METHOD_NOT_FOUND: (ErrorCode.VALIDATION, "unknown method"),
-    INVALID_REQUEST: (ErrorCode.VALIDATION, "invalid request"),
-    JSONRPC_CODES[ErrorCode.VALIDATION]: (ErrorCode.VALIDATION, "invalid params"),
-}
-
-
-def with_contract_data(msg_id: MsgId, error: ResponseError) -> ResponseError:
-    """``error`` with the contract's data: pygls answers a cancelled request (-32800) and an exception it caught
-    itself (-32603, data: a traceback) without it. A traceback never goes to the client."""
-    if is_error_data(error.data):
-        return error
-    kind, reason = _PYGLS_ERRORS.get(error.code, (ErrorCode.INTERNAL, ""))
-    details: dict[str, Any] = {"reason": reason, "id": msg_id} if reason else {}
-    message = str(error.message or "request failed").strip()[:2000]
-    return RpcError(error.code, message, kind, **details).to_response_error()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ never used: the gate hands over one checked message at a time. Public pygls API 
   hears about every response (in-flight ids, the end of ``initialize`` and ``shutdown``).
 - ``_request_futures`` / ``_result_types``: :meth:`GatedProtocol.forget_request` drops one of the sidecar's own
   requests when it is cancelled, so a late reply is an unknown id instead of ``InvalidStateError``.
-- ``lsp_initialize`` (a builtin feature) is wrapped so the result advertises no LSP capabilities; ``lsp_exit``
+- ``lsp_initialize`` (a builtin feature) is wrapped so the result advertises no LSP capabilities (the gate answers
+  ``initialize`` itself before pygls is imported, and :meth:`GatedProtocol.initialize_quietly` runs pygls's own
+  afterwards with its answer kept back); ``lsp_exit``
   ends with ``sys.exit(0 if shutdown else 1)`` after closing the writer: :meth:`GatedProtocol.run_exit` returns
   that code.
 """
@@ -36,11 +38,42 @@ from pygls.protocol import (
     lsp_method,
 )
 
-from council.transport.jsonrpc import MsgId, RpcError, invalid, with_contract_data
+from council.errors import ErrorCode
+from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES, METHOD_NOT_FOUND, REQUEST_CANCELLED
+from council.transport.jsonrpc import MsgId, RpcError, invalid, is_error_data
 
 log = logging.getLogger(__name__)
 
 _GENERIC = (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage)
+
+
+class HandlerError(RpcError, JsonRpcException):
+    """An :class:`RpcError` a handler raises: pygls answers with it (``to_response_error``)."""
+
+    def to_response_error(self) -> types.ResponseError:
+        """What pygls sends when a handler raises this."""
+        wire = self.to_wire()
+        return types.ResponseError(code=wire["code"], message=wire["message"], data=wire["data"])
+
+
+# pygls's own errors (its message kept): contract kind and details.reason
+_PYGLS_ERRORS: dict[int, tuple[ErrorCode, str]] = {
+    REQUEST_CANCELLED: (ErrorCode.VALIDATION, "cancelled"),
+    METHOD_NOT_FOUND: (ErrorCode.VALIDATION, "unknown method"),
+    INVALID_REQUEST: (ErrorCode.VALIDATION, "invalid request"),
+    JSONRPC_CODES[ErrorCode.VALIDATION]: (ErrorCode.VALIDATION, "invalid params"),
+}
+
+
+def with_contract_data(msg_id: MsgId, error: types.ResponseError) -> types.ResponseError:
+    """``error`` with the contract's data: pygls answers a cancelled request (-32800) and an exception it caught
+    itself (-32603, data: a traceback) without it. A traceback never goes to the client."""
+    if is_error_data(error.data):
+        return error
+    kind, reason = _PYGLS_ERRORS.get(error.code, (ErrorCode.INTERNAL, ""))
+    details: dict[str, Any] = {"reason": reason, "id": msg_id} if reason else {}
+    message = str(error.message or "request failed").strip()[:2000]
+    return HandlerError(error.code, message, kind, **details).to_response_error()
 
 
 def raw_converter() -> Converter:
@@ -61,6 +94,7 @@ class GatedProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.on_response: Callable[[MsgId, bool], None] = lambda _msg_id, _ok: None
+        self._muted: set[MsgId] = set()  # requests whose answer is kept back (the gate answered them already)
 
     def structure(self, message: dict[str, Any]) -> Any:
         """pygls's message object for one checked top-level message (params of custom methods stay plain JSON).
@@ -81,6 +115,11 @@ class GatedProtocol(LanguageServerProtocol):
                            fields=fields) from None
 
     def _send_response(self, msg_id: MsgId, result: Any = None, error: types.ResponseError | None = None) -> None:
+        if msg_id in self._muted:
+            self._muted.discard(msg_id)
+            if error is not None:
+                log.warning("pygls's own initialize failed after the gate answered it: %s", error.message)
+            return
         if error is not None:
             tb = error.data.get("traceback") if isinstance(error.data, dict) else None
             if isinstance(tb, list):  # pygls caught an exception itself; its own log record is filtered (params)
@@ -88,6 +127,12 @@ class GatedProtocol(LanguageServerProtocol):
             error = with_contract_data(msg_id, error)
         super()._send_response(msg_id, result, error)
         self.on_response(msg_id, error is None)
+
+    def initialize_quietly(self, message: dict[str, Any]) -> None:
+        """Run pygls's ``initialize`` (client capabilities, process id, workspace) for a request the gate has
+        answered already: pygls's own answer is not sent."""
+        self._muted.add(message["id"])
+        self.handle_message(self.structure(message))
 
     def forget_request(self, msg_id: MsgId) -> None:
         """Forget one of the sidecar's own requests (it was cancelled): a late reply is then an unknown id."""

@@ -18,7 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from council.errors import ErrorCode
-from council.protocol.errors import JSONRPC_CODES
+from council.protocol.constants import JSONRPC_CODES
 from council.stdin_pump import pump
 from council.transport.framing import FrameReader, encode_frame
 from council.transport.jsonrpc import RpcError
