@@ -1455,6 +1455,8 @@ export interface PersonaResponse {
   changedPosition: boolean;
   changeReason: string;
   optionId: string;
+  /** In the cycle beside the options call, whose recommendation the persona backs: own, or a peer's letter (its vote is that one's). */
+  backs: string;
   voteConfidence: number;
   continueDebate: boolean;
   evidenceRequests: EvidenceRequest[];

@@ -239,6 +239,10 @@ DEBATE_RULES = (
 )
 
 
+BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set backs to own (your previous position) or "
+                "to the letter of the advisor whose recommendation you now support.")
+
+
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
@@ -257,6 +261,8 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
             user += f"\n\nYour previous position: {clip(own_previous.position, POSITION_BUDGET)}{voted}"
         if session.options:
             user += f"\n\nThe options on the table:\n{options_text(session)}"
+        elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
+            user += "\n\n" + BACKING_RULE
         user += "\n\n" + DEBATE_RULES
     extra = extra_block(schema)
     if extra:
