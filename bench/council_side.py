@@ -113,7 +113,9 @@ async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cp
     s = service.store.get(res.session_id).session
     await service.aclose()
     engine = [await engine_cpu(chunk, work) for _ in range(cpu_runs)]
+    answered = next((t for t, e in events if e["type"] == "answer.delta"), None)
     return {"wall": wall, "cpu": cpu, "engine_cpu": min(engine), "engine_cpu_median": statistics.median(engine),
+            "first_answer_token": (answered - started) if answered is not None else None,
             "rounds": rounds_from(events), "stages": model.stages(),
             "calls": len(model.calls), "prompt_chars": model.prompt_chars(), "by_kind": model.by_kind(),
             "status": res.status.value, "cycles": s.debate_cycles, "tally": s.tally.counts if s.tally else {},
@@ -213,7 +215,9 @@ async def through_sidecar(chunk: int = 24) -> dict[str, Any]:
             res = await sc.call("council/turn", TURN)
             wall = time.perf_counter() - t0
             rss = rss_kb(sc.process.pid)
+    answered = next((t for t, e in marks if e["type"] == "answer.delta"), None)
     return {"start": start_s, "ready": ready_s, "wall": wall, "rounds": rounds_from(marks), "status": res["status"],
+            "first_answer_token": (answered - t0) if answered is not None else None,
             "stages": model.stages(), "rss_kb": rss}
 
 

@@ -102,7 +102,8 @@ async def council_only(council: dict[str, Any]) -> None:
     print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered; its first request "
           f"answered after {sc['ready']:.2f} s: the server loads after the answer)")
     print(f"sidecar_round_wall_over_latency: {med(pure_rounds(sc['rounds'], 'council')) / LATENCY:.3f} (24-char "
-          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages")
+          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages, the answer's "
+          f"first words at {token(sc)} s")
     kept = await retained_per_session()
     print(f"retained_per_finished_session_kb: {kept / 1024:.0f} (tracemalloc; goal <= 512)")
     conc = await concurrent_sessions(100)
@@ -122,6 +123,11 @@ async def workload_pair(name: str, path: str) -> tuple[dict[str, Any], dict[str,
         except Exception as exc:
             print(f"ai_counsel: unavailable ({exc})")
     return council, ai
+
+
+def token(run: dict[str, Any]) -> str:
+    """Seconds to the answer's first streamed words (``answer.delta``)."""
+    return f"{run['first_answer_token']:.2f}" if run.get("first_answer_token") is not None else "n/a"
 
 
 def wall_ratio(council: dict[str, Any], ai: dict[str, Any] | None) -> str:
@@ -144,6 +150,9 @@ async def main(path: str) -> None:
     both("session_wall_s", f"{council['wall']:.2f}", a("wall", "{:.2f}"),
          f"ratio {wall_ratio(council, ai)}; goal <= 0.95x; council status {council['status']}, "
          f"{council['cycles']} cycles")
+    both("time_to_first_answer_token_s", token(council), a("wall", "{:.2f}"),
+         f"session start -> the answer's first words shown; session wall {council['wall']:.2f} s; ai_counsel: its "
+         "summary does not stream, so the answer comes with the session's end")
     both("model_call_stages", council["stages"], a("stages"), f"goal <= rounds + 1 = {six.rounds + 1}")
     both("model_calls", council["calls"], a("calls"))
     ratio = f"{council['prompt_chars'] / ai['prompt_chars']:.3f}x" if ai else "n/a"
@@ -174,7 +183,7 @@ async def main(path: str) -> None:
     both("session_wall_s_3x3", f"{small['wall']:.2f}", f"{small_ai['wall']:.2f}" if small_ai else "n/a",
          f"ratio {wall_ratio(small, small_ai)}; goal <= 0.95x; council status {small['status']}, "
          f"{small['cycles']} cycles, {small['stages']} stages vs {small_ai['stages'] if small_ai else 'n/a'}; "
-         f"final tally {small['tally']}")
+         f"final tally {small['tally']}; council's first answer token at {token(small)} s")
     await council_only(council)
     print(f"sidebyside_wall_s: {time.perf_counter() - began:.1f}")
 

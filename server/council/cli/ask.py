@@ -269,8 +269,9 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
     result = await asker.run(question)
     code = outcome(result, printer)
     while not args.json:
-        if printer.final_markdown:
-            out.write("\n" + markdown(printer.final_markdown, Style.for_stream(out)))
+        if printer.final_markdown:  # the rest of the answer whose first words streamed (else all of it)
+            out.write(("" if printer.final_continues else "\n") + markdown(printer.final_markdown,
+                                                                           Style.for_stream(out)))
             out.flush()
         extended = await asker.offer_extension(result)
         if extended is None:

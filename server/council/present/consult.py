@@ -73,6 +73,8 @@ def stage(event: dict[str, Any]) -> str | None:
         return f"Cycle {event.get('cycle')} done."
     if kind == "votes.tallied":
         return "Votes tallied."
+    if kind == "answer.delta":  # the answer as it comes: each report holds all of it so far
+        return f"The council's answer so far: {one_line(str(event.get('text', '')))}" if event.get("text") else None
     if kind == "final.answer":
         return "The chair wrote the synthesis."
     return None
