@@ -1,12 +1,13 @@
 """AI Counsel's deliberation engine on the side-by-side workload, in process, with a fake 0.5 s adapter.
 
 Nothing of AI Counsel is vendored or built here: ``run(path)`` imports its ``deliberation.engine`` from a checkout
-whose path the caller gives (``--ai-counsel PATH`` or ``AI_COUNSEL_PATH``; the issue used commit bea919b). The
+whose path the caller gives (``--ai-counsel PATH`` or ``AI_COUNSEL_PATH``; the issues used commit bea919b). The
 engine runs with ``config=None``: no convergence detection, early stopping or decision graph (its embedding
-backend would load torch; Council runs without embeddings too), no summarizer (none of its CLI adapters is
-present), its tool executor on (it always is), transcripts written to a temporary directory. Every participant
-uses one fake adapter that answers with the workload's prose after the fixed latency; the prompt it receives is
-counted the way its adapters build it (``context + "\\n\\n" + prompt``).
+backend would load torch; Council runs without embeddings too), its tool executor on (it always is), transcripts
+written to a temporary directory. Every participant uses one fake adapter that answers with the workload's prose
+after the fixed latency; the same adapter is also registered as ``claude``, so the engine's summarizer chain runs
+its summary call after the last round (Claude Sonnet, the first it prefers), as a real install with that CLI does.
+The prompt an adapter receives is counted the way its adapters build it (``context + "\\n\\n" + prompt``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workload import QUESTION, ROUNDS, SIX, FakeModel, aicounsel_reply
+from workload import QUESTION, WORKLOADS, FakeModel, aicounsel_reply, aicounsel_summary
 
 
 class FakeAdapter:
@@ -30,6 +31,8 @@ class FakeAdapter:
     async def invoke(self, prompt: str, model: str, context: str | None = None, is_deliberation: bool = True,
                      working_directory: str | None = None, reasoning_effort: str | None = None) -> str:
         full = f"{context}\n\n{prompt}" if context else prompt
+        if model not in self.names:  # the summarizer (model "sonnet"), after the last round
+            return await self.fake.respond("summary", "summary", len(full), aicounsel_summary(), None)
         name = self.names[model]
         cycle = self.fake.next_cycle(name)
         return await self.fake.respond(name, "round", len(full), aicounsel_reply(name, cycle), None)
@@ -42,14 +45,16 @@ def load(path: str) -> Any:
     return DeliberationEngine
 
 
-async def run(path: str, ready: Any = None) -> dict[str, Any]:
+async def run(path: str, ready: Any = None, workload: str = "6x5") -> dict[str, Any]:
+    work = WORKLOADS[workload]
     engine_cls = load(path)
     from models.schema import DeliberateRequest, Participant  # type: ignore[import-not-found]
 
     fake = FakeModel()
-    names = {f"model-{i}": name for i, name in enumerate(SIX)}
+    names = {f"model-{i}": name for i, name in enumerate(work.personas)}
     with tempfile.TemporaryDirectory() as tmp:
-        engine = engine_cls({"ollama": FakeAdapter(fake, names)}, config=None, server_dir=Path(tmp))
+        adapter = FakeAdapter(fake, names)
+        engine = engine_cls({"ollama": adapter, "claude": adapter}, config=None, server_dir=Path(tmp))
         if ready is not None:
             ready()
         rounds: list[float] = []
@@ -63,7 +68,7 @@ async def run(path: str, ready: Any = None) -> dict[str, Any]:
                 rounds.append(time.perf_counter() - started)
 
         engine.execute_round = timed_round
-        request = DeliberateRequest(question=QUESTION, mode="conference", rounds=ROUNDS, working_directory=tmp,
+        request = DeliberateRequest(question=QUESTION, mode="conference", rounds=work.rounds, working_directory=tmp,
                                     participants=[Participant(cli="ollama", model=m) for m in names])
         cpu, started = time.process_time(), time.perf_counter()
         result = await engine.execute(request)
@@ -71,4 +76,4 @@ async def run(path: str, ready: Any = None) -> dict[str, Any]:
     tally = result.voting_result.final_tally if result.voting_result else {}
     return {"wall": wall, "cpu": cpu, "rounds": rounds, "stages": fake.stages(), "calls": len(fake.calls),
             "prompt_chars": fake.prompt_chars(), "by_kind": fake.by_kind(), "tally": tally,
-            "rounds_completed": result.rounds_completed}
+            "rounds_completed": result.rounds_completed, "summary": result.summary.consensus[:80]}

@@ -27,13 +27,28 @@ from council.protocol.completion import CompleteParams, CompleteResult
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.service import CouncilService
 from council.session.entities import SessionSettings
-from workload import QUESTION, ROUNDS, SIX, FakeModel, council_reply
+from workload import QUESTION, ROUNDS, SIX, WORKLOADS, Call, FakeModel, Workload, council_reply
 
-SETTINGS = SessionSettings(max_cycles=ROUNDS, min_cycles=ROUNDS, extended_max_cycles=ROUNDS)
-SIDECAR_ARGS = ["--provider", "client", "--no-embeddings", "--log-level", "WARNING", "--max-cycles", str(ROUNDS),
-                "--min-cycles", str(ROUNDS)]
-TURN = {"text": QUESTION, "options": {"clarify": False, "personas": SIX, "maxCycles": ROUNDS},
-        "client": {"completion": True, "completionModel": "fake"}}
+SIX_BY_FIVE = WORKLOADS["6x5"]
+
+
+def settings_of(work: Workload) -> SessionSettings:
+    return SessionSettings(max_cycles=work.rounds, min_cycles=work.rounds, extended_max_cycles=work.rounds)
+
+
+def sidecar_args(work: Workload) -> list[str]:
+    return ["--provider", "client", "--no-embeddings", "--log-level", "WARNING", "--max-cycles", str(work.rounds),
+            "--min-cycles", str(work.rounds)]
+
+
+def turn_of(work: Workload, text: str = QUESTION) -> dict[str, Any]:
+    return {"text": text, "options": {"clarify": False, "personas": work.personas, "maxCycles": work.rounds},
+            "client": {"completion": True, "completionModel": "fake"}}
+
+
+SIDECAR_ARGS = sidecar_args(SIX_BY_FIVE)
+TURN = turn_of(SIX_BY_FIVE)
+assert (SIX, ROUNDS) == (SIX_BY_FIVE.personas, SIX_BY_FIVE.rounds)
 
 
 def answer(model: FakeModel, params: CompleteParams) -> tuple[str, str, int]:
@@ -69,50 +84,56 @@ def rounds_from(events: list[tuple[float, dict[str, Any]]]) -> list[float]:
     return out
 
 
-def service_for(model: FakeModel, sink: Callable[[dict[str, Any]], None]) -> CouncilService:
+def service_for(model: FakeModel, sink: Callable[[dict[str, Any]], None],
+                work: Workload = SIX_BY_FIVE) -> CouncilService:
     config = CouncilConfig(default="vscode", providers={"vscode": ProviderConfig(kind="client")})
-    return CouncilService(load_personas(), config, sink, bridge=FakeBridge(model), settings=SETTINGS)
+    return CouncilService(load_personas(), config, sink, bridge=FakeBridge(model), settings=settings_of(work))
 
 
-def turn_params() -> TurnParams:
-    return TurnParams(text=QUESTION, options=SessionOptions(clarify=False, personas=SIX, max_cycles=ROUNDS),
+def turn_params(work: Workload = SIX_BY_FIVE) -> TurnParams:
+    return TurnParams(text=QUESTION, options=SessionOptions(clarify=False, personas=work.personas,
+                                                            max_cycles=work.rounds),
                       client=ClientCapabilities(completion=True, completion_model="fake"))
 
 
-async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cpu_runs: int = 5) -> dict[str, Any]:
-    """One 6×5 session in process with deltas of ``chunk`` characters (0 = whole replies): its wall time, rounds,
-    calls and prompts. Then the engine's CPU: ``cpu_runs`` more sessions (0.1 s per call: the same work, sooner),
-    each minus the fake model's own CPU; the least of them is the least disturbed by other load."""
+async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cpu_runs: int = 5,
+                     workload: str = "6x5") -> dict[str, Any]:
+    """One session of ``workload`` in process with deltas of ``chunk`` characters (0 = whole replies): its wall
+    time, rounds, calls and prompts. Then the engine's CPU: ``cpu_runs`` more sessions (0.1 s per call: the same
+    work, sooner), each minus the fake model's own CPU; the least of them is the least disturbed by other load."""
+    work = WORKLOADS[workload]
     model = FakeModel(chunk=chunk)
     events: list[tuple[float, dict[str, Any]]] = []
-    service = service_for(model, lambda e: events.append((time.perf_counter(), e)))
+    service = service_for(model, lambda e: events.append((time.perf_counter(), e)), work)
     if ready is not None:
         ready()
     cpu, started = time.process_time(), time.perf_counter()
-    res = await service.turn(turn_params())
+    res = await service.turn(turn_params(work))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     s = service.store.get(res.session_id).session
     await service.aclose()
-    engine = [await engine_cpu(chunk) for _ in range(cpu_runs)]
+    engine = [await engine_cpu(chunk, work) for _ in range(cpu_runs)]
+    answered = next((t for t, e in events if e["type"] == "answer.delta"), None)
     return {"wall": wall, "cpu": cpu, "engine_cpu": min(engine), "engine_cpu_median": statistics.median(engine),
+            "first_answer_token": (answered - started) if answered is not None else None,
             "rounds": rounds_from(events), "stages": model.stages(),
             "calls": len(model.calls), "prompt_chars": model.prompt_chars(), "by_kind": model.by_kind(),
             "status": res.status.value, "cycles": s.debate_cycles, "tally": s.tally.counts if s.tally else {},
             "voters": [(v.cycle, v.persona, v.option_id) for v in s.votes if v.cycle == 1]}
 
 
-async def engine_cpu(chunk: int) -> float:
+async def engine_cpu(chunk: int, work: Workload = SIX_BY_FIVE) -> float:
     """CPU seconds of one session minus its fake model's replay."""
     model = FakeModel(latency=0.1, chunk=chunk)
-    service = service_for(model, lambda e: None)
+    service = service_for(model, lambda e: None, work)
     cpu = time.process_time()
-    await service.turn(turn_params())
+    await service.turn(turn_params(work))
     cpu = time.process_time() - cpu
     await service.aclose()
-    return cpu - await harness_cpu(model, [(c.kind, c.text) for c in sorted(model.calls, key=lambda c: c.started)])
+    return cpu - await harness_cpu(model, model.calls)
 
 
-async def harness_cpu(like: FakeModel, calls: list[tuple[str, str]]) -> float:
+async def harness_cpu(like: FakeModel, calls: list[Call]) -> float:
     """CPU seconds of the fake model alone replaying a session's calls (same texts, same deltas, same stages, a
     no-op consumer): subtracted from a session's CPU, it leaves the engine's."""
     model = FakeModel(latency=like.latency, chunk=like.chunk)
@@ -120,17 +141,19 @@ async def harness_cpu(like: FakeModel, calls: list[tuple[str, str]]) -> float:
     async def nothing(_: str) -> None:
         return None
 
-    stages: list[list[tuple[str, str]]] = []
-    for call in calls:
-        if stages and call[0] == "PersonaReply" and stages[-1][0][0] == "PersonaReply" and len(stages[-1]) < 6:
+    stages: list[list[Call]] = []
+    end = float("-inf")
+    for call in sorted(calls, key=lambda c: c.started):  # the session's stages: calls that overlapped in time
+        if stages and call.started < end:
             stages[-1].append(call)
         else:
             stages.append([call])
+        end = max(end, call.ended)
     cpu = time.process_time()
     for stage in stages:
         async with anyio.create_task_group() as tg:
-            for kind, text in stage:
-                tg.start_soon(model.respond, "x", kind, 0, text, nothing)
+            for call in stage:
+                tg.start_soon(model.respond, "x", call.kind, 0, call.text, nothing)
     return time.process_time() - cpu
 
 
@@ -183,6 +206,8 @@ async def through_sidecar(chunk: int = 24) -> dict[str, Any]:
         started = time.perf_counter()
         async with start_sidecar(SIDECAR_ARGS, stderr=devnull.fileno()) as sc:
             start_s = time.perf_counter() - started
+            await sc.call("council/personas")  # the server loads after answering initialize
+            ready_s = time.perf_counter() - started
             _serve(sc, model)
             marks: list[tuple[float, dict[str, Any]]] = []
             sc.on_event(lambda e: marks.append((time.perf_counter(), e)))
@@ -190,7 +215,9 @@ async def through_sidecar(chunk: int = 24) -> dict[str, Any]:
             res = await sc.call("council/turn", TURN)
             wall = time.perf_counter() - t0
             rss = rss_kb(sc.process.pid)
-    return {"start": start_s, "wall": wall, "rounds": rounds_from(marks), "status": res["status"],
+    answered = next((t for t, e in marks if e["type"] == "answer.delta"), None)
+    return {"start": start_s, "ready": ready_s, "wall": wall, "rounds": rounds_from(marks), "status": res["status"],
+            "first_answer_token": (answered - t0) if answered is not None else None,
             "stages": model.stages(), "rss_kb": rss}
 
 

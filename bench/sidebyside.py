@@ -1,6 +1,6 @@
-"""Council and AI Counsel side by side on one workload (issue 11); prints one ``name: value`` line per figure.
+"""Council and AI Counsel side by side on two workloads (issues 11, 24); prints one ``name: value`` line per figure.
 
-Run: ``.venv/bin/python bench/sidebyside.py [--ai-counsel PATH]`` (or set ``AI_COUNSEL_PATH``) — about a minute.
+Run: ``.venv/bin/python bench/sidebyside.py [--ai-counsel PATH]`` (or set ``AI_COUNSEL_PATH``) — about two minutes.
 PATH is a checkout of AI Counsel (github.com/blueman82/ai-counsel; the issue measured commit bea919b); without
 it the AI Counsel column reads ``n/a``. Each engine runs its session in a child process of its own, so start-up
 time (spawn → engine ready), CPU and peak RSS are measured the same way for both. See bench/README.md.
@@ -22,10 +22,10 @@ import anyio
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from workload import LATENCY, ROUNDS, SIX  # noqa: E402
+from workload import LATENCY, WORKLOADS  # noqa: E402
 
 
-async def child(side: str, chunk: int, path: str) -> None:
+async def child(side: str, chunk: int, path: str, workload: str) -> None:
     """Child mode: build the engine, print ``ready``, run one session, print its figures as JSON."""
     def ready() -> None:
         print("ready", flush=True)
@@ -33,11 +33,11 @@ async def child(side: str, chunk: int, path: str) -> None:
     if side == "council":
         from council_side import in_process
 
-        out = await in_process(chunk, ready)
+        out = await in_process(chunk, ready, workload=workload)
     else:
         from aicounsel_side import run
 
-        out = await run(path, ready)
+        out = await run(path, ready, workload)
     out["peak_rss_kb"] = peak_rss_kb()  # not ru_maxrss: that survives exec, so a parent's peak would show
     print(json.dumps(out), flush=True)
 
@@ -48,8 +48,8 @@ def peak_rss_kb() -> int:
         return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
 
 
-async def spawn(side: str, chunk: int = 0, path: str = "") -> dict[str, Any]:
-    args = [sys.executable, str(Path(__file__)), "--child", side, "--chunk", str(chunk)]
+async def spawn(side: str, chunk: int = 0, path: str = "", workload: str = "6x5") -> dict[str, Any]:
+    args = [sys.executable, str(Path(__file__)), "--child", side, "--chunk", str(chunk), "--workload", workload]
     if path:
         args += ["--ai-counsel", path]
     started = time.perf_counter()
@@ -83,8 +83,9 @@ def both(name: str, c: Any, a: Any, note: str = "") -> None:
 
 
 def pure_rounds(rounds: list[float], side: str) -> list[float]:
-    """Rounds that are one model-call stage: Council's cycle 1 also holds the options call, so it is left out."""
-    return rounds[1:] if side == "council" else rounds
+    """Rounds that are one model-call stage. Council's cycle 1 ends with the options call, which runs beside
+    cycle 2 (so cycle 2 is recorded as soon as the options are in): both are left out."""
+    return rounds[2:] if side == "council" else rounds
 
 
 async def council_only(council: dict[str, Any]) -> None:
@@ -98,9 +99,11 @@ async def council_only(council: dict[str, Any]) -> None:
     from council_side import concurrent_sessions, retained_per_session, through_sidecar
 
     sc = await through_sidecar(24)
-    print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered)")
+    print(f"sidecar_start_s: {sc['start']:.2f} (spawn council serve -> initialize answered; its first request "
+          f"answered after {sc['ready']:.2f} s: the server loads after the answer)")
     print(f"sidecar_round_wall_over_latency: {med(pure_rounds(sc['rounds'], 'council')) / LATENCY:.3f} (24-char "
-          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages")
+          f"deltas over JSON-RPC; goal <= 1.04); session {sc['wall']:.2f} s, {sc['stages']} stages, the answer's "
+          f"first words at {token(sc)} s")
     kept = await retained_per_session()
     print(f"retained_per_finished_session_kb: {kept / 1024:.0f} (tracemalloc; goal <= 512)")
     conc = await concurrent_sessions(100)
@@ -111,32 +114,54 @@ async def council_only(council: dict[str, Any]) -> None:
           f"{conc['hwm_after_kb'] / 1024:.0f} MB)")
 
 
+async def workload_pair(name: str, path: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    council = await spawn("council", workload=name)
+    ai: dict[str, Any] | None = None
+    if path:
+        try:
+            ai = await spawn("aicounsel", path=path, workload=name)
+        except Exception as exc:
+            print(f"ai_counsel: unavailable ({exc})")
+    return council, ai
+
+
+def token(run: dict[str, Any]) -> str:
+    """Seconds to the answer's first streamed words (``answer.delta``)."""
+    return f"{run['first_answer_token']:.2f}" if run.get("first_answer_token") is not None else "n/a"
+
+
+def wall_ratio(council: dict[str, Any], ai: dict[str, Any] | None) -> str:
+    return f"{council['wall'] / ai['wall']:.3f}x" if ai else "n/a"
+
+
 async def main(path: str) -> None:
     began = time.perf_counter()
     load = os.getloadavg()[0]
     print(f"python: {sys.version.split()[0]}; cpus: {os.cpu_count()}; load: {load:.2f}")
-    print(f"workload: {len(SIX)} personas x {ROUNDS} rounds, ~1.5k chars of content per reply, {LATENCY} s per "
-          f"model call; client provider (the VS Code path)")
-    council = await spawn("council")
-    ai: dict[str, Any] | None = None
-    if path:
-        try:
-            ai = await spawn("aicounsel", path=path)
-        except Exception as exc:
-            print(f"ai_counsel: unavailable ({exc})")
+    six = WORKLOADS["6x5"]
+    print(f"workload: {len(six.personas)} personas x {six.rounds} rounds (and 3 x 3), ~1.5k chars of content per "
+          f"reply, {LATENCY} s per model call; client provider (the VS Code path); AI Counsel with its summary call")
+    council, ai = await workload_pair("6x5", path)
     print(f"ai_counsel_source: {path or 'n/a (pass --ai-counsel PATH or set AI_COUNSEL_PATH)'}")
 
     def a(key: str, fmt: str = "{}") -> str:
         return fmt.format(ai[key]) if ai else "n/a"
 
     both("session_wall_s", f"{council['wall']:.2f}", a("wall", "{:.2f}"),
-         f"goal <= 3.7 s; council status {council['status']}, {council['cycles']} cycles")
-    both("model_call_stages", council["stages"], a("stages"), "goal <= 7")
+         f"ratio {wall_ratio(council, ai)}; goal <= 0.95x; council status {council['status']}, "
+         f"{council['cycles']} cycles")
+    both("time_to_first_answer_token_s", token(council), a("wall", "{:.2f}"),
+         f"session start -> the answer's first words shown; session wall {council['wall']:.2f} s; ai_counsel: its "
+         "summary does not stream, so the answer comes with the session's end")
+    both("model_call_stages", council["stages"], a("stages"), f"goal <= rounds + 1 = {six.rounds + 1}")
     both("model_calls", council["calls"], a("calls"))
     ratio = f"{council['prompt_chars'] / ai['prompt_chars']:.3f}x" if ai else "n/a"
     both("prompt_chars", council["prompt_chars"], a("prompt_chars"), f"ratio {ratio}; goal <= 0.20x")
     kinds = " · ".join(f"{k} {n} calls {chars}" for k, (n, chars) in sorted(council["by_kind"].items()))
     print(f"council_prompt_chars_by_kind: {kinds}")
+    if ai:
+        kinds = " · ".join(f"{k} {n} calls {chars}" for k, (n, chars) in sorted(ai["by_kind"].items()))
+        print(f"ai_counsel_prompt_chars_by_kind: {kinds}")
     both("start_s", f"{council['start']:.2f}", a("start", "{:.2f}"), "spawn -> engine ready, in process")
     both("engine_cpu_ms_whole_replies", f"{council['engine_cpu'] * 1000:.0f}",
          f"{ai['cpu'] * 1000:.0f}" if ai else "n/a",
@@ -148,11 +173,17 @@ async def main(path: str) -> None:
          f"{med(rounds_a) / LATENCY:.3f}" if ai else "n/a", "median of single-stage rounds; goal <= 1.02")
     both("round_overhead_ms", f"{(med(rounds_c) - LATENCY) * 1000:.1f}",
          f"{(med(rounds_a) - LATENCY) * 1000:.1f}" if ai else "n/a")
-    print(f"council_cycle1_s: {council['rounds'][0]:.3f} (independent cycle + the options call with the first "
-          f"votes)")
-    print(f"council_first_votes: {len(council['voters'])} of {len(SIX)}; final tally {council['tally']}")
+    print(f"council_cycles_1_2_s: {council['rounds'][0] + council['rounds'][1]:.3f} (cycle 1, then the options call "
+          f"beside cycle 2: two stages)")
+    print(f"council_first_votes: {len(council['voters'])} of {len(six.personas)}; final tally {council['tally']}")
     if ai:
-        print(f"ai_counsel_tally: {ai['tally']} over {ai['rounds_completed']} rounds (every round's votes)")
+        print(f"ai_counsel_tally: {ai['tally']} over {ai['rounds_completed']} rounds (every round's votes); "
+              f"summary: {ai['summary']!r}")
+    small, small_ai = await workload_pair("3x3", path)
+    both("session_wall_s_3x3", f"{small['wall']:.2f}", f"{small_ai['wall']:.2f}" if small_ai else "n/a",
+         f"ratio {wall_ratio(small, small_ai)}; goal <= 0.95x; council status {small['status']}, "
+         f"{small['cycles']} cycles, {small['stages']} stages vs {small_ai['stages'] if small_ai else 'n/a'}; "
+         f"final tally {small['tally']}; council's first answer token at {token(small)} s")
     await council_only(council)
     print(f"sidebyside_wall_s: {time.perf_counter() - began:.1f}")
 
@@ -162,8 +193,9 @@ if __name__ == "__main__":
     parser.add_argument("--ai-counsel", default=os.environ.get("AI_COUNSEL_PATH", ""))
     parser.add_argument("--child", choices=["council", "aicounsel"])
     parser.add_argument("--chunk", type=int, default=0)
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="6x5")
     ns = parser.parse_args()
     if ns.child:
-        anyio.run(child, ns.child, ns.chunk, ns.ai_counsel)
+        anyio.run(child, ns.child, ns.chunk, ns.ai_counsel, ns.workload)
     else:
         anyio.run(main, ns.ai_counsel)

@@ -1,8 +1,13 @@
-"""The side-by-side workload (issue 11): 6 personas × 5 rounds, the same ~1.5k-char reply content, 0.5 s per call.
+"""The side-by-side workloads (issues 11, 24): 6 personas × 5 rounds and 3 × 3, the same ~1.5k-char reply content,
+0.5 s per call.
 
 Both engines get the same content. Council gets it as the JSON its schema asks for (only the keys the schema
 lists); AI Counsel gets the same fields as markdown prose ending in its ``VOTE: {...}`` line. Votes never settle:
-four personas back A and two back B, and two of them swap sides every round, so both engines run every round.
+of six, four personas back A and two back B (of three, one A and two B), and two of them swap sides every round, so
+both engines run every round. Where Council's schema asks whose recommendation a persona backs (the cycle that
+runs beside the moderator's options call), the persona names the advisor whose position is the plan it votes for.
+AI Counsel's summary call (its ``claude`` summarizer, as a real install with that CLI runs it) gets a prose summary
+in its format.
 
 ``FakeModel`` answers with a fixed latency, optionally streaming the reply in small deltas paced over that
 latency (first delta at 40 %, the rest in evenly spaced bursts), and records every call's prompt size and timing,
@@ -24,8 +29,19 @@ from council.providers.structured import inline_refs
 
 SIX = ["Software Architect", "Senior Developer", "Security Expert", "Reliability Engineer", "Product Manager",
        "Devil's Advocate"]
+THREE = ["Software Architect", "Security Expert", "Devil's Advocate"]
 ROUNDS = 5
 LATENCY = 0.5
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    personas: list[str]
+    rounds: int
+
+
+WORKLOADS = {w.name: w for w in (Workload("6x5", SIX, 5), Workload("3x3", THREE, 3))}
 QUESTION = ("Should we split our billing monolith into services this quarter, given a team of eight, a hard "
             "audit deadline in ten weeks and a checkout outage last month?")
 PLANS = {"A": "Split incrementally: extract the billing module first behind a facade, then measure.",
@@ -61,13 +77,16 @@ def content(name: str, cycle: int) -> dict[str, Any]:
     }
 
 
-def persona_reply(schema: dict[str, Any], name: str, cycle: int) -> dict[str, Any]:
-    """The content as the PersonaReply ``schema`` asks for it: only the keys it lists, the vote where asked."""
+def persona_reply(schema: dict[str, Any], name: str, cycle: int, prompt: str = "") -> dict[str, Any]:
+    """The content as the PersonaReply ``schema`` asks for it: only the keys it lists, the vote where asked (as an
+    option, or as whose recommendation it backs: its own, or the advisor's whose position is that plan)."""
     props = schema.get("properties", {})
     reply = {k: v for k, v in content(name, cycle).items() if k in props}
     option = vote_of(name, cycle)
     moved = cycle > 1 and option != vote_of(name, cycle - 1)
-    extra = {"option_id": option, "vote_confidence": 0.7, "changed_position": moved,
+    backs = "own" if not moved else next((m.group(1) for m in ADVISOR_LINE.finditer(prompt)
+                                          if PLANS[option] in m.group(2)), "own")
+    extra = {"option_id": option, "backs": backs, "vote_confidence": 0.7, "changed_position": moved,
              "change_reason": "a new cost argument from another advisor" if moved else ""}
     reply.update({k: v for k, v in extra.items() if k in props})
     return reply
@@ -94,7 +113,7 @@ def _label(text: str) -> int | str:
 
 def council_reply(title: str, schema: dict[str, Any], purpose: str, cycle: int, prompt: str) -> dict[str, Any]:
     if title == "PersonaReply":
-        return persona_reply(schema, purpose, cycle)
+        return persona_reply(schema, purpose, cycle, prompt)
     if title == "OptionsReply":
         return options_reply(schema, prompt)
     if title == "SynthesisReply":
@@ -105,6 +124,14 @@ def council_reply(title: str, schema: dict[str, Any], purpose: str, cycle: int, 
     if title == "ClarifierReply":
         return {"needs_clarification": False, "reason": "clear", "questions": []}
     raise ValueError(f"unknown reply kind {title!r}")
+
+
+def aicounsel_summary() -> str:
+    """AI Counsel's summarizer reply in the format its prompt asks for (about the size of Council's synthesis)."""
+    return ("CONSENSUS:\nNo clear consensus reached: four advisors split billing incrementally, two keep the "
+            "monolith for the audit.\n\nKEY AGREEMENTS:\n" + "\n".join(f"- agreement {i} on scope" for i in range(4))
+            + "\n\nKEY DISAGREEMENTS:\n- whether the audit allows a split now\n\nFINAL RECOMMENDATION:\n"
+            + PLANS["A"] + " " + " ".join(f"Step {i}: do the next concrete thing." for i in range(5)))
 
 
 def aicounsel_reply(name: str, cycle: int) -> str:

@@ -670,6 +670,22 @@ export interface VotesTallied extends EventBase {
   tally: VoteTally;
 }
 
+/**
+ * The next piece of the council's answer as the chair writes it (`markdown`: the first piece starts with the
+ * answer's heading, then the recommendation streams in). `final.answer` then carries only what the stream has
+ * not shown; a provider that cannot stream gives one piece.
+ */
+export interface AnswerDelta extends EventBase {
+  type: 'answer.delta';
+  /** The recommendation so far, as plain text: all of it, not just this piece. */
+  text: string;
+}
+
+/**
+ * The council's answer, recorded. `markdown` is what `answer.delta` events have not shown yet (all of the
+ * answer when none streamed, or when what streamed is not how the answer begins: a reply that had to be repaired,
+ * an answer consolidated from the advisors' replies).
+ */
 export interface FinalAnswer extends EventBase {
   type: 'final.answer';
   synthesis: CouncilSynthesis;
@@ -779,6 +795,7 @@ export type CouncilEvent =
   | DebateLimitReached
   | OptionsProposed
   | VotesTallied
+  | AnswerDelta
   | FinalAnswer
   | FollowUpDelta
   | FollowUpAnswered
@@ -814,6 +831,7 @@ export const EVENT_TYPES = [
   'debate.limitReached',
   'options.proposed',
   'votes.tallied',
+  'answer.delta',
   'final.answer',
   'followUp.delta',
   'followUp.answered',
@@ -1472,6 +1490,8 @@ export interface PersonaResponse {
   changedPosition: boolean;
   changeReason: string;
   optionId: string;
+  /** In the cycle beside the options call, whose recommendation the persona backs: own, or a peer's letter (its vote is that one's). */
+  backs: string;
   voteConfidence: number;
   continueDebate: boolean;
   evidenceRequests: EvidenceRequest[];

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # not imported at run time: the sidecar's transport loads this module before pydantic
+    from pydantic import ValidationError
 
 from council import words
 

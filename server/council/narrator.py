@@ -5,7 +5,9 @@ It implements the session's observer contract: journal records, progress notes, 
 streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
 it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed
 with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
-moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`. The vote a persona
+moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's
+answer as an :class:`~council.present.answer_stream.AnswerStream` (``answer.delta``; ``final.answer`` then adds
+what it did not show). The vote a persona
 line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
 Every entry point writes in the session's language (``council.words.speaking``).
 """
@@ -20,6 +22,7 @@ from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
+from council.present.answer_stream import AnswerStream, streams
 from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
@@ -28,8 +31,8 @@ from council.protocol.methods import TurnParams
 from council.session import records as r
 from council.session.debate import persona_schema
 from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
+from council.session.language import session_language
 from council.session.live_render import limits_of
-from council.session.prompts import session_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.transitions import TERMINAL
 from council.words import speaking
@@ -45,6 +48,7 @@ class Narrator:
         self._texts: dict[tuple[str, str, int], PersonaLine] = {}  # (session, persona, cycle) → live line
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
         self._reused: set[tuple[str, str]] = set()  # (session, question) answered with a reply from before a reload
+        self._answers: dict[str, tuple[str, AnswerStream]] = {}  # session → (synthesis call, its streamed head)
         # events that wait for the persona block on screen to end (a seat's fallback note): session → (class, fields)
         self._held: dict[str, list[tuple[type[ev.EventBase], dict[str, Any]]]] = {}
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
@@ -72,8 +76,7 @@ class Narrator:
             r.OptionsSet: lambda rt, rec: self.emit(rt, ev.OptionsProposed, options=rec.options,
                                                     markdown=debate.options_line(rec.options)),
             r.TallySet: lambda rt, rec: self.emit(rt, ev.VotesTallied, tally=rec.tally),  # the answer says it
-            r.SynthesisSet: lambda rt, rec: self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis,
-                                                      markdown=rec.final_answer),
+            r.SynthesisSet: self._synthesis_set,
             r.FollowUpAnswered: self._follow_up_answered,
             r.DebateReopened: lambda rt, rec: self.emit(
                 rt, ev.DebateReopened, input=rec.input, limit=rt.session.cycle_limit,
@@ -172,6 +175,22 @@ class Narrator:
             markdown = current[1].feed(chunk)
         if markdown:
             self.emit(rt, ev.FollowUpDelta, follow_up_id=follow_up_id, markdown=markdown)
+
+    def answer_text(self, rt: SessionRuntime, stream_id: str, chunk: str) -> None:
+        if not streams(rt.session):
+            return
+        current = self._answers.get(rt.session_id)
+        if current is None or current[0] != stream_id:  # a new synthesis call (a retry after a stop, say)
+            current = self._answers[rt.session_id] = (stream_id, AnswerStream())
+        with speaking(language_of(rt)):
+            markdown = current[1].feed(chunk)
+        if markdown:
+            self.emit(rt, ev.AnswerDelta, text=current[1].text, markdown=markdown)
+
+    def _synthesis_set(self, rt: SessionRuntime, rec: r.SynthesisSet) -> None:
+        current = self._answers.pop(rt.session_id, None)
+        markdown = current[1].rest(rec.final_answer) if current is not None else rec.final_answer
+        self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis, markdown=markdown)
 
     # --- what the service asks the user directly ----------------------------------------------------------------
     def replaced(self, rt: SessionRuntime, reason: str) -> None:
@@ -281,6 +300,7 @@ class Narrator:
         for key in [k for k in self._texts if k[0] == session_id]:
             del self._texts[key]
         self._follow_ups.pop(session_id, None)
+        self._answers.pop(session_id, None)
         self._held.pop(session_id, None)
         self._reused = {key for key in self._reused if key[0] != session_id}
 

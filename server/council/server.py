@@ -28,11 +28,10 @@ from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHO
 from council.protocol.completion import CompleteFailureReason, CompleteParams, CompleteResult
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
-from council.review.api import Reviewer
 from council.service import CouncilService
-from council.transport.gate import Gate
+from council.transport.gate import Gate, Served
 from council.transport.jsonrpc import RpcError
-from council.transport.pygls_adapter import raw_converter
+from council.transport.pygls_adapter import HandlerError, raw_converter
 from council.transport.stdio import FrameWriter, serve_stdio
 
 log = logging.getLogger(__name__)
@@ -46,20 +45,24 @@ class CouncilServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("council", __version__, converter_factory=raw_converter)
         self.service: CouncilService | None = None
-        self.writer: FrameWriter | None = None
+
+    def served(self) -> Served:
+        """What the transport's gate hands checked messages to."""
+        return Served(self.protocol, NOTIFICATIONS, self.service.aclose if self.service is not None else None)
 
     def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
         """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
-        self.writer = FrameWriter(stdout)
-        gate = Gate(self.protocol, self.writer, notifications=NOTIFICATIONS,
-                    teardown=self.service.aclose if self.service is not None else None)
+        served = self.served()
+        gate = Gate(served.protocol, FrameWriter(stdout), notifications=served.notifications,
+                    teardown=served.teardown)
         return serve_stdio(gate, stdin_fd)
 
     def send_event(self, event: dict[str, Any]) -> None:
         """A ``council/event``, framed once by the writer (pygls's ``notify`` would encode it, and the writer decode
         and encode it again, for each of a turn's many streaming events)."""
-        if self.writer is not None:
-            self.writer.send({"jsonrpc": "2.0", "method": EVENT_METHOD, "params": event})
+        writer = self.protocol.writer  # the gate's FrameWriter (set_writer), once it serves
+        if isinstance(writer, FrameWriter):
+            writer.send({"jsonrpc": "2.0", "method": EVENT_METHOD, "params": event})
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log instead of popping a message in the editor (the client shows errors in the chat). Errors a handler
@@ -152,13 +155,20 @@ def _handler(params_model: type[CamelModel | SnakeModel], method: str,
             root = root_cause(exc)  # not "unhandled errors in a TaskGroup": what went wrong in it
             if isinstance(root, CouncilError):
                 log.info("%s refused: %s", method, root.message)
-                raise RpcError.from_council(root) from None
+                raise HandlerError.from_council(root) from None
             log.error("%s failed", method, exc_info=root)  # the traceback goes to stderr, never to the client
-            raise RpcError.from_council(internal_error(f"{method} failed: {type(root).__name__}: {root}"[:2000])
+            raise HandlerError.from_council(internal_error(f"{method} failed: {type(root).__name__}: {root}"[:2000])
                                         ) from None
 
     handle.__name__ = method.replace("/", "_")
     return handle
+
+
+def review_plan(service: CouncilService, change_type: Any) -> Any:
+    """``council/reviewPlan``; review mode's modules load on its first request."""
+    from council.review.api import Reviewer
+
+    return Reviewer(service.library, service.hub).plan(change_type)
 
 
 def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], ClientBridge], CouncilService]
@@ -181,7 +191,7 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
         "council/personaConsult": service.consult_request,
         "council/definePersonas": service.define_personas,
         "council/consultPlan": service.consult_plan,
-        "council/reviewPlan": lambda params: Reviewer(service.library, service.hub).plan(params.change_type),
+        "council/reviewPlan": lambda params: review_plan(service, params.change_type),
         "council/review": service.review,
     }
     for method in METHODS:

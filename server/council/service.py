@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import anyio
 from pydantic import ValidationError
@@ -28,7 +29,6 @@ from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import failures
 from council.present import status as words
-from council.present.review import decision_markdown, decision_text
 from council.present.transcript import transcript
 from council.present.writer import PresentWriter
 from council.protocol.consult import (
@@ -63,8 +63,6 @@ from council.protocol.methods import (
 from council.provider_hub import ProviderHub
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
-from council.review.api import Reviewer
-from council.review.calls import Progress
 from council.seat_requests import drop_unoffered, seat_session, session_pick
 from council.session import records as r
 from council.session.engine import Engine, NewSession
@@ -72,13 +70,16 @@ from council.session.entities import SessionSettings, SessionStatus
 from council.session.failure import failure_of
 from council.session.intents import Intent, decide_intent
 from council.session.journal import stable_prefix
+from council.session.language import session_language
 from council.session.pause import drop_open_cycle, pause
-from council.session.prompts import session_language
 from council.session.runtime import SessionRuntime, can_extend
 from council.session.store import SessionStore
 from council.session.transitions import TERMINAL
 from council.turn_result import turn_result
 from council.words import speaking, t
+
+if TYPE_CHECKING:
+    from council.review.calls import Progress
 
 log = logging.getLogger(__name__)
 
@@ -376,7 +377,11 @@ class CouncilService:
 
     async def review(self, params: ReviewParams, on_progress: Progress | None = None) -> ReviewResult:
         """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``.
-        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events."""
+        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events. Review
+        mode's modules load on its first request, not with the sidecar."""
+        from council.present.review import decision_markdown, decision_text
+        from council.review.api import Reviewer
+
         request = params.request
         decision = await Reviewer(self.library, self.hub).review(
             request, provider=params.provider, model=params.model, client=params.client,

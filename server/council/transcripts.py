@@ -16,10 +16,10 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from council.present.transcript import transcript
-from council.session.entities import ConversationSession
+if TYPE_CHECKING:
+    from council.session.entities import ConversationSession
 
 SLUG_CHARS = 48
 
@@ -34,6 +34,8 @@ def transcript_name(created_at: datetime, request_text: str, session_id: str) ->
 
 def write_transcript(folder: Path, session: ConversationSession) -> Path:
     """Write (or rewrite) the session's transcript in ``folder``; returns the file's path."""
+    from council.present.transcript import transcript  # imported here: folder_problem runs before anything heavy
+
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / transcript_name(session.created_at, session.request_text, session.session_id)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".council-", suffix=".md.tmp")

@@ -76,3 +76,19 @@ def test_quiet_keeps_warnings_only():
     p(event("persona.delta", persona="A", cycle=1, markdown="hidden"))
     p(event("error", code="internal", message="A: the model failed"))
     assert buf.getvalue() == "! A: the model failed\n"
+
+
+def test_the_answer_prints_as_it_streams_and_only_its_rest_is_kept_for_the_end():
+    """``answer.delta`` is written as it comes; ``final_markdown`` is what is left to print (issue 24). Quiet, the
+    stream is not printed, so the whole answer is kept."""
+    head = ["## The council's answer\n\nSplit ", "billing first.\n\n"]
+    rest = "**Vote:** unanimous for **A**.\n"
+    for quiet in (False, True):
+        out = io.StringIO()
+        printer = EventPrinter(out, PLAIN, quiet=quiet)
+        for piece in head:
+            printer(event("answer.delta", markdown=piece, text="…"))
+        assert out.getvalue() == ("" if quiet else "The council's answer\n\nSplit billing first.\n\n")
+        printer(event("final.answer", markdown=rest))
+        assert printer.final_markdown == ("".join(head) + rest if quiet else rest)
+        assert printer.final_continues is not quiet

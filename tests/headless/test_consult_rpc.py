@@ -11,7 +11,7 @@ import pytest
 
 from council.client.rpc import RpcError
 
-from .conftest import PROBLEM, client_model_reply
+from .conftest import PROBLEM, client_model_reply, wait_for_event
 
 BULLETS = {"brief": (2, 3), "standard": (5, 7), "deep": (10, 14)}
 
@@ -80,8 +80,10 @@ async def test_cancelling_a_consult_cancels_the_session_and_every_model_call(sid
     trace = tmp_path / "trace.jsonl"
     script = {"trace": str(trace), "rules": [{"when": {"schema": "PersonaReply"}, "delay": 5.0}]}
     async with sidecar(script=script) as sc:
-        with anyio.move_on_after(1.5):
-            await sc.call("council/consult", {"user_problem": PROBLEM})
+        async with anyio.create_task_group() as tg:  # cancelled once a persona's call has started
+            tg.start_soon(sc.call, "council/consult", {"user_problem": PROBLEM})
+            await wait_for_event(sc, lambda e: e["type"] == "persona.started")
+            tg.cancel_scope.cancel()
         sid = sc.events[0]["sessionId"]
         with anyio.fail_after(10):
             while (await sc.call("council/snapshot", {"sessionId": sid}))["session"]["status"] != "cancelled":

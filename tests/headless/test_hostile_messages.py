@@ -219,9 +219,10 @@ def test_internal_error_has_data_and_no_traceback() -> None:
     assert "Traceback" in sc.stderr.decode()  # the traceback goes to stderr only
 
 
-def test_lsp_params_pygls_cannot_read_get_field_details() -> None:
-    """Fields the gate does not check itself are structured by pygls: a bad one is a -32602 with fields, not a
-    request left unanswered, and initialize may be sent again."""
+def test_lsp_params_of_a_bad_shape_get_field_details() -> None:
+    """The shape of LSP's top-level params is checked by the gate before anything heavy loads (each capability group
+    an object, workspace folders a list): a bad one is a -32602 with fields, not a request left unanswered, and
+    initialize may be sent again."""
     with RawSidecar() as sc:
         sc.send(request(1, "initialize", {"processId": None, "capabilities": {"general": 5}, "workspaceFolders": 7}))
         fields = assert_error(sc.until(1)[0], -32602, 1)["details"]["fields"]
@@ -230,6 +231,21 @@ def test_lsp_params_pygls_cannot_read_get_field_details() -> None:
         sc.send(request(3, "shutdown"), notification("exit"))
         assert sc.until(3)[0]["result"] is None
         assert sc.exit_code() == 0
+
+
+def test_capabilities_pygls_cannot_read_deep_down_are_left_to_it() -> None:
+    """A capability deep inside a group is pygls's to read, after initialize is answered (the council uses none):
+    one it cannot read is logged, and the sidecar serves on."""
+    with RawSidecar() as sc:
+        sc.send(request(1, "initialize", {"processId": None, "capabilities": {
+            "general": {"staleRequestSupport": {"cancel": "often", "retryOnContentModified": 5}}}}))
+        assert sc.until(1)[0]["result"]["capabilities"] == {}
+        sc.send(notification("initialized", {}), request(2, "council/personas"))
+        assert "personas" in sc.until(2)[0]["result"]
+        sc.send(request(3, "shutdown"), notification("exit"))
+        assert sc.until(3)[0]["result"] is None
+        assert sc.exit_code() == 0
+    assert "pygls could not take the initialize params" in sc.stderr.decode()
 
 
 def test_foreign_responses_and_late_replies_are_ignored() -> None:

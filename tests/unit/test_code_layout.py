@@ -4,12 +4,14 @@
 - Only ``council.present`` writes prose; the protocol and the domain import nothing from it (the service and the
   narrator do).
 - Review mode's domain (``council.review`` but its entry point ``api``) writes no prose and knows no wire either.
-- No source file over 400 lines (generated files excepted), no Python function over ~60 lines.
+- Size: a source file over 400 lines or a Python function over ~60 lines is reported as a warning, never a
+  failure — a file is as long as its one job needs; the warning asks whether it still has one job.
 """
 
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 import pytest
@@ -58,13 +60,19 @@ def source_files() -> list[Path]:
     return sorted(f for f in files if f not in GENERATED)
 
 
-def test_no_source_file_over_400_lines():
+class SizeWarning(UserWarning):
+    """A file or function long enough to ask whether it still has one job."""
+
+
+def test_long_source_files_are_reported():
     long = [f"{f.relative_to(ROOT)}: {n}" for f in source_files()
             if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES]
-    assert long == []
+    for entry in long:
+        warnings.warn(SizeWarning(f"over {MAX_FILE_LINES} lines (does it still have one job?): {entry}"), stacklevel=1)
+    assert len(source_files()) > 100  # the walk still finds the sources (a moved tree would make this vacuous)
 
 
-def test_no_python_function_over_about_60_lines():
+def test_long_python_functions_are_reported():
     long = []
     for f in sorted(SERVER.rglob("*.py")):
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
@@ -72,4 +80,5 @@ def test_no_python_function_over_about_60_lines():
                 size = node.end_lineno - node.lineno + 1
                 if size > MAX_FUNCTION_LINES:
                     long.append(f"{f.relative_to(ROOT)}:{node.lineno} {node.name} ({size} lines)")
-    assert long == []
+    for entry in long:
+        warnings.warn(SizeWarning(f"a function over {MAX_FUNCTION_LINES} lines: {entry}"), stacklevel=1)

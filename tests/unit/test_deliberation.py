@@ -3,8 +3,9 @@
 Every test asserts on the recorded session (``store.get(id).session`` / ``snapshot``) and the emitted events.
 Cycle 1 is independent: each PersonaReply states a recommendation and its confidence, and the moderator's options
 call places each recommendation under one option — the first votes (the scripted moderator reads "prefers option X"
-in a position; the Devil's Advocate defaults to B, everyone else to A). Later cycles carry the vote inside each
-PersonaReply. Scripts key rules on schema / purpose (persona name) / cycle / contains (prompt text).
+in a position; the Devil's Advocate defaults to B, everyone else to A). Cycle 2 runs beside that call: a scripted
+vote there backs the recommendation placed under that option (``scripted.backing``). Later cycles carry the vote
+inside each PersonaReply. Scripts key rules on schema / purpose (persona name) / cycle / contains (prompt text).
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ async def test_consensus_after_cycle_one_skips_further_cycles(make_service):
     n = len(s.personas)
     assert n >= 2 and s.settings.min_cycles == 2  # converged overrides the minimum
     assert s.debate_cycles == 1 and len(s.discussions) == 1
-    assert not calls(h, "PersonaReply", cycle=2)
+    # cycle 2 ran beside the options call; the first vote settled it, so nothing of cycle 2 is kept or shown
+    assert len(calls(h, "PersonaReply", cycle=2)) <= n and not [x for x in s.responses if x.cycle == 2]
+    assert not [e for e in h.of(sid, "persona.started") if e["cycle"] == 2]
     assert len(calls(h, "PersonaReply", cycle=1)) == n
     assert len(calls(h, "OptionsReply")) == 1 and not calls(h, "VoteReply")  # the first vote costs no extra call
     assert [v.confidence for v in s.votes] == [0.9] * n and all(v.cycle == 1 for v in s.votes)
@@ -142,16 +145,28 @@ async def test_majority_after_debate_with_a_reasoned_switch(make_service):
 async def test_peers_are_anonymised_and_see_votes_in_later_cycles(make_service):
     neutral = [rule("PersonaReply", persona_reply(1, option=opt, vote_confidence=conf, who="someone"), purpose=name,
                     cycle=1) for name, opt, conf in ((ARCH, "A", 0.8), (DEV, "B", 0.8), (DEVIL, "B", 0.6))]
-    h = make_service({"rules": neutral + MAJORITY_SCRIPT["rules"]})
-    await start(h, personas=TRIO)
-    prompt = calls(h, "PersonaReply", purpose=DEV, cycle=2)[0].messages[-1].content
-    assert "Advisor A" in prompt and "Advisor B" in prompt
-    assert ARCH not in prompt and DEVIL not in prompt  # peers by label, not by name
-    assert "votes A (0.8)" in prompt and "You voted B." in prompt
+    later = [*persona_rules(ARCH, LATER, option="A", vote_confidence=0.8),
+             *persona_rules(DEV, LATER, option="A", vote_confidence=0.5, change_reason="Advisor A's rollback data"),
+             *persona_rules(DEVIL, LATER, option="B", vote_confidence=0.6)]
+    h = make_service({"rules": neutral + later})
+    _res, s = await start(h, personas=TRIO)
+    assert s.debate_cycles == 3
     first = calls(h, "PersonaReply", purpose=DEV, cycle=1)[0]
     assert "Advisor" not in first.messages[-1].content  # cycle 1 is independent
-    assert "option_id" not in first.json_schema["properties"]
-    assert calls(h, "PersonaReply", purpose=DEV, cycle=2)[0].json_schema["properties"]["option_id"]["enum"] == [
+    assert not {"option_id", "backs"} & set(first.json_schema["properties"])
+    # cycle 2 runs beside the options call: the anonymised positions, and whose recommendation each now backs
+    second = calls(h, "PersonaReply", purpose=DEV, cycle=2)[0]
+    prompt = second.messages[-1].content
+    assert "Advisor A" in prompt and "Advisor B" in prompt
+    assert ARCH not in prompt and DEVIL not in prompt  # peers by label, not by name
+    assert "votes" not in prompt and "options on the table" not in prompt and "set backs to own" in prompt
+    assert "option_id" not in second.json_schema["properties"]
+    assert second.json_schema["properties"]["backs"]["enum"] == ["own", "A", "B"]
+    assert votes_by_cycle(s)[2] == {ARCH: "A", DEV: "A", DEVIL: "B"}  # the developer backed Advisor A: the architect
+    # from cycle 3 the options are on the table and every peer's vote is shown
+    prompt = calls(h, "PersonaReply", purpose=DEV, cycle=3)[0].messages[-1].content
+    assert "votes A (0.8)" in prompt and "votes B (0.6)" in prompt and "You voted A." in prompt
+    assert calls(h, "PersonaReply", purpose=DEV, cycle=3)[0].json_schema["properties"]["option_id"]["enum"] == [
         "A",
         "B",
     ]

@@ -193,7 +193,10 @@ class BlockingTools:
 
 
 async def test_a_stop_while_evidence_is_gathered_keeps_the_cycle_and_a_retry_gathers_it(make_service, workspace):
-    h = serve(make_service, workspace, asking("Software Architect", ("read_file", "src/app.py")))
+    """Between cycles 2 and 3 (cycle 1's evidence is gathered beside the options call, while cycle 1 still waits for
+    them: a stop then drops it, as a stop during the options call always did)."""
+    h = serve(make_service, workspace, asking("Software Architect", ("read_file", "src/app.py"), cycle=2),
+              settings=SessionSettings(min_cycles=3, max_cycles=3))
     tools = h.service.engine.evidence = BlockingTools()
     box = {}
 
@@ -206,10 +209,10 @@ async def test_a_stop_while_evidence_is_gathered_keeps_the_cycle_and_a_retry_gat
         await tools.started.wait()
         stop = await h.service.stop("evidence-stop")
     s = h.runtime("evidence-stop").session
-    assert stop.stopped and box["turn"].stopped and s.debate_cycles == 1 and s.evidence == []
+    assert stop.stopped and box["turn"].stopped and s.debate_cycles == 2 and s.evidence == []
     tools.block = False
     done = await h.service.turn(TurnParams(session_id="evidence-stop", command=TurnCommand.RETRY))
     s = h.runtime("evidence-stop").session
     assert done.status is S.COMPLETED and [u.text for u in s.evidence] == ["read src/app.py"]
-    assert s.evidence_rounds == [1] and tools.runs == 2
-    assert all("read src/app.py" in c.messages[-1].content for c in persona_calls(h.runtime("evidence-stop"), 2))
+    assert s.evidence_rounds == [2] and tools.runs == 2
+    assert all("read src/app.py" in c.messages[-1].content for c in persona_calls(h.runtime("evidence-stop"), 3))

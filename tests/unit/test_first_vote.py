@@ -71,11 +71,28 @@ async def test_an_unplaced_recommendation_abstains_and_is_not_guessed(make_servi
 
 
 async def test_unplaced_personas_vote_again_in_the_next_cycle(make_service):
+    """Nobody placed: no first votes, so nobody can back a placed recommendation in cycle 2 (it ran beside the
+    options call); cycle 3 votes on the options."""
     nobody = {"options": [{**o, "supporters": []} for o in OPTIONS]}
-    h = make_service({"rules": [rule("OptionsReply", nobody)]}, SessionSettings(min_cycles=2, max_cycles=2))
+    h = make_service({"rules": [rule("OptionsReply", nobody)]}, SessionSettings(min_cycles=3, max_cycles=3))
     _res, s = await start(h)
-    assert {v.cycle for v in s.votes} == {2} and len(s.votes) == 3  # no first votes; cycle 2 carries real ones
-    assert s.discussions[0].convergence.agreement == 0.0
+    assert {v.cycle for v in s.votes} == {3} and len(s.votes) == 3  # no first votes; cycle 3 carries real ones
+    assert s.discussions[0].convergence.agreement == 0.0 and s.discussions[1].convergence.agreement == 0.0
+
+
+async def test_a_persona_left_unplaced_votes_in_cycle_two_by_backing_a_placed_peer(make_service):
+    """The moderator places the architect and the Devil's Advocate but not the developer, who backs the architect's
+    recommendation in cycle 2 (beside the options call): its vote is the architect's option."""
+    some = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": [3]}]}
+    h = make_service({"rules": [rule("OptionsReply", some),
+                                rule("PersonaReply", {**persona_reply(2, who=DEV), "backs": "A"}, purpose=DEV,
+                                     cycle=2)]}, SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h)
+    assert [(v.persona, v.option_id) for v in s.votes if v.cycle == 1] == [(ARCH, "A"), (DEVIL, "B")]
+    dev = next(v for v in s.votes if v.cycle == 2 and v.persona == DEV)
+    assert dev.option_id == "A"
+    response = next(x for x in s.responses if x.cycle == 2 and x.persona == DEV)
+    assert response.backs == "A" and response.option_id == "A" and not response.changed_position
 
 
 async def test_nobody_placed_and_no_further_cycle_completes_without_votes(make_service):

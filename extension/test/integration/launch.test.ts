@@ -28,7 +28,9 @@ function hostileWorkspace(): { dir: string; marker: string } {
   return { dir, marker };
 }
 
-/** Start `council serve` as described, ask `initialize`, stop it; whether it answered. */
+/** Start `council serve` as described, ask `initialize` and then a request (the server loads after answering
+ * `initialize`: everything it imports has been imported once the request is answered), stop it; whether both
+ * were answered. */
 async function initializes(proc: { command: string; args: string[]; env: Record<string, string>; cwd: string }): Promise<boolean> {
   const child = spawn(proc.command, proc.args, { env: { ...process.env, ...proc.env }, cwd: proc.cwd });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
@@ -36,7 +38,10 @@ async function initializes(proc: { command: string; args: string[]; env: Record<
   const exited = new Promise((r) => child.once('exit', r));
   try {
     const init = Promise.race([
-      conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} }).then(() => true),
+      conn
+        .sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} })
+        .then(() => conn.sendRequest('council/personas', {}).catch(() => undefined)) // answered, if with an error
+        .then(() => true),
       exited.then(() => false),
       new Promise<boolean>((r) => setTimeout(() => r(false), 30_000)),
     ]);

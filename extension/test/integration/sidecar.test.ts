@@ -275,7 +275,11 @@ describe('sidecar over vscode-jsonrpc (client provider: council/complete served 
     assertReadable(s.of(sid));
     const final = s.of(sid).find((e) => e.type === 'final.answer');
     assert.ok(final && final.type === 'final.answer');
-    assert.match(final.markdown, /extract one well-bounded service/i);
+    // the answer's first words streamed (answer.delta); final.answer adds the rest, so the two read as one
+    const answer = s.of(sid).filter((e) => e.type === 'answer.delta' || e.type === 'final.answer').map((e) => e.markdown).join('');
+    assert.ok(s.of(sid).some((e) => e.type === 'answer.delta'), 'the answer streamed');
+    assert.match(answer, /extract one well-bounded service/i);
+    assert.equal(answer.match(/The council's answer/g)?.length, 1);
     const problems = s.of(sid).filter((e) => e.type === 'error' || (e.type === 'persona.completed' && e.response.abstained));
     assert.deepEqual(problems, [], 'the scripted client replies are valid for every role');
     const types = new Set(s.of(sid).map((e) => e.type));

@@ -45,6 +45,7 @@ export function response(persona = "Devil's Advocate", cycle = 1): PersonaRespon
     changedPosition: false,
     changeReason: '',
     optionId: '',
+    backs: '',
     voteConfidence: 0.5,
     continueDebate: true,
     abstained: false,
@@ -77,6 +78,7 @@ export const MARKDOWN: Record<EventType, string> = {
   'debate.limitReached': '> The debate reached its limit of 3 cycles.\n\n',
   'options.proposed': '**Options:** A · Split now, B · Modularise first\n\n',
   'votes.tallied': '**Vote:** B · Modularise first wins 2 to 1.\n\n',
+  'answer.delta': "## The council's answer\n\nModularise first",
   'final.answer': "## The council's answer\n\n**Modularise first**, then split the billing service.\n",
   'followUp.delta': '#### Moderator\n\nThe Devil\'s Advocate voted B',
   'followUp.answered': ' because splitting now adds risk.\n\n_To have the council debate this, send `/extend <what to weigh>`._\n\n',
@@ -171,6 +173,7 @@ const PAYLOADS: Payloads = {
       abstentions: [],
     },
   },
+  'answer.delta': { text: 'Modularise first' },
   'final.answer': {
     synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model', hinges: [] },
   },

@@ -135,6 +135,18 @@ describe('EventRenderer layout: buttons per event type', () => {
     assert.equal(renderer.state.confirming, true);
   });
 
+  it('streams the answer as the chair writes it, then adds only the rest of the final answer', () => {
+    const { stream, renderer, unknown } = renderAll([
+      sample('answer.delta', { markdown: "## The council's answer\n\nModularise", text: 'Modularise' }),
+      sample('answer.delta', { markdown: ' first, then split billing.\n\n', text: 'Modularise first, then split billing.' }),
+      sample('final.answer', { markdown: '**Vote:** a majority for **B · Modularise first**.\n' }),
+    ]);
+    assert.deepEqual(unknown, []);
+    assert.equal(stream.text, "## The council's answer\n\nModularise first, then split billing.\n\n**Vote:** a majority for **B · Modularise first**.\n");
+    assert.equal(stream.text.match(/The council's answer/g)?.length, 1, 'the streamed part is not printed again');
+    assert.equal(renderer.state.finalAnswer, true);
+  });
+
   it('final.answer is remembered (the result does not print it again)', () => {
     assert.equal(renderAll([sample('final.answer')]).renderer.state.finalAnswer, true);
   });

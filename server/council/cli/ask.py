@@ -46,9 +46,7 @@ from council.cli.ask_args import (
 from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
-from council.present.transcript import written_line
-from council.session.prompts import session_language
-from council.transcripts import transcript_name
+from council.session.language import session_language
 from council.words import speaking, t
 
 
@@ -242,9 +240,11 @@ async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: 
                         failure = await _explain_death(sc, err, log_file)
                         if args.json and (snap := await asker.snapshot()) is not None:
                             _print_json(out, snap)
-                    except RpcError as err:  # the sidecar broke the protocol
-                        failure = await _explain_death(sc, AskError(FAILED, f"the sidecar failed: {err.message}"),
-                                                       log_file)
+                    except RpcError as err:  # the sidecar could not load its server, or broke the protocol
+                        cause = not_started(err)
+                        failure = (AskError(FAILED, f"the sidecar did not start: {cause}")
+                                   if cause else await _explain_death(
+                                       sc, AskError(FAILED, f"the sidecar failed: {err.message}"), log_file))
                     finally:
                         if interrupt.fired and asker.session_id:
                             with anyio.CancelScope(shield=True), anyio.move_on_after(3):
@@ -271,8 +271,9 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
     result = await asker.run(question)
     code = outcome(result, printer)
     while not args.json:
-        if printer.final_markdown:
-            out.write("\n" + markdown(printer.final_markdown, Style.for_stream(out)))
+        if printer.final_markdown:  # the rest of the answer whose first words streamed (else all of it)
+            out.write(("" if printer.final_continues else "\n") + markdown(printer.final_markdown,
+                                                                           Style.for_stream(out)))
             out.flush()
         extended = await asker.offer_extension(result)
         if extended is None:
@@ -283,6 +284,8 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
     if args.json:
         _print_json(out, snap)
     elif args.transcript and snap is not None and snap["session"]["status"] == "completed":
+        from council.present.transcript import written_line
+
         with speaking(asker.language):
             line = written_line(transcript_file(args.transcript, snap["session"]))
         out.write("\n" + markdown(line, Style.for_stream(out)))
@@ -292,6 +295,8 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
 
 def transcript_file(folder: str, session: dict[str, Any]) -> Path:
     """Where the sidecar wrote the session's transcript (``--transcript DIR``)."""
+    from council.transcripts import transcript_name
+
     created = datetime.fromisoformat(str(session["createdAt"]).replace("Z", "+00:00"))
     return Path(folder).expanduser().resolve() / transcript_name(created, session["requestText"], session["sessionId"])
 
@@ -372,6 +377,15 @@ async def _explain_death(sc: Sidecar, err: AskError, log_file) -> AskError:
     how = f"was killed by {signal.Signals(-rc).name}" if rc < 0 and -rc in signal.valid_signals() else (
         f"exited with code {rc}")
     return AskError(FAILED, f"the sidecar stopped unexpectedly: it {how}{_log_tail(log_file)}")
+
+
+def not_started(err: RpcError) -> str | None:
+    """Why the sidecar could not start after answering ``initialize`` (a broken persona file …), if that is what
+    ``err`` says (``details.reason`` ``not started``)."""
+    details = err.data.get("details") if isinstance(err.data, dict) else None
+    if isinstance(details, dict) and details.get("reason") == "not started":
+        return str(details.get("cause") or err.message)
+    return None
 
 
 def _find(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:

@@ -11,8 +11,8 @@ from typing import Any
 
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
-from council.protocol.methods import MAX_MODEL_SPECS
-from council.session.prompts import session_language
+from council.protocol.limits import MAX_MODEL_SPECS
+from council.session.language import session_language
 from council.words import LANGUAGES, speaking, t
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130

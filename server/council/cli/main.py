@@ -5,11 +5,11 @@ headless client of the sidecar), ``doctor``, ``decisions`` (the workspace's deci
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import NoReturn
 
 from council import __version__
-from council.cli import ask, ask_args, decisions, doctor, inbox, mcp, review, serve
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -22,40 +22,55 @@ class OneLineErrors(argparse.ArgumentParser):
         self.exit(self.usage_exit, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def parser() -> argparse.ArgumentParser:
+# name → (module in council.cli whose add_arguments/run it uses, help). A module is imported only when its command
+# runs (or every help is asked for), so `council serve` does not load the client, the MCP SDK or the review code.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "serve": ("serve", "add_arguments", "run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)"),
+    "mcp": ("mcp", "add_arguments", "serve the council's tools (council_consult, persona_consult, "
+                                    "council_define_personas, council_review) to MCP clients on stdio"),
+    "ask": ("ask_args", "add_arguments", "ask the council from the terminal (starts the sidecar and talks to it)"),
+    "doctor": ("doctor", "add_arguments", "check which model providers and optional packages work right now"),
+    "review": ("review", "add_arguments", "review one seed-004 CouncilRequest (exit 0 APPROVE, 1 REJECT, "
+                                          "2 NEEDS_MORE_INFO, 3 could not review)"),
+    "decisions": ("decisions", "add_arguments", "list, search, show or forget the workspace's past council "
+                                                "decisions (decision memory)"),
+    "inbox": ("inbox", "add_arguments", "watch DIR/inbox/*.json and write decisions to DIR/outbox/"),
+}
+RUNS = {"ask": "ask"}  # a command whose run lives apart from its arguments
+
+
+def _module(name: str):
+    return importlib.import_module(f"council.cli.{name}")
+
+
+def _run(command: str):
+    def run(args: argparse.Namespace) -> int:
+        return _module(RUNS.get(command, COMMANDS[command][0])).run(args)
+    return run
+
+
+def parser(only: str | None = None) -> OneLineErrors:
+    """The command line; with ``only``, the other subcommands are listed without their arguments (not loaded)."""
     p = OneLineErrors(prog="council", description="A council of AI personas that asks before it answers.")
     p.add_argument("--version", action="version", version=f"council {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("serve", help="run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)")
-    serve.add_arguments(s)
-    s.set_defaults(func=serve.run)
-    m = sub.add_parser("mcp", help="serve the council's tools (council_consult, persona_consult, "
-                                   "council_define_personas, council_review) to MCP clients on stdio")
-    mcp.add_arguments(m)
-    m.set_defaults(func=mcp.run)
-    a = sub.add_parser("ask", help="ask the council from the terminal (starts the sidecar and talks to it)")
-    ask_args.add_arguments(a)
-    a.set_defaults(func=ask.run)
-    d = sub.add_parser("doctor", help="check which model providers and optional packages work right now")
-    doctor.add_arguments(d)
-    d.set_defaults(func=doctor.run)
-    r = sub.add_parser("review", help="review one seed-004 CouncilRequest (exit 0 APPROVE, 1 REJECT, "
-                                      "2 NEEDS_MORE_INFO, 3 could not review)")
-    r.usage_exit = review.COULD_NOT_REVIEW  # type: ignore[attr-defined]  # 2 means NEEDS_MORE_INFO here
-    review.add_arguments(r)
-    r.set_defaults(func=review.run, usage_exit=review.COULD_NOT_REVIEW)
-    k = sub.add_parser("decisions", help="list, search, show or forget the workspace's past council decisions "
-                                         "(decision memory)")
-    decisions.add_arguments(k)
-    k.set_defaults(func=decisions.run)
-    i = sub.add_parser("inbox", help="watch DIR/inbox/*.json and write decisions to DIR/outbox/")
-    inbox.add_arguments(i)
-    i.set_defaults(func=inbox.run)
+    for name, (module, add, text) in COMMANDS.items():
+        s = sub.add_parser(name, help=text)
+        s.set_defaults(func=_run(name))
+        if only is not None and only != name:
+            continue
+        getattr(_module(module), add)(s)
+        if name == "review":
+            code = _module("review").COULD_NOT_REVIEW  # 2 means NEEDS_MORE_INFO here
+            s.usage_exit = code  # type: ignore[attr-defined]
+            s.set_defaults(usage_exit=code)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((a for a in argv if not a.startswith("-")), None)
+    p = parser(command if command in COMMANDS else None)
     args, extra = p.parse_known_args(argv)
     if extra:  # reported with the subcommand's usage exit code (`council review` keeps 2 for NEEDS_MORE_INFO)
         p.exit(getattr(args, "usage_exit", 2), f"council: error: unrecognized arguments: {' '.join(extra)}\n")

@@ -2,8 +2,8 @@
 
 The sidecar writes everything a person reads (each event's ``markdown``); this module only prints it: headings in
 bold, bullets as •, emphasis as ANSI styles. Colors are used only when the stream is a tty and ``NO_COLOR`` is
-unset. Persona text arrives as ``persona.delta`` chunks and is written as it comes; lines that arrive while a
-persona is mid-stream wait until its stream ends, so the text of one persona is never cut in two.
+unset. Persona text arrives as ``persona.delta`` chunks and is written as it comes, and so does the council's answer
+(``answer.delta``); lines that arrive while a stream is open wait until it ends, so one text is never cut in two.
 """
 
 from __future__ import annotations
@@ -154,9 +154,10 @@ class StreamFormatter:
 class EventPrinter:
     """Prints ``council/event`` notifications on a text stream (``quiet`` keeps only warnings).
 
-    Every event's markdown is printed as it comes, except the final answer, which is kept for the caller to print
-    where the answer belongs (stdout). Progress events are dim status lines; a question's choices are numbered
-    under it (its layout, as VS Code's buttons are).
+    Every event's markdown is printed as it comes, the answer's first words too (``answer.delta``), except the rest
+    of the final answer, which is kept for the caller to print where the answer belongs (stdout): ``final_markdown``
+    is what was not printed yet (all of the answer when quiet). Progress events are dim status lines; a question's
+    choices are numbered under it (its layout, as VS Code's buttons are).
     """
 
     def __init__(self, out: TextIO, style: Style, *, quiet: bool = False) -> None:
@@ -168,6 +169,8 @@ class EventPrinter:
         self.at_line_start = True
         self.held: list[str] = []
         self.final_markdown: str | None = None
+        self.answer_head = ""  # the answer's streamed markdown (printed unless quiet)
+        self.final_continues = False  # final_markdown goes on from the streamed answer printed just before
         self.errors: list[str] = []
         self.language: str | None = None  # the session's: the words the printer adds (a choice's lean) are in it
 
@@ -220,9 +223,16 @@ class EventPrinter:
             if not self.quiet:  # a persona's line: its completion ends the streamed line
                 self.streaming = True
                 self._write(self.formatter.feed(text))
+        elif kind == "answer.delta":
+            self.answer_head += text
+            if not self.quiet:
+                self.streaming = True
+                self._write(self.formatter.feed(text))
         elif kind == "final.answer":
             self._end_stream()
-            self.final_markdown = text
+            self.final_markdown = (self.answer_head + text) if self.quiet else text
+            self.final_continues = bool(self.answer_head) and not self.quiet
+            self.answer_head = ""
         elif kind == "error":
             self.errors.append(event.get("message", ""))
             self.warn(event.get("message", ""))

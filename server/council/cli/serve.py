@@ -3,6 +3,11 @@
 Before anything else runs, file descriptor 1 is duplicated for the protocol and fd 1 itself is pointed at stderr,
 so a stray ``print`` or a C library writing to stdout can never corrupt the JSON-RPC stream. The exit code is
 LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
+
+Start-up is lazy: only the transport (framing, the gate, the stdio loop) is imported before ``initialize`` is
+answered; a configuration file (``--config``, ``COUNCIL_CONFIG``) is read first, so a bad one fails before the
+handshake as it always did; pygls, the service, the personas and the providers load right after the answer
+(``load``), and the embedding model's warm-up starts then, in the background.
 """
 
 from __future__ import annotations
@@ -44,10 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", default=os.environ.get("COUNCIL_LOG_LEVEL", "INFO"))
 
 
-def build_config(args: argparse.Namespace):
+def build_config(args: argparse.Namespace, *, check_transcripts: bool = True):
     from council.config import OVERRIDES_DIR, ProviderConfig, load_config
-    from council.present.transcript import unusable_folder
-    from council.transcripts import folder_problem
 
     config = load_config(args.config)
     if args.provider:
@@ -68,9 +71,19 @@ def build_config(args: argparse.Namespace):
         config.memory = config.workspace is not None
     if getattr(args, "transcript_dir", None):
         config.transcript_dir = Path(args.transcript_dir).expanduser().resolve()
-        if (problem := folder_problem(config.transcript_dir)) is not None:  # tried anyway: it may appear later
-            log.warning("--transcript-dir: %s", unusable_folder(config.transcript_dir, problem))
+        if check_transcripts:
+            check_transcript_dir(config.transcript_dir)
     return config
+
+
+def check_transcript_dir(folder: Path) -> None:
+    """Say at start when transcripts cannot be written into ``folder`` (tried anyway: it may appear later)."""
+    from council.transcripts import folder_problem
+
+    if (problem := folder_problem(folder)) is not None:
+        from council.present.transcript import unusable_folder
+
+        log.warning("--transcript-dir: %s", unusable_folder(folder, problem))
 
 
 def session_settings(args: argparse.Namespace):
@@ -93,12 +106,28 @@ def run(args: argparse.Namespace) -> int:
     from council.logs import setup_logging
 
     setup_logging(args.log_level)
+    from council.transport.gate import Gate
+    from council.transport.stdio import FrameWriter, serve_stdio
+
+    if args.transcript_dir:
+        check_transcript_dir(Path(args.transcript_dir).expanduser().resolve())
+    config = (build_config(args, check_transcripts=False) if args.config or os.environ.get("COUNCIL_CONFIG")
+              else None)  # else: after the answer
+    gate = Gate(None, FrameWriter(proto_out),
+                load=lambda: load(args, config or build_config(args, check_transcripts=False)))
+    code = serve_stdio(gate, sys.stdin.fileno())
+    from council.personas.routing import exit_code
+
+    return exit_code(code)
+
+
+def load(args: argparse.Namespace, config):
+    """The server behind the gate (``council.transport.gate.Served``), built once ``initialize`` is answered."""
     from council.personas.loader import load_personas
-    from council.personas.routing import default_ranker, exit_code, start_embedding_warmup
+    from council.personas.routing import default_ranker, start_embedding_warmup
     from council.server import build_server
     from council.service import CouncilService
 
-    config = build_config(args)
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)  # loads torch + the model in a background thread, off the request path
@@ -107,4 +136,4 @@ def run(args: argparse.Namespace) -> int:
         library, config, sink, bridge=bridge, settings=settings,
         ranker_factory=(lambda: None) if args.no_embeddings else default_ranker))
     log.info("council sidecar ready: %d personas", len(library))
-    return exit_code(server.serve(sys.stdin.fileno(), proto_out))
+    return server.served()

@@ -14,7 +14,7 @@ from council.protocol.consult import ConsultParams, ConsultPlan, CouncilChoice, 
 from council.session.budget import max_calls
 from council.session.engine import Engine, NewSession, Plan
 from council.session.entities import Depth
-from council.session.prompts import session_language
+from council.session.language import session_language
 from council.words import t
 
 #: Debate cycles a consult may run at each depth (the sidecar's own cap still applies when lower).

@@ -67,6 +67,9 @@ def stage(event: dict[str, Any]) -> str | None:
         return t("consult.stage.cycle", cycle=event.get("cycle"))
     if kind == "votes.tallied":
         return t("consult.stage.tallied")
+    if kind == "answer.delta":  # the answer as it comes: each report holds all of it so far
+        text = one_line(str(event.get("text", "")))
+        return t("consult.stage.answer_so_far", text=text) if text else None
     if kind == "final.answer":
         return t("consult.stage.answer")
     return None

@@ -13,10 +13,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from council.camel import CamelModel
+from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD  # noqa: F401  (re-exported)
 from council.providers.base import ChatMessage
-
-COMPLETE_METHOD = "council/complete"
-COMPLETE_DELTA_METHOD = "council/completeDelta"
 
 CompleteFailureReason = Literal["model_unavailable", "no_consent", "model_failed"]
 

@@ -101,9 +101,13 @@ A malformed frame never leaves the sidecar alive and deaf. Whatever it is, the n
 
 1. `initialize`. Until it succeeds every other request gets -32002 (server not initialized) and notifications
    other than `exit` are dropped. Its params are checked (`capabilities` object, required; `processId` integer or
-   null, `clientInfo.name` string, `trace` `off`/`messages`/`verbose`; other LSP fields must have their LSP types);
-   bad ones get -32602 with `details.fields`, and `initialize` may be sent again. The result is
-   `{{"capabilities": {{}}, "serverInfo": {{"name": "council", "version": …}}}}`. A second `initialize` gets -32600.
+   null, `clientInfo.name` string, `trace` `off`/`messages`/`verbose`, `rootUri`/`rootPath`/`locale` strings,
+   each capability group an object, `workspaceFolders` a list of `{{uri, name}}`); bad ones get -32602 with
+   `details.fields`, and `initialize` may be sent again. What lies deeper in the capabilities is not checked (the
+   council uses none of it). The result is `{{"capabilities": {{}}, "serverInfo": {{"name": "council", "version":
+   …}}}}`, sent before the sidecar loads its server: the first requests after it wait for that (about a second). If
+   it cannot load (a broken persona file …), every request then gets -32603 with `details.reason` `not started`
+   and `details.cause`, `shutdown` answers null and the exit code is 1. A second `initialize` gets -32600.
 2. `initialized` (a notification; the sidecar does not wait for it).
 3. `council/*` requests, any number at once: each runs on its own. `$/cancelRequest` `{{"id": …}}` cancels one,
    which then answers -32800 unless it had already answered. `$/setTrace` and other `$/` notifications are ignored.

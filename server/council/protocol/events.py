@@ -22,6 +22,7 @@ from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
+from council.protocol.constants import EVENT_METHOD  # noqa: F401  (re-exported)
 from council.protocol.earlier import EarlierReason
 from council.protocol.language import ChatLabels
 from council.session.budget import CallPlan
@@ -37,8 +38,6 @@ from council.session.entities import (
 from council.session.grounds import EvidenceUse, Precedent
 from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.seating import FallbackReason, ModelChoice, Seating
-
-EVENT_METHOD = "council/event"
 
 
 class EventBase(CamelModel):
@@ -212,7 +211,20 @@ class VotesTallied(EventBase):
     tally: VoteTally
 
 
+class AnswerDelta(EventBase):
+    """The next piece of the council's answer as the chair writes it (``markdown``: the first piece starts with the
+    answer's heading, then the recommendation streams in). ``final.answer`` then carries only what the stream has
+    not shown; a provider that cannot stream gives one piece."""
+
+    type: Literal["answer.delta"] = "answer.delta"
+    text: str = Field(description="The recommendation so far, as plain text: all of it, not just this piece.")
+
+
 class FinalAnswer(EventBase):
+    """The council's answer, recorded. ``markdown`` is what ``answer.delta`` events have not shown yet (all of the
+    answer when none streamed, or when what streamed is not how the answer begins: a reply that had to be repaired,
+    an answer consolidated from the advisors' replies)."""
+
     type: Literal["final.answer"] = "final.answer"
     synthesis: CouncilSynthesis
 
@@ -313,6 +325,7 @@ Event = Annotated[
         | DebateLimitReached
         | OptionsProposed
         | VotesTallied
+        | AnswerDelta
         | FinalAnswer
         | FollowUpDelta
         | FollowUpAnswered

@@ -26,7 +26,7 @@ from council.protocol.consult import (
 )
 from council.protocol.earlier import EarlierSession
 from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
-from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
+from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_MODEL_SPECS, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
 from council.session.entities import (
@@ -68,7 +68,6 @@ class Reference(CamelModel):
     content: str = Field("", max_length=MAX_CONTEXT)
 
 
-MAX_MODEL_SPECS = 12  # `models`: one per seat at most (max_personas is 12)
 
 
 class SessionOptions(CamelModel):

@@ -2,7 +2,8 @@
 
 Selection order: the configured default → the client's own model (VS Code lends its chat model) → a local
 Ollama that answers on 127.0.0.1:11434 within ~300 ms (its first model) → the embedded SmolLM2.
-Provider modules are imported lazily by kind so optional dependencies stay optional.
+Provider modules are imported lazily by kind so optional dependencies stay optional, and httpx loads only when an
+HTTP provider (or the Ollama probe) is used.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from pydantic import ValidationError
 from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind
 from council.protocol.methods import ProviderInfo
 from council.providers.base import Provider, ProviderError, ProviderStatus
-from council.providers.ollama import list_models
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,12 @@ _CLASSES: dict[str, tuple[str, str]] = {
     "scripted": ("council.providers.scripted", "ScriptedProvider"),
     "client": ("council.providers.client", "ClientProvider"),
 }
+
+
+async def _list_models(url: str, timeout: float) -> Any:
+    from council.providers.ollama import list_models
+
+    return await list_models(url, timeout=timeout)
 
 
 def _provider_class(kind: str) -> Any:
@@ -80,7 +86,7 @@ async def choose_default(
         )
         return name, cfg, "the client offers its own chat model"
     if probe_ollama:
-        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
         if pulled:
             found = _configured_of_kind(config, "ollama")
             if found and found[1].model and found[1].model in pulled:
@@ -143,7 +149,7 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
     """One entry per configured provider, plus local Ollama and the embedded model, checked concurrently."""
     entries = list(config.providers.items())
     if not any(cfg.kind == "ollama" for _, cfg in entries):
-        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
         entries.append(
             (
                 "ollama",

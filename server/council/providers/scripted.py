@@ -11,7 +11,10 @@ name) and the cycle. A JSON script adds rules, first match wins::
                 "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client|…", "wrap": true,
                 "delay": 0.5, "times": 1}]}
 
-``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). ``times`` limits
+``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). A scripted
+PersonaReply with a vote (``option_id``) in the cycle that runs beside the options call, which asks whose
+recommendation the persona backs instead, backs the one the scripted moderator places under that option
+(:func:`backing`). ``times`` limits
 how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage then a good
 repair". ``error`` injects a fault as the HTTP providers report it (``overloaded`` is HTTP 529, ``unavailable``
 503, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404, ``connection`` a dropped connection,
@@ -33,7 +36,6 @@ from typing import Any
 import anyio
 
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.http_common import error_from_status
 
 if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
     from exceptiongroup import ExceptionGroup
@@ -52,6 +54,8 @@ _STATUS = {"overloaded": (529, "Overloaded"), "unavailable": (503, "Service Unav
 def fault(name: str) -> ProviderError:
     """The ProviderError a scripted ``error`` rule raises."""
     if name in _STATUS:
+        from council.providers.http_common import error_from_status  # httpx: only when a script asks for it
+
         status, said = _STATUS[name]
         return error_from_status("scripted", status, json.dumps({"error": {"message": said}}))
     if name == "connection":  # the server dropped the connection: it may answer the next request
@@ -137,6 +141,8 @@ class ScriptedProvider(Provider):
         reply = rule.get("reply")
         if reply is None:
             reply = auto_reply(request)
+        elif isinstance(reply, dict) and "backs" in (request.json_schema or {}).get("properties", {}):
+            reply = backing(reply, request)
         text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
         step = max(1, self.chunk)
         for i in range(0, len(text), step):
@@ -157,6 +163,8 @@ OPTION_LABELS = [("Staged approach", "Proceed in small, measured steps."),
                  ("Wait", "Postpone until more information is available."),
                  ("Third way", "A third course of action."), ("Fourth way", "A fourth course of action.")]
 _ADVISOR = re.compile(r"^- Advisor (\d+) (.*)$", re.MULTILINE)
+_PEER = re.compile(r"^- Advisor ([A-Z]) \[[^\]]*\]: (.*)$", re.MULTILINE)  # a peer in a persona's digest
+_OWN = re.compile(r"^Your previous position: (.*)$", re.MULTILINE)
 _PREFERS = re.compile(r"prefers option ([A-D])")
 _OUTCOME = re.compile(r"Outcome \(fixed by the rules\): (\w+)")
 AXES = ("assumptions", "applicability", "code_correctness", "realistic_newness", "overfitting", "implications")
@@ -170,14 +178,19 @@ def role_reply(who: str, schema: dict[str, Any]) -> dict[str, Any]:
             **{f"score_{axis}": 7.0 for axis in AXES}, "verdict": "APPROVE", "confidence_score": 0.8}
 
 
+def placed(recommendation: str) -> str:
+    """The option the scripted moderator places a recommendation under: X when it says "prefers option X", else B
+    for the Devil's Advocate's and A for everyone else's."""
+    said = _PREFERS.search(recommendation)
+    return said.group(1) if said else ("B" if "devil" in recommendation.lower() else "A")
+
+
 def options_reply(prompt: str) -> dict[str, Any]:
-    """Options with their supporters, read off the numbered recommendations in the moderator's prompt: an
-    advisor whose recommendation says "prefers option X" backs X; otherwise the Devil's Advocate backs B and
-    everyone else A (as many options as the letters used, at least two)."""
+    """Options with their supporters, read off the numbered recommendations in the moderator's prompt (each
+    :func:`placed`; as many options as the letters used, at least two)."""
     choice: dict[int, str] = {}
     for m in _ADVISOR.finditer(prompt):
-        said = _PREFERS.search(m.group(2))
-        choice[int(m.group(1))] = said.group(1) if said else ("B" if "devil" in m.group(2).lower() else "A")
+        choice[int(m.group(1))] = placed(m.group(2))
     count = max([2, *("ABCD".index(c) + 1 for c in choice.values())])
     return {"options": [{"label": label, "description": text,
                          "supporters": [n for n, c in choice.items() if c == "ABCD"[i]]}
@@ -217,6 +230,20 @@ def synthesis_reply(schema: dict[str, Any]) -> dict[str, Any]:
             "notes": [], **({"hinges": hinges} if "hinges" in schema.get("properties", {}) else {})}
 
 
+def backing(reply: dict[str, Any], request: CompletionRequest) -> dict[str, Any]:
+    """A reply scripted with a vote (``option_id``) for the cycle that runs beside the options call, which asks
+    whose recommendation the persona backs instead: its own when the scripted moderator places its previous
+    position under that option, else the first advisor's in its digest placed there, as a model voting so would."""
+    if "backs" in reply or "option_id" not in reply:
+        return {k: v for k, v in reply.items() if k != "option_id"} | {"backs": reply.get("backs", "own")}
+    prompt = request.messages[-1].content if request.messages else ""
+    option = reply["option_id"]
+    own = _OWN.search(prompt)
+    backs = "own" if own is not None and placed(own.group(1)) == option else next(
+        (m.group(1) for m in _PEER.finditer(prompt) if placed(m.group(2)) == option), "own")
+    return {k: v for k, v in reply.items() if k != "option_id"} | {"backs": backs}
+
+
 def auto_reply(request: CompletionRequest) -> dict[str, Any]:
     """A valid reply for the schema the request names, deterministic in purpose and cycle."""
     schema = request.json_schema or {}
@@ -245,6 +272,9 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
         reply["vote_confidence"] = 0.6 if contrarian else 0.8
         if options:  # debate cycles carry a vote: the Devil's Advocate takes the second option
             reply["option_id"] = options[1] if contrarian and len(options) > 1 else options[0]
+        elif "backs" in schema.get("properties", {}):  # beside the options call: each backs its own recommendation
+            reply["backs"] = "own"
+            reply.pop("option_id", None)
         else:  # the independent cycle: a recommendation (the moderator turns it into the first vote)
             for key in ("changed_position", "change_reason", "option_id"):
                 reply.pop(key, None)

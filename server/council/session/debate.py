@@ -1,10 +1,16 @@
 """Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
 
-``run_cycle`` runs one cycle and records it; ``resolve_cycle`` summarises it and says whether the council wants
-to stop. Cycle 1 is independent (no persona sees another); later cycles show anonymised peers' positions.
+``run_cycle`` runs one cycle and records it. Cycle 1 is independent (no persona sees another); later cycles show
+anonymised peers' positions. Cycle 2 may run :class:`Beside` the moderator's options call: its prompts need only
+the anonymised positions of cycle 1, each persona says whose recommendation it backs now (``backs``: its own or a
+peer's letter), and once the options and the first votes are in, the cycle is recorded and shown, each vote being
+the option the backed recommendation was placed under (:func:`backed_vote`; one placed under none abstains).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from string import ascii_uppercase
 
 import anyio
 
@@ -17,20 +23,22 @@ from council.session.failure import ModelFailure, malformed
 from council.session.grounds import EVIDENCE_TOOLS
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
-from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, persona_messages
+from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, peer_labels, persona_messages
 from council.session.runtime import SessionRuntime
 from council.session.seating import model_label
 from council.session.streaming import OrderedStream
 from council.words import speaking, t
 
-INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id")
+INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id", "backs")
+OWN = "own"  # ``backs``: the persona's own recommendation
 EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
 
 
-def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
+def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: bool = False) -> dict:
     """The PersonaReply schema at the session's depth. Cycle 1 is independent: no options to vote on and no
     position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
-    (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list."""
+    (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list, or,
+    ``backing`` (the cycle beside the options call), whose recommendation the persona backs."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
     overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
@@ -39,10 +47,13 @@ def persona_schema(session: ConversationSession, cycle: int = 2) -> dict:
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
+    if backing:
+        overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: max(1, len(session.personas) - 1)]]}
+        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("option_id", *omit)))
     if cycle <= 1 or not session.options:
         return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
     overrides["option_id"] = {"enum": [o.id for o in session.options]}
-    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
+    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("backs", *omit)))
 
 
 def _evidence_tools(schema: dict) -> dict:
@@ -88,9 +99,10 @@ COUNTERPOINTS_MISSING = ("as the Devil's Advocate, list your counterpoints in ri
                          "the others favour)")
 
 
-def _check_reply(persona: PersonaContract, option_ids: list[str]):
+def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: list[str] | None = None):
     """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
-    list, and a Devil's Advocate without counterpoints (seed 000: it always gives them)."""
+    list (or backing nobody on it), and a Devil's Advocate without counterpoints (seed 000: it always gives
+    them)."""
     def check(reply: PersonaReply) -> None:
         missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
         if missing:
@@ -99,74 +111,123 @@ def _check_reply(persona: PersonaContract, option_ids: list[str]):
             raise ParseFailure(COUNTERPOINTS_MISSING)
         if option_ids and reply.option_id.strip().upper() not in option_ids:
             raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
+        if backs_ids and reply.backs.strip() not in backs_ids:
+            raise ParseFailure(f"backs must be one of {', '.join(backs_ids)}")
     return check
 
 
+@dataclass
+class Beside:
+    """Runs a cycle beside the moderator's options call: the caller sets ``opened`` once the previous cycle is
+    concluded (its options and first votes recorded); until then the cycle's calls run but nothing is recorded or
+    shown."""
+
+    opened: anyio.Event = field(default_factory=anyio.Event)
+
+
 async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[str, PersonaContract],
-                    cycle: int) -> list[PersonaResponse]:
+                    cycle: int, beside: Beside | None = None) -> list[PersonaResponse]:
     """One debate cycle; cycle 0: a council of one answers alone (no discussion, no vote; an unusable reply is
-    returned, not kept, and the session waits for a retry)."""
+    returned, not kept, and the session waits for a retry). ``beside``: the cycle after the independent one, run
+    beside the options call (see :class:`Beside`)."""
     s = rt.session
-    alone = cycle == 0
     previous = latest_responses(s, cycle - 1) if cycle > 1 else []
-    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)} if not alone else {}
-    personas = s.personas
-    if not alone:
-        rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
-            session_id=s.session_id, cycle_number=cycle, participating_personas=personas,
-            exchange_starts=rt.clock(), topic=s.request_text[:200])))
-    order = [p.name for p in personas]
-    where = CycleRef(cycle_type="debate", number=cycle) if not alone else None  # one for all the cycle's turns
-    stream = OrderedStream(rt, order, cycle)
-    schema = persona_schema(s, cycle)
+    previous_votes = {v.persona: v for v in votes_of(s, cycle - 1)} if cycle else {}
+    order = [p.name for p in s.personas]
+    stream = OrderedStream(rt, order, cycle, held=beside is not None)
+    schema = persona_schema(s, cycle, backing=beside is not None)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
-    kept: list[PersonaResponse] = []
-    if alone:
-        rt.note("alone", persona=order[0])
-    else:
-        rt.note("thinking", cycle=cycle, count=len(personas))
-    for p in personas:
-        provider = pick(p.name)
-        rt.persona_started(p.name, cycle, provider.id, provider.model)
+    backs_ids = list(schema["properties"].get("backs", {}).get("enum", []))
+    kept: list[PersonaResponse] = []  # a council of one's unusable answer (returned, not recorded)
+    where = CycleRef(cycle_type="debate", number=cycle) if cycle else None  # one for all the cycle's turns
+    messages = {p.name: persona_messages(  # built now: a cycle beside the options call must not see them
+        contracts[p.name], s, schema, cycle, [x for x in previous if x.persona != p.name],
+        next((x for x in previous if x.persona == p.name), None), previous_votes) for p in s.personas}
+    if beside is None:
+        _begin(rt, pick, cycle)
 
     async def one(name: str) -> None:
-        contract = contracts[name]
-        participant = s.participant(name)
-        own = next((x for x in previous if x.persona == name), None)
-        peers = [x for x in previous if x.persona != name]
-
         async def on_delta(chunk: str) -> None:
             stream.delta(name, chunk)
 
-        spec = CallSpec(role=name, messages=persona_messages(contract, s, schema, cycle, peers, own,
-                                                             previous_votes),
-                        reply_model=PersonaReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contract, option_ids), soft_check=_soft_checks(s),
+        spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
+                        max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
+                        check=_check_reply(contracts[name], option_ids, backs_ids), soft_check=_soft_checks(s),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
-        response, vote = response_of(s, contract, cycle, outcome, option_ids, previous_votes.get(name))
+        response, vote = response_of(s, contracts[name], cycle, outcome, option_ids, previous_votes.get(name))
         answered = pick(name)  # after a fallback: the chat's model
         response.model = model_label(answered.id, answered.model)
-        content = response.note if response.abstained else response.position
-
-        def commit() -> None:
-            assert participant is not None
-            if alone and response.abstained:
-                kept.append(response)
-                return
-            kind = MessageType.CONCLUSION if alone else MessageType.DISCUSSION
-            turn = rt.turn(participant, kind, content, cycle=where, metadata={"abstained": response.abstained})
-            rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
-                                     turn=turn))
-            if vote is not None:
-                rt.record(r.VoteCast(at=rt.clock(), vote=vote))
-
-        stream.finish(name, commit)
+        stream.finish(name, lambda: _commit(rt, response, vote, kept, where, backing=beside is not None))
 
     async with anyio.create_task_group() as tg:
         for name in order:
             tg.start_soon(one, name)
+        if beside is not None:
+            await beside.opened.wait()
+            _begin(rt, pick, cycle)
+            stream.release()
     return kept or latest_responses(rt.session, cycle)
+
+
+def _begin(rt: SessionRuntime, pick: ProviderPicker, cycle: int) -> None:
+    """What a cycle records and says as it starts (a cycle beside the options call: once they are in)."""
+    s = rt.session
+    if cycle:
+        rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
+            session_id=s.session_id, cycle_number=cycle, participating_personas=s.personas,
+            exchange_starts=rt.clock(), topic=s.request_text[:200])))
+        rt.note("thinking", cycle=cycle, count=len(s.personas))
+    else:
+        rt.note("alone", persona=s.personas[0].name)
+    for p in s.personas:
+        provider = pick(p.name)
+        rt.persona_started(p.name, cycle, provider.id, provider.model)
+
+
+def _commit(rt: SessionRuntime, response: PersonaResponse, vote: Vote | None, kept: list[PersonaResponse],
+            where: CycleRef | None, *, backing: bool) -> None:
+    """Record one persona's contribution (and vote); ``backing``: the options are in now, so its vote is the option
+    of the recommendation it backs."""
+    s = rt.session
+    if backing:
+        response, vote = backed_vote(s, response)
+    alone = response.cycle == 0
+    if alone and response.abstained:
+        kept.append(response)
+        return
+    participant = s.participant(response.persona)
+    assert participant is not None
+    content = response.note if response.abstained else response.position
+    kind = MessageType.CONCLUSION if alone else MessageType.DISCUSSION
+    turn = rt.turn(participant, kind, content, cycle=where, metadata={"abstained": response.abstained})
+    rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
+                             turn=turn))
+    if vote is not None:
+        rt.record(r.VoteCast(at=rt.clock(), vote=vote))
+
+
+def backed_vote(s: ConversationSession, response: PersonaResponse) -> tuple[PersonaResponse, Vote | None]:
+    """A reply of the cycle beside the options call, once the first votes are in: its vote is the option the
+    recommendation it backs (its own, or the peer's its letter names) was placed under; a recommendation placed
+    under none gives no vote (nothing is guessed). Backing another option than its first vote is a change."""
+    if response.abstained:
+        return response, None
+    first = {v.persona: v.option_id for v in votes_of(s, response.cycle - 1)}
+    letters = {label.removeprefix("Advisor "): name for name, label in peer_labels(s, response.persona).items()}
+    backed = response.persona if response.backs.strip().lower() in (OWN, "") else letters.get(response.backs.strip())
+    option = first.get(backed or "")
+    if option is None:
+        return response, None
+    before = first.get(response.persona)
+    changed = response.changed_position or (before is not None and before != option)
+    response = response.model_copy(update={
+        "option_id": option, "changed_position": changed,
+        "conformity_flag": changed and not response.change_reason.strip()})
+    return response, Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
+                          rationale=response.change_reason.strip() or response.position,
+                          continue_debate=response.continue_debate, conclusion=response.position,
+                          cycle=response.cycle)
 
 
 def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, option_ids: list[str],

@@ -24,6 +24,7 @@ from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.routing import Selection, narrowed, select_personas
 from council.session import records as r
+from council.session.beside import options_beside_next_cycle
 from council.session.budget import BudgetCut, Shape, fit
 from council.session.calls import ProviderPicker
 from council.session.clarify_moves import ClarifyingMoves
@@ -292,10 +293,11 @@ class Engine(ClarifyingMoves):
         """Vote-first deliberation until a stop; then conclusions, tally and the final status.
 
         Cycle 1 is independent; the moderator then extracts options and places each recommendation under one,
-        which is that persona's first vote (one unplaced abstains). Strong agreement goes
-        straight to the answer; otherwise each further cycle shows anonymised peers' positions and votes, and
-        every reply carries a new vote. Convergence is judged from the votes after every round. Returns
-        ``"stalled"`` when every advisor failed: that cycle is dropped and the session waits for a retry.
+        which is that persona's first vote (one unplaced abstains), while cycle 2 already runs beside that call
+        (``council.session.beside``). Strong agreement goes straight to the answer; otherwise each further cycle
+        shows anonymised peers' positions (and votes, from cycle 3), and every reply carries a new vote.
+        Convergence is judged from the votes after every round. Returns ``"stalled"`` when every advisor failed:
+        that cycle is dropped and the session waits for a retry.
         """
         contracts = self.contracts(rt)
         if len(rt.session.personas) == 1:  # a council of one answers without debating itself
@@ -314,6 +316,16 @@ class Engine(ClarifyingMoves):
                 return "stalled"
             report_failures(rt, responses)
             if not votes_of(rt.session, cycle):  # the independent first cycle: options carry the first votes
+                if self._next_beside_options(rt):
+                    step = await options_beside_next_cycle(
+                        rt, pick, contracts, cycle, previous, conclude=self._conclude_cycle,
+                        gather=lambda done: gather_evidence(rt, done, self.evidence))
+                    if step is None:
+                        return "stalled"
+                    previous = step
+                    if rt.session.discussions[-1].stop_reason is not None:
+                        break
+                    continue
                 await propose_options(rt, pick)
             previous = self._conclude_cycle(rt, cycle, previous)
             if rt.session.discussions[-1].stop_reason is not None or rt.session.open_revisit is not None:
@@ -321,6 +333,13 @@ class Engine(ClarifyingMoves):
         conclude(rt)
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
         return None
+
+    def _next_beside_options(self, rt: SessionRuntime) -> bool:
+        """Whether the next cycle runs beside the options call: there is one (under the cap, in the stated plan)
+        and the options are still to come."""
+        s = rt.session
+        return (not s.options and s.open_revisit is None and s.debate_cycles + 1 <= s.cycle_limit
+                and can_afford_cycle(s))
 
     async def _alone(self, rt: SessionRuntime, pick: ProviderPicker,
                      contracts: dict[str, PersonaContract]) -> str | None:

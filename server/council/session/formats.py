@@ -30,6 +30,7 @@ HINTS: dict[str, dict[str, str]] = {
         "vote_confidence": "how sure you are of it",
         "continue_debate": "could more debate change your advice?",
         "option_id": "your vote",
+        "backs": "your vote: own (your recommendation) or the letter of the advisor whose recommendation you back",
         "change_reason": "if you changed: the argument that changed your mind, and whose",
         "evidence_requests": "what to look up in the user's workspace; every advisor sees the results next cycle "
                              "(empty if you need nothing)",
@@ -70,8 +71,8 @@ HINTS: dict[str, dict[str, str]] = {
     },
     "ChairReply": {"summary_reasoning": "two to four sentences"},
 }
-#: Keys a PersonaReply carries only once there are options to vote on.
-DEBATE_KEYS = ("option_id", "changed_position", "change_reason")
+#: Keys a PersonaReply carries only in debate cycles (a vote, a change of position).
+DEBATE_KEYS = ("option_id", "backs", "changed_position", "change_reason")
 HEAD = "Reply with one JSON object only, no prose or code fences. Its keys:"
 COMPACT_HEAD = "Reply with one JSON object with the keys {keys}, filled with your own content"
 

@@ -76,6 +76,8 @@ class PersonaReply(ModelReply):
     changed_position: bool = False
     change_reason: str = Field("", max_length=TEXT)
     option_id: str = Field("", max_length=2)
+    backs: str = Field("", max_length=8, description="In the cycle beside the options call, whose recommendation the "
+                                                    "persona backs: own, or a peer's letter (its vote is that one's).")
     vote_confidence: float = 0.5
     continue_debate: bool = True
     evidence_requests: list[EvidenceRequest] = Field(default_factory=list, max_length=10)

@@ -10,7 +10,6 @@ advisors ("Advisor 1/2/…") so it can say which recommendation each option stan
 
 from __future__ import annotations
 
-import re
 from string import ascii_uppercase
 from typing import Any
 
@@ -19,8 +18,8 @@ from council.providers.base import ChatMessage
 from council.session.entities import ConversationSession, Depth, QuestionStatus
 from council.session.formats import extra_block, format_block
 from council.session.grounds import EvidenceUse, tool_uses
+from council.session.language import detect_language, session_language  # noqa: F401  (re-exported)
 from council.session.outputs import PersonaResponse, Vote
-from council.words import DEFAULT, supported
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
 SOUL_BUDGET, FOCUS_BUDGET, RULES_BUDGET = 600, 450, 600  # a persona contract in the prompt
@@ -45,29 +44,6 @@ DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {
 }
 
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
-
-
-_WORD = re.compile(r"[^\W\d_]{3,}")  # a word of three letters or more
-MIN_WORDS = 2  # a question with fewer such words ("k8s vs ECS?", "1234") does not tell its language
-
-
-def detect_language(text: str) -> str:
-    """The question's language: ``ru`` when a good share of its letters are Cyrillic, else ``en``."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return "en"
-    cyrillic = sum(1 for c in letters if "\u0400" <= c <= "\u04ff")
-    return "ru" if cyrillic / len(letters) > 0.3 else "en"
-
-
-def session_language(text: str, asked: str | None = None, ui_language: str | None = None) -> str:
-    """The language a session writes in: the one asked for, else the question's, else the client's display
-    language when the question has too few words to tell, else English."""
-    if supported(asked):
-        return supported(asked) or DEFAULT
-    if len(_WORD.findall(text)) >= MIN_WORDS:
-        return detect_language(text)
-    return supported(ui_language) or DEFAULT
 
 
 def clip(text: str, limit: int) -> str:
@@ -263,6 +239,10 @@ DEBATE_RULES = (
 )
 
 
+BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set backs to own (your previous position) or "
+                "to the letter of the advisor whose recommendation you now support.")
+
+
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
@@ -281,6 +261,8 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
             user += f"\n\nYour previous position: {clip(own_previous.position, POSITION_BUDGET)}{voted}"
         if session.options:
             user += f"\n\nThe options on the table:\n{options_text(session)}"
+        elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
+            user += "\n\n" + BACKING_RULE
         user += "\n\n" + DEBATE_RULES
     extra = extra_block(schema)
     if extra:

@@ -2,8 +2,8 @@
 
 ``record`` is the only way state changes: it applies a journal record through the reducer, appends it to the
 journal and tells the observer. Everything else the session reports — progress notes, problems, the raw text of a
-persona (or of the moderator's answer to a follow-up) as it streams — goes to the observer as data; the observer
-(``council.narrator``) decides what people read.
+persona (or of the moderator's answer to a follow-up, or of the chair's answer) as it streams — goes to the
+observer as data; the observer (``council.narrator``) decides what people read.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ class SessionObserver(Protocol):
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None: ...
 
     def follow_up_text(self, rt: SessionRuntime, follow_up_id: str, chunk: str) -> None: ...
+
+    def answer_text(self, rt: SessionRuntime, stream_id: str, chunk: str) -> None: ...
 
 
 class SessionRuntime:
@@ -132,6 +134,10 @@ class SessionRuntime:
     def follow_up_text(self, follow_up_id: str, chunk: str) -> None:
         """The moderator's raw reply to a follow-up question, as it streams."""
         self._tell(self.observer.follow_up_text, self, follow_up_id, chunk)
+
+    def answer_text(self, stream_id: str, chunk: str) -> None:
+        """The chair's raw reply (the council's answer), as it streams; ``stream_id`` names one synthesis call."""
+        self._tell(self.observer.answer_text, self, stream_id, chunk)
 
     def _tell(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         try:

@@ -4,7 +4,8 @@ The chair model writes the recommendation, agreements, conflicts, risks and orde
 the session's assumptions the recommendation hinges on (``hinges``); if it fails, the answer is consolidated from
 the personas' own replies. Either way the assumptions, the dissent (always including the Devil's Advocate's), the
 Devil's Advocate's counterpoints among the risks (seed 000), the vote and what the debate changed come from the
-session itself, never from a model.
+session itself, never from a model. The chair's reply streams to the observer as it comes
+(``SessionRuntime.answer_text``), so the answer's first words reach the user before the call ends.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from council.personas.contract import PersonaContract
 from council.session.calls import CallSpec, ProviderPicker, call_structured
 from council.session.debate import latest_responses, votes_of
-from council.session.entities import ConversationSession
+from council.session.entities import ConversationSession, new_id
 from council.session.hinges import hinge_schema, hinges_of
 from council.session.outputs import CouncilSynthesis, PersonaResponse, SynthesisReply, reply_schema
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
@@ -118,9 +119,15 @@ async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
         "next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few, "risks_tradeoffs": {"maxItems": hi},
         "notes": {"maxItems": 3}}), s)
     rt.note("chair")
+    stream_id = new_id()
+
+    async def on_delta(chunk: str) -> None:
+        rt.answer_text(stream_id, chunk)
+
     outcome = await call_structured(rt, pick, CallSpec(
         role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
-        reply_model=SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3))
+        reply_model=SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3),
+        on_delta)
     reply = outcome.reply or consolidate(s, latest)
     notes = list(reply.notes)
     abstained = [x.persona for x in latest if x.abstained]

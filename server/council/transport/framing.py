@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from council.protocol.errors import INVALID_REQUEST, PARSE_ERROR
+from council.protocol.constants import INVALID_REQUEST, PARSE_ERROR
 from council.transport.jsonrpc import valid_id
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest body the sidecar reads (16 MiB); larger frames are refused

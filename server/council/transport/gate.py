@@ -11,6 +11,12 @@ its errors get the contract's data and its responses end the requests in flight.
   declared length ran past its JSON is refused (-32600, with its id when it is a request) and never runs.
 - Before ``initialize`` has answered every other request gets -32002 and every notification but ``exit`` is
   dropped. ``initialize`` params are checked (-32602 with field details); a second ``initialize`` gets -32600.
+- Built with ``load`` instead of a protocol (what ``council serve`` does), the gate answers ``initialize`` itself
+  (no LSP capabilities, the server's name and version) before pygls, lsprotocol and the service are even imported,
+  then calls ``load`` for them and runs pygls's own ``initialize`` with its answer kept back. Whatever arrived
+  meanwhile waits in the stdio loop's queue. If ``load`` fails (a broken persona file …), every later request is
+  answered with an internal error naming the cause (``details.reason`` ``not started``), ``shutdown`` with null,
+  and the exit code is 1.
 - From the arrival of ``shutdown`` every request gets -32600 and every notification but ``exit`` is dropped.
 - A request for a method with no registered feature (or for a notification method, sent with an id) gets
   -32601; a request id still in flight gets -32600; an unknown notification is ignored; a request method sent
@@ -26,14 +32,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-from pygls.protocol import JsonRPCProtocol
-
-from council.errors import from_pydantic
-from council.protocol.errors import METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
+from council import __version__
+from council.errors import ErrorCode, from_pydantic
+from council.protocol.constants import JSONRPC_CODES, METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
 from council.transport import lsp
 from council.transport.framing import Fault, Message
 from council.transport.jsonrpc import (
@@ -49,8 +54,10 @@ from council.transport.jsonrpc import (
     invalid,
     valid_id,
 )
-from council.transport.pygls_adapter import contract_error, structure
 from council.transport.stdio import FrameWriter
+
+if TYPE_CHECKING:
+    from pygls.protocol import JsonRPCProtocol
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +70,33 @@ class Phase(Enum):
     SHUTDOWN = "shutting down"
 
 
+@dataclass
+class Served:
+    """What the gate hands messages to: pygls's protocol, the registered features that are notifications, and what
+    closes the service when the client goes away without ``shutdown``."""
+
+    protocol: JsonRPCProtocol
+    notifications: frozenset[str] = frozenset()
+    teardown: Callable[[], Awaitable[None]] | None = None
+
+
+SERVER_NAME = "council"
+
+
 class Gate:
     """Checks each client message, refuses with the contract's errors, hands the rest to pygls."""
 
-    def __init__(self, protocol: JsonRPCProtocol, writer: FrameWriter, *, notifications: frozenset[str] = frozenset(),
-                 teardown: Callable[[], Awaitable[None]] | None = None) -> None:
+    def __init__(self, protocol: JsonRPCProtocol | None, writer: FrameWriter, *,
+                 notifications: frozenset[str] = frozenset(), teardown: Callable[[], Awaitable[None]] | None = None,
+                 load: Callable[[], Served] | None = None) -> None:
         """``notifications``: the registered features that are notifications; ``teardown`` closes the service when
-        the client goes away without ``shutdown``."""
-        self.protocol = protocol
+        the client goes away without ``shutdown``. Without ``protocol``, ``load`` gives all three once
+        ``initialize`` is answered."""
+        if protocol is None and load is None:
+            raise ValueError("a gate needs a protocol or a way to load one")
+        self.protocol: JsonRPCProtocol | None = None
+        self.load = load
+        self.failed: str | None = None  # why ``load`` failed
         self.writer = writer
         self.notifications = notifications
         self.teardown = teardown
@@ -82,9 +108,15 @@ class Gate:
         self._initializing: MsgId | None = None
         self._shutdown_id: MsgId | None = None
         self._shut_down = asyncio.Event()
-        protocol.set_writer(writer, include_headers=False)
+        self._muted: set[MsgId] = set()  # requests pygls runs whose answer the gate sent already (initialize)
         writer.outgoing = self._outgoing
         writer.on_broken = self.stop
+        if protocol is not None:
+            self._attach(Served(protocol, notifications, teardown))
+
+    def _attach(self, served: Served) -> None:
+        self.protocol, self.notifications, self.teardown = served.protocol, served.notifications, served.teardown
+        self.protocol.set_writer(self.writer, include_headers=False)
 
     # --- input ----------------------------------------------------------------------------------------------
     def receive(self, event: Message | Fault) -> None:
@@ -131,12 +163,43 @@ class Gate:
             self._refuse(req.id, refusal)
             return
         params = req.params
+        if req.method == lsp.INITIALIZE and self.protocol is None:
+            self._initialize_then_load(req)
+            return
+        if req.method == lsp.SHUTDOWN and self.protocol is None:  # it never started: nothing to shut down
+            self.phase, self._shutdown_id = Phase.SHUTDOWN, req.id
+            self.writer.send({"jsonrpc": "2.0", "id": req.id, "result": None})
+            self._shut_down.set()
+            return
         if req.method == lsp.INITIALIZE:
             self._initializing = req.id
         elif req.method == lsp.SHUTDOWN:
             self.phase, self._shutdown_id, params = Phase.SHUTDOWN, req.id, None  # shutdown takes no params
         self._in_flight.add(req.id)
         self._forward({"jsonrpc": "2.0", "id": req.id, "method": req.method, "params": params}, req.id)
+
+    def _initialize_then_load(self, req: Request) -> None:
+        """Answer ``initialize`` at once, then load pygls and the service and let pygls initialize quietly."""
+        assert self.load is not None
+        self.writer.send({"jsonrpc": "2.0", "id": req.id, "result": {
+            "capabilities": {}, "serverInfo": {"name": SERVER_NAME, "version": __version__}}})
+        self.phase = Phase.RUNNING
+        try:
+            served = self.load()
+        except Exception as exc:
+            log.exception("the sidecar could not start after initialize")
+            self.failed = f"{type(exc).__name__}: {exc}"[:2000]
+            return
+        self._attach(served)
+        from council.transport.pygls_adapter import structure
+
+        self._muted.add(req.id)  # pygls's own initialize (client capabilities, process id, workspace), unanswered
+        try:
+            served.protocol.handle_message(structure(served.protocol, {
+                "jsonrpc": "2.0", "id": req.id, "method": req.method, "params": req.params}))
+        except Exception as exc:  # pygls keeps its defaults (no client capabilities): the council needs none
+            self._muted.discard(req.id)
+            log.warning("pygls could not take the initialize params: %s", exc)
 
     def _refusal(self, req: Request) -> RpcError | None:
         method = req.method
@@ -147,6 +210,9 @@ class Gate:
         if self.phase is Phase.WAITING and method != lsp.INITIALIZE:
             return RpcError(SERVER_NOT_INITIALIZED, f"server not initialized: send initialize before {method}",
                             reason="not initialized", method=method)
+        if self.protocol is None and self.failed is not None and method != lsp.SHUTDOWN:
+            return RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], f"the sidecar could not start: {self.failed}",
+                            ErrorCode.INTERNAL, reason="not started", cause=self.failed)
         if not self._serves(method):
             if method in lsp.NOTIFICATIONS or method in self.notifications:
                 return RpcError(METHOD_NOT_FOUND, f"{method} is a notification: send it without an id",
@@ -161,15 +227,22 @@ class Gate:
         """A request pygls should run: the handshake's, or a registered feature that is not a notification."""
         if method in (lsp.INITIALIZE, lsp.SHUTDOWN):
             return True
-        return (method in self.protocol.fm.features and method not in self.notifications
+        return (self.protocol is not None and method in self.protocol.fm.features
+                and method not in self.notifications
                 and method not in lsp.NOTIFICATIONS)
 
     def _check_initialize(self, params: Any) -> RpcError | None:
-        try:
-            checked = lsp.InitializeParams.model_validate(params if params is not None else {})
-        except ValidationError as exc:
-            return RpcError.from_council(from_pydantic(exc, "initialize params"))
-        log.info("initialize from %s", checked.client_info.name[:100] if checked.client_info else "a client")
+        params = params if params is not None else {}
+        if not lsp.plainly_valid(params):  # the model decides, with field details (pydantic loads only here)
+            from pydantic import ValidationError
+
+            from council.transport.lsp_params import InitializeParams
+
+            try:
+                InitializeParams.model_validate(params)
+            except ValidationError as exc:
+                return RpcError.from_council(from_pydantic(exc, "initialize params"))
+        log.info("initialize from %s", (lsp.client_name(params) or "a client")[:100])
         return None
 
     def _notification(self, note: Notification) -> None:
@@ -202,12 +275,22 @@ class Gate:
         if resp.id in self._in_flight:
             log.warning("a response with the id of the client's own request %r in flight was dropped", resp.id)
             return
+        if self.protocol is None:
+            log.debug("a response to %r before the sidecar asked anything: dropped", resp.id)
+            return
         outcome = {"result": resp.result} if resp.error is None else {"error": resp.error}
         self._forward({"jsonrpc": "2.0", "id": resp.id, **outcome})
 
     # --- to pygls -------------------------------------------------------------------------------------------
     def _forward(self, message: dict[str, Any], request_id: MsgId | None = None) -> None:
         """Hand one checked message to pygls. A request whose LSP params pygls cannot read is refused here."""
+        if self.protocol is None:  # not loaded (it failed): nothing runs
+            if request_id is not None:
+                self._refuse(request_id, RpcError(SERVER_NOT_INITIALIZED, "the sidecar failed to start",
+                                                  reason="not started"))
+            return
+        from council.transport.pygls_adapter import structure
+
         try:
             structured = structure(self.protocol, message)
         except RpcError as err:
@@ -222,10 +305,18 @@ class Gate:
         except Exception:
             log.exception("pygls failed on %s", message.get("method", "a response"))
 
-    def _outgoing(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Every message pygls sends: its errors get the contract's data, its responses settle the bookkeeping."""
+    def _outgoing(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Every message pygls sends: its errors get the contract's data, its responses settle the bookkeeping; the
+        answer to a request the gate answered itself is not sent (None)."""
         if "method" not in message and "id" in message:
+            if message["id"] in self._muted:
+                self._muted.discard(message["id"])
+                if "error" in message:
+                    log.warning("pygls's own initialize failed after the gate answered it: %s", message["error"])
+                return None
             if "error" in message:
+                from council.transport.pygls_adapter import contract_error
+
                 message["error"] = contract_error(message["id"], message["error"])
             self._answered(message["id"], "error" not in message)
         return message
@@ -253,7 +344,7 @@ class Gate:
 
     async def close(self) -> int:
         """Let a pending ``shutdown`` answer, close the service if it never came, close the output; LSP's exit code:
-        0 after ``shutdown`` was answered, else 1."""
+        0 after ``shutdown`` was answered (1 when the sidecar never started), else 1."""
         self.stop()
         if self._shutdown_id is not None:
             try:
@@ -266,4 +357,4 @@ class Gate:
             except Exception as exc:
                 log.warning("closing the service at exit failed: %s", exc)
         self.writer.close()
-        return 0 if self._shut_down.is_set() else 1
+        return 0 if self._shut_down.is_set() and self.protocol is not None else 1

@@ -10,46 +10,45 @@ a request with its id, an invalid element its own error (id null when its id is 
 or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a malformed ``error``
 member is normalised to ``{code, message, data}`` before pygls sees it.
 
-:class:`RpcError` is every error the sidecar sends: a pygls :class:`~pygls.exceptions.JsonRpcException` (so a
-handler can raise it and pygls answers with it) whose ``data`` always has the contract's shape ``{code, message,
-details}``; ``council.transport.pygls_adapter`` gives that shape to the errors pygls builds itself.
+:class:`RpcError` is every error the sidecar sends, whose ``data`` always has the contract's shape ``{code, message,
+details}``. It is a plain exception, so this module (and the gate) load without pygls and lsprotocol, which the
+sidecar imports only once ``initialize`` is answered; ``council.transport.pygls_adapter`` has the subclass a handler
+raises for pygls to answer with, and gives the contract's shape to the errors pygls builds itself.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
-
-from pydantic_core import PydanticSerializationError
-from pygls.exceptions import JsonRpcException
 
 from council.encodable import encodable_value
 from council.errors import CouncilError, ErrorCode
-from council.present.errors import error_text
-from council.protocol.errors import (
-    INVALID_REQUEST,
-    JSONRPC_CODES,
-    ErrorData,
-)
+from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES
 
 MsgId = int | str
 
 
-class RpcError(JsonRpcException):
-    """A JSON-RPC error to answer with; ``data`` always has the contract's shape, so pygls answers a handler that
-    raises one with it as it is."""
+class RpcError(Exception):
+    """A JSON-RPC error to answer with; ``data`` always has the contract's shape, its text in ``language`` (None:
+    English), built when first read."""
 
     def __init__(self, code: int, message: str, kind: ErrorCode = ErrorCode.VALIDATION, /, **details: Any) -> None:
         # positional-only: a detail may itself be named `kind` (a provider problem's kind)
-        super().__init__(message=message, code=code, data=contract_data(kind, message, details))
+        Exception.__init__(self, message)  # not super(): pygls's JsonRpcException (HandlerError's) would set data None
+        self.code, self.message, self.kind, self.details = code, message, kind, details
+        self.language: str | None = None
 
     @classmethod
     def from_council(cls, err: CouncilError) -> RpcError:
         rpc = cls(JSONRPC_CODES[err.code], err.message, err.code, **err.details)
-        if err.language:  # the text in the session's language
-            rpc.data = contract_data(err.code, err.message, err.details, err.language)
+        rpc.language = err.language  # the text in the session's language
         return rpc
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        return contract_data(self.kind, self.message, self.details, self.language)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC ``error`` member."""
@@ -61,12 +60,15 @@ def contract_data(
 ) -> dict[str, Any]:
     """``{code, message, details, text}``: the text a person or an agent reads comes from
     :mod:`council.present.errors`, in ``language`` (None: English); details that are not JSON are dropped (the error
-    itself still goes)."""
+    itself still goes). Both are imported on the first error, not before ``initialize`` is answered."""
+    from council.present.errors import error_text
+    from council.protocol.errors import ErrorData
+
     try:
         text = error_text(kind.value, message, details, language)
         wire = ErrorData(code=kind, message=message, details=details, text=text).to_wire()
         json.dumps(wire, allow_nan=False)
-    except (TypeError, ValueError, PydanticSerializationError):
+    except (TypeError, ValueError):  # pydantic's serialization error is a ValueError
         return contract_data(kind, message, {"detailsDropped": True}, language)
     return wire
 

@@ -3,42 +3,64 @@
 pygls does the handshake itself (``initialize``, ``initialized``, ``shutdown``, ``$/cancelRequest``, ``$/setTrace``;
 the gate ends the process on ``exit``); the gate only decides what reaches it. ``initialize`` params are checked
 here, strictly and with field details (pygls's structuring would coerce ``{"name": 5}`` to ``"5"`` and report errors
-without fields). Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and
-ignored; a request whose method starts with ``$/`` is unknown (-32601), as LSP requires.
+without fields): by the pydantic model of ``council.transport.lsp_params``, except that params which are plainly
+valid — what clients send — are accepted by :func:`plainly_valid` without loading pydantic, so ``initialize`` is
+answered before the sidecar imports anything heavy.
+Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and ignored; a request
+whose method starts with ``$/`` is unknown (-32601), as LSP requires.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from lsprotocol.types import CANCEL_REQUEST, EXIT, INITIALIZE, INITIALIZED, LOG_TRACE, PROGRESS, SET_TRACE, SHUTDOWN
-from pydantic import ConfigDict, StrictInt, StrictStr
-
-from council.camel import CamelModel
-
-__all__ = ["CANCEL_REQUEST", "EXIT", "FORWARDED", "INITIALIZE", "NOTIFICATIONS", "SHUTDOWN", "InitializeParams"]
+INITIALIZE = "initialize"
+INITIALIZED = "initialized"
+SHUTDOWN = "shutdown"
+EXIT = "exit"
+CANCEL_REQUEST = "$/cancelRequest"
+SET_TRACE = "$/setTrace"
 
 # Notifications clients send routinely; they are not requests, so sending one with an id is a -32601.
-NOTIFICATIONS = frozenset({INITIALIZED, EXIT, CANCEL_REQUEST, SET_TRACE, LOG_TRACE, PROGRESS})
+NOTIFICATIONS = frozenset({INITIALIZED, EXIT, CANCEL_REQUEST, SET_TRACE, "$/logTrace", "$/progress"})
 # The LSP notifications pygls is given as they come ($/cancelRequest only for a request in flight; exit never).
 FORWARDED = frozenset({INITIALIZED, SET_TRACE})
 
+TRACE_VALUES = (None, "off", "messages", "verbose")
+CAPABILITY_GROUPS = ("workspace", "textDocument", "notebookDocument", "window", "general")
+# The model's snake_case field names (it accepts them too): params using one go to the model.
+_SNAKE_NAMES = frozenset({"process_id", "client_info", "root_path", "root_uri", "initialization_options",
+                          "workspace_folders", "text_document", "notebook_document"})
 
-class ClientInfo(CamelModel):
-    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
 
-    name: StrictStr
-    version: StrictStr | None = None
+def plainly_valid(params: Any) -> bool:
+    """True only when ``lsp_params.InitializeParams`` certainly accepts ``params`` (exact JSON types, camelCase
+    names); False means "let the model decide", which accepts or says what is wrong, field by field."""
+    if not isinstance(params, dict) or _SNAKE_NAMES & params.keys():
+        return False
+    info, caps, folders = params.get("clientInfo"), params.get("capabilities"), params.get("workspaceFolders")
+    return (isinstance(caps, dict) and not _SNAKE_NAMES & caps.keys()
+            and all(caps.get(group) is None or isinstance(caps[group], dict) for group in CAPABILITY_GROUPS)
+            and _int_or_none(params.get("processId"))
+            and all(_str_or_none(params.get(key)) for key in ("rootUri", "rootPath", "locale"))
+            and params.get("trace") in TRACE_VALUES
+            and (info is None or (isinstance(info, dict) and type(info.get("name")) is str
+                                  and _str_or_none(info.get("version"))))
+            and (folders is None or (isinstance(folders, list) and all(
+                isinstance(f, dict) and type(f.get("uri")) is str and type(f.get("name")) is str
+                for f in folders))))
 
 
-class InitializeParams(CamelModel):
-    """What the gate checks of ``initialize`` params (LSP's other fields are accepted and left to pygls)."""
+def client_name(params: Any) -> str | None:
+    """The client's name from checked params."""
+    info = params.get("clientInfo") or params.get("client_info") if isinstance(params, dict) else None
+    name = info.get("name") if isinstance(info, dict) else None
+    return name if isinstance(name, str) else None
 
-    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
 
-    process_id: StrictInt | None = None
-    client_info: ClientInfo | None = None
-    capabilities: dict[str, Any]
-    root_uri: StrictStr | None = None
-    initialization_options: Any = None
-    trace: Literal["off", "messages", "verbose"] | None = None
+def _int_or_none(value: Any) -> bool:
+    return value is None or type(value) is int
+
+
+def _str_or_none(value: Any) -> bool:
+    return value is None or type(value) is str

@@ -12,7 +12,11 @@ Only pygls's public API is used: ``LanguageServer`` with ``converter_factory``, 
   reads every message pygls sends: :func:`contract_error` gives pygls's errors the contract's data, and the gate
   hears each response (in-flight ids, the end of ``initialize`` and ``shutdown``).
 - pygls always advertises text-document sync (its built-in document features): :func:`raw_converter` writes the
-  ``initialize`` result with no capabilities, since the sidecar serves no documents.
+  ``initialize`` result with no capabilities, since the sidecar serves no documents. ``council serve`` answers
+  ``initialize`` in the gate before pygls is imported; pygls then runs its own ``initialize`` (client capabilities,
+  process id, workspace) and the gate does not send that second answer.
+- A handler's error must be a pygls ``JsonRpcException`` for pygls to answer with it: :class:`HandlerError` is the
+  transport's :class:`~council.transport.jsonrpc.RpcError` as one (``RpcError`` itself stays free of pygls).
 - pygls cannot cancel a request it sent: ``council.server`` sends ``$/cancelRequest`` itself and leaves pygls's
   future to the client's answer (cancelling it would make a late answer raise ``InvalidStateError``).
 - pygls's ``exit`` calls ``sys.exit``: the gate never hands it over, closes the output and returns LSP's code itself.
@@ -40,12 +44,16 @@ from pygls.protocol import (
 )
 
 from council.errors import ErrorCode
-from council.protocol.errors import INVALID_REQUEST, JSONRPC_CODES, METHOD_NOT_FOUND, REQUEST_CANCELLED
+from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES, METHOD_NOT_FOUND, REQUEST_CANCELLED
 from council.transport.jsonrpc import MsgId, RpcError, invalid
 
 log = logging.getLogger(__name__)
 
 _GENERIC = (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage)
+
+
+class HandlerError(RpcError, JsonRpcException):
+    """An :class:`RpcError` a handler raises: pygls answers with its code, message and contract data."""
 
 
 def raw_converter() -> Converter:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from council.errors import ErrorCode
-from council.protocol.errors import JSONRPC_CODES
+from council.protocol.constants import JSONRPC_CODES
 from council.stdin_pump import pump
 from council.transport.framing import FrameReader, encode_frame
 from council.transport.jsonrpc import RpcError
@@ -44,10 +44,12 @@ class FrameWriter:
         self.stream = stream
         self.closed = False
         self.on_broken: Callable[[], None] = lambda: None
-        self.outgoing: Callable[[dict[str, Any]], dict[str, Any]] = lambda message: message
+        self.outgoing: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda message: message  # None: not sent
 
     def write(self, body: bytes) -> None:
-        self.send(self.outgoing(json.loads(body)))  # seen by the gate even when closed; NaN is refused by send
+        message = self.outgoing(json.loads(body))  # seen by the gate even when closed; NaN is refused by send
+        if message is not None:
+            self.send(message)
 
     def send(self, message: dict[str, Any]) -> None:
         """Frame and write ``message``. One that cannot be JSON (never expected: every value the gate echoes came

@@ -22,6 +22,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "consult.stage.options": "The moderator put {options} to the vote.",
     "consult.stage.cycle": "Cycle {cycle} done.",
     "consult.stage.tallied": "Votes tallied.",
+    "consult.stage.answer_so_far": "The council's answer so far: {text}",
     "consult.stage.answer": "The chair wrote the synthesis.",
     "consult.stage.answered": "{persona} answered (cycle {cycle}).",
     "consult.stage.failed": "{persona} could not answer (cycle {cycle}): {cause}.",

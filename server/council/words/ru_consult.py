@@ -23,6 +23,7 @@ WORDS: dict[str, str | tuple[str, ...]] = {
     "consult.stage.options": "Модератор поставил на голосование: {options}.",
     "consult.stage.cycle": "Цикл {cycle} завершён.",
     "consult.stage.tallied": "Голоса подсчитаны.",
+    "consult.stage.answer_so_far": "Ответ совета на сейчас: {text}",
     "consult.stage.answer": "Председатель написал итог.",
     "consult.stage.answered": "{persona} ответил(а) (цикл {cycle}).",
     "consult.stage.failed": "{persona} не смог(ла) ответить (цикл {cycle}): {cause}.",

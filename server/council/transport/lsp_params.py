@@ -1,0 +1,59 @@
+"""The ``initialize`` params as the gate checks them when they are not plainly valid (``lsp.plainly_valid``):
+strict types and field details, for the fields the council reads and the shape of LSP's top-level fields (each
+client capability group an object, workspace folders a list of ``{uri, name}``). What lies deeper in the
+capabilities is pygls's to read once it has loaded (after the answer); the council uses none of it.
+
+Apart from ``council.transport.lsp`` so that pydantic is imported only for params that need the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, StrictInt, StrictStr
+
+from council.camel import CamelModel
+
+
+class ClientInfo(CamelModel):
+    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
+
+    name: StrictStr
+    version: StrictStr | None = None
+
+
+class WorkspaceFolder(CamelModel):
+    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
+
+    uri: StrictStr
+    name: StrictStr
+
+
+Group = dict[str, Any] | None  # one group of client capabilities: an object (its members are pygls's to read)
+
+
+class ClientCapabilities(CamelModel):
+    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
+
+    workspace: Group = None
+    text_document: Group = None
+    notebook_document: Group = None
+    window: Group = None
+    general: Group = None
+    experimental: Any = None
+
+
+class InitializeParams(CamelModel):
+    """What the gate checks of ``initialize`` params (LSP's other fields are accepted and left to pygls)."""
+
+    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
+
+    process_id: StrictInt | None = None
+    client_info: ClientInfo | None = None
+    locale: StrictStr | None = None
+    root_path: StrictStr | None = None
+    root_uri: StrictStr | None = None
+    capabilities: ClientCapabilities
+    initialization_options: Any = None
+    trace: Literal["off", "messages", "verbose"] | None = None
+    workspace_folders: list[WorkspaceFolder] | None = None
