@@ -7,6 +7,8 @@
  * user allows it (Manage Language Model Access): VS Code then says it may be used, and that wins.
  */
 import * as vscode from 'vscode';
+import type { CouncilSettings } from './settings';
+import { usesChatModel } from './settings';
 import type { ClientCapabilities, ClientModel } from './wire';
 import { LIMITS } from './wire';
 
@@ -135,4 +137,34 @@ export class ChatModels {
 /** A LanguageModelError saying the user did not allow Council to use the model. */
 export function isNoPermissions(err: unknown): boolean {
   return err instanceof vscode.LanguageModelError && err.code === vscode.LanguageModelError.NoPermissions.name;
+}
+
+export interface ModelChoice {
+  model: vscode.LanguageModelChat | undefined;
+  notice?: string;
+}
+
+/** Which model serves this turn: the chat's model when the settings and consent allow it. */
+export function chooseModel(
+  request: vscode.ChatRequest,
+  settings: CouncilSettings,
+  access: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'> | undefined,
+): ModelChoice {
+  if (!usesChatModel(settings)) return { model: undefined };
+  const model = (request as Partial<vscode.ChatRequest>).model;
+  if (!model) {
+    return {
+      model: undefined,
+      notice: '> ℹ️ No chat model is selected, so the council uses its configured provider (`council.http.*`).\n\n',
+    };
+  }
+  if (access?.canSendRequest(model) === false) {
+    return {
+      model: undefined,
+      notice:
+        `> ℹ️ Council has no permission to use **${model.name}**, so the council uses its configured provider ` +
+        '(`council.http.*`). Allow it with **Manage Language Model Access**.\n\n',
+    };
+  }
+  return { model };
 }

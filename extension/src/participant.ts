@@ -14,7 +14,7 @@ import type { ReferenceReader } from './references';
 import { collectReferences } from './references';
 import type { SessionKeeper } from './keeper';
 import type { ChatModels } from './models';
-import { clientCapabilities } from './models';
+import { chooseModel, clientCapabilities } from './models';
 import { OutgoingTurn } from './outgoing';
 import type { RecoveryHooks } from './recovery';
 import { openTranscript } from './transcript';
@@ -24,7 +24,7 @@ import type { TurnState } from './render';
 import { NOTES, WORDS } from './notes';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
-import { sessionOptions, usesChatModel } from './settings';
+import { sessionOptions } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
 import type { Awaiting, ChatLabels, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
@@ -97,36 +97,6 @@ export function sessionIdFromHistory(history: readonly HistoryItem[]): string | 
   return metadataFromHistory(history, true)?.sessionId;
 }
 
-export interface ModelChoice {
-  model: vscode.LanguageModelChat | undefined;
-  notice?: string;
-}
-
-/** Which model serves this turn: the chat's model when the settings and consent allow it. */
-export function chooseModel(
-  request: vscode.ChatRequest,
-  settings: CouncilSettings,
-  access: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'> | undefined,
-): ModelChoice {
-  if (!usesChatModel(settings)) return { model: undefined };
-  const model = (request as Partial<vscode.ChatRequest>).model;
-  if (!model) {
-    return {
-      model: undefined,
-      notice: '> ℹ️ No chat model is selected, so the council uses its configured provider (`council.http.*`).\n\n',
-    };
-  }
-  if (access?.canSendRequest(model) === false) {
-    return {
-      model: undefined,
-      notice:
-        `> ℹ️ Council has no permission to use **${model.name}**, so the council uses its configured provider ` +
-        '(`council.http.*`). Allow it with **Manage Language Model Access**.\n\n',
-    };
-  }
-  return { model };
-}
-
 export interface ParticipantDeps {
   client: CouncilClient;
   turns: TurnRegistry<vscode.LanguageModelChat>;
@@ -151,7 +121,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
       const shown = await showTranscript(deps.client, sessionIdFromHistory(context.history), stream, token);
       return !previous && shown.metadata ? { metadata: { newQuestion: true } } : shown; // still awaiting a new question
     }
-    if (request.command === 'review') return reviewTurn(deps, request, stream, token, chooseModel);
+    if (request.command === 'review') return reviewTurn(deps, request, stream, token);
     if (!request.prompt.trim() && command === 'new') {
       stream.markdown(WORDS.newQuestion()); // the question typed next starts a session, not a follow-up of this one
       return { metadata: { newQuestion: true } };

@@ -14,7 +14,7 @@ import { handleError, isCancellation } from './errors';
 import type { Changes, GitRun } from './git';
 import { GitProblem, readChanges } from './git';
 import { log } from './log';
-import type { ModelChoice } from './participant';
+import { chooseModel } from './models';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import type { TurnRegistry } from './turns';
@@ -148,8 +148,6 @@ export interface ReviewDeps {
  * conversation's session), at most the error. */
 export type ReviewChatResult = Pick<vscode.ChatResult, 'errorDetails'>;
 
-type ChooseModel = (request: vscode.ChatRequest, settings: CouncilSettings, access: ReviewDeps['access']) => ModelChoice;
-
 /** The changes to review, or undefined after saying plainly why there are none. */
 async function changesToReview(deps: ReviewDeps, folder: string, staged: boolean, stream: vscode.ChatResponseStream): Promise<Changes | undefined> {
   try {
@@ -170,7 +168,6 @@ export async function reviewTurn(
   request: vscode.ChatRequest,
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
-  chooseModel: ChooseModel,
 ): Promise<ReviewChatResult> {
   const folder = reviewFolder();
   if (!folder) {

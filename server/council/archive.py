@@ -9,6 +9,8 @@ the turn. :meth:`Archive.decisions` answers the memory's query tool.
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,11 +20,27 @@ from council.config import CouncilConfig
 from council.errors import CouncilError, ErrorCode, validation_error
 from council.memory import MemoryRefused, MemoryStore, SessionMemory
 from council.present import decisions as words
+from council.present.transcript import transcript
 from council.protocol.decisions import DecisionsParams, DecisionsResult
 from council.session.entities import ConversationSession, SessionStatus
-from council.transcripts import write_transcript
+from council.transcripts import transcript_name
 
 log = logging.getLogger(__name__)
+
+
+def write_transcript(folder: Path, session: ConversationSession) -> Path:
+    """Write (or rewrite) the session's transcript in ``folder``; returns the file's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / transcript_name(session.created_at, session.request_text, session.session_id)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".council-", suffix=".md.tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(transcript(session))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 class Archive:

@@ -29,10 +29,11 @@ from council.protocol.completion import CompleteFailureReason, CompleteParams, C
 from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
+from council.transport.framing import FrameWriter
 from council.transport.gate import Gate, Served
 from council.transport.jsonrpc import RpcError
 from council.transport.pygls_adapter import HandlerError, raw_converter
-from council.transport.stdio import FrameWriter, serve_stdio
+from council.transport.stdio import serve_stdio
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 ``council.transcripts.directory`` pass on).
 
 The file name is stable for a session — its start time, the first words of the question and the session id — so a
-follow-up or a re-opened debate rewrites the same file. Files are written whole (a temporary file, then a rename).
+follow-up or a re-opened debate rewrites the same file (:func:`council.archive.write_transcript` writes it whole).
 :func:`folder_problem` says up front when the folder cannot take them (a file in its place, or a place nobody may
 write), so ``council ask --transcript`` refuses before any model call and ``council serve`` logs it at start.
 """
@@ -16,10 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from council.session.entities import ConversationSession
+from typing import Literal
 
 SLUG_CHARS = 48
 
@@ -30,23 +27,6 @@ def transcript_name(created_at: datetime, request_text: str, session_id: str) ->
     slug = words[:SLUG_CHARS].rstrip("-_") or "session"
     safe_id = re.sub(r"[^A-Za-z0-9]", "", session_id)[:8] or "session"
     return f"{created_at:%Y%m%d-%H%M%S}-{slug}-{safe_id}.md"
-
-
-def write_transcript(folder: Path, session: ConversationSession) -> Path:
-    """Write (or rewrite) the session's transcript in ``folder``; returns the file's path."""
-    from council.present.transcript import transcript  # imported here: folder_problem runs before anything heavy
-
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / transcript_name(session.created_at, session.request_text, session.session_id)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".council-", suffix=".md.tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(transcript(session))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from pathlib import Path
 from evidence_helpers import NO_QUESTIONS, asking
 
 from council import archive
+from council.archive import write_transcript
 from council.memory import MemoryStore
 from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.entities import SessionSettings
 from council.session.entities import SessionStatus as S
-from council.transcripts import write_transcript
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 SETTINGS = SessionSettings(min_cycles=2, max_cycles=2)

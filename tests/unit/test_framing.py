@@ -9,9 +9,8 @@ import random
 
 import pytest
 
-from council.transport.framing import MAX_MESSAGE_BYTES, Fault, FrameReader, Message, encode_frame
+from council.transport.framing import MAX_MESSAGE_BYTES, Fault, FrameReader, FrameWriter, Message, encode_frame
 from council.transport.jsonrpc import Dropped, Invalid, Notification, Request, Response, classify
-from council.transport.stdio import FrameWriter
 
 
 def frame(value: object, header: bytes = b"Content-Length: %d\r\n\r\n", length: int | None = None) -> bytes:

@@ -11,9 +11,8 @@ import anyio
 
 from council.protocol.completion import CompleteParams, CompleteResult
 from council.server import ClientBridge, CouncilServer
-from council.transport.framing import FrameReader, Message
+from council.transport.framing import FrameReader, FrameWriter, Message
 from council.transport.gate import Gate
-from council.transport.stdio import FrameWriter
 
 
 def params(stream_id: str) -> CompleteParams:

@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
     from council.logs import setup_logging
 
     setup_logging(args.log_level)
+    from council.transport.framing import FrameWriter
     from council.transport.gate import Gate
-    from council.transport.stdio import FrameWriter, serve_stdio
+    from council.transport.stdio import serve_stdio
 
     if args.transcript_dir:
         check_transcript_dir(Path(args.transcript_dir).expanduser().resolve())

@@ -26,12 +26,17 @@ quiet until a header block parses again.
 from __future__ import annotations
 
 import json
+import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
-from council.protocol.constants import INVALID_REQUEST, PARSE_ERROR
-from council.transport.jsonrpc import valid_id
+from council.errors import ErrorCode
+from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES, PARSE_ERROR
+from council.transport.jsonrpc import RpcError, valid_id
+
+log = logging.getLogger("council.serve")
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest body the sidecar reads (16 MiB); larger frames are refused
 MAX_HEADER_BYTES = 8 * 1024  # a whole header block; longer is junk
@@ -346,3 +351,59 @@ class FrameReader:
             return None
         self._quiet = True
         return Fault(PARSE_ERROR, message, {"reason": reason, "received": _excerpt(seen)})
+
+
+class FrameWriter:
+    """The protocol stdout, as pygls's writer (``write(body)``: a message pygls serialised, decoded and handed to
+    ``outgoing``, the gate's look at it) and the gate's (``send(message)``); both frame with ``encode_frame``. A failed
+    write marks it broken, logs one line and calls ``on_broken``; later writes and writes after ``close`` are
+    dropped."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.closed = False
+        self.on_broken: Callable[[], None] = lambda: None
+        self.outgoing: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda message: message  # None: not sent
+
+    def write(self, body: bytes) -> None:
+        message = self.outgoing(json.loads(body))  # seen by the gate even when closed; NaN is refused by send
+        if message is not None:
+            self.send(message)
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Frame and write ``message``. One that cannot be JSON (never expected: every value the gate echoes came
+        from JSON) is not lost silently: a response still settles its request, as an internal error."""
+        if self.closed:
+            return
+        try:
+            data = encode_frame(message)
+        except (TypeError, ValueError, RecursionError) as exc:
+            log.error("council serve: an outgoing message could not be encoded (%s)", exc)
+            if "id" not in message or "method" in message:
+                return
+            error = RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], "the response could not be encoded", ErrorCode.INTERNAL)
+            data = encode_frame({"jsonrpc": "2.0", "id": message["id"], "error": error.to_wire()})
+        self._write_all(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                self.stream.close()
+            except OSError:
+                pass
+
+    def _write_all(self, data: bytes) -> None:
+        """All of ``data`` (a raw stream may take it in parts), then flush."""
+        view = memoryview(data)
+        try:
+            while view:
+                written = self.stream.write(view)
+                if written is None:
+                    raise BlockingIOError("stdout is non-blocking and full")
+                view = view[written:]
+            self.stream.flush()
+        except OSError as exc:
+            self.closed = True
+            log.error("council serve: writing to the client failed (%s); exiting", exc)
+            self.on_broken()

@@ -40,7 +40,7 @@ from council import __version__
 from council.errors import ErrorCode, from_pydantic
 from council.protocol.constants import JSONRPC_CODES, METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
 from council.transport import lsp
-from council.transport.framing import Fault, Message
+from council.transport.framing import Fault, FrameWriter, Message
 from council.transport.jsonrpc import (
     Dropped,
     Envelope,
@@ -54,7 +54,6 @@ from council.transport.jsonrpc import (
     invalid,
     valid_id,
 )
-from council.transport.stdio import FrameWriter
 
 if TYPE_CHECKING:
     from pygls.protocol import JsonRPCProtocol

@@ -3,27 +3,23 @@
 A daemon thread blocks in ``os.read`` on stdin (pipes, files and consoles, on every OS) and hands chunks to the
 event loop with back-pressure (at most :data:`QUEUE_CHUNKS` unread chunks), so a flood costs bounded memory; the
 loop frames them (:class:`~council.transport.framing.FrameReader`) and gives each event to the
-:class:`~council.transport.gate.Gate`. Output goes through one :class:`FrameWriter`, pygls's writer as well as the
-gate's: each frame is written whole and synchronously. When input stops inside a body for :data:`STALL_SECONDS`,
-the reader checks whether the declared length was simply too long (``FrameReader.stalled``). The server stops on
-``exit``, at the end of input or when stdout breaks; input that ends inside a frame is reported on stderr. The
-result is the process exit code: 0 after ``shutdown``, else 1 (LSP's rule, applied by the gate).
+:class:`~council.transport.gate.Gate`. Output goes through one :class:`~council.transport.framing.FrameWriter`,
+pygls's writer as well as the gate's: each frame is written whole and synchronously. When input stops inside a body
+for :data:`STALL_SECONDS`, the reader checks whether the declared length was simply too long
+(``FrameReader.stalled``). The server stops on ``exit``, at the end of input or when stdout breaks; input that ends
+inside a frame is reported on stderr. The result is the process exit code: 0 after ``shutdown``, else 1 (LSP's rule,
+applied by the gate).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING
 
-from council.errors import ErrorCode
-from council.protocol.constants import JSONRPC_CODES
 from council.stdin_pump import pump
-from council.transport.framing import FrameReader, encode_frame
-from council.transport.jsonrpc import RpcError
+from council.transport.framing import FrameReader
 
 if TYPE_CHECKING:
     from council.transport.gate import Gate
@@ -32,62 +28,6 @@ log = logging.getLogger("council.serve")
 
 QUEUE_CHUNKS = 4
 STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the declared length was too long
-
-
-class FrameWriter:
-    """The protocol stdout, as pygls's writer (``write(body)``: a message pygls serialised, decoded and handed to
-    ``outgoing``, the gate's look at it) and the gate's (``send(message)``); both frame with ``encode_frame``. A failed
-    write marks it broken, logs one line and calls ``on_broken``; later writes and writes after ``close`` are
-    dropped."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self.stream = stream
-        self.closed = False
-        self.on_broken: Callable[[], None] = lambda: None
-        self.outgoing: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda message: message  # None: not sent
-
-    def write(self, body: bytes) -> None:
-        message = self.outgoing(json.loads(body))  # seen by the gate even when closed; NaN is refused by send
-        if message is not None:
-            self.send(message)
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Frame and write ``message``. One that cannot be JSON (never expected: every value the gate echoes came
-        from JSON) is not lost silently: a response still settles its request, as an internal error."""
-        if self.closed:
-            return
-        try:
-            data = encode_frame(message)
-        except (TypeError, ValueError, RecursionError) as exc:
-            log.error("council serve: an outgoing message could not be encoded (%s)", exc)
-            if "id" not in message or "method" in message:
-                return
-            error = RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], "the response could not be encoded", ErrorCode.INTERNAL)
-            data = encode_frame({"jsonrpc": "2.0", "id": message["id"], "error": error.to_wire()})
-        self._write_all(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            try:
-                self.stream.close()
-            except OSError:
-                pass
-
-    def _write_all(self, data: bytes) -> None:
-        """All of ``data`` (a raw stream may take it in parts), then flush."""
-        view = memoryview(data)
-        try:
-            while view:
-                written = self.stream.write(view)
-                if written is None:
-                    raise BlockingIOError("stdout is non-blocking and full")
-                view = view[written:]
-            self.stream.flush()
-        except OSError as exc:
-            self.closed = True
-            log.error("council serve: writing to the client failed (%s); exiting", exc)
-            self.on_broken()
 
 
 def serve_stdio(gate: Gate, stdin_fd: int) -> int:
