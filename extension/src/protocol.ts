@@ -1,6 +1,6 @@
 /**
  * Runtime checks of what arrives from the sidecar. The wire types themselves are generated into wire.ts from the
- * Python models (`python -m council.protocol.tsgen`); nothing here restates them.
+ * Python models (`python -m tools.tsgen`); nothing here restates them.
  */
 import type { CouncilEvent, ErrorData, EventBase } from './wire';
 import { EVENT_TYPES, JSONRPC_CODES } from './wire';

@@ -1,12 +1,13 @@
 """The VS Code extension's agent-mode tools carry exactly the MCP tools' names, titles, descriptions and input
-schemas (package.json is written by ``python -m council.mcpserver.tools``), and appear only when selected."""
+schemas (package.json is written by ``python -m tools.lmtools``), and appear only when selected."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from council.mcpserver.tools import AGENT_TOOLS_WHEN, TOOLS, input_schema, sync_package_json
+from council.mcpserver.tools import TOOLS, input_schema
+from tools.lmtools import AGENT_TOOLS_WHEN, sync_package_json
 
 PACKAGE = Path(__file__).resolve().parents[2] / "package.json"
 

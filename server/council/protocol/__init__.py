@@ -1,6 +1,6 @@
 """The wire contract: every JSON-RPC method, event and error the sidecar, the extension and the CLI speak.
 
-This package is the single source of truth; ``docs/protocol.md`` (``python -m council.protocol.docgen``) and the
+This package is the single source of truth; ``docs/protocol.md`` (``python -m tools.docgen``) and the
 extension's TypeScript types are generated from it. It builds on the session domain's entities; the domain never
 imports it.
 """
