@@ -167,7 +167,7 @@ def _handler(params_model: type[CamelModel | SnakeModel], method: str,
 
 def review_plan(service: CouncilService, change_type: Any) -> Any:
     """``council/reviewPlan``; review mode's modules load on its first request."""
-    from council.review.api import Reviewer
+    from council.reviewer import Reviewer
 
     return Reviewer(service.library, service.hub).plan(change_type)
 

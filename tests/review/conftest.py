@@ -11,8 +11,8 @@ from council.config import CouncilConfig, ProviderConfig
 from council.personas.loader import PersonaLibrary, load_personas
 from council.provider_hub import ProviderHub
 from council.providers.scripted import ScriptedProvider
-from council.review.api import Reviewer
 from council.review.run import ReviewSettings
+from council.reviewer import Reviewer
 
 
 @pytest.fixture(scope="session")

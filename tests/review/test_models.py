@@ -10,7 +10,6 @@ from pydantic import ValidationError
 from review_helpers import SEED_REQUEST, request
 
 from council.errors import CouncilError, ErrorCode
-from council.review.api import decode_json, parse_request
 from council.review.models import (
     AXES,
     AxisScores,
@@ -20,6 +19,7 @@ from council.review.models import (
     RoleVerdict,
     Verdict,
 )
+from council.review.requests import decode_json, parse_request
 
 SEED_VERDICT = {
     "role": "Risk Officer", "verdict": "APPROVE", "confidence_score": 0.9,
@@ -200,7 +200,7 @@ def test_verdict_lists_are_bounded(field):
 def test_a_request_may_arrive_as_a_context_string_bytes_or_decoded_json(form):
     import json
 
-    from council.review.api import load_request
+    from council.review.requests import load_request
 
     text = json.dumps(SEED_REQUEST)
     source = {"text": text, "bytes": text.encode(), "dict": SEED_REQUEST}[form]

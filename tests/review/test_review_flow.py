@@ -24,7 +24,7 @@ from review_helpers import (
 )
 
 from council.present.review import decision_markdown
-from council.review.api import parse_request
+from council.review.requests import parse_request
 from council.review.run import ReviewFailed
 
 SEED = parse_request(SEED_REQUEST)

@@ -1,7 +1,7 @@
 """``council review FILE|-``: review one seed-004 CouncilRequest and print the decision.
 
 The review runs in this process through the same entry point as the sidecar's ``council/review``
-(``council.review.api.Reviewer``). Markdown goes to stdout (``--json``: the decision with ``verdicts`` and
+(``council.reviewer.Reviewer``). Markdown goes to stdout (``--json``: the decision with ``verdicts`` and
 ``audit``); progress lines go to stderr unless ``--quiet``. Exit codes: 0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO,
 3 could not review (bad usage, unreadable or invalid request, no model, a role's model failed, timeout), 130
 interrupted. With ``--json`` a failure also prints ``{"error": {code, message, details}}`` on stdout.
@@ -60,8 +60,8 @@ def check_usage(args: argparse.Namespace) -> str | None:
 def reviewer_for(args: argparse.Namespace):
     """A Reviewer for these flags (config file, provider flags, persona folders, review settings)."""
     from council.cli.serve import build_config
-    from council.review.api import Reviewer
     from council.review.run import ReviewSettings
+    from council.reviewer import Reviewer
 
     defaults = ReviewSettings()
     settings = ReviewSettings(artifact_budget=args.artifact_budget or defaults.artifact_budget,
@@ -72,8 +72,8 @@ def reviewer_for(args: argparse.Namespace):
 def read_request(source: str) -> bytes:
     """The request's bytes, never more than the limit: a larger file is refused before it is read (by its size), a
     larger stream after limit + 1 bytes. A FIFO is read as a stream (``council review <(…)``)."""
-    from council.review.api import MAX_FILE_BYTES
     from council.review.files import read_at_most, too_large
+    from council.review.requests import MAX_FILE_BYTES
 
     try:
         if source == "-":
@@ -92,7 +92,7 @@ def read_request(source: str) -> bytes:
 
 async def review_file(args: argparse.Namespace):
     from council.present.review_words import progress_line
-    from council.review.api import load_request
+    from council.review.requests import load_request
 
     raw = read_request(args.file)
     request = load_request(raw)

@@ -50,12 +50,11 @@ import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from council.errors import CouncilError, internal_error, validation_error
-from council.review.api import MAX_FILE_BYTES, Reviewer, load_request
 from council.review.files import (
     display_name,
     fit_name,
@@ -65,6 +64,10 @@ from council.review.files import (
     sync_dir,
     write_new,
 )
+from council.review.requests import MAX_FILE_BYTES, load_request
+
+if TYPE_CHECKING:  # an upward import, for the annotation only: the inbox is handed the review service above it
+    from council.reviewer import Reviewer
 
 log = logging.getLogger(__name__)
 
