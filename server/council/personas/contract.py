@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from council.protocol.methods import PersonaInfo
-from council.review.models import ArtifactName, Axis, ChangeType
+from council.camel import CamelModel
+from council.review.models import ArtifactName, Axis, ChangeType  # upward: a review role speaks seed 004's words
 
 Domain = Literal[
     "architecture", "security", "workflow", "finance", "people", "product", "operations",
@@ -36,6 +36,19 @@ _APOSTROPHES = re.compile(r"[\u2018\u2019\u02bc`´]")
 
 def _has_marker(items: list[str], markers: tuple[str, ...]) -> bool:
     return any(m in _APOSTROPHES.sub("'", item.lower()) for item in items for m in markers)
+
+
+# A wire model kept here, beside the contract it shows, so that personas import nothing of the wire;
+# council.protocol.methods re-exports it.
+class PersonaInfo(CamelModel):
+    id: str
+    name: str
+    council: str
+    soul: str
+    focus: list[str]
+    constraints: list[str]
+    allowed_tools: list[str]
+    source: str
 
 
 class ChecklistItem(BaseModel):

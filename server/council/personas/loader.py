@@ -19,8 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from council.personas.contract import PersonaContract
-from council.protocol.methods import PersonaInfo
+from council.personas.contract import PersonaContract, PersonaInfo
 from council.word_match import stem
 
 if sys.version_info >= (3, 11):

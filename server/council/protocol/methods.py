@@ -15,6 +15,7 @@ from pydantic import Field, StringConstraints, field_validator
 from pydantic_core import PydanticCustomError
 
 from council.camel import CamelModel, SnakeModel
+from council.personas.contract import PersonaInfo
 from council.protocol.consult import (
     ConsultPlan,
     ConsultPlanParams,
@@ -28,6 +29,7 @@ from council.protocol.earlier import EarlierSession
 from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_MODEL_SPECS, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
+from council.providers.registry import ProviderInfo
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
 from council.session.entities import (
     ClarificationQuestion,
@@ -235,28 +237,9 @@ class StopResult(CamelModel):
     cancelled_calls: int = Field(0, description="Model calls that were in flight and were stopped.")
 
 
-class PersonaInfo(CamelModel):
-    id: str
-    name: str
-    council: str
-    soul: str
-    focus: list[str]
-    constraints: list[str]
-    allowed_tools: list[str]
-    source: str
-
-
 class PersonasResult(CamelModel):
     personas: list[PersonaInfo]
     councils: dict[str, list[str]]
-
-
-class ProviderInfo(CamelModel):
-    id: str
-    kind: str
-    model: str
-    available: bool
-    detail: str = ""
 
 
 class ProvidersResult(CamelModel):

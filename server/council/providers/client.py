@@ -14,7 +14,7 @@ from typing import Protocol
 import anyio
 
 from council.errors import root_cause
-from council.protocol.completion import CompleteParams, CompleteResult
+from council.protocol.completion import CompleteParams, CompleteResult  # upward: this provider speaks that wire
 from council.providers.base import CompletionRequest, DeltaSink, ProviderError, PushProvider
 
 

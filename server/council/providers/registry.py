@@ -15,8 +15,8 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
+from council.camel import CamelModel
 from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind
-from council.protocol.methods import ProviderInfo
 from council.providers.base import Provider, ProviderError, ProviderStatus
 
 log = logging.getLogger(__name__)
@@ -115,6 +115,16 @@ def provider_for_persona(config: CouncilConfig, persona_name: str) -> str | None
         )
         return None
     return name
+
+
+# A wire model kept here, beside the check that fills it, so that providers import nothing of the wire;
+# council.protocol.methods re-exports it.
+class ProviderInfo(CamelModel):
+    id: str
+    kind: str
+    model: str
+    available: bool
+    detail: str = ""
 
 
 async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:

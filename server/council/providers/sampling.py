@@ -32,7 +32,7 @@ import anyio
 import mcp.types as types
 from mcp.shared.exceptions import McpError
 
-from council.protocol.completion import CompleteParams, CompleteResult
+from council.protocol.completion import CompleteParams, CompleteResult  # upward: this provider speaks that wire
 from council.providers.base import ProviderError
 
 log = logging.getLogger(__name__)
