@@ -88,29 +88,15 @@ def serve_args(args: argparse.Namespace) -> list[str]:
 
 
 def session_options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if args.personas:
-        options["personas"] = [n.strip() for n in args.personas.split(",") if n.strip()]
-    if args.depth:
-        options["depth"] = args.depth
-    if args.max_cycles:
-        options["maxCycles"] = args.max_cycles
-    if args.max_personas:
-        options["maxPersonas"] = args.max_personas
-    if args.model and not args.provider:
-        options["model"] = args.model
-    if args.models:
-        options["models"] = model_specs(args.models)
-    if args.seating:
-        options["seating"] = args.seating
-    if args.max_calls:
-        options["maxModelCalls"] = args.max_calls
-    if args.language:
-        options["language"] = args.language
-    ui = locale_language()
-    if ui:
-        options["uiLanguage"] = ui
-    return options
+    options: dict[str, Any] = {
+        "personas": [n.strip() for n in args.personas.split(",") if n.strip()] if args.personas else None,
+        "depth": args.depth, "maxCycles": args.max_cycles, "maxPersonas": args.max_personas,
+        "model": args.model if not args.provider else None,
+        "models": model_specs(args.models) if args.models else None,
+        "seating": args.seating, "maxModelCalls": args.max_calls, "language": args.language,
+        "uiLanguage": locale_language(),
+    }
+    return {key: value for key, value in options.items() if value not in (None, 0, "")}  # what was given
 
 
 def locale_language() -> str | None:

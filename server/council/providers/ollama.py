@@ -63,17 +63,10 @@ class OllamaProvider(Provider):
     id = "ollama"
     constrains_json = True
 
-    def __init__(
-        self,
-        cfg: ProviderConfig,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        sleep: Sleep | None = None,
-    ) -> None:
+    def __init__(self, cfg: ProviderConfig, *, transport: httpx.AsyncBaseTransport | None = None,
+                 sleep: Sleep | None = None) -> None:
         if not cfg.model:
-            raise ProviderError(
-                "the ollama provider needs a model: set `model` (see `ollama list`)", kind="config"
-            )
+            raise ProviderError("the ollama provider needs a model: set `model` (see `ollama list`)", kind="config")
         super().__init__(cfg.model)
         self.cfg = cfg
         self.options = OllamaOptions.model_validate(cfg.options)
@@ -112,15 +105,8 @@ class OllamaProvider(Provider):
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         name = "ollama"
         try:
-            async with open_stream(
-                self._http(),
-                "POST",
-                self.url,
-                name=name,
-                json=self.body(request),
-                policy=self.policy,
-                sleep=self._sleep,
-            ) as response:
+            async with open_stream(self._http(), "POST", self.url, name=name, json=self.body(request),
+                                   policy=self.policy, sleep=self._sleep) as response:
                 with provider_errors(name, self.url):
                     async for payload in iter_ndjson(response, name):
                         text = (payload.get("message") or {}).get("content")

@@ -52,13 +52,8 @@ def chat_url(base_url: str) -> str:
 class OpenAICompatProvider(Provider):
     id = "openai"
 
-    def __init__(
-        self,
-        cfg: ProviderConfig,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        sleep: Sleep | None = None,
-    ) -> None:
+    def __init__(self, cfg: ProviderConfig, *, transport: httpx.AsyncBaseTransport | None = None,
+                 sleep: Sleep | None = None) -> None:
         super().__init__(cfg.model or "default")
         self.cfg = cfg
         self.options = OpenAIOptions.model_validate(cfg.options)
@@ -115,16 +110,8 @@ class OpenAICompatProvider(Provider):
         client = self._http()
         name = f"{self.id} server"
         secrets = [self._key]
-        async with open_stream(
-            client,
-            "POST",
-            self.url,
-            name=name,
-            json=self.body(request),
-            policy=self.policy,
-            sleep=self._sleep,
-            secrets=secrets,
-        ) as response:
+        async with open_stream(client, "POST", self.url, name=name, json=self.body(request), policy=self.policy,
+                               sleep=self._sleep, secrets=secrets) as response:
             with provider_errors(name, self.url, secrets):
                 ctype = response.headers.get("content-type", "")
                 if "json" in ctype and "event-stream" not in ctype:
