@@ -12,14 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from council.protocol.completion import (
-    COMPLETE_DELTA_METHOD,
-    COMPLETE_METHOD,
-    CompleteDelta,
-    CompleteErrorDetails,
-    CompleteParams,
-    CompleteResult,
-)
+from council.protocol.completion import CompleteDelta, CompleteErrorDetails, CompleteParams, CompleteResult
+from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD
 from council.protocol.errors import JSONRPC_CODES, TRANSPORT_ERRORS, ErrorData
 from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
 from council.protocol.methods import METHODS
