@@ -49,6 +49,7 @@ ARTIFACTS: tuple[str, ...] = ArtifactName.__args__  # type: ignore[attr-defined]
 
 Text = Annotated[str, StringConstraints(max_length=ITEM_CHARS)]
 Path = Annotated[str, StringConstraints(min_length=1, max_length=1_000)]
+Score = Annotated[float, Field(ge=0, le=10)]  # an axis score, 10 the best
 
 
 class SeedModel(BaseModel):
@@ -116,12 +117,12 @@ class ChecklistResult(SeedModel):
 class AxisScores(SeedModel):
     """Six axes on 0–10, 10 the best (``overfitting`` 10 = no sign of overfitting)."""
 
-    assumptions: float = Field(ge=0, le=10)
-    applicability: float = Field(ge=0, le=10)
-    code_correctness: float = Field(ge=0, le=10)
-    realistic_newness: float = Field(ge=0, le=10)
-    overfitting: float = Field(ge=0, le=10)
-    implications: float = Field(ge=0, le=10)
+    assumptions: Score
+    applicability: Score
+    code_correctness: Score
+    realistic_newness: Score
+    overfitting: Score
+    implications: Score
 
 
 class RoleVerdict(SeedModel):

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from council.personas.contract import ReviewRole
-from council.review.models import AXES, AxisScores, ChecklistResult, RoleVerdict, Verdict
+from council.review.models import AXES, AxisScores, ChecklistResult, RoleVerdict, Score, Verdict
 from council.session.outputs import ModelReply, reply_schema
 from council.session.parsing import ParseFailure
 
@@ -33,12 +33,12 @@ class RoleReply(ModelReply):
     concerns: list[str] = Field(default_factory=list, max_length=6)
     blocking_issues: list[str] = Field(default_factory=list, max_length=4)
     required_actions: list[str] = Field(default_factory=list, max_length=6)
-    score_assumptions: float = Field(ge=0, le=10)
-    score_applicability: float = Field(ge=0, le=10)
-    score_code_correctness: float = Field(ge=0, le=10)
-    score_realistic_newness: float = Field(ge=0, le=10)
-    score_overfitting: float = Field(ge=0, le=10)
-    score_implications: float = Field(ge=0, le=10)
+    score_assumptions: Score
+    score_applicability: Score
+    score_code_correctness: Score
+    score_realistic_newness: Score
+    score_overfitting: Score
+    score_implications: Score
     verdict: Literal["APPROVE", "REJECT", "NEEDS_MORE_INFO"]
     confidence_score: float = Field(ge=0, le=1)
 
