@@ -16,15 +16,7 @@ from pydantic_core import PydanticCustomError
 
 from council.camel import CamelModel, SnakeModel
 from council.personas.contract import PersonaInfo
-from council.protocol.consult import (
-    ConsultPlan,
-    ConsultPlanParams,
-    ConsultRequest,
-    ConsultResult,
-    DefinePersonasParams,
-    DefinePersonasResult,
-    PersonaConsultRequest,
-)
+from council.protocol import consult
 from council.protocol.earlier import EarlierSession
 from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_MODEL_SPECS, MAX_TEXT
@@ -342,7 +334,7 @@ METHODS: tuple[Method, ...] = (
     Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
     Method("council/providers", EmptyParams, ProvidersResult,
            "Configured model providers and whether each answers right now."),
-    Method("council/consult", ConsultRequest, ConsultResult,
+    Method("council/consult", consult.ConsultRequest, consult.ConsultResult,
            "Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads "
            "are snake_case). It runs a whole session — routing (or `selected_personas`), clarification, "
            "vote-first debate, convergence, synthesis — and answers when the council is done, with one "
@@ -352,17 +344,17 @@ METHODS: tuple[Method, ...] = (
            "`council/event` for the result's `session_id` meanwhile (propose it with `session_id`); with "
            "`client_model` the client serves the session's `council/complete` requests with its own model. "
            "`$/cancelRequest` cancels the session and every model call."),
-    Method("council/personaConsult", PersonaConsultRequest, ConsultResult,
+    Method("council/personaConsult", consult.PersonaConsultRequest, consult.ConsultResult,
            "Consult one persona (seed 000's `persona.consult`; MCP tool `persona_consult`): the same session and "
            "result shape with `persona_name` alone on the council and one cycle."),
-    Method("council/definePersonas", DefinePersonasParams, DefinePersonasResult,
+    Method("council/definePersonas", consult.DefinePersonasParams, consult.DefinePersonasResult,
            "Persona overrides for the workspace (seed 000's `council.define_personas`; MCP tool "
            "`council_define_personas`), draft-gated: without `confirm` it returns the merged contracts and a "
            "draft (id, the files it would write, a preview) and writes nothing; with `confirm: <draft id>` it "
            "writes exactly that draft to `<workspace>/.council/personas/` (only the overridden fields) and the "
            "next consult uses it. Applying a draft again changes nothing. Without `overrides` and `confirm` it "
            "lists the contracts. Needs `--workspace` to write (else `permission`)."),
-    Method("council/consultPlan", ConsultPlanParams, ConsultPlan,
+    Method("council/consultPlan", consult.ConsultPlanParams, consult.ConsultPlan,
            "What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these "
            "params, without a model call: the council and why, the cycle cap, and how many model calls (what a "
            "confirmation prompt shows)."),
