@@ -110,7 +110,7 @@ async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cp
     cpu, started = time.process_time(), time.perf_counter()
     res = await service.turn(turn_params(work))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    s = service.store.get(res.session_id).session
+    s = service.store.get(res.session_id).rt.session
     await service.aclose()
     engine = [await engine_cpu(chunk, work) for _ in range(cpu_runs)]
     answered = next((t for t, e in events if e["type"] == "answer.delta"), None)

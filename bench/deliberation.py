@@ -83,7 +83,7 @@ async def prompt_tokens() -> None:
     service = CouncilService(library, cfg, lambda _e: None,
                              settings=SessionSettings(max_cycles=CYCLES, min_cycles=CYCLES))
     res = await service.turn(TurnParams(text=REQUESTS[0], options=SessionOptions(clarify=False, personas=SIX)))
-    session = service.store.get(res.session_id).session
+    session = service.store.get(res.session_id).rt.session
     provider = next(iter(service.hub._cache.values()))
     count, how = token_counter()
     digest_total = full_total = calls = 0

@@ -229,7 +229,7 @@ class Methods:
         except CouncilError as exc:  # counted as wrong, and said
             print(f"council failed on {question!r}: {exc.message}", file=sys.stderr)
             return None
-        s = service.store.get(res.session_id).session
+        s = service.store.get(res.session_id).rt.session
         effect = s.synthesis.debate if s.synthesis else None
         if method == "council":  # the single-model council's first vote, for the first_vote method
             self.first_votes[question] = number(option_texts(s, effect.first_winner if effect else None))

@@ -1,5 +1,5 @@
 """The models of a session's seats: what it may ask of the seating, checked against the personas and the models
-on offer, and the role → provider function of a session that already exists.
+on offer (the role → provider function of a session that exists is ``council.sessions.Sessions.pick``).
 
 Three rules, one per surface (README, *Different models at the table*): the config file's ``[persona_providers]``
 is an explicit instruction, so an entry naming no persona or no configured provider is refused; a persona → model
@@ -18,7 +18,6 @@ from council.protocol.methods import ClientCapabilities, SessionOptions, TurnPar
 from council.provider_hub import ProviderHub
 from council.providers.base import Provider
 from council.session import records as r
-from council.session.calls import ProviderPicker
 from council.session.runtime import SessionRuntime
 from council.session.seating import Seating, SeatMiss
 
@@ -66,16 +65,6 @@ async def seat_session(hub: ProviderHub, config: CouncilConfig, library: Persona
     seating, default = await hub.seat(options, params.client, personas)
     seating.misses = [*unknown, *seating.misses][:12]
     return seating, default
-
-
-async def session_pick(hub: ProviderHub, rt: SessionRuntime, params: TurnParams) -> ProviderPicker:
-    """An existing session's role → provider function (kept on ``rt``): a restored session keeps its journaled
-    seats (one journaled before seating existed has its models chosen again)."""
-    if rt.pick is None and rt.session.seating is not None:
-        rt.pick = hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
-    elif rt.pick is None:
-        rt.pick, _ = await hub.session_picker(params.options, params.client)
-    return rt.pick
 
 
 def drop_unoffered(rt: SessionRuntime, client: ClientCapabilities | None) -> None:

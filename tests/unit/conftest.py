@@ -39,7 +39,7 @@ class ServiceHarness:
         ]
 
     def runtime(self, session_id: str):
-        return self.service.store.get(session_id)
+        return self.service.store.get(session_id).rt
 
 
 @pytest.fixture

@@ -72,7 +72,7 @@ async def test_similar_past_decisions_are_offered_as_context_and_named_in_the_an
     assert p.decision_id == first.session.session_id and p.outcome == "Staged approach" and p.tally == "A 2 · B 1"
     [event] = h.of(second.session.session_id, "memory.recalled")
     assert event["method"] == "tfidf" and "recalls 1 similar past decision" in event["markdown"]
-    prompts = [c for c in second.pick("Software Architect").calls
+    prompts = [c for c in h.service.store.get(second.session_id).pick("Software Architect").calls
                if c.session_id == second.session_id and c.cycle == 1 and c.purpose in COUNCIL]
     assert prompts and all("Similar past decisions of this council" in c.messages[-1].content and SPLIT in
                            c.messages[-1].content for c in prompts)

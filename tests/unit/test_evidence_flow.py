@@ -36,7 +36,7 @@ def serve(make_service, workspace: Path | None, *rules, settings: SessionSetting
 async def ask(h, text=PROBLEM, references=()):
     res = await h.service.turn(TurnParams(text=text, options=SessionOptions(personas=COUNCIL),
                                           references=list(references)))
-    return res, h.runtime(res.session_id)
+    return res, h.service.store.get(res.session_id)  # the live session: its state (.rt) and its models (.pick)
 
 
 def persona_calls(rt, cycle: int):
@@ -59,7 +59,7 @@ async def test_results_reach_every_persona_in_the_next_cycle_and_the_chair(make_
         assert "[E1] read_file 'notes/plan.md'" in call.messages[-1].content and PLAN in call.messages[-1].content
     chair = [c for c in rt.pick("synthesizer").calls if c.purpose == "synthesizer"]
     assert chair and PLAN in chair[-1].messages[-1].content
-    use = rt.session.evidence[0]
+    use = rt.rt.session.evidence[0]
     assert (use.use_id, use.cycle, use.tool, use.ok, use.requested_by) == ("E1", 1, "read_file", True,
                                                                            ["Software Architect"])
     assert use.uris == [(workspace / "notes" / "plan.md").resolve().as_uri()]
@@ -69,7 +69,7 @@ async def test_refusals_reach_the_prompts_with_their_reason_and_secrets_never_do
     h = serve(make_service, workspace, asking("Software Architect", ("read_file", ".env"),
                                               ("read_file", "../outside/secret.txt"), ("search_code", "hunter2")))
     _, rt = await ask(h)
-    uses = {u.query: u for u in rt.session.evidence}
+    uses = {u.query: u for u in rt.rt.session.evidence}
     assert uses[".env"].refusal == "secret" and uses["../outside/secret.txt"].refusal == "outside_workspace"
     assert uses["hunter2"].ok and uses["hunter2"].count == 0
     prompt = persona_calls(rt, 2)[0].messages[-1].content
@@ -97,7 +97,7 @@ async def test_each_cycle_serves_at_most_six_and_refuses_the_rest(make_service, 
     rules = [asking(name, *[("list_files", f"{name[:3]}-{i}*") for i in range(3)]) for name in COUNCIL]
     h = serve(make_service, workspace, *rules)
     _, rt = await ask(h)
-    refusals = [u.refusal for u in rt.session.evidence]
+    refusals = [u.refusal for u in rt.rt.session.evidence]
     assert len(refusals) == 9 and refusals[:6] == [None] * 6 and refusals[6:] == ["limit"] * 3
 
 
@@ -106,9 +106,9 @@ async def test_a_request_answered_before_is_not_run_again(make_service, workspac
               asking("Software Architect", ("read_file", "src/app.py"), cycle=2),
               settings=SessionSettings(min_cycles=3, max_cycles=3))
     _, rt = await ask(h)
-    assert [u.query for u in rt.session.evidence] == ["src/app.py"]
-    assert rt.session.evidence_rounds == [1, 2]
-    kinds = [type(x).__name__ for x in rt.journal if isinstance(x, r.EvidenceGathered)]
+    assert [u.query for u in rt.rt.session.evidence] == ["src/app.py"]
+    assert rt.rt.session.evidence_rounds == [1, 2]
+    kinds = [type(x).__name__ for x in rt.rt.journal if isinstance(x, r.EvidenceGathered)]
     assert kinds == ["EvidenceGathered", "EvidenceGathered"]
 
 
@@ -117,14 +117,14 @@ async def test_the_first_prompt_shows_the_tools_and_the_workspace_top_level(make
     _, rt = await ask(h)
     prompt = persona_calls(rt, 1)[0].messages[-1].content
     assert "evidence_requests (read_file a path" in prompt and "src/" in prompt and "notes/" in prompt
-    assert ".env" not in rt.session.workspace_overview and "build/" not in rt.session.workspace_overview
-    assert "evidence_requests" in persona_schema(rt.session, 1)["properties"]
+    assert ".env" not in rt.rt.session.workspace_overview and "build/" not in rt.rt.session.workspace_overview
+    assert "evidence_requests" in persona_schema(rt.rt.session, 1)["properties"]
 
 
 async def test_without_a_workspace_nothing_is_offered_or_read(make_service, workspace):
     h = serve(make_service, None, asking("Software Architect", ("read_file", "notes/plan.md")))
     _, rt = await ask(h)
-    s = rt.session
+    s = rt.rt.session
     assert not s.settings.evidence and s.evidence == [] and s.workspace_overview == []
     assert "evidence_requests" not in persona_schema(s, 1)["properties"]
     assert "evidence_requests" not in every_prompt(rt) and PLAN not in every_prompt(rt)
@@ -134,7 +134,7 @@ async def test_attachments_are_evidence_of_cycle_zero(make_service, workspace):
     h = serve(make_service, None)
     ref = Reference(name="notes/plan.md", uri="file:///ws/notes/plan.md", content=PLAN)
     res, rt = await ask(h, references=[ref, Reference(name="photo.png")])
-    first, second = rt.session.evidence
+    first, second = rt.rt.session.evidence
     assert (first.tool, first.cycle, first.ok, first.uris, first.requested_by) == (
         "attachment", 0, True, ["file:///ws/notes/plan.md"], ["User"])
     assert second.refusal == "unreadable"
@@ -147,9 +147,9 @@ async def test_the_journal_replays_the_evidence_without_reading_again(make_servi
     h = serve(make_service, workspace, asking("Software Architect", ("read_file", "notes/plan.md")))
     _, rt = await ask(h)
     (workspace / "notes" / "plan.md").unlink()  # a replay that read again would find nothing
-    again = replay(rt.journal)
-    assert again.evidence == rt.session.evidence and PLAN in again.evidence[0].text
-    assert again.evidence_rounds == rt.session.evidence_rounds
+    again = replay(rt.rt.journal)
+    assert again.evidence == rt.rt.session.evidence and PLAN in again.evidence[0].text
+    assert again.evidence_rounds == rt.rt.session.evidence_rounds
 
 
 async def test_the_budget_keeps_prompts_bounded(make_service, workspace):
@@ -160,7 +160,7 @@ async def test_the_budget_keeps_prompts_bounded(make_service, workspace):
              asking("Senior Developer", *[("read_file", f"src/big{i}.py") for i in range(3, 6)])]
     h = serve(make_service, workspace, *rules)
     _, rt = await ask(h)
-    assert all(u.ok and u.truncated for u in rt.session.evidence)
+    assert all(u.ok and u.truncated for u in rt.rt.session.evidence)
     for call in persona_calls(rt, 2):
         block = call.messages[-1].content.split("Evidence from the user's workspace", 1)[1].split("\n\nYou may", 1)[0]
         assert 5000 < len(block) < 6800, len(block)
@@ -215,4 +215,5 @@ async def test_a_stop_while_evidence_is_gathered_keeps_the_cycle_and_a_retry_gat
     s = h.runtime("evidence-stop").session
     assert done.status is S.COMPLETED and [u.text for u in s.evidence] == ["read src/app.py"]
     assert s.evidence_rounds == [2] and tools.runs == 2
-    assert all("read src/app.py" in c.messages[-1].content for c in persona_calls(h.runtime("evidence-stop"), 3))
+    live = h.service.store.get("evidence-stop")
+    assert all("read src/app.py" in c.messages[-1].content for c in persona_calls(live, 3))

@@ -15,7 +15,7 @@ from council.providers.http_common import error_from_exception, error_from_statu
 from council.providers.openai_compat import OpenAICompatProvider
 from council.providers.scripted import ScriptedProvider
 from council.session.failure import ModelFailure, failure_of
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.unreachable import known, learn
 
 REMOTE = OpenAICompatProvider(ProviderConfig(kind="openai", model="claude-x", base_url="https://api.example.com/v1"))
@@ -107,7 +107,7 @@ def test_no_model_reachable_is_said_once_with_the_fix_never_every_advisor_failed
 def test_only_a_model_that_cannot_be_used_at_all_is_left_out_for_the_turn():
     """Issue 19 audit: refused connections (and a client's model that is gone or not allowed) are not tried again in
     the turn; transient failures (429, 503, a timeout, a dropped connection) are retried as before."""
-    rt = SessionRuntime("s", observer=None)  # type: ignore[arg-type]
+    rt = Turn("s", observer=None)  # type: ignore[arg-type]
     other_model_same_host = OpenAICompatProvider(ProviderConfig(kind="openai", model="llama",
                                                                 base_url="http://localhost:8080"))
     transient = [error_from_status("openai server", 429, "slow down"), error_from_status("openai server", 503, "busy"),

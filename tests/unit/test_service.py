@@ -114,7 +114,7 @@ async def test_refusals_are_not_memoised(make_service):
     )
     with pytest.raises(CouncilError) as first:
         await h.service.answer(bad)
-    assert first.value.code is ErrorCode.VALIDATION and len(rt.once) == 0
+    assert first.value.code is ErrorCode.VALIDATION and len(h.service.store.get(res.session_id).once) == 0
     good = bad.model_copy(update={"question_id": res.question.question_id})
     ok = await h.service.answer(good)
     assert not ok.duplicate and rt.session.questions[0].user_answer is not None
@@ -490,7 +490,7 @@ async def test_turn_keys_live_with_their_session_and_new_session_keys_are_bounde
     res = await ask(h)
     sid = res.session_id
     await say(h, sid, "skip", idempotency_key="click")
-    assert len(h.runtime(sid).once) == 1  # evicted together with the session
+    assert len(h.service.store.get(sid).once) == 1  # evicted together with the session
     assert len(h.service.new_turns) == 0
     h.service.new_turns.limit = 3
     for i in range(5):

@@ -26,8 +26,8 @@ async def test_stop_while_the_answer_is_written_then_resume_synthesizes(make_ser
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(ask)
-        await wait_until(lambda: any(rt.created and rt.session.status is S.FINAL and rt.inflight_calls
-                                     for rt in h.service.store.all()))
+        await wait_until(lambda: any(x.rt.created and x.rt.session.status is S.FINAL and x.running
+                                     and x.running.inflight_calls for x in h.service.store.all()))
         stop = await h.service.stop("stop-final-1")
     assert (stop.status, stop.stopped, stop.cancelled_calls) == (S.FINAL, True, 1)
     assert box["turn"].status is S.FINAL and box["turn"].stopped and box["turn"].final_answer is None
@@ -52,7 +52,7 @@ async def test_a_stop_turn_stops_the_running_turn(make_service):
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(ask)
-        await wait_until(lambda: any(rt.inflight_calls for rt in h.service.store.all()))
+        await wait_until(lambda: any(x.running and x.running.inflight_calls for x in h.service.store.all()))
         typed = await h.service.turn(TurnParams(session_id="stop-turn-1", text="stop"))
     assert typed.intent is Intent.STOP and typed.stopped and typed.message is None
     assert box["turn"].status is S.DEBATING and box["turn"].stopped

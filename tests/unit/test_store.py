@@ -30,7 +30,8 @@ def store(clock: Clock, **kw) -> SessionStore:
 
 
 def start(st: SessionStore):
-    rt = st.create()
+    live = st.create()
+    rt = live.rt
     rt.record(
         r.SessionCreated(
             at=T0,
@@ -42,17 +43,17 @@ def start(st: SessionStore):
             correlation_id="c",
         )
     )
-    return rt
+    return live
 
 
-def cancel(rt) -> None:
-    rt.record(r.StatusSet(at=T0, status=SessionStatus.CANCELLED))
+def cancel(live) -> None:
+    live.rt.record(r.StatusSet(at=T0, status=SessionStatus.CANCELLED))
 
 
 def test_get_returns_created_session(clock):
     st = store(clock)
     rt = start(st)
-    assert st.get(rt.session_id) is rt and len(st) == 1
+    assert st.get(rt.rt.session_id) is rt and len(st) == 1
 
 
 def test_unknown_id_is_a_validation_error(clock):
@@ -67,19 +68,19 @@ def test_created_but_not_started_is_unknown(clock):
     st = store(clock)
     rt = st.create()
     with pytest.raises(CouncilError, match="unknown session"):
-        st.get(rt.session_id)
+        st.get(rt.rt.session_id)
 
 
 def test_finished_session_evicted_after_ttl(clock):
     st = store(clock, ttl=100)
     rt = start(st)
     cancel(rt)
-    assert rt.finished_at == clock.now
+    assert rt.rt.finished_at == clock.now
     clock.now += 100
-    assert st.get(rt.session_id) is rt  # exactly at the TTL: still there
+    assert st.get(rt.rt.session_id) is rt  # exactly at the TTL: still there
     clock.now += 1
     with pytest.raises(CouncilError, match="expired"):
-        st.get(rt.session_id)
+        st.get(rt.rt.session_id)
     assert len(st) == 0
 
 
@@ -89,14 +90,14 @@ def test_unfinished_session_survives_ttl_but_not_idle_ttl(clock):
     clock.now += 100 * IDLE_FACTOR
     assert st.evict() == []
     clock.now += 1
-    assert st.evict() == [rt.session_id]
+    assert st.evict() == [rt.rt.session_id]
 
 
 def test_activity_resets_idle_clock(clock):
     st = store(clock, ttl=10)
     rt = start(st)
     clock.now += 10 * IDLE_FACTOR
-    rt.record(r.StatusSet(at=T0, status=SessionStatus.CLARIFYING))
+    rt.rt.record(r.StatusSet(at=T0, status=SessionStatus.CLARIFYING))
     clock.now += 10 * IDLE_FACTOR
     assert st.evict() == []
 
@@ -108,7 +109,7 @@ async def test_locked_session_not_evicted(clock):
     clock.now += 1000
     async with rt.lock:  # a turn is running on it
         assert st.evict() == []
-    assert st.evict() == [rt.session_id]
+    assert st.evict() == [rt.rt.session_id]
 
 
 def test_stillborn_session_dropped_after_a_minute(clock):
@@ -117,7 +118,7 @@ def test_stillborn_session_dropped_after_a_minute(clock):
     clock.now += 60
     assert st.evict() == []
     clock.now += 1
-    assert st.evict() == [rt.session_id]
+    assert st.evict() == [rt.rt.session_id]
 
 
 def test_only_expired_sessions_evicted(clock):
@@ -128,8 +129,8 @@ def test_only_expired_sessions_evicted(clock):
     young = start(st)
     cancel(young)
     clock.now += 60
-    assert st.evict() == [old.session_id]
-    assert [x.session_id for x in st.all()] == [young.session_id]
+    assert st.evict() == [old.rt.session_id]
+    assert [x.rt.session_id for x in st.all()] == [young.rt.session_id]
 
 
 async def test_full_of_running_sessions_is_a_permission_error(clock):
@@ -157,8 +158,8 @@ async def test_an_idle_session_waiting_on_the_user_makes_room(clock):
     clock.now += 5
     async with running.lock:
         newcomer = start(st)
-    assert {x.session_id for x in st.all()} == {running.session_id, newcomer.session_id}
-    expired(st, waiting.session_id)
+    assert {x.rt.session_id for x in st.all()} == {running.rt.session_id, newcomer.rt.session_id}
+    expired(st, waiting.rt.session_id)
 
 
 async def test_the_least_recently_used_idle_session_goes_and_finished_ones_first(clock):
@@ -171,12 +172,12 @@ async def test_the_least_recently_used_idle_session_goes_and_finished_ones_first
     recent_waiting = start(st)
     clock.now += 1
     start(st)  # full: the finished one goes, though a waiting one is older
-    expired(st, finished.session_id)
+    expired(st, finished.rt.session_id)
     clock.now += 1
-    recent_waiting.record(r.StatusSet(at=T0, status=SessionStatus.CLARIFYING))  # used again
+    recent_waiting.rt.record(r.StatusSet(at=T0, status=SessionStatus.CLARIFYING))  # used again
     start(st)  # then the least recently used of the idle ones
-    expired(st, old_waiting.session_id)
-    assert st.get(recent_waiting.session_id) is recent_waiting
+    expired(st, old_waiting.rt.session_id)
+    assert st.get(recent_waiting.rt.session_id) is recent_waiting
 
 
 def test_a_session_evicted_after_its_ttl_is_reported_as_expired(clock):
@@ -184,7 +185,7 @@ def test_a_session_evicted_after_its_ttl_is_reported_as_expired(clock):
     rt = start(st)
     cancel(rt)
     clock.now += 11
-    expired(st, rt.session_id)
+    expired(st, rt.rt.session_id)
     with pytest.raises(CouncilError) as info:  # one never seen stays unknown
         st.get("never-seen")
     assert info.value.details == {"sessionId": "never-seen", "reason": "unknown_session"}
@@ -195,15 +196,15 @@ def test_expired_sessions_make_room(clock):
     rt = start(st)
     cancel(rt)
     clock.now += 11
-    assert start(st).session_id != rt.session_id
+    assert start(st).rt.session_id != rt.rt.session_id
     assert len(st) == 1
 
 
 def test_discard(clock):
     st = store(clock)
     rt = start(st)
-    st.discard(rt.session_id)
-    st.discard(rt.session_id)
+    st.discard(rt.rt.session_id)
+    st.discard(rt.rt.session_id)
     assert len(st) == 0
 
 
@@ -212,7 +213,7 @@ def test_finished_sessions_make_room_first(clock):
     rt = start(st)
     cancel(rt)
     clock.now += 1
-    assert start(st).session_id != rt.session_id
+    assert start(st).rt.session_id != rt.rt.session_id
 
 
 PROBLEM = "Should we split our monolith into services this quarter?"

@@ -1,7 +1,7 @@
 """Runs a consult: one council session from start to synthesis in a single call.
 
-The session runs through the service's own turn path (one lock, one cancel scope, errors mapped the same way as
-chat turns), so a consult inherits everything a chat session does. Clarifying questions are the only point
+The session starts and runs where a chat session does (``council.sessions``: one turn at a time, errors mapped the
+same way), so a consult inherits everything a chat session does. Clarifying questions are the only point
 where a chat session waits for the user; here each one goes to the caller's ``ask`` callback (MCP
 elicitation): an answer is used, a declined question becomes a logged assumption, a dismissed one (or one nobody
 answered in time) skips the rest. Without a callback every question is skipped at once (each a logged assumption)
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
-
-import anyio
+from typing import Literal
 
 from council.consult.request import consult_language, estimate, session_request
 from council.consult.results import consult_result
@@ -28,10 +26,9 @@ from council.session.debate import refused_models
 from council.session.engine import Plan
 from council.session.entities import ClarificationQuestion, SessionStatus
 from council.session.intents import Intent
+from council.session.store import Live
+from council.sessions import Sessions
 from council.words import speaking, t
-
-if TYPE_CHECKING:
-    from council.service import CouncilService
 
 
 @dataclass(frozen=True)
@@ -50,14 +47,14 @@ MOVES = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "skip_all": Intent.SKIP_A
 
 
 class Consultant:
-    """The consult tools' entry points, sharing the service's store, engine and providers."""
+    """The consult tools' entry points, on the sessions (store, engine and providers) the service runs."""
 
-    def __init__(self, service: CouncilService) -> None:
-        self.service = service
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
 
     def plan(self, params: ConsultParams | PersonaConsultParams) -> ConsultPlan:
         with speaking(consult_language(params)):
-            chosen = session_request(self.service.engine, params)
+            chosen = session_request(self.sessions.engine, params)
             plan = estimate(chosen)
             sel = chosen.selection
             why = why_chosen(sel.user_override, sel.method, sel.overridden, deciding_words(sel.names, sel.chosen_for))
@@ -75,62 +72,51 @@ class Consultant:
 
     async def _consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None, session_id: str | None,
                        client_model: str | None, client_models: list[ClientModel] | None) -> ConsultResult:
-        plan = session_request(self.service.engine, params)
+        plan = session_request(self.sessions.engine, params)
         declined: set[str] = set()
         seating = getattr(params, "seating", None)
         turn = TurnParams(options=SessionOptions(provider="client", model=client_model, seating=seating),
                           client=ClientCapabilities(completion=True, completion_model=client_model,
                                                     models=client_models or [], chat_model_id=client_model)) \
             if client_model else TurnParams(options=SessionOptions(seating=seating))
-        rt = await self._run(plan, ask, session_id, declined, turn)
-        s = rt.session
+        live = await self._run(plan, ask, session_id, declined, turn)
+        s, stalled_by = live.rt.session, live.turn.stalled_by
         if s.status is SessionStatus.CANCELLED:
             raise validation_error(t("error.consult_cancelled"), sessionId=s.session_id, reason="cancelled")
         if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
             failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
-            causes = {p: f.kind for p, f in rt.stalled_by.items()}
+            causes = {p: f.kind for p, f in stalled_by.items()}
             if causes and set(causes.values()) == {"no_consent"}:  # the user did not allow the models: as the chat
-                models = refused_models(s, rt.stalled_by)  # says it, with how to allow them
+                models = refused_models(s, stalled_by)  # says it, with how to allow them
                 raise permission_error(words.not_allowed(models), sessionId=s.session_id, reason="no_consent",
                                        models=models, failures=failures, causes=causes)
-            raise internal_error(words.could_not_answer(rt.stalled_by, client_model), sessionId=s.session_id,
+            raise internal_error(words.could_not_answer(stalled_by, client_model), sessionId=s.session_id,
                                  failures=failures, causes=causes)
         result = consult_result(s, plan, declined)
         result.markdown = words.consult_text(result.to_wire())
         return result
 
     async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str],
-                   turn: TurnParams):
-        svc, engine = self.service, self.service.engine
-        rt, seating, default = await svc.seated(turn, plan.selection.names, session_id, plan.settings.language)
-        pick = rt.pick
+                   turn: TurnParams) -> Live:
+        sessions = self.sessions
 
-        async def start() -> str | None:
-            rt.note("model", model=default.model, provider=default.id)
-            return await engine.start(rt, plan, pick, seating)
-
-        try:
-            await svc.run_turn(rt, Intent.NEW_PROBLEM, start)
-            while rt.session.status is SessionStatus.CLARIFYING and rt.session.active_question is not None:
-                question = rt.session.active_question
+        async def clarify(live: Live) -> None:
+            while (s := live.rt.session).status is SessionStatus.CLARIFYING and s.active_question is not None:
+                question = s.active_question
                 reply = await ask(question) if ask is not None else Reply("skip_all")
                 if ask is not None and reply.action != "answer" and not reply.unanswered:
                     declined.add(question.question_id)  # the user saw it and said no
-                await svc.run_turn(rt, MOVES[reply.action], _move(svc, rt, question, reply, pick))
-        except anyio.get_cancelled_exc_class():
-            svc.mark_cancelled(rt, "the caller cancelled the consult")
-            raise
-        except BaseException:
-            if not rt.created:
-                svc.store.discard(rt.session_id)
-            raise
-        return rt
+                await sessions.run_turn(live, MOVES[reply.action], _move(sessions, question, reply, live.pick))
+
+        live, _ = await sessions.start(turn, plan, session_id, then=clarify,
+                                       cancelled="the caller cancelled the consult")
+        return live
 
 
-def _move(svc: CouncilService, rt, question: ClarificationQuestion, reply: Reply, pick):
-    engine = svc.engine
+def _move(sessions: Sessions, question: ClarificationQuestion, reply: Reply, pick):
+    engine = sessions.engine
     if reply.action == "answer":
-        return lambda: engine.answer(rt, question.question_id, "answer", reply.text, reply.choice, pick)
+        return lambda turn: engine.answer(turn, question.question_id, "answer", reply.text, reply.choice, pick)
     if reply.action == "skip":
-        return lambda: engine.answer(rt, question.question_id, "skip", "", None, pick)
-    return lambda: engine.reply(rt, "skip_all", "", pick)
+        return lambda turn: engine.answer(turn, question.question_id, "skip", "", None, pick)
+    return lambda turn: engine.reply(turn, "skip_all", "", pick)

@@ -28,11 +28,9 @@ from council.review.replies import (
     soft_check,
     to_verdict,
 )
-from council.session import records as r
 from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.entities import SessionStatus
 from council.session.failure import ModelFailure
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 
 Progress = Callable[[str, dict[str, Any]], None]
 CHAIR = "Chair"
@@ -46,29 +44,27 @@ def technical(failure: ModelFailure) -> str:
 
 
 class ReviewObserver:
-    """The session-observer contract for a review: problems are kept per role and reported as progress."""
+    """The observer of a review (a turn with no session: nothing is recorded): problems are kept per role and
+    reported as progress."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.problems: dict[str, str] = {}
 
-    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
-        """A review keeps no journal: nothing is recorded."""
-
-    def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None:
+    def note(self, rt: None, kind: str, data: dict[str, Any]) -> None:
         self.progress(kind, data)
 
-    def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
+    def problem(self, rt: None, kind: str, data: dict[str, Any], *, code: ErrorCode,
                 persona: str | None, retryable: bool) -> None:
         role = persona or str(data.get("role", ""))
         failure = data.get("failure")
         self.problems[role] = technical(failure) if failure else str(data.get("message") or data.get("error") or kind)
         self.progress("problem", {"role": role, "kind": kind, "message": self.problems[role]})
 
-    def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
+    def persona_started(self, rt: None, persona: str, cycle: int, provider: str, model: str) -> None:
         self.progress("role_started", {"role": persona, "round": cycle, "provider": provider, "model": model})
 
-    def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
+    def persona_text(self, rt: None, persona: str, cycle: int, chunk: str) -> None:
         """Role replies are JSON; they are not streamed to people."""
 
 
@@ -86,7 +82,7 @@ class CallSettings:
     temperature: float
 
 
-async def run_round(rt: SessionRuntime, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
+async def run_round(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
                     missing: dict[str, list[str]], settings: CallSettings, round_no: int,
                     first: dict[str, RoleVerdict] | None = None) -> dict[str, RoleRun]:
     """Every seated role answers at once; with ``first`` (the first round's verdicts) this is the debate round."""
@@ -127,7 +123,7 @@ def _states_outcome(outcome: str) -> Callable[[ChairReply], str | None]:
     return check
 
 
-async def chair_summary(rt: SessionRuntime, pick: ProviderPicker, brief: Brief, settings: CallSettings,
+async def chair_summary(rt: Turn, pick: ProviderPicker, brief: Brief, settings: CallSettings,
                         outcome: str, rule: str, verdicts: list[RoleVerdict], blocking: list[str],
                         scores: dict[str, float]) -> tuple[str | None, str | None]:
     """The chair's summary_reasoning (None when its model failed) and a note about the call, if any."""

@@ -32,7 +32,7 @@ from council.review.models import (
 from council.review.panel import SeatedRole, missing_artifacts, seat_panel
 from council.review.prompts import Brief, request_brief
 from council.session.calls import ProviderPicker
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def _failed(runs: dict[str, Any], observer: ReviewObserver) -> ReviewFailed:
     return ReviewFailed(f"could not review: no verdict from {listed}", reason="roles_failed", roles=roles)
 
 
-async def _debate(rt: SessionRuntime, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
+async def _debate(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
                   missing: dict[str, list[str]], settings: CallSettings, first: dict[str, RoleVerdict],
                   notes: dict[str, str]) -> tuple[dict[str, RoleVerdict], DebateAudit]:
     rt.note("debate", verdicts={name: v.verdict.value for name, v in first.items()})
@@ -124,7 +124,7 @@ async def conduct(request: CouncilRequest, library: PersonaLibrary, pick: Provid
     progress("panel", {"change_type": request.change_type.value, "seats": [s.seat() for s in panel],
                        "missing": missing})
     observer = ReviewObserver(progress)
-    rt = SessionRuntime(review_session_id(request.request_id), observer)
+    rt = Turn(review_session_id(request.request_id), observer)
     calls = CallSettings(max_tokens=settings.max_tokens, temperature=settings.temperature)
     first_runs = await run_round(rt, pick, panel, brief, missing, calls, 1)
     failed = {name: run for name, run in first_runs.items() if run.verdict is None}

@@ -15,14 +15,14 @@ from council.session.entities import (
     MessageType,
     QuestionStatus,
 )
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.words import known, speaking, t
 
 ACTIONS = ("answer", "skip", "defer", "skip_all")
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
 
 
-def reuse(rt: SessionRuntime, earlier: Earlier) -> bool:
+def reuse(rt: Turn, earlier: Earlier) -> bool:
     """Apply the earlier reply to the open question, if there is one; whether it was applied."""
     question = rt.session.active_question
     reply = earlier.match(question) if question is not None else None
@@ -38,7 +38,7 @@ def reuse(rt: SessionRuntime, earlier: Earlier) -> bool:
     return True
 
 
-def resolve(rt: SessionRuntime, question_id: str, action: str, *, text: str, choice: str | None) -> None:
+def resolve(rt: Turn, question_id: str, action: str, *, text: str, choice: str | None) -> None:
     s = rt.session
     q = s.question(question_id)
     if q is None:
@@ -68,7 +68,7 @@ HOW = {"skipped": "assumption.skipped", "deferred twice": "assumption.deferred_t
        "skipped (skip all)": "assumption.skip_all"}  # how a question was skipped → its words
 
 
-def _skip(rt: SessionRuntime, q: ClarificationQuestion, how: str) -> None:
+def _skip(rt: Turn, q: ClarificationQuestion, how: str) -> None:
     s = rt.session
     answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
                                  skip_command=True, created_at=rt.clock())

@@ -25,14 +25,13 @@ from council.session.calls import ProviderPicker
 from council.session.convergence import Convergence
 from council.session.debate import Beside, report_failures, run_cycle
 from council.session.outputs import PersonaResponse
-from council.session.pause import drop_open_cycle
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.vote_round import propose_options
 
-Conclude = Callable[[SessionRuntime, int, Convergence | None], Convergence]
+Conclude = Callable[[Turn, int, Convergence | None], Convergence]
 
 
-async def options_beside_next_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[str, PersonaContract],
+async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
                                     cycle: int, previous: Convergence | None, *, conclude: Conclude,
                                     gather: Callable[[int], Awaitable[None]]) -> Convergence | None:
     """The options call for ``cycle`` (the independent one, just run) beside the next cycle; ``conclude`` concludes
@@ -55,7 +54,7 @@ async def options_beside_next_cycle(rt: SessionRuntime, pick: ProviderPicker, co
             return previous
         beside.opened.set()
     if all(x.abstained for x in following):
-        drop_open_cycle(rt, "all_failed")
+        rt.live.drop_open_cycle("all_failed")
         report_failures(rt, following)
         return None
     report_failures(rt, following)

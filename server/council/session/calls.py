@@ -25,7 +25,7 @@ from council.session.formats import swaps
 from council.session.outputs import ModelReply
 from council.session.parsing import ParseFailure, parse_reply
 from council.session.prompts import repair_messages
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.unreachable import known, learn
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class CallSpec(Generic[T]):
     # or a function that says False for it: the caller reports it)
 
 
-async def call_structured(rt: SessionRuntime, pick: ProviderPicker, spec: CallSpec[T],
+async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
     started = False
@@ -141,7 +141,7 @@ def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
     return reply
 
 
-async def _attempt(rt: SessionRuntime, pick: ProviderPicker, provider: Provider, request: CompletionRequest,
+async def _attempt(rt: Turn, pick: ProviderPicker, provider: Provider, request: CompletionRequest,
                    role: str, on_delta: Callable[[str], Awaitable[None]] | None,
                    retry: bool) -> tuple[str | ModelFailure, Provider]:
     """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
@@ -154,12 +154,12 @@ async def _attempt(rt: SessionRuntime, pick: ProviderPicker, provider: Provider,
     return reply, provider
 
 
-def _seat_id(rt: SessionRuntime, role: str) -> str | None:
+def _seat_id(rt: Turn, role: str) -> str | None:
     seating = rt.session.seating if rt.created else None
     return None if seating is None else seating.model_of(role).id
 
 
-def _fell_back(rt: SessionRuntime, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
+def _fell_back(rt: Turn, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
     """Whether ``role``'s seat left the model that just failed it for the chat's model (recorded by the first call
     that noticed: once per model per session)."""
     seating = rt.session.seating if rt.created else None
@@ -172,7 +172,7 @@ def _fell_back(rt: SessionRuntime, role: str, seat_id: str | None, failure: Mode
     return rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id
 
 
-async def _run(rt: SessionRuntime, provider: Provider, request: CompletionRequest, role: str,
+async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: str,
                on_delta: Callable[[str], Awaitable[None]] | None, retry: bool = False) -> str | ModelFailure:
     """The model's whole text, or why the call failed (a provider error, or a provider bug: neither sinks the
     session). A call on a model this turn found it cannot use is not made (``council.session.unreachable``: it fails

@@ -25,7 +25,7 @@ from council.session.entities import Choice, ClarificationQuestion
 from council.session.outputs import CANDIDATE_IDS, NO_LEAN, ClarifierReply, PlannedQuestion, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import clarifier_messages
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.stakes import ChoiceLean, QuestionStakes
 from council.session.unreachable import stranded
 
@@ -98,7 +98,7 @@ def stakes_of(planned: PlannedQuestion, candidates: list[str]) -> QuestionStakes
                           decisiveness=decisiveness([x.favours for x in leans]))
 
 
-async def plan_round(rt: SessionRuntime, pick: ProviderPicker, round_number: int) -> RoundPlan:
+async def plan_round(rt: Turn, pick: ProviderPicker, round_number: int) -> RoundPlan:
     """The questions for ``round_number`` worth asking (possibly none) and the ones weighed and left out."""
     s = rt.session
     asked = [q.question for q in [*s.questions, *s.planned_questions, *s.unasked_questions]]

@@ -18,17 +18,17 @@ from council.session.costing import remaining, state_plan
 from council.session.entities import MAX_CLARIFICATION_ROUNDS, CycleRef, MessageType, QuestionStatus
 from council.session.entities import SessionStatus as S
 from council.session.revisit import after_revisit, choose, revisable, start_revisit
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.words import n, t
 
 
 class ClarifyingMoves:
     """What the engine does with clarifying questions (``advance`` comes from the engine)."""
 
-    async def advance(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+    async def advance(self, rt: Turn, pick: ProviderPicker) -> str | None:
         raise NotImplementedError  # the engine's loop
 
-    async def _begin(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+    async def _begin(self, rt: Turn, pick: ProviderPicker) -> str | None:
         """Plan the first clarification round (when the session clarifies) and run on: the start, and the resume
         of a session stopped before it had a question."""
         reason = "the request is clear; no questions"
@@ -47,7 +47,7 @@ class ClarifyingMoves:
         rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason=reason))
         return await self.advance(rt, pick)
 
-    async def answer(self, rt: SessionRuntime, question_id: str, action: str, text: str, choice: str | None,
+    async def answer(self, rt: Turn, question_id: str, action: str, text: str, choice: str | None,
                      pick: ProviderPicker) -> str | None:
         """Answer, skip or defer a question by id (a clicked button)."""
         active = self._active(rt)
@@ -59,18 +59,18 @@ class ClarifyingMoves:
         resolve(rt, question_id, action, text=text, choice=choice)
         return await self.advance(rt, pick)
 
-    async def reply(self, rt: SessionRuntime, action: str, text: str, pick: ProviderPicker) -> str | None:
+    async def reply(self, rt: Turn, action: str, text: str, pick: ProviderPicker) -> str | None:
         """A typed answer, skip, skip-all or defer for the active question."""
         resolve(rt, self._active(rt).question_id, action, text=text, choice=None)
         return await self.advance(rt, pick)
 
-    def _active(self, rt: SessionRuntime):
+    def _active(self, rt: Turn):
         s = rt.session
         if s.status is not S.CLARIFYING or s.active_question is None:
             raise validation_error(t("error.no_open_question"), reason="no_open_question", status=s.status.value)
         return s.active_question
 
-    async def more_questions(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+    async def more_questions(self, rt: Turn, pick: ProviderPicker) -> str | None:
         s = rt.session
         if s.status is not S.CLARIFYING:
             raise validation_error(t("error.more_only_clarifying"), status=s.status.value)
@@ -91,7 +91,7 @@ class ClarifyingMoves:
         await self.advance(rt, pick)
         return "more_planned"
 
-    async def revisit(self, rt: SessionRuntime, question_id: str | None, text: str,
+    async def revisit(self, rt: Turn, question_id: str | None, text: str,
                       pick: ProviderPicker) -> str | None:
         """Ask a skipped or deferred question again after the answer (its answer then re-runs one vote round and
         the answer; skipped again, the answer stands). ``"which_question"`` when the turn names none."""
@@ -104,7 +104,7 @@ class ClarifyingMoves:
         start_revisit(rt, q)
         return await self.advance(rt, pick)
 
-    def _ask_next(self, rt: SessionRuntime) -> str | None:
+    def _ask_next(self, rt: Turn) -> str | None:
         s = rt.session
         if s.open_revisit is not None and not s.planned_questions:  # the revisited question is resolved: re-run
             # what its answer changes
@@ -118,14 +118,14 @@ class ClarifyingMoves:
                        cycle=CycleRef(cycle_type="clarification", number=nxt.round_number),
                        metadata={"questionId": nxt.question_id})
         # a question the user replied to before a reload lost the session gets that reply: it is not asked again
-        reused = rt.earlier is not None and rt.earlier.match(nxt) is not None
+        reused = rt.live.earlier is not None and rt.live.earlier.match(nxt) is not None
         rt.record(r.QuestionAsked(at=rt.clock(), question_id=nxt.question_id, turn=turn, reused=reused))
         if reused:
-            reuse(rt, rt.earlier)
+            reuse(rt, rt.live.earlier)
         return None
 
 
-def record_round(rt: SessionRuntime, round_number: int, plan: RoundPlan, quiet_when_clear: bool = False) -> None:
+def record_round(rt: Turn, round_number: int, plan: RoundPlan, quiet_when_clear: bool = False) -> None:
     """Journal a planned round: the questions to ask, and the ones weighed and left out (or that there was
     nothing worth asking: said once, as the council goes straight to the debate)."""
     if plan.ask:

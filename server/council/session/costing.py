@@ -22,7 +22,7 @@ from council.session.budget import (
 )
 from council.session.entities import ConversationSession
 from council.session.entities import SessionStatus as S
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 
 
 def seat_labels(s: ConversationSession) -> tuple[list[str], str]:
@@ -45,7 +45,7 @@ def planned_calls(s: ConversationSession, shape: Shape) -> int:
     return shape.planned - (1 if s.options else 0)
 
 
-def state_plan(rt: SessionRuntime, phase: str, shape: Shape, cut: BudgetCut | None = None,
+def state_plan(rt: Turn, phase: str, shape: Shape, cut: BudgetCut | None = None,
                calls: int | None = None) -> CallPlan | None:
     """Fit ``shape`` (or ``calls`` plain calls, for a follow-up) into what is left of the budget and record the
     plan; None when not even the smallest version fits (nothing is recorded: the caller says so, runs nothing)."""

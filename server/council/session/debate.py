@@ -24,7 +24,7 @@ from council.session.grounds import EVIDENCE_TOOLS
 from council.session.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.parsing import ParseFailure
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, peer_labels, persona_messages
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.seating import model_label
 from council.session.streaming import OrderedStream
 from council.words import speaking, t
@@ -125,7 +125,7 @@ class Beside:
     opened: anyio.Event = field(default_factory=anyio.Event)
 
 
-async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[str, PersonaContract],
+async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
                     cycle: int, beside: Beside | None = None) -> list[PersonaResponse]:
     """One debate cycle; cycle 0: a council of one answers alone (no discussion, no vote; an unusable reply is
     returned, not kept, and the session waits for a retry). ``beside``: the cycle after the independent one, run
@@ -170,7 +170,7 @@ async def run_cycle(rt: SessionRuntime, pick: ProviderPicker, contracts: dict[st
     return kept or latest_responses(rt.session, cycle)
 
 
-def _begin(rt: SessionRuntime, pick: ProviderPicker, cycle: int) -> None:
+def _begin(rt: Turn, pick: ProviderPicker, cycle: int) -> None:
     """What a cycle records and says as it starts (a cycle beside the options call: once they are in)."""
     s = rt.session
     if cycle:
@@ -185,7 +185,7 @@ def _begin(rt: SessionRuntime, pick: ProviderPicker, cycle: int) -> None:
         rt.persona_started(p.name, cycle, provider.id, provider.model)
 
 
-def _commit(rt: SessionRuntime, response: PersonaResponse, vote: Vote | None, kept: list[PersonaResponse],
+def _commit(rt: Turn, response: PersonaResponse, vote: Vote | None, kept: list[PersonaResponse],
             where: CycleRef | None, *, backing: bool) -> None:
     """Record one persona's contribution (and vote); ``backing``: the options are in now, so its vote is the option
     of the recommendation it backs."""
@@ -276,7 +276,7 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
     return list(dict.fromkeys([*(f.model for f in causes.values() if f.model), *fallen]))
 
 
-def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> bool:
+def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
     """Report a finished cycle's failures once; True when every advisor abstained.
 
     One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
@@ -292,7 +292,7 @@ def report_failures(rt: SessionRuntime, responses: list[PersonaResponse]) -> boo
     return False
 
 
-def report_stall(rt: SessionRuntime, causes: dict[str, ModelFailure]) -> None:
+def report_stall(rt: Turn, causes: dict[str, ModelFailure]) -> None:
     """No advisor can give a position (persona → why): one problem, kept for the caller (``rt.stalled_by``) — that
     the user must allow the models, or every cause once (no model could be reached, said with the fix)."""
     rt.stalled_by = causes

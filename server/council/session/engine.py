@@ -53,9 +53,8 @@ from council.session.evidence import (
 from council.session.follow_up import answer_follow_up, reopen_debate
 from council.session.intents import is_resume_word
 from council.session.outputs import CouncilSynthesis
-from council.session.pause import drop_open_cycle, resume
 from council.session.prompts import CONTEXT_BUDGET, session_language
-from council.session.runtime import SessionRuntime, can_extend
+from council.session.runtime import Turn, can_extend
 from council.session.seating import Seating
 from council.session.synthesis import synthesize
 from council.session.vote_round import conclude, propose_options
@@ -131,7 +130,7 @@ class Engine(ClarifyingMoves):
         self.evidence = evidence  # read-only tools on the workspace (None: no workspace, or evidence off)
         self.memory = memory  # the workspace's decision memory (None: off, the default)
 
-    def contracts(self, rt: SessionRuntime) -> dict[str, PersonaContract]:
+    def contracts(self, rt: Turn) -> dict[str, PersonaContract]:
         out = {}
         for p in rt.session.personas:
             contract = self.library.get(p.name)
@@ -175,12 +174,12 @@ class Engine(ClarifyingMoves):
             selection = narrowed(selection, kept, f"To fit the budget of {req.max_model_calls} model calls")
         return Plan(req, settings, selection, cut)
 
-    async def start(self, rt: SessionRuntime, plan: Plan, pick: ProviderPicker,
+    async def start(self, rt: Turn, plan: Plan, pick: ProviderPicker,
                     seating: Seating | None = None) -> str | None:
         """Create the session, seat it (``seating``), state the most it will spend, run until it needs the user."""
         req, settings, selection = plan.request, plan.settings, plan.selection
         text = req.text.strip()
-        rt.earlier = Earlier.of(req.earlier, text)
+        rt.live.earlier = Earlier.of(req.earlier, text)
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
         user = Participant(type=ParticipantType.USER, name=req.user_name, role="asker")
         moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
@@ -208,7 +207,7 @@ class Engine(ClarifyingMoves):
             said = t("error.unknown_personas", names=", ".join(map(repr, exc.unknown)), valid=", ".join(exc.valid))
             raise validation_error(said, fields={"options.personas": said}, valid=self.library.names) from None
 
-    def _record_selection(self, rt: SessionRuntime, sel: Selection) -> None:
+    def _record_selection(self, rt: Turn, sel: Selection) -> None:
         s = rt.session
         participants = [Participant(type=ParticipantType.PERSONA, name=p.name, role="advisor") for p in sel.personas]
         rt.record(r.PersonasSelected(at=rt.clock(), selection=PersonaSelection(
@@ -217,7 +216,7 @@ class Engine(ClarifyingMoves):
             method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
 
     # --- the user's moves (answering questions: ClarifyingMoves) ----------------------------------------------
-    async def extend(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+    async def extend(self, rt: Turn, pick: ProviderPicker) -> str | None:
         s = rt.session
         if s.extended_debate_requested:
             raise validation_error(t("error.extend_max", cycles=n(s.cycle_limit, "cycle_upto")), limit=s.cycle_limit)
@@ -230,7 +229,7 @@ class Engine(ClarifyingMoves):
         state_plan(rt, "extend", remaining(rt.session, clarifier=False))
         return await self.advance(rt, pick)
 
-    async def reopen(self, rt: SessionRuntime, text: str, pick: ProviderPicker) -> str | None:
+    async def reopen(self, rt: Turn, text: str, pick: ProviderPicker) -> str | None:
         """Re-open a completed debate with ``text`` as new input: more cycles, a new vote, a new answer."""
         if rt.session.status is S.COMPLETED and not self._affords_more(rt):
             return "over_budget"
@@ -238,18 +237,18 @@ class Engine(ClarifyingMoves):
         state_plan(rt, "reopen", remaining(rt.session, clarifier=False))
         return await self.advance(rt, pick)
 
-    def _affords_more(self, rt: SessionRuntime) -> bool:
+    def _affords_more(self, rt: Turn) -> bool:
         """Whether the budget left pays for one more cycle and a new answer (no budget: always)."""
         s, budget = rt.session, rt.session.settings.max_model_calls
         return budget is None or budget - s.metadata.calls >= len(s.personas) + 1
 
-    async def follow_up(self, rt: SessionRuntime, text: str, pick: ProviderPicker) -> str | None:
+    async def follow_up(self, rt: Turn, text: str, pick: ProviderPicker) -> str | None:
         """The moderator answers a question about the completed session (it stays completed)."""
         if rt.session.status is S.COMPLETED and state_plan(rt, "follow_up", Shape(0, 0, False), calls=1) is None:
             return "over_budget"
         return await answer_follow_up(rt, pick, text)
 
-    async def retry(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+    async def retry(self, rt: Turn, pick: ProviderPicker) -> str | None:
         """Resume a stopped or stalled session from where it is: plan the first question it never got, re-show an
         open question (``"question_open"``, no model call), run the next debate cycle, or write the answer."""
         s = rt.session
@@ -257,7 +256,7 @@ class Engine(ClarifyingMoves):
             raise validation_error(t("error.resume_completed"), status=s.status.value)
         if s.status is S.CANCELLED:
             raise validation_error(t("error.resume_cancelled"), status=s.status.value)
-        resume(rt)
+        rt.live.resume()
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
         if state_plan(rt, "retry", resumable(s)) is None:
@@ -267,8 +266,8 @@ class Engine(ClarifyingMoves):
         return await self.advance(rt, pick)
 
     # --- the loop ------------------------------------------------------------------------------------------
-    async def advance(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
-        resume(rt)  # the session moves again: a stop marker no longer holds
+    async def advance(self, rt: Turn, pick: ProviderPicker) -> str | None:
+        rt.live.resume()  # the session moves again: a stop marker no longer holds
         while True:
             s = rt.session
             if s.status is S.CLARIFYING:
@@ -289,7 +288,7 @@ class Engine(ClarifyingMoves):
             else:
                 return None
 
-    async def debate(self, rt: SessionRuntime, pick: ProviderPicker) -> str | None:
+    async def debate(self, rt: Turn, pick: ProviderPicker) -> str | None:
         """Vote-first deliberation until a stop; then conclusions, tally and the final status.
 
         Cycle 1 is independent; the moderator then extracts options and places each recommendation under one,
@@ -311,7 +310,7 @@ class Engine(ClarifyingMoves):
             await gather_evidence(rt, cycle - 1, self.evidence)  # what the last cycle asked for, for this one
             responses = await run_cycle(rt, pick, contracts, cycle)
             if all(x.abstained for x in responses):  # nothing to keep: the cycle runs again on retry
-                drop_open_cycle(rt, "all_failed")
+                rt.live.drop_open_cycle("all_failed")
                 report_failures(rt, responses)
                 return "stalled"
             report_failures(rt, responses)
@@ -334,14 +333,14 @@ class Engine(ClarifyingMoves):
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
         return None
 
-    def _next_beside_options(self, rt: SessionRuntime) -> bool:
+    def _next_beside_options(self, rt: Turn) -> bool:
         """Whether the next cycle runs beside the options call: there is one (under the cap, in the stated plan)
         and the options are still to come."""
         s = rt.session
         return (not s.options and s.open_revisit is None and s.debate_cycles + 1 <= s.cycle_limit
                 and can_afford_cycle(s))
 
-    async def _alone(self, rt: SessionRuntime, pick: ProviderPicker,
+    async def _alone(self, rt: Turn, pick: ProviderPicker,
                      contracts: dict[str, PersonaContract]) -> str | None:
         """The one persona's answer (its conclusion, cycle 0): no cycles, no options, no vote of one."""
         responses = await run_cycle(rt, pick, contracts, 0)
@@ -350,7 +349,7 @@ class Engine(ClarifyingMoves):
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="a council of one answers without a debate"))
         return None
 
-    def _conclude_cycle(self, rt: SessionRuntime, cycle: int, previous: Convergence | None) -> Convergence:
+    def _conclude_cycle(self, rt: Turn, cycle: int, previous: Convergence | None) -> Convergence:
         s = rt.session
         conv = assess(cycle, votes_of(s, cycle), votes_of(s, cycle - 1), previous,
                       similarity=self._similarity(s, cycle))

@@ -24,7 +24,7 @@ import anyio
 from council.session import records as r
 from council.session.debate import EVIDENCE_PER_REPLY
 from council.session.grounds import EVIDENCE_TOOLS, EvidenceResult, EvidenceUse, Precedent
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class _Request:
     personas: list[str]
 
 
-def requests_of(rt: SessionRuntime, cycle: int) -> list[_Request]:
+def requests_of(rt: Turn, cycle: int) -> list[_Request]:
     """The cycle's evidence requests, in council order, each once (with every persona that asked for it)."""
     s = rt.session
     merged: dict[tuple[str, str, bool], _Request] = {}
@@ -85,7 +85,7 @@ def requests_of(rt: SessionRuntime, cycle: int) -> list[_Request]:
     return list(merged.values())
 
 
-async def gather_evidence(rt: SessionRuntime, cycle: int, tools: EvidenceTools | None) -> None:
+async def gather_evidence(rt: Turn, cycle: int, tools: EvidenceTools | None) -> None:
     """Serve the evidence requests of ``cycle``'s replies once (nothing when the session has no evidence tools,
     the cycle's requests were served, or there were none)."""
     s = rt.session
@@ -130,7 +130,7 @@ async def _run(tools: EvidenceTools | None, q: _Request) -> EvidenceResult:
         return EvidenceResult(ok=False, refusal="error", detail=f"{type(exc).__name__}"[:300])
 
 
-def record_attachments(rt: SessionRuntime, attachments: Sequence[Attachment]) -> None:
+def record_attachments(rt: Turn, attachments: Sequence[Attachment]) -> None:
     """The user's attachments as evidence of cycle 0 (what they are, not their content: the prompts carry that)."""
     if not attachments:
         return
@@ -143,7 +143,7 @@ def record_attachments(rt: SessionRuntime, attachments: Sequence[Attachment]) ->
     rt.record(r.EvidenceGathered(at=rt.clock(), cycle=0, uses=uses))
 
 
-async def recall_precedents(rt: SessionRuntime, memory: DecisionMemory | None) -> None:
+async def recall_precedents(rt: Turn, memory: DecisionMemory | None) -> None:
     """Offer similar past decisions to the council (nothing without a memory, or when none is similar)."""
     if memory is None:
         return

@@ -18,7 +18,7 @@ from council.session.entities import FollowUp, UserInput, new_id
 from council.session.entities import SessionStatus as S
 from council.session.outputs import FollowUpReply, reply_schema
 from council.session.prompts import FOLLOW_UP_TOKENS, follow_up_messages
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.voting import describe_tally
 from council.words import t
 
@@ -26,13 +26,13 @@ ROLE = "moderator"  # who answers (its calls are recorded under this role)
 PROVIDER_ROLE = "synthesizer"  # whose provider answers: the one that wrote the council's answer
 
 
-def _completed(rt: SessionRuntime, not_yet: str) -> None:
+def _completed(rt: Turn, not_yet: str) -> None:
     """A follow-up or a re-opened debate comes after the answer; before it, the refusal (catalog key) says so."""
     if rt.session.status is not S.COMPLETED:
         raise validation_error(t(not_yet), status=rt.session.status.value)
 
 
-async def answer_follow_up(rt: SessionRuntime, pick: ProviderPicker, question: str) -> str | None:
+async def answer_follow_up(rt: Turn, pick: ProviderPicker, question: str) -> str | None:
     """The moderator answers ``question`` from the session, streaming; ``"follow_up_failed"`` when the model gave
     no usable answer (nothing is recorded then)."""
     text = question.strip()
@@ -60,7 +60,7 @@ async def answer_follow_up(rt: SessionRuntime, pick: ProviderPicker, question: s
     return None
 
 
-def reopen_debate(rt: SessionRuntime, text: str) -> None:
+def reopen_debate(rt: Turn, text: str) -> None:
     """Record what the user adds and set the completed session debating again (for a few more cycles)."""
     text = text.strip()
     if not text:

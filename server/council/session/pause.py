@@ -5,21 +5,15 @@ answers and the assumptions, drops the cycle that had not concluded (as ``journa
 restore) and marks the session stopped; its status does not change, so ``retry`` continues from exactly there.
 The same drop takes back a cycle in which every advisor failed, so a retry runs that cycle again.
 
-The reducer applies the three records with :func:`drop_cycle` and :func:`set_stopped`; :func:`pause`,
-:func:`drop_open_cycle` and :func:`resume` are what the engine and the service call on a live session.
+The reducer applies the three records with :func:`drop_cycle` and :func:`set_stopped`; a live session records them
+with ``SessionRuntime.pause``, ``drop_open_cycle`` and ``resume`` (``council.session.runtime``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from council.errors import validation_error
-from council.session import records as r
 from council.session.entities import ConversationSession, DiscussionStatus
 from council.session.transitions import TERMINAL
-
-if TYPE_CHECKING:
-    from council.session.runtime import SessionRuntime
 
 
 def open_cycle(s: ConversationSession) -> int | None:
@@ -50,30 +44,3 @@ def set_stopped(s: ConversationSession, stopped: bool) -> None:
     if not stopped and not s.stopped:
         raise validation_error("the session is not stopped")
     s.stopped = stopped
-
-
-# --- on a live session ------------------------------------------------------------------------------------------
-def drop_open_cycle(rt: SessionRuntime, reason: str) -> int | None:
-    """Drop the cycle in progress, if any; returns its number."""
-    cycle = open_cycle(rt.session)
-    if cycle is not None:
-        rt.record(r.CycleDropped(at=rt.clock(), cycle=cycle, reason=reason))
-    return cycle
-
-
-def pause(rt: SessionRuntime, reason: str) -> bool:
-    """Stop a session that was interrupted mid-turn; False when there is nothing to pause (not created yet,
-    completed or cancelled)."""
-    if not rt.created or rt.session.status in TERMINAL:
-        return False
-    if rt.session.stopped and open_cycle(rt.session) is None:
-        return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)
-    drop_open_cycle(rt, "stopped")
-    rt.record(r.SessionStopped(at=rt.clock(), reason=reason))
-    return True
-
-
-def resume(rt: SessionRuntime) -> None:
-    """Clear the stop marker as the session moves again (nothing when it was not stopped)."""
-    if rt.session.stopped:
-        rt.record(r.SessionResumed(at=rt.clock()))

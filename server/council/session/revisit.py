@@ -22,7 +22,7 @@ from council.session.entities import (
     Revisit,
 )
 from council.session.entities import SessionStatus as S
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.vote_round import final_round
 from council.words import n, t
 
@@ -68,7 +68,7 @@ def choose(s: ConversationSession, question_id: str | None, text: str) -> str | 
     return options[0].question_id if len(options) == 1 else None
 
 
-def start_revisit(rt: SessionRuntime, q: ClarificationQuestion) -> None:
+def start_revisit(rt: Turn, q: ClarificationQuestion) -> None:
     s = rt.session
     assumed = next((a.assumption for a in s.assumption_log if a.related_question_id == q.question_id), None)
     last = final_round(s)
@@ -84,7 +84,7 @@ def start_revisit(rt: SessionRuntime, q: ClarificationQuestion) -> None:
     rt.record(r.QuestionAsked(at=rt.clock(), question_id=q.question_id, turn=turn, revisit=True))
 
 
-def after_revisit(rt: SessionRuntime) -> str | None:
+def after_revisit(rt: Turn) -> str | None:
     """The revisited question is resolved: debate one round on its answer, or keep the answer
     (``"revisit_kept"``)."""
     s = rt.session

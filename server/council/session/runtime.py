@@ -1,9 +1,12 @@
-"""One live session: its state, journal, observer, lock, cancel scope and idempotency memory.
+"""One live session's state, and the context of one turn that runs on it.
 
-``record`` is the only way state changes: it applies a journal record through the reducer, appends it to the
-journal and tells the observer. Everything else the session reports — progress notes, problems, the raw text of a
-persona (or of the moderator's answer to a follow-up, or of the chair's answer) as it streams — goes to the
-observer as data; the observer (``council.narrator``) decides what people read.
+:class:`SessionRuntime` is the session: its journal and the state the reducer makes of it. ``record`` is the only
+way that state changes: it applies a journal record through the reducer, appends it to the journal and tells the
+observer. :class:`Turn` is what the engine's steps need while one turn runs (or one review, which has no session):
+the session (if any), the cancel scope, the calls in flight, the models found unusable, and the report channel.
+Everything a turn reports — progress notes, problems, the raw text of a persona (or of the moderator's answer to a
+follow-up, or of the chair's answer) as it streams — goes to the observer as data; the observer
+(``council.narrator``) decides what people read.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from typing import Any, Protocol
 import anyio
 
 from council.errors import ErrorCode
-from council.idempotency import KeyedOnce
 from council.session import records as r
 from council.session.entities import (
     ConversationSession,
@@ -28,6 +30,7 @@ from council.session.entities import (
     SessionStatus,
     utcnow,
 )
+from council.session.pause import open_cycle
 from council.session.reducer import apply, replay
 from council.session.sharing import with_shared_fields_sets
 from council.session.transitions import TERMINAL
@@ -36,48 +39,38 @@ log = logging.getLogger(__name__)
 
 
 class SessionObserver(Protocol):
-    """Receives everything a session reports, in order."""
+    """Receives everything a session reports, in order (``rt`` is None for a review: it has no session)."""
 
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None: ...
 
-    def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None: ...
+    def note(self, rt: SessionRuntime | None, kind: str, data: dict[str, Any]) -> None: ...
 
-    def problem(self, rt: SessionRuntime, kind: str, data: dict[str, Any], *, code: ErrorCode,
+    def problem(self, rt: SessionRuntime | None, kind: str, data: dict[str, Any], *, code: ErrorCode,
                 persona: str | None, retryable: bool) -> None: ...
 
-    def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None: ...
+    def persona_started(self, rt: SessionRuntime | None, persona: str, cycle: int, provider: str,
+                        model: str) -> None: ...
 
-    def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None: ...
+    def persona_text(self, rt: SessionRuntime | None, persona: str, cycle: int, chunk: str) -> None: ...
 
-    def follow_up_text(self, rt: SessionRuntime, follow_up_id: str, chunk: str) -> None: ...
+    def follow_up_text(self, rt: SessionRuntime | None, follow_up_id: str, chunk: str) -> None: ...
 
-    def answer_text(self, rt: SessionRuntime, stream_id: str, chunk: str) -> None: ...
+    def answer_text(self, rt: SessionRuntime | None, stream_id: str, chunk: str) -> None: ...
 
 
 class SessionRuntime:
+    """The session's state. ``record`` and ``load`` write it; ``seq`` is the narrator's (the last event number
+    sent); ``earlier`` is set once by the engine as the session starts (a lost session's replies it reuses)."""
+
     def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
-                 mono: Callable[[], float] = time.monotonic) -> None:
-        self.mono = mono
-        self.session_id = session_id
-        self.observer = observer
-        self.clock = clock
+                 mono: Callable[[], float] = time.monotonic, language: str | None = None) -> None:
+        self.session_id, self.observer, self.clock, self.mono = session_id, observer, clock, mono
+        self.language = language  # what the session will write in, before it exists (its plan's)
         self._session: ConversationSession | None = None
         self.journal: list[r.RecordBase] = []
-        self.seq = 0  # the last event sequence number sent for this session (the narrator numbers events)
-        self.lock = anyio.Lock()
-        self.cancel_scope: anyio.CancelScope | None = None
-        self.stop_requested = False  # the running turn's scope was cancelled by a stop, not a cancel
-        self.finished_at: float | None = None
-        self.last_active = mono()
-        self.inflight_calls = 0
-        self.stalled_by: dict[str, Any] = {}  # persona → ModelFailure of the last cycle every advisor failed
-        self.gone: dict[str, Any] = {}  # models this turn found it cannot use → ModelFailure (session.unreachable)
-        self.pending_calls = 0  # started and not journaled yet (the budget counts them): all, and first calls
-        self.pending_first = 0
-        self.pick: Callable[[str], Any] | None = None  # role → provider, chosen when the session starts
-        self.once = KeyedOnce()  # idempotency memory of this session's requests, evicted with it
-        self.language: str | None = None  # what the session will write in, before it exists (its plan's)
-        self.earlier: Any = None  # council.session.earlier.Earlier: a lost session's replies this one reuses
+        self.seq = 0
+        self.last_active = mono()  # when it last changed (the store evicts by it)
+        self.earlier: Any = None  # council.session.earlier.Earlier
 
     @property
     def session(self) -> ConversationSession:
@@ -89,6 +82,11 @@ class SessionRuntime:
     def created(self) -> bool:
         return self._session is not None
 
+    @property
+    def finished_at(self) -> float | None:
+        """When it completed or was cancelled (None: it has not)."""
+        return self.last_active if self._session is not None and self._session.status in TERMINAL else None
+
     # --- state changes ---------------------------------------------------------------------------------
     def record(self, rec: r.RecordBase) -> None:
         previous = self._session.status if self._session is not None else None
@@ -96,8 +94,7 @@ class SessionRuntime:
         self._session = apply(self._session, rec)
         self.journal.append(rec)
         self.last_active = self.mono()
-        self.finished_at = self.mono() if self._session.status in TERMINAL else None
-        self._tell(self.observer.recorded, self, rec, previous)
+        _tell(self.observer.recorded, self, rec, previous)
 
     def load(self, journal: list[r.RecordBase], last_seq: int) -> None:
         """Become the session a journal describes (a restore): replayed silently, events continue after
@@ -106,7 +103,6 @@ class SessionRuntime:
         self._session = replay(self.journal)
         self.seq = last_seq
         self.last_active = self.mono()
-        self.finished_at = self.mono() if self._session.status in TERMINAL else None
 
     def turn(self, sender: Participant, kind: MessageType, content: str, *,
              cycle: CycleRef | None = None, metadata: dict[str, Any] | None = None) -> MessageTurn:
@@ -117,33 +113,88 @@ class SessionRuntime:
                            timestamp=self.clock(), sequence_number=last + 1, related_cycle_or_round=cycle,
                            metadata=metadata or {})
 
+    # --- stopping and resuming (council.session.pause) -----------------------------------------------------
+    def drop_open_cycle(self, reason: str) -> int | None:
+        """Drop the cycle in progress, if any; returns its number."""
+        cycle = open_cycle(self.session)
+        if cycle is not None:
+            self.record(r.CycleDropped(at=self.clock(), cycle=cycle, reason=reason))
+        return cycle
+
+    def pause(self, reason: str) -> bool:
+        """Stop a session that was interrupted mid-turn; False when there is nothing to pause (not created yet,
+        completed or cancelled)."""
+        if not self.created or self.session.status in TERMINAL:
+            return False
+        if self.session.stopped and open_cycle(self.session) is None:
+            return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)
+        self.drop_open_cycle("stopped")
+        self.record(r.SessionStopped(at=self.clock(), reason=reason))
+        return True
+
+    def resume(self) -> None:
+        """Clear the stop marker as the session moves again (nothing when it was not stopped)."""
+        if self.session.stopped:
+            self.record(r.SessionResumed(at=self.clock()))
+
+
+class Turn:
+    """One turn's context, made by the runner (``council.sessions``) as the turn starts, or by a review: the session
+    it runs on (None for a review), its cancel scope, the model calls started and not journaled yet (the budget
+    counts them), the models it found it cannot use (``session.unreachable``) and why every advisor failed, if they
+    did (``stalled_by``, persona → ModelFailure)."""
+
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+                 live: SessionRuntime | None = None, scope: anyio.CancelScope | None = None) -> None:
+        self.session_id, self.observer, self.clock, self.live, self.scope = session_id, observer, clock, live, scope
+        self.stop_requested = False  # the scope was cancelled by a stop, not a cancel
+        self.inflight_calls = self.pending_calls = self.pending_first = 0
+        self.gone: dict[str, Any] = {}
+        self.stalled_by: dict[str, Any] = {}
+
+    @property
+    def session(self) -> ConversationSession:
+        assert self.live is not None, "a review has no session"
+        return self.live.session
+
+    @property
+    def created(self) -> bool:
+        return self.live is not None and self.live.created
+
+    def record(self, rec: r.RecordBase) -> None:
+        self.live.record(rec)  # type: ignore[union-attr]  (a review records nothing)
+
+    def turn(self, sender: Participant, kind: MessageType, content: str, **kw: Any) -> MessageTurn:
+        return self.live.turn(sender, kind, content, **kw)  # type: ignore[union-attr]
+
     # --- reports (data; the observer words them) ----------------------------------------------------------
     def note(self, kind: str, **data: Any) -> None:
-        self._tell(self.observer.note, self, kind, data)
+        _tell(self.observer.note, self.live, kind, data)
 
     def problem(self, kind: str, *, code: ErrorCode = ErrorCode.INTERNAL, persona: str | None = None,
                 retryable: bool = False, **data: Any) -> None:
-        self._tell(self.observer.problem, self, kind, data, code=code, persona=persona, retryable=retryable)
+        _tell(self.observer.problem, self.live, kind, data, code=code, persona=persona, retryable=retryable)
 
     def persona_started(self, persona: str, cycle: int, provider: str, model: str) -> None:
-        self._tell(self.observer.persona_started, self, persona, cycle, provider, model)
+        _tell(self.observer.persona_started, self.live, persona, cycle, provider, model)
 
     def persona_text(self, persona: str, cycle: int, chunk: str) -> None:
-        self._tell(self.observer.persona_text, self, persona, cycle, chunk)
+        _tell(self.observer.persona_text, self.live, persona, cycle, chunk)
 
     def follow_up_text(self, follow_up_id: str, chunk: str) -> None:
         """The moderator's raw reply to a follow-up question, as it streams."""
-        self._tell(self.observer.follow_up_text, self, follow_up_id, chunk)
+        _tell(self.observer.follow_up_text, self.live, follow_up_id, chunk)
 
     def answer_text(self, stream_id: str, chunk: str) -> None:
         """The chair's raw reply (the council's answer), as it streams; ``stream_id`` names one synthesis call."""
-        self._tell(self.observer.answer_text, self, stream_id, chunk)
+        _tell(self.observer.answer_text, self.live, stream_id, chunk)
 
-    def _tell(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
-        try:
-            fn(*args, **kwargs)
-        except Exception:  # a broken client pipe or a rendering bug must not break the session
-            log.exception("the observer failed on %s", getattr(fn, "__name__", fn))
+
+def _tell(fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+    try:
+        fn(*args, **kwargs)
+    except Exception:  # a broken client pipe or a rendering bug must not break the session
+        log.exception("the observer failed on %s", getattr(fn, "__name__", fn))
 
 
 def can_extend(s: ConversationSession) -> bool:

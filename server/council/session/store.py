@@ -12,14 +12,34 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import anyio
 
 from council.errors import CouncilError, ErrorCode, validation_error
+from council.idempotency import KeyedOnce
 from council.session.entities import new_id
-from council.session.runtime import SessionObserver, SessionRuntime
+from council.session.runtime import SessionObserver, SessionRuntime, Turn
 from council.words import t
 
 IDLE_FACTOR = 6  # an unfinished session idle for ttl × this is abandoned
 REMEMBERED = 4096  # evicted session ids remembered to answer "expired" rather than "unknown"
+
+
+@dataclass(eq=False)
+class Live:
+    """A live session: its state, and the runner's for it — one turn at a time (``lock``), the turn running or last
+    run, the idempotency memory of its requests (evicted with it) and its role → provider function."""
+
+    rt: SessionRuntime
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    turn: Turn | None = None
+    once: KeyedOnce = field(default_factory=KeyedOnce)
+    pick: Callable | None = None
+
+    @property
+    def running(self) -> Turn | None:
+        return self.turn if self.lock.locked() else None
 
 
 class SessionStore:
@@ -29,13 +49,13 @@ class SessionStore:
         self.ttl = ttl
         self.max_sessions = max_sessions
         self.clock = clock
-        self._sessions: dict[str, SessionRuntime] = {}
+        self._sessions: dict[str, Live] = {}
         self._expired: OrderedDict[str, None] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def create(self, session_id: str | None = None) -> SessionRuntime:
+    def create(self, session_id: str | None = None, language: str | None = None) -> Live:
         self.evict()
         if session_id is not None and session_id in self._sessions:
             raise validation_error("that session id is already in use", sessionId=session_id)
@@ -44,14 +64,14 @@ class SessionStore:
         if len(self._sessions) >= self.max_sessions:
             raise CouncilError(ErrorCode.PERMISSION, t("error.too_many_sessions", limit=self.max_sessions),
                                limit=self.max_sessions)
-        rt = SessionRuntime(session_id or new_id(), self.observer, mono=self.clock)
-        self._sessions[rt.session_id] = rt
-        self._expired.pop(rt.session_id, None)
-        return rt
+        live = Live(SessionRuntime(session_id or new_id(), self.observer, mono=self.clock, language=language))
+        self._sessions[live.rt.session_id] = live
+        self._expired.pop(live.rt.session_id, None)
+        return live
 
     def _make_room(self) -> None:
         """Evict the least recently used idle session, finished ones first; never one running a turn."""
-        idle = [rt for rt in self._sessions.values() if rt.created and not rt.lock.locked()]
+        idle = [x.rt for x in self._sessions.values() if x.rt.created and not x.lock.locked()]
         if idle:
             victim = min(idle, key=lambda rt: (rt.finished_at is None, rt.last_active))
             self._drop(victim.session_id)
@@ -62,14 +82,14 @@ class SessionStore:
         while len(self._expired) > REMEMBERED:
             self._expired.popitem(last=False)
 
-    def get(self, session_id: str) -> SessionRuntime:
+    def get(self, session_id: str) -> Live:
         self.evict()
-        rt = self._sessions.get(session_id)
-        if rt is None and session_id in self._expired:
+        live = self._sessions.get(session_id)
+        if live is None and session_id in self._expired:
             raise validation_error(t("error.expired"), sessionId=session_id, reason="expired")
-        if rt is None or not rt.created:
+        if live is None or not live.rt.created:
             raise validation_error(t("error.unknown_session"), sessionId=session_id, reason="unknown_session")
-        return rt
+        return live
 
     def discard(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
@@ -77,8 +97,9 @@ class SessionStore:
     def evict(self) -> list[str]:
         now = self.clock()
         gone = []
-        for sid, rt in list(self._sessions.items()):
-            if rt.lock.locked():
+        for sid, live in list(self._sessions.items()):
+            rt = live.rt
+            if live.lock.locked():
                 continue
             finished = rt.finished_at is not None and now - rt.finished_at > self.ttl
             abandoned = now - rt.last_active > self.ttl * IDLE_FACTOR
@@ -91,5 +112,5 @@ class SessionStore:
                 del self._sessions[sid]
         return gone
 
-    def all(self) -> list[SessionRuntime]:
+    def all(self) -> list[Live]:
         return list(self._sessions.values())

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 
 
 class OrderedStream:
-    def __init__(self, rt: SessionRuntime, order: list[str], cycle: int, *, held: bool = False) -> None:
+    def __init__(self, rt: Turn, order: list[str], cycle: int, *, held: bool = False) -> None:
         self.rt = rt
         self.order = order
         self.cycle = cycle

@@ -5,7 +5,7 @@ the session's assumptions the recommendation hinges on (``hinges``); if it fails
 the personas' own replies. Either way the assumptions, the dissent (always including the Devil's Advocate's), the
 Devil's Advocate's counterpoints among the risks (seed 000), the vote and what the debate changed come from the
 session itself, never from a model. The chair's reply streams to the observer as it comes
-(``SessionRuntime.answer_text``), so the answer's first words reach the user before the call ends.
+(``Turn.answer_text``), so the answer's first words reach the user before the call ends.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from council.session.entities import ConversationSession, new_id
 from council.session.hinges import hinge_schema, hinges_of
 from council.session.outputs import CouncilSynthesis, PersonaResponse, SynthesisReply, reply_schema
 from council.session.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.shift import debate_effect
 from council.session.vote_round import final_round
 from council.session.voting import describe_tally
@@ -108,7 +108,7 @@ def _consolidate(session: ConversationSession, latest: list[PersonaResponse]) ->
     )
 
 
-async def synthesize(rt: SessionRuntime, pick: ProviderPicker,
+async def synthesize(rt: Turn, pick: ProviderPicker,
                      contracts: dict[str, PersonaContract]) -> CouncilSynthesis:
     s = rt.session
     latest = latest_responses(s)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from council.errors import root_cause
 from council.providers.base import Provider, ProviderError
 from council.session.failure import ModelFailure, host_of
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.seating import CHAIR_ROLES
 
 GONE = frozenset({"unreachable", "model_unavailable", "no_consent"})  # ProviderError kinds that rule a model out
@@ -26,14 +26,14 @@ def _model_key(provider: Provider) -> str:
     return f"{provider.id}:{getattr(provider, 'model_id', None) or provider.model}"
 
 
-def known(rt: SessionRuntime, provider: Provider) -> ModelFailure | None:
+def known(rt: Turn, provider: Provider) -> ModelFailure | None:
     """Why ``provider``'s model is out for this turn (None: it may work)."""
     host = host_of(provider)
     found = rt.gone.get(f"host:{host}") if host else None
     return found or rt.gone.get(_model_key(provider))
 
 
-def learn(rt: SessionRuntime, provider: Provider, exc: BaseException, failure: ModelFailure) -> None:
+def learn(rt: Turn, provider: Provider, exc: BaseException, failure: ModelFailure) -> None:
     """Remember ``provider``'s model as out for the turn when ``exc`` says it cannot be used at all."""
     root = root_cause(exc)
     if not isinstance(root, ProviderError) or root.kind not in GONE:
@@ -42,7 +42,7 @@ def learn(rt: SessionRuntime, provider: Provider, exc: BaseException, failure: M
     rt.gone[f"host:{host}" if root.kind == "unreachable" and host else _model_key(provider)] = failure
 
 
-def stranded(rt: SessionRuntime, pick: Callable[[str], Provider]) -> dict[str, ModelFailure] | None:
+def stranded(rt: Turn, pick: Callable[[str], Provider]) -> dict[str, ModelFailure] | None:
     """The chat's model and every persona's seat are out for this turn: persona → why (None: some seat may still
     work, on its own model or on the chat's after a fallback)."""
     if known(rt, pick(CHAIR_ROLES[0])) is None:

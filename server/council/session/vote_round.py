@@ -17,7 +17,7 @@ from council.session.debate import latest_responses, votes_of
 from council.session.entities import CycleRef, MessageType
 from council.session.outputs import OptionsReply, PersonaResponse, Vote, VoteOption, reply_schema
 from council.session.prompts import options_messages
-from council.session.runtime import SessionRuntime
+from council.session.runtime import Turn
 from council.session.voting import tally_votes
 
 
@@ -43,7 +43,7 @@ def placed(latest: list[PersonaResponse], supporters: list[list[int]]) -> dict[s
     return {resp.persona: where[i][0] for i, resp in enumerate(latest, start=1) if len(where.get(i, [])) == 1}
 
 
-async def propose_options(rt: SessionRuntime, pick: ProviderPicker) -> None:
+async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
     """Options from the independent cycle's recommendations, and the first votes they imply."""
     s = rt.session
     if s.options:  # an extended debate votes again on the same fixed list
@@ -72,7 +72,7 @@ async def propose_options(rt: SessionRuntime, pick: ProviderPicker) -> None:
     _first_votes(rt, latest, {name: options[i].id for name, i in where.items()})
 
 
-def _first_votes(rt: SessionRuntime, latest: list[PersonaResponse], choice: dict[str, str]) -> None:
+def _first_votes(rt: Turn, latest: list[PersonaResponse], choice: dict[str, str]) -> None:
     """Record the first round's votes in council order: each placed persona's recommendation, its confidence."""
     s = rt.session
     cycle = s.debate_cycles
@@ -94,7 +94,7 @@ def final_round(session) -> int:
     return max((v.cycle for v in session.votes), default=0)
 
 
-def conclude(rt: SessionRuntime) -> None:
+def conclude(rt: Turn) -> None:
     """Each persona's conclusion (from its final-round vote) and the tally of that round only."""
     s = rt.session
     cycle = final_round(s)

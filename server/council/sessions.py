@@ -1,0 +1,176 @@
+"""Starts and runs sessions: the one place a session is created, seated on its models, started and run turn by turn.
+
+The JSON-RPC service, the consult tools and MCP all start and run their sessions here: one running turn per session,
+each a fresh :class:`~council.session.runtime.Turn` with its cancel scope (``council/stop`` or ``$/cancelRequest``
+pause the session, on a completed one they stop a running follow-up; only ``council/cancel`` cancels), a session
+never created forgotten, a failed turn answered with its root cause in plain words.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+import anyio
+
+from council.archive import Archive
+from council.config import CouncilConfig
+from council.errors import CouncilError, internal_error, root_cause, validation_error
+from council.evidence import WorkspaceTools
+from council.narrator import Narrator, language_of
+from council.personas.loader import PersonaLibrary
+from council.present import failures
+from council.present import status as words
+from council.present.writer import PresentWriter
+from council.protocol.methods import CancelResult, ClientCapabilities, StopResult, TurnParams, TurnResult
+from council.provider_hub import ProviderHub
+from council.providers.client import ClientBridge
+from council.seat_requests import drop_unoffered, seat_session
+from council.session import records as r
+from council.session.calls import ProviderPicker
+from council.session.engine import Engine, Plan
+from council.session.entities import SessionSettings, SessionStatus
+from council.session.failure import failure_of
+from council.session.intents import Intent
+from council.session.runtime import SessionRuntime, Turn
+from council.session.store import Live, SessionStore
+from council.session.transitions import TERMINAL
+from council.turn_result import turn_result
+from council.words import speaking, t
+
+log = logging.getLogger(__name__)
+
+STOP_WAIT_SECONDS = 10.0  # how long council/stop waits for the running turn to unwind (it does at its next await)
+Step = Callable[[Turn], Awaitable[str | None]]  # one turn's work; returns the kind of note to show, if any
+
+
+class Sessions:
+    def __init__(self, library: PersonaLibrary, config: CouncilConfig, narrator: Narrator, *,
+                 bridge: ClientBridge | None, settings: SessionSettings | None,
+                 ranker_factory: Callable[[], object | None]) -> None:
+        self.config, self.narrator = config, narrator
+        self.store = SessionStore(narrator, ttl=config.session_ttl_seconds, max_sessions=config.max_sessions)
+        self.hub = ProviderHub(config, bridge)
+        self.archive = Archive(config, ranker_factory)  # decision memory and transcript files (both opt-in)
+        tools = WorkspaceTools(config.evidence_root) if config.evidence_root is not None else None
+        self.engine = Engine(library, settings or SessionSettings(), PresentWriter(), ranker_factory,
+                             evidence=tools, memory=self.archive.memory)
+
+    async def start(self, params: TurnParams, plan: Plan, session_id: str | None, *,
+                    then: Callable[[Live], Awaitable[None]] | None = None,
+                    cancelled: str | None = None) -> tuple[Live, TurnResult]:
+        """Create the session ``plan`` describes, seat it (``params``' options and client), run its first turn and
+        ``then``; a session that was not created by then is forgotten. ``cancelled``: the session is cancelled (with
+        this reason) when the caller cancels, where a chat's is stopped."""
+        seating, default = await seat_session(self.hub, self.config, self.engine.library, params,
+                                              plan.selection.names)
+        live = self.store.create(session_id, plan.settings.language)
+        rt = live.rt
+        live.pick = pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
+
+        async def start(turn: Turn) -> str | None:
+            if params.earlier is not None:  # in place of a session a reload lost: said first, in one line
+                self.narrator.replaced(rt, params.earlier.reason)
+            turn.note("model", model=default.model, provider=default.id)
+            return await self.engine.start(turn, plan, pick, seating)
+
+        try:
+            result = await self.run_turn(live, Intent.NEW_PROBLEM, start)
+            if then is not None:
+                await then(live)
+            return live, result
+        except BaseException as exc:
+            if cancelled and isinstance(exc, anyio.get_cancelled_exc_class()):
+                self.mark_cancelled(rt, cancelled)
+            if not rt.created:
+                self.store.discard(rt.session_id)
+            raise
+
+    async def pick(self, live: Live, params: TurnParams) -> ProviderPicker:
+        """An existing session's role → provider function (kept on ``live``): a restored session keeps its journaled
+        seats (one journaled before seating existed has its models chosen again)."""
+        rt = live.rt
+        if live.pick is None and rt.session.seating is not None:
+            live.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
+        elif live.pick is None:
+            live.pick, _ = await self.hub.session_picker(params.options, params.client)
+        return live.pick
+
+    async def run_turn(self, live: Live, intent: Intent, step: Step,
+                       client: ClientCapabilities | None = None) -> TurnResult:
+        rt = live.rt
+        if live.lock.locked():
+            raise validation_error(t("error.busy"), sessionId=rt.session_id,
+                                   status=rt.session.status.value if rt.created else None)
+        async with live.lock:
+            scope = anyio.CancelScope()
+            turn = live.turn = Turn(rt.session_id, rt.observer, rt.clock, rt, scope)  # a retry tries every model again
+            try:
+                with scope:
+                    drop_unoffered(rt, client)  # seats on a model the client no longer offers fall back first
+                    note = await step(turn)
+                    await self.archive.turn_done(rt.session)
+                    return turn_result(rt, intent, words.turn_note(note, rt.session) if note else None)
+            except anyio.get_cancelled_exc_class():
+                rt.pause("the client cancelled the request")  # $/cancelRequest stops; only cancel cancels
+                raise
+            except Exception as exc:
+                raise self._failed(rt, exc) from None
+            finally:
+                if scope.cancelled_caught:  # by council/stop or a shutdown (council/cancel has cancelled already)
+                    rt.pause("stopped by the user" if turn.stop_requested else "the sidecar shut down")
+        # reached only when the scope was cancelled while the turn ran
+        note = "cancelled" if rt.session.status in (SessionStatus.CANCELLED, SessionStatus.COMPLETED) else "stopped"
+        return turn_result(rt, intent, words.turn_note(note, rt.session))
+
+    def _failed(self, rt: SessionRuntime, exc: Exception) -> CouncilError:
+        """The error a failed turn answers with: its root cause in plain words, the technical cause in details.
+        A cycle the failure cut short is dropped, so ``retry`` can run it again."""
+        root = root_cause(exc)
+        if rt.created and rt.session.status not in TERMINAL:
+            rt.drop_open_cycle("failed")
+        if isinstance(root, CouncilError):  # a refusal (or a broken rule): reported as it is
+            return root
+        failure = failure_of(root)
+        log.error("session %s failed: %s", rt.session_id, failure.detail, exc_info=root)
+        return internal_error(failures.turn_failed(failure, language_of(rt)), sessionId=rt.session_id,
+                              cause=failure.kind, status=failure.status, technical=failure.detail,
+                              retryable=rt.created)
+
+    @staticmethod
+    def mark_cancelled(rt: SessionRuntime, reason: str) -> None:
+        if rt.created and rt.session.status not in TERMINAL:
+            rt.record(r.StatusSet(at=rt.clock(), status=SessionStatus.CANCELLED, reason=reason))
+
+    def cancel(self, live: Live, reason: str) -> CancelResult:
+        """Cancel the session and its running turn; on a completed session, stop a running follow-up."""
+        rt, running = live.rt, live.running
+        inflight = running.inflight_calls if running else 0
+        if rt.session.status is SessionStatus.COMPLETED:
+            if running is None:
+                with speaking(language_of(rt)):
+                    raise validation_error(t("error.already_completed"), sessionId=rt.session_id)
+        else:
+            self.mark_cancelled(rt, reason)
+        if running is not None:
+            running.scope.cancel()
+        return CancelResult(session_id=rt.session_id, status=rt.session.status, cancelled_calls=inflight)
+
+    async def stop(self, live: Live) -> StopResult:
+        """Pause the session: cancel the running turn's scope (its model calls stop at once) and wait until the
+        turn has unwound and recorded the stop."""
+        rt, running, inflight = live.rt, live.running, 0
+        if running is not None and rt.session.status not in TERMINAL:
+            inflight, running.stop_requested = running.inflight_calls, True
+            running.scope.cancel()
+            with anyio.move_on_after(STOP_WAIT_SECONDS):
+                async with live.lock:
+                    pass
+        s = rt.session
+        return StopResult(session_id=rt.session_id, status=s.status, stopped=s.stopped, cancelled_calls=inflight)
+
+    async def aclose(self) -> None:
+        for live in self.store.all():
+            if live.running is not None:
+                live.running.scope.cancel()
+        await self.hub.aclose()
