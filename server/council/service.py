@@ -269,7 +269,7 @@ class CouncilService:
         Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events. Review
         mode's modules load on its first request, not with the sidecar."""
         from council.present.review import decision_markdown, decision_text
-        from council.review.api import Reviewer
+        from council.reviewer import Reviewer
 
         request = params.request
         decision = await Reviewer(self.library, self.hub).review(
