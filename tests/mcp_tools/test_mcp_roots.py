@@ -98,3 +98,22 @@ async def test_an_explicit_workspace_wins_and_the_roots_are_never_asked(tmp_path
         assert "MCP roots" not in tools["council_define_personas"].description
         await override(s)
     assert (given / WRITTEN).is_file() and not (root / ".council").exists() and roots.asked == 0
+
+
+async def test_a_client_that_fails_roots_list_keeps_the_folder_the_server_started_in(tmp_path: Path):
+    async def refuse(_context) -> types.ErrorData:
+        return types.ErrorData(code=types.INTERNAL_ERROR, message="no roots today")
+
+    async with council_mcp(tmp_path, refuse) as s:  # type: ignore[arg-type]
+        await override(s)
+        assert "Cost of delay for every option" in focus(await s.call_tool("council_define_personas", {}))
+    assert (tmp_path / "started-in" / WRITTEN).is_file()
+
+
+async def test_no_roots_keeps_the_folder_the_server_started_in(tmp_path: Path):
+    root = tmp_path / "root"
+    root.mkdir()
+    roots = Roots(root)
+    async with council_mcp(tmp_path, roots, "--no-roots") as s:  # the extension's untrusted workspace
+        await override(s)
+    assert (tmp_path / "started-in" / WRITTEN).is_file() and not (root / ".council").exists() and roots.asked == 0

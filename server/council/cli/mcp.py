@@ -5,12 +5,12 @@ Flags are ``council serve``'s (the model comes from the same configuration: ``--
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
 persona overrides, and the sampling flags: a client that declares MCP sampling serves the council with its own
 model unless ``--provider`` names one (``--provider client``: only the client's model) or ``--no-sampling`` is given;
-``--sampling-hints`` are the seats' model hints (see :mod:`council.mcpserver.sampling`). The advisors read the
-workspace as evidence only when ``--workspace`` is given explicitly. Without ``--workspace``, a client that offers
-MCP roots sets the workspace: its first root (see :mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept
-for the protocol and everything else goes to stderr. ``--elicitation-timeout`` (or ``COUNCIL_ELICITATION_TIMEOUT``)
-is how long a clarifying question waits for the user's answer (default 600 s). stdin is read through the guard of
-:mod:`council.mcpserver.stdio`, so every request is answered.
+``--sampling-hints`` are the seats' model hints (see :mod:`council.mcpserver.sampling`). Without ``--workspace``, a
+client that offers MCP roots sets the workspace: its first root (see :mod:`council.mcpserver.roots`;
+``--no-roots``: never). The advisors read the workspace as evidence only when it was given with ``--workspace`` or is
+a root the client shared. As with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
+``--elicitation-timeout`` (or ``COUNCIL_ELICITATION_TIMEOUT``) is how long a clarifying question waits for the user's
+answer (default 600 s). stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=os.environ.get("COUNCIL_ELICITATION_TIMEOUT", str(ELICITATION_TIMEOUT)),
                    help="seconds a clarifying question waits for an answer; then it and the rest become logged "
                         "assumptions (default %(default)s)")
+    p.add_argument("--no-roots", action="store_true",
+                   help="without --workspace, stay in the current directory even when the client offers MCP roots "
+                        "(default: the workspace is the client's first root)")
     p.add_argument("--no-sampling", action="store_true",
                    help="never use the MCP client's own model (sampling), even when it offers one")
     p.add_argument("--sampling-hints", metavar="A,B,…",
@@ -108,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     service = service_for(config)
     library = service.library
-    workspaces = Workspaces(service, None if args.workspace else lambda folder: service_for(
+    workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: service_for(
         build_config(args, str(folder))))
     server = build_mcp_server(service, router, CallModels(config, bridge, policy),
                               elicitation_timeout=args.elicitation_timeout, workspaces=workspaces)
