@@ -61,9 +61,8 @@ class Workspaces:
         self.current = started
         self.service_for = service_for
         self.timeout = timeout
-        self.services: OrderedDict[Path, CouncilService] = OrderedDict()
-        if started.config.workspace is not None:
-            self.services[started.config.workspace] = started
+        self.services: OrderedDict[Path, CouncilService] = OrderedDict()  # by root (the started one is none)
+        self.root: Path | None = None  # the root the current service is for
         self.stale = True  # roots not asked yet, or changed since
         self.lock = anyio.Lock()
 
@@ -83,8 +82,8 @@ class Workspaces:
             if self.stale:
                 self.stale = False  # a list_changed that arrives while we ask sets it again
                 folder = await self._first_root(session)
-                if folder is not None and folder != self.current.config.workspace:
-                    self.current = self._service(folder)
+                if folder is not None and folder != self.root:  # the started folder as a root: now read too
+                    self.current, self.root = self._service(folder), folder
                     log.info("workspace: %s (the client's first root)", folder)
                     for idle in self._evict():
                         await idle.aclose()
