@@ -159,7 +159,8 @@ export function transcriptDir(s: CouncilSettings, home: string, workspaceFolder:
  * the chat model ask for the `client` provider explicitly (see `sessionOptions`). The workspace (given only when it
  * is trusted) lets the advisors read it as evidence (unless `council.evidence.enabled` is off) and holds the
  * decision memory (`council.memory.enabled`, off by default); transcripts are written only when a folder is set.
- * For `council mcp` (`subcommand` `mcp`) in `chat` mode the HTTP provider goes in the environment instead
+ * `council mcp` without the workspace gets `--no-roots`, so it does not take the folders VS Code offers it as MCP
+ * roots (an untrusted workspace stays unread). For `council mcp` (`subcommand` `mcp`) in `chat` mode the HTTP provider goes in the environment instead
  * (`COUNCIL_PROVIDER` …: a configured default), so the MCP client's own model (sampling) comes first and the HTTP
  * provider is the fallback, as in the chat; an explicit `council.provider` stays `--provider` and wins.
  */
@@ -170,6 +171,8 @@ export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place:
     args.push('--workspace', place.workspace);
     if (!s.evidence) args.push('--no-evidence');
     if (s.memory) args.push('--memory');
+  } else if (subcommand === 'mcp') {
+    args.push('--no-roots'); // untrusted: `council mcp` must not take VS Code's folders (its MCP roots) instead
   }
   if (place.transcriptDir) args.push('--transcript-dir', place.transcriptDir);
   for (const dir of personasDirs) args.push('--personas-dir', dir);

@@ -32,11 +32,14 @@ def server_args(tmp_path: Path, *extra: str) -> list[str]:
 
 
 def ts_client(tmp_path: Path, steps: list[dict[str, Any]], *, elicit: str | None = None,
-              extra: tuple[str, ...] = ()) -> dict[str, Any]:
+              extra: tuple[str, ...] = (), roots: list[Path] | None = None) -> dict[str, Any]:
     """Run the TypeScript client's plan against a fresh ``council mcp``; its report (steps, elicitations seen,
-    cancellations received)."""
-    plan = {"command": sys.executable, "args": server_args(tmp_path, *extra), "cwd": str(tmp_path),
-            "elicit": elicit, "steps": steps}
+    cancellations received, roots/list requests answered). With ``roots`` the server gets no ``--workspace``."""
+    args = server_args(tmp_path, *extra)
+    if roots is not None:
+        args = [a for a in args if a not in ("--workspace", str(tmp_path / "ws"))]
+    plan = {"command": sys.executable, "args": args, "cwd": str(tmp_path), "elicit": elicit, "steps": steps,
+            "roots": None if roots is None else [str(r) for r in roots]}
     done = subprocess.run(["node", str(CLIENT)], input=json.dumps(plan), capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -134,3 +137,13 @@ def test_the_inspector_cli_shows_a_failed_call_with_its_reason(tmp_path: Path):
     result = json.loads(done.stdout)
     assert result["isError"] is True and result["content"][0]["text"].startswith("Council validation error:")
     assert "depth" in json.loads(result["content"][1]["text"])["error"]["details"]["fields"]
+
+
+def test_the_typescript_clients_root_is_the_workspace(tmp_path: Path):
+    root = tmp_path / "project"
+    root.mkdir()
+    override = {"overrides": {"Devil's Advocate": {"focus": ["Cost of delay"]}}}
+    drafted = ts_client(tmp_path, [call("council_define_personas", override)], roots=[root])
+    draft = drafted["steps"][0]["result"]["structuredContent"]["draft"]
+    assert drafted["rootsAsked"] == 1
+    assert draft["directory"] == str(root.resolve() / ".council" / "personas"), draft

@@ -43,3 +43,13 @@ def test_ask_passes_workspace_memory_and_transcripts_on(tmp_path: Path):
     assert "--memory" in argv and Path(argv[argv.index("--transcript-dir") + 1]).is_absolute()
     plain = serve_args(parser().parse_args(["ask", "q"]))
     assert "--workspace" not in plain and "--memory" not in plain and "--transcript-dir" not in plain
+
+
+def test_mcp_reads_evidence_from_a_root_the_client_offered(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "root"
+    args = parser().parse_args(["mcp"])
+    offered = mcp.build_config(args, str(root))
+    assert offered.workspace == offered.evidence_root == root.resolve() and args.workspace is None  # args unchanged
+    assert mcp.build_config(args).workspace == tmp_path.resolve()
+    assert mcp.build_config(parser().parse_args(["mcp", "--no-evidence"]), str(root)).evidence_root is None

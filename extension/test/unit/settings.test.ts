@@ -61,11 +61,13 @@ describe('settings', () => {
   it('mcp launch: in chat mode the HTTP fallback is a configured default (env), so the client model (sampling) comes first', () => {
     const s = readSettings(cfg({ 'http.provider': 'openai', 'http.model': 'm', 'http.baseUrl': 'http://h/v1', 'http.apiKeyEnv': 'KEY' }));
     const launch = sidecarLaunch(s, [], {}, 'mcp');
-    assert.deepEqual(launch.args, []);
+    assert.deepEqual(launch.args, ['--no-roots']);
     assert.deepEqual(launch.env, { COUNCIL_PROVIDER: 'openai', COUNCIL_MODEL: 'm', COUNCIL_BASE_URL: 'http://h/v1', COUNCIL_API_KEY_ENV: 'KEY' });
-    assert.deepEqual(sidecarLaunch(readSettings(cfg({})), [], {}, 'mcp'), { args: [], env: {} });
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({})), [], {}, 'mcp'), { args: ['--no-roots'], env: {} });
     const explicit = sidecarLaunch(readSettings(cfg({ provider: 'ollama', 'http.model': 'q' })), [], {}, 'mcp');
-    assert.deepEqual(explicit, { args: ['--provider', 'ollama', '--model', 'q'], env: {} }, 'an explicit provider wins over sampling');
+    assert.deepEqual(explicit, { args: ['--no-roots', '--provider', 'ollama', '--model', 'q'], env: {} }, 'an explicit provider wins over sampling');
+    assert.deepEqual(sidecarLaunch(readSettings(cfg({})), [], { workspace: '/ws' }, 'mcp').args, ['--workspace', '/ws'],
+      'the trusted workspace is given, so the roots are never asked');
   });
   it('sidecar launch: the workspace (trusted only) brings evidence, and memory when opted in', () => {
     const defaults = readSettings(cfg({}));
@@ -73,6 +75,7 @@ describe('settings', () => {
     assert.equal(defaults.memory, false);
     assert.equal(defaults.transcriptsDirectory, '');
     assert.deepEqual(sidecarLaunch(defaults, []).args, [], 'no workspace (untrusted): no evidence, no memory');
+    assert.deepEqual(sidecarLaunch(defaults, [], {}, 'mcp').args, ['--no-roots'], 'untrusted: not the MCP roots either');
     assert.deepEqual(sidecarLaunch(defaults, [], { workspace: '/ws' }).args, ['--workspace', '/ws']);
     assert.deepEqual(sidecarLaunch(readSettings(cfg({ 'memory.enabled': true })), [], {}).args, [], 'memory needs the workspace');
     const both = readSettings(cfg({ 'memory.enabled': true, 'evidence.enabled': false }));

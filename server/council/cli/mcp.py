@@ -5,11 +5,12 @@ Flags are ``council serve``'s (the model comes from the same configuration: ``--
 ``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
 persona overrides, and the sampling flags: a client that declares MCP sampling serves the council with its own
 model unless ``--provider`` names one (``--provider client``: only the client's model) or ``--no-sampling`` is given;
-``--sampling-hints`` are the seats' model hints (see :mod:`council.mcpserver.sampling`). The advisors read the
-workspace as evidence only when ``--workspace`` is given explicitly. As with ``serve``, fd 1 is kept for the
-protocol and everything else goes to stderr. ``--elicitation-timeout`` (or ``COUNCIL_ELICITATION_TIMEOUT``) is how
-long a clarifying question waits for the user's answer (default 600 s). stdin is read through the guard of
-:mod:`council.mcpserver.stdio`, so every request is answered.
+``--sampling-hints`` are the seats' model hints (see :mod:`council.mcpserver.sampling`). Without ``--workspace``, a
+client that offers MCP roots sets the workspace: its first root (see :mod:`council.mcpserver.roots`;
+``--no-roots``: never). The advisors read the workspace as evidence only when it was given with ``--workspace`` or is
+a root the client shared. As with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
+``--elicitation-timeout`` (or ``COUNCIL_ELICITATION_TIMEOUT``) is how long a clarifying question waits for the user's
+answer (default 600 s). stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=os.environ.get("COUNCIL_ELICITATION_TIMEOUT", str(ELICITATION_TIMEOUT)),
                    help="seconds a clarifying question waits for an answer; then it and the rest become logged "
                         "assumptions (default %(default)s)")
+    p.add_argument("--no-roots", action="store_true",
+                   help="without --workspace, stay in the current directory even when the client offers MCP roots "
+                        "(default: the workspace is the client's first root)")
     p.add_argument("--no-sampling", action="store_true",
                    help="never use the MCP client's own model (sampling), even when it offers one")
     p.add_argument("--sampling-hints", metavar="A,B,…",
@@ -63,11 +67,13 @@ def sampling_policy(args: argparse.Namespace):
     return SamplingPolicy(enabled=True, hints=hints, required=args.provider == "client")
 
 
-def build_config(args: argparse.Namespace):
+def build_config(args: argparse.Namespace, root: str | None = None):
     """``council serve``'s configuration; the workspace defaults to the current directory, which then holds persona
-    overrides (and the memory, with ``--memory``) but is never read as evidence."""
-    explicit = bool(args.workspace)
-    args.workspace = args.workspace or os.getcwd()
+    overrides (and the memory, with ``--memory``) but is never read as evidence. ``root``: the workspace is this
+    root the client offered (read as evidence, like an explicit ``--workspace``)."""
+    args = argparse.Namespace(**vars(args))
+    explicit = bool(args.workspace or root)
+    args.workspace = root or args.workspace or os.getcwd()
     config = serve.build_config(args)
     if not explicit:
         config.evidence_root = None
@@ -81,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(args.log_level)
     import anyio
 
+    from council.mcpserver.roots import Workspaces
     from council.mcpserver.sampling import CallModels
     from council.mcpserver.server import EventRouter, build_mcp_server
     from council.personas.loader import load_personas
@@ -92,15 +99,22 @@ def run(args: argparse.Namespace) -> int:
     if args.provider == "client":  # the client's model is the sampling bridge's, chosen per call
         args.provider = None
     config = build_config(args)
-    library = load_personas(config.persona_layers())
-    if not args.no_embeddings:
-        start_embedding_warmup(library)
     router = EventRouter()
     bridge = SamplingBridge() if policy.enabled else None
-    service = CouncilService(library, config, router, bridge=bridge, settings=serve.session_settings(args),
-                             ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
+
+    def service_for(config) -> CouncilService:
+        library = load_personas(config.persona_layers())
+        if not args.no_embeddings:
+            start_embedding_warmup(library)
+        return CouncilService(library, config, router, bridge=bridge, settings=serve.session_settings(args),
+                              ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
+
+    service = service_for(config)
+    library = service.library
+    workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: service_for(
+        build_config(args, str(folder))))
     server = build_mcp_server(service, router, CallModels(config, bridge, policy),
-                              elicitation_timeout=args.elicitation_timeout)
+                              elicitation_timeout=args.elicitation_timeout, workspaces=workspaces)
     log.info("council MCP server ready: %d personas, workspace %s; %s", len(library), config.workspace,
              f"the client's model when it offers sampling (hints: {', '.join(policy.hints) or 'none'})"
              if policy.enabled else f"no sampling ({policy.why_not})")
@@ -113,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
                 await server.run(read, write, server.create_initialization_options())
         finally:
             with anyio.CancelScope(shield=True):
-                await service.aclose()
+                for each in workspaces.all():
+                    await each.aclose()
 
     anyio.run(main)
     return exit_code(0)

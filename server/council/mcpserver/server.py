@@ -21,7 +21,9 @@ nobody answers within the elicitation deadline (``council mcp --elicitation-time
 validation error naming it.
 
 Which model a consult or a review runs on — the client's own over MCP sampling, or the server's — is
-:mod:`council.mcpserver.sampling`'s choice, made per call.
+:mod:`council.mcpserver.sampling`'s choice, made per call. Which workspace it runs in — ``--workspace``, else the
+client's first root — is :mod:`council.mcpserver.roots`'s (asked before a call, again after
+``notifications/roots/list_changed``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from council.consult.request import consult_language
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.guard import MALFORMED_RESPONSE
+from council.mcpserver.roots import Workspaces
 from council.mcpserver.sampling import CallModels, SamplingPolicy
 from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
@@ -122,15 +125,23 @@ def unknown_tool(name: str, valid: list[str]) -> McpError:
 
 
 def build_mcp_server(service: CouncilService, router: EventRouter, models: CallModels | None = None, *,
-                     elicitation_timeout: float) -> Server:
+                     elicitation_timeout: float, workspaces: Workspaces | None = None) -> Server:
     """``models`` puts each consult and review on a model (default: the server's own, no sampling);
     ``elicitation_timeout``: seconds a clarifying question waits for the user's answer (``council mcp``'s
-    ``--elicitation-timeout``)."""
+    ``--elicitation-timeout``); ``workspaces`` gives each call its service (default: ``service``, whatever the
+    client's roots)."""
     server: Server = CouncilServer("council", version=__version__)
     models = models or CallModels(service.config, None, SamplingPolicy(enabled=False))
+    workspaces = workspaces or Workspaces(service, None)
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
-                                                 workspace=service.config.workspace is not None)}
+                                                 workspace=service.config.workspace is not None,
+                                                 from_roots=workspaces.service_for is not None)}
+
+    async def roots_changed(_notification: types.RootsListChangedNotification) -> None:
+        workspaces.roots_changed()
+
+    server.notification_handlers[types.RootsListChangedNotification] = roots_changed
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
@@ -139,7 +150,8 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            return await _call(server, service, router, specs, name, arguments, models, elicitation_timeout)
+            current = await workspaces.service(server.request_context.session)
+            return await _call(server, current, router, specs, name, arguments, models, elicitation_timeout)
         except CouncilError as err:
             log.info("%s refused: %s", name, err.message)
             return error_result(err)

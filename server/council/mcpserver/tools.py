@@ -62,11 +62,12 @@ MCP_ONLY: tuple[ToolSpec, ...] = (
 TOOLS_BY_NAME = {t.name: t for t in (*TOOLS, *MCP_ONLY)}
 
 
-def offered(*, memory: bool, transcripts: bool, workspace: bool) -> tuple[ToolSpec, ...]:
+def offered(*, memory: bool, transcripts: bool, workspace: bool, from_roots: bool = False) -> tuple[ToolSpec, ...]:
     """The tools a server lists, as started: with the decision memory on (``memory``) ``council_decisions`` is
     offered, and a consult that keeps its decision or transcript is not read-only (its description says what is
     kept); ``council_define_personas`` writes (and may replace fields of existing override files) only when the
-    server has a ``workspace``, else it can only preview drafts."""
+    server has a ``workspace``, else it can only preview drafts. ``from_roots``: the workspace is the client's
+    first root (no ``--workspace``), and the tools that use it say so."""
     out = []
     for spec in (*TOOLS, *(MCP_ONLY if memory else ())):
         if spec.writes == "archive" and (memory or transcripts):
@@ -74,6 +75,8 @@ def offered(*, memory: bool, transcripts: bool, workspace: bool) -> tuple[ToolSp
         elif spec.writes == "workspace":
             spec = replace(spec, read_only=False, destructive=True) if workspace else \
                 replace(spec, description=f"{spec.description} {words.NO_WORKSPACE}")
+        if from_roots:  # overrides change the review's roles too; the memory lives there
+            spec = replace(spec, description=f"{spec.description} {words.ROOTS_WORKSPACE}")
         out.append(spec)
     return tuple(out)
 

@@ -56,4 +56,7 @@ def kept(memory: bool, transcripts: bool) -> str:
     return f"A completed consult is remembered: {' and '.join(parts)}."
 
 
+ROOTS_WORKSPACE = ("The workspace is your first filesystem root (MCP roots; asked again when they change), else the "
+                   "folder the server was started in: its .council/personas holds the persona overrides, and the "
+                   "advisors may read a root's files as evidence.")
 NO_WORKSPACE = "This server has no workspace: it lists the personas but cannot override them."

@@ -6,9 +6,13 @@
 // {result} (what Client.callTool returned, after its own outputSchema check) or {thrown: {code, message, data}}.
 // `elicit` says how the client answers the server's elicitation/create requests, on the wire and unchecked (the
 // SDK's own handler would refuse to send a bad answer): "not-object" (result 42), "unknown-action"
-// ({action: "maybe"}), "silent" (never answers), "decline", or absent (no elicitation capability).
+// ({action: "maybe"}), "silent" (never answers), "decline", or absent (no elicitation capability). `roots` (a list
+// of folders, optional) are the client's filesystem roots: the client then declares the `roots` capability and
+// answers roots/list with them, through the SDK's own handler; the report's `rootsAsked` counts those requests.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { pathToFileURL } from 'node:url';
 
 const ANSWERS = {
   'not-object': 42,
@@ -33,8 +37,15 @@ async function main() {
     stderr: 'inherit',
   });
   const capabilities = plan.elicit ? { elicitation: { form: {} } } : {};
+  if (plan.roots) capabilities.roots = { listChanged: true };
   const client = new Client({ name: 'council-ts-test', version: '1.0.0' }, { capabilities });
-  const out = { steps: [], elicitations: [], cancelled: [] };
+  const out = { steps: [], elicitations: [], cancelled: [], rootsAsked: 0 };
+  if (plan.roots) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      out.rootsAsked += 1;
+      return { roots: plan.roots.map((folder) => ({ uri: pathToFileURL(folder).href, name: folder })) };
+    });
+  }
   await client.connect(transport);
 
   // Elicitation requests and cancellations are seen here, before the Client: the answer goes on the wire as is.

@@ -1,0 +1,135 @@
+"""``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``).
+
+The workspace is the folder whose ``.council/personas`` holds persona overrides (``council_define_personas`` writes
+there), whose ``.council/decisions.sqlite3`` is the decision memory (``--memory``), and whose files the advisors read
+as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on the folder it was started in (no
+evidence read), and when the client declares the ``roots`` capability (VS Code does; the folders open in it), each
+tool call first makes sure the workspace is the client's first usable root: the server asks ``roots/list`` before
+the first call, and again after the client says ``notifications/roots/list_changed``. A usable root is a ``file://``
+URI naming an existing folder; the first one wins (a server has one workspace), the others are logged. A root the
+client offered is a folder it chose to share, so its files are read as evidence (unless ``--no-evidence``).
+
+A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error, or
+lists no usable root leaves the workspace as it was (logged); the call goes ahead. Each workspace gets its own
+:class:`~council.service.CouncilService` (its persona library, overrides, memory and evidence), built on first use
+and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that
+is running keeps the workspace it started with.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
+
+import anyio
+import mcp.types as types
+from mcp.shared.exceptions import McpError
+
+from council.service import CouncilService
+
+log = logging.getLogger("council.mcp")
+
+ROOTS_TIMEOUT = 10.0  # seconds the client has to answer roots/list
+MAX_WORKSPACES = 8  # services kept (one per workspace the client's roots named)
+
+
+def root_folder(uri: str) -> Path | None:
+    """The local folder a root's URI names, or None (not ``file://``, not a local host, not an existing folder)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    try:
+        folder = Path(url2pathname(unquote(parsed.path))).resolve()
+        return folder if folder.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
+class Workspaces:
+    """The service each tool call runs on: the started one, or the one for the client's first root."""
+
+    def __init__(self, started: CouncilService, service_for: Callable[[Path], CouncilService] | None, *,
+                 timeout: float = ROOTS_TIMEOUT) -> None:
+        """``service_for`` builds the service of a root's folder; None: the workspace was given (``--workspace``),
+        roots are never asked."""
+        self.started = started
+        self.current = started
+        self.service_for = service_for
+        self.timeout = timeout
+        self.services: OrderedDict[Path, CouncilService] = OrderedDict()  # by root (the started one is none)
+        self.root: Path | None = None  # the root the current service is for
+        self.stale = True  # roots not asked yet, or changed since
+        self.lock = anyio.Lock()
+
+    def roots_changed(self) -> None:
+        """``notifications/roots/list_changed``: ask again before the next call."""
+        log.info("the client's roots changed; asking again before the next tool call")
+        self.stale = True
+
+    async def service(self, session) -> CouncilService:
+        """The service for this call (``session``: the SDK's ``ServerSession``)."""
+        if self.service_for is None or not self.stale:
+            return self.current
+        client = session.client_params
+        if client is None or client.capabilities.roots is None:
+            return self.current
+        async with self.lock:
+            if self.stale:
+                self.stale = False  # a list_changed that arrives while we ask sets it again
+                folder = await self._first_root(session)
+                if folder is not None and folder != self.root:  # the started folder as a root: now read too
+                    self.current, self.root = self._service(folder), folder
+                    log.info("workspace: %s (the client's first root)", folder)
+                    for idle in self._evict():
+                        await idle.aclose()
+        return self.current
+
+    async def _first_root(self, session) -> Path | None:
+        try:
+            result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), types.ListRootsResult,
+                                                request_read_timeout_seconds=timedelta(seconds=self.timeout))
+        except McpError as exc:
+            log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
+            return None
+        folders = [(root.uri, root_folder(str(root.uri))) for root in result.roots]
+        usable = [folder for _, folder in folders if folder is not None]
+        unusable = [str(uri) for uri, folder in folders if folder is None]
+        if unusable:
+            log.info("roots that are not local folders are not used: %s", ", ".join(unusable)[:2000])
+        if not usable:
+            log.info("the client lists no folder as a root; the workspace stays %s", self.current.config.workspace)
+            return None
+        if len(usable) > 1:
+            log.info("the client lists %d folders as roots; the workspace is the first, %s", len(usable), usable[0])
+        return usable[0]
+
+    def _service(self, folder: Path) -> CouncilService:
+        service = self.services.get(folder)
+        if service is None:
+            assert self.service_for is not None
+            service = self.services[folder] = self.service_for(folder)
+        self.services.move_to_end(folder)
+        return service
+
+    def _evict(self) -> list[CouncilService]:
+        """The least recently used idle services beyond :data:`MAX_WORKSPACES`, dropped (never one that runs a
+        session, the current one or the started one): the caller closes them."""
+        dropped = []
+        for folder, service in list(self.services.items()):
+            if len(self.services) <= MAX_WORKSPACES:
+                break
+            if service is self.current or service is self.started or any(
+                    rt.cancel_scope is not None for rt in service.store.all()):
+                continue
+            del self.services[folder]
+            dropped.append(service)
+        return dropped
+
+    def all(self) -> list[CouncilService]:
+        """Every service to close when the server stops."""
+        return list(dict.fromkeys([self.started, *self.services.values()]))
