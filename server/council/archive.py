@@ -19,7 +19,7 @@ from council.errors import CouncilError, ErrorCode, validation_error
 from council.memory import MemoryRefused, MemoryStore, SessionMemory
 from council.present import decisions as words
 from council.protocol.decisions import DecisionsParams, DecisionsResult
-from council.session.entities import ConversationSession, SessionStatus
+from council.session.state.entities import ConversationSession, SessionStatus
 from council.transcripts import write_transcript
 
 log = logging.getLogger(__name__)

@@ -64,17 +64,17 @@ from council.provider_hub import ProviderHub
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.seat_requests import drop_unoffered, seat_session, session_pick
-from council.session import records as r
-from council.session.engine import Engine, NewSession
-from council.session.entities import SessionSettings, SessionStatus
-from council.session.failure import failure_of
-from council.session.intents import Intent, decide_intent
-from council.session.journal import stable_prefix
-from council.session.language import session_language
-from council.session.pause import drop_open_cycle, pause
-from council.session.runtime import SessionRuntime, can_extend
-from council.session.store import SessionStore
-from council.session.transitions import TERMINAL
+from council.session.state import records as r
+from council.session.state.entities import SessionSettings, SessionStatus
+from council.session.state.failure import failure_of
+from council.session.state.language import session_language
+from council.session.state.pause import drop_open_cycle, pause
+from council.session.state.records import stable_prefix
+from council.session.state.runtime import SessionRuntime, can_extend
+from council.session.state.store import SessionStore
+from council.session.state.transitions import TERMINAL
+from council.session.steps.engine import Engine, NewSession
+from council.session.steps.intents import Intent, decide_intent
 from council.turn_result import turn_result
 from council.words import speaking, t
 

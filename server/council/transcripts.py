@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from council.session.entities import ConversationSession
+    from council.session.state.entities import ConversationSession
 
 SLUG_CHARS = 48
 

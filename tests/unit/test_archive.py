@@ -13,8 +13,8 @@ from council import archive
 from council.memory import MemoryStore
 from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.entities import SessionSettings
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionSettings
+from council.session.state.entities import SessionStatus as S
 from council.transcripts import write_transcript
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]

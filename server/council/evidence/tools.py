@@ -30,7 +30,7 @@ from council.evidence import search
 from council.evidence.globs import Glob, GlobError
 from council.evidence.opening import Refused
 from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace, is_binary
-from council.session.grounds import EvidenceResult, Refusal
+from council.session.state.grounds import EvidenceResult, Refusal
 
 READ_CHARS = 8000  # of one file, kept in the session (the prompt budget cuts further)
 MAX_MATCHES = 40

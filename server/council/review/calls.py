@@ -28,11 +28,11 @@ from council.review.replies import (
     soft_check,
     to_verdict,
 )
-from council.session import records as r
-from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.entities import SessionStatus
-from council.session.failure import ModelFailure
-from council.session.runtime import SessionRuntime
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state import records as r
+from council.session.state.entities import SessionStatus
+from council.session.state.failure import ModelFailure
+from council.session.state.runtime import SessionRuntime
 
 Progress = Callable[[str, dict[str, Any]], None]
 CHAIR = "Chair"
