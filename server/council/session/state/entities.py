@@ -2,7 +2,9 @@
 
 They are wire models too: ``council/snapshot`` returns a :class:`ConversationSession` as is. Invariants that
 involve one entity are validated here; rules that involve a change of state live in ``reducer.py`` and
-``transitions.py``.
+``transitions.py``. A clarifying question carries its stakes (issue 20: the courses of action in play, which one each
+likely answer favours, how decisive the answer is). The session answers the queries the steps ask of it (the
+votes of a round, the latest replies, the final round).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from council.session.state.convergence import Convergence, StopReason
 from council.session.state.grounds import EvidenceUse, Precedent
 from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.state.seating import Seating
-from council.session.state.stakes import QuestionStakes
 
 MAX_CLARIFICATION_ROUNDS = 3
 DEFAULT_MAX_CYCLES = 10
@@ -126,6 +127,29 @@ class ClarificationAnswer(CamelModel):
     skip_command: bool = False
     confidence: UserConfidence | None = None
     created_at: datetime
+
+
+class ChoiceLean(CamelModel):
+    """One likely answer to a clarifying question and the course of action it would favour."""
+
+    choice: str = Field(min_length=1, max_length=120, description="The choice's value.")
+    favours: str | None = Field(None, max_length=200, description="The candidate it favours (None: no clear lean).")
+
+
+class QuestionStakes(CamelModel):
+    """What hangs on a clarifying question: the courses of action the council is likely to weigh, which one each
+    likely answer favours, and how decisive the answer is (computed from the leans, never taken from a model)."""
+
+    candidates: list[str] = Field(default_factory=list, max_length=4, description="The courses of action in play.")
+    leans: list[ChoiceLean] = Field(default_factory=list, max_length=5, description="Per choice, what it favours.")
+    decisiveness: float = Field(0.0, ge=0.0, le=1.0, description="The share of pairs of likely answers that favour "
+                                                                 "different courses (0: every answer leads to the "
+                                                                 "same recommendation).")
+
+    @property
+    def decisive(self) -> bool:
+        """Whether the answer would move the recommendation: two likely answers favour different courses."""
+        return self.decisiveness > 0
 
 
 class ClarificationQuestion(CamelModel):

@@ -16,7 +16,7 @@ from council.session.state.entities import (
     QuestionStatus,
 )
 from council.session.state.entities import SessionStatus as S
-from council.session.state.reduce_base import check_turn, touch
+from council.session.state.transitions import check_turn, touch
 
 
 def _questions_planned(s: ConversationSession, rec: r.QuestionsPlanned) -> None:

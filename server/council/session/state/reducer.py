@@ -1,8 +1,8 @@
 """Applies journal records to a ConversationSession, enforcing the data model's rules; replays a journal.
 
 ``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of
-seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the turn rules in
-``reduce_base``): the transition table, the round and cycle caps, one active question, strictly increasing turn
+seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules
+in ``transitions``): the transition table, the round and cycle caps, one active question, strictly increasing turn
 sequence numbers, message types aligned with the session status.
 """
 
@@ -24,11 +24,11 @@ from council.session.state.entities import (
 )
 from council.session.state.entities import SessionStatus as S
 from council.session.state.pause import drop_cycle, set_stopped
-from council.session.state.reduce_base import check_turn as _check_turn
-from council.session.state.reduce_base import touch as _touch
 from council.session.state.reduce_questions import QUESTION_HANDLERS
 from council.session.state.seating import fall_back, model_label
 from council.session.state.transitions import check_transition
+from council.session.state.transitions import check_turn as _check_turn
+from council.session.state.transitions import touch as _touch
 
 
 def _created(session: ConversationSession | None, rec: r.SessionCreated) -> ConversationSession:

@@ -22,10 +22,9 @@ from itertools import combinations
 from council.session.calls.parsing import ParseFailure
 from council.session.calls.prompts import clarifier_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured, stranded
-from council.session.state.entities import Choice, ClarificationQuestion
+from council.session.state.entities import Choice, ChoiceLean, ClarificationQuestion, QuestionStakes
 from council.session.state.outputs import CANDIDATE_IDS, NO_LEAN, ClarifierReply, PlannedQuestion, reply_schema
 from council.session.state.runtime import SessionRuntime
-from council.session.state.stakes import ChoiceLean, QuestionStakes
 from council.session.steps.debate import report_stall
 
 MAX_QUESTIONS_PER_ROUND = 3
