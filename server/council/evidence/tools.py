@@ -7,9 +7,9 @@
 - ``list_files``: a glob (``*.md``, ``src/**/*.py``; one without ``/`` matches at any depth, a folder name lists the
   folder); at most :data:`MAX_LISTED` paths.
 
-Each returns an :class:`~council.session.grounds.EvidenceResult`: the text every advisor reads, its size and count,
-the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say the
-result was cut.
+Each returns an :class:`~council.session.state.grounds.EvidenceResult`: the text every advisor reads, its size and
+count, the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say
+the result was cut.
 
 The models write the patterns, so neither may hold the sidecar: CPython's ``re`` keeps the GIL while it matches, and
 a pattern that backtracks exponentially would freeze every thread, the event loop included. ``search_code`` (literal

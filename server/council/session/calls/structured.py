@@ -1,7 +1,7 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
 Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None``, a
-note and, when the provider failed, the classified :class:`~council.session.failure.ModelFailure`. A failure is
+note and, when the provider failed, the classified :class:`~council.session.state.failure.ModelFailure`. A failure is
 reported once: at once as a problem for the moderator and chair roles, or by the caller when the spec says
 ``report=False`` (a debate cycle reports its personas' failures together, once it knows whether all failed).
 Cancellation propagates. Every call is recorded in the session metadata (provider, model, latency, failure); the

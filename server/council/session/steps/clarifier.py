@@ -3,7 +3,7 @@
 One moderator call reads the request (and what was already asked) and returns the courses of action the council
 will likely weigh (candidates A–D) and at most three targeted questions, each with its likely answers (choices),
 the candidate each answer would favour, and the assumption to make if the user skips it. What hangs on each
-question is recorded on it (:class:`~council.session.entities.QuestionStakes`); its decisiveness is computed here
+question is recorded on it (:class:`~council.session.state.entities.QuestionStakes`); its decisiveness is computed here
 from the leans — the share of pairs of likely answers that favour different candidates — never taken from the
 model. Only decisive questions are asked, the most decisive first; the others are kept as weighed and not asked
 (``QuestionsDropped``), and when none is left the council goes straight to the debate and says why. A plan that

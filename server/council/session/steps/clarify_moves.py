@@ -1,7 +1,7 @@
 """The user's moves while the council clarifies: answering, skipping or deferring the active question, asking
 for more questions, revisiting a skipped or deferred one after the answer, and asking the next planned question.
 
-A mixin of :class:`~council.session.engine.Engine` (which provides ``advance``): planning the first round when a
+A mixin of :class:`~council.session.steps.engine.Engine` (which provides ``advance``): planning the first round when a
 session starts (``_begin``) is here too, so everything about which questions are asked lives in one place. Every
 state change goes through ``rt.record``; each move returns ``None`` or the kind of note the caller should show.
 """

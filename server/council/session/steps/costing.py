@@ -2,7 +2,7 @@
 afford another cycle.
 
 Every phase that will call models — the start, more questions, an extension, a re-opened debate, a follow-up, a
-retry — records a :class:`~council.session.budget.CallPlan` first (``CallsPlanned``: the narrator states it in one
+retry — records a :class:`~council.session.state.budget.CallPlan` first (``CallsPlanned``: the narrator states it in one
 line), counted from what the session still has to do and fitted into what is left of its budget
 (``settings.maxModelCalls``). Its limits are totals over the session (``first_limit``, ``call_limit``), which
 ``council.session.calls.structured`` enforces call by call.

@@ -4,7 +4,7 @@ The client sends what the chat history shows (question → answer, skip or skip 
 question the user already replied to — the same words, or close enough (TF-IDF cosine of at least
 :data:`SAME_QUESTION`) — the reply is applied at once, as if the user had given it again; an earlier "skip all"
 also skips a question that has no earlier reply. Each earlier reply is used once. What was reused is counted, for
-the one line the turn's result says it in. (The application: :func:`council.session.answers.reuse`.)
+the one line the turn's result says it in. (The application: :func:`council.session.steps.answers.reuse`.)
 """
 
 from __future__ import annotations
