@@ -64,9 +64,9 @@ from council.provider_hub import ProviderHub
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.seat_requests import drop_unoffered, seat_session, session_pick
+from council.session.calls.failure import failure_of
 from council.session.state import records as r
 from council.session.state.entities import SessionSettings, SessionStatus
-from council.session.state.failure import failure_of
 from council.session.state.language import session_language
 from council.session.state.pause import drop_open_cycle, pause
 from council.session.state.records import stable_prefix

@@ -14,8 +14,9 @@ from council.providers.client import ClientProvider
 from council.providers.http_common import error_from_exception, error_from_status
 from council.providers.openai_compat import OpenAICompatProvider
 from council.providers.scripted import ScriptedProvider
+from council.session.calls.failure import failure_of
 from council.session.calls.structured import known, learn
-from council.session.state.failure import ModelFailure, failure_of
+from council.session.state.outputs import ModelFailure
 from council.session.state.runtime import SessionRuntime
 
 REMOTE = OpenAICompatProvider(ProviderConfig(kind="openai", model="claude-x", base_url="https://api.example.com/v1"))

@@ -31,7 +31,7 @@ from council.review.replies import (
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import SessionStatus
-from council.session.state.failure import ModelFailure
+from council.session.state.outputs import ModelFailure
 from council.session.state.runtime import SessionRuntime
 
 Progress = Callable[[str, dict[str, Any]], None]

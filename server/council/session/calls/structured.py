@@ -1,7 +1,7 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
 Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None``, a
-note and, when the provider failed, the classified :class:`~council.session.state.failure.ModelFailure`. A failure is
+note and, when the provider failed, the classified :class:`~council.session.state.outputs.ModelFailure`. A failure is
 reported once: at once as a problem for the moderator and chair roles, or by the caller when the spec says
 ``report=False`` (a debate cycle reports its personas' failures together, once it knows whether all failed).
 Cancellation propagates. Every call is recorded in the session metadata (provider, model, latency, failure); the
@@ -27,13 +27,13 @@ from typing import Any, Generic, TypeVar
 from council.errors import root_cause
 from council.providers.attempts import retry_gate
 from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
+from council.session.calls.failure import failure_of, fallback_reason, host_of
 from council.session.calls.formats import swaps
 from council.session.calls.parsing import ParseFailure, parse_reply
 from council.session.calls.prompts import repair_messages
 from council.session.state import records as r
 from council.session.state.budget import allows
-from council.session.state.failure import ModelFailure, failure_of, fallback_reason, host_of
-from council.session.state.outputs import ModelReply
+from council.session.state.outputs import ModelFailure, ModelReply
 from council.session.state.runtime import SessionRuntime
 from council.session.state.seating import CHAIR_ROLES
 

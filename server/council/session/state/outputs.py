@@ -14,12 +14,26 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from council.camel import CamelModel
-from council.session.state.failure import ModelFailure
 
+FailureKind = Literal["key_rejected", "model_not_found", "rate_limited", "overloaded", "server_error", "timeout",
+                      "unreachable", "malformed", "refused", "client_model", "not_configured", "crashed",
+                      "model_unavailable", "no_consent", "over_budget"]
 TEXT = 600  # max characters of one bullet or sentence a model may write
 Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "audience", "risk", "context", "goal"]
 Level = Literal["low", "medium", "high"]
 
+
+
+class ModelFailure(CamelModel):
+    """A failed model call: what kind of failure, where, and the technical cause."""
+
+    kind: FailureKind
+    provider: str = ""
+    model: str = ""
+    status: int | None = None
+    host: str | None = None
+    retryable: bool = False
+    detail: str = ""
 
 class ModelReply(CamelModel):
     """Lenient parsing of model output: unknown keys are dropped, not refused."""

@@ -16,15 +16,15 @@ import anyio
 
 from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
+from council.session.calls.failure import malformed
 from council.session.calls.parsing import ParseFailure
 from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, peer_labels, persona_messages
 from council.session.calls.streaming import OrderedStream
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
-from council.session.state.failure import ModelFailure, malformed
 from council.session.state.grounds import EVIDENCE_TOOLS
-from council.session.state.outputs import PersonaReply, PersonaResponse, Vote, reply_schema
+from council.session.state.outputs import ModelFailure, PersonaReply, PersonaResponse, Vote, reply_schema
 from council.session.state.runtime import SessionRuntime
 from council.session.state.seating import model_label
 from council.words import speaking, t

@@ -1,7 +1,8 @@
-"""Why a model call failed, as data: the one place a provider failure is classified.
+"""Why a model call failed: the one place a provider failure is classified (the data, ``ModelFailure``, is kept by
+the session: ``state.outputs``).
 
 A provider raises :class:`ProviderError` (maybe wrapped in an ``ExceptionGroup`` by a task group on the way);
-:func:`failure_of` unwraps it to the root cause and sorts it into a :data:`FailureKind` with its HTTP status,
+:func:`failure_of` unwraps it to the root cause and sorts it into a ``FailureKind`` with its HTTP status,
 provider, model and host kept as data. ``council.present.failures`` words each kind once; the technical text
 (``detail``) goes to logs and error details, never into the sentence a person reads first.
 """
@@ -9,33 +10,17 @@ provider, model and host kept as data. ``council.present.failures`` words each k
 from __future__ import annotations
 
 import re
-from typing import Literal
 from urllib.parse import urlsplit
 
-from council.camel import CamelModel
 from council.errors import root_cause
 from council.providers.base import Provider, ProviderError
+from council.session.state.outputs import FailureKind, ModelFailure
 from council.session.state.seating import FallbackReason
 
-FailureKind = Literal["key_rejected", "model_not_found", "rate_limited", "overloaded", "server_error", "timeout",
-                      "unreachable", "malformed", "refused", "client_model", "not_configured", "crashed",
-                      "model_unavailable", "no_consent", "over_budget"]
 MAX_DETAIL = 300
 
 # a status a client's model reports in its own words ("Request Failed: 529 …", "HTTP 429", "status code 503")
 _STATUS_IN_TEXT = re.compile(r"(?:HTTP|status(?: code)?|Request Failed:?|Error:?)\s*(\d{3})\b", re.IGNORECASE)
-
-
-class ModelFailure(CamelModel):
-    """A failed model call: what kind of failure, where, and the technical cause."""
-
-    kind: FailureKind
-    provider: str = ""
-    model: str = ""
-    status: int | None = None
-    host: str | None = None
-    retryable: bool = False
-    detail: str = ""
 
 
 def failure_of(exc: BaseException, provider: Provider | None = None) -> ModelFailure:
