@@ -36,7 +36,7 @@ from council.protocol.methods import SessionOptions, TurnParams
 from council.providers.base import ChatMessage, CompletionRequest
 from council.providers.scripted import ScriptedProvider
 from council.service import CouncilService
-from council.session.entities import SessionSettings
+from council.session.state.entities import SessionSettings
 from deliberation import prompt_tokens, routing_latency
 from sidebyside import main as side_by_side
 

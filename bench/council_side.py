@@ -26,7 +26,7 @@ from council.personas.loader import load_personas
 from council.protocol.completion import CompleteParams, CompleteResult
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.service import CouncilService
-from council.session.entities import SessionSettings
+from council.session.state.entities import SessionSettings
 from workload import QUESTION, ROUNDS, SIX, WORKLOADS, Call, FakeModel, Workload, council_reply
 
 SIX_BY_FIVE = WORKLOADS["6x5"]

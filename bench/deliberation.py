@@ -23,7 +23,7 @@ from council.personas.loader import load_personas
 from council.personas.routing import TfidfRanker, select_personas
 from council.protocol.methods import SessionOptions, TurnParams
 from council.service import CouncilService
-from council.session.entities import SessionSettings
+from council.session.state.entities import SessionSettings
 
 SIX = ["Software Architect", "Senior Developer", "Security Expert", "Reliability Engineer", "Product Manager",
        "Devil's Advocate"]

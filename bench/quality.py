@@ -58,9 +58,9 @@ from council.protocol.methods import SessionOptions, TurnParams
 from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
 from council.providers.registry import build_provider
 from council.service import CouncilService
-from council.session.entities import Depth, SessionSettings
-from council.session.outputs import ModelReply, reply_schema
-from council.session.parsing import ParseFailure, parse_reply
+from council.session.calls.parsing import ParseFailure, parse_reply
+from council.session.state.entities import Depth, SessionSettings
+from council.session.state.outputs import ModelReply, reply_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from deliberation import token_counter

@@ -1240,7 +1240,7 @@ export interface CouncilSynthesis {
   assumptions: string[];
   source: 'model' | 'consolidated';
   /** The assumptions the recommendation depends on, most critical first. */
-  hinges: council__session__outputs__Hinge[];
+  hinges: council__session__state__outputs__Hinge[];
   /** The first vote against the final one (None: no vote). */
   debate?: DebateEffect;
 }
@@ -1283,7 +1283,7 @@ export interface DebateEffect {
   firstCounts: Record<string, number>;
   finalCounts: Record<string, number>;
   /** Personas whose vote moved, in council order. */
-  moves: council__session__outputs__PositionMove[];
+  moves: council__session__state__outputs__PositionMove[];
   /** Debate replies flagged as possible conformity. */
   conformityFlags: number;
 }
@@ -1683,7 +1683,7 @@ export interface Seating {
   policy: 'single' | 'chat' | 'diverse' | 'map';
   /** The chat's model: the moderator, the clarifier and the chair. */
   chair: ModelChoice;
-  seats: council__session__seating__Seat[];
+  seats: council__session__state__seating__Seat[];
   /** How many models were on offer. */
   offered: number;
   /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
@@ -1872,7 +1872,7 @@ export interface council__review__models__Seat {
 }
 
 /** An assumption the recommendation depends on: if it is false, the council would recommend `if_false`. */
-export interface council__session__outputs__Hinge {
+export interface council__session__state__outputs__Hinge {
   assumptionId: string;
   assumption: string;
   /** The skipped question behind it (revisit it with the `revisit` command), if there is one. */
@@ -1883,7 +1883,7 @@ export interface council__session__outputs__Hinge {
 }
 
 /** A persona whose vote after the debate differs from its first vote, and the argument that moved it. */
-export interface council__session__outputs__PositionMove {
+export interface council__session__state__outputs__PositionMove {
   persona: string;
   /** Its first vote (None: it was not placed in the first vote). */
   fromOption?: string;
@@ -1897,7 +1897,7 @@ export interface council__session__outputs__PositionMove {
   conformity: boolean;
 }
 
-export interface council__session__seating__Seat {
+export interface council__session__state__seating__Seat {
   persona: string;
   /** The model the persona speaks with (after any fallback). */
   model: ModelChoice;

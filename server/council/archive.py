@@ -22,7 +22,7 @@ from council.memory import MemoryRefused, MemoryStore, SessionMemory
 from council.present import decisions as words
 from council.present.transcript import transcript
 from council.protocol.decisions import DecisionsParams, DecisionsResult
-from council.session.entities import ConversationSession, SessionStatus
+from council.session.state.entities import ConversationSession, SessionStatus
 from council.transcripts import transcript_name
 
 log = logging.getLogger(__name__)

@@ -99,7 +99,7 @@ class CouncilConfig(BaseModel):
     #: Write each completed session's transcript into this folder (opt-in).
     transcript_dir: Path | None = None
     session_ttl_seconds: float = Field(1800.0, gt=0)
-    max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/store.py)
+    max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/state/store.py)
     #: Where automatic selection looks for a local Ollama.
     ollama_url: str = "http://127.0.0.1:11434"
 

@@ -23,18 +23,18 @@ from pydantic import BaseModel
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
 from council.present.answer_stream import AnswerStream, streams
+from council.present.live_render import limits_of
 from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.protocol.language import ChatLabels
 from council.protocol.methods import TurnParams
-from council.session import records as r
-from council.session.debate import persona_schema
-from council.session.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
-from council.session.language import session_language
-from council.session.live_render import limits_of
-from council.session.runtime import SessionRuntime, can_extend
-from council.session.transitions import TERMINAL
+from council.session.state import records as r
+from council.session.state.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
+from council.session.state.language import session_language
+from council.session.state.runtime import SessionRuntime, can_extend
+from council.session.state.transitions import TERMINAL
+from council.session.steps.debate import persona_schema
 from council.words import speaking
 
 log = logging.getLogger(__name__)

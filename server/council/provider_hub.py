@@ -4,7 +4,7 @@ Order (issue 3): the session's explicit choice → the configured default → th
 offers one → a local Ollama → the embedded model. That is the chat's model (the moderator, the clarifier, the
 chair). When the client offers several models (``ClientCapabilities.models``) or the session names several
 ``provider:model`` specs (``council ask --models``), the personas are seated across them
-(``council.session.seating``); personas mapped to a provider in the config get that one. The seating is journaled;
+(``council.session.state.seating``); personas mapped to a provider in the config get that one. The seating is journaled;
 :meth:`ProviderHub.picker` turns the session's live seating into a role → provider function, so a seat that fell
 back is served by the chat's model from its next call on.
 """
@@ -23,8 +23,8 @@ from council.protocol.methods import ClientCapabilities, SessionOptions
 from council.providers.base import Provider, ProviderError
 from council.providers.client import ClientBridge, ClientProvider
 from council.providers.registry import build_provider, choose_default, provider_for_persona
-from council.session.calls import ProviderPicker
-from council.session.seating import ModelChoice, Seating, seat
+from council.session.calls.structured import ProviderPicker
+from council.session.state.seating import ModelChoice, Seating, seat
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from council.personas.loader import PersonaLibrary
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.provider_hub import ProviderHub
 from council.providers.base import Provider
-from council.session import records as r
-from council.session.runtime import SessionRuntime
-from council.session.seating import Seating, SeatMiss
+from council.session.state import records as r
+from council.session.state.runtime import SessionRuntime
+from council.session.state.seating import Seating, SeatMiss
 
 
 def check_persona_providers(config: CouncilConfig, library: PersonaLibrary) -> None:

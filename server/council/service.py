@@ -54,14 +54,14 @@ from council.protocol.methods import (
 )
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
-from council.session import records as r
-from council.session.engine import NewSession
-from council.session.entities import SessionSettings, SessionStatus
-from council.session.intents import Intent, decide_intent
-from council.session.journal import stable_prefix
-from council.session.language import session_language
-from council.session.runtime import Turn, can_extend
-from council.session.store import Live
+from council.session.state import records as r
+from council.session.state.entities import SessionSettings, SessionStatus
+from council.session.state.language import session_language
+from council.session.state.records import stable_prefix
+from council.session.state.runtime import Turn, can_extend
+from council.session.state.store import Live
+from council.session.steps.engine import NewSession
+from council.session.steps.intents import Intent, decide_intent
 from council.sessions import Sessions, Step
 from council.turn_result import turn_result
 from council.words import speaking, t

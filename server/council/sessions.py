@@ -1,7 +1,7 @@
 """Starts and runs sessions: the one place a session is created, seated on its models, started and run turn by turn.
 
 The JSON-RPC service, the consult tools and MCP all start and run their sessions here: one running turn per session,
-each a fresh :class:`~council.session.runtime.Turn` with its cancel scope (``council/stop`` or ``$/cancelRequest``
+each a fresh :class:`~council.session.state.runtime.Turn` with its cancel scope (``council/stop`` or ``$/cancelRequest``
 pause the session, on a completed one they stop a running follow-up; only ``council/cancel`` cancels), a session
 never created forgotten, a failed turn answered with its root cause in plain words.
 """
@@ -26,15 +26,15 @@ from council.protocol.methods import CancelResult, ClientCapabilities, StopResul
 from council.provider_hub import ProviderHub
 from council.providers.client import ClientBridge
 from council.seat_requests import drop_unoffered, seat_session
-from council.session import records as r
-from council.session.calls import ProviderPicker
-from council.session.engine import Engine, Plan
-from council.session.entities import SessionSettings, SessionStatus
-from council.session.failure import failure_of
-from council.session.intents import Intent
-from council.session.runtime import SessionRuntime, Turn
-from council.session.store import Live, SessionStore
-from council.session.transitions import TERMINAL
+from council.session.calls.failure import failure_of
+from council.session.calls.structured import ProviderPicker
+from council.session.state import records as r
+from council.session.state.entities import SessionSettings, SessionStatus
+from council.session.state.runtime import SessionRuntime, Turn
+from council.session.state.store import Live, SessionStore
+from council.session.state.transitions import TERMINAL
+from council.session.steps.engine import Engine, Plan
+from council.session.steps.intents import Intent
 from council.turn_result import turn_result
 from council.words import speaking, t
 

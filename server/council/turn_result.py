@@ -8,9 +8,9 @@ from council.present import cost, outcome
 from council.protocol.language import ChatLabels
 from council.protocol.methods import Awaiting, TurnResult
 from council.protocol.seating import CallUsage
-from council.session.entities import DiscussionStatus, SessionStatus
-from council.session.intents import Intent
-from council.session.runtime import SessionRuntime, can_extend
+from council.session.state.entities import DiscussionStatus, SessionStatus
+from council.session.state.runtime import SessionRuntime, can_extend
+from council.session.steps.intents import Intent
 from council.words import speaking
 
 

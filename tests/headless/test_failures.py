@@ -98,7 +98,7 @@ async def test_a_failing_clarifier_is_one_line_and_the_council_goes_on(sidecar):
 
 FAILING_SYNTHESIS = textwrap.dedent("""
     import sys
-    import council.session.engine as engine
+    import council.session.steps.engine as engine
     from council.providers.base import ProviderError
     real, calls = engine.synthesize, []
     async def flaky(*args, **kwargs):

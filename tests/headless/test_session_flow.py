@@ -7,9 +7,9 @@ import pytest
 
 from council.client.rpc import RpcError
 from council.protocol import event_adapter
-from council.session.entities import ConversationSession
-from council.session.records import journal_adapter
-from council.session.reducer import replay
+from council.session.state.entities import ConversationSession
+from council.session.state.records import journal_adapter
+from council.session.state.reducer import replay
 
 from .conftest import FLIP_FLOP_COUNCIL, PROBLEM, events_of, flip_flop_script, wait_for_event
 

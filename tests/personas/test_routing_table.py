@@ -10,7 +10,7 @@ from routing_table import CL, RE, SE, TABLE
 
 from council.personas.routing import TfidfRanker, select_personas
 from council.present.clarify import selection as selection_line
-from council.session.entities import Participant, ParticipantType, PersonaSelection
+from council.session.state.entities import Participant, ParticipantType, PersonaSelection
 
 HEROKU = TABLE[0][1]
 

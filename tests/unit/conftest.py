@@ -13,7 +13,7 @@ from unit_helpers import Builder
 from council.config import CouncilConfig, ProviderConfig
 from council.personas.loader import PersonaLibrary, load_personas
 from council.service import CouncilService
-from council.session.entities import SessionSettings
+from council.session.state.entities import SessionSettings
 
 
 @pytest.fixture(scope="session")

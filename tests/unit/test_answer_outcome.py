@@ -7,9 +7,9 @@ from __future__ import annotations
 from unit_helpers import Builder, first_vote_rules, persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
-from council.session.entities import SessionSettings
-from council.session.hinges import hinges_of
-from council.session.outputs import HingeDraft
+from council.session.state.entities import SessionSettings
+from council.session.state.outputs import HingeDraft
+from council.session.steps.synthesis import hinges_of
 
 ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
 TRIO = [ARCH, DEV, DEVIL]

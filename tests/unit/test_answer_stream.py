@@ -13,7 +13,7 @@ from unit_helpers import rule
 from council.present.answer_stream import AnswerStream
 from council.present.consult import stage
 from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
-from council.session.entities import SessionSettings
+from council.session.state.entities import SessionSettings
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 TRIO = ["Software Architect", "Senior Developer", "Devil's Advocate"]

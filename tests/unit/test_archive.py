@@ -14,8 +14,8 @@ from council.archive import write_transcript
 from council.memory import MemoryStore
 from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.entities import SessionSettings
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionSettings
+from council.session.state.entities import SessionStatus as S
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 SETTINGS = SessionSettings(min_cycles=2, max_cycles=2)

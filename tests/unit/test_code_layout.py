@@ -1,6 +1,8 @@
 """The layering and size rules of the codebase, checked on the source itself.
 
 - The session domain never imports the wire protocol, the transport or the presentation: it produces data.
+- Inside it the layers run one way: ``session.state`` (the kernel) imports neither ``calls`` nor ``steps``, and
+  ``session.calls`` (model-call plumbing) does not import ``steps`` (the deliberation).
 - Only ``council.present`` writes prose; the protocol and the domain import nothing from it (the service and the
   narrator do).
 - Review mode's domain (``council.review``; its entry point is ``council.reviewer``) writes no prose and knows no
@@ -29,6 +31,7 @@ def imports_of(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)  # from council.session import steps
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
     return found
@@ -39,6 +42,8 @@ def imports_of(path: Path) -> set[str]:
                  "pygls")),
     ("present", ("council.protocol", "council.transport", "council.server", "council.narrator")),
     ("protocol", ("council.present", "council.service", "council.narrator")),
+    ("session/state", ("council.session.calls", "council.session.steps")),
+    ("session/calls", ("council.session.steps",)),
 ])
 def test_layers(package: str, forbidden: tuple[str, ...]):
     offenders = [f"{path.relative_to(ROOT)} imports {name}"

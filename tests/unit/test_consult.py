@@ -161,8 +161,8 @@ def test_the_same_persona_twice_is_refused(make_service, tmp_path: Path):
 
 def test_tool_response_cuts_to_the_depth_and_says_so():
     from council.consult.results import tool_response
-    from council.session.entities import ConversationSession, SessionSettings
-    from council.session.outputs import PersonaResponse
+    from council.session.state.entities import ConversationSession, SessionSettings
+    from council.session.state.outputs import PersonaResponse
 
     long = [f"item {i}" for i in range(12)]
     resp = PersonaResponse(persona="Ops Architect", cycle=2, position="Stage it.", summary=long, advice=long[:4],

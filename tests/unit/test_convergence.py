@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from council.session.convergence import (
+from council.session.state.convergence import (
     STOP_SHARE,
     STRONG_AGREEMENT,
     Convergence,
@@ -16,7 +16,7 @@ from council.session.convergence import (
     should_stop,
     stability,
 )
-from council.session.outputs import Vote
+from council.session.state.outputs import Vote
 
 
 def v(persona: str, option: str, confidence: float = 0.8, *, cont: bool = True, cycle: int = 1) -> Vote:
@@ -259,13 +259,13 @@ class TestShouldStop:
 
 
 def test_convergence_module_imports_on_its_own():
-    done = subprocess.run([sys.executable, "-c", "import council.session.convergence"], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", "import council.session.state.convergence"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-500:]
 
 
 def test_position_similarity_is_reported_with_any_ranker_and_never_decides():
-    from council.session.convergence import position_similarity
+    from council.session.state.convergence import position_similarity
 
     assert position_similarity([]) is None
     same = position_similarity([("split the billing module first", "split the billing module first")])

@@ -6,10 +6,10 @@ from __future__ import annotations
 from council.present.transcript import transcript
 from council.protocol.consult import ConsultPlanParams
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.engine import NewSession
-from council.session.entities import MessageType
-from council.session.entities import SessionStatus as S
-from council.session.reducer import replay
+from council.session.state.entities import MessageType
+from council.session.state.entities import SessionStatus as S
+from council.session.state.reducer import replay
+from council.session.steps.engine import NewSession
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 

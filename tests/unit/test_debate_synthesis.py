@@ -7,11 +7,11 @@ from unit_helpers import DEBATE_KEYS, Builder, persona_reply
 
 from council.errors import CouncilError
 from council.present.debate import cycle_summary
-from council.session.answers import choice_value
-from council.session.convergence import Convergence, assess, should_stop
-from council.session.debate import latest_responses, persona_schema, votes_of
-from council.session.entities import Choice, Depth, SessionSettings
-from council.session.synthesis import consolidate, dissent
+from council.session.state.convergence import Convergence, assess, should_stop
+from council.session.state.entities import Choice, Depth, SessionSettings
+from council.session.steps.answers import choice_value
+from council.session.steps.debate import persona_schema
+from council.session.steps.synthesis import consolidate, dissent
 
 
 class Contract:
@@ -34,8 +34,8 @@ def test_latest_responses_are_of_the_last_cycle():
     b.conclude(1)
     b.start_cycle(2)
     b.speak("Beta", 2)
-    assert [x.persona for x in latest_responses(b.s)] == ["Beta"]
-    assert [x.persona for x in latest_responses(b.s, 1)] == ["Alpha", "Beta", "Gamma"]
+    assert [x.persona for x in b.s.latest_responses()] == ["Beta"]
+    assert [x.persona for x in b.s.latest_responses(1)] == ["Alpha", "Beta", "Gamma"]
 
 
 def conv(round_no: int = 1, status: str = "refining", reason: str = "first vote", **over) -> Convergence:
@@ -111,15 +111,15 @@ class TestCycleSummary:
         # Alpha's line showed its vote, so the count is not followed by names; cycle 1's votes are not in it
         votes = next(x for x in cycle_summary(b.s, 2).splitlines() if x.startswith("Votes:"))
         assert votes.rstrip() == "Votes: A 1."
-        assert [v.option_id for v in votes_of(b.s, 1)] == ["B", "B", "B"]
-        assert [v.persona for v in votes_of(b.s, 2)] == ["Alpha"]
+        assert [v.option_id for v in b.s.votes_in(1)] == ["B", "B", "B"]
+        assert [v.persona for v in b.s.votes_in(2)] == ["Alpha"]
 
     def test_assess_on_a_real_split(self):
         b = debated()
         b.options()
         for name, option in (("Alpha", "A"), ("Beta", "A"), ("Gamma", "B")):
             b.vote(name, option, 1)
-        c = assess(1, votes_of(b.s, 1), [], None)
+        c = assess(1, b.s.votes_in(1), [], None)
         assert (c.status, c.leader, c.agreement) == ("refining", "A", round(1.4 / 2.1, 4))
         assert c.stop_requests == 1.0  # Builder votes default to continue_debate = false
         assert should_stop(c, round_no=1, min_rounds=2) is None
@@ -168,8 +168,8 @@ def _voted(b: Builder, votes: dict[str, str]):
     b.options()
     for name, option in votes.items():
         b.vote(name, option, 1)
-    from council.session import records as r
-    from council.session.voting import tally_votes
+    from council.session.state import records as r
+    from council.session.state.voting import tally_votes
 
     b.apply(r.TallySet(at=b.at(), tally=tally_votes(b.s.options, b.s.votes)))
     return b
@@ -223,7 +223,7 @@ class TestConsolidate:
             debated(Gamma={"next_steps": ["gamma step"], "risks": ["gamma risk"]}),
             {"Alpha": "A", "Beta": "A", "Gamma": "B"},
         )
-        reply = consolidate(b.s, latest_responses(b.s))
+        reply = consolidate(b.s, b.s.latest_responses())
         assert reply.recommendation == "Do it"  # the winning option's label
         assert reply.agreements == ["Alpha position in cycle 1", "Beta position in cycle 1"]
         assert reply.conflicts == ["Gamma: Gamma position in cycle 1"]
@@ -233,13 +233,13 @@ class TestConsolidate:
 
     def test_without_vote_uses_first_active_position(self):
         b = debated(Alpha={"abstained": True}, Beta={"next_steps": []}, Gamma={"next_steps": []})
-        reply = consolidate(b.s, latest_responses(b.s))
+        reply = consolidate(b.s, b.s.latest_responses())
         assert reply.recommendation == "Beta position in cycle 1"
         assert reply.next_steps == ["Revisit with more information."]
 
     def test_everyone_abstained(self):
         b = debated(**{n: {"abstained": True} for n in ("Alpha", "Beta", "Gamma")})
-        assert consolidate(b.s, latest_responses(b.s)).recommendation.startswith("The council could not")
+        assert consolidate(b.s, b.s.latest_responses()).recommendation.startswith("The council could not")
 
 
 class TestChoiceValue:

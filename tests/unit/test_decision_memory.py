@@ -15,8 +15,8 @@ from council.memory import MemoryStore
 from council.memory.store import FILE
 from council.protocol.decisions import DecisionsParams
 from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
-from council.session.entities import SessionSettings
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionSettings
+from council.session.state.entities import SessionStatus as S
 
 SPLIT = "Should we split our monolith into services this quarter?"
 SPLIT_AGAIN = "Should we split the monolith into separate services this year?"

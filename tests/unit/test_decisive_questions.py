@@ -9,8 +9,8 @@ from unit_helpers import rule
 
 from council.cli.render import choices
 from council.protocol.methods import Awaiting, SessionOptions, TurnParams
-from council.session.clarifier import decisiveness
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionStatus as S
+from council.session.steps.clarifier import decisiveness
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 CANDIDATES = ["Split now", "Extract one service first", "Keep the monolith"]

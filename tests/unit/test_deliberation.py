@@ -17,8 +17,8 @@ import pytest
 from unit_helpers import everyone_first, first_vote_rules, persona_reply, persona_rules, rule
 
 from council.protocol.methods import SessionOptions, SnapshotParams, TurnParams
-from council.session.entities import DiscussionStatus, MessageType, SessionSettings
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import DiscussionStatus, MessageType, SessionSettings
+from council.session.state.entities import SessionStatus as S
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from unit_helpers import persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.prompts import detect_language, session_language
+from council.session.calls.prompts import detect_language, session_language
 
 ARCH = "Software Architect"
 TRIO = ["Software Architect", "Senior Developer", "Devil's Advocate"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from council.protocol.earlier import EarlierAnswer, EarlierSession
 from council.protocol.methods import Awaiting, SessionOptions, TurnParams
-from council.session.entities import QuestionStatus
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import QuestionStatus
+from council.session.state.entities import SessionStatus as S
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from council.errors import ErrorCode, from_pydantic
-from council.session.entities import (
+from council.session.state.entities import (
     MAX_CLARIFICATION_ROUNDS,
     ClarificationAnswer,
     ClarificationQuestion,

@@ -11,12 +11,12 @@ from evidence_helpers import NO_QUESTIONS, PLAN, SECRET, asking, make_workspace
 from unit_helpers import rule
 
 from council.protocol.methods import Reference, SessionOptions, TurnCommand, TurnParams
-from council.session import records as r
-from council.session.debate import persona_schema
-from council.session.entities import SessionSettings
-from council.session.entities import SessionStatus as S
-from council.session.grounds import EvidenceResult
-from council.session.reducer import replay
+from council.session.state import records as r
+from council.session.state.entities import SessionSettings
+from council.session.state.entities import SessionStatus as S
+from council.session.state.grounds import EvidenceResult
+from council.session.state.reducer import replay
+from council.session.steps.debate import persona_schema
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]

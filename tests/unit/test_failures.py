@@ -14,9 +14,10 @@ from council.providers.client import ClientProvider
 from council.providers.http_common import error_from_exception, error_from_status
 from council.providers.openai_compat import OpenAICompatProvider
 from council.providers.scripted import ScriptedProvider
-from council.session.failure import ModelFailure, failure_of
-from council.session.runtime import Turn
-from council.session.unreachable import known, learn
+from council.session.calls.failure import failure_of
+from council.session.calls.structured import known, learn
+from council.session.state.outputs import ModelFailure
+from council.session.state.runtime import Turn
 
 REMOTE = OpenAICompatProvider(ProviderConfig(kind="openai", model="claude-x", base_url="https://api.example.com/v1"))
 LOCAL = OpenAICompatProvider(ProviderConfig(kind="openai", model="qwen", base_url="http://localhost:8080"))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from unit_helpers import first_vote_rules, persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.entities import SessionSettings
-from council.session.vote_round import placed
+from council.session.state.entities import SessionSettings
+from council.session.steps.vote_round import placed
 
 ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
 TRIO = [ARCH, DEV, DEVIL]

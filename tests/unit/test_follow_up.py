@@ -11,9 +11,9 @@ from unit_helpers import SID, Builder
 from council.errors import CouncilError
 from council.present import clarify, follow_up
 from council.present.transcript import transcript
-from council.session import records as r
-from council.session.debate import latest_responses
-from council.session.entities import (
+from council.session.calls.prompts import FOLLOW_UPS_SHOWN, follow_up_messages
+from council.session.state import records as r
+from council.session.state.entities import (
     MAX_TOTAL_CYCLES,
     REOPEN_CYCLES,
     FollowUp,
@@ -21,9 +21,8 @@ from council.session.entities import (
     SessionStatus,
     UserInput,
 )
-from council.session.outputs import FollowUpReply, reply_schema
-from council.session.prompts import FOLLOW_UPS_SHOWN, follow_up_messages
-from council.session.reducer import replay
+from council.session.state.outputs import FollowUpReply, reply_schema
+from council.session.state.reducer import replay
 
 
 def completed(b: Builder) -> Builder:
@@ -61,7 +60,7 @@ def reopen_record(b: Builder, text: str = "The budget doubled.") -> r.DebateReop
 def test_the_follow_up_prompt_holds_the_whole_session_and_ends_with_the_question():
     b = completed(Builder())
     schema = reply_schema(FollowUpReply)
-    system, user = follow_up_messages(b.s, schema, latest_responses(b.s), "majority for A", "Why did Beta object?")
+    system, user = follow_up_messages(b.s, schema, b.s.latest_responses(), "majority for A", "Why did Beta object?")
     assert '"answer"' in system.content and "never invent" in system.content
     text = user.content
     for part in ("Split the monolith?", "By the end of next quarter", "assumed for q1-2",

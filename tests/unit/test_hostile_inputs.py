@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from council.errors import CouncilError, ErrorCode, from_pydantic
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionStatus as S
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 

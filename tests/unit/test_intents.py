@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 import pytest
 
 from council.protocol.methods import Intent, TurnCommand
-from council.session.entities import Choice, ClarificationQuestion, Participant, ParticipantType
-from council.session.entities import SessionStatus as S
-from council.session.intents import decide_intent, keyword_intent
+from council.session.state.entities import Choice, ClarificationQuestion, Participant, ParticipantType
+from council.session.state.entities import SessionStatus as S
+from council.session.steps.intents import decide_intent, keyword_intent
 
 IN = Intent
 QUESTION = ClarificationQuestion(

@@ -14,7 +14,8 @@ from council.transport.framing import Message
 from council.transport.gate import Gate, Served
 
 HEAVY = ("pydantic", "pydantic_core", "lsprotocol", "pygls", "cattrs", "httpx", "tenacity", "anyio", "mcp",
-         "sentence_transformers", "torch", "council.service", "council.session.entities", "council.protocol.methods")
+         "sentence_transformers", "torch", "council.service", "council.session.state.entities",
+         "council.protocol.methods")
 
 
 def test_the_transport_and_the_serve_command_load_nothing_heavy() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from council.session.live_render import LiveRenderer, parse_prefix, render
+from council.present.live_render import LiveRenderer, render
+from council.session.calls.parsing import parse_prefix
 
 REPLY = {
     "position": "Migrate the billing module first, behind a feature flag.",

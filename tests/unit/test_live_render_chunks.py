@@ -10,9 +10,10 @@ import random
 
 import pytest
 
-from council.session import live_render
-from council.session.live_render import LiveRenderer, PartialObject, parse_prefix
-from council.session.outputs import PersonaReply
+from council.present.live_render import LiveRenderer
+from council.session.calls import parsing
+from council.session.calls.parsing import PartialObject, parse_prefix
+from council.session.state.outputs import PersonaReply
 
 REPLY = {
     "position": "Migrate the billing module first, behind a feature flag.",
@@ -161,8 +162,8 @@ def test_a_key_that_comes_twice_is_reported():
 
 def test_a_held_back_list_item_is_not_parsed_again_while_it_grows(monkeypatch):
     calls = []
-    real = live_render.from_json
-    monkeypatch.setattr(live_render, "from_json", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = parsing.from_json
+    monkeypatch.setattr(parsing, "from_json", lambda *a, **k: calls.append(1) or real(*a, **k))
     renderer = LiveRenderer()
     assert renderer.feed('{"position": "P.", "summary": ["first", "sec') == "P.\n\n**Summary**\n- first\n"
     before = len(calls)

@@ -9,8 +9,8 @@ import tracemalloc
 from unit_helpers import persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session import records as r
-from council.session.entities import SessionSettings
+from council.session.state import records as r
+from council.session.state.entities import SessionSettings
 
 SIX = ["Software Architect", "Senior Developer", "Security Expert", "Reliability Engineer", "Product Manager",
        "Devil's Advocate"]

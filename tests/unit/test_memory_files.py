@@ -14,8 +14,8 @@ from council.memory import MemoryRefused, MemoryStore
 from council.memory.store import FILE
 from council.protocol.decisions import DecisionsParams
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.entities import SessionSettings
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionSettings
+from council.session.state.entities import SessionStatus as S
 
 SPLIT = "Should we split our monolith into services this quarter?"
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]

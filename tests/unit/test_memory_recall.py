@@ -10,7 +10,7 @@ from evidence_helpers import NO_QUESTIONS
 from council.memory.similarity import QuestionRanker, related
 from council.memory.store import THRESHOLDS
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.entities import SessionSettings
+from council.session.state.entities import SessionSettings
 
 SPLIT = "Should we split our monolith into services this quarter?"
 OTHERS = ["Should we adopt Kafka for our event bus?", "Is Rust a good choice for our CLI?",

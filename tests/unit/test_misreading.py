@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from council.session.entities import Choice, ClarificationQuestion, Participant, ParticipantType
-from council.session.misreading import content_stems, looks_like_new_problem, overlap
+from council.session.state.entities import Choice, ClarificationQuestion, Participant, ParticipantType
+from council.session.steps.misreading import content_stems, looks_like_new_problem, overlap
 
 MODERATOR = Participant(type=ParticipantType.SYSTEM, name="Moderator")
 

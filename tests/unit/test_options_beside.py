@@ -13,9 +13,9 @@ from pathlib import Path
 from unit_helpers import everyone_first, first_vote_rules, persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session import records as r
-from council.session.entities import SessionSettings
-from council.session.reducer import replay
+from council.session.state import records as r
+from council.session.state.entities import SessionSettings
+from council.session.state.reducer import replay
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"

@@ -7,8 +7,8 @@ import json
 import pytest
 from pydantic import Field
 
-from council.session.outputs import TEXT, ModelReply, PersonaReply, SynthesisReply, reply_schema
-from council.session.parsing import ParseFailure, extract_json_object, parse_reply
+from council.session.calls.parsing import ParseFailure, extract_json_object, parse_reply
+from council.session.state.outputs import TEXT, ModelReply, PersonaReply, SynthesisReply, reply_schema
 
 
 class VoteReply(ModelReply):

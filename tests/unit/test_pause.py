@@ -6,11 +6,11 @@ import pytest
 from unit_helpers import Builder
 
 from council.errors import CouncilError
-from council.session import records as r
-from council.session.entities import DiscussionStatus
-from council.session.entities import SessionStatus as S
-from council.session.journal import stable_prefix
-from council.session.reducer import replay
+from council.session.state import records as r
+from council.session.state.entities import DiscussionStatus
+from council.session.state.entities import SessionStatus as S
+from council.session.state.records import stable_prefix
+from council.session.state.reducer import replay
 
 
 def two_cycles_and_a_half(b: Builder) -> None:

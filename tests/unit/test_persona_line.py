@@ -8,7 +8,7 @@ import json
 import pytest
 
 from council.present.persona import POSITION_CHARS, PersonaLine
-from council.session.outputs import PersonaResponse, VoteOption
+from council.session.state.outputs import PersonaResponse, VoteOption
 
 REPLY = {"position": "Extract one service first.\nThen measure.", "summary": ["A long summary point."],
          "advice": ["Advice that only the transcript shows."], "risks": ["A risk."], "next_steps": ["A step."],

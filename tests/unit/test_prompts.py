@@ -8,11 +8,11 @@ from unit_helpers import Builder
 
 from council.personas.loader import load_personas
 from council.providers.base import ChatMessage
-from council.session.calls import _compact
-from council.session.debate import persona_schema
-from council.session.formats import extra_block, format_block, swaps
-from council.session.outputs import OptionsReply, SynthesisReply, reply_schema
-from council.session.prompts import DIGEST_BUDGET, SOUL_BUDGET, digest, peer_labels, persona_messages
+from council.session.calls.formats import extra_block, format_block, swaps
+from council.session.calls.prompts import DIGEST_BUDGET, SOUL_BUDGET, digest, peer_labels, persona_messages
+from council.session.calls.structured import _compact
+from council.session.state.outputs import OptionsReply, SynthesisReply, reply_schema
+from council.session.steps.debate import persona_schema
 
 LIBRARY = load_personas()
 NAMES = ("Software Architect", "Senior Developer", "Devil's Advocate", "Security Expert", "Product Manager",

@@ -6,15 +6,15 @@ import pytest
 from unit_helpers import SID, Builder
 
 from council.errors import CouncilError, ErrorCode
-from council.session import records as r
-from council.session.entities import (
+from council.session.state import records as r
+from council.session.state.entities import (
     DiscussionStatus,
     MessageType,
     QuestionStatus,
     SessionSettings,
 )
-from council.session.entities import SessionStatus as S
-from council.session.reducer import apply, replay
+from council.session.state.entities import SessionStatus as S
+from council.session.state.reducer import apply, replay
 
 
 def refused(b: Builder, rec: r.RecordBase, match: str) -> CouncilError:

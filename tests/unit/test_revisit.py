@@ -9,9 +9,9 @@ from unit_helpers import first_vote_rules, persona_reply, rule
 
 from council.errors import CouncilError, ErrorCode
 from council.protocol.methods import Awaiting, Intent, SessionOptions, TurnCommand, TurnParams
-from council.session.entities import QuestionStatus
-from council.session.entities import SessionStatus as S
-from council.session.reducer import replay
+from council.session.state.entities import QuestionStatus
+from council.session.state.entities import SessionStatus as S
+from council.session.state.reducer import replay
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]

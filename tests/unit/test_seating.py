@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from council.session.budget import MIN_CALLS, CallPlan, Shape, allows, fit, max_calls
-from council.session.seating import ModelChoice, fall_back, seat
+from council.session.state.budget import MIN_CALLS, CallPlan, Shape, allows, fit, max_calls
+from council.session.state.seating import ModelChoice, fall_back, seat
 
 GPT = ModelChoice(id="copilot/gpt-4o", provider="client", model="GPT-4o", vendor="copilot", family="gpt-4o")
 GPT_MINI = ModelChoice(id="copilot/gpt-4o-mini", provider="client", model="GPT-4o mini", vendor="copilot",

@@ -8,8 +8,8 @@ from unit_helpers import first_vote_rules, persona_reply, persona_rules, rule
 
 from council.errors import CouncilError, ErrorCode
 from council.protocol.methods import AnswerParams, Awaiting, Intent, SessionOptions, TurnCommand, TurnParams
-from council.session.entities import QuestionStatus, SessionSettings
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import QuestionStatus, SessionSettings
+from council.session.state.entities import SessionStatus as S
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 PERSONA_ALWAYS_CONTINUE = {
@@ -462,9 +462,9 @@ async def test_event_sequence_numbers_per_session(make_service):
 
 
 async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_service):
+    from council.present.live_render import render
     from council.present.persona import PersonaLine
     from council.present.transcript import transcript
-    from council.session.live_render import render
 
     who = "Senior Developer"
     long_reply = dict(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 
 from council.protocol.methods import Intent, SessionOptions, TurnCommand, TurnParams
-from council.session.entities import SessionStatus as S
+from council.session.state.entities import SessionStatus as S
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 

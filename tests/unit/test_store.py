@@ -7,9 +7,9 @@ from unit_helpers import T0, SilentObserver
 
 from council.errors import CouncilError, ErrorCode
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session import records as r
-from council.session.entities import Participant, ParticipantType, SessionSettings, SessionStatus
-from council.session.store import IDLE_FACTOR, SessionStore
+from council.session.state import records as r
+from council.session.state.entities import Participant, ParticipantType, SessionSettings, SessionStatus
+from council.session.state.store import IDLE_FACTOR, SessionStore
 
 
 class Clock:

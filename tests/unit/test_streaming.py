@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from council.session.streaming import OrderedStream
+from council.session.calls.streaming import OrderedStream
 
 
 class FakeRuntime:
@@ -122,7 +122,7 @@ REPLY = ('{"position": "Split billing first.", "summary": ["one", "two"], "advic
 
 
 def renderer_output(chunks: list[str]) -> str:
-    from council.session.live_render import LiveRenderer
+    from council.present.live_render import LiveRenderer
 
     lr = LiveRenderer()
     return "".join(lr.feed(c) for c in chunks)

@@ -9,8 +9,8 @@ import pytest
 from unit_helpers import persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
-from council.session.outputs import PersonaReply, reply_schema
-from council.session.parsing import ParseFailure, parse_reply, salvage_truncated
+from council.session.calls.parsing import ParseFailure, parse_reply, salvage_truncated
+from council.session.state.outputs import PersonaReply, reply_schema
 
 DEVIL = "Devil's Advocate"
 TRIO = ["Software Architect", "Senior Developer", DEVIL]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from council.session import records as r
-from council.session.entities import (
+from council.session.state import records as r
+from council.session.state.entities import (
     Assumption,
     ClarificationAnswer,
     ClarificationQuestion,
@@ -22,8 +22,8 @@ from council.session.entities import (
     SessionSettings,
     SessionStatus,
 )
-from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption
-from council.session.reducer import apply
+from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption
+from council.session.state.reducer import apply
 
 T0 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
 SID = "session-1"
@@ -300,7 +300,7 @@ class Builder:
 
     def tally(self, cycle: int | None = None) -> ConversationSession:
         """The tally of ``cycle``'s votes (default: the last round with votes), as the engine records it."""
-        from council.session.voting import tally_votes
+        from council.session.state.voting import tally_votes
 
         last = cycle if cycle is not None else max((v.cycle for v in self.s.votes), default=0)
         votes = [v for v in self.s.votes if v.cycle == last]

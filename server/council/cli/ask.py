@@ -46,7 +46,7 @@ from council.cli.ask_args import (
 from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
-from council.session.language import session_language
+from council.session.state.language import session_language
 from council.words import speaking, t
 
 

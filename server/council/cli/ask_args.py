@@ -12,7 +12,7 @@ from typing import Any
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
 from council.protocol.limits import MAX_MODEL_SPECS
-from council.session.language import session_language
+from council.session.state.language import session_language
 from council.words import LANGUAGES, speaking, t
 
 OK, USAGE, UNAVAILABLE, FAILED, CANCELLED = 0, 2, 3, 4, 130

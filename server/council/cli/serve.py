@@ -87,7 +87,7 @@ def check_transcript_dir(folder: Path) -> None:
 
 
 def session_settings(args: argparse.Namespace):
-    from council.session.entities import SessionSettings
+    from council.session.state.entities import SessionSettings
 
     settings = SessionSettings()
     update = {}

@@ -11,10 +11,10 @@ from council.errors import validation_error
 from council.personas.loader import PersonaLibrary
 from council.present.cost import cut_words
 from council.protocol.consult import ConsultParams, ConsultPlan, CouncilChoice, PersonaConsultParams
-from council.session.budget import max_calls
-from council.session.engine import Engine, NewSession, Plan
-from council.session.entities import Depth
-from council.session.language import session_language
+from council.session.state.budget import max_calls
+from council.session.state.entities import Depth
+from council.session.state.language import session_language
+from council.session.steps.engine import Engine, NewSession, Plan
 from council.words import t
 
 #: Debate cycles a consult may run at each depth (the sidecar's own cap still applies when lower).

@@ -23,12 +23,10 @@ from council.protocol.consult import (
     ToolResponse,
     VoteOutcome,
 )
-from council.session.debate import votes_of
-from council.session.engine import Plan
-from council.session.entities import ConversationSession, QuestionStatus
-from council.session.outputs import PersonaResponse, Vote
-from council.session.prompts import DEPTH_BULLETS
-from council.session.vote_round import final_round
+from council.session.calls.prompts import DEPTH_BULLETS
+from council.session.state.entities import ConversationSession, QuestionStatus
+from council.session.state.outputs import PersonaResponse, Vote
+from council.session.steps.engine import Plan
 
 COUNTED = ("summary", "advice", "next_steps")
 
@@ -104,7 +102,7 @@ def clarifications(s: ConversationSession, declined: set[str]) -> list[Clarifica
 
 
 def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> ConsultResult:
-    final = {v.persona: v for v in votes_of(s, final_round(s))} if s.votes else {}
+    final = {v.persona: v for v in s.votes_in(s.final_round)} if s.votes else {}
     notes: list[str] = []
     responses, silent = [], []
     for p in s.personas:

@@ -22,11 +22,11 @@ from council.present.clarify import deciding_words, why_chosen
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.protocol.seating import ClientModel
-from council.session.debate import refused_models
-from council.session.engine import Plan
-from council.session.entities import ClarificationQuestion, SessionStatus
-from council.session.intents import Intent
-from council.session.store import Live
+from council.session.state.entities import ClarificationQuestion, SessionStatus
+from council.session.state.store import Live
+from council.session.steps.debate import refused_models
+from council.session.steps.engine import Plan
+from council.session.steps.intents import Intent
 from council.sessions import Sessions
 from council.words import speaking, t
 

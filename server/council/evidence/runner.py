@@ -22,7 +22,7 @@ import anyio.to_thread
 
 from council.evidence.tools import TOOLS
 from council.evidence.workspace import Workspace
-from council.session.grounds import EvidenceResult
+from council.session.state.grounds import EvidenceResult
 
 log = logging.getLogger(__name__)
 

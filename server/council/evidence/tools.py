@@ -7,9 +7,9 @@
 - ``list_files``: a glob (``*.md``, ``src/**/*.py``; one without ``/`` matches at any depth, a folder name lists the
   folder); at most :data:`MAX_LISTED` paths.
 
-Each returns an :class:`~council.session.grounds.EvidenceResult`: the text every advisor reads, its size and count,
-the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say the
-result was cut.
+Each returns an :class:`~council.session.state.grounds.EvidenceResult`: the text every advisor reads, its size and
+count, the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say
+the result was cut.
 
 The models write the patterns, so neither may hold the sidecar: CPython's ``re`` keeps the GIL while it matches, and
 a pattern that backtracks exponentially would freeze every thread, the event loop included. ``search_code`` (literal
@@ -30,7 +30,7 @@ from council.evidence import search
 from council.evidence.globs import Glob, GlobError
 from council.evidence.opening import Refused
 from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace, is_binary
-from council.session.grounds import EvidenceResult, Refusal
+from council.session.state.grounds import EvidenceResult, Refusal
 
 READ_CHARS = 8000  # of one file, kept in the session (the prompt budget cuts further)
 MAX_MATCHES = 40

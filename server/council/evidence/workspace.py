@@ -38,7 +38,7 @@ from pathlib import Path
 from council.encodable import encodable
 from council.evidence.ignore import ignorer_for
 from council.evidence.opening import Opener
-from council.session.grounds import Refusal
+from council.session.state.grounds import Refusal
 
 MAX_FILE_BYTES = 1_000_000
 SNIFF_BYTES = 8000

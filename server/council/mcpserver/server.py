@@ -58,7 +58,7 @@ from council.protocol.methods import ReviewParams, ReviewResult
 from council.review.models import CouncilRequest
 from council.review.run import review_session_id
 from council.service import CouncilService
-from council.session.entities import ClarificationQuestion, new_id
+from council.session.state.entities import ClarificationQuestion, new_id
 from council.words import speaking
 
 log = logging.getLogger(__name__)

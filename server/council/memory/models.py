@@ -13,8 +13,8 @@ from pydantic import Field
 
 from council.camel import SnakeModel
 from council.encodable import encodable
-from council.session.entities import ConversationSession
-from council.session.grounds import Precedent
+from council.session.state.entities import ConversationSession
+from council.session.state.grounds import Precedent
 
 TEXT = 600  # characters kept of one argument, dissent or assumption
 ITEMS = 8  # of each list

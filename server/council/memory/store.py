@@ -29,8 +29,8 @@ import anyio.to_thread
 from council.memory.models import Decision, decision_of
 from council.memory.similarity import QuestionRanker
 from council.personas.tfidf import OverlapRanker
-from council.session.entities import ConversationSession
-from council.session.grounds import Precedent
+from council.session.state.entities import ConversationSession
+from council.session.state.grounds import Precedent
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from council.present.evidence import precedents_section
 from council.present.outcome import debate_section, hinges_section
 from council.present.revisit import what_changed
 from council.present.text import join_names, section
-from council.session.entities import ConversationSession
-from council.session.outputs import CouncilSynthesis
+from council.session.state.entities import ConversationSession
+from council.session.state.outputs import CouncilSynthesis
 from council.words import n, t
 
 PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted")  # the kinds the catalog names (provider.<kind>)

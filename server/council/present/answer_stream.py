@@ -9,8 +9,8 @@ with what a revisit changed does not stream (that block comes before the recomme
 
 from __future__ import annotations
 
-from council.session.entities import ConversationSession
-from council.session.live_render import Fields, LiveRenderer
+from council.present.live_render import Fields, LiveRenderer
+from council.session.state.entities import ConversationSession
 from council.words import t
 
 FIELDS: Fields = (("recommendation", None),)  # what of the chair's SynthesisReply streams

@@ -5,7 +5,7 @@ check when an answer reads like a new question."""
 from __future__ import annotations
 
 from council.present.text import join_names, one_line
-from council.session.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
+from council.session.state.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
 from council.words import n, t
 
 MAX_SHOWN = 3  # questions named in the line that says which were not asked

@@ -15,8 +15,7 @@ from council.present import outcome
 from council.present.cost import by_model as by_model_text
 from council.present.failures import cause, unreachable
 from council.present.text import bullets, join_names, numbered, one_line, plural
-from council.session.failure import ModelFailure
-from council.session.outputs import DebateEffect, Hinge, VoteOption
+from council.session.state.outputs import DebateEffect, Hinge, ModelFailure, VoteOption
 from council.words import known, n, t
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)

@@ -4,8 +4,8 @@ session will spend (one line, before its first model call) and what a budget cut
 from __future__ import annotations
 
 from council.present.text import join_names
-from council.session.budget import BudgetCut, CallPlan
-from council.session.seating import FallbackReason, ModelChoice, Seating, SeatMiss
+from council.session.state.budget import BudgetCut, CallPlan
+from council.session.state.seating import FallbackReason, ModelChoice, Seating, SeatMiss
 from council.words import n, t
 
 PHASES = ("more_questions", "extend", "reopen", "retry")  # the phases a cost line names (phase.<phase>)

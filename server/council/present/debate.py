@@ -7,9 +7,9 @@ the persona lines did not show it); the transcript the full ones (``cycle_starte
 from __future__ import annotations
 
 from council.present.text import cell, join_names, one_line, percent
-from council.session.convergence import Convergence
-from council.session.entities import ConversationSession
-from council.session.outputs import Vote, VoteOption, VoteTally
+from council.session.state.convergence import Convergence
+from council.session.state.entities import ConversationSession
+from council.session.state.outputs import Vote, VoteOption, VoteTally
 from council.words import n, t
 
 STOPS = ("converged", "impasse", "settled")  # the stops a cycle's summary words (debate.stop.<stop>)

@@ -4,8 +4,8 @@ refused), the files the user attached, and the similar past decisions the counci
 from __future__ import annotations
 
 from council.present.text import join_names, one_line
-from council.session.entities import ConversationSession
-from council.session.grounds import EvidenceUse, Precedent
+from council.session.state.entities import ConversationSession
+from council.session.state.grounds import EvidenceUse, Precedent
 from council.words import n, t
 
 REFUSALS = ("outside_workspace", "not_found", "not_a_file", "gitignored", "secret", "hard_link", "binary", "too_large",

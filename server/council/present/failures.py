@@ -1,4 +1,5 @@
-"""Model failures in plain words: one phrase per kind of failure (``council.session.failure``), written only here.
+"""Model failures in plain words: one phrase per kind of failure (``council.session.calls.failure``), written only
+here.
 
 "api.anthropic.com is overloaded (HTTP 529)", "your chat model is rate limiting requests (HTTP 429)", "could not
 reach localhost:11434". The status code and the provider stay data in the event's details; the technical text
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 from council.present.answer import PROVIDERS, provider_name
 from council.present.text import join_names, one_line
-from council.session.failure import ModelFailure
+from council.session.state.outputs import ModelFailure
 from council.words import speaking, t
 
 CLIENT_PREFIX = "the client's model failed: "

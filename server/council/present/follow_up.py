@@ -3,10 +3,10 @@ transcript. The moderator's reply streams like a persona's (``PersonaText``) und
 
 from __future__ import annotations
 
+from council.present.live_render import Fields
 from council.present.persona import PersonaText
 from council.present.text import one_line
-from council.session.entities import ConversationSession, FollowUp, UserInput
-from council.session.live_render import Fields
+from council.session.state.entities import ConversationSession, FollowUp, UserInput
 from council.words import t
 
 FIELDS: Fields = (("answer", None),)  # what the moderator's FollowUpReply shows, in order

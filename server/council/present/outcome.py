@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from council.present.debate import option_name
 from council.present.text import one_line
-from council.session.entities import ConversationSession, QuestionStatus, SessionStatus
-from council.session.outputs import DebateEffect, Hinge, PositionMove, VoteOption
+from council.session.state.entities import ConversationSession, QuestionStatus, SessionStatus
+from council.session.state.outputs import DebateEffect, Hinge, PositionMove, VoteOption
 from council.words import n, t
 
 REVISIT_LABEL_CHARS = 60

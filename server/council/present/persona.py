@@ -12,9 +12,9 @@ Both follow ``LiveRenderer`` (a persona's JSON reply rendered as append-only mar
 from __future__ import annotations
 
 from council.present.failures import failed
+from council.present.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.present.text import one_line, percent
-from council.session.live_render import FIELDS, Fields, Limits, LiveRenderer
-from council.session.outputs import PersonaResponse, Vote, VoteOption
+from council.session.state.outputs import PersonaResponse, Vote, VoteOption
 from council.words import t
 
 SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")

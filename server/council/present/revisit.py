@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from council.present.debate import option_name
 from council.present.text import join_names, one_line
-from council.session.entities import ConversationSession, Revisit
-from council.session.outputs import CouncilSynthesis
-from council.session.vote_round import final_round
+from council.session.state.entities import ConversationSession, Revisit
+from council.session.state.outputs import CouncilSynthesis
 from council.words import n, t
 
 RECOMMENDATION_CHARS = 200
@@ -34,7 +33,7 @@ def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
             out.append(t("revisit.moved", before=before, after=after))
         else:
             out.append(t("revisit.stands", after=after))
-        votes = {x.persona: x.option_id for x in s.votes if x.cycle == final_round(s)}
+        votes = {x.persona: x.option_id for x in s.votes if x.cycle == s.final_round}
         moved = [f"{p} ({v.votes_before[p]} → {o})" for p, o in votes.items()
                  if p in v.votes_before and v.votes_before[p] != o]
         out.append(t("revisit.votes_changed", advisors=n(len(moved), "advisor"), names=join_names(moved)) + "\n\n"

@@ -15,7 +15,7 @@ from council.present import clarify, cost, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
 from council.present.text import bullets, cell, join_names, one_line, percent
-from council.session.entities import ConversationSession, QuestionStatus
+from council.session.state.entities import ConversationSession, QuestionStatus
 from council.words import speaking, t
 
 if TYPE_CHECKING:

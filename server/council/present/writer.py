@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from council.present.answer import final_answer
 from council.present.debate import cycle_lines
-from council.session.convergence import Convergence
-from council.session.entities import ConversationSession
-from council.session.outputs import CouncilSynthesis
+from council.session.state.convergence import Convergence
+from council.session.state.entities import ConversationSession
+from council.session.state.outputs import CouncilSynthesis
 from council.words import speaking
 
 

@@ -16,7 +16,7 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 from council.camel import SnakeModel
 from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, ClientModel, SeatingPolicy
-from council.session.entities import Depth
+from council.session.state.entities import Depth
 
 Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Level = Literal["low", "medium", "high"]

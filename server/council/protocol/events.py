@@ -25,9 +25,9 @@ from council.errors import ErrorCode
 from council.protocol.constants import EVENT_METHOD  # noqa: F401  (re-exported)
 from council.protocol.earlier import EarlierReason
 from council.protocol.language import ChatLabels
-from council.session.budget import CallPlan
-from council.session.convergence import Convergence
-from council.session.entities import (
+from council.session.state.budget import CallPlan
+from council.session.state.convergence import Convergence
+from council.session.state.entities import (
     Assumption,
     ClarificationQuestion,
     FollowUp,
@@ -35,9 +35,9 @@ from council.session.entities import (
     SessionStatus,
     UserInput,
 )
-from council.session.grounds import EvidenceUse, Precedent
-from council.session.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
-from council.session.seating import FallbackReason, ModelChoice, Seating
+from council.session.state.grounds import EvidenceUse, Precedent
+from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
+from council.session.state.seating import FallbackReason, ModelChoice, Seating
 
 
 class EventBase(CamelModel):

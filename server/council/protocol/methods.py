@@ -23,13 +23,13 @@ from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_MODEL_SPECS, MA
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.providers.registry import ProviderInfo
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
-from council.session.entities import (
+from council.session.state.entities import (
     ClarificationQuestion,
     ConversationSession,
     Depth,
     SessionStatus,
 )
-from council.session.intents import Intent
+from council.session.steps.intents import Intent
 
 
 class TurnCommand(str, Enum):

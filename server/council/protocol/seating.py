@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from council.camel import CamelModel
-from council.session.entities import ConversationSession
+from council.session.state.entities import ConversationSession
 
 ModelId = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 PersonaKey = Annotated[str, StringConstraints(min_length=1, max_length=80)]

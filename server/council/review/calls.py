@@ -28,9 +28,9 @@ from council.review.replies import (
     soft_check,
     to_verdict,
 )
-from council.session.calls import CallSpec, ProviderPicker, call_structured
-from council.session.failure import ModelFailure
-from council.session.runtime import Turn
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state.outputs import ModelFailure
+from council.session.state.runtime import Turn
 
 Progress = Callable[[str, dict[str, Any]], None]
 CHAIR = "Chair"

@@ -15,8 +15,8 @@ from council.providers.base import ChatMessage
 from council.review.budget import cut, fit_artifacts
 from council.review.models import CouncilRequest, RoleVerdict, Truncation
 from council.review.panel import SeatedRole
-from council.session.formats import format_block
-from council.session.prompts import clip
+from council.session.calls.formats import format_block
+from council.session.calls.prompts import clip
 
 SUMMARY_BUDGET, FILES_SHOWN, EXTRA_CONTEXT_BUDGET = 3_000, 60, 2_000
 SOUL_BUDGET, RULES_BUDGET, PEER_BUDGET, POINT_BUDGET = 600, 700, 900, 220

@@ -17,8 +17,8 @@ from pydantic import Field
 
 from council.personas.contract import ReviewRole
 from council.review.models import AXES, AxisScores, ChecklistResult, RoleVerdict, Score, Verdict
-from council.session.outputs import ModelReply, reply_schema
-from council.session.parsing import ParseFailure
+from council.session.calls.parsing import ParseFailure
+from council.session.state.outputs import ModelReply, reply_schema
 
 ITEM = 400
 

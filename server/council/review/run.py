@@ -31,8 +31,8 @@ from council.review.models import (
 )
 from council.review.panel import SeatedRole, missing_artifacts, seat_panel
 from council.review.prompts import Brief, request_brief
-from council.session.calls import ProviderPicker
-from council.session.runtime import Turn
+from council.session.calls.structured import ProviderPicker
+from council.session.state.runtime import Turn
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 // Scripted council replies for test-only language models. A council prompt asks for its JSON reply with a key
-// guide (server/council/session/formats.py: `"summary": 5-7 short bullets`, `"option_id": "A" | "B"`); like a real
+// guide (server/council/session/calls/formats.py: `"summary": 5-7 short bullets`, `"option_id": "A" | "B"`); like a real
 // model, this one reads the guide: which keys (so which reply), how many items, which values. A `jsonSchema`
 // (council/complete's own field, and older prompts that embedded a schema with a "title") is used when present.
 // Review mode (seed 004) asks each review role for a RoleReply (its checklist, scores, verdict) and the chair for a

@@ -1,0 +1,303 @@
+"""Defensive parsing of model output into reply models: find the JSON, validate it, explain what was wrong.
+
+Small models wrap JSON in prose or code fences, truncate it, or add keys; this module extracts the first balanced
+JSON object, clamps numbers and trims over-long lists (grammars do not enforce min/max), and validates. A failure
+returns a short, model-readable explanation used for the single repair retry.
+
+A reply still streaming (or cut off) is read by ``PartialObject`` with pydantic-core's partial JSON mode
+(``from_json(..., allow_partial="trailing-strings")``: an unfinished string or list comes back as far as it goes).
+pydantic-core does not say whether the object's last member is finished, which the live view needs (a paragraph
+ends at its closing quote, a list's last item shows at its ``]``), so ``Members``, the one hand-written piece here,
+follows the object's members as the text grows: string context, nesting, which key is being written and whether its
+value is still open. Text that cannot continue a JSON object ends parsing for good; what was read up to there stays.
+``parse_prefix(text)`` parses a whole prefix at once the same way (the salvage of cut-off replies uses it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from pydantic_core import from_json
+
+from council.session.state.outputs import ModelReply
+
+T = TypeVar("T", bound=ModelReply)
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_DECODER = json.JSONDecoder()
+_STRING_STOP = re.compile(r'["\\]')
+_SIGNIFICANT = re.compile(r"[^ \t\r\n]")  # between members: every token counts
+_NESTED = re.compile(r'["\[\]{}]')  # inside a member's value: only strings and nesting count
+Parsed = tuple[dict[str, Any], set[str]]  # the values seen so far, and the keys whose value is complete
+
+
+class Members:
+    """Reads a JSON object's text as it grows (each character once) for what the partial parse does not give:
+    the key being written (``key``), whether its value is unfinished (``open``: "string", "container",
+    "literal" or None), whether the object has closed, and whether a key came twice (``reassigned``)."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # 0 before the '{', 1 between members, more inside a member's value
+        self.closed = False
+        self.key: str | None = None
+        self.open: str | None = None
+        self.reassigned = False
+        self.string = -1  # where the string being read starts, or -1
+        self.pos = 0
+        self._keys: set[str] = set()
+        self._colon = False  # a ':' was read and the value has not started
+
+    def scan(self, text: str) -> None:
+        i, n = self.pos, len(text)
+        while i < n and not self.closed:
+            if self.string >= 0:
+                m = _STRING_STOP.search(text, i)
+                if m is None:
+                    i = n
+                elif text[m.start()] == "\\":
+                    if m.start() + 1 == n:  # the escaped character has not come yet
+                        i = m.start()
+                        break
+                    i = m.start() + 2
+                else:
+                    i = m.end()
+                    self._string_ends(text, i)
+                continue
+            m = (_SIGNIFICANT if self.depth < 2 else _NESTED).search(text, i)
+            if m is None:
+                i = n
+                break
+            i = m.end()
+            self._token(m.group(), m.start())
+        self.pos = i
+
+    def _token(self, ch: str, at: int) -> None:
+        if ch == '"':
+            self.string = at
+            if self.depth == 1 and self._colon:
+                self.open, self._colon = "string", False
+        elif ch in "[{":
+            self.depth += 1
+            if self.depth == 2 and self._colon:
+                self.open, self._colon = "container", False
+        elif ch in "]}":
+            self.depth -= 1
+            if self.depth <= 1:
+                self.open = None
+                self.closed = self.depth <= 0
+        elif self.depth == 1:
+            if ch == ":":
+                self._colon = True
+            elif ch == ",":
+                self.open = None  # a literal ends
+            elif self._colon:
+                self.open, self._colon = "literal", False
+
+    def _string_ends(self, text: str, end: int) -> None:
+        start, self.string = self.string, -1
+        if self.depth != 1:
+            return
+        if self.open == "string":
+            self.open = None
+            return
+        try:
+            key = json.loads(text[start:end])
+        except ValueError:  # a bad escape: the partial parse stops there anyway
+            key = text[start + 1:end - 1]
+        self.reassigned = self.reassigned or key in self._keys
+        self._keys.add(key)
+        self.key, self.open = key, None
+
+
+def _parsable(text: str) -> bool:
+    try:
+        from_json(text, allow_partial="trailing-strings")
+    except ValueError:
+        return False
+    return True
+
+
+class PartialObject:
+    """The prefix of a JSON object, chunk by chunk: ``feed`` text, ``parse()`` for the values seen so far and the
+    keys whose value is complete. Text before the first ``{`` is skipped. An unfinished string or list is there as
+    far as it goes, an unfinished literal as None. ``reassigned``: a key came twice (its earlier value replaced)."""
+
+    def __init__(self) -> None:
+        self.text = ""  # from the '{' on
+        self.members = Members()
+        self._stopped: Parsed | None = None  # the result for good, once the text stopped being a JSON prefix
+
+    @property
+    def reassigned(self) -> bool:
+        return self.members.reassigned
+
+    def feed(self, chunk: str) -> None:
+        if self._stopped is not None or not chunk:
+            return
+        if not self.text:
+            start = chunk.find("{")
+            if start == -1:
+                return
+            chunk = chunk[start:]
+        self.text += chunk
+        self.members.scan(self.text)
+
+    def parse(self) -> Parsed:
+        if self._stopped is not None:
+            return self._stopped
+        if not self.text:
+            return {}, set()
+        try:
+            obj = from_json(self.text, allow_partial="trailing-strings")
+        except ValueError:
+            return self._stop()
+        done = set(obj)
+        m = self.members
+        if m.open is not None and m.key is not None:
+            done.discard(m.key)
+            if m.open == "literal":
+                obj[m.key] = None
+        return obj, done
+
+    def _stop(self) -> Parsed:
+        """The text cannot continue an object: parse the longest prefix that can, for good."""
+        lo, hi = 1, len(self.text)  # text[:lo] ('{') parses, text[:hi] does not
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if _parsable(self.text[:mid]) else (lo, mid)
+        kept = PartialObject()
+        kept.feed(self.text[:lo])
+        self._stopped = kept.parse()
+        self.members = kept.members
+        return self._stopped
+
+
+def parse_prefix(text: str) -> Parsed:
+    """Parse the prefix of a JSON object: the values seen so far, and the keys whose value is complete."""
+    prefix = PartialObject()
+    prefix.feed(text)
+    return prefix.parse()
+
+
+class ParseFailure(Exception):
+    """The text did not contain a valid reply; ``reason`` is fed back to the model for one repair."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """The first balanced JSON object in ``text`` (fences and surrounding prose ignored)."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for chunk in candidates:
+        start = chunk.find("{")
+        while start != -1:
+            try:  # the usual case, at C speed: a valid object starts here (the scan below finds the same one)
+                value, _ = _DECODER.raw_decode(chunk, start)
+                if isinstance(value, dict):
+                    return value
+            except json.JSONDecodeError:
+                pass
+            end = _balanced_end(chunk, start)
+            if end is None:
+                break
+            try:
+                value = json.loads(chunk[start : end + 1])
+            except json.JSONDecodeError:
+                start = chunk.find("{", start + 1)
+                continue
+            if isinstance(value, dict):
+                return value
+            start = chunk.find("{", end + 1)
+    if "{" in text:
+        raise ParseFailure("the JSON object was incomplete or malformed (truncated or unbalanced braces)")
+    raise ParseFailure("the reply contained no JSON object")
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    depth, in_str, escape = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Clamp numbers to min/max, trim lists to maxItems and strings to maxLength, drop empty list items."""
+    props = schema.get("properties", {})
+    out = dict(data)
+    for key, spec in props.items():
+        if key not in out:
+            continue
+        value = out[key]
+        kind = spec.get("type")
+        if kind == "array" and isinstance(value, list):
+            items = [v.strip() if isinstance(v, str) else v for v in value]
+            items = [v for v in items if v not in ("", None)]
+            if "maxItems" in spec:
+                items = items[: spec["maxItems"]]
+            out[key] = items
+        elif kind == "string" and isinstance(value, str) and "maxLength" in spec:
+            out[key] = value.strip()[: spec["maxLength"]]
+        elif kind in ("number", "integer") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "maximum" in spec:
+                value = min(value, spec["maximum"])
+            if "minimum" in spec:
+                value = max(value, spec["minimum"])
+            out[key] = value
+    return out
+
+
+def salvage_truncated(text: str) -> dict[str, Any] | None:
+    """The complete members of a JSON object cut off mid-way (a token budget ran out), or None.
+
+    A list that was being written keeps its finished items; a half-written string or number is dropped.
+    """
+    obj, done = parse_prefix(text)
+    if not obj:
+        return None
+    out = {k: v for k, v in obj.items() if k in done}
+    for key, value in obj.items():
+        if key not in done and isinstance(value, list) and len(value) > 1:
+            out[key] = value[:-1]
+    return out or None
+
+
+def parse_reply(text: str, model: type[T], schema: dict[str, Any], *, salvage: bool = False) -> T:
+    """Parse ``text`` into ``model`` under ``schema`` (the bounds actually requested), or raise ParseFailure.
+
+    With ``salvage``, a reply cut off mid-object keeps its complete members (and fails only if what is left does
+    not validate)."""
+    try:
+        raw = extract_json_object(text)
+    except ParseFailure:
+        raw = salvage_truncated(text) if salvage else None
+        if raw is None:
+            raise
+    data = _fit_to_schema(raw, schema)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False)[:6]:
+            where = ".".join(str(p) for p in err["loc"]) or "(root)"
+            problems.append(f"{where}: {err['msg']}")
+        raise ParseFailure("the JSON did not match the schema: " + "; ".join(problems)) from exc

@@ -1,0 +1,286 @@
+"""One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
+
+Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None``, a
+note and, when the provider failed, the classified :class:`~council.session.state.outputs.ModelFailure`. A failure is
+reported once: at once as a problem for the moderator and chair roles, or by the caller when the spec says
+``report=False`` (a debate cycle reports its personas' failures together, once it knows whether all failed).
+Cancellation propagates. Every call is recorded in the session metadata (provider, model, latency, failure); the
+log gets the technical cause, never a prompt or a reply.
+
+Models a turn found it cannot use at all are not tried again in that turn: a model is out when its server refused
+the connection or its host name did not resolve (every model on that host is out), or when the client said the
+model is gone (``model_unavailable``) or not allowed (``no_consent``). The call that finds it out makes its retries
+as usual; every later call on that model in the turn is not made: a seat falls back to the chat's model, and a call
+on the chat's model fails at once with the same cause. When no seat is left with a model that may still work, the
+turn stops with one line (:func:`stranded`, used by the clarifier). Transient failures (429, 503, timeouts, a
+dropped connection) are not remembered. A new turn (the user's Retry) tries every model again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from council.errors import root_cause
+from council.providers.attempts import retry_gate
+from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
+from council.session.calls.failure import failure_of, fallback_reason, host_of
+from council.session.calls.formats import swaps
+from council.session.calls.parsing import ParseFailure, parse_reply
+from council.session.calls.prompts import repair_messages
+from council.session.state import records as r
+from council.session.state.budget import allows
+from council.session.state.outputs import ModelFailure, ModelReply
+from council.session.state.runtime import Turn
+from council.session.state.seating import CHAIR_ROLES
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=ModelReply)
+
+ProviderPicker = Callable[[str], Provider]
+
+
+@dataclass
+class CallOutcome(Generic[T]):
+    reply: T | None
+    note: str | None = None
+    repaired: bool = False
+    failure: ModelFailure | None = None
+
+
+@dataclass
+class CallSpec(Generic[T]):
+    role: str
+    messages: list[ChatMessage]
+    reply_model: type[T]
+    schema: dict[str, Any]
+    max_tokens: int = 1024
+    temperature: float = 0.7
+    cycle: int = 0
+    check: Callable[[T], None] | None = None  # extra checks after parsing; raises ParseFailure
+    soft_check: Callable[[T], str | None] | None = None  # a shortfall worth one repair, not an abstention
+    report: bool | Callable[[ModelFailure], bool] = True  # report a provider failure as a problem at once (False,
+    # or a function that says False for it: the caller reports it)
+
+
+async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
+                          on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
+    provider = pick(spec.role)
+    started = False
+    messages = spec.messages
+    if provider.constrains_json:  # the backend enforces the schema: the keys and hints, no types to copy
+        messages = _compact(messages, spec.schema)
+    request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
+                                max_tokens=spec.max_tokens, temperature=spec.temperature,
+                                session_id=rt.session_id, cycle=spec.cycle)
+    failed: list[ModelFailure] = []
+
+    async def ask(req: CompletionRequest, sink: Callable[[str], Awaitable[None]] | None,
+                  report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
+        nonlocal provider, started
+        retry, started = started, True
+        reply, provider = await _attempt(rt, pick, provider, req, spec.role, sink, retry)
+        if isinstance(reply, ModelFailure):
+            failed.append(reply)
+            if (report(reply) if callable(report) else report) \
+                    and not (retry and reply.kind == "over_budget"):  # a repair the bound has no room for
+                rt.problem("model_failed", persona=spec.role, role=spec.role, failure=reply)  # the session goes on
+            return None
+        return reply
+
+    async def ask_again(bad_reply: str, reason: str,
+                        report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
+        """One repair attempt: the conversation, the bad reply and what was wrong with it."""
+        return await ask(request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)}),
+                         None, report)
+
+    text = await ask(request, on_delta)
+    if text is None:
+        return CallOutcome(None, f"the model call failed ({failed[0].kind})", failure=failed[0])
+    try:
+        reply = _parse(text, spec)
+    except ParseFailure as first:
+        log.info("reply for %s did not parse; asking once for a repair", spec.role)
+        text2 = await ask_again(text, first.reason)
+        if text2 is None:
+            return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed",
+                               failure=failed[0])
+        try:
+            return CallOutcome(_parse(text2, spec), repaired=True)
+        except ParseFailure as second:
+            for candidate in (text2, text):  # last resort: the complete parts of a reply that was cut off
+                try:
+                    return CallOutcome(_parse(candidate, spec, salvage=True), note="the reply was cut off; "
+                                       "kept its complete parts", repaired=True)
+                except ParseFailure:
+                    continue
+            return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}")
+    shortfall = spec.soft_check(reply) if spec.soft_check else None
+    if shortfall is None:
+        return CallOutcome(reply)
+    text2 = await ask_again(text, shortfall, report=False)  # the reply is kept whatever happens to the repair
+    if text2 is not None:
+        try:
+            better = _parse(text2, spec)
+            if spec.soft_check is None or spec.soft_check(better) is None:
+                return CallOutcome(better, repaired=True)
+        except ParseFailure:
+            pass
+    return CallOutcome(reply, note=f"kept as given: {shortfall}")
+
+
+def _compact(messages: list[ChatMessage], schema: dict[str, Any]) -> list[ChatMessage]:
+    pairs = swaps(schema)
+    out = []
+    for m in messages:
+        content = m.content
+        for full, short in pairs:
+            content = content.replace(full, short)
+        out.append(m.model_copy(update={"content": content}))
+    return out
+
+
+def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
+    reply = parse_reply(text, spec.reply_model, spec.schema, salvage=salvage)
+    if spec.check is not None:
+        spec.check(reply)
+    return reply
+
+
+async def _attempt(rt: Turn, pick: ProviderPicker, provider: Provider, request: CompletionRequest,
+                   role: str, on_delta: Callable[[str], Awaitable[None]] | None,
+                   retry: bool) -> tuple[str | ModelFailure, Provider]:
+    """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
+    there). The reply or failure, and the provider that gave it."""
+    seat_id = _seat_id(rt, role)
+    reply = await _run(rt, provider, request, role, on_delta, retry=retry)
+    if isinstance(reply, ModelFailure) and reply.kind != "over_budget" and _fell_back(rt, role, seat_id, reply):
+        provider = pick(role)
+        reply = await _run(rt, provider, request, role, on_delta, retry=True)
+    return reply, provider
+
+
+def _seat_id(rt: Turn, role: str) -> str | None:
+    seating = rt.session.seating if rt.created else None
+    return None if seating is None else seating.model_of(role).id
+
+
+def _fell_back(rt: Turn, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
+    """Whether ``role``'s seat left the model that just failed it for the chat's model (recorded by the first call
+    that noticed: once per model per session)."""
+    seating = rt.session.seating if rt.created else None
+    if seating is None or seat_id is None or seat_id == seating.chair.id:
+        return False
+    if seating.model_of(role).id == seat_id:
+        log.warning("%s's model failed (%s): its seats move to the chat's model", role, failure.kind)
+        rt.record(r.SeatFellBack(at=rt.clock(), model_id=seat_id, reason=fallback_reason(failure),
+                                 detail=failure.detail))
+    return rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id
+
+
+async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: str,
+               on_delta: Callable[[str], Awaitable[None]] | None, retry: bool = False) -> str | ModelFailure:
+    """The model's whole text, or why the call failed (a provider error, or a provider bug: neither sinks the
+    session). A call on a model this turn found it cannot use is not made (:func:`known`: it fails at once with
+    that cause), nor one the session's stated bound does not allow (``over_budget``); a provider's own
+    retries of a failed request (HTTP 429/5xx) are calls too: each is journaled and made only while it fits, and
+    none is made once another call found the model unusable."""
+    gone = known(rt, provider)
+    if gone is not None:
+        log.info("no model call for %s: %s cannot be used in this turn (%s)", role, provider.describe(), gone.kind)
+        return gone.model_copy(update={"provider": provider.id, "model": provider.model})
+    if rt.created and not allows(rt.session.call_plans, rt.session.metadata.calls, rt.session.metadata.first_calls,
+                                 rt.pending_calls, rt.pending_first, retry):
+        log.info("no model call for %s: the stated bound of calls is reached", role)
+        return ModelFailure(kind="over_budget", provider=provider.id, model=provider.model)
+    started = time.perf_counter()
+    failed = True
+    rt.inflight_calls += 1
+    rt.pending_calls += 1
+    rt.pending_first += int(not retry)
+
+    def record(failed: bool) -> None:
+        if rt.created:
+            try:
+                rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
+                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000,
+                                      retry=retry))
+            except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
+                log.debug("could not record model use for %s", role, exc_info=True)
+
+    def again() -> bool:
+        """The provider's own retry of the attempt that just failed: it fits the bound, or it is not made."""
+        nonlocal retry, started
+        if known(rt, provider) is not None:  # another call found the model unusable meanwhile
+            return False
+        if not rt.created:
+            return True
+        s = rt.session
+        if not allows(s.call_plans, s.metadata.calls, s.metadata.first_calls, rt.pending_calls, rt.pending_first,
+                      retry=True):
+            return False
+        record(failed=True)  # the failed attempt is a call made; the next one is a retry, pending
+        rt.pending_first -= int(not retry)
+        retry, started = True, time.perf_counter()
+        return True
+
+    try:
+        with retry_gate(again):
+            text = await complete(provider, request, on_delta)
+        failed = False
+        return text
+    except Exception as exc:  # also an ExceptionGroup a provider's task group wrapped around the real cause
+        failure = failure_of(exc, provider)
+        learn(rt, provider, exc, failure)
+        if failure.kind == "crashed":
+            log.error("provider %s crashed for %s", provider.describe(), role, exc_info=exc)
+        else:
+            log.warning("%s failed for %s: %s (%s)", provider.describe(), role, failure.kind, failure.detail)
+        return failure
+    finally:
+        rt.inflight_calls -= 1
+        rt.pending_calls -= 1
+        rt.pending_first -= int(not retry)
+        record(failed)
+
+
+GONE = frozenset({"unreachable", "model_unavailable", "no_consent"})  # ProviderError kinds that rule a model out
+
+
+def _model_key(provider: Provider) -> str:
+    return f"{provider.id}:{getattr(provider, 'model_id', None) or provider.model}"
+
+
+def known(rt: Turn, provider: Provider) -> ModelFailure | None:
+    """Why ``provider``'s model is out for this turn (None: it may work)."""
+    host = host_of(provider)
+    found = rt.gone.get(f"host:{host}") if host else None
+    return found or rt.gone.get(_model_key(provider))
+
+
+def learn(rt: Turn, provider: Provider, exc: BaseException, failure: ModelFailure) -> None:
+    """Remember ``provider``'s model as out for the turn when ``exc`` says it cannot be used at all."""
+    root = root_cause(exc)
+    if not isinstance(root, ProviderError) or root.kind not in GONE:
+        return
+    host = host_of(provider)
+    rt.gone[f"host:{host}" if root.kind == "unreachable" and host else _model_key(provider)] = failure
+
+
+def stranded(rt: Turn, pick: Callable[[str], Provider]) -> dict[str, ModelFailure] | None:
+    """The chat's model and every persona's seat are out for this turn: persona → why (None: some seat may still
+    work, on its own model or on the chat's after a fallback)."""
+    if known(rt, pick(CHAIR_ROLES[0])) is None:
+        return None
+    seating = rt.session.seating
+    roles = [s.persona for s in seating.seats] if seating else [p.name for p in rt.session.personas]
+    out: dict[str, ModelFailure] = {}
+    for role in roles:
+        why = known(rt, pick(role))
+        if why is None:
+            return None
+        out[role] = why
+    return out or None

@@ -1,0 +1,115 @@
+"""Convergence of a debate, decided by votes first: pure functions, no I/O, state passed in.
+
+After every vote round the council is *converged* (strong confidence-weighted agreement on one option),
+*refining* (agreement grew or people moved towards each other), *diverging* (agreement fell), or at an *impasse*
+(the same disagreement two rounds running: nobody moved and no option has strong agreement). Text similarity is
+reported as a secondary signal only: embeddings score "same topic, opposite stance" near 0.97, so they never decide.
+Unlike tools that compare each model only with itself, agreement here is measured *between* personas.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from council.camel import CamelModel
+from council.session.state.outputs import Vote
+
+Status = Literal["converged", "refining", "diverging", "impasse"]
+
+STRONG_AGREEMENT = 0.75  # confidence-weighted share of the leading option that counts as consensus
+STOP_SHARE = 2 / 3  # share of personas saying continue_debate=false that stops the debate
+
+
+class Convergence(CamelModel):
+    round: int
+    status: Status
+    agreement: float  # confidence-weighted share of the leading option among this round's votes
+    leader: str | None = None
+    stability: float | None = None  # share of personas voting as in the previous round (None in the first round)
+    stop_requests: float  # share of voters saying continue_debate = false
+    similarity: float | None = None  # secondary: mean text similarity of positions to the previous cycle
+    reason: str = ""
+
+
+def agreement(votes: list[Vote]) -> tuple[float, str | None]:
+    """The leading option's confidence-weighted share of the vote (no leader on a tie)."""
+    weights: dict[str, float] = {}
+    for v in votes:
+        weights[v.option_id] = round(weights.get(v.option_id, 0.0) + max(v.confidence, 0.05), 4)
+    if not weights:
+        return 0.0, None
+    leader = max(sorted(weights), key=lambda k: weights[k])
+    total = sum(weights.values())
+    if list(weights.values()).count(weights[leader]) > 1:
+        return round(weights[leader] / total, 4), None  # a tie has no leader
+    return round(weights[leader] / total, 4), leader
+
+
+def stability(current: list[Vote], previous: list[Vote]) -> float | None:
+    before = {v.persona: v.option_id for v in previous}
+    pairs = [(v.option_id, before[v.persona]) for v in current if v.persona in before]
+    if not pairs:
+        return None
+    return round(sum(a == b for a, b in pairs) / len(pairs), 4)
+
+
+def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previous: Convergence | None,
+           similarity: float | None = None) -> Convergence:
+    share, leader = agreement(votes)
+    stable = stability(votes, previous_votes)
+    stops = round(sum(not v.continue_debate for v in votes) / len(votes), 4) if votes else 0.0
+    heads = sum(v.option_id == leader for v in votes)
+    if len(votes) >= 2 and leader is not None and share >= STRONG_AGREEMENT and 2 * heads > len(votes):
+        # strong weighted agreement AND a head-count majority, so the stop reason never contradicts the tally
+        status: Status = "converged"
+        reason = f"{share:.0%} of the weighted vote backs {leader}"
+    elif previous is not None and stable == 1.0 and previous.leader == leader \
+            and abs(previous.agreement - share) < 1e-9:
+        status, reason = "impasse", "the same disagreement two rounds running: nobody moved"
+    elif previous is not None and share < previous.agreement:
+        status, reason = "diverging", f"agreement fell from {previous.agreement:.0%} to {share:.0%}"
+    else:
+        status = "refining"
+        reason = "first vote" if previous is None else f"agreement {previous.agreement:.0%} → {share:.0%}"
+    return Convergence(round=round_no, status=status, agreement=share, leader=leader, stability=stable,
+                       stop_requests=stops, similarity=similarity, reason=reason)
+
+
+def position_similarity(pairs: list[tuple[str, str]], ranker: object | None = None) -> float | None:
+    """Mean text similarity of each persona's position to its previous one — the *secondary* signal.
+
+    ``ranker`` is a routing ranker (embeddings when warm, else TF-IDF) with ``score(query, docs)``; without one,
+    or if it fails, word overlap (Jaccard) is used. Reported only: it never decides a status.
+    """
+    if not pairs:
+        return None
+    scores: list[float] = []
+    for before, after in pairs:
+        value: float | None = None
+        if ranker is not None:
+            try:
+                value = float(ranker.score(before, [after])[0])  # type: ignore[attr-defined]
+            except Exception:
+                value = None
+        if value is None:
+            a, b = set(before.lower().split()), set(after.lower().split())
+            value = len(a & b) / len(a | b) if a | b else 1.0
+        scores.append(max(0.0, min(1.0, value)))
+    return round(sum(scores) / len(scores), 4)
+
+
+StopReason = Literal["converged", "impasse", "settled", "limit"]
+
+
+def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason | None:
+    """Why the debate stops after this round, or None to go on (the cycle limit is checked by the caller).
+
+    ``settled``: at least two thirds of the voters say another cycle would not change their vote.
+    """
+    if c.status == "converged":
+        return "converged"
+    if c.status == "impasse":
+        return "impasse"
+    if round_no >= min_rounds and c.stop_requests >= STOP_SHARE:
+        return "settled"
+    return None

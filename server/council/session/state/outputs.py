@@ -1,0 +1,280 @@
+"""What the models are asked to produce (JSON schemas) and the parsed results the session keeps.
+
+``*Reply`` classes are model-facing: their JSON schema is sent with the prompt (snake_case, bounded lengths and
+item counts) and parsing ignores unknown keys. The other classes are what the session stores and the wire
+carries.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from council.camel import CamelModel
+
+FailureKind = Literal["key_rejected", "model_not_found", "rate_limited", "overloaded", "server_error", "timeout",
+                      "unreachable", "malformed", "refused", "client_model", "not_configured", "crashed",
+                      "model_unavailable", "no_consent", "over_budget"]
+TEXT = 600  # max characters of one bullet or sentence a model may write
+Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "audience", "risk", "context", "goal"]
+Level = Literal["low", "medium", "high"]
+
+
+
+class ModelFailure(CamelModel):
+    """A failed model call: what kind of failure, where, and the technical cause."""
+
+    kind: FailureKind
+    provider: str = ""
+    model: str = ""
+    status: int | None = None
+    host: str | None = None
+    retryable: bool = False
+    detail: str = ""
+
+class ModelReply(CamelModel):
+    """Lenient parsing of model output: unknown keys are dropped, not refused."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+CANDIDATE_IDS = ("A", "B", "C", "D")
+NO_LEAN = "none"
+
+
+class PlannedChoice(ModelReply):
+    """One likely answer to a planned question, and which candidate course of action it would favour."""
+
+    answer: str = Field(min_length=1, max_length=120)
+    favours: str = Field(max_length=200, description="The letter of the candidate this answer favours, or none.")
+
+
+class PlannedQuestion(ModelReply):
+    question: str = Field(min_length=5, max_length=300)
+    target_ambiguity: Ambiguity
+    choices: list[PlannedChoice] = Field(default_factory=list, max_length=5)
+    default_assumption: str = Field(min_length=3, max_length=300)
+
+
+class ClarifierReply(ModelReply):
+    needs_clarification: bool
+    reason: str = Field(max_length=TEXT)
+    candidates: list[str] = Field(default_factory=list, max_length=4,
+                                  description="The courses of action the council will likely weigh (A, B, C, D).")
+    questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)
+
+
+class EvidenceRequest(ModelReply):
+    """One look at the user's workspace a persona asks for (served before the next cycle, for every persona)."""
+
+    tool: str = Field(max_length=20, description="read_file, search_code or list_files (the schema's enum).")
+    query: str = Field(min_length=1, max_length=300)
+    regex: bool = False
+
+
+class PersonaReply(ModelReply):
+    """The seed-000 per-persona response plus the debate fields (and, with a workspace, evidence requests)."""
+
+    position: str = Field(min_length=3, max_length=TEXT, description="Your stance in one sentence.")
+    summary: list[str] = Field(default_factory=list, max_length=14)
+    advice: list[str] = Field(default_factory=list, max_length=14)
+    risks: list[str] = Field(default_factory=list, max_length=8)
+    assumptions: list[str] = Field(default_factory=list, max_length=6)
+    questions: list[str] = Field(default_factory=list, max_length=4)
+    next_steps: list[str] = Field(default_factory=list, max_length=14)
+    confidence: Level
+    confidence_rationale: str = Field(min_length=3, max_length=TEXT)
+    changed_position: bool = False
+    change_reason: str = Field("", max_length=TEXT)
+    option_id: str = Field("", max_length=2)
+    backs: str = Field("", max_length=8, description="In the cycle beside the options call, whose recommendation the "
+                                                    "persona backs: own, or a peer's letter (its vote is that one's).")
+    vote_confidence: float = 0.5
+    continue_debate: bool = True
+    evidence_requests: list[EvidenceRequest] = Field(default_factory=list, max_length=10)
+
+
+class PersonaResponse(PersonaReply):
+    """A persona's contribution in one cycle, as the session keeps it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str
+    cycle: int
+    advice: list[str] = Field(default_factory=list, max_length=14 + 8, description=(
+        "Its advice; the Devil's Advocate's ends with its counterpoints, one item each (seed 000)."))
+    counterpoints: list[str] = Field(default_factory=list, max_length=8, description=(
+        "The Devil's Advocate's counterpoints (its risks, each once) that end its `advice`; empty for the others."))
+    abstained: bool = False
+    note: str | None = None
+    failure: ModelFailure | None = Field(None, description="Why the persona's model call failed (it abstained).")
+    model: str = Field("", description="The model it spoke with (a client model's name, else `provider:model`).")
+    conformity_flag: bool = False
+    turn_id: str | None = None
+
+    @property
+    def own_advice(self) -> list[str]:
+        """Its advice without the counterpoints that end it (the depth's bullet count is this advice's)."""
+        return self.advice[: max(0, len(self.advice) - len(self.counterpoints))]
+
+
+class OptionsReply(ModelReply):
+    options: list[OptionDraft] = Field(min_length=2, max_length=4)
+
+
+class OptionDraft(ModelReply):
+    label: str = Field(min_length=2, max_length=120)
+    description: str = Field(min_length=2, max_length=TEXT)
+    supporters: list[int] = Field(default_factory=list, max_length=26)  # numbers of the advisors recommending it
+
+
+class HingeDraft(ModelReply):
+    """The chair's judgement of one numbered assumption: would the recommendation change if it were false?"""
+
+    assumption: int = Field(description="The assumption's number in the list the chair was shown.")
+    recommendation_depends: bool
+    criticality: Level
+    if_false: str = Field("", max_length=300, description="What the council would recommend instead.")
+
+
+class SynthesisReply(ModelReply):
+    recommendation: str = Field(min_length=3, max_length=1200)
+    agreements: list[str] = Field(default_factory=list, max_length=8)
+    conflicts: list[str] = Field(default_factory=list, max_length=8)
+    risks_tradeoffs: list[str] = Field(default_factory=list, max_length=10)
+    next_steps: list[str] = Field(min_length=1, max_length=14)
+    notes: list[str] = Field(default_factory=list, max_length=6)
+    hinges: list[HingeDraft] = Field(default_factory=list, max_length=12)
+
+
+class FollowUpReply(ModelReply):
+    """The moderator's answer to a question about a finished debate."""
+
+    answer: str = Field(min_length=3, max_length=3000, description="Your answer, in a few short paragraphs.")
+
+
+class VoteOption(CamelModel):
+    id: str
+    label: str
+    description: str
+
+
+class Vote(CamelModel):
+    persona: str
+    option_id: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str
+    continue_debate: bool = False
+    conclusion: str = ""
+    cycle: int = 0
+
+
+Consensus = Literal["unanimous", "majority", "tie", "none"]
+
+
+class VoteTally(CamelModel):
+    options: list[VoteOption]
+    counts: dict[str, int]
+    weights: dict[str, float]
+    winner: str | None = None
+    consensus: Consensus
+    voters: int
+    abstentions: list[str] = []
+
+
+class Hinge(CamelModel):
+    """An assumption the recommendation depends on: if it is false, the council would recommend ``if_false``."""
+
+    assumption_id: str
+    assumption: str
+    question_id: str | None = Field(None, description="The skipped question behind it (revisit it with the "
+                                                      "`revisit` command), if there is one.")
+    criticality: Level
+    if_false: str = Field(description="What the council would recommend if the assumption is false.")
+
+
+class PositionMove(CamelModel):
+    """A persona whose vote after the debate differs from its first vote, and the argument that moved it."""
+
+    persona: str
+    from_option: str | None = Field(description="Its first vote (None: it was not placed in the first vote).")
+    to_option: str | None = Field(description="Its final vote (None: it did not vote in the final round).")
+    cycle: int = Field(description="The cycle in which it last changed its vote.")
+    because: str = Field("", description="The argument it named for the change ('' when it named none).")
+    conformity: bool = Field(False, description="The change was flagged as possible conformity (no argument).")
+
+
+class DebateEffect(CamelModel):
+    """What the debate changed: the first vote (cycle 1) against the final vote."""
+
+    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
+        description="no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's "
+                    "winner (or its tie stood); overturned: on another winner, or on a tie after a winner.")
+    first_winner: str | None = None
+    final_winner: str | None = None
+    first_counts: dict[str, int] = {}
+    final_counts: dict[str, int] = {}
+    moves: list[PositionMove] = Field(default_factory=list, description="Personas whose vote moved, in council "
+                                                                       "order.")
+    conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
+
+
+class CouncilSynthesis(CamelModel):
+    """Seed-000 CouncilSynthesis plus the recommendation, dissent, the assumptions the council made (and those the
+    recommendation hinges on, most critical first) and what the debate changed."""
+
+    recommendation: str
+    agreements: list[str] = []
+    conflicts: list[str] = []
+    risks_tradeoffs: list[str] = []
+    next_steps: list[str] = []
+    notes: list[str] = []
+    dissent: list[str] = []
+    assumptions: list[str] = []
+    source: Literal["model", "consolidated"] = "model"
+    hinges: list[Hinge] = Field(default_factory=list, description="The assumptions the recommendation depends on, "
+                                                                  "most critical first.")
+    debate: DebateEffect | None = Field(None, description="The first vote against the final one (None: no vote).")
+
+
+OptionsReply.model_rebuild()
+
+
+def _tidy(node: Any) -> None:
+    """Drop per-property titles, descriptions and defaults: tokens a small model copies instead of answering."""
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for spec in props.values():
+                for key in ("title", "description", "default"):
+                    spec.pop(key, None)
+            node["required"] = list(props)
+        for value in node.values():
+            _tidy(value)
+    elif isinstance(node, list):
+        for value in node:
+            _tidy(value)
+
+
+@functools.cache
+def _base_schema(model: type[ModelReply]) -> str:
+    """The model's JSON schema, generated once (callers get a fresh copy to patch)."""
+    return json.dumps(model.model_json_schema(by_alias=False))
+
+
+def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] | None = None,
+                 omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The JSON schema sent to a model for ``model`` (snake_case): every listed field required (a grammar would
+    otherwise let a model skip them all), ``omit`` fields left out, per-field constraint overrides applied. The
+    top-level ``title`` names the reply kind (``PersonaReply`` …)."""
+    schema = json.loads(_base_schema(model))
+    for name in omit:
+        schema["properties"].pop(name, None)
+    _tidy(schema)
+    schema.pop("description", None)
+    for name, patch in (overrides or {}).items():
+        schema["properties"][name].update(patch)
+    return schema

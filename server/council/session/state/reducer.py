@@ -1,0 +1,344 @@
+"""Applies journal records to a ConversationSession, enforcing the data model's rules; replays a journal.
+
+``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of
+seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules
+in ``transitions``): the transition table, the round and cycle caps, one active question, strictly increasing turn
+sequence numbers, message types aligned with the session status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from council.errors import validation_error
+from council.session.state import records as r
+from council.session.state.entities import (
+    MAX_TOTAL_CYCLES,
+    REOPEN_CYCLES,
+    ConversationSession,
+    DiscussionStatus,
+    MessageType,
+    ModelUse,
+    ParticipantType,
+    SessionMetadata,
+)
+from council.session.state.entities import SessionStatus as S
+from council.session.state.pause import drop_cycle, set_stopped
+from council.session.state.reduce_questions import QUESTION_HANDLERS
+from council.session.state.seating import fall_back, model_label
+from council.session.state.transitions import check_transition
+from council.session.state.transitions import check_turn as _check_turn
+from council.session.state.transitions import touch as _touch
+
+
+def _created(session: ConversationSession | None, rec: r.SessionCreated) -> ConversationSession:
+    if session is not None:
+        raise validation_error("session already created")
+    return ConversationSession(
+        session_id=rec.session_id,
+        user_id=rec.user.name,
+        request_text=rec.request_text,
+        created_at=rec.at,
+        updated_at=rec.at,
+        participants=[rec.user, rec.moderator],
+        settings=rec.settings,
+        context_text=rec.context_text,
+        workspace_overview=rec.workspace_overview,
+        extended_debate_requested=rec.extended_debate,
+        metadata=SessionMetadata(correlation_id=rec.correlation_id, context=rec.context_names),
+    )
+
+
+def apply(session: ConversationSession | None, rec: r.RecordBase) -> ConversationSession:
+    """Apply one record; raise a validation CouncilError (leaving the session unchanged) if it breaks a rule.
+
+    The session shares the record's objects (a persona's response, a vote, a turn) instead of copying them: none
+    of them changes after it is recorded. The two the session does change later — a cycle's discussion and planned
+    questions — are copied as they are applied, so the journal keeps every record as it was.
+    """
+    if isinstance(rec, r.SessionCreated):
+        return _created(session, rec)
+    if session is None:
+        raise validation_error("the first record must be session_created")
+    handler = _HANDLERS[type(rec)]
+    handler(session, rec)
+    return session
+
+
+def _personas_selected(s: ConversationSession, rec: r.PersonasSelected) -> None:
+    if s.persona_selection is not None:
+        raise validation_error("personas already selected")
+    s.persona_selection = rec.selection
+    s.participants.extend(rec.selection.selected_personas)
+    _touch(s, rec)
+
+
+def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
+    check_transition(s.status, rec.status)
+    if rec.status is S.DEBATING and not s.personas:
+        raise validation_error("participants must include at least one persona before debating")
+    if rec.status is S.COMPLETED:
+        if not s.final_answer:
+            raise validation_error("cannot complete without a final answer")
+        if not s.message_turns:
+            raise validation_error("cannot complete a session with no message turns")
+    if s.status is S.COMPLETED and rec.status is S.DEBATING and s.debate_cycles >= s.cycle_limit:
+        raise validation_error("the debate is at its cycle limit; extend it first", limit=s.cycle_limit)
+    if s.status is S.COMPLETED and rec.status is S.CLARIFYING and s.open_revisit is None:
+        raise validation_error("a completed session clarifies again only to revisit a question")
+    if rec.status is S.COMPLETED and s.open_revisit is not None:
+        s.open_revisit.settled = True
+    s.status = rec.status
+    s.stopped = s.stopped and rec.status is not S.CANCELLED  # a cancelled session is over, not paused
+    _touch(s, rec)
+
+
+def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
+    d = rec.discussion.model_copy(update={"message_turn_ids": list(rec.discussion.message_turn_ids)})  # filled
+    # in later: its turns (this list), status and convergence (reassigned on the copy only)
+    if s.status is not S.DEBATING:
+        raise validation_error("cycles run only while debating", status=s.status.value)
+    if d.cycle_number != s.debate_cycles + 1:
+        raise validation_error("debate cycles are numbered consecutively", expected=s.debate_cycles + 1)
+    if d.cycle_number > s.cycle_limit:
+        raise validation_error(f"debate cycles are capped at {s.cycle_limit}", limit=s.cycle_limit)
+    if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
+        raise validation_error("the previous cycle is still in progress")
+    s.discussions.append(d)
+    s.debate_cycles = d.cycle_number
+    _touch(s, rec)
+
+
+def _persona_spoke(s: ConversationSession, rec: r.PersonaSpoke) -> None:
+    if rec.response.cycle == 0:
+        return _answered_alone(s, rec)
+    if not s.discussions or s.discussions[-1].status is not DiscussionStatus.IN_PROGRESS:
+        raise validation_error("no debate cycle is in progress")
+    d = s.discussions[-1]
+    if rec.response.cycle != d.cycle_number:
+        raise validation_error("response belongs to another cycle", cycle=rec.response.cycle)
+    if rec.turn.message_type is not MessageType.DISCUSSION:
+        raise validation_error("a persona's cycle contribution is a discussion turn")
+    _check_turn(s, rec.turn)
+    d.message_turn_ids.append(rec.turn.turn_id)
+    s.responses.append(rec.response)
+    _touch(s, rec, rec.turn)
+
+
+def _answered_alone(s: ConversationSession, rec: r.PersonaSpoke) -> None:
+    """A council of one answers without a debate: its reply (cycle 0) is its conclusion (seed 002: a discussion
+    needs at least two personas)."""
+    if len(s.personas) != 1 or s.personas[0].name != rec.response.persona:
+        raise validation_error("only the one persona of a council of one answers outside a debate cycle")
+    if rec.turn.message_type is not MessageType.CONCLUSION:
+        raise validation_error("the answer of a council of one is a conclusion turn")
+    _check_turn(s, rec.turn)
+    s.responses.append(rec.response)
+    _touch(s, rec, rec.turn)
+
+
+def _cycle_concluded(s: ConversationSession, rec: r.CycleConcluded) -> None:
+    if not s.discussions or s.discussions[-1].cycle_number != rec.cycle:
+        raise validation_error("no such cycle in progress", cycle=rec.cycle)
+    d = s.discussions[-1]
+    if d.status is not DiscussionStatus.IN_PROGRESS:
+        raise validation_error("cycle already concluded", cycle=rec.cycle)
+    if not rec.resolution_summary:
+        raise validation_error("a resolution summary is required to conclude a cycle")
+    if rec.status is DiscussionStatus.IN_PROGRESS:
+        raise validation_error("a concluded cycle cannot be in progress")
+    d.resolution_summary = rec.resolution_summary
+    d.status = rec.status
+    d.convergence = rec.convergence
+    d.stop_reason = rec.stop_reason
+    d.exchange_ends = rec.at
+    _touch(s, rec)
+
+
+def _options_set(s: ConversationSession, rec: r.OptionsSet) -> None:
+    if len(rec.options) < 2:
+        raise validation_error("a vote needs at least two options")
+    s.options = rec.options
+    _touch(s, rec)
+
+
+def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
+    if rec.vote.option_id not in {o.id for o in s.options}:
+        raise validation_error("vote for an unknown option", optionId=rec.vote.option_id)
+    if s.status is not S.DEBATING:
+        raise validation_error("votes are cast while debating", status=s.status.value)
+    if rec.vote.cycle != s.debate_cycles:
+        raise validation_error("a vote belongs to the current cycle", cycle=rec.vote.cycle)
+    if any(v.persona == rec.vote.persona and v.cycle == rec.vote.cycle for v in s.votes):
+        raise validation_error("one vote per persona per round", persona=rec.vote.persona)
+    if s.participant(rec.vote.persona) is None:
+        raise validation_error("only council personas vote", persona=rec.vote.persona)
+    s.votes.append(rec.vote)
+    _touch(s, rec)
+
+
+def _conclusion_stated(s: ConversationSession, rec: r.ConclusionStated) -> None:
+    if rec.turn.sender.type is not ParticipantType.PERSONA or s.participant(rec.turn.sender.name) is None:
+        raise validation_error("conclusions come from the council's personas")
+    if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
+        raise validation_error("conclusions come after the debate cycles")
+    _check_turn(s, rec.turn, MessageType.CONCLUSION)
+    _touch(s, rec, rec.turn)
+
+
+def _tally_set(s: ConversationSession, rec: r.TallySet) -> None:
+    s.tally = rec.tally
+    _touch(s, rec)
+
+
+def _debate_extended(s: ConversationSession, rec: r.DebateExtended) -> None:
+    if s.status is S.CANCELLED:
+        raise validation_error("the session is cancelled")
+    if s.extended_debate_requested:
+        raise validation_error("the debate is already extended", limit=s.cycle_limit)
+    s.extended_debate_requested = True
+    _touch(s, rec)
+
+
+def _synthesis_set(s: ConversationSession, rec: r.SynthesisSet) -> None:
+    if s.status is not S.FINAL:
+        raise validation_error("the final answer is written in the final status", status=s.status.value)
+    s.synthesis = rec.synthesis
+    s.final_answer = rec.final_answer
+    _touch(s, rec)
+
+
+def _follow_up_answered(s: ConversationSession, rec: r.FollowUpAnswered) -> None:
+    if s.status is not S.COMPLETED:
+        raise validation_error("follow-up questions are answered once the session is completed",
+                               status=s.status.value)
+    if rec.follow_up.session_id != s.session_id:
+        raise validation_error("the follow-up belongs to another session", sessionId=rec.follow_up.session_id)
+    s.follow_ups.append(rec.follow_up)
+    _touch(s, rec)
+
+
+def _debate_reopened(s: ConversationSession, rec: r.DebateReopened) -> None:
+    if s.status is not S.COMPLETED:
+        raise validation_error("only a completed debate can be re-opened", status=s.status.value)
+    if rec.input.session_id != s.session_id:
+        raise validation_error("the input belongs to another session", sessionId=rec.input.session_id)
+    if s.debate_cycles >= MAX_TOTAL_CYCLES:
+        raise validation_error(f"the debate has run its maximum of {MAX_TOTAL_CYCLES} cycles", cap=MAX_TOTAL_CYCLES)
+    s.user_inputs.append(rec.input)
+    s.reopened_cycle_limit = min(s.debate_cycles + REOPEN_CYCLES, MAX_TOTAL_CYCLES)
+    _touch(s, rec)
+
+
+def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
+    use = s.metadata.models.get(rec.role) or ModelUse(provider=rec.provider, model=rec.model)
+    use.provider, use.model = rec.provider, rec.model
+    use.calls += 1
+    use.failures += int(rec.failed)
+    s.metadata.models[rec.role] = use
+    s.metadata.timings_ms[rec.role] = s.metadata.timings_ms.get(rec.role, 0.0) + rec.latency_ms
+    label = model_label(rec.provider, rec.model)  # the spending per model, counted against the budget
+    s.metadata.calls_by_model[label] = s.metadata.calls_by_model.get(label, 0) + 1
+    if rec.failed:
+        s.metadata.failed_by_model[label] = s.metadata.failed_by_model.get(label, 0) + 1
+    s.metadata.calls += 1
+    s.metadata.first_calls += int(not rec.retry)
+    _touch(s, rec)
+
+
+def _seated(s: ConversationSession, rec: r.SeatingDecided) -> None:
+    names = {p.name for p in s.personas}
+    unknown = [seat.persona for seat in rec.seating.seats if seat.persona not in names]
+    if unknown:
+        raise validation_error("the seating names personas that are not on the council", personas=unknown)
+    s.seating = rec.seating.model_copy(deep=True)  # fallbacks change it later; the journal keeps the record
+    _touch(s, rec)
+
+
+def _seat_fell_back(s: ConversationSession, rec: r.SeatFellBack) -> None:
+    """A failed model's seats move to the chat's model."""
+    if s.seating is None:
+        raise validation_error("a seat fell back before the session was seated")
+    fall_back(s.seating, rec.model_id, rec.reason, rec.detail)
+    _touch(s, rec)
+
+
+def _calls_planned(s: ConversationSession, rec: r.CallsPlanned) -> None:
+    s.call_plans.append(rec.plan)
+    _touch(s, rec)
+
+
+def _cycle_dropped(s: ConversationSession, rec: r.CycleDropped) -> None:
+    drop_cycle(s, rec.cycle)
+    _touch(s, rec)
+
+
+def _session_stopped(s: ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:
+    set_stopped(s, isinstance(rec, r.SessionStopped))
+    _touch(s, rec)
+
+
+def _evidence_gathered(s: ConversationSession, rec: r.EvidenceGathered) -> None:
+    cycle, uses = rec.cycle, rec.uses
+    if s.status.value in ("completed", "cancelled"):
+        raise validation_error("evidence is gathered while the session runs", status=s.status.value)
+    if cycle in s.evidence_rounds:
+        raise validation_error("the evidence of that cycle was gathered already", cycle=cycle)
+    if cycle > s.debate_cycles:
+        raise validation_error("evidence answers the requests of a cycle that has run", cycle=cycle)
+    known = {u.use_id for u in s.evidence}
+    fresh = [u.use_id for u in uses]
+    if len(set(fresh)) != len(fresh) or known & set(fresh):
+        raise validation_error("every evidence use needs its own id", ids=fresh)
+    if any(u.cycle != cycle for u in uses):
+        raise validation_error("evidence uses belong to the record's cycle", cycle=cycle)
+    s.evidence.extend(uses)
+    s.evidence_rounds.append(cycle)
+    _touch(s, rec)
+
+
+def _precedents_recalled(s: ConversationSession, rec: r.PrecedentsRecalled) -> None:
+    if s.precedents:
+        raise validation_error("past decisions were recalled already")
+    if s.status.value != "created":
+        raise validation_error("past decisions are recalled when the session starts", status=s.status.value)
+    s.precedents = list(rec.precedents)
+    _touch(s, rec)
+
+
+_HANDLERS = {
+    r.PersonasSelected: _personas_selected,
+    r.StatusSet: _status_set,
+    **QUESTION_HANDLERS,
+    r.CycleStarted: _cycle_started,
+    r.PersonaSpoke: _persona_spoke,
+    r.CycleConcluded: _cycle_concluded,
+    r.OptionsSet: _options_set,
+    r.VoteCast: _vote_cast,
+    r.ConclusionStated: _conclusion_stated,
+    r.TallySet: _tally_set,
+    r.DebateExtended: _debate_extended,
+    r.SynthesisSet: _synthesis_set,
+    r.ModelUsed: _model_used,
+    r.FollowUpAnswered: _follow_up_answered,
+    r.DebateReopened: _debate_reopened,
+    r.CycleDropped: _cycle_dropped,
+    r.SessionStopped: _session_stopped,
+    r.SessionResumed: _session_stopped,
+    r.EvidenceGathered: _evidence_gathered,
+    r.PrecedentsRecalled: _precedents_recalled,
+    r.SeatingDecided: _seated,
+    r.SeatFellBack: _seat_fell_back,
+    r.CallsPlanned: _calls_planned,
+}
+
+
+def replay(journal: Iterable[r.RecordBase]) -> ConversationSession:
+    """Rebuild a session from its journal."""
+    session: ConversationSession | None = None
+    for rec in journal:
+        session = apply(session, rec)
+    if session is None:
+        raise validation_error("empty journal")
+    return session
+

@@ -1,0 +1,205 @@
+"""One live session's state, and the context of one turn that runs on it.
+
+:class:`SessionRuntime` is the session: its journal and the state the reducer makes of it. ``record`` is the only
+way that state changes: it applies a journal record through the reducer, appends it to the journal and tells the
+observer. :class:`Turn` is what the engine's steps need while one turn runs (or one review, which has no session):
+the session (if any), the cancel scope, the calls in flight, the models found unusable, and the report channel.
+Everything a turn reports — progress notes, problems, the raw text of a persona (or of the moderator's answer to a
+follow-up, or of the chair's answer) as it streams — goes to the observer as data; the observer
+(``council.narrator``) decides what people read.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol
+
+import anyio
+
+from council.errors import ErrorCode
+from council.session.state import records as r
+from council.session.state.entities import (
+    ConversationSession,
+    CycleRef,
+    MessageTurn,
+    MessageType,
+    Participant,
+    SessionStatus,
+    utcnow,
+)
+from council.session.state.pause import open_cycle
+from council.session.state.reducer import apply, replay
+from council.session.state.sharing import with_shared_fields_sets
+from council.session.state.transitions import TERMINAL
+
+log = logging.getLogger(__name__)
+
+
+class SessionObserver(Protocol):
+    """Receives everything a session reports, in order (``rt`` is None for a review: it has no session)."""
+
+    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None: ...
+
+    def note(self, rt: SessionRuntime | None, kind: str, data: dict[str, Any]) -> None: ...
+
+    def problem(self, rt: SessionRuntime | None, kind: str, data: dict[str, Any], *, code: ErrorCode,
+                persona: str | None, retryable: bool) -> None: ...
+
+    def persona_started(self, rt: SessionRuntime | None, persona: str, cycle: int, provider: str,
+                        model: str) -> None: ...
+
+    def persona_text(self, rt: SessionRuntime | None, persona: str, cycle: int, chunk: str) -> None: ...
+
+    def follow_up_text(self, rt: SessionRuntime | None, follow_up_id: str, chunk: str) -> None: ...
+
+    def answer_text(self, rt: SessionRuntime | None, stream_id: str, chunk: str) -> None: ...
+
+
+class SessionRuntime:
+    """The session's state. ``record`` and ``load`` write it; ``seq`` is the narrator's (the last event number
+    sent); ``earlier`` is set once by the engine as the session starts (a lost session's replies it reuses)."""
+
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+                 mono: Callable[[], float] = time.monotonic, language: str | None = None) -> None:
+        self.session_id, self.observer, self.clock, self.mono = session_id, observer, clock, mono
+        self.language = language  # what the session will write in, before it exists (its plan's)
+        self._session: ConversationSession | None = None
+        self.journal: list[r.RecordBase] = []
+        self.seq = 0
+        self.last_active = mono()  # when it last changed (the store evicts by it)
+        self.earlier: Any = None  # council.session.earlier.Earlier
+
+    @property
+    def session(self) -> ConversationSession:
+        if self._session is None:
+            raise RuntimeError("session not created yet")
+        return self._session
+
+    @property
+    def created(self) -> bool:
+        return self._session is not None
+
+    @property
+    def finished_at(self) -> float | None:
+        """When it completed or was cancelled (None: it has not)."""
+        return self.last_active if self._session is not None and self._session.status in TERMINAL else None
+
+    # --- state changes ---------------------------------------------------------------------------------
+    def record(self, rec: r.RecordBase) -> None:
+        previous = self._session.status if self._session is not None else None
+        rec = with_shared_fields_sets(rec)
+        self._session = apply(self._session, rec)
+        self.journal.append(rec)
+        self.last_active = self.mono()
+        _tell(self.observer.recorded, self, rec, previous)
+
+    def load(self, journal: list[r.RecordBase], last_seq: int) -> None:
+        """Become the session a journal describes (a restore): replayed silently, events continue after
+        ``last_seq``."""
+        self.journal = [with_shared_fields_sets(rec) for rec in journal]
+        self._session = replay(self.journal)
+        self.seq = last_seq
+        self.last_active = self.mono()
+
+    def turn(self, sender: Participant, kind: MessageType, content: str, *,
+             cycle: CycleRef | None = None, metadata: dict[str, Any] | None = None) -> MessageTurn:
+        """A MessageTurn with the next sequence number (to be carried by a record)."""
+        s = self.session
+        last = s.message_turns[-1].sequence_number if s.message_turns else 0
+        return MessageTurn(session_id=s.session_id, sender=sender, message_type=kind, content=content,
+                           timestamp=self.clock(), sequence_number=last + 1, related_cycle_or_round=cycle,
+                           metadata=metadata or {})
+
+    # --- stopping and resuming (council.session.state.pause) -----------------------------------------------------
+    def drop_open_cycle(self, reason: str) -> int | None:
+        """Drop the cycle in progress, if any; returns its number."""
+        cycle = open_cycle(self.session)
+        if cycle is not None:
+            self.record(r.CycleDropped(at=self.clock(), cycle=cycle, reason=reason))
+        return cycle
+
+    def pause(self, reason: str) -> bool:
+        """Stop a session that was interrupted mid-turn; False when there is nothing to pause (not created yet,
+        completed or cancelled)."""
+        if not self.created or self.session.status in TERMINAL:
+            return False
+        if self.session.stopped and open_cycle(self.session) is None:
+            return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)
+        self.drop_open_cycle("stopped")
+        self.record(r.SessionStopped(at=self.clock(), reason=reason))
+        return True
+
+    def resume(self) -> None:
+        """Clear the stop marker as the session moves again (nothing when it was not stopped)."""
+        if self.session.stopped:
+            self.record(r.SessionResumed(at=self.clock()))
+
+
+class Turn:
+    """One turn's context, made by the runner (``council.sessions``) as the turn starts, or by a review: the session
+    it runs on (None for a review), its cancel scope, the model calls started and not journaled yet (the budget
+    counts them), the models it found it cannot use (``session.unreachable``) and why every advisor failed, if they
+    did (``stalled_by``, persona → ModelFailure)."""
+
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+                 live: SessionRuntime | None = None, scope: anyio.CancelScope | None = None) -> None:
+        self.session_id, self.observer, self.clock, self.live, self.scope = session_id, observer, clock, live, scope
+        self.stop_requested = False  # the scope was cancelled by a stop, not a cancel
+        self.inflight_calls = self.pending_calls = self.pending_first = 0
+        self.gone: dict[str, Any] = {}
+        self.stalled_by: dict[str, Any] = {}
+
+    @property
+    def session(self) -> ConversationSession:
+        assert self.live is not None, "a review has no session"
+        return self.live.session
+
+    @property
+    def created(self) -> bool:
+        return self.live is not None and self.live.created
+
+    def record(self, rec: r.RecordBase) -> None:
+        self.live.record(rec)  # type: ignore[union-attr]  (a review records nothing)
+
+    def turn(self, sender: Participant, kind: MessageType, content: str, **kw: Any) -> MessageTurn:
+        return self.live.turn(sender, kind, content, **kw)  # type: ignore[union-attr]
+
+    # --- reports (data; the observer words them) ----------------------------------------------------------
+    def note(self, kind: str, **data: Any) -> None:
+        _tell(self.observer.note, self.live, kind, data)
+
+    def problem(self, kind: str, *, code: ErrorCode = ErrorCode.INTERNAL, persona: str | None = None,
+                retryable: bool = False, **data: Any) -> None:
+        _tell(self.observer.problem, self.live, kind, data, code=code, persona=persona, retryable=retryable)
+
+    def persona_started(self, persona: str, cycle: int, provider: str, model: str) -> None:
+        _tell(self.observer.persona_started, self.live, persona, cycle, provider, model)
+
+    def persona_text(self, persona: str, cycle: int, chunk: str) -> None:
+        _tell(self.observer.persona_text, self.live, persona, cycle, chunk)
+
+    def follow_up_text(self, follow_up_id: str, chunk: str) -> None:
+        """The moderator's raw reply to a follow-up question, as it streams."""
+        _tell(self.observer.follow_up_text, self.live, follow_up_id, chunk)
+
+    def answer_text(self, stream_id: str, chunk: str) -> None:
+        """The chair's raw reply (the council's answer), as it streams; ``stream_id`` names one synthesis call."""
+        _tell(self.observer.answer_text, self.live, stream_id, chunk)
+
+
+def _tell(fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+    try:
+        fn(*args, **kwargs)
+    except Exception:  # a broken client pipe or a rendering bug must not break the session
+        log.exception("the observer failed on %s", getattr(fn, "__name__", fn))
+
+
+def can_extend(s: ConversationSession) -> bool:
+    """Whether ``extend debate`` would allow more cycles: only after a debate that stopped at its cap."""
+    if s.status is SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
+        return False
+    ceiling = max(s.settings.extended_max_cycles, s.settings.max_cycles)
+    return s.discussions[-1].status.value == "limit_reached" and ceiling > s.debate_cycles

@@ -1,0 +1,290 @@
+"""Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
+
+``run_cycle`` runs one cycle and records it. Cycle 1 is independent (no persona sees another); later cycles show
+anonymised peers' positions. Cycle 2 may run :class:`Beside` the moderator's options call: its prompts need only
+the anonymised positions of cycle 1, each persona says whose recommendation it backs now (``backs``: its own or a
+peer's letter), and once the options and the first votes are in, the cycle is recorded and shown, each vote being
+the option the backed recommendation was placed under (:func:`backed_vote`; one placed under none abstains).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from string import ascii_uppercase
+
+import anyio
+
+from council.errors import ErrorCode
+from council.personas.contract import PersonaContract
+from council.session.calls.failure import malformed
+from council.session.calls.parsing import ParseFailure
+from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, peer_labels, persona_messages
+from council.session.calls.streaming import OrderedStream
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state import records as r
+from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
+from council.session.state.grounds import EVIDENCE_TOOLS
+from council.session.state.outputs import ModelFailure, PersonaReply, PersonaResponse, Vote, reply_schema
+from council.session.state.runtime import Turn
+from council.session.state.seating import model_label
+from council.words import speaking, t
+
+INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id", "backs")
+OWN = "own"  # ``backs``: the persona's own recommendation
+EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
+
+
+def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: bool = False) -> dict:
+    """The PersonaReply schema at the session's depth. Cycle 1 is independent: no options to vote on and no
+    position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
+    (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list, or,
+    ``backing`` (the cycle beside the options call), whose recommendation the persona backs."""
+    lo, hi = DEPTH_BULLETS[session.settings.depth]
+    bullets = {"minItems": lo, "maxItems": hi}
+    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
+                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)}}
+    overrides["vote_confidence"] = {"minimum": 0, "maximum": 1}
+    omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
+    if session.settings.evidence:
+        overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
+    if backing:
+        overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: max(1, len(session.personas) - 1)]]}
+        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("option_id", *omit)))
+    if cycle <= 1 or not session.options:
+        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
+    overrides["option_id"] = {"enum": [o.id for o in session.options]}
+    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("backs", *omit)))
+
+
+def _evidence_tools(schema: dict) -> dict:
+    """The schema with the evidence request inlined (its tool an enum), or without its definition when the
+    session has no evidence tools."""
+    defs = schema.pop("$defs", {})
+    request = defs.get("EvidenceRequest")
+    spec = schema["properties"].get("evidence_requests")
+    if spec is not None and request is not None:
+        request.pop("title", None)
+        request.pop("description", None)
+        request["properties"]["tool"] = {"type": "string", "enum": list(EVIDENCE_TOOLS)}
+        request["properties"]["query"].pop("minLength", None)  # an empty query is refused, not a repair
+        spec["items"] = request
+    return schema
+
+
+def _soft_checks(session: ConversationSession):
+    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth."""
+    lo, _ = DEPTH_BULLETS[session.settings.depth]
+
+    def check(reply: PersonaReply) -> str | None:
+        short = [f for f in ("summary", "advice", "next_steps") if len(getattr(reply, f)) < lo]
+        if short:
+            return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
+        return None
+    return check
+
+
+COUNTERPOINTS_MISSING = ("as the Devil's Advocate, list your counterpoints in risks (what speaks against the course "
+                         "the others favour)")
+
+
+def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: list[str] | None = None):
+    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
+    list (or backing nobody on it), and a Devil's Advocate without counterpoints (seed 000: it always gives
+    them)."""
+    def check(reply: PersonaReply) -> None:
+        missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
+        if missing:
+            raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
+        if persona.always_include and not any(x.strip() for x in reply.risks):
+            raise ParseFailure(COUNTERPOINTS_MISSING)
+        if option_ids and reply.option_id.strip().upper() not in option_ids:
+            raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
+        if backs_ids and reply.backs.strip() not in backs_ids:
+            raise ParseFailure(f"backs must be one of {', '.join(backs_ids)}")
+    return check
+
+
+@dataclass
+class Beside:
+    """Runs a cycle beside the moderator's options call: the caller sets ``opened`` once the previous cycle is
+    concluded (its options and first votes recorded); until then the cycle's calls run but nothing is recorded or
+    shown."""
+
+    opened: anyio.Event = field(default_factory=anyio.Event)
+
+
+async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
+                    cycle: int, beside: Beside | None = None) -> list[PersonaResponse]:
+    """One debate cycle; cycle 0: a council of one answers alone (no discussion, no vote; an unusable reply is
+    returned, not kept, and the session waits for a retry). ``beside``: the cycle after the independent one, run
+    beside the options call (see :class:`Beside`)."""
+    s = rt.session
+    previous = s.latest_responses(cycle - 1) if cycle > 1 else []
+    previous_votes = {v.persona: v for v in s.votes_in(cycle - 1)} if cycle else {}
+    order = [p.name for p in s.personas]
+    stream = OrderedStream(rt, order, cycle, held=beside is not None)
+    schema = persona_schema(s, cycle, backing=beside is not None)
+    option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
+    backs_ids = list(schema["properties"].get("backs", {}).get("enum", []))
+    kept: list[PersonaResponse] = []  # a council of one's unusable answer (returned, not recorded)
+    where = CycleRef(cycle_type="debate", number=cycle) if cycle else None  # one for all the cycle's turns
+    messages = {p.name: persona_messages(  # built now: a cycle beside the options call must not see them
+        contracts[p.name], s, schema, cycle, [x for x in previous if x.persona != p.name],
+        next((x for x in previous if x.persona == p.name), None), previous_votes) for p in s.personas}
+    if beside is None:
+        _begin(rt, pick, cycle)
+
+    async def one(name: str) -> None:
+        async def on_delta(chunk: str) -> None:
+            stream.delta(name, chunk)
+
+        spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
+                        max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
+                        check=_check_reply(contracts[name], option_ids, backs_ids), soft_check=_soft_checks(s),
+                        report=False)  # the engine reports the cycle's failures once it has them all
+        outcome = await call_structured(rt, pick, spec, on_delta)
+        response, vote = response_of(s, contracts[name], cycle, outcome, option_ids, previous_votes.get(name))
+        answered = pick(name)  # after a fallback: the chat's model
+        response.model = model_label(answered.id, answered.model)
+        stream.finish(name, lambda: _commit(rt, response, vote, kept, where, backing=beside is not None))
+
+    async with anyio.create_task_group() as tg:
+        for name in order:
+            tg.start_soon(one, name)
+        if beside is not None:
+            await beside.opened.wait()
+            _begin(rt, pick, cycle)
+            stream.release()
+    return kept or rt.session.latest_responses(cycle)
+
+
+def _begin(rt: Turn, pick: ProviderPicker, cycle: int) -> None:
+    """What a cycle records and says as it starts (a cycle beside the options call: once they are in)."""
+    s = rt.session
+    if cycle:
+        rt.record(r.CycleStarted(at=rt.clock(), discussion=CouncilDiscussion(
+            session_id=s.session_id, cycle_number=cycle, participating_personas=s.personas,
+            exchange_starts=rt.clock(), topic=s.request_text[:200])))
+        rt.note("thinking", cycle=cycle, count=len(s.personas))
+    else:
+        rt.note("alone", persona=s.personas[0].name)
+    for p in s.personas:
+        provider = pick(p.name)
+        rt.persona_started(p.name, cycle, provider.id, provider.model)
+
+
+def _commit(rt: Turn, response: PersonaResponse, vote: Vote | None, kept: list[PersonaResponse],
+            where: CycleRef | None, *, backing: bool) -> None:
+    """Record one persona's contribution (and vote); ``backing``: the options are in now, so its vote is the option
+    of the recommendation it backs."""
+    s = rt.session
+    if backing:
+        response, vote = backed_vote(s, response)
+    alone = response.cycle == 0
+    if alone and response.abstained:
+        kept.append(response)
+        return
+    participant = s.participant(response.persona)
+    assert participant is not None
+    content = response.note if response.abstained else response.position
+    kind = MessageType.CONCLUSION if alone else MessageType.DISCUSSION
+    turn = rt.turn(participant, kind, content, cycle=where, metadata={"abstained": response.abstained})
+    rt.record(r.PersonaSpoke(at=rt.clock(), response=response.model_copy(update={"turn_id": turn.turn_id}),
+                             turn=turn))
+    if vote is not None:
+        rt.record(r.VoteCast(at=rt.clock(), vote=vote))
+
+
+def backed_vote(s: ConversationSession, response: PersonaResponse) -> tuple[PersonaResponse, Vote | None]:
+    """A reply of the cycle beside the options call, once the first votes are in: its vote is the option the
+    recommendation it backs (its own, or the peer's its letter names) was placed under; a recommendation placed
+    under none gives no vote (nothing is guessed). Backing another option than its first vote is a change."""
+    if response.abstained:
+        return response, None
+    first = {v.persona: v.option_id for v in s.votes_in(response.cycle - 1)}
+    letters = {label.removeprefix("Advisor "): name for name, label in peer_labels(s, response.persona).items()}
+    backed = response.persona if response.backs.strip().lower() in (OWN, "") else letters.get(response.backs.strip())
+    option = first.get(backed or "")
+    if option is None:
+        return response, None
+    before = first.get(response.persona)
+    changed = response.changed_position or (before is not None and before != option)
+    response = response.model_copy(update={
+        "option_id": option, "changed_position": changed,
+        "conformity_flag": changed and not response.change_reason.strip()})
+    return response, Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
+                          rationale=response.change_reason.strip() or response.position,
+                          continue_debate=response.continue_debate, conclusion=response.position,
+                          cycle=response.cycle)
+
+
+def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, option_ids: list[str],
+                before: Vote | None) -> tuple[PersonaResponse, Vote | None]:
+    """What the session keeps of one persona's reply: its response (the Devil's Advocate's advice with its
+    counterpoints) and, in a voting cycle, its vote (an unusable reply is an abstention, never a guessed vote)."""
+    name = contract.name
+    if outcome.reply is None:
+        return PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
+                               confidence_rationale="no usable reply", continue_debate=False, abstained=True,
+                               note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
+    reply = outcome.reply.model_dump()
+    vote: Vote | None = None
+    reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
+    if option_ids:
+        reply["option_id"] = reply["option_id"].strip().upper()
+        moved = before is not None and before.option_id != reply["option_id"]
+        reply["changed_position"] = reply["changed_position"] or moved
+        vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],
+                    rationale=reply["change_reason"].strip() or reply["position"],
+                    continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
+    flag = reply["changed_position"] and not reply["change_reason"].strip()
+    note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
+    response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
+    return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
+
+
+def with_counterpoints(response: PersonaResponse, language: str | None) -> PersonaResponse:
+    """Seed 000: the Devil's Advocate's advice carries its counterpoints — its own advice, then one item per
+    counterpoint (its risks, each once), worded in the session's ``language``. Composed here, once, when the reply
+    is kept: the journal, the events, the snapshot (``council ask --json``), the transcript and the consult results
+    all read the advice from the response; the risks reach the synthesis's risks (``synthesis.with_counterpoints``)."""
+    points: list[str] = []
+    for risk in (" ".join(x.split()) for x in response.risks):  # one line each: an item of a list
+        if risk and risk.lower().rstrip(".") not in (p.lower().rstrip(".") for p in points):
+            points.append(risk)
+    with speaking(language):
+        folded = [t("persona.counterpoint", point=p) for p in points]
+    return response.model_copy(update={"advice": [*response.advice, *folded], "counterpoints": points})
+
+
+def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> list[str]:
+    """The models the user did not allow: the ones that refused the last calls, and the seats' that fell back."""
+    fallen = [seat.fallback.from_model.label for seat in (s.seating.seats if s.seating else [])
+              if seat.fallback is not None and seat.fallback.reason == "no_consent"]
+    return list(dict.fromkeys([*(f.model for f in causes.values() if f.model), *fallen]))
+
+
+def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
+    """Report a finished cycle's failures once; True when every advisor abstained.
+
+    One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
+    when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
+    if responses and all(x.abstained for x in responses):
+        causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
+                  for x in responses}
+        report_stall(rt, causes)
+        return True
+    for x in responses:
+        if x.failure is not None:
+            rt.problem("model_failed", persona=x.persona, role=x.persona, failure=x.failure)
+    return False
+
+
+def report_stall(rt: Turn, causes: dict[str, ModelFailure]) -> None:
+    """No advisor can give a position (persona → why): one problem, kept for the caller (``rt.stalled_by``) — that
+    the user must allow the models, or every cause once (no model could be reached, said with the fix)."""
+    rt.stalled_by = causes
+    if all(f.kind == "no_consent" for f in causes.values()):  # asking again cannot help: the user must allow
+        rt.problem("no_consent", code=ErrorCode.PERMISSION, models=refused_models(rt.session, causes))
+    else:
+        rt.problem("all_failed", retryable=True, failed=causes)

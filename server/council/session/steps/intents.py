@@ -1,0 +1,159 @@
+"""What a chat turn means: the thin client forwards raw text (and maybe a slash command); this decides.
+
+Keywords are matched on the whole trimmed turn (English and Russian), so "skip" skips but "skip the migration
+if it is risky" is an answer. A slash command always wins over the text. While a question is open only the
+keywords that concern it (skip, skip all, defer, more questions) and cancel, status and personas act; any other
+text is the answer — unless it reads like a new problem (``misreading``), which is confirmed first. After a
+completed session, plain text is a follow-up answered in that session's context.
+
+Once a session exists a bare keyword is never the problem of a new session: resume words ("continue", "go on",
+"продолжай" …) resume a stopped or stalled session as ``retry`` does, extend a completed debate that stopped at its
+cycle limit, and otherwise — like "retry", "skip" or "cancel" after an answer — get a ``hint``: a note on what is
+possible now, with no model call and no change to the session.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from council.session.state.entities import ClarificationQuestion, SessionStatus
+from council.session.steps.misreading import looks_like_new_problem
+
+
+class Intent(str, Enum):
+    """What the sidecar decided a turn means."""
+
+    NEW_PROBLEM = "new_problem"
+    ANSWER = "answer"
+    SKIP = "skip"
+    SKIP_ALL = "skip_all"
+    DEFER = "defer"
+    MORE_QUESTIONS = "more_questions"
+    EXTEND_DEBATE = "extend_debate"
+    CANCEL = "cancel"
+    STOP = "stop"
+    STATUS = "status"
+    PERSONAS = "personas"
+    RETRY = "retry"
+    CONFIRM_NEW = "confirm_new"  # typed while a question is open, it reads like a new problem: ask which it is
+    FOLLOW_UP = "follow_up"  # plain text after a completed session: the moderator answers it from that session
+    HINT = "hint"  # a keyword with nothing to act on in this state: a note says what is possible (nothing runs)
+    REVISIT = "revisit"  # ask a skipped or deferred question again after the answer (slash command only)
+
+
+# slash command (the wire's TurnCommand value) → intent
+_COMMANDS: dict[str, Intent] = {
+    "new": Intent.NEW_PROBLEM,
+    "answer": Intent.ANSWER,
+    "skip": Intent.SKIP,
+    "skipAll": Intent.SKIP_ALL,
+    "more": Intent.MORE_QUESTIONS,
+    "defer": Intent.DEFER,
+    "extend": Intent.EXTEND_DEBATE,
+    "cancel": Intent.CANCEL,
+    "stop": Intent.STOP,
+    "status": Intent.STATUS,
+    "personas": Intent.PERSONAS,
+    "retry": Intent.RETRY,
+    "revisit": Intent.REVISIT,
+}
+
+_KEYWORDS: dict[Intent, tuple[str, ...]] = {
+    Intent.SKIP_ALL: ("skip all", "skip the rest", "skip remaining", "skip all questions", "no more questions",
+                      "just answer", "пропустить все", "пропусти все", "пропустить всё", "пропусти всё"),
+    Intent.SKIP: ("skip", "pass", "skip this", "skip question", "i don't know", "dont know", "don't know",
+                  "no idea", "пропустить", "пропусти", "пропуск", "не знаю", "дальше"),
+    Intent.DEFER: ("later", "defer", "ask me later", "ask later", "позже", "потом", "отложить"),
+    Intent.MORE_QUESTIONS: ("more questions", "more", "ask more", "ask me more", "ask more questions",
+                            "ещё вопросы", "еще вопросы", "больше вопросов"),
+    Intent.EXTEND_DEBATE: ("extend debate", "extend the debate", "extend", "debate more", "continue debate",
+                           "keep debating", "продлить", "продлить дебаты", "продолжить дебаты"),
+    Intent.CANCEL: ("cancel", "abort", "cancel session", "отмена", "отменить"),
+    Intent.STOP: ("stop", "pause", "стоп", "пауза"),
+    Intent.STATUS: ("status", "where are we", "статус"),
+    Intent.PERSONAS: ("personas", "who is on the council", "who's on the council", "персоны"),
+    Intent.RETRY: ("retry", "try again", "повторить", "ещё раз", "еще раз"),
+}
+
+# keywords that act while a question is open (the rest — "extend", "retry" … — are answers)
+_WHILE_CLARIFYING = frozenset({Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER, Intent.MORE_QUESTIONS, Intent.CANCEL,
+                               Intent.STOP, Intent.STATUS, Intent.PERSONAS})
+
+_TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
+
+# what a person types to resume a stopped (or stalled) session; after a completed debate that stopped at its
+# cycle limit the same words extend it, since going on with that debate is what ``/extend`` does
+_AGAIN_WORDS = frozenset(_KEYWORDS[Intent.RETRY])  # "retry", "try again" …: resume, but never extend
+_RESUME_WORDS = _AGAIN_WORDS | {
+    "resume", "continue", "go on", "carry on", "keep going", "continue the debate", "continue debate",
+    "please continue", "please continue the debate", "keep debating",
+    "продолжить", "продолжай", "продолжи", "продолжим", "продолжаем", "возобновить", "продолжить дебаты",
+}
+
+# keywords that still act after a completed or cancelled session (slash commands act everywhere)
+_AFTER_THE_END = {SessionStatus.COMPLETED: (Intent.EXTEND_DEBATE, Intent.STATUS, Intent.PERSONAS),
+                  SessionStatus.CANCELLED: (Intent.STATUS, Intent.PERSONAS)}
+# keywords that act while the council works, or after it stopped or stalled
+_WHILE_WORKING = frozenset({Intent.CANCEL, Intent.STOP, Intent.STATUS, Intent.PERSONAS, Intent.RETRY,
+                            Intent.EXTEND_DEBATE})
+
+
+def normalized(text: str) -> str:
+    """The turn as keywords are matched: trimmed, lower case, one space between words, plain apostrophes."""
+    return " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
+
+
+def is_resume_word(text: str) -> bool:
+    """The whole turn is a resume word ("continue", "go on", "продолжай" …)."""
+    return normalized(text) in _RESUME_WORDS
+
+
+def keyword_intent(text: str) -> Intent | None:
+    norm = normalized(text)
+    for intent, words in _KEYWORDS.items():
+        if norm in words:
+            return intent
+    return None
+
+
+def decide_intent(text: str, command: str | None, status: SessionStatus | None,
+                  question: ClarificationQuestion | None = None, *, stopped: bool = False,
+                  extendable: bool = False) -> Intent:
+    """The intent of a turn given its slash command (if any), the session's status (None: no session yet), the
+    question waiting for an answer (if any), whether the session is stopped, and whether its completed debate
+    can be extended. A bare keyword never becomes the problem of a new session once a session exists."""
+    if command is not None:
+        return _COMMANDS[str(getattr(command, "value", command))]
+    found, norm = keyword_intent(text), normalized(text)
+    if status is None:
+        return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
+    if status in _AFTER_THE_END:
+        return _after_the_end(status, found, norm, extendable)
+    if stopped and norm in _RESUME_WORDS:
+        return Intent.RETRY  # the status of a stopped session does not change: it resumes from any of them
+    if status is SessionStatus.CLARIFYING:
+        if found in _WHILE_CLARIFYING:
+            return found
+        if question is not None and looks_like_new_problem(text, question):
+            return Intent.CONFIRM_NEW
+        return Intent.ANSWER
+    # created / debating / final: a turn arrives while the council works, after a stop or after every advisor
+    # failed (a stall): resume words resume, and plain text is a new problem
+    if norm in _RESUME_WORDS:
+        return Intent.RETRY
+    if found in _WHILE_WORKING:
+        return found
+    return Intent.HINT if found else Intent.NEW_PROBLEM
+
+
+def _after_the_end(status: SessionStatus, found: Intent | None, norm: str, extendable: bool) -> Intent:
+    """A completed session answers follow-ups; a cancelled one takes a new problem; a keyword with nothing to act
+    on gets a hint."""
+    if found in _AFTER_THE_END[status]:
+        return found
+    if status is SessionStatus.COMPLETED and extendable and norm in _RESUME_WORDS - _AGAIN_WORDS:
+        return Intent.EXTEND_DEBATE  # "continue" after a debate that stopped at its cycle limit
+    if found is not None or norm in _RESUME_WORDS:
+        return Intent.HINT
+    return Intent.FOLLOW_UP if status is SessionStatus.COMPLETED else Intent.NEW_PROBLEM

@@ -1,0 +1,97 @@
+"""Revisiting a skipped or deferred question after the council's answer (seed 002's ``deferred`` status).
+
+``revisable`` checks the question; ``start_revisit`` records what the answer was before (recommendation, winning
+option, each persona's last vote), re-opens clarification and asks the question again. Once it is resolved,
+``after_revisit`` re-runs only what the new answer changes: answered, the assumption is replaced and the session
+debates one more round — each persona votes again on the options the council has, having seen the answer — then
+the chair writes a new answer that says what changed (a council of one answers again); skipped again, the
+assumption and the answer stand and nothing runs.
+"""
+
+from __future__ import annotations
+
+from council.errors import validation_error
+from council.session.state import records as r
+from council.session.state.entities import (
+    MAX_TOTAL_CYCLES,
+    ClarificationQuestion,
+    ConversationSession,
+    CycleRef,
+    MessageType,
+    QuestionStatus,
+    Revisit,
+)
+from council.session.state.entities import SessionStatus as S
+from council.session.state.runtime import Turn
+from council.words import n, t
+
+REVISABLE = (QuestionStatus.SKIPPED, QuestionStatus.DEFERRED)
+
+
+def revisable_questions(s: ConversationSession) -> list[ClarificationQuestion]:
+    """The questions a completed session can revisit, in the order they were asked."""
+    return [q for q in s.questions if q.status in REVISABLE]
+
+
+def revisable(s: ConversationSession, question_id: str) -> ClarificationQuestion:
+    """The question ``question_id`` if it can be revisited now; else a validation error saying why."""
+    if s.status is not S.COMPLETED:
+        raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
+    q = s.question(question_id)
+    choices = [{"questionId": x.question_id, "question": x.question} for x in revisable_questions(s)]
+    if q is None:
+        raise validation_error(t("error.unknown_question"), questionId=question_id, revisable=choices)
+    if q.status not in REVISABLE:
+        raise validation_error(t("error.revisit_not_skipped", state=t(f"question.{q.status.value}")),
+                               questionId=question_id, status=q.status.value, revisable=choices)
+    if s.debate_cycles >= MAX_TOTAL_CYCLES:
+        raise validation_error(t("error.max_cycles", cycles=n(MAX_TOTAL_CYCLES, "cycle_upto")), cap=MAX_TOTAL_CYCLES)
+    return q
+
+
+def choose(s: ConversationSession, question_id: str | None, text: str) -> str | None:
+    """The id of the question a ``revisit`` turn means: ``question_id``, else the text (an id, or a number among
+    the questions that can be revisited), else the only such question; None when that does not name one."""
+    if s.status is not S.COMPLETED:
+        raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
+    if question_id:
+        return question_id
+    options = revisable_questions(s)
+    said = text.strip()
+    if said:
+        if s.question(said) is not None:
+            return said
+        if said.isascii() and said.isdigit() and 1 <= int(said) <= len(options):
+            return options[int(said) - 1].question_id
+        return None
+    return options[0].question_id if len(options) == 1 else None
+
+
+def start_revisit(rt: Turn, q: ClarificationQuestion) -> None:
+    s = rt.session
+    assumed = next((a.assumption for a in s.assumption_log if a.related_question_id == q.question_id), None)
+    last = s.final_round
+    rt.record(r.RevisitStarted(at=rt.clock(), revisit=Revisit(
+        session_id=s.session_id, question_id=q.question_id, question=q.question, assumed=assumed,
+        after_cycle=s.debate_cycles, recommendation_before=s.synthesis.recommendation if s.synthesis else "",
+        winner_before=s.tally.winner if s.tally else None,
+        votes_before={v.persona: v.option_id for v in s.votes if v.cycle == last}, started_at=rt.clock())))
+    rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the user revisits a question"))
+    turn = rt.turn(s.moderator, MessageType.QUESTION, q.question,
+                   cycle=CycleRef(cycle_type="clarification", number=q.round_number),
+                   metadata={"questionId": q.question_id, "revisit": True})
+    rt.record(r.QuestionAsked(at=rt.clock(), question_id=q.question_id, turn=turn, revisit=True))
+
+
+def after_revisit(rt: Turn) -> str | None:
+    """The revisited question is resolved: debate one round on its answer, or keep the answer
+    (``"revisit_kept"``)."""
+    s = rt.session
+    revisit = s.open_revisit
+    assert revisit is not None
+    if revisit.answer:
+        rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="the revisited question was answered"))
+        return None
+    rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="the revisited question was skipped again"))
+    rt.record(r.StatusSet(at=rt.clock(), status=S.COMPLETED, reason="the answer stands"))
+    return "revisit_kept"

@@ -1,0 +1,254 @@
+"""The final synthesis: one consolidated answer from the final positions and the vote.
+
+The chair model writes the recommendation, agreements, conflicts, risks and ordered next steps, and says which of
+the session's assumptions the recommendation hinges on (``hinges``); if it fails, the answer is consolidated from
+the personas' own replies. Either way the assumptions, the dissent (always including the Devil's Advocate's), the
+Devil's Advocate's counterpoints among the risks (seed 000), the vote and what the debate changed come from the
+session itself, never from a model. The chair's reply streams to the observer as it comes
+(``Turn.answer_text``), so the answer's first words reach the user before the call ends.
+
+What the answer hinges on (:func:`hinges_of`): the chair sees the session's assumptions numbered and says, per
+number, whether the recommendation depends on it, how critical it is and what the council would recommend if it
+were false. Only what holds is kept (a real assumption, once, that the recommendation depends on, with an
+alternative), most critical first, each with the id of the skipped question behind it so the user can revisit it.
+
+What the debate changed (:func:`debate_effect`): the first vote (cycle 1's, placed by the moderator) against the
+final round's — debate often just confirms the first majority, and agents drift to the majority without a new
+argument — so the answer says whether the debate confirmed or overturned the first vote, which personas moved
+(each with its ``change_reason``) and how many changes were flagged as possible conformity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from council.personas.contract import PersonaContract
+from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state.entities import ConversationSession, new_id
+from council.session.state.outputs import (
+    CouncilSynthesis,
+    DebateEffect,
+    Hinge,
+    HingeDraft,
+    PersonaResponse,
+    PositionMove,
+    SynthesisReply,
+    Vote,
+    reply_schema,
+)
+from council.session.state.runtime import Turn
+from council.session.state.voting import describe_tally, tally_votes
+from council.words import speaking, t
+
+
+def _dedupe(items: list[str], limit: int) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        key = item.strip().lower().rstrip(".")
+        if key and key not in (o.lower().rstrip(".") for o in out):
+            out.append(item.strip())
+        if len(out) >= limit:
+            break
+    return out
+
+
+def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
+    """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted: one entry each."""
+    with speaking(session.settings.language):
+        return _dissent(session, contracts)
+
+
+def _dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
+    entries: dict[str, str] = {}
+    tally = session.tally
+    final_votes = session.votes_in(session.final_round) if tally else []
+    if tally and tally.winner:
+        for v in final_votes:
+            if v.option_id != tally.winner:
+                entries[v.persona] = t("synthesis.voted", persona=v.persona, option=v.option_id, why=v.rationale)
+    for resp in session.latest_responses():
+        contract = contracts.get(resp.persona)
+        if contract is not None and contract.always_include and not resp.abstained:
+            risks = "; ".join(resp.risks[:3])
+            tail = t("synthesis.risks", risks=risks) if risks else ""
+            if resp.persona in entries:  # voted against the winner: its counterpoints join that entry
+                entries[resp.persona] = entries[resp.persona].rstrip(".") + "." + tail
+            else:
+                entries[resp.persona] = t("synthesis.counterpoints", persona=resp.persona, position=resp.position,
+                                          risks=tail)
+    return list(entries.values())
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def with_counterpoints(session: ConversationSession, risks: list[str],
+                       contracts: dict[str, PersonaContract]) -> list[str]:
+    """The risks and trade-offs with every always-included persona's (the Devil's Advocate's) counterpoints from
+    its last usable reply added, each once (seed 000: they reach ``risks_tradeoffs`` on every surface)."""
+    _, hi = DEPTH_BULLETS[session.settings.depth]
+    out = list(risks)
+    known = {_key(x) for x in out}
+    for name, contract in contracts.items():
+        if not contract.always_include:
+            continue
+        usable = [x for x in session.responses if x.persona == name and not x.abstained]
+        for risk in (max(usable, key=lambda x: x.cycle).risks[:hi] if usable else []):
+            if _key(risk) and _key(risk) not in known:
+                known.add(_key(risk))
+                out.append(risk.strip())
+    return out
+
+
+def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
+    """A synthesis built from the replies alone (used when the chair model fails)."""
+    with speaking(session.settings.language):
+        return _consolidate(session, latest)
+
+
+def _consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
+    _, hi = DEPTH_BULLETS[session.settings.depth]
+    active = [x for x in latest if not x.abstained]
+    tally = session.tally
+    winners = {v.persona for v in session.votes_in(session.final_round) if tally and v.option_id == tally.winner}
+    lead = [x for x in active if x.persona in winners] or active
+    label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
+    recommendation = label or (lead[0].position if lead else t("synthesis.no_recommendation"))
+    return SynthesisReply(
+        recommendation=recommendation,
+        agreements=_dedupe([x.position for x in lead], 5),
+        conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
+        risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
+        next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or [t("synthesis.revisit")],
+        notes=[t("synthesis.no_chair")],
+    )
+
+
+async def synthesize(rt: Turn, pick: ProviderPicker,
+                     contracts: dict[str, PersonaContract]) -> CouncilSynthesis:
+    s = rt.session
+    latest = s.latest_responses()
+    outcome_line = describe_tally(s.tally) if s.tally else "no vote"
+    _, hi = DEPTH_BULLETS[s.settings.depth]
+    few = {"maxItems": min(hi, 5)}
+    schema = hinge_schema(reply_schema(SynthesisReply, {
+        "next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few, "risks_tradeoffs": {"maxItems": hi},
+        "notes": {"maxItems": 3}}), s)
+    rt.note("chair")
+    stream_id = new_id()
+
+    async def on_delta(chunk: str) -> None:
+        rt.answer_text(stream_id, chunk)
+
+    outcome = await call_structured(rt, pick, CallSpec(
+        role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
+        reply_model=SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3),
+        on_delta)
+    reply = outcome.reply or consolidate(s, latest)
+    notes = list(reply.notes)
+    abstained = [x.persona for x in latest if x.abstained]
+    with speaking(s.settings.language):
+        if abstained:
+            notes.append(t("synthesis.abstained", names=", ".join(abstained)))
+    return CouncilSynthesis(
+        recommendation=reply.recommendation.strip(),
+        agreements=reply.agreements, conflicts=reply.conflicts,
+        risks_tradeoffs=with_counterpoints(s, reply.risks_tradeoffs, contracts),
+        next_steps=reply.next_steps, notes=notes, dissent=dissent(s, contracts),
+        assumptions=[a.assumption for a in s.assumption_log],
+        source="model" if outcome.reply is not None else "consolidated",
+        hinges=hinges_of(s, reply.hinges), debate=debate_effect(s),
+    )
+
+
+RANK = {"high": 0, "medium": 1, "low": 2}
+
+
+def hinge_schema(schema: dict[str, Any], session: ConversationSession) -> dict[str, Any]:
+    """The synthesis schema with ``hinges`` bounded to the session's numbered assumptions (or left out when the
+    council assumed nothing)."""
+    count = len(session.assumption_log)
+    defs = schema.get("$defs", {})
+    if not count:
+        schema["properties"].pop("hinges", None)
+        schema["required"] = [k for k in schema.get("required", []) if k != "hinges"]
+        defs.pop("HingeDraft", None)
+        if not defs:
+            schema.pop("$defs", None)
+        return schema
+    schema["properties"]["hinges"]["maxItems"] = count
+    item = defs["HingeDraft"]
+    item.pop("description", None)
+    item.pop("title", None)
+    item["properties"]["assumption"] = {"type": "integer", "minimum": 1, "maximum": count}
+    return schema
+
+
+def hinges_of(session: ConversationSession, drafts: list[HingeDraft]) -> list[Hinge]:
+    """The chair's hinges that name a real assumption (once each) the recommendation depends on, most critical
+    first."""
+    log = session.assumption_log
+    kept: list[tuple[int, int, Hinge]] = []
+    seen: set[int] = set()
+    for order, draft in enumerate(drafts):
+        number, alternative = draft.assumption, " ".join(draft.if_false.split())
+        if not 1 <= number <= len(log) or number in seen or not draft.recommendation_depends or not alternative:
+            continue
+        seen.add(number)
+        a = log[number - 1]
+        kept.append((RANK[draft.criticality], order, Hinge(
+            assumption_id=a.assumption_id, assumption=a.assumption, question_id=a.related_question_id,
+            criticality=draft.criticality, if_false=alternative)))
+    return [hinge for _, _, hinge in sorted(kept, key=lambda x: (x[0], x[1]))]
+
+
+def _by_persona(votes: list[Vote], cycle: int) -> dict[str, Vote]:
+    return {v.persona: v for v in votes if v.cycle == cycle}
+
+
+def _move(name: str, rounds: list[int], votes: list[Vote], replies: dict[tuple[str, int], PersonaResponse],
+          first: str | None, final: str | None) -> PositionMove:
+    """The persona's move, with the argument of the last cycle in which its vote changed."""
+    cycle, previous = rounds[-1], first
+    for n in rounds[1:]:
+        here = _by_persona(votes, n).get(name)
+        if here is not None and here.option_id != previous:
+            cycle = n
+        if here is not None:
+            previous = here.option_id
+    reply = replies.get((name, cycle))
+    because = reply.change_reason.strip() if reply is not None else ""
+    flagged = reply is not None and reply.conformity_flag
+    return PositionMove(persona=name, from_option=first, to_option=final, cycle=cycle, because=because,
+                        conformity=flagged)
+
+
+def debate_effect(session: ConversationSession) -> DebateEffect | None:
+    """The first vote against the final vote (None when nobody voted)."""
+    votes = session.votes
+    if not votes or not session.options:
+        return None
+    rounds = sorted({v.cycle for v in votes})
+    first_round, final_round = rounds[0], rounds[-1]
+    first, final = _by_persona(votes, first_round), _by_persona(votes, final_round)
+    first_tally = tally_votes(session.options, list(first.values()))
+    final_tally = tally_votes(session.options, list(final.values()))
+    replies = {(x.persona, x.cycle): x for x in session.responses if not x.abstained}
+    flags = sum(1 for x in session.responses if x.cycle > first_round and x.conformity_flag and not x.abstained)
+    if final_round == first_round:
+        verdict = "no_debate"
+    elif first_tally.winner == final_tally.winner:  # both None: the first vote's tie stood
+        verdict = "confirmed"
+    else:
+        verdict = "overturned"
+    moves = []
+    for p in session.personas:
+        was = first[p.name].option_id if p.name in first else None
+        now = final[p.name].option_id if p.name in final else None
+        if was != now and now is not None:
+            moves.append(_move(p.name, rounds, votes, replies, was, now))
+    return DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
+                        first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
+                        conformity_flags=flags)

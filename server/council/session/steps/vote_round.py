@@ -1,0 +1,157 @@
+"""The first vote, folded into the options call, and the close of the debate (conclusions and the tally).
+
+After the independent first cycle every persona has stated its recommendation (``position``) and how sure it is
+(``vote_confidence``). One moderator call turns the recommendations into 2–4 options and says which advisors
+recommend each one; a persona listed under exactly one option votes for it with its own confidence. A persona
+the moderator cannot place (under no option, or under several) abstains in that round: nothing is guessed.
+Later cycles carry each persona's own vote. Only the final round's votes, on this fixed option list, are tallied.
+
+The options call runs beside the second debate cycle (:func:`options_beside_next_cycle`, issue 24): that cycle's
+prompts need only the anonymised positions of the first, and each persona says whose recommendation it backs now
+(``backs``), so the two run at once. Nothing of the second cycle is recorded or shown until the options and the
+first votes are in and the first cycle concludes. If that stops the debate (strong agreement at the first vote) the
+second cycle's calls are cancelled and nothing of it is kept (the price of the overlap: those calls, within the
+stated plan). Otherwise it is recorded and shown from there, each vote the option the backed recommendation was
+placed under (``debate.backed_vote``; a persona backing one placed under none has no vote in it). Every record is
+made in the order a cycle after the options would make it, so the journal, replay, a stop and a restore see the
+usual sequence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from string import ascii_uppercase
+
+import anyio
+
+from council.personas.contract import PersonaContract
+from council.session.calls.prompts import options_messages
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state import records as r
+from council.session.state.convergence import Convergence
+from council.session.state.entities import CycleRef, MessageType
+from council.session.state.outputs import OptionsReply, PersonaResponse, Vote, VoteOption, reply_schema
+from council.session.state.runtime import Turn
+from council.session.state.voting import tally_votes
+from council.session.steps.debate import Beside, report_failures, run_cycle
+
+
+def fallback_options(latest: list[PersonaResponse]) -> list[VoteOption]:
+    """Options from the distinct positions themselves when the moderator cannot produce any."""
+    seen: list[str] = []
+    for resp in latest:
+        text = resp.position.strip()
+        if not resp.abstained and text and text.lower() not in (s.lower() for s in seen):
+            seen.append(text)
+    seen = seen[:4]
+    if len(seen) < 2:
+        seen.append("Gather more information before deciding")
+    return [VoteOption(id=ascii_uppercase[i], label=text[:120], description=text) for i, text in enumerate(seen)]
+
+
+def placed(latest: list[PersonaResponse], supporters: list[list[int]]) -> dict[str, int]:
+    """Persona → index of the one option the moderator listed it under (advisors are numbered from 1)."""
+    where: dict[int, list[int]] = {}
+    for index, numbers in enumerate(supporters):
+        for n in set(numbers):
+            where.setdefault(n, []).append(index)
+    return {resp.persona: where[i][0] for i, resp in enumerate(latest, start=1) if len(where.get(i, [])) == 1}
+
+
+async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
+    """Options from the independent cycle's recommendations, and the first votes they imply."""
+    s = rt.session
+    if s.options:  # an extended debate votes again on the same fixed list
+        return
+    latest = [x for x in s.latest_responses() if not x.abstained]
+    schema = reply_schema(OptionsReply)
+    schema["$defs"]["OptionDraft"]["properties"]["supporters"] = {
+        "type": "array", "items": {"type": "integer", "minimum": 1, "maximum": max(1, len(latest))},
+        "maxItems": max(1, len(latest))}
+    spec = CallSpec(role="moderator", messages=options_messages(s, schema, latest), reply_model=OptionsReply,
+                    schema=schema, max_tokens=600, temperature=0.2, cycle=s.debate_cycles)
+    outcome = await call_structured(rt, pick, spec)
+    if outcome.reply is not None:
+        drafts = outcome.reply.options
+        options = [VoteOption(id=ascii_uppercase[i], label=o.label.strip(), description=o.description.strip())
+                   for i, o in enumerate(drafts)]
+        where = placed(latest, [o.supporters for o in drafts])
+    else:
+        if outcome.failure is None:  # a failed call was reported as a problem already
+            rt.note("options_fallback", why=outcome.note)
+        options = fallback_options(latest)
+        by_text = {o.description.lower(): i for i, o in enumerate(options)}
+        where = {x.persona: by_text[x.position.strip().lower()] for x in latest
+                 if x.position.strip().lower() in by_text}
+    rt.record(r.OptionsSet(at=rt.clock(), options=options))
+    _first_votes(rt, latest, {name: options[i].id for name, i in where.items()})
+
+
+def _first_votes(rt: Turn, latest: list[PersonaResponse], choice: dict[str, str]) -> None:
+    """Record the first round's votes in council order: each placed persona's recommendation, its confidence."""
+    s = rt.session
+    cycle = s.debate_cycles
+    for resp in latest:
+        option = choice.get(resp.persona)
+        if option is None:
+            continue
+        rt.record(r.VoteCast(at=rt.clock(), vote=Vote(
+            persona=resp.persona, option_id=option, confidence=resp.vote_confidence, conclusion=resp.position,
+            rationale=resp.position, continue_debate=resp.continue_debate,
+            cycle=cycle)))
+    unplaced = [x.persona for x in latest if x.persona not in choice]
+    if unplaced:
+        rt.note("unplaced", personas=unplaced)
+
+
+def conclude(rt: Turn) -> None:
+    """Each persona's conclusion (from its final-round vote) and the tally of that round only."""
+    s = rt.session
+    cycle = s.final_round
+    votes = {v.persona: v for v in s.votes_in(cycle)}
+    labels = {o.id: o.label for o in s.options}
+    abstentions = []
+    where = CycleRef(cycle_type="debate", number=max(1, cycle))  # no votes at all: cycle 0, no conclusions
+    for p in s.personas:
+        vote = votes.get(p.name)
+        if vote is None:
+            abstentions.append(p.name)
+            continue
+        content = (f"{vote.conclusion} — votes {vote.option_id} ({labels.get(vote.option_id, '?')}), "
+                   f"confidence {vote.confidence:.2f}")
+        turn = rt.turn(p, MessageType.CONCLUSION, content, cycle=where, metadata={"optionId": vote.option_id})
+        rt.record(r.ConclusionStated(at=rt.clock(), turn=turn))
+    rt.record(r.TallySet(at=rt.clock(), tally=tally_votes(s.options, list(votes.values()), abstentions)))
+
+
+Conclude = Callable[[Turn, int, Convergence | None], Convergence]
+
+
+async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
+                                    cycle: int, previous: Convergence | None, *, conclude: Conclude,
+                                    gather: Callable[[int], Awaitable[None]]) -> Convergence | None:
+    """The options call for ``cycle`` (the independent one, just run) beside the next cycle; ``conclude`` concludes
+    a cycle, ``gather`` serves the evidence a cycle asked for. Returns the last convergence (the caller reads the
+    stop reason off the last discussion), or None when every advisor failed in the next cycle (dropped: the session
+    waits for a retry)."""
+    beside = Beside()
+    following: list[PersonaResponse] = []
+
+    async def next_cycle() -> None:
+        await gather(cycle)  # what the first cycle asked for, in the next cycle's prompts
+        following.extend(await run_cycle(rt, pick, contracts, cycle + 1, beside))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(next_cycle)
+        await propose_options(rt, pick)
+        previous = conclude(rt, cycle, previous)
+        if rt.session.discussions[-1].stop_reason is not None:
+            tg.cancel_scope.cancel()  # settled at the first vote: the next cycle is not needed
+            return previous
+        beside.opened.set()
+    if all(x.abstained for x in following):
+        rt.live.drop_open_cycle("all_failed")
+        report_failures(rt, following)
+        return None
+    report_failures(rt, following)
+    return conclude(rt, cycle + 1, previous)
