@@ -45,12 +45,12 @@ def load(path: str) -> Any:
     return DeliberationEngine
 
 
-async def run(path: str, ready: Any = None, workload: str = "6x5") -> dict[str, Any]:
+async def run(path: str, ready: Any = None, workload: str = "6x5", prefill: float = 0.0) -> dict[str, Any]:
     work = WORKLOADS[workload]
     engine_cls = load(path)
     from models.schema import DeliberateRequest, Participant  # type: ignore[import-not-found]
 
-    fake = FakeModel()
+    fake = FakeModel(prefill=prefill)
     names = {f"model-{i}": name for i, name in enumerate(work.personas)}
     with tempfile.TemporaryDirectory() as tmp:
         adapter = FakeAdapter(fake, names)

@@ -97,12 +97,12 @@ def turn_params(work: Workload = SIX_BY_FIVE) -> TurnParams:
 
 
 async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cpu_runs: int = 5,
-                     workload: str = "6x5") -> dict[str, Any]:
+                     workload: str = "6x5", prefill: float = 0.0) -> dict[str, Any]:
     """One session of ``workload`` in process with deltas of ``chunk`` characters (0 = whole replies): its wall
     time, rounds, calls and prompts. Then the engine's CPU: ``cpu_runs`` more sessions (0.1 s per call: the same
     work, sooner), each minus the fake model's own CPU; the least of them is the least disturbed by other load."""
     work = WORKLOADS[workload]
-    model = FakeModel(chunk=chunk)
+    model = FakeModel(chunk=chunk, prefill=prefill)
     events: list[tuple[float, dict[str, Any]]] = []
     service = service_for(model, lambda e: events.append((time.perf_counter(), e)), work)
     if ready is not None:
@@ -112,7 +112,7 @@ async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cp
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     s = service.store.get(res.session_id).rt.session
     await service.aclose()
-    engine = [await engine_cpu(chunk, work) for _ in range(cpu_runs)]
+    engine = [await engine_cpu(chunk, work) for _ in range(max(1, cpu_runs))]
     answered = next((t for t, e in events if e["type"] == "answer.delta"), None)
     return {"wall": wall, "cpu": cpu, "engine_cpu": min(engine), "engine_cpu_median": statistics.median(engine),
             "first_answer_token": (answered - started) if answered is not None else None,

@@ -1,9 +1,9 @@
 """Council and AI Counsel side by side on two workloads (issues 11, 24); prints one ``name: value`` line per figure.
 
-Run: ``.venv/bin/python bench/sidebyside.py [--ai-counsel PATH]`` (or set ``AI_COUNSEL_PATH``) — about two minutes.
-PATH is a checkout of AI Counsel (github.com/blueman82/ai-counsel; the issue measured commit bea919b); without
-it the AI Counsel column reads ``n/a``. Each engine runs its session in a child process of its own, so start-up
-time (spawn → engine ready), CPU and peak RSS are measured the same way for both. See bench/README.md.
+Run: ``.venv/bin/python bench/sidebyside.py [--ai-counsel PATH] [--prefill S]`` (or set ``AI_COUNSEL_PATH``) — about
+two minutes. PATH is a checkout of AI Counsel (github.com/blueman82/ai-counsel; the issue measured commit bea919b);
+without it the AI Counsel column reads ``n/a``. Each engine runs its session in a child process of its own, so
+start-up time (spawn → engine ready), CPU and peak RSS are measured the same way for both. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 from workload import LATENCY, WORKLOADS  # noqa: E402
 
 
-async def child(side: str, chunk: int, path: str, workload: str) -> None:
+async def child(side: str, chunk: int, path: str, workload: str, prefill: float = 0.0) -> None:
     """Child mode: build the engine, print ``ready``, run one session, print its figures as JSON."""
     def ready() -> None:
         print("ready", flush=True)
@@ -33,11 +33,11 @@ async def child(side: str, chunk: int, path: str, workload: str) -> None:
     if side == "council":
         from council_side import in_process
 
-        out = await in_process(chunk, ready, workload=workload)
+        out = await in_process(chunk, ready, cpu_runs=1 if prefill else 5, workload=workload, prefill=prefill)
     else:
         from aicounsel_side import run
 
-        out = await run(path, ready, workload)
+        out = await run(path, ready, workload, prefill)
     out["peak_rss_kb"] = peak_rss_kb()  # not ru_maxrss: that survives exec, so a parent's peak would show
     print(json.dumps(out), flush=True)
 
@@ -48,8 +48,10 @@ def peak_rss_kb() -> int:
         return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
 
 
-async def spawn(side: str, chunk: int = 0, path: str = "", workload: str = "6x5") -> dict[str, Any]:
-    args = [sys.executable, str(Path(__file__)), "--child", side, "--chunk", str(chunk), "--workload", workload]
+async def spawn(side: str, chunk: int = 0, path: str = "", workload: str = "6x5",
+                prefill: float = 0.0) -> dict[str, Any]:
+    args = [sys.executable, str(Path(__file__)), "--child", side, "--chunk", str(chunk), "--workload", workload,
+            "--prefill", str(prefill)]
     if path:
         args += ["--ai-counsel", path]
     started = time.perf_counter()
@@ -114,12 +116,12 @@ async def council_only(council: dict[str, Any]) -> None:
           f"{conc['hwm_after_kb'] / 1024:.0f} MB)")
 
 
-async def workload_pair(name: str, path: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    council = await spawn("council", workload=name)
+async def workload_pair(name: str, path: str, prefill: float = 0.0) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    council = await spawn("council", workload=name, prefill=prefill)
     ai: dict[str, Any] | None = None
     if path:
         try:
-            ai = await spawn("aicounsel", path=path, workload=name)
+            ai = await spawn("aicounsel", path=path, workload=name, prefill=prefill)
         except Exception as exc:
             print(f"ai_counsel: unavailable ({exc})")
     return council, ai
@@ -134,7 +136,21 @@ def wall_ratio(council: dict[str, Any], ai: dict[str, Any] | None) -> str:
     return f"{council['wall'] / ai['wall']:.3f}x" if ai else "n/a"
 
 
-async def main(path: str) -> None:
+async def with_prefill(path: str, prefill: float, source: str) -> None:
+    """The two workloads again with latency 0.5 s + ``prefill`` s per 1,000 prompt characters (the same function
+    for both engines), printed beside the fixed-latency figures above, not instead of them."""
+    print(f"# latency model: {LATENCY} s + {prefill:.4f} s per 1,000 prompt characters per call (prefill from "
+          f"{source})")
+    for name in ("6x5", "3x3"):
+        council, ai = await workload_pair(name, path, prefill)
+        suffix = "" if name == "6x5" else "_3x3"
+        both(f"session_wall_s_prefill{suffix}", f"{council['wall']:.2f}", f"{ai['wall']:.2f}" if ai else "n/a",
+             f"ratio {wall_ratio(council, ai)}; goal <= 0.95x; {council['stages']} stages vs "
+             f"{ai['stages'] if ai else 'n/a'}; council's first answer token at {token(council)} s; prompt chars "
+             f"{council['prompt_chars']} vs {ai['prompt_chars'] if ai else 'n/a'}")
+
+
+async def main(path: str, prefill: float = 0.0, source: str = "") -> None:
     began = time.perf_counter()
     load = os.getloadavg()[0]
     print(f"python: {sys.version.split()[0]}; cpus: {os.cpu_count()}; load: {load:.2f}")
@@ -184,6 +200,8 @@ async def main(path: str) -> None:
          f"ratio {wall_ratio(small, small_ai)}; goal <= 0.95x; council status {small['status']}, "
          f"{small['cycles']} cycles, {small['stages']} stages vs {small_ai['stages'] if small_ai else 'n/a'}; "
          f"final tally {small['tally']}; council's first answer token at {token(small)} s")
+    if prefill:
+        await with_prefill(path, prefill, source)
     await council_only(council)
     print(f"sidebyside_wall_s: {time.perf_counter() - began:.1f}")
 
@@ -194,8 +212,13 @@ if __name__ == "__main__":
     parser.add_argument("--child", choices=["council", "aicounsel"])
     parser.add_argument("--chunk", type=int, default=0)
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="6x5")
+    parser.add_argument("--prefill", type=float, default=0.0,
+                        help="also run both workloads with this many extra seconds per 1,000 prompt characters per "
+                             "call (e.g. bench/prefill.py's prefill_s_per_1k_chars)")
+    parser.add_argument("--prefill-source", default="bench/prefill.py on this machine",
+                        help="where the --prefill figure came from (printed beside it)")
     ns = parser.parse_args()
     if ns.child:
-        anyio.run(child, ns.child, ns.chunk, ns.ai_counsel, ns.workload)
+        anyio.run(child, ns.child, ns.chunk, ns.ai_counsel, ns.workload, ns.prefill)
     else:
-        anyio.run(main, ns.ai_counsel)
+        anyio.run(main, ns.ai_counsel, ns.prefill, ns.prefill_source)

@@ -9,9 +9,11 @@ runs beside the moderator's options call), the persona names the advisor whose p
 AI Counsel's summary call (its ``claude`` summarizer, as a real install with that CLI runs it) gets a prose summary
 in its format.
 
-``FakeModel`` answers with a fixed latency, optionally streaming the reply in small deltas paced over that
-latency (first delta at 40 %, the rest in evenly spaced bursts), and records every call's prompt size and timing,
-so a run can report prompt characters and the number of model-call *stages* (waves of calls that overlap in time).
+``FakeModel`` answers with a fixed latency (optionally plus a prefill cost per 1,000 prompt characters, the same
+function for both engines: ``bench/sidebyside.py --prefill``), optionally streaming the reply in small deltas paced
+over that latency (first delta at 40 %, the rest in evenly spaced bursts), and records every call's prompt size and
+timing, so a run can report prompt characters and the number of model-call *stages* (waves of calls that overlap in
+time).
 """
 
 from __future__ import annotations
@@ -171,6 +173,7 @@ class FakeModel:
 
     latency: float = LATENCY
     chunk: int = 0  # delta size in characters; 0 = the whole reply in one delta
+    prefill: float = 0.0  # extra seconds per 1,000 prompt characters (0 = the fixed latency alone)
     calls: list[Call] = field(default_factory=list)
     _cycles: dict[str, int] = field(default_factory=dict)
 
@@ -180,20 +183,22 @@ class FakeModel:
 
     async def respond(self, purpose: str, kind: str, prompt_chars: int, text: str,
                       on_delta: Callable[[str], Awaitable[None]] | None) -> str:
-        """Answer after ``latency``: the first delta at 40 % of it, the rest in ``BURSTS`` evenly spaced bursts
-        (deltas arrive in packets of several tokens)."""
+        """Answer after ``latency`` (plus ``prefill`` × the prompt's thousands of characters, read first): the
+        first delta at 40 % of ``latency`` after that, the rest in ``BURSTS`` evenly spaced bursts (deltas arrive
+        in packets of several tokens)."""
         call = Call(purpose, kind, prompt_chars, time.perf_counter(), text=text)
         self.calls.append(call)
         pieces = [text] if self.chunk <= 0 else [text[i:i + self.chunk] for i in range(0, len(text), self.chunk)]
         per_burst = -(-len(pieces) // BURSTS)
         bursts = [pieces[i:i + per_burst] for i in range(0, len(pieces), per_burst)]
-        first, step = call.started + self.latency * 0.4, self.latency * 0.6 / len(bursts)
+        read = self.prefill * prompt_chars / 1000
+        first, step = call.started + read + self.latency * 0.4, self.latency * 0.6 / len(bursts)
         for n, burst in enumerate(bursts):
             await _sleep_until(first + n * step)
             if on_delta is not None:
                 for piece in burst:
                     await on_delta(piece)
-        await _sleep_until(call.started + self.latency)
+        await _sleep_until(call.started + read + self.latency)
         call.ended = time.perf_counter()
         return text
 

@@ -47,6 +47,11 @@ function readabilityProblems() {
   const level = (el) => (/^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0);
   const answers = blocks.filter((b) => level(b) && /^The council['’]s answer$/.test(b.textContent.trim()));
   if (answers.length !== 1) problems.push(`${answers.length} "The council's answer" headings, expected exactly 1`);
+  // Issue 24: the answer streams (answer.delta), then final.answer adds only what the stream did not show: the
+  // answer's first words under its heading appear once in the response, not again after the stream.
+  const opening = answers.length ? (blocks[blocks.indexOf(answers[0]) + 1]?.textContent || '').trim().slice(0, 40) : '';
+  const times = opening ? text.split(opening).length - 1 : 0;
+  if (opening && times !== 1) problems.push(`the answer's opening "${opening}" is shown ${times} times, expected once`);
   blocks.forEach((b, i) => {
     const next = blocks[i + 1];
     if (level(b) && (!next || (level(next) && level(next) <= level(b)))) {
