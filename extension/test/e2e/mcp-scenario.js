@@ -12,6 +12,11 @@ const fs = require('fs');
 
 const COMMAND = 'Council Test: Invoke council_consult over MCP';
 
+/** The elicitation form (VS Code's quick input) is open and has the keyboard focus. */
+function formFocused(page) {
+  return page.evaluate(() => Boolean(document.activeElement?.closest('.quick-input-widget'))).catch(() => false);
+}
+
 /** Answer what VS Code asks while the tool runs, until the test model's log shows the tool's result or error. */
 async function untilDone(page, ctx, from, timeoutMs) {
   const asked = { sampling: 0, questions: 0 };
@@ -38,7 +43,9 @@ async function untilDone(page, ctx, from, timeoutMs) {
       if (asked.questions === 1) await ctx.shot('mcp-2-elicitation-form');
       await page.keyboard.press('Enter'); // the choice: the first one
       await page.waitForTimeout(500);
-      if (await form.isVisible()) await page.keyboard.press('Enter'); // the answer in own words: none
+      // The answer in own words: none. Enter only while the form has the focus: once it has closed, an Enter would
+      // go to the chat input and could start a chat request that cancels the running tool call.
+      if (await formFocused(page)) await page.keyboard.press('Enter');
     }
     await page.waitForTimeout(500);
   }
