@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import mcp.types as types
 import pytest
 from mcp.shared.exceptions import McpError
@@ -88,3 +89,40 @@ async def test_no_route_and_content_that_is_not_text_are_clear_errors():
                                       content=types.ImageContent(type="image", data="AA==", mimeType="image/png"))
     with bridge.route("s1", ScriptedSession(image), None), pytest.raises(ProviderError, match="image content"):
         await bridge.complete(params(), noop)
+
+
+class SlowSession:
+    """``create_message`` waits for ``release``; records whether it was cancelled (the SDK's waiter, in the real
+    session: cancelling it races with the client's answer and can stop the whole server)."""
+
+    def __init__(self) -> None:
+        self.release = anyio.Event()
+        self.started = anyio.Event()
+        self.outcome: list[str] = []
+
+    async def create_message(self, messages, **kwargs):
+        self.started.set()
+        try:
+            await self.release.wait()
+        except anyio.get_cancelled_exc_class():
+            self.outcome.append("cancelled")
+            raise
+        self.outcome.append("answered")
+        return text_reply("late")
+
+
+async def test_a_request_the_council_stops_waiting_for_keeps_its_waiter_until_the_client_answers():
+    bridge, session = SamplingBridge(), SlowSession()
+    async with bridge.serving():
+        with bridge.route("s1", session, 7):
+            with anyio.CancelScope() as scope:  # a speculative debate cycle, cancelled once the vote settles
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(bridge.complete, params(), noop)
+                    await session.started.wait()
+                    scope.cancel()
+            assert session.outcome == []  # the caller is gone; the request still waits for its answer
+            session.release.set()
+            with anyio.fail_after(5):
+                while not session.outcome:
+                    await anyio.sleep(0.01)
+    assert session.outcome == ["answered"]

@@ -20,6 +20,7 @@ import io
 import logging
 import os
 import sys
+from contextlib import nullcontext
 
 from council.cli import serve
 
@@ -124,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+                async with bridge.serving() if bridge is not None else nullcontext():
+                    await server.run(read, write, server.create_initialization_options())
         finally:
             with anyio.CancelScope(shield=True):
                 for each in workspaces.all():

@@ -18,13 +18,20 @@ call that runs the session (``related_request_id``), so clients show and allow i
 A client that refuses a request (any error but an internal one: the user said no, no model is allowed, no sampling
 after all) is asked nothing more for that session: its later calls fail at once with the same refusal, which the
 MCP server reports once, with the fix. An internal error is that one call's model failing (a seat may fall back).
+
+A sampling request the council stops waiting for (a speculative debate cycle cancelled once the first vote settles
+the question) is not withdrawn: its waiter keeps running in :meth:`SamplingBridge.serving`'s task group until the
+client answers, and the answer is dropped. Cancelling the SDK's waiter instead races with the answer arriving: the
+SDK's receive loop takes the waiter's stream, yields, and sends into it after the cancelled waiter has closed it; the
+``ClosedResourceError`` ends the receive loop, the whole server stops, and the client fails the running tool call
+("Canceled") — seen in the e2e when the options reply and a next-cycle reply came in the same read.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -72,6 +79,42 @@ class SamplingBridge:
 
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
+        self._waiters: anyio.abc.TaskGroup | None = None
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        """While the block runs (the MCP server's life), a request the council stops waiting for keeps its waiter
+        until the client answers (see the module docstring); at the end, the waiters left are cancelled."""
+        async with anyio.create_task_group() as tg:
+            self._waiters = tg
+            try:
+                yield
+            finally:
+                self._waiters = None
+                tg.cancel_scope.cancel()
+
+    async def _detached(self, call: Callable[[], Awaitable[types.CreateMessageResult]]) -> types.CreateMessageResult:
+        """``await call()``, but a cancelled caller leaves ``call`` running to its end (its result dropped)."""
+        if self._waiters is None:
+            return await call()
+        done = anyio.Event()
+        outcome: list[Any] = []
+
+        async def wait() -> None:
+            try:
+                outcome.append(await call())
+            except Exception as exc:  # handed to the caller (if it still waits)
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        self._waiters.start_soon(wait)
+        await done.wait()
+        if not outcome:  # the server is stopping: its waiters were cancelled
+            raise ProviderError("the MCP server stopped before the client's model answered", kind="connection")
+        if isinstance(outcome[0], Exception):
+            raise outcome[0]
+        return outcome[0]
 
     @contextmanager
     def route(self, session_id: str, sampler: Sampler, request_id: types.RequestId | None) -> Iterator[Route]:
@@ -92,10 +135,10 @@ class SamplingBridge:
             raise SamplingRefused(route.refusal)
         system, messages = to_sampling(params)
         try:
-            result = await route.sampler.create_message(
+            result = await self._detached(lambda: route.sampler.create_message(
                 messages, max_tokens=params.max_tokens, system_prompt=system or None, include_context="none",
                 temperature=params.temperature, model_preferences=preferences(params.model_id),
-                metadata=metadata(params), related_request_id=route.request_id)
+                metadata=metadata(params), related_request_id=route.request_id))
         except McpError as exc:
             said = " ".join((exc.error.message or f"error {exc.error.code}").split())[:300]
             if exc.error.code == types.INTERNAL_ERROR:  # its model failed this call: the seat may fall back
