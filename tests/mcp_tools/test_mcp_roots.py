@@ -117,3 +117,18 @@ async def test_no_roots_keeps_the_folder_the_server_started_in(tmp_path: Path):
     async with council_mcp(tmp_path, roots, "--no-roots") as s:  # the extension's untrusted workspace
         await override(s)
     assert (tmp_path / "started-in" / WRITTEN).is_file() and not (root / ".council").exists() and roots.asked == 0
+
+
+async def test_a_root_that_is_not_a_file_uri_is_passed_over_not_fatal(tmp_path: Path):
+    """The SDK's ListRootsResult refuses the whole list for one ``https://`` root: the call failed with an internal
+    error instead of passing that root over and taking the next (hostile test, session 8)."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+
+    async def mixed(_context) -> types.ListRootsResult:  # what a client may send: the SDK's models would refuse it
+        return types.ListRootsResult.model_construct(roots=[types.Root.model_construct(uri="https://example.com/x"),
+                                                            types.Root(uri=folder.as_uri())])
+
+    async with council_mcp(tmp_path, mixed) as s:  # type: ignore[arg-type]
+        await override(s)
+    assert (folder / WRITTEN).is_file() and not (tmp_path / "started-in" / ".council").exists()

@@ -1,19 +1,20 @@
 """``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``).
 
 The workspace is the folder whose ``.council/personas`` holds persona overrides (``council_define_personas`` writes
-there), whose ``.council/decisions.sqlite3`` is the decision memory (``--memory``), and whose files the advisors read
-as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on the folder it was started in (no
+there), whose ``.council/decisions.sqlite3`` is the decision memory (``--memory``), and whose files the advisors
+read as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on the folder it was started in (no
 evidence read), and when the client declares the ``roots`` capability (VS Code does; the folders open in it), each
 tool call first makes sure the workspace is the client's first usable root: the server asks ``roots/list`` before
 the first call, and again after the client says ``notifications/roots/list_changed``. A usable root is a ``file://``
-URI naming an existing folder; the first one wins (a server has one workspace), the others are logged. A root the
-client offered is a folder it chose to share, so its files are read as evidence (unless ``--no-evidence``).
+URI naming an existing folder by its absolute path; the first one wins (a server has one workspace), the others are
+logged. A root the client offered is a folder it chose to share, so its files are read as evidence (unless
+``--no-evidence``).
 
-A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error, or
-lists no usable root leaves the workspace as it was (logged); the call goes ahead. Each workspace gets its own
-:class:`~council.service.CouncilService` (its persona library, overrides, memory and evidence), built on first use
-and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that
-is running keeps the workspace it started with.
+A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error or with
+no list of roots, or lists no usable root leaves the workspace as it was (logged); the call goes ahead. Each
+workspace gets its own :class:`~council.service.CouncilService` (its persona library, overrides, memory and
+evidence), built on first use and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond
+that is closed), so a call that is running keeps the workspace it started with.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from typing import Any
+from urllib.parse import urlparse
 from urllib.request import url2pathname
 
 import anyio
 import mcp.types as types
 from mcp.shared.exceptions import McpError
+from pydantic import ValidationError
 
 from council.service import CouncilService
 
@@ -38,13 +41,23 @@ ROOTS_TIMEOUT = 10.0  # seconds the client has to answer roots/list
 MAX_WORKSPACES = 8  # services kept (one per workspace the client's roots named)
 
 
+class ListedRoots(types.Result):
+    """``roots/list``'s answer as it came: each root is judged by :func:`root_folder` (the SDK's
+    ``ListRootsResult`` refuses the whole list for one root whose URI is not ``file://``)."""
+
+    roots: list[Any]
+
+
 def root_folder(uri: str) -> Path | None:
     """The local folder a root's URI names, or None (not ``file://``, not a local host, not an existing folder)."""
     parsed = urlparse(uri)
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
     try:
-        folder = Path(url2pathname(unquote(parsed.path))).resolve()
+        path = Path(url2pathname(parsed.path))  # url2pathname decodes the %-escapes (once: %2541 is %41)
+        if not path.is_absolute():  # file:docs, file:. — a root names a folder, not one relative to our cwd
+            return None
+        folder = path.resolve()
         return folder if folder.is_dir() else None
     except (OSError, ValueError):
         return None
@@ -90,13 +103,18 @@ class Workspaces:
         return self.current
 
     async def _first_root(self, session) -> Path | None:
-        try:
-            result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), types.ListRootsResult,
+        try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
+            result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), ListedRoots,
                                                 request_read_timeout_seconds=timedelta(seconds=self.timeout))
         except McpError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
             return None
-        folders = [(root.uri, root_folder(str(root.uri))) for root in result.roots]
+        except ValidationError as exc:
+            log.info("roots/list answered with no list of roots (%s); the workspace stays %s",
+                     str(exc).splitlines()[0][:200], self.current.config.workspace)
+            return None
+        uris = [root.get("uri") if isinstance(root, dict) else None for root in result.roots]
+        folders = [(uri, root_folder(uri) if isinstance(uri, str) else None) for uri in uris]
         usable = [folder for _, folder in folders if folder is not None]
         unusable = [str(uri) for uri, folder in folders if folder is None]
         if unusable:
