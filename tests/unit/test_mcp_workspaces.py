@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import mcp.types as types
+import pytest
 
 from council.mcpserver.roots import MAX_WORKSPACES, Workspaces, root_folder
 
@@ -97,3 +98,24 @@ async def test_a_roots_answer_that_is_no_list_keeps_the_workspace(tmp_path: Path
     workspaces.roots_changed()
     current = await workspaces.service(Answering({"roots": [{"uri": "not a uri"}, 7, {"uri": folder.as_uri()}]}))
     assert current.config.workspace == folder.resolve()
+
+
+async def test_a_root_whose_service_cannot_be_built_fails_each_call_and_none_runs_elsewhere(tmp_path: Path):
+    """A broken persona file in the root: the first call failed with the cause, the next ran in the folder the server
+    started in (council_define_personas wrote there; hostile test, session 8). Each call now fails until it loads."""
+    started, root = Service(tmp_path), tmp_path / "root"
+    root.mkdir()
+    broken = [True]
+
+    def service_for(folder: Path) -> Service:
+        if broken[0]:
+            raise ValueError("bad.toml: TOML syntax error")
+        return Service(folder)
+
+    workspaces = Workspaces(started, service_for)  # type: ignore[arg-type]
+    session = Session(root)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="TOML"):
+            await workspaces.service(session)
+    broken[0] = False  # fixed: the next call runs in the root, without a roots/list_changed
+    assert (await workspaces.service(session)).config.workspace == root.resolve()

@@ -11,10 +11,12 @@ logged. A root the client offered is a folder it chose to share, so its files ar
 ``--no-evidence``).
 
 A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error or with
-no list of roots, or lists no usable root leaves the workspace as it was (logged); the call goes ahead. Each
-workspace gets its own :class:`~council.service.CouncilService` (its persona library, overrides, memory and
-evidence), built on first use and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond
-that is closed), so a call that is running keeps the workspace it started with.
+no list of roots, or lists no usable root leaves the workspace as it was (logged); the call goes ahead. A root whose
+service cannot be built (a broken persona file in its ``.council/personas`` …) fails each call with the cause until
+it can be: no call runs in another folder meanwhile. Each workspace gets its own
+:class:`~council.service.CouncilService` (its persona library, overrides, memory and evidence), built on first use
+and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that
+is running keeps the workspace it started with.
 """
 
 from __future__ import annotations
@@ -96,7 +98,12 @@ class Workspaces:
                 self.stale = False  # a list_changed that arrives while we ask sets it again
                 folder = await self._first_root(session)
                 if folder is not None and folder != self.root:  # the started folder as a root: now read too
-                    self.current, self.root = self._service(folder), folder
+                    try:
+                        service = self._service(folder)
+                    except Exception:  # a broken persona file in the root …: every call says so, none runs elsewhere
+                        self.stale = True
+                        raise
+                    self.current, self.root = service, folder
                     log.info("workspace: %s (the client's first root)", folder)
                     for idle in self._evict():
                         await idle.aclose()
