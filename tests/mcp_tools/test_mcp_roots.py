@@ -132,3 +132,14 @@ async def test_a_root_that_is_not_a_file_uri_is_passed_over_not_fatal(tmp_path: 
     async with council_mcp(tmp_path, mixed) as s:  # type: ignore[arg-type]
         await override(s)
     assert (folder / WRITTEN).is_file() and not (tmp_path / "started-in" / ".council").exists()
+
+
+async def test_a_root_linked_to_a_secret_folder_is_passed_over(tmp_path: Path):
+    """A root that is a symlink to ``~/.ssh``: the workspace stayed there, its files read as evidence and overrides
+    written into it (hostile test, session 8); now it is passed over."""
+    ssh = tmp_path / "home" / ".ssh"
+    ssh.mkdir(parents=True)
+    (tmp_path / "project").symlink_to(ssh)
+    async with council_mcp(tmp_path, Roots(tmp_path / "project")) as s:
+        await override(s)
+    assert (tmp_path / "started-in" / WRITTEN).is_file() and not (ssh / ".council").exists()

@@ -119,3 +119,15 @@ async def test_a_root_whose_service_cannot_be_built_fails_each_call_and_none_run
             await workspaces.service(session)
     broken[0] = False  # fixed: the next call runs in the root, without a roots/list_changed
     assert (await workspaces.service(session)).config.workspace == root.resolve()
+
+
+def test_a_root_in_a_secret_folder_is_not_used(tmp_path: Path):
+    """The evidence rules judge paths inside the workspace, so a root naming ``~/.ssh`` (or a link to it) had every
+    file there read as evidence (hostile test, session 8)."""
+    ssh = tmp_path / "home" / ".ssh"
+    ssh.mkdir(parents=True)
+    (tmp_path / "project").symlink_to(ssh)
+    (tmp_path / "secrets").mkdir()
+    for folder in (ssh, tmp_path / "project", tmp_path / "secrets"):
+        assert root_folder(folder.as_uri()) is None, folder
+    assert root_folder((tmp_path / "home").as_uri()) == (tmp_path / "home").resolve()  # .ssh inside stays refused

@@ -6,9 +6,10 @@ read as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on
 evidence read), and when the client declares the ``roots`` capability (VS Code does; the folders open in it), each
 tool call first makes sure the workspace is the client's first usable root: the server asks ``roots/list`` before
 the first call, and again after the client says ``notifications/roots/list_changed``. A usable root is a ``file://``
-URI naming an existing folder by its absolute path; the first one wins (a server has one workspace), the others are
-logged. A root the client offered is a folder it chose to share, so its files are read as evidence (unless
-``--no-evidence``).
+URI naming an existing folder by its absolute path, neither as given nor resolved (symlinks followed) a folder the
+evidence rules call secret (``~/.ssh``, ``.aws`` …: they judge the paths inside a root, so its own path is judged
+here); the first one wins (a server has one workspace), the others are logged. A root the client offered is a folder
+it chose to share, so its files are read as evidence (unless ``--no-evidence``).
 
 A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error or with
 no list of roots, or lists no usable root leaves the workspace as it was (logged); the call goes ahead. A root whose
@@ -35,6 +36,7 @@ import mcp.types as types
 from mcp.shared.exceptions import McpError
 from pydantic import ValidationError
 
+from council.evidence.workspace import is_secret
 from council.service import CouncilService
 
 log = logging.getLogger("council.mcp")
@@ -60,6 +62,9 @@ def root_folder(uri: str) -> Path | None:
         if not path.is_absolute():  # file:docs, file:. — a root names a folder, not one relative to our cwd
             return None
         folder = path.resolve()
+        if is_secret(path.as_posix()) or is_secret(folder.as_posix()):  # ~/.ssh, a link to it …: the evidence rules
+            log.info("a root in a secret-looking folder is not used: %s", folder)  # judge paths inside the root only
+            return None
         return folder if folder.is_dir() else None
     except (OSError, ValueError):
         return None
