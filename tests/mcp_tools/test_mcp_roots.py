@@ -143,3 +143,19 @@ async def test_a_root_linked_to_a_secret_folder_is_passed_over(tmp_path: Path):
     async with council_mcp(tmp_path, Roots(tmp_path / "project")) as s:
         await override(s)
     assert (tmp_path / "started-in" / WRITTEN).is_file() and not (ssh / ".council").exists()
+
+
+async def test_a_removed_root_is_not_the_workspace_any_more(tmp_path: Path):
+    """After ``roots/list_changed`` with no root left, the overrides went on being written into the removed root
+    (hostile test, session 8): the server is back in the folder it started in."""
+    root = tmp_path / "root"
+    root.mkdir()
+    roots = Roots(root)
+    async with council_mcp(tmp_path, roots) as s:
+        await override(s)
+        assert (root / WRITTEN).is_file()
+        roots.folders = []
+        await s.send_roots_list_changed()
+        assert "Cost of delay for every option" not in focus(await s.call_tool("council_define_personas", {}))
+        await override(s)
+    assert (tmp_path / "started-in" / WRITTEN).is_file()

@@ -131,3 +131,16 @@ def test_a_root_in_a_secret_folder_is_not_used(tmp_path: Path):
     for folder in (ssh, tmp_path / "project", tmp_path / "secrets"):
         assert root_folder(folder.as_uri()) is None, folder
     assert root_folder((tmp_path / "home").as_uri()) == (tmp_path / "home").resolve()  # .ssh inside stays refused
+
+
+async def test_roots_withdrawn_give_the_started_folder_back(tmp_path: Path):
+    """The client removed its root (lists none usable now): the workspace stayed the removed folder, still read as
+    evidence (hostile test, session 8). A roots/list that fails still leaves the workspace as it was."""
+    started, root = Service(tmp_path), tmp_path / "root"
+    root.mkdir()
+    workspaces = Workspaces(started, Service)  # type: ignore[arg-type]
+    session = Session(root)
+    assert (await workspaces.service(session)).config.workspace == root.resolve()
+    session.folders = [tmp_path / "missing"]
+    workspaces.roots_changed()
+    assert await workspaces.service(session) is started

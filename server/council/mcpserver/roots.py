@@ -11,13 +11,14 @@ evidence rules call secret (``~/.ssh``, ``.aws`` …: they judge the paths insid
 here); the first one wins (a server has one workspace), the others are logged. A root the client offered is a folder
 it chose to share, so its files are read as evidence (unless ``--no-evidence``).
 
-A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error or with
-no list of roots, or lists no usable root leaves the workspace as it was (logged); the call goes ahead. A root whose
-service cannot be built (a broken persona file in its ``.council/personas`` …) fails each call with the cause until
-it can be: no call runs in another folder meanwhile. Each workspace gets its own
-:class:`~council.service.CouncilService` (its persona library, overrides, memory and evidence), built on first use
-and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that
-is running keeps the workspace it started with.
+A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, or answers with an error or
+with no list of roots leaves the workspace as it was (logged); the call goes ahead. One that lists no usable root
+(any more: a root removed) gets the folder the server started in back, not read as evidence. A root whose service
+cannot be built (a broken persona file in its ``.council/personas`` …) fails each call with the cause until it can
+be: no call runs in another folder meanwhile. Each workspace gets its own :class:`~council.service.CouncilService`
+(its persona library, overrides, memory and evidence), built on first use and kept for the server's life (at most
+:data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that is running keeps the workspace it started
+with.
 """
 
 from __future__ import annotations
@@ -101,8 +102,11 @@ class Workspaces:
         async with self.lock:
             if self.stale:
                 self.stale = False  # a list_changed that arrives while we ask sets it again
-                folder = await self._first_root(session)
-                if folder is not None and folder != self.root:  # the started folder as a root: now read too
+                listed, folder = await self._first_root(session)
+                if listed and folder is None and self.root is not None:  # its roots withdrawn: not read any more
+                    self.current, self.root = self.started, None
+                    log.info("workspace: %s again (the client lists no usable root)", self.started.config.workspace)
+                elif folder is not None and folder != self.root:  # the started folder as a root: now read too
                     try:
                         service = self._service(folder)
                     except Exception:  # a broken persona file in the root …: every call says so, none runs elsewhere
@@ -114,17 +118,18 @@ class Workspaces:
                         await idle.aclose()
         return self.current
 
-    async def _first_root(self, session) -> Path | None:
+    async def _first_root(self, session) -> tuple[bool, Path | None]:
+        """Whether the client listed its roots, and the first usable one."""
         try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
             result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), ListedRoots,
                                                 request_read_timeout_seconds=timedelta(seconds=self.timeout))
         except McpError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
-            return None
+            return False, None
         except ValidationError as exc:
             log.info("roots/list answered with no list of roots (%s); the workspace stays %s",
                      str(exc).splitlines()[0][:200], self.current.config.workspace)
-            return None
+            return False, None
         uris = [root.get("uri") if isinstance(root, dict) else None for root in result.roots]
         folders = [(uri, root_folder(uri) if isinstance(uri, str) else None) for uri in uris]
         usable = [folder for _, folder in folders if folder is not None]
@@ -132,11 +137,11 @@ class Workspaces:
         if unusable:
             log.info("roots that are not local folders are not used: %s", ", ".join(unusable)[:2000])
         if not usable:
-            log.info("the client lists no folder as a root; the workspace stays %s", self.current.config.workspace)
-            return None
+            log.info("the client lists no folder as a root")
+            return True, None
         if len(usable) > 1:
             log.info("the client lists %d folders as roots; the workspace is the first, %s", len(usable), usable[0])
-        return usable[0]
+        return True, usable[0]
 
     def _service(self, folder: Path) -> CouncilService:
         service = self.services.get(folder)
