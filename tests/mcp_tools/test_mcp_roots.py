@@ -117,3 +117,45 @@ async def test_no_roots_keeps_the_folder_the_server_started_in(tmp_path: Path):
     async with council_mcp(tmp_path, roots, "--no-roots") as s:  # the extension's untrusted workspace
         await override(s)
     assert (tmp_path / "started-in" / WRITTEN).is_file() and not (root / ".council").exists() and roots.asked == 0
+
+
+async def test_a_root_that_is_not_a_file_uri_is_passed_over_not_fatal(tmp_path: Path):
+    """The SDK's ListRootsResult refuses the whole list for one ``https://`` root: the call failed with an internal
+    error instead of passing that root over and taking the next (hostile test, session 8)."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+
+    async def mixed(_context) -> types.ListRootsResult:  # what a client may send: the SDK's models would refuse it
+        return types.ListRootsResult.model_construct(roots=[types.Root.model_construct(uri="https://example.com/x"),
+                                                            types.Root(uri=folder.as_uri())])
+
+    async with council_mcp(tmp_path, mixed) as s:  # type: ignore[arg-type]
+        await override(s)
+    assert (folder / WRITTEN).is_file() and not (tmp_path / "started-in" / ".council").exists()
+
+
+async def test_a_root_linked_to_a_secret_folder_is_passed_over(tmp_path: Path):
+    """A root that is a symlink to ``~/.ssh``: the workspace stayed there, its files read as evidence and overrides
+    written into it (hostile test, session 8); now it is passed over."""
+    ssh = tmp_path / "home" / ".ssh"
+    ssh.mkdir(parents=True)
+    (tmp_path / "project").symlink_to(ssh)
+    async with council_mcp(tmp_path, Roots(tmp_path / "project")) as s:
+        await override(s)
+    assert (tmp_path / "started-in" / WRITTEN).is_file() and not (ssh / ".council").exists()
+
+
+async def test_a_removed_root_is_not_the_workspace_any_more(tmp_path: Path):
+    """After ``roots/list_changed`` with no root left, the overrides went on being written into the removed root
+    (hostile test, session 8): the server is back in the folder it started in."""
+    root = tmp_path / "root"
+    root.mkdir()
+    roots = Roots(root)
+    async with council_mcp(tmp_path, roots) as s:
+        await override(s)
+        assert (root / WRITTEN).is_file()
+        roots.folders = []
+        await s.send_roots_list_changed()
+        assert "Cost of delay for every option" not in focus(await s.call_tool("council_define_personas", {}))
+        await override(s)
+    assert (tmp_path / "started-in" / WRITTEN).is_file()

@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import mcp.types as types
+import pytest
 
 from council.mcpserver.roots import MAX_WORKSPACES, Workspaces, root_folder
 
@@ -29,9 +30,9 @@ class Session:
         self.folders = list(folders)
         self.asked = 0
 
-    async def send_request(self, request, result_type, **_kw):
+    async def send_request(self, request, result_type, **_kw):  # as the SDK does: the answer read as result_type
         self.asked += 1
-        return types.ListRootsResult(roots=[types.Root(uri=f.as_uri()) for f in self.folders])
+        return result_type.model_validate({"roots": [{"uri": f.as_uri()} for f in self.folders]})
 
 
 def test_root_folder_takes_local_folders_only(tmp_path: Path):
@@ -63,3 +64,83 @@ async def test_idle_services_beyond_the_cap_are_closed(tmp_path: Path):
         assert (await workspaces.service(session)).config.workspace == folder
     assert len(workspaces.services) == MAX_WORKSPACES and [s.closed for s in made[:3]] == [True] * 3
     assert not any(s.closed for s in made[3:]) and started in workspaces.all()
+
+
+def test_root_folder_decodes_once_and_refuses_relative_uris(tmp_path: Path, monkeypatch):
+    """A folder named ``a%41`` is not ``aA`` (the path was unquoted twice), and ``file:``, ``file:.`` or
+    ``file:docs`` named a folder relative to the server's own directory (hostile test, session 8)."""
+    (tmp_path / "a%41").mkdir()
+    (tmp_path / "aA").mkdir()
+    assert root_folder((tmp_path / "a%41").as_uri()) == (tmp_path / "a%41").resolve()
+    monkeypatch.chdir(tmp_path)
+    assert [root_folder(uri) for uri in ("file:", "file:.", "file:aA", "file:..")] == [None] * 4
+    assert root_folder(f"file:{tmp_path / 'aA'}") == (tmp_path / "aA").resolve()  # file:/abs is absolute
+
+
+async def test_a_roots_answer_that_is_no_list_keeps_the_workspace(tmp_path: Path):
+    """roots/list answered with garbage: the call goes ahead in the workspace it had (it failed with an internal
+    error, the SDK's ValidationError; hostile test, session 8)."""
+    started = Service(tmp_path)
+    workspaces = Workspaces(started, Service)  # type: ignore[arg-type]
+    folder = tmp_path / "root"
+    folder.mkdir()
+
+    class Answering(Session):
+        def __init__(self, raw) -> None:
+            super().__init__()
+            self.raw = raw
+
+        async def send_request(self, request, result_type, **_kw):  # the SDK validates with the type it was given
+            self.asked += 1
+            return result_type.model_validate(self.raw)
+
+    assert await workspaces.service(Answering({"roots": "not a list"})) is started
+    workspaces.roots_changed()
+    current = await workspaces.service(Answering({"roots": [{"uri": "not a uri"}, 7, {"uri": folder.as_uri()}]}))
+    assert current.config.workspace == folder.resolve()
+
+
+async def test_a_root_whose_service_cannot_be_built_fails_each_call_and_none_runs_elsewhere(tmp_path: Path):
+    """A broken persona file in the root: the first call failed with the cause, the next ran in the folder the server
+    started in (council_define_personas wrote there; hostile test, session 8). Each call now fails until it loads."""
+    started, root = Service(tmp_path), tmp_path / "root"
+    root.mkdir()
+    broken = [True]
+
+    def service_for(folder: Path) -> Service:
+        if broken[0]:
+            raise ValueError("bad.toml: TOML syntax error")
+        return Service(folder)
+
+    workspaces = Workspaces(started, service_for)  # type: ignore[arg-type]
+    session = Session(root)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="TOML"):
+            await workspaces.service(session)
+    broken[0] = False  # fixed: the next call runs in the root, without a roots/list_changed
+    assert (await workspaces.service(session)).config.workspace == root.resolve()
+
+
+def test_a_root_in_a_secret_folder_is_not_used(tmp_path: Path):
+    """The evidence rules judge paths inside the workspace, so a root naming ``~/.ssh`` (or a link to it) had every
+    file there read as evidence (hostile test, session 8)."""
+    ssh = tmp_path / "home" / ".ssh"
+    ssh.mkdir(parents=True)
+    (tmp_path / "project").symlink_to(ssh)
+    (tmp_path / "secrets").mkdir()
+    for folder in (ssh, tmp_path / "project", tmp_path / "secrets"):
+        assert root_folder(folder.as_uri()) is None, folder
+    assert root_folder((tmp_path / "home").as_uri()) == (tmp_path / "home").resolve()  # .ssh inside stays refused
+
+
+async def test_roots_withdrawn_give_the_started_folder_back(tmp_path: Path):
+    """The client removed its root (lists none usable now): the workspace stayed the removed folder, still read as
+    evidence (hostile test, session 8). A roots/list that fails still leaves the workspace as it was."""
+    started, root = Service(tmp_path), tmp_path / "root"
+    root.mkdir()
+    workspaces = Workspaces(started, Service)  # type: ignore[arg-type]
+    session = Session(root)
+    assert (await workspaces.service(session)).config.workspace == root.resolve()
+    session.folders = [tmp_path / "missing"]
+    workspaces.roots_changed()
+    assert await workspaces.service(session) is started

@@ -1,19 +1,24 @@
 """``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``).
 
 The workspace is the folder whose ``.council/personas`` holds persona overrides (``council_define_personas`` writes
-there), whose ``.council/decisions.sqlite3`` is the decision memory (``--memory``), and whose files the advisors read
-as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on the folder it was started in (no
+there), whose ``.council/decisions.sqlite3`` is the decision memory (``--memory``), and whose files the advisors
+read as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on the folder it was started in (no
 evidence read), and when the client declares the ``roots`` capability (VS Code does; the folders open in it), each
 tool call first makes sure the workspace is the client's first usable root: the server asks ``roots/list`` before
 the first call, and again after the client says ``notifications/roots/list_changed``. A usable root is a ``file://``
-URI naming an existing folder; the first one wins (a server has one workspace), the others are logged. A root the
-client offered is a folder it chose to share, so its files are read as evidence (unless ``--no-evidence``).
+URI naming an existing folder by its absolute path, neither as given nor resolved (symlinks followed) a folder the
+evidence rules call secret (``~/.ssh``, ``.aws`` …: they judge the paths inside a root, so its own path is judged
+here); the first one wins (a server has one workspace), the others are logged. A root the client offered is a folder
+it chose to share, so its files are read as evidence (unless ``--no-evidence``).
 
-A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, answers with an error, or
-lists no usable root leaves the workspace as it was (logged); the call goes ahead. Each workspace gets its own
-:class:`~council.service.CouncilService` (its persona library, overrides, memory and evidence), built on first use
-and kept for the server's life (at most :data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that
-is running keeps the workspace it started with.
+A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, or answers with an error or
+with no list of roots leaves the workspace as it was (logged); the call goes ahead. One that lists no usable root
+(any more: a root removed) gets the folder the server started in back, not read as evidence. A root whose service
+cannot be built (a broken persona file in its ``.council/personas`` …) fails each call with the cause until it can
+be: no call runs in another folder meanwhile. Each workspace gets its own :class:`~council.service.CouncilService`
+(its persona library, overrides, memory and evidence), built on first use and kept for the server's life (at most
+:data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that is running keeps the workspace it started
+with.
 """
 
 from __future__ import annotations
@@ -23,13 +28,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from typing import Any
+from urllib.parse import urlparse
 from urllib.request import url2pathname
 
 import anyio
 import mcp.types as types
 from mcp.shared.exceptions import McpError
+from pydantic import ValidationError
 
+from council.evidence.workspace import is_secret
 from council.service import CouncilService
 
 log = logging.getLogger("council.mcp")
@@ -38,13 +46,26 @@ ROOTS_TIMEOUT = 10.0  # seconds the client has to answer roots/list
 MAX_WORKSPACES = 8  # services kept (one per workspace the client's roots named)
 
 
+class ListedRoots(types.Result):
+    """``roots/list``'s answer as it came: each root is judged by :func:`root_folder` (the SDK's
+    ``ListRootsResult`` refuses the whole list for one root whose URI is not ``file://``)."""
+
+    roots: list[Any]
+
+
 def root_folder(uri: str) -> Path | None:
     """The local folder a root's URI names, or None (not ``file://``, not a local host, not an existing folder)."""
     parsed = urlparse(uri)
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
     try:
-        folder = Path(url2pathname(unquote(parsed.path))).resolve()
+        path = Path(url2pathname(parsed.path))  # url2pathname decodes the %-escapes (once: %2541 is %41)
+        if not path.is_absolute():  # file:docs, file:. — a root names a folder, not one relative to our cwd
+            return None
+        folder = path.resolve()
+        if is_secret(path.as_posix()) or is_secret(folder.as_posix()):  # ~/.ssh, a link to it …: the evidence rules
+            log.info("a root in a secret-looking folder is not used: %s", folder)  # judge paths inside the root only
+            return None
         return folder if folder.is_dir() else None
     except (OSError, ValueError):
         return None
@@ -81,32 +102,46 @@ class Workspaces:
         async with self.lock:
             if self.stale:
                 self.stale = False  # a list_changed that arrives while we ask sets it again
-                folder = await self._first_root(session)
-                if folder is not None and folder != self.root:  # the started folder as a root: now read too
-                    self.current, self.root = self._service(folder), folder
+                listed, folder = await self._first_root(session)
+                if listed and folder is None and self.root is not None:  # its roots withdrawn: not read any more
+                    self.current, self.root = self.started, None
+                    log.info("workspace: %s again (the client lists no usable root)", self.started.config.workspace)
+                elif folder is not None and folder != self.root:  # the started folder as a root: now read too
+                    try:
+                        service = self._service(folder)
+                    except Exception:  # a broken persona file in the root …: every call says so, none runs elsewhere
+                        self.stale = True
+                        raise
+                    self.current, self.root = service, folder
                     log.info("workspace: %s (the client's first root)", folder)
                     for idle in self._evict():
                         await idle.aclose()
         return self.current
 
-    async def _first_root(self, session) -> Path | None:
-        try:
-            result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), types.ListRootsResult,
+    async def _first_root(self, session) -> tuple[bool, Path | None]:
+        """Whether the client listed its roots, and the first usable one."""
+        try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
+            result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), ListedRoots,
                                                 request_read_timeout_seconds=timedelta(seconds=self.timeout))
         except McpError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
-            return None
-        folders = [(root.uri, root_folder(str(root.uri))) for root in result.roots]
+            return False, None
+        except ValidationError as exc:
+            log.info("roots/list answered with no list of roots (%s); the workspace stays %s",
+                     str(exc).splitlines()[0][:200], self.current.config.workspace)
+            return False, None
+        uris = [root.get("uri") if isinstance(root, dict) else None for root in result.roots]
+        folders = [(uri, root_folder(uri) if isinstance(uri, str) else None) for uri in uris]
         usable = [folder for _, folder in folders if folder is not None]
         unusable = [str(uri) for uri, folder in folders if folder is None]
         if unusable:
             log.info("roots that are not local folders are not used: %s", ", ".join(unusable)[:2000])
         if not usable:
-            log.info("the client lists no folder as a root; the workspace stays %s", self.current.config.workspace)
-            return None
+            log.info("the client lists no folder as a root")
+            return True, None
         if len(usable) > 1:
             log.info("the client lists %d folders as roots; the workspace is the first, %s", len(usable), usable[0])
-        return usable[0]
+        return True, usable[0]
 
     def _service(self, folder: Path) -> CouncilService:
         service = self.services.get(folder)

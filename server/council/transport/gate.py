@@ -24,7 +24,8 @@ its errors get the contract's data and its responses end the requests in flight.
   response carrying the id of one of the client's own requests in flight is dropped.
 - ``exit``, the end of input and a broken stdout stop reading; :meth:`Gate.close` lets a pending ``shutdown``
   answer, closes the service if ``shutdown`` never came, and closes the output: code 0 after ``shutdown``, else 1
-  (pygls never gets ``exit``: it would call ``sys.exit``).
+  (pygls never gets ``exit``: it would call ``sys.exit``). A request still running then is refused (-32600,
+  ``details.reason`` ``shutdown``): every request is answered once.
 """
 
 from __future__ import annotations
@@ -355,5 +356,10 @@ class Gate:
                 await asyncio.wait_for(self.teardown(), TEARDOWN_SECONDS)
             except Exception as exc:
                 log.warning("closing the service at exit failed: %s", exc)
+        for msg_id in list(self._in_flight):  # still running (it came right behind initialize …): refused, not lost
+            log.info("request %r was still running at exit: refused", msg_id)
+            self._refuse(msg_id, invalid(f"the server exited before request {msg_id!r} was answered", "shutdown",
+                                         id=msg_id))
+            self._answered(msg_id, False)
         self.writer.close()
         return 0 if self._shut_down.is_set() and self.protocol is not None else 1
