@@ -115,6 +115,9 @@ class Gate:
             self._attach(Served(protocol, notifications, teardown))
 
     def _attach(self, served: Served) -> None:
+        from council.transport import pygls_adapter  # loads pygls: once a protocol is served, never before
+
+        self._adapter = pygls_adapter
         self.protocol, self.notifications, self.teardown = served.protocol, served.notifications, served.teardown
         self.protocol.set_writer(self.writer, include_headers=False)
 
@@ -191,11 +194,9 @@ class Gate:
             self.failed = f"{type(exc).__name__}: {exc}"[:2000]
             return
         self._attach(served)
-        from council.transport.pygls_adapter import structure
-
         self._muted.add(req.id)  # pygls's own initialize (client capabilities, process id, workspace), unanswered
         try:
-            served.protocol.handle_message(structure(served.protocol, {
+            served.protocol.handle_message(self._adapter.structure(served.protocol, {
                 "jsonrpc": "2.0", "id": req.id, "method": req.method, "params": req.params}))
         except Exception as exc:  # pygls keeps its defaults (no client capabilities): the council needs none
             self._muted.discard(req.id)
@@ -289,10 +290,8 @@ class Gate:
                 self._refuse(request_id, RpcError(SERVER_NOT_INITIALIZED, "the sidecar failed to start",
                                                   reason="not started"))
             return
-        from council.transport.pygls_adapter import structure
-
         try:
-            structured = structure(self.protocol, message)
+            structured = self._adapter.structure(self.protocol, message)
         except RpcError as err:
             if request_id is None:
                 log.debug("%s dropped: %s", message.get("method", "a response"), err.message)
@@ -315,9 +314,7 @@ class Gate:
                     log.warning("pygls's own initialize failed after the gate answered it: %s", message["error"])
                 return None
             if "error" in message:
-                from council.transport.pygls_adapter import contract_error
-
-                message["error"] = contract_error(message["id"], message["error"])
+                message["error"] = self._adapter.contract_error(message["id"], message["error"])
             self._answered(message["id"], "error" not in message)
         return message
 
