@@ -178,22 +178,25 @@ def refusing_client(sc, reason: str) -> list[str]:
     return asked
 
 
-async def test_a_client_model_that_is_gone_is_one_line_and_no_advisor_is_asked(sidecar):
+async def turn_on_a_refusing_model(sidecar, reason: str) -> tuple[dict, dict, list[str]]:
+    """A turn on the client's "Model One", which refuses every call with ``reason``: the turn's result, its one
+    error event and the purposes the model was asked for."""
     async with sidecar(provider="client") as sc:
-        asked = refusing_client(sc, "model_unavailable")
+        asked = refusing_client(sc, reason)
         r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True,
                                                                         "completionModel": "Model One"}})
         (problem,) = events_of(sc, r["sessionId"], "error")
+    return r, problem, asked
+
+
+async def test_a_client_model_that_is_gone_is_one_line_and_no_advisor_is_asked(sidecar):
+    r, problem, asked = await turn_on_a_refusing_model(sidecar, "model_unavailable")
     assert problem["markdown"] == NO_MODEL.format(where="Model One")
     assert asked == ["clarifier"] and r["status"] == "created"
 
 
 async def test_a_chat_model_the_user_did_not_allow_is_one_line_and_no_advisor_is_asked(sidecar):
-    async with sidecar(provider="client") as sc:
-        asked = refusing_client(sc, "no_consent")
-        r = await sc.call("council/turn", {"text": PROBLEM, "client": {"completion": True,
-                                                                        "completionModel": "Model One"}})
-        (problem,) = events_of(sc, r["sessionId"], "error")
+    _, problem, asked = await turn_on_a_refusing_model(sidecar, "no_consent")
     assert problem["code"] == "permission" and problem["retryable"] is False
     assert problem["message"].startswith("Council has no permission to use Model One, so no advisor could answer: "
                                          "allow it under Manage Language Model Access")
