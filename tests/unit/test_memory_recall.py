@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from evidence_helpers import NO_QUESTIONS
 
-from council.memory.similarity import QuestionRanker, related
-from council.memory.store import THRESHOLDS
+from council.memory.store import THRESHOLDS, QuestionRanker, related
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.entities import SessionSettings
 

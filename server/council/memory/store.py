@@ -9,9 +9,16 @@ refused (:class:`MemoryRefused`, ``outside_workspace``), and a file that is not 
 ``unreadable`` (never rewritten: the user moves it away).
 
 Similarity (:meth:`MemoryStore.similar`) compares questions with the ranker it is given — the sentence-embedding
-ranker when its model is warm, else TF-IDF (:class:`~council.memory.similarity.QuestionRanker`: words that share a
-long prefix or suffix count as one, so "microservices" meets "services") — falling back to TF-IDF, then word
-overlap, when a ranker fails; each method has its own threshold, since their scores are not on one scale.
+ranker when its model is warm, else TF-IDF (:class:`QuestionRanker`) — falling back to TF-IDF, then word overlap,
+when a ranker fails; each method has its own threshold, since their scores are not on one scale.
+
+The TF-IDF is cosine over stemmed words (:mod:`council.word_match`'s tokens; ``council.personas.tfidf``'s IDF and
+unit vectors), where a word of a kept question that begins or ends with a word of the new question, or that the new
+word begins or ends with, counts as that word when the shorter one has at least :data:`MIN_SHARED` letters:
+"monolithic" meets "monolith", "microservices" meets "services". Paraphrases that change the form of a word, or use
+its compound, are recalled; questions that share only short or common words are not. The method keeps the name
+``tfidf`` (what ``memory.recalled`` and ``council_decisions`` report). Routing keeps the plain
+:class:`~council.personas.tfidf.TfidfRanker`: persona descriptions are not questions.
 """
 
 from __future__ import annotations
@@ -20,17 +27,19 @@ import json
 import logging
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 import anyio.to_thread
 
 from council.memory.models import Decision, decision_of
-from council.memory.similarity import QuestionRanker
-from council.personas.tfidf import OverlapRanker
+from council.personas.tfidf import OverlapRanker, cosine, idf_of, unseen_idf, vector
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import Precedent
+from council.word_match import tokenize
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +49,7 @@ SCHEMA_VERSION = 1
 THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.28, "keywords": 0.2}
 RECALLED = 3  # past decisions offered to a new session
 MAX_KEPT = 5000  # decisions kept (the oldest are dropped beyond)
+MIN_SHARED = 5  # letters of the shorter word, for a prefix or suffix to count as the same word
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (
@@ -175,6 +185,37 @@ class MemoryStore:
         floor = THRESHOLDS.get(method, THRESHOLDS["tfidf"]) if threshold else 1e-9
         ranked = sorted(zip(decisions, scores, strict=True), key=lambda x: x[1], reverse=True)
         return [(d, s) for d, s in ranked if s >= floor][:limit], method
+
+
+@lru_cache(maxsize=20_000)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
+def related(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one word for the memory: equal, or the shorter begins or ends the longer."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return short == long or (len(short) >= MIN_SHARED and (long.startswith(short) or long.endswith(short)))
+
+
+class QuestionRanker:
+    """TF-IDF cosine between a question and kept questions, a kept word read as the new question's word when they
+    are :func:`related`."""
+
+    name = "tfidf"
+
+    def score(self, query: str, docs: list[str]) -> list[float]:
+        if not docs:
+            return []
+        asked = _tokens(query)
+        kept = [_tokens(d) for d in docs]
+        wanted = sorted(set(asked), key=len, reverse=True)
+        same = {w: t for w in {w for words in kept for w in words}.difference(asked)
+                for t in reversed(wanted) if related(w, t)}  # the longest related query word wins
+        counts = [Counter(same.get(w, w) for w in words) for words in kept]
+        idf = idf_of(counts)
+        q = vector(Counter(asked), idf, default_idf=unseen_idf(len(docs)))
+        return [round(cosine(q, vector(c, idf, default_idf=0.0)), 6) for c in counts]
 
 
 def _rank(ranker: object | None, text: str, docs: list[str]) -> tuple[str, list[float]]:

@@ -1,8 +1,9 @@
 """Retries for the HTTP providers: open a streaming request, retrying 429 / 5xx / connection errors.
 
 Only *opening* the stream is retried (status line and headers), never a stream that already yielded text, so a
-retry can not duplicate output. Every retry asks the caller first (``council.providers.attempts``): a session counts
-each attempt against the calls it said it would make at most, and stops the retries when they would not fit.
+retry can not duplicate output. Every retry asks the caller's gate first (``council.providers.base.retry_gate``): a
+session counts each attempt against the calls it said it would make at most, and stops the retries when they would
+not fit.
 Waits are exponential with jitter; a ``Retry-After`` header (seconds or an HTTP date) wins, capped. Other 4xx fail
 at once with the provider's own message. ``sleep`` is injectable for tests.
 """
@@ -22,8 +23,7 @@ import httpx
 from pydantic import BaseModel, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from council.providers.attempts import may_retry
-from council.providers.base import ProviderError
+from council.providers.base import ProviderError, may_retry
 from council.providers.http_common import error_from_exception, error_from_status, scrub
 
 log = logging.getLogger(__name__)

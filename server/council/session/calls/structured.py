@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from council.errors import root_cause
-from council.providers.attempts import retry_gate
-from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete
+from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete, retry_gate
 from council.session.calls.failure import failure_of, fallback_reason, host_of
 from council.session.calls.formats import swaps
 from council.session.calls.parsing import ParseFailure, parse_reply
