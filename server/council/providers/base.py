@@ -5,11 +5,11 @@ caller's cancel scope is cancelled, the provider's ``await`` raises and its ``as
 underlying stream or thread at once. Failures are :class:`ProviderError` with a message a user can act on.
 
 An HTTP provider retries a request the server failed (429, 5xx, a dropped connection) by itself
-(``council.providers.retry``). Each attempt reaches the model and may be paid for, so a session counts every attempt
-against the bound it stated and its budget: around each model call it sets a gate (:func:`retry_gate`) that says
-whether one more attempt fits, and books it when it does. Without a gate (``council doctor``, a caller with no
+(``council.providers.http_common``). Each attempt reaches the model and may be paid for, so a session counts every
+attempt against the bound it stated and its budget: around each model call it sets a gate (:func:`retry_gate`) that
+says whether one more attempt fits, and books it when it does. Without a gate (``council doctor``, a caller with no
 budget) a provider retries as its policy says. The gate lives in a context variable, so concurrent calls (seats of
-one debate cycle) each ask their own. (It lives here, not in ``retry``, so that a session loads no httpx.)
+one debate cycle) each ask their own. (It lives here so that a session loads no httpx.)
 """
 
 from __future__ import annotations

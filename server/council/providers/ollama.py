@@ -15,9 +15,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
-from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.http_common import iter_ndjson, make_client
-from council.providers.retry import RetryPolicy, Sleep, open_stream, provider_errors
+from council.providers.base import CompletionRequest, ProviderError, ProviderStatus
+from council.providers.http_common import HttpProvider, Sleep, iter_ndjson, make_client
 from council.providers.structured import grammar_schema
 
 log = logging.getLogger(__name__)
@@ -59,7 +58,7 @@ def has_model(pulled: list[str], model: str) -> bool:
     return model in pulled or wanted in pulled
 
 
-class OllamaProvider(Provider):
+class OllamaProvider(HttpProvider):
     id = "ollama"
     constrains_json = True
 
@@ -67,20 +66,10 @@ class OllamaProvider(Provider):
                  sleep: Sleep | None = None) -> None:
         if not cfg.model:
             raise ProviderError("the ollama provider needs a model: set `model` (see `ollama list`)", kind="config")
-        super().__init__(cfg.model)
-        self.cfg = cfg
+        super().__init__(cfg, cfg.model, (cfg.base_url or DEFAULT_BASE_URL).rstrip("/"), transport=transport,
+                         sleep=sleep)
         self.options = OllamaOptions.model_validate(cfg.options)
-        self.base_url = (cfg.base_url or DEFAULT_BASE_URL).rstrip("/")
         self.url = self.base_url + "/api/chat"
-        self.policy = RetryPolicy(max_retries=cfg.max_retries)
-        self._sleep = sleep
-        self._transport = transport
-        self._client: httpx.AsyncClient | None = None
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = make_client(self.cfg.timeout, transport=self._transport, base_url=self.base_url)
-        return self._client
 
     def body(self, request: CompletionRequest) -> dict[str, Any]:
         options: dict[str, Any] = {
@@ -103,17 +92,14 @@ class OllamaProvider(Provider):
         return body
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
-        name = "ollama"
         try:
-            async with open_stream(self._http(), "POST", self.url, name=name, json=self.body(request),
-                                   policy=self.policy, sleep=self._sleep) as response:
-                with provider_errors(name, self.url):
-                    async for payload in iter_ndjson(response, name):
-                        text = (payload.get("message") or {}).get("content")
-                        if text:
-                            yield text
-                        if payload.get("done"):
-                            return
+            async with self.post("ollama", self.body(request)) as response:
+                async for payload in iter_ndjson(response, "ollama"):
+                    text = (payload.get("message") or {}).get("content")
+                    if text:
+                        yield text
+                    if payload.get("done"):
+                        return
         except ProviderError as err:
             if err.status == 404:
                 err.message += f" — pull it with `ollama pull {self.model}`"
@@ -123,17 +109,8 @@ class OllamaProvider(Provider):
     async def check(self) -> ProviderStatus:
         pulled = await list_models(self.base_url, timeout=2.0, transport=self._transport)
         if pulled is None:
-            return ProviderStatus(
-                available=False, detail=f"no Ollama answers at {self.base_url}; start `ollama serve`"
-            )
+            return ProviderStatus(available=False, detail=f"no Ollama answers at {self.base_url}; start `ollama serve`")
         if has_model(pulled, self.model):
             return ProviderStatus(available=True, detail=f"{self.model} is pulled at {self.base_url}")
-        return ProviderStatus(
-            available=False,
-            detail=f"{self.model} is not pulled at {self.base_url}; run `ollama pull {self.model}`",
-        )
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        return ProviderStatus(available=False,
+                              detail=f"{self.model} is not pulled at {self.base_url}; run `ollama pull {self.model}`")

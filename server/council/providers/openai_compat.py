@@ -18,9 +18,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ConfigError, ProviderConfig
-from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.http_common import is_loopback, iter_sse, make_client
-from council.providers.retry import RetryPolicy, Sleep, open_stream, provider_errors
+from council.providers.base import CompletionRequest, ProviderError, ProviderStatus
+from council.providers.http_common import HttpProvider, Sleep, is_loopback, iter_sse, provider_errors
 from council.providers.structured import grammar_schema, inline_refs
 
 log = logging.getLogger(__name__)
@@ -49,39 +48,29 @@ def chat_url(base_url: str) -> str:
     return base + "/v1/chat/completions"
 
 
-class OpenAICompatProvider(Provider):
+class OpenAICompatProvider(HttpProvider):
     id = "openai"
 
     def __init__(self, cfg: ProviderConfig, *, transport: httpx.AsyncBaseTransport | None = None,
                  sleep: Sleep | None = None) -> None:
-        super().__init__(cfg.model or "default")
-        self.cfg = cfg
+        super().__init__(cfg, cfg.model or "default", cfg.base_url or DEFAULT_BASE_URL, transport=transport,
+                         sleep=sleep)
         self.options = OpenAIOptions.model_validate(cfg.options)
-        self.base_url = cfg.base_url or DEFAULT_BASE_URL
         self.url = chat_url(self.base_url)
         self.json_mode: JsonMode = self.options.json_mode or (
             "json_object_schema" if is_loopback(self.base_url) else "json_schema"
         )
         self.constrains_json = self.json_mode != "none"
-        self.policy = RetryPolicy(max_retries=cfg.max_retries)
-        self._sleep = sleep
-        self._transport = transport
-        self._client: httpx.AsyncClient | None = None
-        self._key: str | None = None
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            try:
-                self._key = self.cfg.resolve_api_key()  # the error names the variable, never a value
-            except ConfigError as err:
-                raise ProviderError(str(err), kind="config") from None
-            headers = dict(self.options.headers)
-            if self._key:
-                headers["Authorization"] = f"Bearer {self._key}"
-            self._client = make_client(
-                self.cfg.timeout, headers=headers, transport=self._transport, base_url=self.base_url
-            )
-        return self._client
+    def headers(self) -> dict[str, str]:
+        try:
+            self._key = self.cfg.resolve_api_key()  # the error names the variable, never a value
+        except ConfigError as err:
+            raise ProviderError(str(err), kind="config") from None
+        headers = dict(self.options.headers)
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        return headers
 
     def body(self, request: CompletionRequest) -> dict[str, Any]:
         """The JSON request body for ``request`` (public for tests and ``--dry-run``)."""
@@ -107,30 +96,26 @@ class OpenAICompatProvider(Provider):
         return body
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
-        client = self._http()
         name = f"{self.id} server"
-        secrets = [self._key]
-        async with open_stream(client, "POST", self.url, name=name, json=self.body(request), policy=self.policy,
-                               sleep=self._sleep, secrets=secrets) as response:
-            with provider_errors(name, self.url, secrets):
-                ctype = response.headers.get("content-type", "")
-                if "json" in ctype and "event-stream" not in ctype:
-                    yield _whole_reply(name, (await response.aread()).decode("utf-8", "replace"))
-                    return
-                events = 0
-                async for payload in iter_sse(response, name):
-                    events += 1
-                    for choice in payload.get("choices") or []:
-                        delta = choice.get("delta") or choice.get("message") or {}
-                        text = delta.get("content") if isinstance(delta, dict) else None
-                        if text:
-                            yield text
-                if events == 0:
-                    raise ProviderError(
-                        f"{name} at {self.url} sent no completion events; is it an OpenAI-compatible endpoint?",
-                        kind="server",
-                        retryable=True,
-                    )
+        async with self.post(name, self.body(request)) as response:
+            ctype = response.headers.get("content-type", "")
+            if "json" in ctype and "event-stream" not in ctype:
+                yield _whole_reply(name, (await response.aread()).decode("utf-8", "replace"))
+                return
+            events = 0
+            async for payload in iter_sse(response, name):
+                events += 1
+                for choice in payload.get("choices") or []:
+                    delta = choice.get("delta") or choice.get("message") or {}
+                    text = delta.get("content") if isinstance(delta, dict) else None
+                    if text:
+                        yield text
+            if events == 0:
+                raise ProviderError(
+                    f"{name} at {self.url} sent no completion events; is it an OpenAI-compatible endpoint?",
+                    kind="server",
+                    retryable=True,
+                )
 
     async def check(self) -> ProviderStatus:
         try:
@@ -142,14 +127,8 @@ class OpenAICompatProvider(Provider):
         if response.status_code == 200:
             return ProviderStatus(available=True, detail=f"{self.base_url} answers (model {self.model})")
         hint = " — check the API key variable" if response.status_code in (401, 403) else ""
-        return ProviderStatus(
-            available=False, detail=f"{self.base_url} answered HTTP {response.status_code} on /models{hint}"
-        )
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        return ProviderStatus(available=False,
+                              detail=f"{self.base_url} answered HTTP {response.status_code} on /models{hint}")
 
 
 def _whole_reply(name: str, body: str) -> str:
