@@ -167,10 +167,7 @@ class Segments:
     def fits(self, parts: Sequence[str], pos: int) -> bool:
         if pos < 0 or pos + self.width > len(parts):
             return False
-        for i, segment in enumerate(self.segments, start=pos):
-            if not segment.match(parts[i]):
-                return False
-        return True
+        return all(segment.match(parts[i]) for i, segment in enumerate(self.segments, start=pos))
 
     def find(self, parts: Sequence[str], start: int) -> int:
         return next((p for p in range(start, len(parts) - self.width + 1) if self.fits(parts, p)), -1)

@@ -1,21 +1,19 @@
 """Opening a workspace file so that what is read is what was checked: no symlink followed, no file with other names.
 
-The evidence tools judge a path first (:meth:`council.evidence.workspace.Workspace.locate`: resolved, inside the
-root, not secret, not ignored) and open it after. Opening it again by name would follow whatever the name leads to
-*then*: a process that swaps the file, or a folder on its way, for a symlink in between gets outside content read.
-So :class:`Opener` opens the path the check resolved (it holds no symlink) one component at a time, each relative to
-the folder opened before it and with ``O_NOFOLLOW`` (``openat``), starting from the root; the file itself is
-``lstat``-ed first (only a regular file is opened: a FIFO or a device never is, so nothing blocks) and opened with
-``O_NOFOLLOW | O_NONBLOCK``, and the descriptor is verified: the same file as ``lstat`` saw, still regular, one hard
-link, and where the kernel says it lies (``/proc/self/fd`` on Linux, ``F_GETPATH`` on macOS) inside the root as the
-kernel names the root (a folder moved out while it was walked). A symlink met on the way means the workspace changed
-since the check: refused as ``not_found`` ("the path changed"), never followed.
+The evidence tools judge a path first (:meth:`council.evidence.workspace.Workspace.locate`) and open it after.
+Opening it again by name would follow whatever the name leads to *then*: a process that swaps the file, or a folder
+on its way, for a symlink in between gets outside content read. So :class:`Opener` opens the resolved path one
+component at a time from the root, each relative to the folder before it with ``O_NOFOLLOW`` (``openat``); the file
+is ``lstat``-ed first (only a regular file is opened, so a FIFO or device never blocks) and opened with
+``O_NOFOLLOW | O_NONBLOCK``, and the descriptor is verified: the file ``lstat`` saw, still regular, one hard link,
+and where the kernel says it lies (``/proc/self/fd``, ``F_GETPATH``) inside the root (a folder moved out while it
+was walked). A symlink met on the way is refused as ``not_found`` ("the path changed"), never followed.
 
 A file with more than one hard link is refused (``hard_link``): its other names (``notes.txt`` may be ``.env`` too,
 or a file outside the workspace) cannot be found, so what it holds cannot be judged by name.
 
-Where ``os.open`` takes no ``dir_fd`` (Windows), the file is opened by name and verified after: no link on its path
-before and after, and the descriptor is the file ``lstat`` saw: the race window narrowed, not closed.
+Where ``os.open`` takes no ``dir_fd`` (Windows), the file is opened by name and verified after: the race window
+narrowed, not closed.
 
 Standard library only, and no council imports: the search child (:mod:`council.evidence.regex_worker`, started as
 ``python -I -S``) loads this file by its path.

@@ -1,25 +1,17 @@
 """The matching half of ``search_code``, run as its own process (``python -I -S regex_worker.py``) so that a pattern
-that backtracks for ever can be killed: CPython's ``re`` holds the GIL while it matches, so in the sidecar's process
-it would freeze the event loop too. Standard library only, no council imports (it starts in ~20 ms).
+that backtracks for ever can be killed (why: :mod:`council.evidence.search`). Standard library only, no council
+imports (it starts in ~20 ms).
 
-It reads one JSON object on stdin: ``pattern`` and ``flags`` (for ``re.compile``), ``seconds`` (its own time
-limit), ``root`` (the workspace's real root), ``paths`` (the files the sidecar may show, as its check resolved them,
-relative to the root; each as the latin-1 text of its bytes), and the limits ``max_file_bytes``, ``sniff_bytes``,
-``line_chars``, ``match_chars``, ``max_matches`` and ``max_scanned_bytes``. It writes JSON lines on stdout, each
-flushed before a match is searched further:
+Input, one JSON object on stdin: ``pattern``, ``flags``, ``seconds`` (its own time limit), ``root`` (the workspace's
+real root), ``paths`` (relative to the root, as the sidecar's check resolved them; each the latin-1 text of its
+bytes) and the limits in ``council.evidence.tools.LIMITS``. Output, JSON lines on stdout, each flushed before a
+match is searched further: ``{"searched": [files, bytes]}`` (progress), ``{"match": [path index, line number, the
+line squeezed and cut]}``, and last ``{"end": [files, bytes, cut]}`` (cut: a time, match or byte limit stopped it).
 
-- ``{"searched": [files, bytes]}``: text files started so far and their size (before a file's first match, and
-  now and then);
-- ``{"match": [index in paths, line number, the line with its spaces squeezed, cut to match_chars]}``;
-- last, ``{"end": [files, bytes, cut]}``; ``cut``: it stopped at its time limit, the match limit or the byte limit.
-
-Each file is opened as the sidecar's ``read_file`` opens one (:mod:`council.evidence.opening`, loaded by its path:
-one component at a time from the root, no symlink followed, only a regular file with one hard link, the descriptor
-verified to lie inside the root): a file or folder swapped for a symlink after the sidecar listed it is skipped,
-never followed, and a FIFO never blocks. A file it cannot open or read, over ``max_file_bytes`` or binary (a NUL
-byte in the first ``sniff_bytes``) is skipped; each line is searched up to ``line_chars`` characters. A search stuck
-inside one line is the sidecar's to kill at its deadline; an alarm ends this process a little later in any case, so
-it never outlives a sidecar that died.
+Each file is opened as the sidecar's ``read_file`` opens one (:mod:`council.evidence.opening`, loaded by its path),
+so a file swapped for a symlink after the sidecar listed it is skipped, never followed, and a FIFO never blocks.
+A search stuck inside one line is the sidecar's to kill at its deadline; an alarm ends this process a little later in
+any case, so it never outlives a sidecar that died.
 """
 
 from __future__ import annotations
@@ -41,15 +33,10 @@ def emit(key: str, value: list, flush: bool = True) -> None:
         sys.stdout.flush()
 
 
-def load_opening():
-    """:mod:`council.evidence.opening`, loaded from its file (this process cannot import council)."""
-    spec = importlib.util.spec_from_file_location("opening", os.path.join(os.path.dirname(__file__), "opening.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-opening = load_opening()
+# council.evidence.opening, loaded from its file (this process cannot import council)
+_spec = importlib.util.spec_from_file_location("opening", os.path.join(os.path.dirname(__file__), "opening.py"))
+opening = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(opening)
 
 
 def read_text(opener, path: bytes, max_bytes: int, sniff_bytes: int) -> bytes | None:

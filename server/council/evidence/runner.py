@@ -3,12 +3,8 @@
 :class:`WorkspaceTools` implements the session's ``EvidenceTools`` contract for one workspace root. The workspace
 (and whether git judges it) is opened on first use, off the event loop. A tool that runs past its time limit is
 refused as ``timeout`` (searching and listing also watch the same deadline themselves and stop early); a tool that
-fails is refused as ``error``. Nothing here writes to the workspace.
-
-The time limit can only fire while the event loop runs, so no tool may hold the GIL for long: the patterns the
-models write are bounded in the tools themselves — a ``search_code`` pattern is matched in a child process killed at
-the deadline (a regex that backtracks for ever comes back cut, not frozen), and a ``list_files`` glob is matched in
-linear time (:mod:`council.evidence.globs`, also used for ``.gitignore`` rules).
+fails is refused as ``error``. Nothing here writes to the workspace. The limit can only fire while the event loop
+runs, which is why no tool matches a model's pattern on the sidecar's GIL (:mod:`council.evidence.tools`).
 """
 
 from __future__ import annotations

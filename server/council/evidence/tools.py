@@ -1,22 +1,12 @@
-"""The three evidence tools, synchronous and bounded (the runner puts each in a worker thread under a time limit).
+"""The three evidence tools, synchronous and bounded (the runner puts each in a worker thread under a time limit):
+``read_file`` (``path`` or ``path:START-END``, numbered lines), ``search_code`` (literal, case-insensitive when all
+lowercase, or ``regex``) and ``list_files`` (a glob; one without ``/`` matches at any depth, a folder name lists the
+folder). Each returns an :class:`~council.session.state.grounds.EvidenceResult`; searching and listing stop at the
+deadline and say the result was cut.
 
-- ``read_file``: one text file (``path`` or ``path:START-END`` for some lines), with line numbers, at most
-  :data:`READ_CHARS` characters kept.
-- ``search_code``: a literal text (case-insensitive when it is all lowercase) or, with ``regex``, a regular
-  expression, line by line over every file that may be shown; at most :data:`MAX_MATCHES` matches.
-- ``list_files``: a glob (``*.md``, ``src/**/*.py``; one without ``/`` matches at any depth, a folder name lists the
-  folder); at most :data:`MAX_LISTED` paths.
-
-Each returns an :class:`~council.session.state.grounds.EvidenceResult`: the text every advisor reads, its size and
-count, the files it is about with their URIs, or the refusal code. Searching and listing stop at the deadline and say
-the result was cut.
-
-The models write the patterns, so neither may hold the sidecar: CPython's ``re`` keeps the GIL while it matches, and
-a pattern that backtracks exponentially would freeze every thread, the event loop included. ``search_code`` (literal
-or regex: one path, the literal text escaped) only compiles the pattern here, for the compiler's reason when it is
-bad; the workspace rules stay here too (which files may be shown, the size limit), and the matching runs in a child
-process (:mod:`council.evidence.search`) that is killed at the deadline, what it found so far kept and marked cut.
-``list_files`` matches its glob with :mod:`council.evidence.globs`, in linear time, not through a regex.
+The models write the patterns, so neither may hold the sidecar's GIL: ``search_code`` only compiles its pattern here
+(for the compiler's reason when it is bad) and matches in a child process (:mod:`council.evidence.search`);
+``list_files`` matches its glob in linear time (:mod:`council.evidence.globs`), not through a regex.
 """
 
 from __future__ import annotations

@@ -1,25 +1,15 @@
 """The workspace root as the evidence tools see it: where a path may lead, and which files are never shown.
 
 A path is judged twice, as asked and as resolved (``os.path.realpath``: every symlink followed): both must stay
-under the real root (so ``..``, an absolute path elsewhere and a symlink that points out are refused as
-``outside_workspace``), neither may look like a secret (``secret``), and neither may be ignored by git
-(``gitignored``). Files over 1 MB (``too_large``) and binaries (a NUL byte in the first 8 KB: ``binary``) are
-refused when read. What is read is what was judged: :meth:`Workspace.open` opens the resolved path without following
-a link (:mod:`council.evidence.opening`), so a file or folder swapped for a symlink after the check is refused, and
-a file with more than one hard link is refused too (``hard_link``: a secret, or a file outside, under another name).
-Like binaries, such files are still listed by name.
+under the real root (``outside_workspace``), neither may look like a secret (``secret``: :func:`is_secret`), and
+neither may be ignored by git (``gitignored``). Files over 1 MB (``too_large``) and binaries (a NUL byte in the first
+8 KB: ``binary``) are refused when read. What is read is what was judged: :meth:`Workspace.open` opens the resolved
+path without following a link (:mod:`council.evidence.opening`, which also refuses a file with more than one hard
+link). Such files and binaries are still listed by name (README.md, "Evidence").
 
-Secret-looking, by name (case-insensitive; :data:`SECRET_FOLDERS`, :data:`SECRET_PATHS`, :data:`SECRET_NAMES`):
-anything under ``.git``, ``.ssh``, ``.aws``, ``.gnupg``, ``.azure``, ``.kube``, ``.docker``, ``.password-store``, a
-folder named ``secrets`` or ``.secrets``, ``.config/gh``, ``.config/gcloud`` …; ``.env*``; private keys, keystores
-and certificates (``id_rsa*``, ``*.pem``, ``*.key``, ``*.ppk``, ``*.p8``, ``*.p12``, ``*.pfx``, ``*.jks``,
-``*.keystore``, ``*.kdbx`` …); tool credentials (``.netrc``, ``.npmrc``, ``.yarnrc.yml``, ``.pypirc``,
-``.git-credentials``, ``.dockercfg``, ``.s3cfg``, ``.boto``, ``.vault-token``, ``kubeconfig``, ``.terraformrc``,
-``*.tfvars``, ``*.tfstate`` …); shell and REPL histories (``*_history``); ``secret``/``secrets`` with any suffix
-(``secrets.yaml``, and ``secrets.py`` too: CircuitPython keeps passwords in it, and a real module of that name
-would shadow Python's own ``secrets``); and other files named for secrets or credentials (``client_secret.json``,
-``credentials``, ``db-secrets.yaml``, ``prod.credentials.json`` …) unless they are source code or docs
-(:data:`SOURCE_SUFFIXES`: ``secret_manager.py``, ``credentials.ts``, ``aws_credentials.go`` are code *about*
+Secret-looking names: the ``SECRET_*`` tables below. ``secrets.py`` is one (CircuitPython keeps passwords in it, and
+a real module of that name would shadow Python's own ``secrets``); a name that only mentions secrets or credentials
+is not when its suffix is source code or docs (:data:`SOURCE_SUFFIXES`: ``secret_manager.py`` is code *about*
 secrets, which an advisor may need to read).
 
 A name that cannot be decoded as UTF-8 (bytes kept as lone surrogates, ``surrogateescape``) is shown with U+FFFD in
