@@ -76,11 +76,8 @@ def default_model_path() -> Path:
         except importlib.metadata.PackageNotFoundError:
             pass
     if not candidates:
-        raise ProviderError(
-            f"the embedded model (SmolLM2 from {DISTRIBUTION}) is not installed; {INSTALL_HINT}, "
-            "or set `model` to the path of a .gguf file",
-            kind="config",
-        )
+        raise ProviderError(f"the embedded model (SmolLM2 from {DISTRIBUTION}) is not installed; {INSTALL_HINT}, "
+                            "or set `model` to the path of a .gguf file", kind="config")
     return candidates[0]
 
 
@@ -146,13 +143,8 @@ def load_model(path: Path, options: EmbeddedOptions) -> tuple[Any, threading.Loc
             )
         except (ValueError, RuntimeError) as exc:
             raise ProviderError(f"llama.cpp could not load {path}: {exc}", kind="config") from None
-        log.info(
-            "embedded model %s loaded in %.2fs (%d threads, n_ctx %d)",
-            path.name,
-            time.perf_counter() - start,
-            threads,
-            options.n_ctx,
-        )
+        log.info("embedded model %s loaded in %.2fs (%d threads, n_ctx %d)", path.name, time.perf_counter() - start,
+                 threads, options.n_ctx)
         _models[key] = (llama, threading.Lock())
         return _models[key]
 
@@ -219,12 +211,8 @@ class EmbeddedProvider(Provider):
             kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(request.json_schema)}
         send, receive = anyio.create_memory_object_stream[object](math.inf)
         stop = threading.Event()
-        worker = threading.Thread(
-            target=_generate,
-            name="council-embedded",
-            daemon=True,
-            args=(llama, lock, kwargs, stop, send, anyio.lowlevel.current_token()),
-        )
+        worker = threading.Thread(target=_generate, name="council-embedded", daemon=True,
+                                  args=(llama, lock, kwargs, stop, send, anyio.lowlevel.current_token()))
         worker.start()
         try:
             async with receive:
@@ -245,10 +233,9 @@ class EmbeddedProvider(Provider):
         if not path.is_file():
             return ProviderStatus(available=False, detail=f"no GGUF model file at {path}")
         loaded = " (loaded)" if any(k.startswith(f"{path.resolve()}|") for k in _models) else ""
-        return ProviderStatus(
-            available=True,
-            detail=f"{path.name}{loaded} via llama-cpp-python, {_threads_text(self.options.n_threads)}",
-        )
+        n = self.options.n_threads or default_threads()
+        return ProviderStatus(available=True,
+                              detail=f"{path.name}{loaded} via llama-cpp-python, {n} thread{'' if n == 1 else 's'}")
 
 
 def _as_provider_error(exc: BaseException) -> ProviderError:
@@ -256,23 +243,6 @@ def _as_provider_error(exc: BaseException) -> ProviderError:
         return exc
     text = str(exc)
     if "context window" in text or "exceed" in text:
-        return ProviderError(
-            f"the prompt does not fit the embedded model: {text}; raise options.n_ctx or shorten the conversation",
-            kind="client",
-        )
+        return ProviderError(f"the prompt does not fit the embedded model: {text}; raise options.n_ctx or shorten the "
+                             "conversation", kind="client")
     return ProviderError(f"the embedded model failed: {type(exc).__name__}: {text}", kind="internal")
-
-
-def _threads_text(configured: int | None) -> str:
-    n = configured or default_threads()
-    return f"{n} thread" if n == 1 else f"{n} threads"
-
-
-def unload_models() -> None:
-    """Forget every loaded model (tests, memory pressure); waits for calls in progress, so call it off the
-    event loop (``anyio.to_thread.run_sync``): a generating worker needs the loop to hand over its tokens."""
-    with _models_lock:
-        for llama, lock in _models.values():
-            with lock:
-                llama.close()
-        _models.clear()

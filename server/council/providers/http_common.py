@@ -60,24 +60,15 @@ def is_loopback(url: str) -> bool:
         return False
 
 
-def make_client(
-    timeout: float,
-    *,
-    headers: dict[str, str] | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    base_url: str = "",
-) -> httpx.AsyncClient:
+def make_client(timeout: float, *, headers: dict[str, str] | None = None,
+                transport: httpx.AsyncBaseTransport | None = None, base_url: str = "") -> httpx.AsyncClient:
     """An ``AsyncClient`` whose connect budget is ≤10 s and whose read budget is ``timeout`` between bytes.
 
     Proxy variables (``HTTPS_PROXY``…) apply to remote servers only, never to a loopback ``base_url``.
     """
     limits = httpx.Timeout(timeout, connect=min(timeout, 10.0))
-    return httpx.AsyncClient(
-        timeout=limits,
-        headers=headers,
-        transport=transport,
-        trust_env=not is_loopback(base_url or "http://x"),
-    )
+    return httpx.AsyncClient(timeout=limits, headers=headers, transport=transport,
+                             trust_env=not is_loopback(base_url or "http://x"))
 
 
 def _provider_message(body: str) -> str:
@@ -99,21 +90,11 @@ def error_from_status(name: str, status: int, body: str, retry_after: float | No
     """Map an HTTP error status to a ProviderError: 429/5xx retryable, other 4xx fail fast."""
     said = _provider_message(body)
     if status == 429:
-        return ProviderError(
-            f"{name} is rate limiting (HTTP 429): {said}",
-            kind="rate_limit",
-            retryable=True,
-            status=status,
-            retry_after=retry_after,
-        )
+        return ProviderError(f"{name} is rate limiting (HTTP 429): {said}", kind="rate_limit", retryable=True,
+                             status=status, retry_after=retry_after)
     if status >= 500:
-        return ProviderError(
-            f"{name} had a server error (HTTP {status}): {said}",
-            kind="server",
-            retryable=True,
-            status=status,
-            retry_after=retry_after,
-        )
+        return ProviderError(f"{name} had a server error (HTTP {status}): {said}", kind="server", retryable=True,
+                             status=status, retry_after=retry_after)
     hint = {
         401: " — check the API key variable",
         403: " — the key lacks access to this model",
@@ -125,12 +106,8 @@ def error_from_status(name: str, status: int, body: str, retry_after: float | No
 def error_from_exception(name: str, url: str, exc: Exception) -> ProviderError:
     """Map an httpx transport exception to a ProviderError."""
     if isinstance(exc, httpx.TimeoutException):
-        return ProviderError(
-            f"{name} did not answer in time ({type(exc).__name__}) at {url}; raise `timeout` "
-            "in the provider config if the model is slow",
-            kind="timeout",
-            retryable=True,
-        )
+        return ProviderError(f"{name} did not answer in time ({type(exc).__name__}) at {url}; raise `timeout` in the "
+                             "provider config if the model is slow", kind="timeout", retryable=True)
     if isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
         return ProviderError(
             f"cannot reach {name} at {url} ({type(exc).__name__}: {exc}); is the server "
@@ -213,16 +190,13 @@ def _retryable(exc: BaseException) -> bool:
 
 
 def _make_wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
-    def backoff(state: RetryCallState) -> float:
-        exp = policy.base_delay * 2 ** (state.attempt_number - 1)
-        return min(policy.max_delay, exp + random.uniform(0, policy.base_delay))
-
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         retry_after = getattr(exc, "retry_after", None)
         if retry_after is not None:
             return min(float(retry_after), policy.retry_after_cap)
-        return backoff(state)
+        exp = policy.base_delay * 2 ** (state.attempt_number - 1)
+        return min(policy.max_delay, exp + random.uniform(0, policy.base_delay))
 
     return wait
 
@@ -260,17 +234,9 @@ def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> 
 
 
 @asynccontextmanager
-async def open_stream(
-    client: httpx.AsyncClient,
-    method: str,
-    url: str,
-    *,
-    name: str,
-    json: Any = None,
-    policy: RetryPolicy,
-    sleep: Sleep | None = None,
-    secrets: Iterable[str | None] = (),
-) -> AsyncIterator[httpx.Response]:
+async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name: str, json: Any = None,
+                      policy: RetryPolicy, sleep: Sleep | None = None,
+                      secrets: Iterable[str | None] = ()) -> AsyncIterator[httpx.Response]:
     """A 2xx streaming response, after retries. Leaving the block (or cancellation) closes it at once."""
     secrets = list(secrets)
 
@@ -291,13 +257,8 @@ async def open_stream(
 
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
-        log.debug(
-            "%s: attempt %d failed (%s); retrying in %.2fs",
-            name,
-            state.attempt_number,
-            getattr(exc, "kind", type(exc).__name__),
-            state.upcoming_sleep,
-        )
+        log.debug("%s: attempt %d failed (%s); retrying in %.2fs", name, state.attempt_number,
+                  getattr(exc, "kind", type(exc).__name__), state.upcoming_sleep)
 
     extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
     retrying = AsyncRetrying(

@@ -34,12 +34,8 @@ class OllamaOptions(BaseModel):
     model_options: dict[str, Any] = Field({}, description="Extra Ollama `options` (top_p, seed, …).")
 
 
-async def list_models(
-    base_url: str = DEFAULT_BASE_URL,
-    *,
-    timeout: float = 0.3,
-    transport: httpx.AsyncBaseTransport | None = None,
-) -> list[str] | None:
+async def list_models(base_url: str = DEFAULT_BASE_URL, *, timeout: float = 0.3,
+                      transport: httpx.AsyncBaseTransport | None = None) -> list[str] | None:
     """Names of the pulled models, or None when no Ollama answers within ``timeout`` seconds."""
     try:
         with anyio.fail_after(timeout * 2):  # hard cap over connect + read

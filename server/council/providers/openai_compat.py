@@ -57,9 +57,8 @@ class OpenAICompatProvider(HttpProvider):
                          sleep=sleep)
         self.options = OpenAIOptions.model_validate(cfg.options)
         self.url = chat_url(self.base_url)
-        self.json_mode: JsonMode = self.options.json_mode or (
-            "json_object_schema" if is_loopback(self.base_url) else "json_schema"
-        )
+        loopback = is_loopback(self.base_url)
+        self.json_mode: JsonMode = self.options.json_mode or ("json_object_schema" if loopback else "json_schema")
         self.constrains_json = self.json_mode != "none"
 
     def headers(self) -> dict[str, str]:
@@ -111,11 +110,8 @@ class OpenAICompatProvider(HttpProvider):
                     if text:
                         yield text
             if events == 0:
-                raise ProviderError(
-                    f"{name} at {self.url} sent no completion events; is it an OpenAI-compatible endpoint?",
-                    kind="server",
-                    retryable=True,
-                )
+                raise ProviderError(f"{name} at {self.url} sent no completion events; is it an OpenAI-compatible "
+                                    "endpoint?", kind="server", retryable=True)
 
     async def check(self) -> ProviderStatus:
         try:
@@ -137,6 +133,5 @@ def _whole_reply(name: str, body: str) -> str:
         data = json.loads(body)
         return data["choices"][0]["message"]["content"] or ""
     except (ValueError, KeyError, IndexError, TypeError):
-        raise ProviderError(
-            f"{name} answered with JSON that is not a chat completion: {body[:200]}", kind="server"
-        ) from None
+        raise ProviderError(f"{name} answered with JSON that is not a chat completion: {body[:200]}",
+                            kind="server") from None

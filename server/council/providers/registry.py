@@ -39,15 +39,11 @@ async def _list_models(url: str, timeout: float) -> Any:
     return await list_models(url, timeout=timeout)
 
 
-def _provider_class(kind: str) -> Any:
-    module, cls = _CLASSES[kind]
-    return getattr(importlib.import_module(module), cls)
-
-
 def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:
     """A provider for ``cfg``. Bad options or a missing bridge raise ``ProviderError(kind="config")``."""
     try:
-        cls = _provider_class(cfg.kind)
+        module, class_name = _CLASSES[cfg.kind]
+        cls = getattr(importlib.import_module(module), class_name)
         if cfg.kind == "scripted":
             return cls(model=cfg.model or "scripted", script=cfg.options.get("script"))
         if cfg.kind == "client":
@@ -61,29 +57,20 @@ def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:
         return cls(cfg)
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in err.errors())
-        raise ProviderError(
-            f"invalid options for the {cfg.kind} provider: {problems}", kind="config"
-        ) from None
+        raise ProviderError(f"invalid options for the {cfg.kind} provider: {problems}", kind="config") from None
 
 
 def _configured_of_kind(config: CouncilConfig, kind: ProviderKind) -> tuple[str, ProviderConfig] | None:
-    for name, cfg in config.providers.items():
-        if cfg.kind == kind:
-            return name, cfg
-    return None
+    return next(((name, cfg) for name, cfg in config.providers.items() if cfg.kind == kind), None)
 
 
-async def choose_default(
-    config: CouncilConfig, *, client_available: bool, probe_ollama: bool = True
-) -> tuple[str, ProviderConfig, str]:
+async def choose_default(config: CouncilConfig, *, client_available: bool,
+                         probe_ollama: bool = True) -> tuple[str, ProviderConfig, str]:
     """``(provider name, its config, why it was chosen)`` following the selection order above."""
     if config.default:
         return config.default, config.provider(config.default), f"configured default {config.default!r}"
     if client_available:
-        name, cfg = _configured_of_kind(config, "client") or (
-            "client",
-            ProviderConfig(kind="client", model="client"),
-        )
+        name, cfg = _configured_of_kind(config, "client") or ("client", ProviderConfig(kind="client", model="client"))
         return name, cfg, "the client offers its own chat model"
     if probe_ollama:
         pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
@@ -92,11 +79,7 @@ async def choose_default(
             if found and found[1].model and found[1].model in pulled:
                 return found[0], found[1], f"local Ollama answers and has {found[1].model}"
             cfg = ProviderConfig(kind="ollama", model=pulled[0], base_url=config.ollama_url)
-            return (
-                "ollama",
-                cfg,
-                f"local Ollama answers at {config.ollama_url}; using its first model {pulled[0]}",
-            )
+            return "ollama", cfg, f"local Ollama answers at {config.ollama_url}; using its first model {pulled[0]}"
         if pulled == []:
             log.info("Ollama answers at %s but has no models pulled; skipping it", config.ollama_url)
     name, cfg = _configured_of_kind(config, "embedded") or ("embedded", ProviderConfig(kind="embedded"))
@@ -108,11 +91,8 @@ def provider_for_persona(config: CouncilConfig, persona_name: str) -> str | None
     mapping = {k.casefold(): v for k, v in config.persona_providers.items()}
     name = config.persona_providers.get(persona_name) or mapping.get(persona_name.casefold())
     if name is not None and name not in config.providers:
-        log.warning(
-            "persona %r is mapped to provider %r, which is not configured; using the default",
-            persona_name,
-            name,
-        )
+        log.warning("persona %r is mapped to provider %r, which is not configured; using the default",
+                    persona_name, name)
         return None
     return name
 
@@ -145,14 +125,8 @@ async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
     finally:
         if provider is not None:
             await provider.aclose()
-    model = provider.model if provider is not None else cfg.model
-    return ProviderInfo(
-        id=name,
-        kind=cfg.kind,
-        model=model,
-        available=status.available,
-        detail=status.detail.splitlines()[0] if status.detail else "",
-    )
+    return ProviderInfo(id=name, kind=cfg.kind, model=provider.model if provider is not None else cfg.model,
+                        available=status.available, detail=status.detail.splitlines()[0] if status.detail else "")
 
 
 async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
@@ -160,12 +134,8 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
     entries = list(config.providers.items())
     if not any(cfg.kind == "ollama" for _, cfg in entries):
         pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
-        entries.append(
-            (
-                "ollama",
-                ProviderConfig(kind="ollama", model=(pulled or ["(none)"])[0], base_url=config.ollama_url),
-            )
-        )
+        entries.append(("ollama", ProviderConfig(kind="ollama", model=(pulled or ["(none)"])[0],
+                                                 base_url=config.ollama_url)))
     if not any(cfg.kind == "embedded" for _, cfg in entries):
         entries.append(("embedded", ProviderConfig(kind="embedded")))
     results: list[ProviderInfo | None] = [None] * len(entries)

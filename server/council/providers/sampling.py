@@ -6,14 +6,12 @@ Code, for one) answers ``sampling/createMessage`` with a model of its own. :clas
 bridge: :class:`~council.providers.client.ClientProvider` on top, prompted JSON and one repair for structured
 replies (a client's model constrains nothing), seats and fallbacks by ``modelId``.
 
-Per request: the system messages become ``systemPrompt``, the rest the ``messages`` (text); ``maxTokens`` and
-``temperature`` as asked; ``includeContext`` ``none`` (a council prompt is self-contained); ``modelPreferences``
-carries the seat's model id as the hint (``hints: [{name}]``, matched by the client against its models' names — VS
-Code takes the first of its allowed models whose id contains it), none for the chat's model (the client's own
-choice); ``metadata`` names the role asking and the reply's JSON schema (for a client's logs, or a client that can
-constrain output). The reply's ``model`` names the model that actually answered: a hint is only a preference, so
-that name, not the hint, is what usage counts (``names_models``). A sampling request goes out as part of the tool
-call that runs the session (``related_request_id``), so clients show and allow it in that call's context.
+Per request (:meth:`SamplingBridge.complete`): the system messages become ``systemPrompt``; ``includeContext`` is
+``none`` (a council prompt is self-contained); the seat's model id is the hint in ``modelPreferences`` (matched by
+the client against its models' names: VS Code takes the first allowed model whose id contains it; none for the
+chat's model), and ``metadata`` names the role and the reply's JSON schema. A hint is only a preference, so the
+reply's ``model``, not the hint, is what usage counts (``names_models``). A request goes out as part of the tool call
+that runs the session (``related_request_id``), so clients show and allow it in that call's context.
 
 A client that refuses a request (any error but an internal one: the user said no, no model is allowed, no sampling
 after all) is asked nothing more for that session: its later calls fail at once with the same refusal, which the

@@ -11,12 +11,10 @@ name) and the cycle. A JSON script adds rules, first match wins::
                 "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client|…", "wrap": true,
                 "delay": 0.5, "times": 1}]}
 
-``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). A scripted
-PersonaReply with a vote (``option_id``) in the cycle that runs beside the options call, which asks whose
-recommendation the persona backs instead, backs the one the scripted moderator places under that option
-(:func:`backing`). ``times`` limits
-how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage then a good
-repair". ``error`` injects a fault as the HTTP providers report it (``overloaded`` is HTTP 529, ``unavailable``
+``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). A scripted vote
+(``option_id``) in the cycle that asks whose recommendation a persona backs becomes a backing (:func:`backing`).
+``times`` limits how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage then
+a good repair". ``error`` injects a fault as the HTTP providers report it (``overloaded`` is HTTP 529, ``unavailable``
 503, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404, ``connection`` a dropped connection,
 ``unreachable`` a refused one) or as a client reports its model (``model_unavailable``, ``no_consent``); ``wrap``
 raises it inside an ``ExceptionGroup``, as a task group on the way would. ``"trace": "/path"`` appends one JSON
@@ -94,13 +92,10 @@ class ScriptedProvider(Provider):
     def _match(self, request: CompletionRequest) -> dict[str, Any] | None:
         title = (request.json_schema or {}).get("title", "")
         last = request.messages[-1].content if request.messages else ""
+        asked = {"schema": title, "purpose": request.purpose, "cycle": request.cycle}
         for i, rule in enumerate(self.rules):
             when = rule.get("when", {})
-            if "schema" in when and when["schema"] != title:
-                continue
-            if "purpose" in when and when["purpose"] != request.purpose:
-                continue
-            if "cycle" in when and when["cycle"] != request.cycle:
+            if any(key in when and when[key] != value for key, value in asked.items()):
                 continue
             if "contains" in when and when["contains"] not in last:
                 continue
