@@ -3,11 +3,10 @@
 In a git work tree (and when ``git`` runs), ``git ls-files --cached --others --exclude-standard`` lists the files
 that are not ignored (so ``.git/info/exclude`` and the user's global excludes count too) and ``git check-ignore``
 judges one path; git runs with ``core.fsmonitor`` off, so a hostile repository config cannot run a command through
-it. Elsewhere :class:`GitignoreRules` applies every ``.gitignore`` from the root down: blank lines and ``#``
-comments, ``!`` negation, ``\\`` escapes, a trailing ``/`` for folders only, patterns with a ``/`` anchored to
-their file's folder, ``*``, ``?``, ``[…]`` and ``**`` as git defines them (matched by :mod:`council.evidence.globs`
-in linear time: a hostile ``.gitignore`` cannot stall the sidecar), the last matching rule winning and
-deeper files overriding shallower ones; a file inside an ignored folder stays ignored. ``.git`` is always skipped.
+it. Elsewhere :class:`GitignoreRules` applies every ``.gitignore`` from the root down with git's rules (deeper files
+override shallower ones; a file inside an ignored folder stays ignored), its patterns matched by
+:mod:`council.evidence.globs` in linear time: a hostile ``.gitignore`` cannot stall the sidecar. ``.git`` is always
+skipped.
 """
 
 from __future__ import annotations

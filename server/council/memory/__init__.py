@@ -7,7 +7,6 @@ arguments, assumptions, dissent, date); a new session is offered the most simila
 and the MCP tool ``council_decisions`` read it; nothing is written unless memory is on.
 """
 
-from council.memory.models import Decision
 from council.memory.store import MemoryRefused, MemoryStore, SessionMemory
 
-__all__ = ["Decision", "MemoryRefused", "MemoryStore", "SessionMemory"]
+__all__ = ["MemoryRefused", "MemoryStore", "SessionMemory"]

@@ -10,6 +10,7 @@ the thread at the next token.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.metadata
 import importlib.util
@@ -102,21 +103,13 @@ def _import_llama() -> Any:
             llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
             _log_callback = callback
             for module in (llama_cpp.llama, llama_cpp._internals):
-                module.suppress_stdout_stderr = _NoRedirect  # type: ignore[attr-defined]
+                module.suppress_stdout_stderr = _no_redirect  # type: ignore[attr-defined]
     return llama_cpp
 
 
-class _NoRedirect:
+def _no_redirect(disable: bool = True) -> contextlib.nullcontext[None]:
     """Stand-in for llama-cpp-python's ``suppress_stdout_stderr``: leave the process's fds alone."""
-
-    def __init__(self, disable: bool = True) -> None:
-        pass
-
-    def __enter__(self) -> _NoRedirect:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        return None
+    return contextlib.nullcontext()
 
 
 def load_model(path: Path, options: EmbeddedOptions) -> tuple[Any, threading.Lock]:
