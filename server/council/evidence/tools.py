@@ -19,7 +19,7 @@ from pathlib import Path
 from council.evidence import search
 from council.evidence.globs import Glob, GlobError
 from council.evidence.opening import Refused
-from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace, is_binary
+from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace
 from council.session.state.grounds import EvidenceResult, Refusal
 
 READ_CHARS = 8000  # of one file, kept in the session (the prompt budget cuts further)
@@ -58,7 +58,7 @@ def _text_of(ws: Workspace, found: Located) -> tuple[str | None, EvidenceResult 
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         return None, _refused("too_large", size=len(data), files=[found.rel])
-    if is_binary(data[:SNIFF_BYTES]):
+    if b"\0" in data[:SNIFF_BYTES]:
         return None, _refused("binary", size=len(data), files=[found.rel])
     return data.decode("utf-8", errors="replace"), None
 

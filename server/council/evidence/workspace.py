@@ -83,10 +83,6 @@ def resolved(path: str) -> str | None:
         return None
 
 
-def is_binary(head: bytes) -> bool:
-    return b"\0" in head[:SNIFF_BYTES]
-
-
 @dataclass(frozen=True)
 class Located:
     """A path that may be shown: relative to the root (resolved), and the real file."""

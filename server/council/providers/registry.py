@@ -113,9 +113,7 @@ async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
         provider = build_provider(cfg)
         with anyio.fail_after(CHECK_SECONDS):
             status = await provider.check()
-    except ProviderError as err:
-        status = ProviderStatus(available=False, detail=err.message)
-    except ConfigError as err:
+    except (ProviderError, ConfigError) as err:  # a ProviderError's text is its message
         status = ProviderStatus(available=False, detail=str(err))
     except TimeoutError:
         status = ProviderStatus(available=False, detail=f"no answer within {CHECK_SECONDS:.0f} s")
