@@ -194,11 +194,7 @@ def options_reply(prompt: str) -> dict[str, Any]:
 
 def clarifier_reply(prompt: str) -> dict[str, Any]:
     """Two questions (one in later rounds) whose likely answers favour different candidates."""
-    round_no = 1
-    for n in (3, 2):
-        if f"clarification round {n}" in prompt:
-            round_no = n
-            break
+    round_no = next((n for n in (3, 2) if f"clarification round {n}" in prompt), 1)
     questions = [  # each answer favours another candidate: both questions change the recommendation
         {"question": f"What is the main goal behind this request (round {round_no})?",
          "target_ambiguity": "goal", "choices": [{"answer": "Cut costs", "favours": "B"},
