@@ -30,10 +30,6 @@ from council.review.run import ReviewFailed, ReviewSettings, ReviewWriter, condu
 log = logging.getLogger(__name__)
 
 
-def _quiet(kind: str, data: dict) -> None:
-    """The default progress callback: nothing to report to."""
-
-
 class Reviewer:
     """Reviews requests with one persona library and one provider hub (shared across reviews)."""
 
@@ -74,7 +70,7 @@ class Reviewer:
         try:
             with anyio.fail_after(timeout) if timeout else nullcontext():
                 return await conduct(request, self.library, pick, self.writer, settings=self.settings,
-                                     progress=on_progress or _quiet, request_sha256=request_sha256)
+                                     progress=on_progress or (lambda kind, data: None), request_sha256=request_sha256)
         except TimeoutError:
             raise ReviewFailed(f"could not review: no decision within {timeout:g} s", reason="timeout",
                                timeout=timeout) from None
