@@ -15,7 +15,7 @@ from council.present.debate import option_name, tally_words
 from council.present.evidence import precedents_section
 from council.present.live_render import Fields, LiveRenderer
 from council.present.outcome import debate_section, hinges_section
-from council.present.text import join_names, one_line, section
+from council.present.text import clipped, join_names, one_line, section
 from council.session.state.entities import ConversationSession, Revisit
 from council.session.state.outputs import CouncilSynthesis
 from council.words import n, t
@@ -91,9 +91,7 @@ def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
                    if moved else t("revisit.no_vote_changed") + "\n\n")
     else:  # a council of one: no vote to compare, the recommendation itself
         same = one_line(v.recommendation_before).lower() == one_line(syn.recommendation).lower()
-        before = one_line(v.recommendation_before)
-        if len(before) > RECOMMENDATION_CHARS:
-            before = before[: RECOMMENDATION_CHARS - 1].rstrip() + "…"
+        before = clipped(v.recommendation_before, RECOMMENDATION_CHARS)
         out.append(t("revisit.same") + "\n\n" if same else t("revisit.before", recommendation=before) + "\n\n")
     return "".join(out)
 

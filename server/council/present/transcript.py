@@ -10,7 +10,7 @@ from council.encodable import encodable
 from council.present import clarify, cost, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
-from council.present.text import bullets, cell, in_session_language, join_names, one_line, percent
+from council.present.text import bullets, cell, clipped, in_session_language, join_names, one_line, percent
 from council.session.state.entities import ConversationSession, QuestionStatus
 from council.words import t
 
@@ -96,8 +96,8 @@ def _cycle(s: ConversationSession, cycle: int) -> str:
 
 def title(s: ConversationSession) -> str:
     """The question's first line, cut to a title."""
-    first = one_line(s.request_text.strip().splitlines()[0]) if s.request_text.strip() else t("transcript.session")
-    return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1].rstrip() + "…"
+    text = s.request_text.strip()
+    return clipped(text.splitlines()[0], TITLE_CHARS) if text else t("transcript.session")
 
 
 @in_session_language
