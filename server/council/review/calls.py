@@ -1,10 +1,7 @@
 """The review's model calls, on the session's call machinery (``session.calls.call_structured``): the same
-providers, retries, parse repair and cancellation as a chat council.
-
-``run_round`` asks every seated role concurrently (anyio task group) and returns each role's verdict or why it has
-none; ``chair_summary`` asks the chair for the reasoning only. A :class:`ReviewObserver` stands in for the chat
-narrator: model problems are collected (a failed role makes the review fail, never a verdict) and passed on to the
-caller's progress callback.
+providers, retries, parse repair and cancellation as a chat council. A :class:`ReviewObserver` stands in for the
+chat narrator: model problems are collected (a failed role makes the review fail, never a verdict) and passed on to
+the caller's progress callback.
 """
 
 from __future__ import annotations

@@ -276,11 +276,7 @@ class Inbox:
             except BaseException:
                 os.unlink(doc_path)  # the request stays where it was, without a document that names it
                 raise
-            sync_dir(target_dir)
-            self.counts[folder] += 1
-            moved_to = f"{folder}/{display_name(target.name)}"
-            return self.report(folder, {"file": display_name(path.name), "moved_to": moved_to, "code": err.code.value,
-                                        "message": err.message, "details": err.details})
+            return self._placed(path, target, folder, code=err.code.value, message=err.message, details=err.details)
         raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
 
     def _rejoin_error_document(self, path: Path, sha: str | None) -> bool:
@@ -303,13 +299,17 @@ class Inbox:
                     move_new(path, target)
                 except FileExistsError:
                     continue
-                sync_dir(target_dir)
-                self.counts[folder] += 1
-                moved_to = f"{folder}/{display_name(target.name)}"
-                self.report(folder, {"file": display_name(path.name), "moved_to": moved_to,
-                                     "message": "set aside before a restart; its error document was already there"})
+                self._placed(path, target, folder,
+                             message="set aside before a restart; its error document was already there")
                 return True
         return False
+
+    def _placed(self, path: Path, target: Path, folder: str, **data: Any) -> None:
+        """A request now lies beside its error document in ``folder``: make it durable, count and report it."""
+        sync_dir(target.parent)
+        self.counts[folder] += 1
+        self.report(folder, {"file": display_name(path.name), "moved_to": f"{folder}/{display_name(target.name)}",
+                             **data})
 
     def _dropped_name(self, path: Path) -> str:
         """The name a request in processing/ was dropped as (its own name unless this run numbered its claim)."""
