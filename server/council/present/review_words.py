@@ -1,8 +1,6 @@
-"""The words of a review decision that no model writes: blocking issues from failed checklist items, next steps
-for missing artifacts, the decision's notes, the summary when the chair's model failed, and progress lines.
-
-``ReviewWords`` is the writer ``council.review.run.conduct`` is given; ``progress_line`` turns the review's
-progress reports (kind + data) into one line for a terminal or a ``progress`` event.
+"""The words of a review decision that no model writes (``ReviewWords``, the writer ``council.review.run.conduct``
+is given): blocking issues from failed checklist items, next steps for missing artifacts, the decision's notes, the
+summary when the chair's model failed; and the review's progress and ``council inbox`` lines.
 """
 
 from __future__ import annotations

@@ -124,7 +124,8 @@ def transcript(s: ConversationSession) -> str:
     if s.final_answer:
         out.append(s.final_answer)
     out.append(follow_up.transcript_follow_ups(s))
-    out.append(cost.calls_made(s))
+    calls = cost.calls_line(s)  # the last line
+    out.append(f"\n{calls}\n" if calls else "")
     return encodable("".join(out))
 
 
