@@ -82,7 +82,7 @@ class PersonaLine:
             return self._end(no_reply(response))
         rest = self._position(self.live.finish({"position": response.position})).rstrip()
         tail = []
-        choice = voted_option(response, options or [])
+        choice = next((o for o in options or [] if response.option_id and o.id == response.option_id), None)
         if choice is not None:
             tail.append(f"🗳️ **{choice.id}** {percent(response.vote_confidence)}")
         tail.append(t("persona.line_confidence", level=t(f"level.{response.confidence}")))
@@ -131,11 +131,6 @@ def no_reply(response: PersonaResponse) -> str:
     """Why an abstaining persona has no reply: its failure, its note, or just that."""
     said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
     return f"_{one_line(said or response.note or t('persona.no_reply'))}_"
-
-
-def voted_option(response: PersonaResponse, options: list[VoteOption]) -> VoteOption | None:
-    """The option a reply votes for, when it names one of ``options``."""
-    return next((o for o in options if response.option_id and o.id == response.option_id), None)
 
 
 def footer(r: PersonaResponse) -> str:

@@ -37,11 +37,6 @@ PROBLEMS: dict[str, Callable[..., str]] = {
 }
 
 
-def status_word(status: SessionStatus) -> str:
-    """A session status in words ("debating")."""
-    return t(f"status.{status.value}")
-
-
 def note(kind: str, data: dict[str, Any]) -> str:
     return NOTES[kind](**data)
 
@@ -55,7 +50,7 @@ def status(s: ConversationSession) -> str:
     q = s.active_question if s.status is SessionStatus.CLARIFYING else None
     rounds = t("status.round_open", round=q.round_number, completed=s.clarification_rounds) if q else \
         t("status.rounds", rounds=s.clarification_rounds)
-    parts = [t("status.line", status=status_word(s.status)),
+    parts = [t("status.line", status=t(f"status.{s.status.value}")),
              t("status.counts", rounds=rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
                assumptions=len(s.assumption_log))]
     if s.active_question and s.status is SessionStatus.CLARIFYING:
