@@ -6,7 +6,7 @@ streaming text come in as data; numbered events go out to the sink (the JSON-RPC
 it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed
 with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
 moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's
-answer as an :class:`~council.present.answer_stream.AnswerStream` (``answer.delta``; ``final.answer`` then adds
+answer as an :class:`~council.present.answer.AnswerStream` (``answer.delta``; ``final.answer`` then adds
 what it did not show). The vote a persona
 line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
 Every entry point writes in the session's language (``council.words.speaking``).
@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
-from council.present.answer_stream import AnswerStream, streams
+from council.present.answer import AnswerStream, streams
 from council.present.live_render import limits_of
 from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line

@@ -1,12 +1,9 @@
 """The review service, the entry point of review mode for every surface: ``council review``, ``council inbox``, the
 sidecar's ``council/review`` and ``council/reviewPlan``, the MCP tool ``council_review`` and VS Code's ``/review``.
 
-:class:`Reviewer` holds what outlives one review (personas, providers); ``await reviewer.review(request)`` returns
-the :class:`~council.review.models.ReviewedDecision` (decision, verdicts, audit) and reports progress through an
-optional callback ``on_progress(kind, data)`` (``council.present.review_words.progress_line`` words it). A review
-that cannot be done raises :class:`~council.review.run.ReviewFailed` (an internal error, exit 3), never a verdict.
 It sits above the review domain (``council.review``, which knows no wire, words or providers' wiring) as
-``council.service`` sits above the session's; each surface stays a thin adapter over it.
+``council.service`` sits above the session's; each surface stays a thin adapter over it. A review that cannot be
+done raises :class:`~council.review.run.ReviewFailed` (an internal error, exit 3), never a verdict.
 """
 
 from __future__ import annotations
@@ -28,10 +25,6 @@ from council.review.panel import seat_panel
 from council.review.run import ReviewFailed, ReviewSettings, ReviewWriter, conduct
 
 log = logging.getLogger(__name__)
-
-
-def _quiet(kind: str, data: dict) -> None:
-    """The default progress callback: nothing to report to."""
 
 
 class Reviewer:
@@ -74,7 +67,7 @@ class Reviewer:
         try:
             with anyio.fail_after(timeout) if timeout else nullcontext():
                 return await conduct(request, self.library, pick, self.writer, settings=self.settings,
-                                     progress=on_progress or _quiet, request_sha256=request_sha256)
+                                     progress=on_progress or (lambda kind, data: None), request_sha256=request_sha256)
         except TimeoutError:
             raise ReviewFailed(f"could not review: no decision within {timeout:g} s", reason="timeout",
                                timeout=timeout) from None

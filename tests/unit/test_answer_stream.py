@@ -10,7 +10,7 @@ from __future__ import annotations
 from test_revisit import ANSWER, script, skipped_session
 from unit_helpers import rule
 
-from council.present.answer_stream import AnswerStream
+from council.present.answer import AnswerStream
 from council.present.consult import stage
 from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
 from council.session.state.entities import SessionSettings

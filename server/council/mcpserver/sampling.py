@@ -26,7 +26,7 @@ from typing import Any
 
 from council.config import CouncilConfig
 from council.errors import CouncilError, permission_error, validation_error
-from council.present import sampling as words
+from council.present import errors as words
 from council.protocol.seating import ClientModel
 from council.providers.registry import build_provider, choose_default
 from council.providers.sampling import CHAT_MODEL_ID, SamplingBridge

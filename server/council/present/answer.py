@@ -1,19 +1,28 @@
 """The council's final answer: recommendation, vote, what the debate changed, what the answer hinges on,
 agreements, conflicts, risks, ordered next steps, dissent, assumptions and notes — one heading, each section
-once."""
+once. After a revisit it opens with what the revisited question changed.
+
+While the chair writes, :class:`AnswerStream` shows the heading and the recommendation as it streams
+(``answer.delta``); ``final.answer`` then adds what the stream has not shown. What streams is exactly how
+:func:`final_answer` begins, so the two read as one; when they differ (the reply was repaired, or the answer was
+consolidated from the advisors' replies after the chair failed) the final answer is given whole after what streamed.
+An answer that opens with what a revisit changed does not stream.
+"""
 
 from __future__ import annotations
 
-from council.present.debate import tally_words
+from council.present.debate import option_name, tally_words
 from council.present.evidence import precedents_section
+from council.present.live_render import Fields, LiveRenderer
 from council.present.outcome import debate_section, hinges_section
-from council.present.revisit import what_changed
-from council.present.text import join_names, section
-from council.session.state.entities import ConversationSession
+from council.present.text import clipped, join_names, one_line, section
+from council.session.state.entities import ConversationSession, Revisit
 from council.session.state.outputs import CouncilSynthesis
 from council.words import n, t
 
 PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted")  # the kinds the catalog names (provider.<kind>)
+RECOMMENDATION_CHARS = 200  # of the recommendation a revisit replaced
+FIELDS: Fields = (("recommendation", None),)  # what of the chair's SynthesisReply streams
 
 
 def provider_name(kind: str) -> str:
@@ -56,3 +65,66 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
     out.append((t("answer.answered_with", models=models, cycles=cycles) if models else t("answer.after", cycles=cycles))
                + "\n")
     return "".join(out).strip() + "\n"
+
+
+def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
+    """The block for the answer written after a revisit ('' when the answer is not one): the question, the answer
+    that replaced the assumption, and whether the recommendation moved (the winning option before and after, and
+    which advisors changed their vote)."""
+    v: Revisit | None = s.open_revisit
+    if v is None or not v.answer:
+        return ""
+    assumed = t("revisit.had_assumed", assumption=one_line(v.assumed)) if v.assumed else ""
+    out = [t("revisit.revisited", question=one_line(v.question), answer=one_line(v.answer), assumed=assumed)
+           + "\n\n"]
+    winner = s.tally.winner if s.tally else None
+    if v.winner_before or winner:
+        before, after = option_name(s.options, v.winner_before), option_name(s.options, winner)
+        if winner != v.winner_before:
+            out.append(t("revisit.moved", before=before, after=after))
+        else:
+            out.append(t("revisit.stands", after=after))
+        votes = {x.persona: x.option_id for x in s.votes if x.cycle == s.final_round}
+        moved = [f"{p} ({v.votes_before[p]} → {o})" for p, o in votes.items()
+                 if p in v.votes_before and v.votes_before[p] != o]
+        out.append(t("revisit.votes_changed", advisors=n(len(moved), "advisor"), names=join_names(moved)) + "\n\n"
+                   if moved else t("revisit.no_vote_changed") + "\n\n")
+    else:  # a council of one: no vote to compare, the recommendation itself
+        same = one_line(v.recommendation_before).lower() == one_line(syn.recommendation).lower()
+        before = clipped(v.recommendation_before, RECOMMENDATION_CHARS)
+        out.append(t("revisit.same") + "\n\n" if same else t("revisit.before", recommendation=before) + "\n\n")
+    return "".join(out)
+
+
+def streams(session: ConversationSession) -> bool:
+    """Whether the answer begins with its recommendation (not after a revisit's what-changed block)."""
+    v = session.open_revisit
+    return v is None or not v.answer
+
+
+class AnswerStream:
+    """The streamed head of one answer: each piece appended once."""
+
+    def __init__(self) -> None:
+        self.live = LiveRenderer(None, FIELDS)
+        self.sent = ""
+
+    def feed(self, chunk: str) -> str:
+        text = self.live.feed(chunk)
+        if not text.strip() and not self.sent:
+            return ""
+        if not self.sent:
+            text = f"{t('answer.heading')}\n\n" + text
+        self.sent += text
+        return text
+
+    @property
+    def text(self) -> str:
+        """The recommendation shown so far, as plain text."""
+        return self.live.sent.strip()
+
+    def rest(self, final_markdown: str) -> str:
+        """What ``final.answer`` shows: the final answer past what streamed, or all of it when they differ."""
+        if final_markdown.startswith(self.sent):
+            return final_markdown[len(self.sent):]
+        return ("\n\n" if self.sent and not self.sent.endswith("\n\n") else "") + final_markdown

@@ -1,10 +1,7 @@
-"""What people read of the consult tools: bullet text, the notes a consult adds, progress lines, elicitation
-prompts, the draft preview of persona overrides, and the compact text rendering of every tool result (the MCP
-``content`` text and VS Code's tool result).
-
-Structured results carry the data; this module only words it. A consult's words come from the catalogs
-(``council.words``, ``consult.*``), in the consult's language (the consult runner sets it: its question's); the
-persona overrides of ``council_define_personas`` have no session and stay English.
+"""What people read of the consult tools: the notes a consult adds, progress lines, elicitation prompts, the draft
+preview of persona overrides, and the compact text of every tool result (the MCP ``content`` text and VS Code's tool
+result); the structured results carry the data. The words are the catalogs' (``consult.*``) in the consult's
+language (its question's); the persona overrides of ``council_define_personas`` have no session and stay English.
 """
 
 from __future__ import annotations

@@ -99,12 +99,6 @@ def calls_line(s) -> str:
     return t("calls.made", calls=m.calls, stated=stated, where=where)
 
 
-def calls_made(s) -> str:
-    """The transcript's last line (see :func:`calls_line`)."""
-    line = calls_line(s)
-    return f"\n{line}\n" if line else ""
-
-
 def usage(s) -> str:
     """The line under the council's answer in the chat (see :func:`calls_line`)."""
     line = calls_line(s)

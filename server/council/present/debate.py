@@ -114,10 +114,8 @@ def limit_reached(cycles: int, limit: int, can_extend: bool, extended_limit: int
 
 def tally_words(vt: VoteTally) -> str:
     winner = f"**{option_name(vt.options, vt.winner)}**" if vt.winner else ""
-    if vt.consensus == "unanimous":
-        return t("tally.unanimous", winner=winner)
-    if vt.consensus == "majority":
-        return t("tally.majority", winner=winner)
+    if vt.consensus in ("unanimous", "majority"):
+        return t(f"tally.{vt.consensus}", winner=winner)
     if vt.consensus == "tie":
         tied = [oid for oid, c in vt.counts.items() if c == max(vt.counts.values(), default=0)]
         return t("tally.tie", names=join_names([f"**{option_name(vt.options, oid)}**" for oid in tied]))

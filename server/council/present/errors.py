@@ -1,7 +1,12 @@
 """A refused or failed request as a person or an agent reads it: what failed, why, and what to do next — one or
 two sentences, composed here for every error the sidecar sends (``ErrorData.text``), in the language of the session
 the request was about (the error's, :attr:`council.errors.CouncilError.language`). The agent tools of VS Code hand it
-to the agent instead of the raw error object."""
+to the agent instead of the raw error object.
+
+Also the one error ``council mcp`` gives when it has no model to run a tool call on (``sampling.*``): the client
+offers no sampling and the server has no model of its own, or the client refused its sampling requests — said once,
+with its fix, instead of every advisor failing one by one.
+"""
 
 from __future__ import annotations
 
@@ -57,3 +62,21 @@ def tool_error_text(code: str, message: str, language: str | None = None) -> str
     """The first line of a failed MCP tool call: ``"Council validation error: <why>"``."""
     with speaking(language):
         return t("error.tool", code=code, message=message)
+
+
+CHAT_MODEL_NAME = "the MCP client's model"  # the seat of "whatever model the client picks" (no hint)
+
+
+def no_model(ollama_url: str, embedded: str) -> str:
+    """No sampling, no configured provider, no Ollama, no embedded model."""
+    return t("sampling.no_model", url=ollama_url, embedded=embedded, fix=t("sampling.fix"))
+
+
+def sampling_refused(said: str) -> str:
+    """The client answered the council's sampling requests with an error."""
+    return t("sampling.refused", said=said, fix=t("sampling.fix"))
+
+
+def no_sampling_required() -> str:
+    """``--provider client`` (the client's model only) and a client that offers no sampling."""
+    return t("sampling.required", fix=t("sampling.fix"))

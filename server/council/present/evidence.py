@@ -52,10 +52,7 @@ def gathered(uses: list[EvidenceUse], cycle: int) -> str:
     """The ``evidence.gathered`` event: the attachments (cycle 0), or what a cycle's replies asked to look up."""
     if not uses:
         return ""
-    if cycle == 0:
-        title = t("evidence.attachments")
-    else:
-        title = t("evidence.from_workspace", cycle=cycle)
+    title = t("evidence.attachments") if cycle == 0 else t("evidence.from_workspace", cycle=cycle)
     return f"{title}\n\n" + "".join(use_line(u) for u in uses) + "\n"
 
 

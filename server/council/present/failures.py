@@ -1,10 +1,6 @@
-"""Model failures in plain words: one phrase per kind of failure (``council.session.calls.failure``), written only
-here.
-
-"api.anthropic.com is overloaded (HTTP 529)", "your chat model is rate limiting requests (HTTP 429)", "could not
-reach localhost:11434". The status code and the provider stay data in the event's details; the technical text
-(``detail``) is shown only where nothing plainer is known (a client model's own message, a missing setting).
-"""
+"""Model failures in plain words, one phrase per kind (``council.session.calls.failure``): "api.anthropic.com is
+overloaded (HTTP 529)", "could not reach localhost:11434". The status code and the provider stay data in the event's
+details; the technical ``detail`` is shown only where nothing plainer is known (a client model's own message)."""
 
 from __future__ import annotations
 
@@ -104,11 +100,6 @@ def no_consent(models: list[str]) -> str:
 def turn_failed(f: ModelFailure, language: str | None = None) -> str:
     """The message of a JSON-RPC error when a whole turn failed (in ``language``: the session's)."""
     with speaking(language):
-        return _turn_failed(f)
-
-
-def _turn_failed(f: ModelFailure) -> str:
-    if f.kind == "crashed":
-        error = f.detail.split(":", 1)[0] or t("turn_failed.unexpected")
-        return t("turn_failed.crashed", error=error)
-    return t("turn_failed", cause=cause(f))
+        if f.kind == "crashed":
+            return t("turn_failed.crashed", error=f.detail.split(":", 1)[0] or t("turn_failed.unexpected"))
+        return t("turn_failed", cause=cause(f))

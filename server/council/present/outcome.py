@@ -7,7 +7,7 @@ consult tools' text uses the one-line forms, the chat's followups the revisit la
 from __future__ import annotations
 
 from council.present.debate import option_name
-from council.present.text import one_line
+from council.present.text import clipped, one_line
 from council.session.state.entities import ConversationSession, QuestionStatus, SessionStatus
 from council.session.state.outputs import DebateEffect, Hinge, PositionMove, VoteOption
 from council.words import n, t
@@ -78,10 +78,7 @@ def hinges_section(hinges: list[Hinge]) -> str:
 
 def revisit_label(hinge: Hinge) -> str:
     """The chat followup's label for revisiting the question behind a hinge."""
-    text = one_line(hinge.assumption)
-    if len(text) > REVISIT_LABEL_CHARS:
-        text = text[: REVISIT_LABEL_CHARS - 1].rstrip() + "…"
-    return t("outcome.revisit_label", text=text)
+    return t("outcome.revisit_label", text=clipped(hinge.assumption, REVISIT_LABEL_CHARS))
 
 
 def revisits(session: ConversationSession) -> list[dict[str, str]]:

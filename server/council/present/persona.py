@@ -1,16 +1,12 @@
-"""A persona's contribution as people read it.
-
-In the chat (and ``council ask``) a persona is one compact line per cycle, :class:`PersonaLine`: its name (and
-model once the seats differ), its position as it streams (cut to :data:`POSITION_CHARS`), then its vote and its
-confidence — the council's answer is what the reader is there for, so nothing long stands above it. The full
-contribution (summary, advice, risks, next steps) is :class:`PersonaText`, which the transcript and the moderator's
-follow-up answers use: a heading once, the streamed text, what remains at the end, and its footer.
-
-Both follow ``LiveRenderer`` (a persona's JSON reply rendered as append-only markdown while it streams).
+"""A persona's contribution as people read it: in the chat (and ``council ask``) one compact line per cycle,
+:class:`PersonaLine` — the council's answer is what the reader is there for, so nothing long stands above it; in the
+transcript and the moderator's follow-up answers the full contribution, :class:`PersonaText`. Both follow
+``LiveRenderer`` (a persona's JSON reply rendered as append-only markdown while it streams).
 """
 
 from __future__ import annotations
 
+from council.present.debate import option_name
 from council.present.failures import failed
 from council.present.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.present.text import one_line, percent
@@ -44,8 +40,7 @@ class PersonaText:
     def complete(self, response: PersonaResponse) -> str:
         """Everything still to show once the reply is parsed: the rest of the text, then its footer."""
         if response.abstained:
-            said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
-            return self._open(f"_{one_line(said or response.note or t('persona.no_reply'))}_\n\n", force=True)
+            return self._open(f"{no_reply(response)}\n\n", force=True)
         return self.finish({k: getattr(response, k) for k in SHOWN_FIELDS}, footer(response))
 
     def finish(self, values: dict[str, object], tail: str = "") -> str:
@@ -84,11 +79,10 @@ class PersonaLine:
         if self.closed:
             return ""
         if response.abstained:
-            said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
-            return self._end(f"_{one_line(said or response.note or t('persona.no_reply'))}_")
+            return self._end(no_reply(response))
         rest = self._position(self.live.finish({"position": response.position})).rstrip()
         tail = []
-        choice = voted_option(response, options or [])
+        choice = next((o for o in options or [] if response.option_id and o.id == response.option_id), None)
         if choice is not None:
             tail.append(f"🗳️ **{choice.id}** {percent(response.vote_confidence)}")
         tail.append(t("persona.line_confidence", level=t(f"level.{response.confidence}")))
@@ -133,9 +127,10 @@ class PersonaLine:
         return f"{start}{text}\n\n"
 
 
-def voted_option(response: PersonaResponse, options: list[VoteOption]) -> VoteOption | None:
-    """The option a reply votes for, when it names one of ``options``."""
-    return next((o for o in options if response.option_id and o.id == response.option_id), None)
+def no_reply(response: PersonaResponse) -> str:
+    """Why an abstaining persona has no reply: its failure, its note, or just that."""
+    said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
+    return f"_{one_line(said or response.note or t('persona.no_reply'))}_"
 
 
 def footer(r: PersonaResponse) -> str:
@@ -150,8 +145,7 @@ def footer(r: PersonaResponse) -> str:
 
 
 def vote(v: Vote, options: list[VoteOption], model: str | None = None) -> str:
-    label = next((o.label for o in options if o.id == v.option_id), "")
-    choice = f"{v.option_id} · {one_line(label)}" if label else v.option_id
+    choice = option_name(options, v.option_id)
     who = f"**{v.persona}** (_{model}_)" if model else f"**{v.persona}**"
     line = t("persona.votes", who=who, choice=choice, share=percent(v.confidence))
     why = one_line(v.rationale)

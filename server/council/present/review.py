@@ -13,14 +13,7 @@ from council.review.models import AXES, ReviewedDecision, RoleVerdict, Verdict
 
 PASS, FAIL, DASH = "\u2705", "\u274c", "\u2014"
 MARKS = {Verdict.APPROVE: PASS, Verdict.REJECT: FAIL, Verdict.NEEDS_MORE_INFO: "\u2753"}
-AXIS_NAMES = {
-    "assumptions": "Assumptions",
-    "applicability": "Applicability",
-    "code_correctness": "Code correctness",
-    "realistic_newness": "Realistic newness",
-    "overfitting": "Overfitting (10 = none)",
-    "implications": "Implications",
-}
+AXIS_NAMES = {axis: axis.replace("_", " ").capitalize() for axis in AXES} | {"overfitting": "Overfitting (10 = none)"}
 CONCERNS_SHOWN = 2
 TEXT_ITEMS = 3  # items per list in the compact rendering
 

@@ -1,8 +1,6 @@
-"""The words of a review decision that no model writes: blocking issues from failed checklist items, next steps
-for missing artifacts, the decision's notes, the summary when the chair's model failed, and progress lines.
-
-``ReviewWords`` is the writer ``council.review.run.conduct`` is given; ``progress_line`` turns the review's
-progress reports (kind + data) into one line for a terminal or a ``progress`` event.
+"""The words of a review decision that no model writes (``ReviewWords``, the writer ``council.review.run.conduct``
+is given): blocking issues from failed checklist items, next steps for missing artifacts, the decision's notes, the
+summary when the chair's model failed; and the review's progress and ``council inbox`` lines.
 """
 
 from __future__ import annotations
@@ -92,42 +90,44 @@ def plan_line(change_type: str, roles: list[str], fewest: int, most: int) -> str
             "(a second round only when the roles disagree).")
 
 
+PROGRESS = {  # review progress kind → line (other kinds people need not see)
+    "panel": "Review panel for {change_type}: {seats}.",
+    "role_started": "{role} is {doing}\u2026",
+    "verdict": "{role}: {verdict} (confidence {confidence:.2f}).",
+    "debate": "The roles disagree: one debate round, each role sees the others' concerns.",
+    "decided": "By the rules: {outcome} ({rule}). The chair writes the reasoning\u2026",
+    "problem": "\u26a0 {role}: {message}",
+}
+INBOX = {  # what happened to a request in ``council inbox`` → its stderr line
+    "reviewing": "{file}: reviewing {request_id}\u2026",
+    "decided": "{file}: {outcome} \u2192 {decision}",
+    "recovered": "{file}: already decided before a restart; moved to done/",
+    "rejected": "{file}: rejected \u2192 {moved_to} ({message})",
+    "failed": "{file}: failed \u2192 {moved_to} ({message})",
+    "crashed": "{file}: left in processing/ after an internal error ({error})",
+    "vanished": "{file}: removed from processing/ by someone else; nothing to do",
+}
+
+
 def progress_line(kind: str, data: dict[str, Any]) -> str:
     """One line for a review progress report ('' for kinds people need not see)."""
-    if kind == "panel":
-        seats = ", ".join(seat.role for seat in data["seats"])
-        return f"Review panel for {data['change_type']}: {seats}."
-    if kind == "role_started":
-        return f"{data['role']} is {'reviewing' if data['round'] == 1 else 'reconsidering'}\u2026"
-    if kind == "verdict":
-        return f"{data['role']}: {data['verdict']} (confidence {data['confidence']:.2f})."
-    if kind == "debate":
-        return "The roles disagree: one debate round, each role sees the others' concerns."
-    if kind == "decided":
-        return f"By the rules: {data['outcome']} ({data['rule']}). The chair writes the reasoning\u2026"
-    if kind == "problem":
-        return f"\u26a0 {data['role']}: {one_line(data['message'])}"
-    return ""
+    if kind not in PROGRESS:
+        return ""
+    seats = ", ".join(seat.role for seat in data.get("seats", ()))
+    doing = "reviewing" if data.get("round") == 1 else "reconsidering"
+    message = one_line(str(data.get("message", "")))
+    return PROGRESS[kind].format(**{**data, "seats": seats, "doing": doing, "message": message})
 
 
 def inbox_line(kind: str, data: dict[str, Any]) -> str:
-    """One stderr line of ``council inbox`` per thing that happened to a request."""
-    if kind == "reviewing":
-        return f"{data['file']}: reviewing {data['request_id']}\u2026"
-    if kind == "decided":
-        return f"{data['file']}: {data['outcome']} \u2192 {data['decision']}"
-    if kind == "recovered":
-        return f"{data['file']}: already decided before a restart; moved to done/"
-    if kind in ("rejected", "failed"):
-        return f"{data['file']}: {kind} \u2192 {data['moved_to']} ({one_line(data['message'])})"
-    if kind == "crashed":
-        return f"{data['file']}: left in processing/ after an internal error ({data['error']})"
-    if kind == "vanished":
-        return f"{data['file']}: removed from processing/ by someone else; nothing to do"
-    if kind == "summary":
-        stuck = f", {data['stuck']} left in processing/" if data.get("stuck") else ""
-        if data.get("unclaimed"):
-            stuck += f", {data['unclaimed']} could not be claimed (left in inbox/)"
-        return (f"inbox: {plural(data.get('decided', 0), 'decision')}, {data.get('rejected', 0)} rejected, "
-                f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered{stuck}.")
-    return ""
+    """One stderr line of ``council inbox`` per thing that happened to a request, and the run's summary."""
+    if kind in INBOX:
+        return INBOX[kind].format(**{**data, "message": one_line(str(data.get("message", "")))})
+    if kind != "summary":
+        return ""
+    stuck = f", {data['stuck']} left in processing/" if data.get("stuck") else ""
+    if data.get("unclaimed"):
+        stuck += f", {data['unclaimed']} could not be claimed (left in inbox/)"
+    return (f"inbox: {plural(data.get('decided', 0), 'decision')}, {data.get('rejected', 0)} rejected, "
+            f"{data.get('failed', 0)} failed, {data.get('recovered', 0)} recovered{stuck}.")
+

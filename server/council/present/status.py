@@ -37,11 +37,6 @@ PROBLEMS: dict[str, Callable[..., str]] = {
 }
 
 
-def status_word(status: SessionStatus) -> str:
-    """A session status in words ("debating")."""
-    return t(f"status.{status.value}")
-
-
 def note(kind: str, data: dict[str, Any]) -> str:
     return NOTES[kind](**data)
 
@@ -55,7 +50,7 @@ def status(s: ConversationSession) -> str:
     q = s.active_question if s.status is SessionStatus.CLARIFYING else None
     rounds = t("status.round_open", round=q.round_number, completed=s.clarification_rounds) if q else \
         t("status.rounds", rounds=s.clarification_rounds)
-    parts = [t("status.line", status=status_word(s.status)),
+    parts = [t("status.line", status=t(f"status.{s.status.value}")),
              t("status.counts", rounds=rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
                assumptions=len(s.assumption_log))]
     if s.active_question and s.status is SessionStatus.CLARIFYING:
@@ -130,25 +125,21 @@ def revisable(s: ConversationSession) -> str:
 def turn_note(kind: str, s: ConversationSession) -> str | None:
     """The note a turn result carries (``message``), from the engine's note kind and the session (``stalled`` and
     ``stopped`` carry none, nor does a cancellation: their event said it once)."""
-    return _turn_note(s, kind)
-
-
-@in_session_language
-def _turn_note(s: ConversationSession, kind: str) -> str | None:
-    if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
-        kind = "follow_up_cancelled"
-    if kind in ("stalled", "stopped"):
-        return None
-    if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
-        return None
-    if kind == "which_question":
-        return revisable(s)
-    if kind == "more_planned":
-        waiting = t("turn.first", question=one_line(s.active_question.question)) if s.active_question else ""
-        return t("turn.more_planned", more=n(len(s.planned_questions), "more_question"), waiting=waiting) + "\n"
-    if kind not in TURN_NOTES:
-        raise KeyError(kind)
-    return t(f"turn.{kind}") + "\n"
+    with speaking(s.settings.language):
+        if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
+            kind = "follow_up_cancelled"
+        if kind in ("stalled", "stopped"):
+            return None
+        if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
+            return None
+        if kind == "which_question":
+            return revisable(s)
+        if kind == "more_planned":
+            waiting = t("turn.first", question=one_line(s.active_question.question)) if s.active_question else ""
+            return t("turn.more_planned", more=n(len(s.planned_questions), "more_question"), waiting=waiting) + "\n"
+        if kind not in TURN_NOTES:
+            raise KeyError(kind)
+        return t(f"turn.{kind}") + "\n"
 
 
 def replaced(reason: str) -> str:

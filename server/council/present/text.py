@@ -40,6 +40,12 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def clipped(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def cell(text: str) -> str:
     return one_line(text).replace("|", "\\|")
 

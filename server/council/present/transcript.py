@@ -1,10 +1,6 @@
-"""The whole session as one markdown document: the question (and what was attached), the council, clarifications and
-assumptions, every cycle with its positions, votes and summary (and what the user added when re-opening the debate),
-convergence cycle by cycle, the evidence the advisors read, the vote, the final answer (with dissent and the past
-decisions it was shown) and the follow-up questions with the moderator's answers.
-
-The document can always be encoded (a file name that is not UTF-8, kept as lone surrogates, shows U+FFFD).
-"""
+"""The whole session as one markdown document, in the session's language: the question, the council, every cycle,
+the convergence, the evidence, the vote, the final answer and the follow-ups. The document can always be encoded (a
+file name that is not UTF-8, kept as lone surrogates, shows U+FFFD)."""
 
 from __future__ import annotations
 
@@ -14,9 +10,9 @@ from council.encodable import encodable
 from council.present import clarify, cost, debate, follow_up
 from council.present.evidence import evidence_section
 from council.present.persona import PersonaText, vote
-from council.present.text import bullets, cell, join_names, one_line, percent
+from council.present.text import bullets, cell, clipped, in_session_language, join_names, one_line, percent
 from council.session.state.entities import ConversationSession, QuestionStatus
-from council.words import speaking, t
+from council.words import t
 
 if TYPE_CHECKING:
     from council.transcripts import FolderProblem
@@ -100,17 +96,12 @@ def _cycle(s: ConversationSession, cycle: int) -> str:
 
 def title(s: ConversationSession) -> str:
     """The question's first line, cut to a title."""
-    first = one_line(s.request_text.strip().splitlines()[0]) if s.request_text.strip() else t("transcript.session")
-    return first if len(first) <= TITLE_CHARS else first[: TITLE_CHARS - 1].rstrip() + "…"
+    text = s.request_text.strip()
+    return clipped(text.splitlines()[0], TITLE_CHARS) if text else t("transcript.session")
 
 
+@in_session_language
 def transcript(s: ConversationSession) -> str:
-    """The session as one markdown document, in the session's language."""
-    with speaking(s.settings.language):
-        return _transcript(s)
-
-
-def _transcript(s: ConversationSession) -> str:
     out = [f"# {title(s)}\n\n",
            t("transcript.header", date=f"{s.created_at:%Y-%m-%d %H:%M}", status=t(f"state.{s.status.value}")) + "\n\n",
            _question(s)]
@@ -133,7 +124,8 @@ def _transcript(s: ConversationSession) -> str:
     if s.final_answer:
         out.append(s.final_answer)
     out.append(follow_up.transcript_follow_ups(s))
-    out.append(cost.calls_made(s))
+    calls = cost.calls_line(s)  # the last line
+    out.append(f"\n{calls}\n" if calls else "")
     return encodable("".join(out))
 
 

@@ -1,10 +1,7 @@
 """The review's model calls, on the session's call machinery (``session.calls.call_structured``): the same
-providers, retries, parse repair and cancellation as a chat council.
-
-``run_round`` asks every seated role concurrently (anyio task group) and returns each role's verdict or why it has
-none; ``chair_summary`` asks the chair for the reasoning only. A :class:`ReviewObserver` stands in for the chat
-narrator: model problems are collected (a failed role makes the review fail, never a verdict) and passed on to the
-caller's progress callback.
+providers, retries, parse repair and cancellation as a chat council. A :class:`ReviewObserver` stands in for the
+chat narrator: model problems are collected (a failed role makes the review fail, never a verdict) and passed on to
+the caller's progress callback.
 """
 
 from __future__ import annotations
@@ -16,18 +13,11 @@ from typing import Any
 import anyio
 
 from council.errors import ErrorCode
+from council.review import replies
+from council.review.budget import DEFAULT_BUDGET
 from council.review.models import RoleVerdict
 from council.review.panel import SeatedRole
 from council.review.prompts import Brief, chair_messages, role_messages
-from council.review.replies import (
-    ChairReply,
-    RoleReply,
-    chair_schema,
-    check_reply,
-    role_schema,
-    soft_check,
-    to_verdict,
-)
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state.outputs import ModelFailure
 from council.session.state.runtime import Turn
@@ -77,32 +67,36 @@ class RoleRun:
 
 
 @dataclass(frozen=True)
-class CallSettings:
-    max_tokens: int
-    temperature: float
+class ReviewSettings:
+    """Knobs of a review (defaults suit a real model; tests and small models lower them)."""
+
+    artifact_budget: int = DEFAULT_BUDGET
+    max_tokens: int = 1500
+    temperature: float = 0.2
+    debate: bool = True
 
 
 async def run_round(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
-                    missing: dict[str, list[str]], settings: CallSettings, round_no: int,
+                    missing: dict[str, list[str]], settings: ReviewSettings, round_no: int,
                     first: dict[str, RoleVerdict] | None = None) -> dict[str, RoleRun]:
     """Every seated role answers at once; with ``first`` (the first round's verdicts) this is the debate round."""
     runs: dict[str, RoleRun] = {}
 
     async def one(seated: SeatedRole) -> None:
-        schema = role_schema(seated.role)
+        schema = replies.role_schema(seated.role)
         own = first.get(seated.name) if first else None
         peers = list(first.values()) if first else None
         provider = pick(seated.name)
         rt.persona_started(seated.name, round_no, provider.id, provider.model)
-        spec = CallSpec(role=seated.name, reply_model=RoleReply, schema=schema, max_tokens=settings.max_tokens,
+        spec = CallSpec(role=seated.name, reply_model=replies.RoleReply, schema=schema, max_tokens=settings.max_tokens,
                         messages=role_messages(seated, brief, schema, missing.get(seated.name, []), own, peers),
-                        temperature=settings.temperature, cycle=round_no, check=check_reply(seated.role),
-                        soft_check=soft_check(seated.role))
+                        temperature=settings.temperature, cycle=round_no, check=replies.check_reply(seated.role),
+                        soft_check=replies.soft_check(seated.role))
         outcome = await call_structured(rt, pick, spec)
         if outcome.reply is None:
             runs[seated.name] = RoleRun(None, technical(outcome.failure) if outcome.failure else outcome.note)
             return
-        verdict = to_verdict(seated.name, seated.role, outcome.reply)
+        verdict = replies.to_verdict(seated.name, seated.role, outcome.reply)
         runs[seated.name] = RoleRun(verdict, outcome.note or ("repaired after one retry" if outcome.repaired
                                                               else None))
         rt.note("verdict", role=seated.name, round=round_no, verdict=verdict.verdict.value,
@@ -114,8 +108,8 @@ async def run_round(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], bri
     return {seated.name: runs[seated.name] for seated in panel}
 
 
-def _states_outcome(outcome: str) -> Callable[[ChairReply], str | None]:
-    def check(reply: ChairReply) -> str | None:
+def _states_outcome(outcome: str) -> Callable[[replies.ChairReply], str | None]:
+    def check(reply: replies.ChairReply) -> str | None:
         text = reply.summary_reasoning.lower()
         if any(word in text for word in OUTCOME_WORDS[outcome]):
             return None
@@ -123,12 +117,12 @@ def _states_outcome(outcome: str) -> Callable[[ChairReply], str | None]:
     return check
 
 
-async def chair_summary(rt: Turn, pick: ProviderPicker, brief: Brief, settings: CallSettings,
+async def chair_summary(rt: Turn, pick: ProviderPicker, brief: Brief, settings: ReviewSettings,
                         outcome: str, rule: str, verdicts: list[RoleVerdict], blocking: list[str],
                         scores: dict[str, float]) -> tuple[str | None, str | None]:
     """The chair's summary_reasoning (None when its model failed) and a note about the call, if any."""
-    schema = chair_schema()
-    spec = CallSpec(role=CHAIR, reply_model=ChairReply, schema=schema, max_tokens=min(settings.max_tokens, 600),
+    schema = replies.chair_schema()
+    spec = CallSpec(role=CHAIR, reply_model=replies.ChairReply, schema=schema, max_tokens=min(settings.max_tokens, 600),
                     messages=chair_messages(brief, schema, outcome, rule, verdicts, blocking, scores),
                     temperature=settings.temperature, soft_check=_states_outcome(outcome))
     rt.note("chair", outcome=outcome)

@@ -1,15 +1,10 @@
 """File primitives of the review inbox that never overwrite, never block and never read more than a limit.
 
-- :func:`read_request_file` reads a claimed entry without following a link and without waiting on a FIFO or device
-  (``O_NONBLOCK | O_NOFOLLOW``, then ``S_ISREG`` checked by ``fstat`` on the descriptor), refuses one larger than the
-  limit before reading it, and reads at most limit + 1 bytes (a file that grows meanwhile is still refused).
-- :func:`move_new` renames without replacing (Linux ``renameat2(RENAME_NOREPLACE)``: one atomic step; elsewhere a
-  hard link then an unlink) and raises ``FileExistsError`` when the target exists. Python's ``os.rename`` replaces a
-  target silently and ``os.link`` alone cannot move a folder, so this is hand-written over libc.
-- :func:`write_new` writes JSON atomically under a name that must not exist yet: a temp file in the same folder,
-  fsynced, then :func:`move_new`. Temp files are hidden, named ``.council-tmp-<pid>-<n>`` (never ``*.json``, so
-  never taken for a request), and :func:`remove_temp_files` deletes what a killed writer left.
-- :func:`fit_name` shortens a name so that it plus a suffix stays within the file system's 255-byte limit.
+:func:`move_new` renames without replacing (Linux ``renameat2(RENAME_NOREPLACE)``: one atomic step; elsewhere a hard
+link then an unlink): Python's ``os.rename`` replaces a target silently and ``os.link`` alone cannot move a folder,
+so this is hand-written over libc. :func:`read_request_file` checks ``S_ISREG`` by ``fstat`` on a descriptor opened
+``O_NONBLOCK | O_NOFOLLOW`` and reads at most limit + 1 bytes (a file that grows meanwhile is still refused). Temp
+files are hidden, named ``.council-tmp-<pid>-<n>`` (never ``*.json``, so never taken for a request).
 """
 
 from __future__ import annotations

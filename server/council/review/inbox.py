@@ -1,41 +1,18 @@
 """The JSON drop folder (seed 004: "JSON files dropped into a specific directory"): ``council inbox DIR``.
 
-Layout under DIR, each a plain folder::
+README.md's "Review mode" section tells the layout (inbox/, processing/, outbox/, rejected/, failed/, done/), the
+rule to read it by (``X.error.json`` is an error document exactly when ``X.json`` lies beside it, and it is that
+file's), why a request is rejected and what a crash leaves. How this module keeps it:
 
-    inbox/        agents drop <anything>.json here (write elsewhere and rename in, or the watcher waits until the
-                  file has been still for ``settle`` seconds); names starting with "." are ignored
-    processing/   claimed requests: a file moves here (one atomic rename) before anything else happens to it, under
-                  a free name (``S.1.json`` … when ``S.json`` is still there, e.g. left by a killed run; its error
-                  document then records both ``dropped_as`` and ``claimed_as``)
-    outbox/       <request_id>.decision.json — the CouncilDecision with ``verdicts`` and ``audit``, written atomically
-    rejected/     malformed or duplicate requests, each beside its error document {code, message, details, request}
-    failed/       requests that could not be reviewed (model down, timeout, an internal error), the same way
-    done/         requests whose decision is in outbox/
-
-Nothing is ever overwritten: every move and write into these folders takes a name that is free (``renameat2``
-with ``RENAME_NOREPLACE``, see ``council.review.files``), else the next one. A request set aside as ``S.json`` lies
-beside ``S.error.json``; when either name is taken the pair is ``S.1.json`` / ``S.1.error.json``, then ``.2`` …
-(done/ numbers its names the same way). The rule a reader can rely on: a file ``X.error.json`` is an error document
-exactly when ``X.json`` lies beside it, and it is that file's — the watcher never places a request or a document
-where the rule would mislead (a dropped ``x.error.json`` next to a rejected ``x.json`` is numbered). Each document
-also names its request (``request.file``), the name it was dropped as (``request.dropped_as``) and its SHA-256.
-
-What is read is bounded and never blocks: a claimed entry is opened with ``O_NONBLOCK | O_NOFOLLOW`` and must be a
-regular file by ``fstat`` (a link, FIFO, folder or device is rejected, ``details.reason`` ``not_regular``), no larger
-than 20 MiB before a byte is read (``too_large``). Whatever JSON or the request model refuses is rejected with its
-reason; an error of the watcher's own while handling one request sends that request to failed/, so nothing waits in
-processing/ to fail again at every start.
-
-Crash safety: one watcher per DIR (an exclusive ``flock`` on ``DIR/.inbox.lock``, released by the kernel even on
-kill -9). At start it deletes the temp files a killed writer left (``.council-tmp-*``). Everything still in
-processing/ when a watcher starts was claimed by a run that died: it is reviewed again, unless outbox/ already holds
-its decision (same request bytes, by SHA-256 in the decision's audit), in which case it only moves to done/, or
-rejected/ or failed/ already holds its error document without it (the run died between the two steps of setting it
-aside), in which case it joins its document. A decision is written before its request leaves processing/, an error
-document before its request moves beside it, so a crash at any point leaves the request in processing/ or finished,
-never lost. A request_id that already has a decision is never reviewed twice: a later request with that id goes to
-rejected/ (``details.reason`` ``duplicate``); two drops with one id in flight at once: the second is rejected the
-same way.
+- a settled drop (renamed in, or still for ``settle`` seconds; hidden names ignored) is claimed into processing/ by
+  one atomic rename before anything else happens to it, under a free name (``S.1.json`` … when ``S.json`` is there);
+- nothing is ever overwritten: every move and write takes a free name (``council.review.files``), else the next one;
+- one watcher per DIR: an exclusive ``flock`` on ``DIR/.inbox.lock``, released by the kernel even on kill -9;
+- a decision is written before its request leaves processing/, an error document before its request moves beside
+  it; at start, what is still in processing/ is reviewed again unless outbox/ holds its decision (same request
+  bytes, by SHA-256 in the audit: it moves to done/) or its error document was already written (it joins it);
+- a request_id already decided or under review is rejected as a ``duplicate``; an error of the watcher's own sends
+  the request to failed/, so nothing waits in processing/ to fail again at every start.
 """
 
 from __future__ import annotations
@@ -299,11 +276,7 @@ class Inbox:
             except BaseException:
                 os.unlink(doc_path)  # the request stays where it was, without a document that names it
                 raise
-            sync_dir(target_dir)
-            self.counts[folder] += 1
-            moved_to = f"{folder}/{display_name(target.name)}"
-            return self.report(folder, {"file": display_name(path.name), "moved_to": moved_to, "code": err.code.value,
-                                        "message": err.message, "details": err.details})
+            return self._placed(path, target, folder, code=err.code.value, message=err.message, details=err.details)
         raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
 
     def _rejoin_error_document(self, path: Path, sha: str | None) -> bool:
@@ -326,13 +299,17 @@ class Inbox:
                     move_new(path, target)
                 except FileExistsError:
                     continue
-                sync_dir(target_dir)
-                self.counts[folder] += 1
-                moved_to = f"{folder}/{display_name(target.name)}"
-                self.report(folder, {"file": display_name(path.name), "moved_to": moved_to,
-                                     "message": "set aside before a restart; its error document was already there"})
+                self._placed(path, target, folder,
+                             message="set aside before a restart; its error document was already there")
                 return True
         return False
+
+    def _placed(self, path: Path, target: Path, folder: str, **data: Any) -> None:
+        """A request now lies beside its error document in ``folder``: make it durable, count and report it."""
+        sync_dir(target.parent)
+        self.counts[folder] += 1
+        self.report(folder, {"file": display_name(path.name), "moved_to": f"{folder}/{display_name(target.name)}",
+                             **data})
 
     def _dropped_name(self, path: Path) -> str:
         """The name a request in processing/ was dropped as (its own name unless this run numbered its claim)."""

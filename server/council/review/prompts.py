@@ -13,7 +13,7 @@ from typing import Any
 
 from council.providers.base import ChatMessage
 from council.review.budget import cut, fit_artifacts
-from council.review.models import CouncilRequest, RoleVerdict, Truncation
+from council.review.models import ARTIFACTS, CouncilRequest, RoleVerdict, Truncation
 from council.review.panel import SeatedRole
 from council.session.calls.formats import format_block
 from council.session.calls.prompts import clip
@@ -78,8 +78,7 @@ def request_brief(request: CouncilRequest, budget: int) -> Brief:
             c = cut_names[name]
             note = f" (cut to fit: the first {c.kept_chars} of {c.original_chars} characters)"
         lines.append(f"\n=== {name}{note} ===\n{text}\n=== end of {name} ===")
-    absent = [name for name in ("spec_content", "diff_content", "validation_report", "monte_carlo_stats")
-              if name not in provided]
+    absent = [name for name in ARTIFACTS if name not in provided]
     if absent:
         lines.append("Not provided: " + ", ".join(absent))
     return Brief(text="\n".join(lines), truncated=cuts + artifact_cuts)

@@ -10,55 +10,32 @@ its first verdict, and the notes say so.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from council.errors import CouncilError, ErrorCode
 from council.personas.loader import PersonaLibrary
+from council.review import models as m
 from council.review import rules
-from council.review.budget import DEFAULT_BUDGET
-from council.review.calls import CHAIR, CallSettings, Progress, ReviewObserver, chair_summary, run_round
-from council.review.models import (
-    CouncilRequest,
-    DebateAudit,
-    OutcomeRule,
-    ReviewAudit,
-    ReviewedDecision,
-    RoleVerdict,
-    Truncation,
-    Verdict,
-)
+from council.review.calls import CHAIR, Progress, ReviewObserver, ReviewSettings, chair_summary, run_round
 from council.review.panel import SeatedRole, missing_artifacts, seat_panel
 from council.review.prompts import Brief, request_brief
 from council.session.calls.structured import ProviderPicker
 from council.session.state.runtime import Turn
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ReviewSettings:
-    """Knobs of a review (defaults suit a real model; tests and small models lower them)."""
-
-    artifact_budget: int = DEFAULT_BUDGET
-    max_tokens: int = 1500
-    temperature: float = 0.2
-    debate: bool = True
 
 
 @dataclass(frozen=True)
 class DecisionFacts:
     """What the writer words: the outcome, why, and what a reader of the decision should know."""
 
-    request: CouncilRequest
-    outcome: Verdict
-    rule: OutcomeRule
-    verdicts: list[RoleVerdict]
+    request: m.CouncilRequest
+    outcome: m.Verdict
+    rule: m.OutcomeRule
+    verdicts: list[m.RoleVerdict]
     blockers: list[rules.Blocker]
     missing: dict[str, list[str]]
-    truncated: list[Truncation]
-    debate: DebateAudit
+    truncated: list[m.Truncation]
+    debate: m.DebateAudit
     role_notes: dict[str, str] = field(default_factory=dict)
     chair_note: str | None = None
     chair_failed: bool = False
@@ -95,11 +72,11 @@ def _failed(runs: dict[str, Any], observer: ReviewObserver) -> ReviewFailed:
 
 
 async def _debate(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
-                  missing: dict[str, list[str]], settings: CallSettings, first: dict[str, RoleVerdict],
-                  notes: dict[str, str]) -> tuple[dict[str, RoleVerdict], DebateAudit]:
+                  missing: dict[str, list[str]], settings: ReviewSettings, first: dict[str, m.RoleVerdict],
+                  notes: dict[str, str]) -> tuple[dict[str, m.RoleVerdict], m.DebateAudit]:
     rt.note("debate", verdicts={name: v.verdict.value for name, v in first.items()})
     second = await run_round(rt, pick, panel, brief, missing, settings, 2, first)
-    final: dict[str, RoleVerdict] = {}
+    final: dict[str, m.RoleVerdict] = {}
     kept_first = []
     for name, run in second.items():
         if run.verdict is None:
@@ -110,13 +87,13 @@ async def _debate(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief
             if run.note:
                 notes[name] = run.note
     changed = [name for name in final if final[name].verdict is not first[name].verdict]
-    return final, DebateAudit(held=True, first_round={n: v.verdict for n, v in first.items()}, changed=changed,
-                              kept_first=kept_first)
+    return final, m.DebateAudit(held=True, first_round={n: v.verdict for n, v in first.items()}, changed=changed,
+                                kept_first=kept_first)
 
 
-async def conduct(request: CouncilRequest, library: PersonaLibrary, pick: ProviderPicker, writer: ReviewWriter, *,
-                  settings: ReviewSettings = ReviewSettings(), progress: Progress = lambda kind, data: None,
-                  request_sha256: str | None = None) -> ReviewedDecision:
+async def conduct(request: m.CouncilRequest, library: PersonaLibrary, pick: ProviderPicker, writer: ReviewWriter, *,
+                  settings: ReviewSettings, progress: Progress = lambda kind, data: None,
+                  request_sha256: str | None = None) -> m.ReviewedDecision:
     """Review ``request``; raises :class:`ReviewFailed` when it cannot be done. Cancellation propagates."""
     panel = seat_panel(library, request.change_type)
     missing = missing_artifacts(panel, request.artifacts)
@@ -125,16 +102,15 @@ async def conduct(request: CouncilRequest, library: PersonaLibrary, pick: Provid
                        "missing": missing})
     observer = ReviewObserver(progress)
     rt = Turn(review_session_id(request.request_id), observer)
-    calls = CallSettings(max_tokens=settings.max_tokens, temperature=settings.temperature)
-    first_runs = await run_round(rt, pick, panel, brief, missing, calls, 1)
+    first_runs = await run_round(rt, pick, panel, brief, missing, settings, 1)
     failed = {name: run for name, run in first_runs.items() if run.verdict is None}
     if failed:
         raise _failed(failed, observer)
     first = {name: run.verdict for name, run in first_runs.items() if run.verdict is not None}
     notes = {name: run.note for name, run in first_runs.items() if run.note}
-    final, debate = first, DebateAudit(held=False)
+    final, debate = first, m.DebateAudit(held=False)
     if settings.debate and len({v.verdict for v in first.values()}) > 1:
-        final, debate = await _debate(rt, pick, panel, brief, missing, calls, first, notes)
+        final, debate = await _debate(rt, pick, panel, brief, missing, settings, first, notes)
     verdicts = [final[s.name] for s in panel]
 
     blockers = [b for s, v in zip(panel, verdicts, strict=True)
@@ -144,7 +120,7 @@ async def conduct(request: CouncilRequest, library: PersonaLibrary, pick: Provid
     scores = rules.axis_scores(verdicts, weights)
     blocking = [writer.blocking_issue(b) for b in blockers]
     progress("decided", {"outcome": final_outcome.value, "rule": rule})
-    summary, chair_note = await chair_summary(rt, pick, brief, calls, final_outcome.value, rule, verdicts,
+    summary, chair_note = await chair_summary(rt, pick, brief, settings, final_outcome.value, rule, verdicts,
                                               blocking, scores.model_dump())
     facts = DecisionFacts(request=request, outcome=final_outcome, rule=rule, verdicts=verdicts, blockers=blockers,
                           missing=missing, truncated=brief.truncated, debate=debate, role_notes=notes,
@@ -154,11 +130,11 @@ async def conduct(request: CouncilRequest, library: PersonaLibrary, pick: Provid
         for name in names:
             needed.setdefault(name, []).append(role)
     steps = [writer.missing_step(name, roles) for name, roles in needed.items()]
-    audit = ReviewAudit(change_type=request.change_type, panel=[s.seat() for s in panel], rule=rule,
-                        missing_artifacts=missing, debate=debate, axis_weights=weights, truncated=brief.truncated,
-                        chair="rules" if summary is None else "model", request_sha256=request_sha256,
-                        models={name: pick(name).describe() for name in [*(s.name for s in panel), CHAIR]})
-    return ReviewedDecision(request_id=request.request_id, final_outcome=final_outcome, axis_scores=scores,
-                            summary_reasoning=summary or writer.fallback_summary(facts), blocking_issues=blocking,
-                            next_steps=(steps + rules.next_steps(verdicts, blockers))[:rules.MAX_NEXT_STEPS],
-                            notes=writer.notes(facts), verdicts=verdicts, audit=audit)
+    audit = m.ReviewAudit(change_type=request.change_type, panel=[s.seat() for s in panel], rule=rule,
+                          missing_artifacts=missing, debate=debate, axis_weights=weights, truncated=brief.truncated,
+                          chair="rules" if summary is None else "model", request_sha256=request_sha256,
+                          models={name: pick(name).describe() for name in [*(s.name for s in panel), CHAIR]})
+    return m.ReviewedDecision(request_id=request.request_id, final_outcome=final_outcome, axis_scores=scores,
+                              summary_reasoning=summary or writer.fallback_summary(facts), blocking_issues=blocking,
+                              next_steps=(steps + rules.next_steps(verdicts, blockers))[:rules.MAX_NEXT_STEPS],
+                              notes=writer.notes(facts), verdicts=verdicts, audit=audit)
