@@ -16,6 +16,8 @@ layout decisions and for programs; clients never write prose from them.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import reduce
+from operator import or_
 from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
@@ -302,43 +304,12 @@ class ErrorEvent(EventBase):
     details: dict = {}
 
 
-Event = Annotated[
-    (
-        StatusChanged
-        | Progress
-        | SessionReplaced
-        | PersonasSelected
-        | QuestionAsked
-        | QuestionsDropped
-        | QuestionResolved
-        | QuestionConfirmNew
-        | AssumptionRecorded
-        | CycleStarted
-        | PersonaStarted
-        | SeatingDecided
-        | SeatFellBack
-        | CostEstimated
-        | PersonaDelta
-        | PersonaCompleted
-        | VoteCast
-        | CycleCompleted
-        | DebateLimitReached
-        | OptionsProposed
-        | VotesTallied
-        | AnswerDelta
-        | FinalAnswer
-        | FollowUpDelta
-        | FollowUpAnswered
-        | DebateReopened
-        | CycleDropped
-        | SessionStopped
-        | SessionResumed
-        | EvidenceGathered
-        | MemoryRecalled
-        | ErrorEvent
-    ),
-    Field(discriminator="type"),
-]
-
-EVENT_TYPES: tuple[type[EventBase], ...] = Event.__origin__.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: tuple[type[EventBase], ...] = (
+    StatusChanged, Progress, SessionReplaced, PersonasSelected, QuestionAsked, QuestionsDropped, QuestionResolved,
+    QuestionConfirmNew, AssumptionRecorded, CycleStarted, PersonaStarted, SeatingDecided, SeatFellBack,
+    CostEstimated, PersonaDelta, PersonaCompleted, VoteCast, CycleCompleted, DebateLimitReached, OptionsProposed,
+    VotesTallied, AnswerDelta, FinalAnswer, FollowUpDelta, FollowUpAnswered, DebateReopened, CycleDropped,
+    SessionStopped, SessionResumed, EvidenceGathered, MemoryRecalled, ErrorEvent,
+)
+Event = Annotated[reduce(or_, EVENT_TYPES), Field(discriminator="type")]
 event_adapter: TypeAdapter[Event] = TypeAdapter(Event)
