@@ -1,6 +1,7 @@
 """The consult tools' wire models (seed 000), the same on every surface: JSON-RPC (``council/consult``,
 ``council/personaConsult``, ``council/definePersonas``, ``council/consultPlan``), the MCP server
-(``council_consult``, ``persona_consult``, ``council_define_personas``) and VS Code's language model tools.
+(``council_consult``, ``persona_consult``, ``council_define_personas``, and the decision memory's
+``council_decisions``) and VS Code's language model tools.
 
 Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them: ``user_problem``,
 ``selected_personas``, ``next_steps`` … A consult is one call that returns when the council is done; extra fields
@@ -14,7 +15,8 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from council.camel import SnakeModel
-from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
+from council.memory.models import Decision
+from council.protocol.constants import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, ClientModel, SeatingPolicy
 from council.session.state import outputs
 from council.session.state.entities import Depth
@@ -302,3 +304,20 @@ class DefinePersonasResult(SnakeModel):
     written: list[str] = Field(default_factory=list, description="Files written by this call.")
     unchanged: list[str] = Field(default_factory=list, description="Files that already held these overrides.")
     markdown: str = Field("", description="What a person reads: the draft's preview, or what was written.")
+
+
+class DecisionsParams(SnakeModel):
+    """Search the workspace's past council decisions: by ``query`` (most similar first), one by ``decision_id``, or
+    the newest ones (neither)."""
+
+    query: str | None = Field(None, min_length=1, max_length=2000, description="A question or topic to look for.")
+    decision_id: str | None = Field(None, min_length=4, max_length=100,
+                                    description="One decision's id (or a prefix of it that names exactly one).")
+    limit: int = Field(5, ge=1, le=50, description="At most this many decisions.")
+
+
+class DecisionsResult(SnakeModel):
+    decisions: list[Decision]
+    similarity: list[float] | None = Field(None, description="Each decision's similarity to `query` (searches).")
+    method: str | None = Field(None, description="How similarity was judged: embeddings, tfidf or keywords.")
+    markdown: str = ""

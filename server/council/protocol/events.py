@@ -25,7 +25,6 @@ from pydantic import Field, TypeAdapter
 from council.camel import CamelModel
 from council.errors import ErrorCode
 from council.protocol.constants import EVENT_METHOD  # noqa: F401  (re-exported)
-from council.protocol.earlier import EarlierReason
 from council.protocol.language import ChatLabels
 from council.session.state.budget import CallPlan
 from council.session.state.convergence import Convergence
@@ -40,6 +39,8 @@ from council.session.state.entities import (
 from council.session.state.grounds import EvidenceUse, Precedent
 from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.state.seating import FallbackReason, ModelChoice, Seating
+
+EarlierReason = Literal["unknown_session", "expired"]  # why a session the user had is gone
 
 
 class EventBase(CamelModel):
