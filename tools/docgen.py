@@ -19,6 +19,7 @@ from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
 from council.protocol.methods import METHODS
 from council.transport.framing import ID_SCAN_BYTES, MAX_HEADER_BYTES, MAX_MESSAGE_BYTES
 from council.transport.stdio import STALL_SECONDS
+from tools import write_or_check
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 
@@ -135,17 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--check", action="store_true", help="exit 1 if docs/protocol.md is out of date")
     args = p.parse_args(argv)
-    text = render()
-    if args.check:
-        current = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
-        if current != text:
-            sys.stderr.write("docs/protocol.md is out of date: run python -m tools.docgen\n")
-            return 1
-        return 0
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
-    return 0
-
+    return write_or_check(DOC, render(), args.check, "docs/protocol.md is out of date: run python -m tools.docgen")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -29,6 +29,7 @@ from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD
 from council.protocol.errors import JSONRPC_CODES, ErrorData
 from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
 from council.protocol.methods import MAX_CONTEXT, MAX_TEXT, METHODS, TurnCommand
+from tools import write_or_check
 
 OUT = Path(__file__).resolve().parents[1] / "extension" / "src" / "wire.ts"
 REF = "#/$defs/"
@@ -318,17 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="exit 1 if extension/src/wire.ts is out of date")
     p.add_argument("--out", type=Path, default=OUT, help="where to write (or what to check)")
     args = p.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{args.out} is out of date: run python -m tools.tsgen\n")
-            return 1
-        return 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
-    return 0
-
+    return write_or_check(args.out, render(), args.check, f"{args.out} is out of date: run python -m tools.tsgen")
 
 if __name__ == "__main__":
     sys.exit(main())
