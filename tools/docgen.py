@@ -13,9 +13,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from council.protocol.completion import CompleteDelta, CompleteErrorDetails, CompleteParams, CompleteResult
-from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD
+from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.errors import JSONRPC_CODES, TRANSPORT_ERRORS, ErrorData
-from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
+from council.protocol.events import EVENT_TYPES, EventBase
 from council.protocol.methods import METHODS
 from council.transport.framing import ID_SCAN_BYTES, MAX_HEADER_BYTES, MAX_MESSAGE_BYTES
 from council.transport.stdio import STALL_SECONDS

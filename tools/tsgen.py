@@ -25,9 +25,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from council.protocol.completion import CompleteDelta, CompleteErrorDetails, CompleteParams, CompleteResult
-from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD
+from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.errors import JSONRPC_CODES, ErrorData
-from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
+from council.protocol.events import EVENT_TYPES, EventBase
 from council.protocol.methods import MAX_CONTEXT, MAX_TEXT, METHODS, TurnCommand
 from tools import write_or_check
 

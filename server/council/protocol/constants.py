@@ -2,8 +2,7 @@
 names of the methods that carry events and completions, and the text limits every surface shares.
 
 No model behind them, so the sidecar's transport can import them before ``initialize`` is answered, and ``council
-ask`` before it starts the sidecar, without loading pydantic; ``council.protocol.errors``, ``.events`` and
-``.completion`` re-export them beside their models.
+ask`` before it starts the sidecar, without loading pydantic (``council.protocol.errors`` re-exports the codes).
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
-from council.protocol.constants import EVENT_METHOD  # noqa: F401  (re-exported)
 from council.protocol.language import ChatLabels
 from council.session.state.budget import CallPlan
 from council.session.state.convergence import Convergence
