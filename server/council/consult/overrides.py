@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -23,7 +25,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from council.config import OVERRIDES_DIR
-from council.consult.toml_out import toml_text
 from council.errors import permission_error, validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary
@@ -43,6 +44,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MAX_DRAFTS = 64
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
@@ -203,3 +205,23 @@ def _write(path: Path, content: str) -> None:
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text(content, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):  # JSON's string escapes are TOML's; TOML also wants DEL escaped
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007F")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, list):
+        return "[\n" + "".join(f"  {_toml_value(v)},\n" for v in value) + "]" if value else "[]"
+    raise ValueError(f"cannot write {type(value).__name__} values to a persona file")
+
+
+def toml_text(data: dict[str, Any]) -> str:
+    """``data`` as TOML, one ``key = value`` per line in order: only what persona contracts hold (strings,
+    booleans, numbers and lists of them); anything else is refused rather than written wrongly."""
+    return "".join(f"{k if _BARE_KEY.match(k) else _toml_value(k)} = {_toml_value(v)}\n" for k, v in data.items())
