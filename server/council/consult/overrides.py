@@ -29,14 +29,7 @@ from council.errors import permission_error, validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary
 from council.present import consult as words
-from council.protocol.consult import (
-    DefinePersonasParams,
-    DefinePersonasResult,
-    Draft,
-    DraftFile,
-    PersonaContractInfo,
-    PersonaOverride,
-)
+from council.protocol import consult as wire
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -60,10 +53,11 @@ class Planned:
         return toml_text(self.raw)
 
 
-def info(contract: PersonaContract, source: str) -> PersonaContractInfo:
-    return PersonaContractInfo(id=contract.id, name=contract.name, councils=list(contract.councils),
-                               soul=contract.soul, focus=list(contract.focus), constraints=list(contract.constraints),
-                               allowed_tools=list(contract.allowed_tools), source=source)
+def info(contract: PersonaContract, source: str) -> wire.PersonaContractInfo:
+    return wire.PersonaContractInfo(id=contract.id, name=contract.name, councils=list(contract.councils),
+                                    soul=contract.soul, focus=list(contract.focus),
+                                    constraints=list(contract.constraints), allowed_tools=list(contract.allowed_tools),
+                                    source=source)
 
 
 class PersonaOverrides:
@@ -72,12 +66,13 @@ class PersonaOverrides:
     def __init__(self, workspace: Path | None) -> None:
         self.workspace = workspace
         self.directory = workspace / OVERRIDES_DIR if workspace is not None else None
-        self.drafts: OrderedDict[str, dict[str, PersonaOverride]] = OrderedDict()
+        self.drafts: OrderedDict[str, dict[str, wire.PersonaOverride]] = OrderedDict()
 
-    def define(self, params: DefinePersonasParams, library: PersonaLibrary) -> tuple[DefinePersonasResult, bool]:
+    def define(self, params: wire.DefinePersonasParams, library: PersonaLibrary
+               ) -> tuple[wire.DefinePersonasResult, bool]:
         """The result, and whether files were written (the caller then reloads the personas)."""
         if params.overrides is None and params.confirm is None:
-            return DefinePersonasResult(personas=[info(p, library.source(p.id)) for p in library]), False
+            return wire.DefinePersonasResult(personas=[info(p, library.source(p.id)) for p in library]), False
         overrides = params.overrides
         if overrides is None:
             overrides = self.drafts.get(params.confirm or "")
@@ -92,7 +87,7 @@ class PersonaOverrides:
             merged = {p.persona.id: p for p in planned}
             personas = [info(merged[p.id].persona, self._show(merged[p.id].path)) if p.id in merged
                         else info(p, library.source(p.id)) for p in library]
-            return DefinePersonasResult(personas=personas, draft=draft), False
+            return wire.DefinePersonasResult(personas=personas, draft=draft), False
         if draft.id != params.confirm:
             raise validation_error("the workspace's persona files changed since that draft (or the overrides "
                                    "differ from it); review the new draft and confirm its id",
@@ -100,12 +95,12 @@ class PersonaOverrides:
         written = [p for p in planned if p.action != "unchanged"]
         for p in written:
             _write(p.path, p.content)
-        return DefinePersonasResult(personas=[], draft=draft, applied=True,
-                                    written=[self._show(p.path) for p in written],
-                                    unchanged=[self._show(p.path) for p in planned if p.action == "unchanged"]), \
+        return wire.DefinePersonasResult(personas=[], draft=draft, applied=True,
+                                         written=[self._show(p.path) for p in written],
+                                         unchanged=[self._show(p.path) for p in planned if p.action == "unchanged"]), \
             bool(written)
 
-    def _validated(self, overrides: dict[str, PersonaOverride], library: PersonaLibrary
+    def _validated(self, overrides: dict[str, wire.PersonaOverride], library: PersonaLibrary
                    ) -> list[tuple[PersonaContract, dict[str, Any]]]:
         if self.directory is None:
             raise permission_error("persona overrides need a workspace: start the server with --workspace DIR",
@@ -146,19 +141,19 @@ class PersonaOverrides:
             planned.append(Planned(path, contract, list(fields), new, "unchanged" if new == raw else "update"))
         return planned
 
-    def _draft(self, planned: list[Planned]) -> Draft:
+    def _draft(self, planned: list[Planned]) -> wire.Draft:
         assert self.directory is not None
-        files = [DraftFile(path=self._show(p.path), persona=p.persona.name, action=p.action, content=p.content)
-                 for p in planned]
+        files = [wire.DraftFile(path=self._show(p.path), persona=p.persona.name, action=p.action,
+                                content=p.content) for p in planned]
         digest = hashlib.sha256(json.dumps([str(self.directory), [(f.path, f.content) for f in files]],
                                            ensure_ascii=False).encode()).hexdigest()
         draft_id = f"draft-{digest[:16]}"
         preview = words.draft_preview(draft_id, self._show(self.directory), [
             {"path": f.path, "persona": f.persona, "action": f.action, "fields": p.fields}
             for f, p in zip(files, planned, strict=True)])
-        return Draft(id=draft_id, directory=str(self.directory), files=files, preview=preview)
+        return wire.Draft(id=draft_id, directory=str(self.directory), files=files, preview=preview)
 
-    def _remember(self, draft_id: str, overrides: dict[str, PersonaOverride]) -> None:
+    def _remember(self, draft_id: str, overrides: dict[str, wire.PersonaOverride]) -> None:
         self.drafts[draft_id] = overrides
         self.drafts.move_to_end(draft_id)
         while len(self.drafts) > MAX_DRAFTS:
