@@ -23,12 +23,7 @@ from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels,
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.providers.registry import ProviderInfo
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
-from council.session.state.entities import (
-    ClarificationQuestion,
-    ConversationSession,
-    Depth,
-    SessionStatus,
-)
+from council.session.state.entities import ClarificationQuestion, ConversationSession, Depth, SessionStatus
 from council.session.steps.intents import Intent
 
 
