@@ -51,12 +51,9 @@ def _type(spec: dict[str, Any]) -> str:
 
 
 def _limits(spec: dict[str, Any]) -> str:
-    parts = []
-    for key, label in (("minLength", "min length"), ("maxLength", "max length"), ("minItems", "min items"),
-                       ("maxItems", "max items"), ("minimum", "≥"), ("maximum", "≤")):
-        if key in spec:
-            parts.append(f"{label} {spec[key]}")
-    return ", ".join(parts)
+    labels = (("minLength", "min length"), ("maxLength", "max length"), ("minItems", "min items"),
+              ("maxItems", "max items"), ("minimum", "≥"), ("maximum", "≤"))
+    return ", ".join(f"{label} {spec[key]}" for key, label in labels if key in spec)
 
 
 def table(schema: dict[str, Any]) -> str:
@@ -117,10 +114,7 @@ def render() -> str:
                f"{model_table(CompleteDelta)}")
     out.append("\n## Types\n")
     seen: set[str] = set()
-    while True:
-        pending = sorted(k for k in defs if k not in seen)
-        if not pending:
-            break
+    while pending := sorted(set(defs) - seen):  # a table may bring new definitions
         for name in pending:
             seen.add(name)
             spec = defs[name]
