@@ -54,10 +54,8 @@ class Planned:
 
 
 def info(contract: PersonaContract, source: str) -> wire.PersonaContractInfo:
-    return wire.PersonaContractInfo(id=contract.id, name=contract.name, councils=list(contract.councils),
-                                    soul=contract.soul, focus=list(contract.focus),
-                                    constraints=list(contract.constraints), allowed_tools=list(contract.allowed_tools),
-                                    source=source)
+    shown = set(wire.PersonaContractInfo.model_fields) - {"source"}
+    return wire.PersonaContractInfo(**contract.model_dump(include=shown), source=source)
 
 
 class PersonaOverrides:

@@ -3,9 +3,8 @@
 (``council_consult``, ``persona_consult``, ``council_define_personas``, and the decision memory's
 ``council_decisions``) and VS Code's language model tools.
 
-Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them: ``user_problem``,
-``selected_personas``, ``next_steps`` … A consult is one call that returns when the council is done; extra fields
-beyond the seed (votes, assumptions, the session id) say how the answer came about.
+Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them; fields beyond the
+seed (votes, assumptions, the session id) say how the answer came about.
 """
 
 from __future__ import annotations
