@@ -27,8 +27,6 @@ AGENT_TOOLS_WHEN = "config.council.agentTools == 'languageModelTools'"
 
 
 def lm_tools(existing: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``contributes.languageModelTools`` for package.json: names, titles, descriptions and input schemas from
-    the tool specs; hand-written fields of existing entries are kept."""
     by_name = {entry.get("name"): entry for entry in existing}
     out = []
     for t in TOOLS:
