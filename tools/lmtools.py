@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from council.mcpserver.tools import TOOLS, input_schema
+from tools import write_or_check
 
 LM_TOOL_DEFAULTS = {  # what the VS Code contribution adds (kept when already there: edit them in package.json)
     "council_consult": {"toolReferenceName": "council", "icon": "$(organization)"},
@@ -26,8 +27,6 @@ AGENT_TOOLS_WHEN = "config.council.agentTools == 'languageModelTools'"
 
 
 def lm_tools(existing: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``contributes.languageModelTools`` for package.json: names, titles, descriptions and input schemas from
-    the tool specs; hand-written fields of existing entries are kept."""
     by_name = {entry.get("name"): entry for entry in existing}
     out = []
     for t in TOOLS:
@@ -45,14 +44,7 @@ def sync_package_json(path: Path, check: bool) -> int:
     contributes = package.setdefault("contributes", {})
     contributes["languageModelTools"] = lm_tools(contributes.get("languageModelTools", []))
     new = json.dumps(package, indent=2, ensure_ascii=False) + "\n"
-    if check:
-        if new != text:
-            sys.stderr.write(f"{path}: languageModelTools are out of date: run python -m tools.lmtools\n")
-            return 1
-        return 0
-    path.write_text(new, encoding="utf-8")
-    return 0
-
+    return write_or_check(path, new, check, f"{path}: languageModelTools are out of date: run python -m tools.lmtools")
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Write the council's tools into package.json's languageModelTools.")

@@ -1,15 +1,11 @@
 """Generates ``extension/src/wire.ts`` from the protocol models: ``python -m tools.tsgen [--check]``.
 
-The extension's wire types are derived, never mirrored by hand: one ``interface`` per model reachable from the
-methods, events, completion and error models (their pydantic JSON schemas, camelCase aliases, serialization mode),
-the discriminated ``CouncilEvent`` union, and the constants a client needs.
-
-A field is optional exactly when it can be absent on the wire. What the sidecar sends is ``to_wire()``
-(``exclude_none``): a field is absent only when it is null, so only nullable or null-defaulted fields are optional
-there, while a field with any other default is always sent. What a client sends (request params, completion
-results, error data, and the models they carry) may leave out every field that has a default. A single-value
-``Literal`` such as an event's ``type`` is always required. ``--check`` exits 1 when the committed file differs
-from what would be generated (a test and ``scripts/test`` run it).
+One ``interface`` per model reachable from the methods, events, completion and error models (their pydantic JSON
+schemas in serialization mode, camelCase aliases), the discriminated ``CouncilEvent`` union and the constants a
+client needs. A field is optional exactly when it can be absent on the wire: what the sidecar sends is
+``to_wire()`` (``exclude_none``), so there only nullable or null-defaulted fields are; what a client sends (request
+params, completion results, error data and what they carry) may also leave out every field with a default. A
+single-value ``Literal`` such as an event's ``type`` is always required.
 """
 
 from __future__ import annotations
@@ -21,14 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from council.protocol.completion import CompleteDelta, CompleteErrorDetails, CompleteParams, CompleteResult
-from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD
+from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.errors import JSONRPC_CODES, ErrorData
-from council.protocol.events import EVENT_METHOD, EVENT_TYPES, EventBase
+from council.protocol.events import EVENT_TYPES, EventBase
 from council.protocol.methods import MAX_CONTEXT, MAX_TEXT, METHODS, TurnCommand
+from tools import write_or_check
 
 OUT = Path(__file__).resolve().parents[1] / "extension" / "src" / "wire.ts"
 REF = "#/$defs/"
@@ -48,18 +44,6 @@ HEADER = """/**
 """
 
 
-def _sent_by_client() -> list[type[BaseModel]]:
-    return [m.params for m in METHODS] + [CompleteResult, CompleteDelta, ErrorData, CompleteErrorDetails]
-
-
-def _top_models() -> list[type[BaseModel]]:
-    models: list[type[BaseModel]] = []
-    for m in METHODS:
-        models += [m.params, m.result]
-    models += [EventBase, *EVENT_TYPES, CompleteParams, CompleteResult, CompleteDelta, ErrorData, CompleteErrorDetails]
-    return list(dict.fromkeys(models))
-
-
 def closure(names: list[str], defs: dict[str, dict[str, Any]]) -> list[str]:
     """``names`` and every definition they reference, in discovery order."""
     found: list[str] = []
@@ -75,12 +59,15 @@ def closure(names: list[str], defs: dict[str, dict[str, Any]]) -> list[str]:
 
 def client_sent(defs: dict[str, dict[str, Any]]) -> list[str]:
     """The models a client sends and everything they carry (fields with defaults may be left out)."""
-    return closure([m.__name__ for m in _sent_by_client()], defs)
+    sent = [m.params for m in METHODS] + [CompleteResult, CompleteDelta, ErrorData, CompleteErrorDetails]
+    return closure([m.__name__ for m in sent], defs)
 
 
 def definitions() -> dict[str, dict[str, Any]]:
     """Every model and enum reachable from the contract, by name (pydantic JSON schema ``$defs``)."""
-    _, top = models_json_schema([(m, "serialization") for m in _top_models()], by_alias=True,
+    models = [model for m in METHODS for model in (m.params, m.result)]
+    models += [EventBase, *EVENT_TYPES, CompleteParams, CompleteResult, CompleteDelta, ErrorData, CompleteErrorDetails]
+    _, top = models_json_schema([(m, "serialization") for m in dict.fromkeys(models)], by_alias=True,
                                 ref_template=REF + "{model}")
     defs: dict[str, dict[str, Any]] = top.get("$defs", {})
     clashes = [name for name in defs if not IDENT.match(name)]
@@ -318,17 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="exit 1 if extension/src/wire.ts is out of date")
     p.add_argument("--out", type=Path, default=OUT, help="where to write (or what to check)")
     args = p.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{args.out} is out of date: run python -m tools.tsgen\n")
-            return 1
-        return 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
-    return 0
-
+    return write_or_check(args.out, render(), args.check, f"{args.out} is out of date: run python -m tools.tsgen")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,7 +21,7 @@ from council.errors import CouncilError, ErrorCode, validation_error
 from council.memory import MemoryRefused, MemoryStore, SessionMemory
 from council.present import decisions as words
 from council.present.transcript import transcript
-from council.protocol.decisions import DecisionsParams, DecisionsResult
+from council.protocol.consult import DecisionsParams, DecisionsResult
 from council.session.state.entities import ConversationSession, SessionStatus
 from council.transcripts import transcript_name
 

@@ -29,21 +29,15 @@ def encodable_value(value: Any) -> Any:
     walk is iterative, so a value nested as deep as the JSON decoder allows cannot exhaust the stack)."""
     if isinstance(value, str):
         return encodable(value)
-    stack = [value]
+    stack = [value] if isinstance(value, (list, dict)) else []
     while stack:
         node = stack.pop()
-        if isinstance(node, list):
-            for i, item in enumerate(node):
-                if isinstance(item, str):
-                    node[i] = encodable(item)
-                elif isinstance(item, (list, dict)):
-                    stack.append(item)
-        elif isinstance(node, dict):
+        if isinstance(node, dict):
             for key in [k for k in node if _SURROGATES.search(k)]:
                 node[encodable(key)] = node.pop(key)
-            for key, item in node.items():
-                if isinstance(item, str):
-                    node[key] = encodable(item)
-                elif isinstance(item, (list, dict)):
-                    stack.append(item)
+        for key, item in (node.items() if isinstance(node, dict) else enumerate(node)):
+            if isinstance(item, str):
+                node[key] = encodable(item)
+            elif isinstance(item, (list, dict)):
+                stack.append(item)
     return value

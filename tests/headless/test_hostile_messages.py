@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from council.protocol.limits import MAX_CONTEXT, MAX_TEXT
+from council.protocol.constants import MAX_CONTEXT, MAX_TEXT
 from council.transport.framing import MAX_MESSAGE_BYTES
 
 from .conftest import PROBLEM

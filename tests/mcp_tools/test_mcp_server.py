@@ -11,7 +11,7 @@ import mcp.types as types
 import pytest
 from mcp.shared.exceptions import McpError
 
-from council.protocol.limits import MAX_TEXT
+from council.protocol.constants import MAX_TEXT
 
 from .conftest import PROBLEM, bullets, cancel_mid_call, tool_error
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from council.consult.overrides import toml_text
 from council.consult.runner import Reply
-from council.consult.toml_out import toml_text
 from council.errors import CouncilError
 from council.personas.loader import load_personas
 from council.protocol.consult import ConsultParams, DefinePersonasParams, PersonaConsultParams

@@ -13,7 +13,7 @@ from unit_helpers import rule
 from council.errors import CouncilError, ErrorCode
 from council.memory import MemoryStore
 from council.memory.store import FILE
-from council.protocol.decisions import DecisionsParams
+from council.protocol.consult import DecisionsParams
 from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
 from council.session.state.entities import SessionSettings
 from council.session.state.entities import SessionStatus as S

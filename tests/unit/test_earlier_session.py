@@ -4,8 +4,7 @@ question (issue 21)."""
 
 from __future__ import annotations
 
-from council.protocol.earlier import EarlierAnswer, EarlierSession
-from council.protocol.methods import Awaiting, SessionOptions, TurnParams
+from council.protocol.methods import Awaiting, EarlierAnswer, EarlierSession, SessionOptions, TurnParams
 from council.session.state.entities import QuestionStatus
 from council.session.state.entities import SessionStatus as S
 

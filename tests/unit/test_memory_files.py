@@ -12,7 +12,7 @@ from evidence_helpers import NO_QUESTIONS
 from council.errors import CouncilError, ErrorCode
 from council.memory import MemoryRefused, MemoryStore
 from council.memory.store import FILE
-from council.protocol.decisions import DecisionsParams
+from council.protocol.consult import DecisionsParams
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.entities import SessionSettings
 from council.session.state.entities import SessionStatus as S

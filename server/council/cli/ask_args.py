@@ -11,7 +11,7 @@ from typing import Any
 
 from council.cli.model_args import add_provider_arguments
 from council.client.rpc import RpcError
-from council.protocol.limits import MAX_MODEL_SPECS
+from council.protocol.constants import MAX_MODEL_SPECS
 from council.session.state.language import session_language
 from council.words import LANGUAGES, speaking, t
 

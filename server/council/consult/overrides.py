@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -23,19 +25,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from council.config import OVERRIDES_DIR
-from council.consult.toml_out import toml_text
 from council.errors import permission_error, validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary
 from council.present import consult as words
-from council.protocol.consult import (
-    DefinePersonasParams,
-    DefinePersonasResult,
-    Draft,
-    DraftFile,
-    PersonaContractInfo,
-    PersonaOverride,
-)
+from council.protocol import consult as wire
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,6 +37,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MAX_DRAFTS = 64
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
@@ -58,10 +53,9 @@ class Planned:
         return toml_text(self.raw)
 
 
-def info(contract: PersonaContract, source: str) -> PersonaContractInfo:
-    return PersonaContractInfo(id=contract.id, name=contract.name, councils=list(contract.councils),
-                               soul=contract.soul, focus=list(contract.focus), constraints=list(contract.constraints),
-                               allowed_tools=list(contract.allowed_tools), source=source)
+def info(contract: PersonaContract, source: str) -> wire.PersonaContractInfo:
+    shown = set(wire.PersonaContractInfo.model_fields) - {"source"}
+    return wire.PersonaContractInfo(**contract.model_dump(include=shown), source=source)
 
 
 class PersonaOverrides:
@@ -70,12 +64,13 @@ class PersonaOverrides:
     def __init__(self, workspace: Path | None) -> None:
         self.workspace = workspace
         self.directory = workspace / OVERRIDES_DIR if workspace is not None else None
-        self.drafts: OrderedDict[str, dict[str, PersonaOverride]] = OrderedDict()
+        self.drafts: OrderedDict[str, dict[str, wire.PersonaOverride]] = OrderedDict()
 
-    def define(self, params: DefinePersonasParams, library: PersonaLibrary) -> tuple[DefinePersonasResult, bool]:
+    def define(self, params: wire.DefinePersonasParams, library: PersonaLibrary
+               ) -> tuple[wire.DefinePersonasResult, bool]:
         """The result, and whether files were written (the caller then reloads the personas)."""
         if params.overrides is None and params.confirm is None:
-            return DefinePersonasResult(personas=[info(p, library.source(p.id)) for p in library]), False
+            return wire.DefinePersonasResult(personas=[info(p, library.source(p.id)) for p in library]), False
         overrides = params.overrides
         if overrides is None:
             overrides = self.drafts.get(params.confirm or "")
@@ -90,7 +85,7 @@ class PersonaOverrides:
             merged = {p.persona.id: p for p in planned}
             personas = [info(merged[p.id].persona, self._show(merged[p.id].path)) if p.id in merged
                         else info(p, library.source(p.id)) for p in library]
-            return DefinePersonasResult(personas=personas, draft=draft), False
+            return wire.DefinePersonasResult(personas=personas, draft=draft), False
         if draft.id != params.confirm:
             raise validation_error("the workspace's persona files changed since that draft (or the overrides "
                                    "differ from it); review the new draft and confirm its id",
@@ -98,12 +93,12 @@ class PersonaOverrides:
         written = [p for p in planned if p.action != "unchanged"]
         for p in written:
             _write(p.path, p.content)
-        return DefinePersonasResult(personas=[], draft=draft, applied=True,
-                                    written=[self._show(p.path) for p in written],
-                                    unchanged=[self._show(p.path) for p in planned if p.action == "unchanged"]), \
+        return wire.DefinePersonasResult(personas=[], draft=draft, applied=True,
+                                         written=[self._show(p.path) for p in written],
+                                         unchanged=[self._show(p.path) for p in planned if p.action == "unchanged"]), \
             bool(written)
 
-    def _validated(self, overrides: dict[str, PersonaOverride], library: PersonaLibrary
+    def _validated(self, overrides: dict[str, wire.PersonaOverride], library: PersonaLibrary
                    ) -> list[tuple[PersonaContract, dict[str, Any]]]:
         if self.directory is None:
             raise permission_error("persona overrides need a workspace: start the server with --workspace DIR",
@@ -144,19 +139,19 @@ class PersonaOverrides:
             planned.append(Planned(path, contract, list(fields), new, "unchanged" if new == raw else "update"))
         return planned
 
-    def _draft(self, planned: list[Planned]) -> Draft:
+    def _draft(self, planned: list[Planned]) -> wire.Draft:
         assert self.directory is not None
-        files = [DraftFile(path=self._show(p.path), persona=p.persona.name, action=p.action, content=p.content)
-                 for p in planned]
+        files = [wire.DraftFile(path=self._show(p.path), persona=p.persona.name, action=p.action,
+                                content=p.content) for p in planned]
         digest = hashlib.sha256(json.dumps([str(self.directory), [(f.path, f.content) for f in files]],
                                            ensure_ascii=False).encode()).hexdigest()
         draft_id = f"draft-{digest[:16]}"
         preview = words.draft_preview(draft_id, self._show(self.directory), [
             {"path": f.path, "persona": f.persona, "action": f.action, "fields": p.fields}
             for f, p in zip(files, planned, strict=True)])
-        return Draft(id=draft_id, directory=str(self.directory), files=files, preview=preview)
+        return wire.Draft(id=draft_id, directory=str(self.directory), files=files, preview=preview)
 
-    def _remember(self, draft_id: str, overrides: dict[str, PersonaOverride]) -> None:
+    def _remember(self, draft_id: str, overrides: dict[str, wire.PersonaOverride]) -> None:
         self.drafts[draft_id] = overrides
         self.drafts.move_to_end(draft_id)
         while len(self.drafts) > MAX_DRAFTS:
@@ -203,3 +198,23 @@ def _write(path: Path, content: str) -> None:
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text(content, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):  # JSON's string escapes are TOML's; TOML also wants DEL escaped
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007F")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, list):
+        return "[\n" + "".join(f"  {_toml_value(v)},\n" for v in value) + "]" if value else "[]"
+    raise ValueError(f"cannot write {type(value).__name__} values to a persona file")
+
+
+def toml_text(data: dict[str, Any]) -> str:
+    """``data`` as TOML, one ``key = value`` per line in order: only what persona contracts hold (strings,
+    booleans, numbers and lists of them); anything else is refused rather than written wrongly."""
+    return "".join(f"{k if _BARE_KEY.match(k) else _toml_value(k)} = {_toml_value(v)}\n" for k, v in data.items())

@@ -1,28 +1,17 @@
 """A finished session as a consult result: seed 000's ToolResponse per persona and CouncilSynthesis, with the
 depth enforced after the fact.
 
-The prompts already ask for the depth's number of bullets (and one repair when a reply falls short); here every
-list that counts is cut to the depth's maximum, and a shortfall is reported in the synthesis's notes — never made
-up with invented items. The synthesis's next steps, when the chair gave too few, are completed from the advisors'
-own next steps (real items, in council order). The Devil's Advocate's advice ends with its counterpoints as the
-engine composed them (one bullet each, after the advice the depth counts), and the session's synthesis has already
-added them to ``risks_tradeoffs`` (seed 000). What the answer hinges on and what the debate changed come from the
-synthesis, as every surface shows them.
+Every list that counts is cut to the depth's maximum, and a shortfall is reported in the synthesis's notes — never
+made up with invented items; too few next steps from the chair are completed from the advisors' own (real items,
+in council order). The Devil's Advocate's advice ends with its counterpoints (seed 000), after the advice the depth
+counts.
 """
 
 from __future__ import annotations
 
 from council.consult.request import council_of
 from council.present import consult as words
-from council.protocol.consult import (
-    Clarification,
-    ConsultResult,
-    ConsultSynthesis,
-    DebateChange,
-    Hinge,
-    ToolResponse,
-    VoteOutcome,
-)
+from council.protocol import consult as wire
 from council.session.calls.prompts import DEPTH_BULLETS
 from council.session.state.entities import ConversationSession, QuestionStatus
 from council.session.state.outputs import PersonaResponse, Vote
@@ -49,7 +38,7 @@ def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | Non
 
 
 def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSession,
-                  notes: list[str]) -> ToolResponse:
+                  notes: list[str]) -> wire.ToolResponse:
     depth = s.settings.depth
     lo, hi = DEPTH_BULLETS[depth]
     lists = {f: _dedupe(resp.own_advice if f == "advice" else getattr(resp, f)) for f in COUNTED}
@@ -61,7 +50,7 @@ def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSessi
         notes.append(words.trimmed_note(resp.persona, cut, hi, depth.value))
     counterpoints = _dedupe(resp.risks)[:hi]
     folded = resp.advice[len(resp.own_advice):][:hi]  # seed 000: the Devil's Advocate's ends with its counterpoints
-    return ToolResponse(
+    return wire.ToolResponse(
         persona=resp.persona, summary=words.bullet_text(lists["summary"][:hi]),
         advice=words.bullet_text(lists["advice"][:hi] + folded), assumptions=resp.assumptions,
         questions=resp.questions,
@@ -70,38 +59,37 @@ def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSessi
         counterpoints=counterpoints, vote=vote.option_id if vote else None, cycle=resp.cycle)
 
 
-def synthesis(s: ConversationSession, responses: list[ToolResponse], notes: list[str]) -> ConsultSynthesis:
+def synthesis(s: ConversationSession, responses: list[wire.ToolResponse],
+              notes: list[str]) -> wire.ConsultSynthesis:
     syn = s.synthesis
     assert syn is not None
     lo, hi = DEPTH_BULLETS[s.settings.depth]
     steps = _dedupe(syn.next_steps)[:hi]
     if len(steps) < lo:
-        known = {" ".join(x.lower().split()).rstrip(".") for x in steps}
-        extra = [x for x in _dedupe([step for r in responses for step in r.next_steps])
-                 if " ".join(x.lower().split()).rstrip(".") not in known][: lo - len(steps)]
+        extra = _dedupe(steps + [step for r in responses for step in r.next_steps])[len(steps):lo]
         if extra:
             steps += extra
             notes.append(words.steps_completed_note(len(extra)))
-    return ConsultSynthesis(
+    return wire.ConsultSynthesis(
         recommendation=syn.recommendation, agreements=syn.agreements, conflicts=syn.conflicts,
         risks_tradeoffs=_dedupe(syn.risks_tradeoffs), next_steps=steps, notes=[*syn.notes, *notes],
         dissent=syn.dissent, source=syn.source)
 
 
-def clarifications(s: ConversationSession, declined: set[str]) -> list[Clarification]:
+def clarifications(s: ConversationSession, declined: set[str]) -> list[wire.Clarification]:
     out = []
     for q in s.questions:
         choices = [c.label for c in q.choices]
         if q.status is QuestionStatus.ANSWERED and q.user_answer is not None:
-            out.append(Clarification(question=q.question, choices=choices, status="answered",
-                                     answer=q.user_answer.answer))
+            out.append(wire.Clarification(question=q.question, choices=choices, status="answered",
+                                          answer=q.user_answer.answer))
         else:
-            out.append(Clarification(question=q.question, choices=choices, assumption=q.default_assumption,
-                                     status="declined" if q.question_id in declined else "assumed"))
+            out.append(wire.Clarification(question=q.question, choices=choices, assumption=q.default_assumption,
+                                          status="declined" if q.question_id in declined else "assumed"))
     return out
 
 
-def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> ConsultResult:
+def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> wire.ConsultResult:
     final = {v.persona: v for v in s.votes_in(s.final_round)} if s.votes else {}
     notes: list[str] = []
     responses, silent = [], []
@@ -117,16 +105,16 @@ def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> Co
     open_questions = _dedupe([c.question for c in clar if c.status != "answered"]
                              + [q for r in responses for q in r.questions])
     tally = s.tally
-    vote = VoteOutcome(options={o.id: o.label for o in tally.options}, counts=tally.counts, winner=tally.winner,
-                       consensus=tally.consensus) if tally else None
+    vote = wire.VoteOutcome(options={o.id: o.label for o in tally.options}, counts=tally.counts,
+                            winner=tally.winner, consensus=tally.consensus) if tally else None
     syn = s.synthesis
     assert syn is not None
-    debate = DebateChange.model_validate(syn.debate.model_dump()) if syn.debate else None
-    return ConsultResult(
+    debate = wire.DebateChange.model_validate(syn.debate.model_dump()) if syn.debate else None
+    return wire.ConsultResult(
         responses=responses, synthesis=synthesis(s, responses, notes), session_id=s.session_id,
         depth=s.settings.depth, council=council_of(plan), vote=vote, clarifications=clar, debate=debate,
-        hinges=[Hinge(assumption=h.assumption, if_false=h.if_false, criticality=h.criticality,
-                      question_id=h.question_id) for h in syn.hinges],
+        hinges=[wire.Hinge(assumption=h.assumption, if_false=h.if_false, criticality=h.criticality,
+                           question_id=h.question_id) for h in syn.hinges],
         assumptions=[a.assumption for a in s.assumption_log], open_questions=open_questions,
         cycles=s.debate_cycles, model_calls=s.metadata.calls, calls_by_model=dict(s.metadata.calls_by_model),
         max_model_calls=s.call_plans[-1].call_limit if s.call_plans else 0,

@@ -1,11 +1,10 @@
-"""Runs a consult: one council session from start to synthesis in a single call.
+"""Runs a consult: one council session (started and run by ``council.sessions``, as a chat session) from start to
+synthesis in a single call.
 
-The session starts and runs where a chat session does (``council.sessions``: one turn at a time, errors mapped the
-same way), so a consult inherits everything a chat session does. Clarifying questions are the only point
-where a chat session waits for the user; here each one goes to the caller's ``ask`` callback (MCP
-elicitation): an answer is used, a declined question becomes a logged assumption, a dismissed one (or one nobody
-answered in time) skips the rest. Without a callback every question is skipped at once (each a logged assumption)
-and listed in the result as an open question. Cancelling the call cancels the session and every model call in flight.
+Each clarifying question goes to the caller's ``ask`` callback (MCP elicitation): an answer is used, a declined
+question becomes a logged assumption, a dismissed one (or one nobody answered in time) skips the rest. Without a
+callback every question is skipped at once and listed in the result as an open question. Cancelling the call
+cancels the session and every model call in flight.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from council.protocol.seating import ClientModel
 from council.session.state.entities import ClarificationQuestion, SessionStatus
 from council.session.state.store import Live
 from council.session.steps.debate import refused_models
-from council.session.steps.engine import Plan
 from council.session.steps.intents import Intent
 from council.sessions import Sessions
 from council.words import speaking, t
@@ -79,7 +77,18 @@ class Consultant:
                           client=ClientCapabilities(completion=True, completion_model=client_model,
                                                     models=client_models or [], chat_model_id=client_model)) \
             if client_model else TurnParams(options=SessionOptions(seating=seating))
-        live = await self._run(plan, ask, session_id, declined, turn)
+        sessions = self.sessions
+
+        async def clarify(live: Live) -> None:
+            while (s := live.rt.session).status is SessionStatus.CLARIFYING and s.active_question is not None:
+                question = s.active_question
+                reply = await ask(question) if ask is not None else Reply("skip_all")
+                if ask is not None and reply.action != "answer" and not reply.unanswered:
+                    declined.add(question.question_id)  # the user saw it and said no
+                await sessions.run_turn(live, MOVES[reply.action], _move(sessions, question, reply, live.pick))
+
+        live, _ = await sessions.start(turn, plan, session_id, then=clarify,
+                                       cancelled="the caller cancelled the consult")
         s, stalled_by = live.rt.session, live.turn.stalled_by
         if s.status is SessionStatus.CANCELLED:
             raise validation_error(t("error.consult_cancelled"), sessionId=s.session_id, reason="cancelled")
@@ -95,22 +104,6 @@ class Consultant:
         result = consult_result(s, plan, declined)
         result.markdown = words.consult_text(result.to_wire())
         return result
-
-    async def _run(self, plan: Plan, ask: Asker | None, session_id: str | None, declined: set[str],
-                   turn: TurnParams) -> Live:
-        sessions = self.sessions
-
-        async def clarify(live: Live) -> None:
-            while (s := live.rt.session).status is SessionStatus.CLARIFYING and s.active_question is not None:
-                question = s.active_question
-                reply = await ask(question) if ask is not None else Reply("skip_all")
-                if ask is not None and reply.action != "answer" and not reply.unanswered:
-                    declined.add(question.question_id)  # the user saw it and said no
-                await sessions.run_turn(live, MOVES[reply.action], _move(sessions, question, reply, live.pick))
-
-        live, _ = await sessions.start(turn, plan, session_id, then=clarify,
-                                       cancelled="the caller cancelled the consult")
-        return live
 
 
 def _move(sessions: Sessions, question: ClarificationQuestion, reply: Reply, pick):

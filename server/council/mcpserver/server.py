@@ -51,9 +51,8 @@ from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offer
 from council.present import consult as words
 from council.present.errors import tool_error_text
 from council.present.review_words import progress_line
-from council.protocol.consult import DefinePersonasParams, ElicitedAnswer
-from council.protocol.decisions import DecisionsParams
-from council.protocol.limits import MAX_TEXT
+from council.protocol.constants import MAX_TEXT
+from council.protocol.consult import DecisionsParams, DefinePersonasParams, ElicitedAnswer
 from council.protocol.methods import ReviewParams, ReviewResult
 from council.review.models import CouncilRequest
 from council.review.run import review_session_id

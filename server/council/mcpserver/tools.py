@@ -22,11 +22,12 @@ from council.present import tools as words
 from council.protocol.consult import (
     ConsultParams,
     ConsultResult,
+    DecisionsParams,
+    DecisionsResult,
     DefinePersonasParams,
     DefinePersonasResult,
     PersonaConsultParams,
 )
-from council.protocol.decisions import DecisionsParams, DecisionsResult
 from council.review.models import CouncilRequest, ReviewedDecision
 
 

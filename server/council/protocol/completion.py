@@ -1,10 +1,5 @@
-"""Server → client request ``council/complete``: "complete this prompt with your model".
-
-This is how the VS Code extension lends the chat's own model to the council. The client may stream: while the
-request is pending it sends ``council/completeDelta`` notifications carrying the request's ``streamId``; the final
-result holds the whole text. When the session is cancelled the sidecar sends ``$/cancelRequest`` for this
-request's id and stops listening.
-"""
+"""Server → client request ``council/complete``: the client completes a prompt with its own model (how VS Code
+lends the chat's model to the council); docs/protocol.md says how it streams and how it is cancelled."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from council.camel import CamelModel
-from council.protocol.constants import COMPLETE_DELTA_METHOD, COMPLETE_METHOD  # noqa: F401  (re-exported)
 from council.providers.base import ChatMessage
 
 CompleteFailureReason = Literal["model_unavailable", "no_consent", "model_failed"]

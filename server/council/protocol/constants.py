@@ -1,9 +1,8 @@
-"""The contract's plain constants: the JSON-RPC numeric codes (one per error kind, and the transport's own) and the
-names of the methods that carry events and completions.
+"""The contract's plain constants: the JSON-RPC numeric codes (one per error kind, and the transport's own), the
+names of the methods that carry events and completions, and the text limits every surface shares.
 
 No model behind them, so the sidecar's transport can import them before ``initialize`` is answered, and ``council
-ask`` before it starts the sidecar, without loading pydantic; ``council.protocol.errors``, ``.events`` and
-``.completion`` re-export them beside their models.
+ask`` before it starts the sidecar, without loading pydantic (``council.protocol.errors`` re-exports the codes).
 """
 
 from __future__ import annotations
@@ -13,6 +12,13 @@ from council.errors import ErrorCode
 EVENT_METHOD = "council/event"
 COMPLETE_METHOD = "council/complete"
 COMPLETE_DELTA_METHOD = "council/completeDelta"
+
+# Text limits of a chat turn, an answer to a clarifying question (by ``council/answer`` or MCP elicitation), a
+# consult's problem, attached context: one definition each.
+MAX_TEXT = 20_000  # characters in one chat turn, one answer, one consult problem
+MAX_CONTEXT = 200_000  # characters of attached context in one turn or consult
+MAX_CHOICE = 120  # characters of a choice's value
+MAX_MODEL_SPECS = 12  # `models` of a turn: one per seat at most (max_personas is 12)
 
 # JSON-RPC numeric codes used for each kind (the string code in ``data.code`` is the contract).
 JSONRPC_CODES: dict[ErrorCode, int] = {

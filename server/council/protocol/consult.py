@@ -1,21 +1,23 @@
 """The consult tools' wire models (seed 000), the same on every surface: JSON-RPC (``council/consult``,
 ``council/personaConsult``, ``council/definePersonas``, ``council/consultPlan``), the MCP server
-(``council_consult``, ``persona_consult``, ``council_define_personas``) and VS Code's language model tools.
+(``council_consult``, ``persona_consult``, ``council_define_personas``, and the decision memory's
+``council_decisions``) and VS Code's language model tools.
 
-Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them: ``user_problem``,
-``selected_personas``, ``next_steps`` … A consult is one call that returns when the council is done; extra fields
-beyond the seed (votes, assumptions, the session id) say how the answer came about.
+Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them; fields beyond the
+seed (votes, assumptions, the session id) say how the answer came about.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from council.camel import SnakeModel
-from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
+from council.memory.models import Decision
+from council.protocol.constants import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, ClientModel, SeatingPolicy
+from council.session.state import outputs
 from council.session.state.entities import Depth
 
 Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -171,29 +173,21 @@ class Hinge(SnakeModel):
                                                       "consult's session asks it again.")
 
 
-class PositionMove(SnakeModel):
-    """A persona whose final vote differs from its first vote, and the argument it named for the change."""
+class PositionMove(outputs.PositionMove):
+    """A persona whose final vote differs from its first vote, and the argument it named for the change (the
+    chat's PositionMove, snake_case)."""
 
-    persona: str
-    from_option: str | None = Field(description="Its first vote (none: it was not placed).")
-    to_option: str | None
-    cycle: int = Field(description="The debate cycle in which it last changed its vote.")
-    because: str = Field("", description="The argument that moved it ('' when it named none).")
-    conformity: bool = Field(False, description="Flagged as possible conformity: it changed without an argument.")
+    model_config = ConfigDict(alias_generator=lambda name: name)
 
 
-class DebateChange(SnakeModel):
-    """What the debate changed: the first vote (cycle 1) against the final one."""
+class DebateChange(outputs.DebateEffect):
+    """What the debate changed: the first vote (cycle 1) against the final one (the chat's DebateEffect,
+    snake_case)."""
 
-    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
-        description="no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner "
-                    "(or its tie stood); overturned: on another winner, or on a tie after a winner.")
-    first_winner: str | None = None
-    final_winner: str | None = None
-    first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")
-    final_counts: dict[str, int] = Field(default_factory=dict, description="Option id → final votes.")
-    moves: list[PositionMove] = []
-    conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
+    model_config = ConfigDict(alias_generator=lambda name: name)
+
+    moves: list[PositionMove] = Field(default_factory=list, description="Personas whose vote moved, in council "
+                                                                       "order.")
 
 
 class ElicitedAnswer(SnakeModel):
@@ -309,3 +303,20 @@ class DefinePersonasResult(SnakeModel):
     written: list[str] = Field(default_factory=list, description="Files written by this call.")
     unchanged: list[str] = Field(default_factory=list, description="Files that already held these overrides.")
     markdown: str = Field("", description="What a person reads: the draft's preview, or what was written.")
+
+
+class DecisionsParams(SnakeModel):
+    """Search the workspace's past council decisions: by ``query`` (most similar first), one by ``decision_id``, or
+    the newest ones (neither)."""
+
+    query: str | None = Field(None, min_length=1, max_length=2000, description="A question or topic to look for.")
+    decision_id: str | None = Field(None, min_length=4, max_length=100,
+                                    description="One decision's id (or a prefix of it that names exactly one).")
+    limit: int = Field(5, ge=1, le=50, description="At most this many decisions.")
+
+
+class DecisionsResult(SnakeModel):
+    decisions: list[Decision]
+    similarity: list[float] | None = Field(None, description="Each decision's similarity to `query` (searches).")
+    method: str | None = Field(None, description="How similarity was judged: embeddings, tfidf or keywords.")
+    markdown: str = ""

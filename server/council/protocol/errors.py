@@ -1,9 +1,8 @@
 """The one error shape of the protocol: ``{code: validation|permission|internal, message, details}``.
 
 Every failed request answers with a JSON-RPC error whose ``data`` is an :class:`ErrorData`. Domain code raises
-:class:`council.errors.CouncilError`; :func:`error_data` and :data:`JSONRPC_CODES` are the only mapping to the wire.
-The numeric codes live in ``council.protocol.constants`` (no pydantic: the transport reads them before ``initialize``
-is answered) and are re-exported here.
+:class:`council.errors.CouncilError`; :func:`error_data` and :data:`JSONRPC_CODES` (re-exported from the light
+``council.protocol.constants``) are the only mapping to the wire.
 """
 
 from __future__ import annotations

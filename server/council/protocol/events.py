@@ -6,9 +6,8 @@ each event's ``markdown`` in ``seq`` order (also for types it does not know) and
 buttons for ``question.asked`` choices (its markdown does not list them: the client shows each once, as buttons or a
 numbered list, with Skip and Skip all), a way to the transcript under ``final.answer`` (the chat shows each persona
 as one compact line; the full positions are in the transcript), an Extend button on ``debate.limitReached``, a Retry
-button on a
-retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, Resume and Cancel buttons
-on ``session.stopped``, ``progress.message`` as a transient progress line, and the ``references`` of
+button on a retryable ``error``, "my answer" / "a new question" buttons on ``question.confirmNew``, Resume and
+Cancel buttons on ``session.stopped``, ``progress.message`` as a transient progress line, and the ``references`` of
 ``evidence.gathered`` as references to the files (VS Code: ``stream.reference``). The data fields are for those
 layout decisions and for programs; clients never write prose from them.
 """
@@ -16,28 +15,23 @@ layout decisions and for programs; clients never write prose from them.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import reduce
+from operator import or_
 from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
 from council.errors import ErrorCode
-from council.protocol.constants import EVENT_METHOD  # noqa: F401  (re-exported)
-from council.protocol.earlier import EarlierReason
 from council.protocol.language import ChatLabels
+from council.session.state import entities as e
 from council.session.state.budget import CallPlan
 from council.session.state.convergence import Convergence
-from council.session.state.entities import (
-    Assumption,
-    ClarificationQuestion,
-    FollowUp,
-    PersonaSelection,
-    SessionStatus,
-    UserInput,
-)
 from council.session.state.grounds import EvidenceUse, Precedent
 from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.state.seating import FallbackReason, ModelChoice, Seating
+
+EarlierReason = Literal["unknown_session", "expired"]  # why a session the user had is gone
 
 
 class EventBase(CamelModel):
@@ -50,8 +44,8 @@ class EventBase(CamelModel):
 
 class StatusChanged(EventBase):
     type: Literal["status.changed"] = "status.changed"
-    previous: SessionStatus
-    status: SessionStatus
+    previous: e.SessionStatus
+    status: e.SessionStatus
     reason: str = ""
 
 
@@ -72,14 +66,14 @@ class SessionReplaced(EventBase):
 
 class PersonasSelected(EventBase):
     type: Literal["personas.selected"] = "personas.selected"
-    selection: PersonaSelection
+    selection: e.PersonaSelection
     labels: ChatLabels | None = Field(None, description="The buttons' words in the session's language (the first "
                                                         "event of a session: for the buttons shown before its result).")
 
 
 class QuestionAsked(EventBase):
     type: Literal["question.asked"] = "question.asked"
-    question: ClarificationQuestion
+    question: e.ClarificationQuestion
     remaining_in_round: int = 0
     round_cap: int = 3
     revisit: bool = Field(False, description="A skipped or deferred question asked again after the answer "
@@ -92,14 +86,14 @@ class QuestionsDropped(EventBase):
     worth asking. With `asked` 0 the council goes straight to the debate; `markdown` says why in one line."""
 
     type: Literal["questions.dropped"] = "questions.dropped"
-    questions: list[ClarificationQuestion] = []
+    questions: list[e.ClarificationQuestion] = []
     reason: Literal["clear", "not_decisive"]
     asked: int = Field(0, description="Questions of the same round that will be asked.")
 
 
 class QuestionResolved(EventBase):
     type: Literal["question.resolved"] = "question.resolved"
-    question: ClarificationQuestion
+    question: e.ClarificationQuestion
     reused: bool = Field(False, description="Answered or skipped with the reply the user gave a session a reload "
                                             "lost (the turn's `earlier`): it was not asked (no `question.asked`), "
                                             "and `markdown` is the one line saying what was reused.")
@@ -116,7 +110,7 @@ class QuestionConfirmNew(EventBase):
 
 class AssumptionRecorded(EventBase):
     type: Literal["assumption.recorded"] = "assumption.recorded"
-    assumption: Assumption
+    assumption: e.Assumption
 
 
 class CycleStarted(EventBase):
@@ -242,14 +236,14 @@ class FollowUpAnswered(EventBase):
     yet, and a closing line on how to re-open the debate or start a new session."""
 
     type: Literal["followUp.answered"] = "followUp.answered"
-    follow_up: FollowUp
+    follow_up: e.FollowUp
 
 
 class DebateReopened(EventBase):
     """The user re-opened the completed debate with new input; cycles, a vote and a new answer follow."""
 
     type: Literal["debate.reopened"] = "debate.reopened"
-    input: UserInput
+    input: e.UserInput
     limit: int = Field(description="The session's cycle cap for the re-opened debate.")
 class CycleDropped(EventBase):
     """A cycle that did not conclude was taken back (the session stopped, or every advisor failed in it): its
@@ -265,13 +259,13 @@ class SessionStopped(EventBase):
     Clients offer Resume (a turn with the `retry` command) and Cancel."""
 
     type: Literal["session.stopped"] = "session.stopped"
-    status: SessionStatus
+    status: e.SessionStatus
     completed_cycles: int
 
 
 class SessionResumed(EventBase):
     type: Literal["session.resumed"] = "session.resumed"
-    status: SessionStatus
+    status: e.SessionStatus
 
 
 class EvidenceGathered(EventBase):
@@ -302,43 +296,12 @@ class ErrorEvent(EventBase):
     details: dict = {}
 
 
-Event = Annotated[
-    (
-        StatusChanged
-        | Progress
-        | SessionReplaced
-        | PersonasSelected
-        | QuestionAsked
-        | QuestionsDropped
-        | QuestionResolved
-        | QuestionConfirmNew
-        | AssumptionRecorded
-        | CycleStarted
-        | PersonaStarted
-        | SeatingDecided
-        | SeatFellBack
-        | CostEstimated
-        | PersonaDelta
-        | PersonaCompleted
-        | VoteCast
-        | CycleCompleted
-        | DebateLimitReached
-        | OptionsProposed
-        | VotesTallied
-        | AnswerDelta
-        | FinalAnswer
-        | FollowUpDelta
-        | FollowUpAnswered
-        | DebateReopened
-        | CycleDropped
-        | SessionStopped
-        | SessionResumed
-        | EvidenceGathered
-        | MemoryRecalled
-        | ErrorEvent
-    ),
-    Field(discriminator="type"),
-]
-
-EVENT_TYPES: tuple[type[EventBase], ...] = Event.__origin__.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: tuple[type[EventBase], ...] = (
+    StatusChanged, Progress, SessionReplaced, PersonasSelected, QuestionAsked, QuestionsDropped, QuestionResolved,
+    QuestionConfirmNew, AssumptionRecorded, CycleStarted, PersonaStarted, SeatingDecided, SeatFellBack,
+    CostEstimated, PersonaDelta, PersonaCompleted, VoteCast, CycleCompleted, DebateLimitReached, OptionsProposed,
+    VotesTallied, AnswerDelta, FinalAnswer, FollowUpDelta, FollowUpAnswered, DebateReopened, CycleDropped,
+    SessionStopped, SessionResumed, EvidenceGathered, MemoryRecalled, ErrorEvent,
+)
+Event = Annotated[reduce(or_, EVENT_TYPES), Field(discriminator="type")]
 event_adapter: TypeAdapter[Event] = TypeAdapter(Event)

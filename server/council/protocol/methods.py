@@ -17,18 +17,13 @@ from pydantic_core import PydanticCustomError
 from council.camel import CamelModel, SnakeModel
 from council.personas.contract import PersonaInfo
 from council.protocol import consult
-from council.protocol.earlier import EarlierSession
+from council.protocol.constants import MAX_CHOICE, MAX_CONTEXT, MAX_MODEL_SPECS, MAX_TEXT
+from council.protocol.events import EarlierReason
 from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels, Language
-from council.protocol.limits import MAX_CHOICE, MAX_CONTEXT, MAX_MODEL_SPECS, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.providers.registry import ProviderInfo
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
-from council.session.state.entities import (
-    ClarificationQuestion,
-    ConversationSession,
-    Depth,
-    SessionStatus,
-)
+from council.session.state.entities import ClarificationQuestion, ConversationSession, Depth, SessionStatus
 from council.session.steps.intents import Intent
 
 
@@ -62,6 +57,26 @@ class Reference(CamelModel):
     content: str = Field("", max_length=MAX_CONTEXT)
 
 
+class EarlierAnswer(CamelModel):
+    """One thing the user told a session the sidecar no longer has: a question and the reply to it."""
+
+    question: str = Field(min_length=1, max_length=MAX_TEXT)
+    action: Literal["answer", "skip", "skip_all"] = "answer"
+    answer: str | None = Field(None, min_length=1, max_length=MAX_TEXT,
+                               description="The reply, for `answer` (the text, or a choice's label).")
+
+
+class EarlierSession(CamelModel):
+    """What the user told a session that is gone (a reload without `keepAcrossReloads`), as the chat history shows
+    it: its question and the replies to its clarifying questions. A new session started with it reuses the replies
+    whose questions it asks again (and, for a bare "continue", the earlier question), says that the earlier session is
+    gone (first) and what it reused (last), each in one line."""
+
+    problem: str | None = Field(None, max_length=MAX_TEXT)
+    answers: list[EarlierAnswer] = Field(default_factory=list, max_length=30)
+    reason: EarlierReason = Field("unknown_session", description="Why the earlier session is gone, as the error "
+                                  "that refused it said (`details.reason`); the new session says so in its first "
+                                  "event (`session.replaced`).")
 
 
 class SessionOptions(CamelModel):
@@ -300,74 +315,72 @@ class Method:
 
 
 METHODS: tuple[Method, ...] = (
-    Method("council/turn", TurnParams, TurnResult,
-           "Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, "
-           "more questions, extend debate, stop, cancel, status, follow-up) and runs the session until it needs the "
-           "user again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request "
-           "stops (pauses) the session like `council/stop` (during a follow-up it stops only the follow-up: the "
-           "session stays completed); only `council/cancel` (or the `cancel` command) cancels it. A turn with the "
-           "`retry` command resumes a stopped or stalled session from where it is. "
-           "While a question is open, text that reads like a new problem is not recorded: the intent is "
-           "`confirm_new` and a `question.confirmNew` event asks; send the text again with `command: \"answer\"` "
-           "or `command: \"new\"`. `command: \"answer\"` with no open question is a validation error with "
-           "`details.reason` `no_open_question`. After the council answered, plain text is a `follow_up` the "
-           "moderator answers from the session (`followUp.*` events); `command: \"extend\"` with text re-opens "
-           "the debate with it (`debate.reopened`)."),
-    Method("council/answer", AnswerParams, TurnResult,
-           "Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the "
-           "first call's result (a double-clicked button never skips two questions)."),
-    Method("council/stop", SessionRef, StopResult,
-           "Stop (pause) a session: every in-flight model call of it stops and the running `council/turn` returns "
-           "promptly; completed debate cycles, answers and assumptions are kept, a cycle that had not concluded is "
-           "dropped, and the session keeps its status with `stopped: true` (journaled, so `council/restore` keeps "
-           "it). A `session.stopped` event says so. A turn with the `retry` command resumes it. Nothing running "
-           "(e.g. a question is open): `stopped: false`, nothing changes."),
-    Method("council/cancel", SessionRef, CancelResult,
-           "Cancel a session: every in-flight model call of it stops; status becomes `cancelled` (final). On a "
-           "completed session it stops a running follow-up (the session stays completed), and is refused otherwise."),
-    Method("council/snapshot", SnapshotParams, SnapshotResult,
-           "The whole session (for transcripts and restore), its markdown transcript and optionally its journal."),
-    Method("council/restore", RestoreParams, RestoreResult,
-           "Restore a session from its journal into this sidecar (after a restart). The journal is validated and "
-           "replayed through the same reducer that wrote it; a cycle the old sidecar did not finish is dropped, so "
-           "`retry` runs it again. No events are sent for the replayed past; the next event's seq is `lastSeq + 1`."),
+    Method("council/turn", TurnParams, TurnResult, """
+        Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, more
+        questions, extend debate, stop, cancel, status, follow-up) and runs the session until it needs the user
+        again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request stops
+        (pauses) the session like `council/stop` (during a follow-up it stops only the follow-up: the session stays
+        completed); only `council/cancel` (or the `cancel` command) cancels it. A turn with the `retry` command
+        resumes a stopped or stalled session from where it is. While a question is open, text that reads like a new
+        problem is not recorded: the intent is `confirm_new` and a `question.confirmNew` event asks; send the text
+        again with `command: "answer"` or `command: "new"`. `command: "answer"` with no open question is a
+        validation error with `details.reason` `no_open_question`. After the council answered, plain text is a
+        `follow_up` the moderator answers from the session (`followUp.*` events); `command: "extend"` with text
+        re-opens the debate with it (`debate.reopened`)."""),
+    Method("council/answer", AnswerParams, TurnResult, """
+        Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the first call's
+        result (a double-clicked button never skips two questions)."""),
+    Method("council/stop", SessionRef, StopResult, """
+        Stop (pause) a session: every in-flight model call of it stops and the running `council/turn` returns
+        promptly; completed debate cycles, answers and assumptions are kept, a cycle that had not concluded is
+        dropped, and the session keeps its status with `stopped: true` (journaled, so `council/restore` keeps it). A
+        `session.stopped` event says so. A turn with the `retry` command resumes it. Nothing running (e.g. a
+        question is open): `stopped: false`, nothing changes."""),
+    Method("council/cancel", SessionRef, CancelResult, """
+        Cancel a session: every in-flight model call of it stops; status becomes `cancelled` (final). On a completed
+        session it stops a running follow-up (the session stays completed), and is refused otherwise."""),
+    Method("council/snapshot", SnapshotParams, SnapshotResult, """
+        The whole session (for transcripts and restore), its markdown transcript and optionally its journal."""),
+    Method("council/restore", RestoreParams, RestoreResult, """
+        Restore a session from its journal into this sidecar (after a restart). The journal is validated and
+        replayed through the same reducer that wrote it; a cycle the old sidecar did not finish is dropped, so
+        `retry` runs it again. No events are sent for the replayed past; the next event's seq is `lastSeq + 1`."""),
     Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
-    Method("council/providers", EmptyParams, ProvidersResult,
-           "Configured model providers and whether each answers right now."),
-    Method("council/consult", consult.ConsultRequest, consult.ConsultResult,
-           "Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads "
-           "are snake_case). It runs a whole session — routing (or `selected_personas`), clarification, "
-           "vote-first debate, convergence, synthesis — and answers when the council is done, with one "
-           "ToolResponse per persona and the synthesis. Nobody is asked anything: each clarifying question "
-           "becomes a logged assumption and is listed in `open_questions`. `depth` sets the output budget and is "
-           "enforced (longer lists are cut, shortfalls are noted, nothing is invented). Events stream as "
-           "`council/event` for the result's `session_id` meanwhile (propose it with `session_id`); with "
-           "`client_model` the client serves the session's `council/complete` requests with its own model. "
-           "`$/cancelRequest` cancels the session and every model call."),
-    Method("council/personaConsult", consult.PersonaConsultRequest, consult.ConsultResult,
-           "Consult one persona (seed 000's `persona.consult`; MCP tool `persona_consult`): the same session and "
-           "result shape with `persona_name` alone on the council and one cycle."),
-    Method("council/definePersonas", consult.DefinePersonasParams, consult.DefinePersonasResult,
-           "Persona overrides for the workspace (seed 000's `council.define_personas`; MCP tool "
-           "`council_define_personas`), draft-gated: without `confirm` it returns the merged contracts and a "
-           "draft (id, the files it would write, a preview) and writes nothing; with `confirm: <draft id>` it "
-           "writes exactly that draft to `<workspace>/.council/personas/` (only the overridden fields) and the "
-           "next consult uses it. Applying a draft again changes nothing. Without `overrides` and `confirm` it "
-           "lists the contracts. Needs `--workspace` to write (else `permission`)."),
-    Method("council/consultPlan", consult.ConsultPlanParams, consult.ConsultPlan,
-           "What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these "
-           "params, without a model call: the council and why, the cycle cap, and how many model calls (what a "
-           "confirmation prompt shows)."),
-    Method("council/reviewPlan", ReviewPlanParams, ReviewPlan,
-           "What `council/review` would do for a change of this `change_type`, without a model call: the roles "
-           "that sit and how many model calls they make (what the `council_review` tool's confirmation shows)."),
-    Method("council/review", ReviewParams, ReviewResult,
-           "Review mode (seed 004; MCP tool `council_review`, VS Code's `@council /review`): the review roles that "
-           "sit for the request's `change_type` judge it concurrently "
-           "(one debate round when they disagree); the outcome follows the written rules, the chair's model writes "
-           "only `summary_reasoning`. The request and the decision keep the seed's snake_case field names. Progress "
-           "arrives as `progress` events with `sessionId` `review:<request_id>`. A review that cannot be done (a "
-           "role's model failed, a timeout) is an `internal` error, never a verdict; `$/cancelRequest` cancels it."),
+    Method("council/providers", EmptyParams, ProvidersResult, """
+        Configured model providers and whether each answers right now."""),
+    Method("council/consult", consult.ConsultRequest, consult.ConsultResult, """
+        Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads are
+        snake_case). It runs a whole session — routing (or `selected_personas`), clarification, vote-first debate,
+        convergence, synthesis — and answers when the council is done, with one ToolResponse per persona and the
+        synthesis. Nobody is asked anything: each clarifying question becomes a logged assumption and is listed in
+        `open_questions`. `depth` sets the output budget and is enforced (longer lists are cut, shortfalls are
+        noted, nothing is invented). Events stream as `council/event` for the result's `session_id` meanwhile
+        (propose it with `session_id`); with `client_model` the client serves the session's `council/complete`
+        requests with its own model. `$/cancelRequest` cancels the session and every model call."""),
+    Method("council/personaConsult", consult.PersonaConsultRequest, consult.ConsultResult, """
+        Consult one persona (seed 000's `persona.consult`; MCP tool `persona_consult`): the same session and result
+        shape with `persona_name` alone on the council and one cycle."""),
+    Method("council/definePersonas", consult.DefinePersonasParams, consult.DefinePersonasResult, """
+        Persona overrides for the workspace (seed 000's `council.define_personas`; MCP tool
+        `council_define_personas`), draft-gated: without `confirm` it returns the merged contracts and a draft (id,
+        the files it would write, a preview) and writes nothing; with `confirm: <draft id>` it writes exactly that
+        draft to `<workspace>/.council/personas/` (only the overridden fields) and the next consult uses it.
+        Applying a draft again changes nothing. Without `overrides` and `confirm` it lists the contracts. Needs
+        `--workspace` to write (else `permission`)."""),
+    Method("council/consultPlan", consult.ConsultPlanParams, consult.ConsultPlan, """
+        What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these params,
+        without a model call: the council and why, the cycle cap, and how many model calls (what a confirmation
+        prompt shows)."""),
+    Method("council/reviewPlan", ReviewPlanParams, ReviewPlan, """
+        What `council/review` would do for a change of this `change_type`, without a model call: the roles that sit
+        and how many model calls they make (what the `council_review` tool's confirmation shows)."""),
+    Method("council/review", ReviewParams, ReviewResult, """
+        Review mode (seed 004; MCP tool `council_review`, VS Code's `@council /review`): the review roles that sit
+        for the request's `change_type` judge it concurrently (one debate round when they disagree); the outcome
+        follows the written rules, the chair's model writes only `summary_reasoning`. The request and the decision
+        keep the seed's snake_case field names. Progress arrives as `progress` events with `sessionId`
+        `review:<request_id>`. A review that cannot be done (a role's model failed, a timeout) is an `internal`
+        error, never a verdict; `$/cancelRequest` cancels it."""),
 )
 
 METHODS_BY_NAME = {m.name: m for m in METHODS}

@@ -1,12 +1,6 @@
-"""The seating wire: the chat models a client can serve, the seating policy, the budget and the calls used.
-
-A client that can lend several models (VS Code: ``vscode.lm.selectChatModels()``) lists them in
-``ClientCapabilities.models`` with the chat's own model as ``chatModelId``; the sidecar seats the personas on them
-(``SessionOptions.seating``: ``diverse``, ``chat`` or a persona → model id map), journals the seating
-(``seating.decided``), and names the model of every ``council/complete`` in ``modelId``. A client that cannot use
-that model answers with an error whose ``details.reason`` is a :data:`CompleteFailureReason`; the seat then falls
-back to the chat's model (``seat.fellBack``, once per model per session). ``cost.estimated`` states the most a
-session will spend before its first model call; results report the calls used per model.
+"""The seating wire: the chat models a client can serve (``ClientCapabilities.models``), the seating policy
+(``SessionOptions.seating``) and the model calls a session used. How seats are chosen, journaled and fall back is
+in docs/protocol.md (``seating.decided``, ``seat.fellBack``, ``CompleteErrorDetails``).
 """
 
 from __future__ import annotations
@@ -50,7 +44,6 @@ class CallUsage(CamelModel):
 
     @classmethod
     def of(cls, s: ConversationSession) -> CallUsage:
-        """Calls the session made per model, against what it said it would spend."""
         plans = s.call_plans
         return cls(calls=s.metadata.calls, by_model=dict(s.metadata.calls_by_model),
                    max_calls=plans[-1].call_limit if plans else None, budget=s.settings.max_model_calls)
