@@ -93,7 +93,6 @@ def classify_detail(text: str) -> Classification:
 
 
 def classify(text: str) -> tuple[str, dict[str, float]]:
-    """``(classification, scores)``: the top domain tag (or ``"general"``) and each domain's share of the
-        hits."""
+    """``(classification, scores)``: the top domain tag (or ``"general"``) and each domain's share of the hits."""
     result = classify_detail(text)
     return result.classification, result.scores
