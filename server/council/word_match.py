@@ -11,29 +11,15 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from pathlib import Path
 
 import snowballstemmer
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-я]")
 
-STOPWORDS = frozenset("""
-a an the and or but if then else between among within without via vs versus etc should would next
-new best better good thing things lot really way ways try of to in on at by for with from into onto
-over under about as is are was were be been being am do does did doing done have has had having i me my we
-us our you your he she him her it its they them their this that these those there here what which who whom
-whose when where why how can could will shall may might must not no nor yes so too very just also than
-only own same such both each few more most less other some any all again further once up down out off s t
-don doesn isn aren wasn weren let lets get got make want need like think one ones much many even still
-и в во не что он на я с со как а
-то все она так его но да ты к у же вы за бы по только ее мне было вот от меня еще нет о из ему
-теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж вам ведь там
-потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего
-раз тоже себе под будет ж тогда кто этот того потому этого какой какая какое какие совсем ним здесь этом один
-почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец два об другой хоть после над
-больше тот через эти эта нас про всего них много разве три эту моя впрочем хорошо свою этой перед
-иногда лучше чуть том нельзя такой им более всегда конечно всю между нам нужно наш наша наши ваш это стоит
-""".split())
+# The stop words of both languages, one list: data in stopwords.txt beside this module.
+STOPWORDS = frozenset(Path(__file__).with_name("stopwords.txt").read_text(encoding="utf-8").split())
 
 # Words Snowball would merge with a different word that routing tells apart (a KeywordMarker-style list): the
 # production environment is not the product, logistics' shipping is not shipping a release, personal data is not a

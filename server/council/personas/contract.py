@@ -161,16 +161,8 @@ class PersonaContract(BaseModel):
 
     def to_info(self, source: str) -> PersonaInfo:
         """The wire view (``council/personas``); ``source`` says which file or layer it came from."""
-        return PersonaInfo(
-            id=self.id,
-            name=self.name,
-            council=", ".join(self.councils),
-            soul=self.soul,
-            focus=list(self.focus),
-            constraints=list(self.constraints),
-            allowed_tools=list(self.allowed_tools),
-            source=source,
-        )
+        shown = self.model_dump(include={"id", "name", "soul", "focus", "constraints", "allowed_tools"})
+        return PersonaInfo(council=", ".join(self.councils), source=source, **shown)
 
     def routing_text(self) -> str:
         """What routing compares a request with: description, focus, domains and soul."""

@@ -133,13 +133,6 @@ class EmbeddingRanker:
             log.info("embedding model %s ready in %.1f s", model_dir, self.warm_seconds)
             return self
 
-    def embed(self, texts: list[str]) -> list[Any]:
-        """Normalised embeddings (numpy rows) for ``texts``, cached by text."""
-        if not self.ready:
-            raise EmbeddingsNotReady(self.error or "embedding model is still warming up")
-        self._encode_into_cache(texts)
-        return [self._cache[t] for t in texts]
-
     def _encode_into_cache(self, texts: list[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
@@ -155,5 +148,6 @@ class EmbeddingRanker:
             return []
         if not self.ready:
             raise EmbeddingsNotReady(self.error or "embedding model is still warming up")
+        self._encode_into_cache(docs)  # the documents' embeddings are cached by text, the query's is not
         q = self._model.encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
-        return [max(0.0, float(q @ d)) for d in self.embed(docs)]
+        return [max(0.0, float(q @ self._cache[d])) for d in docs]

@@ -1,14 +1,16 @@
-"""The words of everything the council writes for people, one catalog per language (``en``, ``ru``).
+"""The words of everything the council writes for people, one catalog per language (``en.toml``, ``ru.toml``).
 
-A catalog (``council.words.en``, ``council.words.ru``) maps a key to a ``str.format`` template, or, for a count,
-to its plural forms (English: one, other; Russian: one, few, many, chosen by :func:`plural_index`). Both catalogs
-hold the same keys with the same placeholders (a test checks it). The presentation asks for words with
-:func:`t` (a template) and :func:`n` (a count and its noun); the language is the one set by :func:`speaking` for
-the current context (the narrator and the service set the session's), English when nothing set one.
+A catalog maps a key (a table's name, a dot, the key inside it: ``[clarify] council`` → ``clarify.council``) to a
+``str.format`` template, or, for a count, to its plural forms (English: one, other; Russian: one, few, many, chosen
+by :func:`plural_index`). Both catalogs hold the same keys with the same placeholders (a test checks it). The
+presentation asks for words with :func:`t` (a template) and :func:`n` (a count and its noun); the language is the
+one set by :func:`speaking` for the current context (the narrator and the service set the session's), English when
+nothing set one. A catalog is read on its first lookup, not on import: ``council.errors`` imports this module before
+``initialize`` is answered, and the start-up must not pay the parse.
 
-Why a typed dict and not gettext/Babel: the texts are short templates composed by code, the plural rule of the two
-languages is four lines, and a dict needs no compiled ``.mo`` files in the wheel or the VSIX's bootstrap; gettext
-would add a build step and give no guarantee a dict does not (the completeness test checks keys and placeholders).
+Why TOML tables and not gettext/Babel: the texts are short templates composed by code, the plural rule of the two
+languages is four lines, and a table needs no compiled ``.mo`` files in the wheel or the VSIX's bootstrap; gettext
+would add a build step and give no guarantee a table does not (the completeness test checks keys and placeholders).
 """
 
 from __future__ import annotations
@@ -17,19 +19,41 @@ import string
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-
-from council.words import en, en_consult, en_errors, en_outcome, ru, ru_consult, ru_errors, ru_outcome
+from functools import cache
+from pathlib import Path
 
 Entry = str | tuple[str, ...]
 
 LANGUAGES: tuple[str, ...] = ("en", "ru")
-CATALOGS: dict[str, dict[str, Entry]] = {
-    "en": {**en.WORDS, **en_outcome.WORDS, **en_errors.WORDS, **en_consult.WORDS},
-    "ru": {**ru.WORDS, **ru_outcome.WORDS, **ru_errors.WORDS, **ru_consult.WORDS},
-}
 DEFAULT = "en"
 
 _current: ContextVar[str] = ContextVar("council_language", default=DEFAULT)
+
+
+@cache
+def catalog(lang: str) -> dict[str, Entry]:
+    """``lang``'s catalog, read from ``<lang>.toml`` beside this module the first time it is asked for."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    out: dict[str, Entry] = {}
+
+    def flatten(table: dict, prefix: str) -> None:
+        for key, value in table.items():
+            if isinstance(value, dict):
+                flatten(value, f"{prefix}{key}.")
+            else:
+                out[prefix + key] = tuple(value) if isinstance(value, list) else value
+
+    flatten(tomllib.loads(Path(__file__).with_name(f"{lang}.toml").read_text(encoding="utf-8")), "")
+    return out
+
+
+def __getattr__(name: str) -> dict[str, dict[str, Entry]]:
+    if name == "CATALOGS":  # every catalog by language, read on first use (tests compare them)
+        return {lang: catalog(lang) for lang in LANGUAGES}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def supported(language: str | None) -> str | None:
@@ -37,7 +61,7 @@ def supported(language: str | None) -> str | None:
     if not language:
         return None
     base = language.strip().lower().replace("_", "-").split("-")[0]
-    return base if base in CATALOGS else None
+    return base if base in LANGUAGES else None
 
 
 def language() -> str:
@@ -66,13 +90,13 @@ def plural_index(lang: str, count: int) -> int:
 
 
 def _entry(key: str) -> Entry:
-    found = CATALOGS[_current.get()].get(key)
-    return found if found is not None else CATALOGS[DEFAULT][key]
+    found = catalog(_current.get()).get(key)
+    return found if found is not None else catalog(DEFAULT)[key]
 
 
 def known(key: str) -> bool:
     """Whether the catalogs have ``key`` (for keys made from data, such as an enum value)."""
-    return key in CATALOGS[DEFAULT]
+    return key in catalog(DEFAULT)
 
 
 def t(key: str, **values: object) -> str:
@@ -103,7 +127,7 @@ def texts(lang: str) -> list[str]:
     """Every fixed text of ``lang``'s catalog with its placeholders cut out: the pieces a rendering in another
     language must not contain (tests look for them)."""
     out = []
-    for entry in CATALOGS[lang].values():
+    for entry in catalog(lang).values():
         for form in entry if isinstance(entry, tuple) else (entry,):
             out += [literal for literal, _, _, _ in string.Formatter().parse(form)]
     return out
