@@ -1,8 +1,5 @@
 /**
- * The chat's buttons: a question's choices, Skip this question (with their idempotency) and Skip all, Extend
- * debate, Retry, the full positions under the answer.
- *
- * A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
+ * The chat's buttons. A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
  * double-clicking a button can never produce two different keys for one click. The command handler records the
  * click here; the chat handler then takes it when the chat turn that the click opened arrives, and submits it with
  * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
@@ -82,13 +79,7 @@ export function answerButtonArgs(
   labels: ChatLabels = DEFAULT_LABELS,
 ): AnswerButtonArgs {
   const label = action === 'answer' && choice ? choice.label : action === 'skip' ? labels.skip : 'Defer';
-  const args: AnswerButtonArgs = {
-    sessionId: q.sessionId,
-    questionId: q.questionId,
-    action,
-    label,
-    idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value),
-  };
+  const args: AnswerButtonArgs = { sessionId: q.sessionId, questionId: q.questionId, action, label, idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value) };
   if (action === 'answer' && choice) args.choice = choice.value;
   return args;
 }
@@ -99,21 +90,12 @@ export function answerButtonArgs(
  * number answers too.
  */
 export function questionButtons(q: ClarificationQuestion, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
-  const choices = Array.isArray(q.choices) ? q.choices : [];
-  const buttons: ButtonCommand[] = choices.map((c) => ({
-    command: ANSWER_COMMAND,
-    title: c.label,
-    tooltip: labels.answerTooltip,
-    arguments: [answerButtonArgs(q, 'answer', c, labels)],
-  }));
-  buttons.push({
-    command: ANSWER_COMMAND,
-    title: labels.skipQuestion,
-    tooltip: labels.skipTooltip,
-    arguments: [answerButtonArgs(q, 'skip', undefined, labels)],
-  });
-  buttons.push(turnButton(labels.skipAllButton, { command: 'skipAll', text: '' }, labels.skipAllTooltip));
-  return buttons;
+  const answer = (title: string, tooltip: string, args: AnswerButtonArgs): ButtonCommand => ({ command: ANSWER_COMMAND, title, tooltip, arguments: [args] });
+  return [
+    ...(Array.isArray(q.choices) ? q.choices : []).map((c) => answer(c.label, labels.answerTooltip, answerButtonArgs(q, 'answer', c, labels))),
+    answer(labels.skipQuestion, labels.skipTooltip, answerButtonArgs(q, 'skip', undefined, labels)),
+    turnButton(labels.skipAllButton, { command: 'skipAll', text: '' }, labels.skipAllTooltip),
+  ];
 }
 
 /** Under the council's answer: the full positions (the transcript), one click away. */
@@ -144,7 +126,6 @@ export function isTurnButtonArgs(value: unknown): value is TurnButtonArgs {
   return typeof v.text === 'string' && (v.command === undefined || (typeof v.command === 'string' && (TURN_COMMANDS as readonly string[]).includes(v.command)));
 }
 
-/** The chat query of a turn button. */
 export function chatQueryForTurn(args: TurnButtonArgs, participantName = 'council'): string {
   return `@${participantName} ${args.command ? `/${args.command} ` : ''}${args.text}`.trim();
 }

@@ -6,7 +6,7 @@ import type { AnswerButtonArgs, PendingAnswers } from './buttons';
 import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
-import { PARTICIPANT_NAME } from './slashCommands';
+import { PARTICIPANT_NAME } from './participant';
 import type { ShippedPersona } from './personaDraft';
 import { applyPersonaDraft, describeDraft, draftPersonaCopy, shippedPersonas } from './personaDraft';
 import { TRANSCRIPT_SCHEME, openTranscript, transcripts } from './transcript';

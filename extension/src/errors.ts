@@ -8,7 +8,7 @@ import { ResponseError } from 'vscode-jsonrpc';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import { isErrorData } from './protocol';
-import { isConnectionLost } from './recovery';
+import { isConnectionLost } from './outgoing';
 import type { ResponseSink } from './render';
 import type { ErrorData } from './wire';
 

@@ -7,15 +7,14 @@ import { SessionTracker, registerCommands, workspacePersonasDir } from './comman
 import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
 import { SessionKeeper } from './keeper';
-import { registerCouncilMcp } from './mcp';
 import { ChatModels } from './models';
 import { registerCouncilParticipant } from './participant';
 import { preparePython } from './bootstrap';
 import { PythonSetupError, homeDir, resolveInterpreter } from './python';
+import type { SidecarCommand } from './settings';
 import { readSettings, sidecarLaunch, sidecarProcess, expandPath, transcriptDir, usesChatModel } from './settings';
-import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
-import { agentToolsMode, chatModelForTools, registerCouncilTools } from './tools';
+import { agentToolsMode, chatModelForTools, registerCouncilMcp, registerCouncilTools } from './tools';
 import { TurnRegistry } from './turns';
 import { activePythonFromExtension, localFolders, teeToFile } from './vscodeapi';
 

@@ -86,13 +86,7 @@ export class SessionKeeper {
         return;
       }
       this.kept.delete(sessionId);
-      this.kept.set(sessionId, {
-        sessionId,
-        journal: snap.journal,
-        lastSeq: this.lastSeq(sessionId),
-        status: snap.status,
-        problem: snap.problem,
-      });
+      this.kept.set(sessionId, { sessionId, journal: snap.journal, lastSeq: this.lastSeq(sessionId), status: snap.status, problem: snap.problem });
       this.bound();
       await this.save();
     } catch (err) {

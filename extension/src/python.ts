@@ -18,7 +18,6 @@ export interface Interpreter {
   source: InterpreterSource;
 }
 
-/** How to start the sidecar: `command args… -m council serve …` with this env. */
 export interface PythonLaunch {
   command: string;
   env: Record<string, string>;
@@ -86,7 +85,6 @@ export function neutralCwd(): string {
   return emptyDir;
 }
 
-/** Prepend `dir` to PYTHONPATH. */
 export function withPythonPath(env: NodeJS.ProcessEnv, dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
