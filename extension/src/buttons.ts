@@ -1,17 +1,17 @@
 /**
- * The chat's buttons. A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
- * double-clicking a button can never produce two different keys for one click. The command handler records the
- * click here; the chat handler then takes it when the chat turn that the click opened arrives, and submits it with
- * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
- *
- * Their words come from the sidecar, in the session's language (`ChatLabels`: on the session's first event and on
- * every turn result); `DEFAULT_LABELS` only where the sidecar has sent none yet.
+ * The chat's buttons. A button carries a deterministic idempotency key (session, question, action, choice), so
+ * re-rendering or double-clicking a button can never produce two different keys for one click. The command handler
+ * records the click here; the chat handler then takes it when the chat turn that the click opened arrives, and
+ * submits it with `council/answer` and that key (the sidecar treats a repeated key as a no-op).
  */
 import { createHash } from 'node:crypto';
 import type { AnswerParams, ChatLabels, ClarificationQuestion, TurnCommand } from './wire';
 import { TURN_COMMANDS } from './wire';
 
-/** The buttons' words before the sidecar has said any (the sidecar's English catalog, `label.*`). */
+/**
+ * The buttons' words before the sidecar has said any (the sidecar's English catalog, `label.*`); then its `ChatLabels`
+ * (on the session's first event and every turn result), in the session's language.
+ */
 export const DEFAULT_LABELS: ChatLabels = {
   skip: 'Skip',
   skipTooltip: 'The council records the assumption it states instead',
@@ -166,19 +166,12 @@ export function chatQueryFor(args: AnswerButtonArgs, participantName = 'council'
   return `@${participantName} /answer ${args.label}`;
 }
 
-export type ClickOutcome = 'submitted' | 'duplicate' | 'alreadyAnswered';
-
-interface Pending {
-  args: AnswerButtonArgs;
-  at: number;
-}
-
 /**
  * Clicks waiting for the chat turn they opened. One click per question: a second click on the same button
  * (same key) is a duplicate, a click on another button of an already clicked question is refused.
  */
 export class PendingAnswers {
-  private readonly pending = new Map<string, Pending>(); // by idempotency key
+  private readonly pending = new Map<string, { args: AnswerButtonArgs; at: number }>(); // by idempotency key
   private readonly clickedQuestions = new Map<string, string>(); // questionId → key
   private readonly order: string[] = [];
 
@@ -189,7 +182,7 @@ export class PendingAnswers {
   ) {}
 
   /** Record a click. Only `submitted` should lead to a chat turn / `council/answer`. */
-  click(args: AnswerButtonArgs): ClickOutcome {
+  click(args: AnswerButtonArgs): 'submitted' | 'duplicate' | 'alreadyAnswered' {
     this.expire();
     const prior = this.clickedQuestions.get(args.questionId);
     if (prior !== undefined) return prior === args.idempotencyKey ? 'duplicate' : 'alreadyAnswered';
@@ -222,10 +215,8 @@ export class PendingAnswers {
   }
 
   /** Forget a click whose chat turn never came (e.g. the chat could not be opened), so it can be submitted directly. */
-  drop(key: string): AnswerButtonArgs | undefined {
-    const p = this.pending.get(key);
+  drop(key: string): void {
     this.pending.delete(key);
-    return p?.args;
   }
 
   get size(): number {

@@ -85,7 +85,6 @@ async function cancelSession(deps: CommandDeps): Promise<void> {
   void vscode.window.showInformationMessage(r.status === 'cancelled' ? 'Council: the session was cancelled.' : 'Council: the session had already ended.');
 }
 
-/** The workspace folder for user persona overrides. */
 export function workspacePersonasDir(): string | undefined {
   const folder = localFolders()[0];
   return folder ? path.join(folder.uri.fsPath, '.council', 'personas') : undefined;

@@ -16,7 +16,7 @@ import type { AnswerButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { log } from './log';
 import { isErrorData } from './protocol';
-import type { ClientCapabilities, EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
+import type { EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
 
 /** What the previous council result of the conversation said (its metadata). */
@@ -29,19 +29,17 @@ export interface PreviousTurn {
 }
 
 export class OutgoingTurn {
-  private submission: AnswerButtonArgs | undefined;
   readonly params: TurnParams;
 
   constructor(
     private readonly client: CouncilClient,
     base: Omit<TurnParams, 'newSessionId' | 'sessionId'>,
     sessionId: string | undefined,
-    submission: AnswerButtonArgs | undefined,
+    private submission: AnswerButtonArgs | undefined,
     private readonly previous: PreviousTurn | undefined,
     /** The user's replies to the previous session's questions (chat history), sent if that session is gone. */
     private readonly earlier: EarlierAnswer[] = [],
   ) {
-    this.submission = submission;
     this.params = { ...base, newSessionId: randomUUID() };
     if (sessionId) this.params.sessionId = sessionId;
   }
@@ -51,20 +49,11 @@ export class OutgoingTurn {
     return this.params.newSessionId as string;
   }
 
-  get caps(): ClientCapabilities {
-    return this.params.client ?? { completion: false };
-  }
-
-  /** Whether this turn starts a session (its text is a problem). */
-  get startsSession(): boolean {
-    return !this.submission && (!this.params.sessionId || this.params.command === 'new');
-  }
-
   send(token: vscode.CancellationToken): Promise<TurnResult> {
     const a = this.submission;
     if (!a) return this.client.request('council/turn', { ...this.params }, token);
     log.info(`submitting ${a.action} for question ${a.questionId} (key ${a.idempotencyKey})`);
-    const params = { sessionId: a.sessionId, questionId: a.questionId, action: a.action, client: this.caps, idempotencyKey: a.idempotencyKey };
+    const params = { sessionId: a.sessionId, questionId: a.questionId, action: a.action, client: this.params.client ?? { completion: false }, idempotencyKey: a.idempotencyKey };
     return this.client.request('council/answer', a.choice !== undefined ? { ...params, choice: a.choice } : params, token);
   }
 
@@ -106,11 +95,7 @@ export class OutgoingTurn {
 export type HistoryItem = vscode.ChatRequestTurn | vscode.ChatResponseTurn;
 
 /** The fields of a council result the history is read with (participant.ts writes them). */
-interface AskedMetadata {
-  sessionId?: unknown;
-  awaiting?: unknown;
-  question?: unknown;
-}
+type AskedMetadata = Partial<Record<'sessionId' | 'awaiting' | 'question', unknown>>;
 
 const MAX_ANSWERS = 30;
 

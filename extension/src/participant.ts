@@ -33,7 +33,7 @@ export const PARTICIPANT_NAME = 'council';
  * The participant's own few texts, in VS Code's display language (`vscode.l10n`, `l10n/bundle.l10n.*.json`): where no
  * session exists yet, or where the sidecar that would write it is gone. Everything a session says is the sidecar's.
  */
-export const WORDS = {
+const WORDS = {
   askExample: () =>
     vscode.l10n.t('Ask the council a hard question, for example: _{0}_', vscode.l10n.t('Should we split our monolith into services this quarter?')) + '\n',
   newQuestion: () => vscode.l10n.t('Type your new question: the council starts a new session for it (the earlier session stays as it is).') + '\n',
@@ -42,9 +42,6 @@ export const WORDS = {
   noSession: () => vscode.l10n.t('There is no council session in this conversation yet.') + '\n',
   transcriptOpen: () => `_${vscode.l10n.t('The transcript is open in a preview.')}_\n`,
   openTranscriptAgain: () => vscode.l10n.t('Open the transcript again'),
-};
-
-export const NOTES = {
   restarted: () =>
     `> ↻ ${vscode.l10n.t('The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.')}\n\n`,
   interrupted: () =>
@@ -96,16 +93,8 @@ export interface CouncilChatResult extends vscode.ChatResult {
 }
 
 /** What a bare `/new` (the "Ask a new question" followup) leaves: the next turn's text starts a new session. */
-export interface NewQuestionMetadata {
-  newQuestion: true;
-}
-
 export interface NewQuestionResult extends vscode.ChatResult {
-  metadata: NewQuestionMetadata;
-}
-
-export function isNewQuestion(value: unknown): value is NewQuestionMetadata {
-  return typeof value === 'object' && value !== null && (value as Record<string, unknown>).newQuestion === true;
+  metadata: { newQuestion: true };
 }
 
 export function isCouncilMetadata(value: unknown): value is CouncilResultMetadata {
@@ -123,7 +112,7 @@ export function metadataFromHistory(history: readonly HistoryItem[], pastNewQues
     const item = history[i] as Partial<vscode.ChatResponseTurn>;
     if (item.participant !== undefined && item.participant !== PARTICIPANT_ID) continue;
     const metadata = item.result?.metadata;
-    if (isNewQuestion(metadata) && !pastNewQuestion) return undefined;
+    if (metadata?.newQuestion === true && !pastNewQuestion) return undefined;
     if (isCouncilMetadata(metadata)) return metadata;
   }
   return undefined;
@@ -180,7 +169,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
-    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted());
+    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(WORDS.interrupted());
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
@@ -235,7 +224,7 @@ function recoveryHooks(
     send: () => outgoing.send(token),
     onRestarted: () => {
       turn.resetOrder();
-      note(NOTES.restarted());
+      note(WORDS.restarted());
     },
     onUnknownSession: (why) => {
       log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);

@@ -115,8 +115,6 @@ export class EventRenderer {
         this.state.errors++;
         if (event.retryable) this.out.button(retryButton(event.sessionId, this.state.labels));
         return;
-      default:
-        return;
     }
   }
 

@@ -153,7 +153,6 @@ async function changesToReview(deps: ReviewDeps, folder: string, staged: boolean
   return undefined;
 }
 
-/** Handle `@council /review …` (the participant dispatches it here). */
 export async function reviewTurn(
   deps: ReviewDeps,
   request: vscode.ChatRequest,

@@ -1,16 +1,17 @@
-/** Typed access to the `council.*` settings and what they mean for the sidecar and each session. */
+/**
+ * Typed access to the `council.*` settings (their meaning: package.json's descriptions) and what they mean for the
+ * sidecar and each session.
+ */
 import * as path from 'node:path';
 import type { Depth, SessionOptions } from './wire';
 import { LIMITS, MAX_CONTEXT } from './wire';
 
-export type ProviderSetting = 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
-export type HttpProviderSetting = 'auto' | 'openai' | 'ollama' | 'embedded';
 /** `council.models`: how the personas are seated on the user's chat models (`SessionOptions.seating`). */
 export type ModelsSetting = NonNullable<SessionOptions['seating']>;
 
 export interface CouncilSettings {
-  provider: ProviderSetting;
-  http: { provider: HttpProviderSetting; model: string; baseUrl: string; apiKeyEnv: string };
+  provider: 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
+  http: { provider: 'auto' | 'openai' | 'ollama' | 'embedded'; model: string; baseUrl: string; apiKeyEnv: string };
   personas: string[];
   personasDirs: string[];
   /** Undefined: the sidecar's own default (defaults live in one place, the sidecar's SessionSettings). */
@@ -22,28 +23,20 @@ export interface CouncilSettings {
   pythonInterpreter: string;
   embeddings: boolean;
   trace: 'off' | 'messages' | 'verbose';
-  /** The advisors may read the (trusted) workspace as evidence. */
   evidence: boolean;
-  /** Keep decisions in <workspace>/.council/decisions.sqlite3 and recall similar ones (opt-in). */
   memory: boolean;
-  /** Where the sidecar writes each completed session's transcript ('' = nowhere, the default). */
   transcriptsDirectory: string;
-  /** Which model each persona speaks with: spread over the user's models, all on the chat's, or a persona → model id map. */
   models: ModelsSetting;
-  /** The session's budget of model calls (undefined: no budget). */
   maxModelCalls?: number;
-  /** `council.language`: the language the council writes in; `auto`: the question's (else VS Code's display language). */
-  language: LanguageSetting;
+  language: 'auto' | NonNullable<SessionOptions['language']>;
 }
-
-export type LanguageSetting = 'auto' | NonNullable<SessionOptions['language']>;
 
 /** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
 export interface ConfigReader {
   get<T>(section: string): T | undefined;
 }
 
-function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+export function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 

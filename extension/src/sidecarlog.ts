@@ -18,17 +18,12 @@ const LEVELS: Record<string, Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'i
 const RANK: Record<Level, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
 const TRACEBACK = /^Traceback \(most recent call last\):/;
 
-interface Pending {
-  level: Level;
-  lines: string[];
-}
-
 /**
  * Groups stderr lines into records and writes each once it is complete: when the next record starts, when no line
  * came for `settleMs` (a record is written in one go, so its lines arrive together), or at `end()`.
  */
 export class StderrRouter {
-  private pending: Pending | undefined;
+  private pending: { level: Level; lines: string[] } | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -73,7 +68,6 @@ export class StderrRouter {
   }
 }
 
-/** Route every line of `input` (the sidecar's stderr) through a StderrRouter into `sink`. */
 export function routeStderr(input: Readable, sink: LevelSink, settleMs?: number): StderrRouter {
   const router = new StderrRouter(sink, settleMs);
   const lines = readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 });
@@ -86,10 +80,7 @@ export function routeStderr(input: Readable, sink: LevelSink, settleMs?: number)
  * `LanguageClientOptions.stdioOptions` for the sidecar: stderr through the router; stdout (only read by the client
  * for non-stdio transports) at info, as the library's default does.
  */
-export function sidecarStdio(): {
-  stdout: (input: Readable, channel: LevelSink) => void;
-  stderr: (input: Readable, channel: LevelSink) => void;
-} {
+export function sidecarStdio(): Record<'stdout' | 'stderr', (input: Readable, channel: LevelSink) => void> {
   return {
     stdout: (input, channel) => {
       readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (text) => channel.info(text));

@@ -20,7 +20,8 @@ import type { ChatModels } from './models';
 import { clientCapabilities } from './models';
 import type { TurnRegistry } from './turns';
 import { reviewParams } from './review';
-import type { ModelsSetting, SidecarCommand } from './settings';
+import type { ConfigReader, ModelsSetting, SidecarCommand } from './settings';
+import { pick } from './settings';
 import type { ConsultPlanParams, ConsultRequest, ConsultResult, CouncilRequest, DefinePersonasParams, PersonaConsultRequest } from './wire';
 
 /** What the agent passes (seed 000's input); the session id and the lent model are the extension's to add. */
@@ -37,9 +38,8 @@ export const TOOL_NAMES = {
 export type AgentToolsMode = 'languageModelTools' | 'mcp' | 'off';
 
 /** `council.agentTools`: which surface serves the consult tools to agent mode (one, never both). */
-export function agentToolsMode(config: { get<T>(key: string): T | undefined }): AgentToolsMode {
-  const value = config.get<string>('agentTools');
-  return value === 'mcp' || value === 'off' ? value : 'languageModelTools';
+export function agentToolsMode(config: ConfigReader): AgentToolsMode {
+  return pick(config.get('agentTools'), ['languageModelTools', 'mcp', 'off'], 'languageModelTools');
 }
 
 export interface ToolDeps {

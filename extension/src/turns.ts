@@ -4,7 +4,6 @@
  *
  * A turn that may start a new session proposes the new session's id (`newSessionId`), so events of a session
  * the sidecar starts are routed from the first one, even when the chat's history still names an older session.
- * A turn without a proposal falls back to binding the oldest unbound turn to the first unknown session id.
  */
 import type { WireEvent } from './protocol';
 
@@ -66,14 +65,11 @@ export interface TurnHandlers<M extends TurnModel = TurnModel> {
 }
 
 export class ActiveTurn<M extends TurnModel = TurnModel> {
-  sessionId: string | undefined;
   /** The id proposed for a session this turn may start (`TurnParams.newSessionId`). */
   proposedSessionId: string | undefined;
   private orderer: SeqOrderer<WireEvent>;
 
-  constructor(sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
-    this.sessionId = sessionId;
-    // The first event of the turn sets the baseline; repeats are dropped, early arrivals held briefly.
+  constructor(public sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
     this.orderer = new SeqOrderer<WireEvent>((e) => handlers.onEvent(e));
   }
 
