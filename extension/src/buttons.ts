@@ -1,20 +1,17 @@
 /**
- * The chat's buttons: a question's choices, Skip this question (with their idempotency) and Skip all, Extend
- * debate, Retry, the full positions under the answer.
- *
- * A button carries a deterministic idempotency key (session, question, action, choice), so re-rendering or
- * double-clicking a button can never produce two different keys for one click. The command handler records the
- * click here; the chat handler then takes it when the chat turn that the click opened arrives, and submits it with
- * `council/answer` and that key (the sidecar treats a repeated key as a no-op).
- *
- * Their words come from the sidecar, in the session's language (`ChatLabels`: on the session's first event and on
- * every turn result); `DEFAULT_LABELS` only where the sidecar has sent none yet.
+ * The chat's buttons. A button carries a deterministic idempotency key (session, question, action, choice), so
+ * re-rendering or double-clicking a button can never produce two different keys for one click. The command handler
+ * records the click here; the chat handler then takes it when the chat turn that the click opened arrives, and
+ * submits it with `council/answer` and that key (the sidecar treats a repeated key as a no-op).
  */
 import { createHash } from 'node:crypto';
 import type { AnswerParams, ChatLabels, ClarificationQuestion, TurnCommand } from './wire';
 import { TURN_COMMANDS } from './wire';
 
-/** The buttons' words before the sidecar has said any (the sidecar's English catalog, `label.*`). */
+/**
+ * The buttons' words before the sidecar has said any (the sidecar's English catalog, `label.*`); then its `ChatLabels`
+ * (on the session's first event and every turn result), in the session's language.
+ */
 export const DEFAULT_LABELS: ChatLabels = {
   skip: 'Skip',
   skipTooltip: 'The council records the assumption it states instead',
@@ -82,13 +79,7 @@ export function answerButtonArgs(
   labels: ChatLabels = DEFAULT_LABELS,
 ): AnswerButtonArgs {
   const label = action === 'answer' && choice ? choice.label : action === 'skip' ? labels.skip : 'Defer';
-  const args: AnswerButtonArgs = {
-    sessionId: q.sessionId,
-    questionId: q.questionId,
-    action,
-    label,
-    idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value),
-  };
+  const args: AnswerButtonArgs = { sessionId: q.sessionId, questionId: q.questionId, action, label, idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value) };
   if (action === 'answer' && choice) args.choice = choice.value;
   return args;
 }
@@ -99,21 +90,12 @@ export function answerButtonArgs(
  * number answers too.
  */
 export function questionButtons(q: ClarificationQuestion, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
-  const choices = Array.isArray(q.choices) ? q.choices : [];
-  const buttons: ButtonCommand[] = choices.map((c) => ({
-    command: ANSWER_COMMAND,
-    title: c.label,
-    tooltip: labels.answerTooltip,
-    arguments: [answerButtonArgs(q, 'answer', c, labels)],
-  }));
-  buttons.push({
-    command: ANSWER_COMMAND,
-    title: labels.skipQuestion,
-    tooltip: labels.skipTooltip,
-    arguments: [answerButtonArgs(q, 'skip', undefined, labels)],
-  });
-  buttons.push(turnButton(labels.skipAllButton, { command: 'skipAll', text: '' }, labels.skipAllTooltip));
-  return buttons;
+  const answer = (title: string, tooltip: string, args: AnswerButtonArgs): ButtonCommand => ({ command: ANSWER_COMMAND, title, tooltip, arguments: [args] });
+  return [
+    ...(Array.isArray(q.choices) ? q.choices : []).map((c) => answer(c.label, labels.answerTooltip, answerButtonArgs(q, 'answer', c, labels))),
+    answer(labels.skipQuestion, labels.skipTooltip, answerButtonArgs(q, 'skip', undefined, labels)),
+    turnButton(labels.skipAllButton, { command: 'skipAll', text: '' }, labels.skipAllTooltip),
+  ];
 }
 
 /** Under the council's answer: the full positions (the transcript), one click away. */
@@ -144,7 +126,6 @@ export function isTurnButtonArgs(value: unknown): value is TurnButtonArgs {
   return typeof v.text === 'string' && (v.command === undefined || (typeof v.command === 'string' && (TURN_COMMANDS as readonly string[]).includes(v.command)));
 }
 
-/** The chat query of a turn button. */
 export function chatQueryForTurn(args: TurnButtonArgs, participantName = 'council'): string {
   return `@${participantName} ${args.command ? `/${args.command} ` : ''}${args.text}`.trim();
 }
@@ -185,19 +166,12 @@ export function chatQueryFor(args: AnswerButtonArgs, participantName = 'council'
   return `@${participantName} /answer ${args.label}`;
 }
 
-export type ClickOutcome = 'submitted' | 'duplicate' | 'alreadyAnswered';
-
-interface Pending {
-  args: AnswerButtonArgs;
-  at: number;
-}
-
 /**
  * Clicks waiting for the chat turn they opened. One click per question: a second click on the same button
  * (same key) is a duplicate, a click on another button of an already clicked question is refused.
  */
 export class PendingAnswers {
-  private readonly pending = new Map<string, Pending>(); // by idempotency key
+  private readonly pending = new Map<string, { args: AnswerButtonArgs; at: number }>(); // by idempotency key
   private readonly clickedQuestions = new Map<string, string>(); // questionId → key
   private readonly order: string[] = [];
 
@@ -208,7 +182,7 @@ export class PendingAnswers {
   ) {}
 
   /** Record a click. Only `submitted` should lead to a chat turn / `council/answer`. */
-  click(args: AnswerButtonArgs): ClickOutcome {
+  click(args: AnswerButtonArgs): 'submitted' | 'duplicate' | 'alreadyAnswered' {
     this.expire();
     const prior = this.clickedQuestions.get(args.questionId);
     if (prior !== undefined) return prior === args.idempotencyKey ? 'duplicate' : 'alreadyAnswered';
@@ -241,10 +215,8 @@ export class PendingAnswers {
   }
 
   /** Forget a click whose chat turn never came (e.g. the chat could not be opened), so it can be submitted directly. */
-  drop(key: string): AnswerButtonArgs | undefined {
-    const p = this.pending.get(key);
+  drop(key: string): void {
     this.pending.delete(key);
-    return p?.args;
   }
 
   get size(): number {

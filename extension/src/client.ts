@@ -16,8 +16,5 @@ export interface CouncilClient {
 
 /** Thrown when the sidecar cannot be started or reached; the message says how to fix it. */
 export class SidecarUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SidecarUnavailableError';
-  }
+  override name = 'SidecarUnavailableError';
 }

@@ -6,7 +6,7 @@ import type { AnswerButtonArgs, PendingAnswers } from './buttons';
 import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
-import { PARTICIPANT_NAME } from './slashCommands';
+import { PARTICIPANT_NAME } from './participant';
 import type { ShippedPersona } from './personaDraft';
 import { applyPersonaDraft, describeDraft, draftPersonaCopy, shippedPersonas } from './personaDraft';
 import { TRANSCRIPT_SCHEME, openTranscript, transcripts } from './transcript';
@@ -85,7 +85,6 @@ async function cancelSession(deps: CommandDeps): Promise<void> {
   void vscode.window.showInformationMessage(r.status === 'cancelled' ? 'Council: the session was cancelled.' : 'Council: the session had already ended.');
 }
 
-/** The workspace folder for user persona overrides. */
 export function workspacePersonasDir(): string | undefined {
   const folder = localFolders()[0];
   return folder ? path.join(folder.uri.fsPath, '.council', 'personas') : undefined;

@@ -51,7 +51,6 @@ export function seatError(reason: SeatReason, modelId: string, message: string, 
   return completionError(REASON_CODE[reason], message, { ...details });
 }
 
-/** Why a model failed, as the sidecar's fallback reason. */
 export function seatReason(err: unknown): SeatReason {
   if (isNoPermissions(err)) return 'no_consent';
   if (err instanceof vscode.LanguageModelError && err.code === vscode.LanguageModelError.NotFound.name) return 'model_unavailable';

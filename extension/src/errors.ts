@@ -8,7 +8,7 @@ import { ResponseError } from 'vscode-jsonrpc';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import { isErrorData } from './protocol';
-import { isConnectionLost } from './recovery';
+import { isConnectionLost } from './outgoing';
 import type { ResponseSink } from './render';
 import type { ErrorData } from './wire';
 
@@ -33,12 +33,6 @@ const FIX: Record<ErrorData['code'], () => string> = {
 };
 const RESTART = (): string => vscode.l10n.t('Restart Sidecar');
 const SHOW_LOGS = (): string => vscode.l10n.t('Show Logs');
-
-/** A refused or failed request, in plain words, with what to do about it. */
-function sidecarErrorMarkdown(data: ErrorData): string {
-  const message = /[.!?]$/.test(data.message) ? data.message : `${data.message}.`;
-  return `> ⚠️ ${WHAT[data.code]()}: ${message}${FIX[data.code]()}\n\n`;
-}
 
 /** Whether trying the same step again may work (an internal failure or a lost sidecar, not a refusal). */
 export function isRetryable(err: unknown): boolean {
@@ -65,7 +59,8 @@ export function handleError(err: unknown, stream: ResponseSink): string {
   }
   if (err instanceof ResponseError && isErrorData(err.data)) {
     if (err.data.code === 'internal') log.error(`sidecar error: ${err.data.message}`, err.data.details ?? {});
-    stream.markdown(sidecarErrorMarkdown(err.data));
+    const message = /[.!?]$/.test(err.data.message) ? err.data.message : `${err.data.message}.`; // a refusal in plain words, with the fix
+    stream.markdown(`> ⚠️ ${WHAT[err.data.code]()}: ${message}${FIX[err.data.code]()}\n\n`);
     return err.data.message;
   }
   const message = describeError(err);

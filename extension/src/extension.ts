@@ -7,15 +7,13 @@ import { SessionTracker, registerCommands, workspacePersonasDir } from './comman
 import { serveCompletion } from './completion';
 import { describeError, log, registerLogger } from './log';
 import { SessionKeeper } from './keeper';
-import { registerCouncilMcp } from './mcp';
 import { ChatModels } from './models';
 import { registerCouncilParticipant } from './participant';
-import { preparePython } from './bootstrap';
-import { PythonSetupError, homeDir, resolveInterpreter } from './python';
+import { PythonSetupError, homeDir, preparePython, resolveInterpreter } from './python';
+import type { SidecarCommand } from './settings';
 import { readSettings, sidecarLaunch, sidecarProcess, expandPath, transcriptDir, usesChatModel } from './settings';
-import type { SidecarCommand } from './sidecar';
 import { Sidecar } from './sidecar';
-import { agentToolsMode, chatModelForTools, registerCouncilTools } from './tools';
+import { agentToolsMode, chatModelForTools, registerCouncilMcp, registerCouncilTools } from './tools';
 import { TurnRegistry } from './turns';
 import { activePythonFromExtension, localFolders, teeToFile } from './vscodeapi';
 
@@ -89,6 +87,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // Restart only when what the sidecar is started with really changed (VS Code also fires this at startup).
   let launchKey = sidecarSettingsKey();
+  let reload: NodeJS.Timeout | undefined;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('council')) return;
@@ -99,18 +98,13 @@ export function activate(context: vscode.ExtensionContext): void {
       log.info('sidecar settings changed: restarting');
       void sidecar.restart();
     }),
-  );
-  // Trust granted: the sidecar restarts with the workspace (evidence, memory); sessions are restored.
-  context.subscriptions.push(
+    // Trust granted: the sidecar restarts with the workspace (evidence, memory); sessions are restored.
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       log.info('the workspace is trusted now: restarting the sidecar with it');
       launchKey = sidecarSettingsKey();
       void sidecar.restart();
     }),
-  );
-  // A saved workspace persona reloads the council; the new sidecar gets every session back (restore).
-  let reload: NodeJS.Timeout | undefined;
-  context.subscriptions.push(
+    // A saved workspace persona reloads the council; the new sidecar gets every session back (restore).
     vscode.workspace.onDidSaveTextDocument((doc) => {
       const dir = workspacePersonasDir();
       if (!dir || !doc.uri.fsPath.startsWith(dir + path.sep) || !doc.uri.fsPath.endsWith('.toml')) return;

@@ -10,7 +10,6 @@ import { execFile } from 'node:child_process';
 export const GIT_TIMEOUT_MS = 15_000;
 /** The most of git's output read for the diff; the sidecar fits what the roles see into a far smaller budget. */
 export const MAX_DIFF_BYTES = 4 * 1024 * 1024;
-/** The most read for file lists. */
 const MAX_LIST_BYTES = 1024 * 1024;
 /** The empty tree's id (a repository without commits has no HEAD to diff against). */
 const EMPTY_TREE = { sha1: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321' };
@@ -71,13 +70,11 @@ export const runGit: GitRun = (args, cwd, options) =>
   });
 
 export interface Changes {
-  /** The repository's top folder. */
   root: string;
   staged: boolean;
   diff: string;
   /** Paths relative to the repository's top, as git prints them. */
   files: string[];
-  /** The diff was longer than MAX_DIFF_BYTES and was cut. */
   truncated: boolean;
   /** Untracked files the working-tree diff leaves out (0 for staged changes). */
   untracked: number;

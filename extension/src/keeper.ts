@@ -86,14 +86,9 @@ export class SessionKeeper {
         return;
       }
       this.kept.delete(sessionId);
-      this.kept.set(sessionId, {
-        sessionId,
-        journal: snap.journal,
-        lastSeq: this.lastSeq(sessionId),
-        status: snap.status,
-        problem: snap.problem,
-      });
-      this.bound();
+      this.kept.set(sessionId, { sessionId, journal: snap.journal, lastSeq: this.lastSeq(sessionId), status: snap.status, problem: snap.problem });
+      // At most MAX_KEPT: the map keeps insertion order and the session was just re-inserted, so the first is the oldest.
+      while (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
       await this.save();
     } catch (err) {
       log.warn(`could not keep the journal of session ${sessionId}: ${describeError(err)}`);
@@ -119,14 +114,6 @@ export class SessionKeeper {
     return out;
   }
 
-  /** At most MAX_KEPT sessions: the map keeps insertion order and `remember` re-inserts, so the first is the oldest. */
-  private bound(): void {
-    while (this.kept.size > MAX_KEPT) {
-      const oldest = this.kept.keys().next().value as string;
-      this.kept.delete(oldest);
-    }
-  }
-
   private async save(): Promise<void> {
     const store = this.persist();
     if (!store) return;
@@ -146,7 +133,6 @@ export class SessionKeeper {
     }
   }
 
-  /** The user turned persistence off: remove what was saved. */
   async clearPersisted(store: JournalStore): Promise<void> {
     await store.update(STORE_KEY, undefined);
   }

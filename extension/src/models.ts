@@ -127,21 +127,14 @@ export class ChatModels {
     return offeredModels(all, chat, (m) => this.usable(m));
   }
 
-  /** The model with this id, if VS Code still has it. */
   async byId(modelId: string): Promise<vscode.LanguageModelChat | undefined> {
     const found = await Promise.resolve(this.source.selectChatModels({ id: modelId })).then(undefined, () => [] as vscode.LanguageModelChat[]);
     return found.find((m) => m.id === modelId);
   }
 }
 
-/** A LanguageModelError saying the user did not allow Council to use the model. */
 export function isNoPermissions(err: unknown): boolean {
   return err instanceof vscode.LanguageModelError && err.code === vscode.LanguageModelError.NoPermissions.name;
-}
-
-export interface ModelChoice {
-  model: vscode.LanguageModelChat | undefined;
-  notice?: string;
 }
 
 /** Which model serves this turn: the chat's model when the settings and consent allow it. */
@@ -149,7 +142,7 @@ export function chooseModel(
   request: vscode.ChatRequest,
   settings: CouncilSettings,
   access: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'> | undefined,
-): ModelChoice {
+): { model: vscode.LanguageModelChat | undefined; notice?: string } {
   if (!usesChatModel(settings)) return { model: undefined };
   const model = (request as Partial<vscode.ChatRequest>).model;
   if (!model) {

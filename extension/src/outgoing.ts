@@ -1,14 +1,22 @@
 /**
- * What one chat turn sends to the sidecar: a clicked answer (`council/answer` with its idempotency key) or the
- * turn's text (`council/turn`), and how that becomes a new session when the sidecar no longer knows the old one.
+ * What one chat turn sends to the sidecar — a clicked answer (`council/answer` with its idempotency key) or the
+ * turn's text (`council/turn`) — and how the turn outlives its sidecar. When the sidecar process dies under a turn,
+ * wait for the new process (which gets the kept sessions back through `council/restore`) and send exactly what was
+ * sent again: the new sidecar holds the session as it was after the previous turn (the journal kept then), so the
+ * same turn means the same thing there. When the sidecar does not know the session (a reload without
+ * `council.sessions.keepAcrossReloads`, or an expired session), the turn starts a new session instead of
+ * dead-ending, with the user's replies to the old one's questions read from the chat history (`earlier`; the sidecar
+ * decides what to reuse and says so). Also whether the last reply was cut off by a reload (no result of ours: the
+ * window went away while it streamed).
  */
 import { randomUUID } from 'node:crypto';
 import type * as vscode from 'vscode';
+import { ResponseError } from 'vscode-jsonrpc';
 import type { AnswerButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { log } from './log';
-import { replyOf } from './earlier';
-import type { ClientCapabilities, EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
+import { isErrorData } from './protocol';
+import type { EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
 
 /** What the previous council result of the conversation said (its metadata). */
@@ -21,19 +29,17 @@ export interface PreviousTurn {
 }
 
 export class OutgoingTurn {
-  private submission: AnswerButtonArgs | undefined;
   readonly params: TurnParams;
 
   constructor(
     private readonly client: CouncilClient,
     base: Omit<TurnParams, 'newSessionId' | 'sessionId'>,
     sessionId: string | undefined,
-    submission: AnswerButtonArgs | undefined,
+    private submission: AnswerButtonArgs | undefined,
     private readonly previous: PreviousTurn | undefined,
     /** The user's replies to the previous session's questions (chat history), sent if that session is gone. */
     private readonly earlier: EarlierAnswer[] = [],
   ) {
-    this.submission = submission;
     this.params = { ...base, newSessionId: randomUUID() };
     if (sessionId) this.params.sessionId = sessionId;
   }
@@ -43,20 +49,11 @@ export class OutgoingTurn {
     return this.params.newSessionId as string;
   }
 
-  get caps(): ClientCapabilities {
-    return this.params.client ?? { completion: false };
-  }
-
-  /** Whether this turn starts a session (its text is a problem). */
-  get startsSession(): boolean {
-    return !this.submission && (!this.params.sessionId || this.params.command === 'new');
-  }
-
   send(token: vscode.CancellationToken): Promise<TurnResult> {
     const a = this.submission;
     if (!a) return this.client.request('council/turn', { ...this.params }, token);
     log.info(`submitting ${a.action} for question ${a.questionId} (key ${a.idempotencyKey})`);
-    const params = { sessionId: a.sessionId, questionId: a.questionId, action: a.action, client: this.caps, idempotencyKey: a.idempotencyKey };
+    const params = { sessionId: a.sessionId, questionId: a.questionId, action: a.action, client: this.params.client ?? { completion: false }, idempotencyKey: a.idempotencyKey };
     return this.client.request('council/answer', a.choice !== undefined ? { ...params, choice: a.choice } : params, token);
   }
 
@@ -92,5 +89,112 @@ export class OutgoingTurn {
       ? replyOf(submission.action === 'answer' ? 'answer' : submission.action, submission.label, question)
       : replyOf(command, prompt, question);
     return reply ? [reply] : [];
+  }
+}
+
+export type HistoryItem = vscode.ChatRequestTurn | vscode.ChatResponseTurn;
+
+/** The fields of a council result the history is read with (participant.ts writes them). */
+type AskedMetadata = Partial<Record<'sessionId' | 'awaiting' | 'question', unknown>>;
+
+const MAX_ANSWERS = 30;
+
+/** A reply to a question as the sidecar reads it: its command (`/skip`, `/skipAll`, `/answer`) or its text. */
+export function replyOf(command: string | undefined, prompt: string, question: string): EarlierAnswer | undefined {
+  const q = question.slice(0, MAX_TEXT);
+  if (command === 'skip') return { question: q, action: 'skip' };
+  if (command === 'skipAll') return { question: q, action: 'skip_all' };
+  if (command && command !== 'answer') return undefined; // /cancel, /status …: not a reply
+  const text = prompt.trim().slice(0, MAX_TEXT);
+  return text ? { question: q, action: 'answer', answer: text } : undefined;
+}
+
+/** The user's replies to `sessionId`'s questions, in order: each council result that asked one, and the next request. */
+export function earlierReplies(history: readonly HistoryItem[], sessionId: string | undefined, participantId: string): EarlierAnswer[] {
+  if (!sessionId) return [];
+  const out: EarlierAnswer[] = [];
+  for (let i = 0; i + 1 < history.length && out.length < MAX_ANSWERS; i++) {
+    const item = history[i] as Partial<vscode.ChatResponseTurn>;
+    if (item.participant !== participantId || !item.result) continue;
+    const m = (item.result.metadata ?? {}) as AskedMetadata;
+    if (m.sessionId !== sessionId || m.awaiting !== 'answer' || typeof m.question !== 'string') continue;
+    const next = history[i + 1] as Partial<vscode.ChatRequestTurn>;
+    if (typeof next.prompt !== 'string' || next.participant !== participantId) continue;
+    const reply = replyOf(next.command, next.prompt, m.question);
+    if (reply) out.push(reply);
+  }
+  return out;
+}
+
+/**
+ * The conversation's last council reply was cut off: it has no result of ours (no session metadata, no error we
+ * reported) although its request asked the council something — the window was reloaded while it streamed.
+ */
+export function lastReplyInterrupted(history: readonly HistoryItem[], participantId: string): boolean {
+  for (let i = history.length - 1; i >= 1; i--) {
+    const item = history[i] as Partial<vscode.ChatResponseTurn>;
+    if (item.participant !== participantId || item.result === undefined) continue;
+    const request = history[i - 1] as Partial<vscode.ChatRequestTurn>;
+    if (request.command === 'transcript' || request.command === 'review' || !`${request.prompt ?? ''}${request.command ?? ''}`.trim()) return false;
+    const { metadata, errorDetails } = item.result;
+    return (metadata === undefined || Object.keys(metadata).length === 0) && (errorDetails === undefined || (errorDetails as { responseIsIncomplete?: boolean }).responseIsIncomplete === true);
+  }
+  return false;
+}
+
+/** vscode-jsonrpc: a pending request whose connection went away (-32097), or a client that is not running (-32096). */
+const CONNECTION_CODES = new Set([-32097, -32096, -32099]);
+
+/** The sidecar process went away under the request (crash, kill, restart). */
+export function isConnectionLost(err: unknown): boolean {
+  if (err instanceof ResponseError) return CONNECTION_CODES.has(err.code);
+  if (!(err instanceof Error)) return false;
+  return /connection (?:got |is )?(?:disposed|closed)|client is not running|pending response rejected/i.test(err.message);
+}
+
+/** The sidecar does not know the session (a sidecar without it: reload, or an expired session). */
+export function isUnknownSession(err: unknown): 'unknown' | 'expired' | undefined {
+  if (!(err instanceof ResponseError) || !isErrorData(err.data) || err.data.code !== 'validation') return undefined;
+  const details = (err.data.details ?? {});
+  if (details.reason === 'expired') return 'expired';
+  if (details.reason === 'unknown_session') return 'unknown';
+  return undefined;
+}
+
+export interface RecoveryHooks<T> {
+  /** Send the turn (again). */
+  send(): Promise<T>;
+  /** The sidecar died under the turn; a new one is ready with the sessions restored: say so, reset the turn's view. */
+  onRestarted(): void;
+  /**
+   * The sidecar does not know the session: switch the turn to a new session (return true), or give up (false).
+   * Called at most once.
+   */
+  onUnknownSession(why: 'unknown' | 'expired'): boolean;
+}
+
+/** Send with one recovery from each of: a lost sidecar, an unknown session. */
+export async function sendWithRecovery<T>(client: CouncilClient, hooks: RecoveryHooks<T>, cancelled: () => boolean): Promise<T> {
+  let restarted = false;
+  let renewed = false;
+  for (;;) {
+    const generation = client.generation;
+    try {
+      return await hooks.send();
+    } catch (err) {
+      if (cancelled()) throw err;
+      if (!restarted && isConnectionLost(err)) {
+        restarted = true;
+        await client.whenReadyAfter(generation);
+        hooks.onRestarted();
+        continue;
+      }
+      const unknown = isUnknownSession(err);
+      if (!renewed && unknown && hooks.onUnknownSession(unknown)) {
+        renewed = true;
+        continue;
+      }
+      throw err;
+    }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The @council chat participant: forwards each chat turn to the sidecar and prints what it answers with (the
+ * The @council chat participant: forwards each chat turn to the sidecar (its slash command as a TurnCommand) and prints what it answers with (the
  * events' markdown while the turn runs, then the result's `message`). All session state lives in the sidecar; the
  * only thing carried between turns is the session id in the ChatResult metadata.
  */
@@ -7,7 +7,6 @@ import * as vscode from 'vscode';
 import type { PendingAnswers } from './buttons';
 import { DEFAULT_LABELS, questionButtons, retryButton, transcriptButton } from './buttons';
 import type { CouncilClient } from './client';
-import { earlierReplies, lastReplyInterrupted } from './earlier';
 import { handleError, isCancellation, isRetryable } from './errors';
 import { log } from './log';
 import type { ReferenceReader } from './references';
@@ -15,22 +14,59 @@ import { collectReferences } from './references';
 import type { SessionKeeper } from './keeper';
 import type { ChatModels } from './models';
 import { chooseModel, clientCapabilities } from './models';
-import { OutgoingTurn } from './outgoing';
-import type { RecoveryHooks } from './recovery';
+import type { HistoryItem, RecoveryHooks } from './outgoing';
+import { OutgoingTurn, earlierReplies, lastReplyInterrupted, sendWithRecovery } from './outgoing';
 import { openTranscript } from './transcript';
-import { sendWithRecovery } from './recovery';
 import { reviewTurn } from './review';
 import type { TurnState } from './render';
-import { NOTES, WORDS } from './notes';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions } from './settings';
 import type { ActiveTurn, TurnRegistry } from './turns';
 import type { Awaiting, ChatLabels, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
-import { MAX_TEXT } from './wire';
-import { mapCommand, revisitTarget, withoutRepeatedMention } from './slashCommands';
+import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
 export const PARTICIPANT_ID = 'council.chat';
+export const PARTICIPANT_NAME = 'council';
+
+/**
+ * The participant's own few texts, in VS Code's display language (`vscode.l10n`, `l10n/bundle.l10n.*.json`): where no
+ * session exists yet, or where the sidecar that would write it is gone. Everything a session says is the sidecar's.
+ */
+const WORDS = {
+  askExample: () =>
+    vscode.l10n.t('Ask the council a hard question, for example: _{0}_', vscode.l10n.t('Should we split our monolith into services this quarter?')) + '\n',
+  newQuestion: () => vscode.l10n.t('Type your new question: the council starts a new session for it (the earlier session stays as it is).') + '\n',
+  duplicate: () => `_${vscode.l10n.t('That answer was already submitted.')}_\n\n`,
+  stopped: () => `\n\n_${vscode.l10n.t('Stopped.')}_\n`,
+  noSession: () => vscode.l10n.t('There is no council session in this conversation yet.') + '\n',
+  transcriptOpen: () => `_${vscode.l10n.t('The transcript is open in a preview.')}_\n`,
+  openTranscriptAgain: () => vscode.l10n.t('Open the transcript again'),
+  restarted: () =>
+    `> ↻ ${vscode.l10n.t('The council sidecar stopped unexpectedly. It was restarted with your session restored, and this step runs again.')}\n\n`,
+  interrupted: () =>
+    `> ⚠️ ${vscode.l10n.t('The previous reply was interrupted: VS Code was reloaded while the council was still writing it, so it is incomplete.')}\n\n`,
+};
+
+/** Slash command name → TurnCommand (undefined: not forwarded as a command). */
+export function mapCommand(command: string | undefined): TurnCommand | undefined {
+  if (!command) return undefined;
+  const aliases: Record<string, TurnCommand> = { skipall: 'skipAll', 'skip-all': 'skipAll', extenddebate: 'extend' };
+  if ((TURN_COMMANDS as readonly string[]).includes(command)) return command as TurnCommand;
+  return aliases[command.toLowerCase()];
+}
+
+/** "@council @council …" (the chat input keeps the participant; people type it again): the prompt without the repeat. */
+export function withoutRepeatedMention(request: vscode.ChatRequest): vscode.ChatRequest {
+  const mention = new RegExp(`^\\s*@${PARTICIPANT_NAME}\\b\\s*`, 'i');
+  if (!mention.test(request.prompt)) return request;
+  const prompt = request.prompt.replace(mention, '');
+  return new Proxy(request, { get: (target, key): unknown => (key === 'prompt' ? prompt : Reflect.get(target, key)) });
+}
+
+/** `/revisit <question id>` (a followup's prompt) sends `questionId`; a number or nothing is the sidecar's to read. */
+export const revisitTarget = (command: TurnCommand | undefined, id: string): { questionId?: string } =>
+  command === 'revisit' && /^[A-Za-z0-9_.:-]{8,100}$/.test(id.trim()) && !/^\d+$/.test(id.trim()) ? { questionId: id.trim() } : {};
 
 /** What a council ChatResult carries to the next turn and to the followup provider. */
 export interface CouncilResultMetadata {
@@ -57,16 +93,8 @@ export interface CouncilChatResult extends vscode.ChatResult {
 }
 
 /** What a bare `/new` (the "Ask a new question" followup) leaves: the next turn's text starts a new session. */
-export interface NewQuestionMetadata {
-  newQuestion: true;
-}
-
 export interface NewQuestionResult extends vscode.ChatResult {
-  metadata: NewQuestionMetadata;
-}
-
-export function isNewQuestion(value: unknown): value is NewQuestionMetadata {
-  return typeof value === 'object' && value !== null && (value as Record<string, unknown>).newQuestion === true;
+  metadata: { newQuestion: true };
 }
 
 export function isCouncilMetadata(value: unknown): value is CouncilResultMetadata {
@@ -74,8 +102,6 @@ export function isCouncilMetadata(value: unknown): value is CouncilResultMetadat
   const v = value as Record<string, unknown>;
   return typeof v.sessionId === 'string' && v.sessionId !== '' && typeof v.status === 'string' && (v.awaiting === 'answer' || v.awaiting === 'nothing');
 }
-
-type HistoryItem = vscode.ChatRequestTurn | vscode.ChatResponseTurn;
 
 /**
  * The metadata of the most recent council result of the conversation: the session the next turn continues. None
@@ -86,7 +112,7 @@ export function metadataFromHistory(history: readonly HistoryItem[], pastNewQues
     const item = history[i] as Partial<vscode.ChatResponseTurn>;
     if (item.participant !== undefined && item.participant !== PARTICIPANT_ID) continue;
     const metadata = item.result?.metadata;
-    if (isNewQuestion(metadata) && !pastNewQuestion) return undefined;
+    if (metadata?.newQuestion === true && !pastNewQuestion) return undefined;
     if (isCouncilMetadata(metadata)) return metadata;
   }
   return undefined;
@@ -143,7 +169,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
-    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(NOTES.interrupted());
+    if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(WORDS.interrupted());
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
@@ -198,7 +224,7 @@ function recoveryHooks(
     send: () => outgoing.send(token),
     onRestarted: () => {
       turn.resetOrder();
-      note(NOTES.restarted());
+      note(WORDS.restarted());
     },
     onUnknownSession: (why) => {
       log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
@@ -344,7 +370,6 @@ export function followupsFor(result: CouncilChatResult): vscode.ChatFollowup[] {
   return out;
 }
 
-/** Register @council; one register function per participant. */
 export function registerCouncilParticipant(context: vscode.ExtensionContext, deps: ParticipantDeps): vscode.ChatParticipant {
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, createHandler(deps));
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');

@@ -1,14 +1,10 @@
 /**
  * Prints the sidecar's `council/event` stream into a chat response. The sidecar writes everything a person reads:
- * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (also types this extension
- * does not know). This file adds only layout: the choice, Skip and Skip all buttons under a question (the only place
- * its choices show), Extend after a capped
- * debate, Retry after a retryable error, Resume and Cancel after a stop, the two answers to "answer or new question?",
- * the files of `evidence.gathered` as chat references (clickable), and `progress` messages as the transient progress line — but only until
- * the turn's first markdown: VS Code folds every part before the last progress part into a collapsed "Completed N
- * steps" section, so later progress would hide the debate itself. It never writes prose of its own and never turns
- * a payload into text: even the buttons' words are the sidecar's (`ChatLabels`, in the session's language, from the
- * session's first event or the previous turn's result), and so is the line under the answer (`TurnResult.usage.markdown`).
+ * each event's `markdown` is appended as is, in `seq` order, whatever the event's type (unknown types too). This file
+ * adds only layout: the buttons (buttons.ts), the files of `evidence.gathered` as chat references, and `progress` as
+ * the transient progress line — but only until the turn's first markdown: VS Code folds every part before the last
+ * progress part into a collapsed "Completed N steps" section, so later progress would hide the debate itself. It
+ * writes no prose of its own: even the buttons' words are the sidecar's (`ChatLabels`, in the session's language).
  */
 import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
@@ -17,7 +13,6 @@ import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
 import type { ChatLabels, ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
 
-/** The part of vscode.ChatResponseStream the renderer uses. */
 export interface ResponseSink {
   progress(value: string): void;
   markdown(value: string): void;
@@ -119,8 +114,6 @@ export class EventRenderer {
       case 'error':
         this.state.errors++;
         if (event.retryable) this.out.button(retryButton(event.sessionId, this.state.labels));
-        return;
-      default:
         return;
     }
   }

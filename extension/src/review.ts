@@ -1,10 +1,8 @@
 /**
- * `@council /review`: the review council (seed 004) on this workspace's git changes. It reads the diff of the
- * working tree against HEAD (`/review staged`: only the staged changes), builds a `CouncilRequest` (change type
- * CODE_REFACTOR unless the turn names another: `/review config` is UPDATE_CONFIG; the rest of the text is the
- * summary), sends `council/review`, shows its progress, and prints the decision's markdown as the sidecar wrote it
- * (blocking issues first, verdicts and axis scores as tables). No repository or nothing to review: a plain message.
- * With the chat's model allowed, the roles answer with it (`council/complete` finds this turn by its review id).
+ * `@council /review`: the review council (seed 004) on this workspace's git changes (the working tree against HEAD,
+ * or the staged changes) as a `CouncilRequest`, sent with `council/review`; the decision's markdown is printed as the
+ * sidecar wrote it. With the chat's model allowed, the roles answer with it (`council/complete` finds this turn by
+ * its review id). No repository or nothing to review: a plain message.
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
@@ -25,17 +23,10 @@ import { LIMITS } from './wire';
 /** Words a `/review` turn may start with: which changes, and what kind of change they are. */
 const STAGED_WORDS = new Set(['staged', 'cached', 'index']);
 const CHANGE_WORDS: Record<string, ChangeType> = {
-  config: 'UPDATE_CONFIG',
-  configuration: 'UPDATE_CONFIG',
-  update_config: 'UPDATE_CONFIG',
-  refactor: 'CODE_REFACTOR',
-  code: 'CODE_REFACTOR',
-  code_refactor: 'CODE_REFACTOR',
-  pass: 'DECLARE_PASS',
-  declare_pass: 'DECLARE_PASS',
-  spec: 'FREEZE_SPEC',
-  freeze: 'FREEZE_SPEC',
-  freeze_spec: 'FREEZE_SPEC',
+  config: 'UPDATE_CONFIG', configuration: 'UPDATE_CONFIG', update_config: 'UPDATE_CONFIG',
+  refactor: 'CODE_REFACTOR', code: 'CODE_REFACTOR', code_refactor: 'CODE_REFACTOR',
+  pass: 'DECLARE_PASS', declare_pass: 'DECLARE_PASS',
+  spec: 'FREEZE_SPEC', freeze: 'FREEZE_SPEC', freeze_spec: 'FREEZE_SPEC',
 };
 const FILES_IN_SUMMARY = 5;
 const DIFF_CHARS = LIMITS.Artifacts.diff_content.maxLength;
@@ -162,7 +153,6 @@ async function changesToReview(deps: ReviewDeps, folder: string, staged: boolean
   return undefined;
 }
 
-/** Handle `@council /review …` (the participant dispatches it here). */
 export async function reviewTurn(
   deps: ReviewDeps,
   request: vscode.ChatRequest,

@@ -1,16 +1,17 @@
-/** Typed access to the `council.*` settings and what they mean for the sidecar and each session. */
+/**
+ * Typed access to the `council.*` settings (their meaning: package.json's descriptions) and what they mean for the
+ * sidecar and each session.
+ */
 import * as path from 'node:path';
 import type { Depth, SessionOptions } from './wire';
 import { LIMITS, MAX_CONTEXT } from './wire';
 
-export type ProviderSetting = 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
-export type HttpProviderSetting = 'auto' | 'openai' | 'ollama' | 'embedded';
 /** `council.models`: how the personas are seated on the user's chat models (`SessionOptions.seating`). */
 export type ModelsSetting = NonNullable<SessionOptions['seating']>;
 
 export interface CouncilSettings {
-  provider: ProviderSetting;
-  http: { provider: HttpProviderSetting; model: string; baseUrl: string; apiKeyEnv: string };
+  provider: 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
+  http: { provider: 'auto' | 'openai' | 'ollama' | 'embedded'; model: string; baseUrl: string; apiKeyEnv: string };
   personas: string[];
   personasDirs: string[];
   /** Undefined: the sidecar's own default (defaults live in one place, the sidecar's SessionSettings). */
@@ -22,28 +23,20 @@ export interface CouncilSettings {
   pythonInterpreter: string;
   embeddings: boolean;
   trace: 'off' | 'messages' | 'verbose';
-  /** The advisors may read the (trusted) workspace as evidence. */
   evidence: boolean;
-  /** Keep decisions in <workspace>/.council/decisions.sqlite3 and recall similar ones (opt-in). */
   memory: boolean;
-  /** Where the sidecar writes each completed session's transcript ('' = nowhere, the default). */
   transcriptsDirectory: string;
-  /** Which model each persona speaks with: spread over the user's models, all on the chat's, or a persona → model id map. */
   models: ModelsSetting;
-  /** The session's budget of model calls (undefined: no budget). */
   maxModelCalls?: number;
-  /** `council.language`: the language the council writes in; `auto`: the question's (else VS Code's display language). */
-  language: LanguageSetting;
+  language: 'auto' | NonNullable<SessionOptions['language']>;
 }
-
-export type LanguageSetting = 'auto' | NonNullable<SessionOptions['language']>;
 
 /** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
 export interface ConfigReader {
   get<T>(section: string): T | undefined;
 }
 
-function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+export function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
@@ -105,12 +98,8 @@ export function readSettings(config: ConfigReader): CouncilSettings {
 }
 
 /**
- * The per-session options sent with every turn (honoured by the sidecar when the turn starts a session).
- * `chatModel`: the chat's model will serve this session, so the `client` provider is requested explicitly
- * (a configured default provider would otherwise win over it), with `council.models` as the seating on the user's
- * chat models. `council.maxModelCalls` is the session's budget whichever model answers. `uiLanguage` (VS Code's
- * display language, `vscode.env.language`) is the session's language when `council.language` is `auto` and the
- * question does not tell.
+ * The per-session options sent with every turn (honoured by the sidecar when the turn starts a session). With a
+ * `chatModel` the `client` provider is requested explicitly: a configured default provider would otherwise win over it.
  */
 export function sessionOptions(s: CouncilSettings, chatModel?: string, uiLanguage?: string): SessionOptions {
   const options: SessionOptions = { depth: s.depth, clarify: s.clarify };
@@ -133,11 +122,6 @@ export function usesChatModel(s: CouncilSettings): boolean {
   return s.provider === 'chat';
 }
 
-export interface SidecarLaunch {
-  args: string[];
-  env: Record<string, string>;
-}
-
 /** Where the sidecar runs: the workspace folder (only when the workspace is trusted) and the transcripts folder. */
 export interface SidecarPlace {
   workspace?: string;
@@ -153,16 +137,11 @@ export function transcriptDir(s: CouncilSettings, home: string, workspaceFolder:
 }
 
 /**
- * Command-line arguments (after `-m council serve`) for the sidecar (see server/council/cli/serve.py).
- * `personasDirs` are absolute folders in override order: shipped first, user folders after.
- * In `chat` mode the HTTP provider (if any) becomes the sidecar's default, i.e. the fallback: turns that can lend
- * the chat model ask for the `client` provider explicitly (see `sessionOptions`). The workspace (given only when it
- * is trusted) lets the advisors read it as evidence (unless `council.evidence.enabled` is off) and holds the
- * decision memory (`council.memory.enabled`, off by default); transcripts are written only when a folder is set.
- * `council mcp` without the workspace gets `--no-roots`, so it does not take the folders VS Code offers it as MCP
- * roots (an untrusted workspace stays unread). For `council mcp` (`subcommand` `mcp`) in `chat` mode the HTTP provider goes in the environment instead
- * (`COUNCIL_PROVIDER` …: a configured default), so the MCP client's own model (sampling) comes first and the HTTP
- * provider is the fallback, as in the chat; an explicit `council.provider` stays `--provider` and wins.
+ * The arguments after `-m council serve|mcp` (server/council/cli/serve.py); `personasDirs` in override order (shipped
+ * first). In `chat` mode the HTTP provider (if any) becomes the sidecar's default, i.e. the fallback: turns that lend
+ * the chat model ask for the `client` provider explicitly (see `sessionOptions`). For `council mcp` in `chat` mode it
+ * goes in the environment instead (`COUNCIL_PROVIDER` …: a configured default), so the MCP client's own model
+ * (sampling) comes first, as in the chat; an explicit `council.provider` stays `--provider` and wins.
  */
 export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place: SidecarPlace = {}, subcommand: 'serve' | 'mcp' = 'serve'): SidecarLaunch {
   const args: string[] = [];
@@ -193,12 +172,14 @@ export function sidecarLaunch(s: CouncilSettings, personasDirs: string[], place:
 }
 
 /** How to start `council serve` or `council mcp`: the command, its arguments, environment and working folder. */
-export interface SidecarProcess {
+export interface SidecarCommand {
   command: string;
   args: string[];
   env: Record<string, string>;
-  cwd: string;
+  cwd?: string;
 }
+
+export type SidecarLaunch = Pick<SidecarCommand, 'args' | 'env'>;
 
 /**
  * The sidecar's process from the prepared Python and the launch arguments. Its working folder is the extension's
@@ -206,7 +187,7 @@ export interface SidecarProcess {
  * holding `anyio.py`, `pydantic/` or `council/` would otherwise run its own code inside the sidecar (in an
  * untrusted workspace too). The sidecar gets the workspace as `--workspace` when it is trusted.
  */
-export function sidecarProcess(python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string): SidecarProcess {
+export function sidecarProcess(python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string): Required<SidecarCommand> {
   return { command: python.command, args: ['-m', 'council', subcommand, ...launch.args], env: { ...python.env, ...launch.env }, cwd: storagePath };
 }
 

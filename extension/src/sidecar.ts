@@ -11,16 +11,10 @@ import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import type { WireEvent } from './protocol';
 import { isWireEvent } from './protocol';
+import type { SidecarCommand } from './settings';
 import { sidecarStdio } from './sidecarlog';
 import type { CompleteDelta, CompleteParams, CompleteResult, MethodTypes } from './wire';
 import { COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD } from './wire';
-
-export interface SidecarCommand {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd?: string;
-}
 
 export interface SidecarOptions {
   outputChannel: vscode.LogOutputChannel;
@@ -123,19 +117,23 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
    * Wait until the running process of `client` has had its `onReady` work (the restore): a request sent earlier would
    * find its session missing. Gives up waiting after a minute (logged), rather than blocking forever.
    */
-  private untilPrepared(client: LanguageClient): Promise<void> {
-    if (this.prepared === client) return Promise.resolve();
-    return new Promise<void>((resolve) => {
+  private async untilPrepared(client: LanguageClient): Promise<void> {
+    if (!(await this.waitReady(() => this.prepared === client, 60_000))) log.warn('the sidecar was not prepared within a minute; sending anyway');
+  }
+
+  /** True once `ready()` holds (checked now and whenever a process becomes ready); false after `timeoutMs`. */
+  private waitReady(ready: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (ready()) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
         sub.dispose();
-        log.warn('the sidecar was not prepared within a minute; sending anyway');
-        resolve();
-      }, 60_000);
+        resolve(false);
+      }, timeoutMs);
       const sub = this.readyEvents.event(() => {
-        if (this.prepared !== client) return;
+        if (!ready()) return;
         clearTimeout(timer);
         sub.dispose();
-        resolve();
+        resolve(true);
       });
     });
   }
@@ -149,21 +147,11 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
    * Resolves when a sidecar process newer than `generation` is running and its `onReady` work (the restore) is
    * done. Rejects after `timeoutMs` (the sidecar was not restarted, e.g. it kept crashing).
    */
-  whenReadyAfter(generation: number, timeoutMs = 90_000): Promise<void> {
-    if (this.readyCount > generation) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        sub.dispose();
-        reject(new SidecarUnavailableError('it stopped and was not restarted. See **Council: Show Logs** for the reason.'));
-      }, timeoutMs);
-      const sub = this.readyEvents.event(() => {
-        if (this.readyCount <= generation) return;
-        clearTimeout(timer);
-        sub.dispose();
-        resolve();
-      });
-      if (!this.client && !this.starting && !this.restarting) void this.start();
-    });
+  async whenReadyAfter(generation: number, timeoutMs = 90_000): Promise<void> {
+    const ready = () => this.readyCount > generation;
+    const waiting = this.waitReady(ready, timeoutMs);
+    if (!ready() && !this.client && !this.starting && !this.restarting) void this.start();
+    if (!(await waiting)) throw new SidecarUnavailableError('it stopped and was not restarted. See **Council: Show Logs** for the reason.');
   }
 
   dispose(): void {

@@ -14,30 +14,16 @@ export type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 export type LevelSink = Record<Level, (message: string) => void>;
 
 const HEADER = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) (.*)$/;
-const LEVELS: Record<string, Level> = {
-  TRACE: 'trace',
-  DEBUG: 'debug',
-  INFO: 'info',
-  WARNING: 'warn',
-  WARN: 'warn',
-  ERROR: 'error',
-  CRITICAL: 'error',
-  FATAL: 'error',
-};
+const LEVELS: Record<string, Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error', CRITICAL: 'error', FATAL: 'error' };
 const RANK: Record<Level, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
 const TRACEBACK = /^Traceback \(most recent call last\):/;
-
-interface Pending {
-  level: Level;
-  lines: string[];
-}
 
 /**
  * Groups stderr lines into records and writes each once it is complete: when the next record starts, when no line
  * came for `settleMs` (a record is written in one go, so its lines arrive together), or at `end()`.
  */
 export class StderrRouter {
-  private pending: Pending | undefined;
+  private pending: { level: Level; lines: string[] } | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -82,7 +68,6 @@ export class StderrRouter {
   }
 }
 
-/** Route every line of `input` (the sidecar's stderr) through a StderrRouter into `sink`. */
 export function routeStderr(input: Readable, sink: LevelSink, settleMs?: number): StderrRouter {
   const router = new StderrRouter(sink, settleMs);
   const lines = readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 });
@@ -95,10 +80,7 @@ export function routeStderr(input: Readable, sink: LevelSink, settleMs?: number)
  * `LanguageClientOptions.stdioOptions` for the sidecar: stderr through the router; stdout (only read by the client
  * for non-stdio transports) at info, as the library's default does.
  */
-export function sidecarStdio(): {
-  stdout: (input: Readable, channel: LevelSink) => void;
-  stderr: (input: Readable, channel: LevelSink) => void;
-} {
+export function sidecarStdio(): Record<'stdout' | 'stderr', (input: Readable, channel: LevelSink) => void> {
   return {
     stdout: (input, channel) => {
       readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on('line', (text) => channel.info(text));

@@ -1,15 +1,15 @@
 /**
- * Agent-mode tools: the council's consult tools as VS Code language model tools, answered by the sidecar
- * (`council/consult`, `council/personaConsult`, `council/definePersonas`). Names, descriptions and input schemas
- * are contributed in package.json (generated from the sidecar's tool specs); `prepareInvocation` asks the user to
- * confirm a consult, naming the personas, the depth and the model calls it may make (the sidecar's
- * `council/consultPlan`, within `max_model_calls`, which defaults to `council.maxModelCalls`); results come back as
- * the sidecar's compact markdown. With `council.provider: chat` the consult borrows a chat model, as a chat turn does
- * (the tool call registers as a turn, so `council/complete` and the session's events find it), and offers the user's
- * other chat models to seat personas on (`council.models`). Cancelling the tool call cancels the session and every
- * model call. `council_review` (seed 004's CouncilRequest in) asks for confirmation with the sidecar's
- * `council/reviewPlan` (the roles, the model calls) and answers with the review decision's compact markdown: an agent
- * that changed code can have the review council judge its diff.
+ * Agent-mode tools: the council's consult and review tools as VS Code language model tools, answered by the sidecar
+ * with its compact markdown. Names, descriptions and input schemas are contributed in package.json (generated from
+ * the sidecar's tool specs). Each call is confirmed first with the sidecar's plan (`council/consultPlan`,
+ * `council/reviewPlan`: who sits, the model calls within `max_model_calls`, default `council.maxModelCalls`). With
+ * `council.provider: chat` a call borrows a chat model as a chat turn does (it registers as a turn, so
+ * `council/complete` and its events find it). Cancelling the tool call cancels the session and every model call.
+ *
+ * The same tools as an MCP server inside VS Code: `council mcp` registered through the MCP server definition provider
+ * API, offered only when `council.agentTools` is `mcp` (the language model tools are hidden then), so agent mode
+ * never sees the same tool twice. Listing is instant; the Python command is resolved (and prepared if needed) only
+ * when VS Code starts the server.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -20,7 +20,8 @@ import type { ChatModels } from './models';
 import { clientCapabilities } from './models';
 import type { TurnRegistry } from './turns';
 import { reviewParams } from './review';
-import type { ModelsSetting } from './settings';
+import type { ConfigReader, ModelsSetting, SidecarCommand } from './settings';
+import { pick } from './settings';
 import type { ConsultPlanParams, ConsultRequest, ConsultResult, CouncilRequest, DefinePersonasParams, PersonaConsultRequest } from './wire';
 
 /** What the agent passes (seed 000's input); the session id and the lent model are the extension's to add. */
@@ -37,9 +38,8 @@ export const TOOL_NAMES = {
 export type AgentToolsMode = 'languageModelTools' | 'mcp' | 'off';
 
 /** `council.agentTools`: which surface serves the consult tools to agent mode (one, never both). */
-export function agentToolsMode(config: { get<T>(key: string): T | undefined }): AgentToolsMode {
-  const value = config.get<string>('agentTools');
-  return value === 'mcp' || value === 'off' ? value : 'languageModelTools';
+export function agentToolsMode(config: ConfigReader): AgentToolsMode {
+  return pick(config.get('agentTools'), ['languageModelTools', 'mcp', 'off'], 'languageModelTools');
 }
 
 export interface ToolDeps {
@@ -136,19 +136,15 @@ async function lentModels(deps: ToolDeps, model: vscode.LanguageModelChat | unde
   return { client_model: caps.chatModelId, client_models: caps.models, ...(seating !== undefined ? { seating } : {}) };
 }
 
-export function consultTool(deps: ToolDeps): vscode.LanguageModelTool<ConsultInput> {
+function consultingTool<I extends ConsultInput | PersonaConsultInput>(deps: ToolDeps, method: 'council/consult' | 'council/personaConsult'): vscode.LanguageModelTool<I> {
   return {
     prepareInvocation: (options, token) => prepare(deps, options.input, token),
-    invoke: (options, token) => consult(deps, 'council/consult', options.input, token),
+    invoke: (options, token) => consult(deps, method, options.input, token),
   };
 }
 
-export function personaConsultTool(deps: ToolDeps): vscode.LanguageModelTool<PersonaConsultInput> {
-  return {
-    prepareInvocation: (options, token) => prepare(deps, options.input, token),
-    invoke: (options, token) => consult(deps, 'council/personaConsult', options.input, token),
-  };
-}
+export const consultTool = (deps: ToolDeps) => consultingTool<ConsultInput>(deps, 'council/consult');
+export const personaConsultTool = (deps: ToolDeps) => consultingTool<PersonaConsultInput>(deps, 'council/personaConsult');
 
 /** With `council.provider: chat`, the first chat model VS Code offers Council that was not refused (none: the configured provider). */
 export async function chatModelForTools(useChatModel: boolean, chatModels?: ChatModels): Promise<vscode.LanguageModelChat | undefined> {
@@ -208,5 +204,48 @@ export function registerCouncilTools(context: vscode.ExtensionContext, deps: Too
     vscode.lm.registerTool(TOOL_NAMES.personaConsult, personaConsultTool(deps)),
     vscode.lm.registerTool(TOOL_NAMES.definePersonas, definePersonasTool(deps)),
     vscode.lm.registerTool(TOOL_NAMES.review, reviewTool(deps)),
+  );
+}
+
+export const MCP_PROVIDER_ID = 'council.mcp';
+export const MCP_LABEL = 'Council';
+
+export interface McpDeps {
+  version: string;
+  mode: () => AgentToolsMode;
+  /** How to run `council mcp` (the sidecar's Python, arguments and environment). */
+  resolveLaunch: () => Promise<SidecarCommand>;
+}
+
+export interface CouncilMcpProvider extends vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition> {
+  readonly changed: vscode.EventEmitter<void>;
+}
+
+export function councilMcpProvider(deps: McpDeps): CouncilMcpProvider {
+  const changed = new vscode.EventEmitter<void>();
+  return {
+    changed,
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: () => (deps.mode() === 'mcp' ? [new vscode.McpStdioServerDefinition(MCP_LABEL, 'council', ['mcp'], {}, deps.version)] : []),
+    async resolveMcpServerDefinition(server) {
+      const launch = await deps.resolveLaunch();
+      server.command = launch.command;
+      server.args = launch.args;
+      server.env = { ...server.env, ...launch.env };
+      if (launch.cwd) server.cwd = vscode.Uri.file(launch.cwd);
+      return server;
+    },
+  };
+}
+
+/** Register the provider; a change to `council.*` settings makes VS Code ask for the definitions again. */
+export function registerCouncilMcp(context: vscode.ExtensionContext, deps: McpDeps): void {
+  const provider = councilMcpProvider(deps);
+  context.subscriptions.push(
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider),
+    provider.changed,
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('council')) provider.changed.fire();
+    }),
   );
 }

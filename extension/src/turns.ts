@@ -4,10 +4,46 @@
  *
  * A turn that may start a new session proposes the new session's id (`newSessionId`), so events of a session
  * the sidecar starts are routed from the first one, even when the chat's history still names an older session.
- * A turn without a proposal falls back to binding the oldest unbound turn to the first unknown session id.
  */
 import type { WireEvent } from './protocol';
-import { SeqOrderer } from './seq';
+
+/** Delivers one session's events in `seq` order exactly once: repeats are dropped, early arrivals held briefly. */
+export class SeqOrderer<E extends { seq: number }> {
+  private last: number | undefined;
+  private readonly held = new Map<number, E>();
+
+  constructor(private readonly deliver: (event: E) => void, private readonly maxHeld = 8) {}
+
+  push(event: E): void {
+    // The first event sets the baseline (a turn joins a session's stream part way through).
+    this.last ??= event.seq - 1;
+    if (event.seq <= this.last || this.held.has(event.seq)) return;
+    this.held.set(event.seq, event);
+    this.drain();
+    if (this.held.size > this.maxHeld) this.flush();
+  }
+
+  /** Deliver everything held, in order (a gap will not be filled: the turn is over). */
+  flush(): void {
+    for (const seq of [...this.held.keys()].sort((a, b) => a - b)) {
+      const e = this.held.get(seq) as E;
+      this.held.delete(seq);
+      if (this.last === undefined || seq > this.last) {
+        this.last = seq;
+        this.deliver(e);
+      }
+    }
+  }
+
+  private drain(): void {
+    while (this.last !== undefined && this.held.has(this.last + 1)) {
+      const e = this.held.get(this.last + 1) as E;
+      this.held.delete(this.last + 1);
+      this.last += 1;
+      this.deliver(e);
+    }
+  }
+}
 
 /** The chat model of the current request (structural subset of vscode.LanguageModelChat). */
 export interface TurnModel {
@@ -29,14 +65,11 @@ export interface TurnHandlers<M extends TurnModel = TurnModel> {
 }
 
 export class ActiveTurn<M extends TurnModel = TurnModel> {
-  sessionId: string | undefined;
   /** The id proposed for a session this turn may start (`TurnParams.newSessionId`). */
   proposedSessionId: string | undefined;
   private orderer: SeqOrderer<WireEvent>;
 
-  constructor(sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
-    this.sessionId = sessionId;
-    // The first event of the turn sets the baseline; repeats are dropped, early arrivals held briefly.
+  constructor(public sessionId: string | undefined, readonly handlers: TurnHandlers<M>) {
     this.orderer = new SeqOrderer<WireEvent>((e) => handlers.onEvent(e));
   }
 

@@ -13,8 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamMessageReader, StreamMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
-import { BOOTSTRAP_TITLE, preparePython } from '../../src/bootstrap';
-import { probe, venvPython } from '../../src/python';
+import { BOOTSTRAP_TITLE, preparePython, probe, venvPython } from '../../src/python';
 import type { PersonasResult } from '../../src/wire';
 
 const ROOT = path.resolve(__dirname, '../../../..');

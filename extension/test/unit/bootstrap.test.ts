@@ -8,8 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { BOOTSTRAP_TITLE, PipProgress, ensurePrivateVenv, pipFailure, stageSources } from '../../src/bootstrap';
-import { PythonSetupError } from '../../src/python';
+import { BOOTSTRAP_TITLE, PipProgress, PythonSetupError, ensurePrivateVenv, pipFailure, stageSources } from '../../src/python';
 
 const tmp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 const write = (file: string, text: string, mode?: number) => {

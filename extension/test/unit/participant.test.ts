@@ -8,7 +8,7 @@ import { ChatModels } from '../../src/models';
 import type { CouncilChatResult, ParticipantDeps } from '../../src/participant';
 import { chooseModel } from '../../src/models';
 import { createHandler, followupsFor, isCouncilMetadata, sessionIdFromHistory } from '../../src/participant';
-import { mapCommand } from '../../src/slashCommands';
+import { mapCommand } from '../../src/participant';
 import { readSettings } from '../../src/settings';
 import { TurnRegistry } from '../../src/turns';
 import { FakeStream, MARKDOWN, SID, question, resetSeq, sample } from './fixtures';

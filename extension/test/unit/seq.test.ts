@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SeqOrderer } from '../../src/seq';
+import { SeqOrderer } from '../../src/turns';
 
 describe('SeqOrderer', () => {
   const ev = (seq: number) => ({ seq });
