@@ -15,7 +15,6 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
-from council.session.state import records as r
 from council.session.state.budget import CallPlan
 from council.session.state.convergence import Convergence, StopReason
 from council.session.state.entities import (
@@ -253,46 +252,17 @@ class CallsPlanned(RecordBase):
 
 
 Record = Annotated[
-    (
-        SessionCreated
-        | PersonasSelected
-        | StatusSet
-        | QuestionsPlanned
-        | QuestionsDropped
-        | RevisitStarted
-        | QuestionAsked
-        | QuestionAnswered
-        | QuestionSkipped
-        | QuestionDeferred
-        | CycleStarted
-        | PersonaSpoke
-        | CycleConcluded
-        | OptionsSet
-        | VoteCast
-        | ConclusionStated
-        | TallySet
-        | DebateExtended
-        | SynthesisSet
-        | ModelUsed
-        | FollowUpAnswered
-        | DebateReopened
-        | CycleDropped
-        | SessionStopped
-        | SessionResumed
-        | EvidenceGathered
-        | PrecedentsRecalled
-        | SeatingDecided
-        | SeatFellBack
-        | CallsPlanned
-    ),
+    SessionCreated | PersonasSelected | StatusSet | QuestionsPlanned | QuestionsDropped | RevisitStarted
+    | QuestionAsked | QuestionAnswered | QuestionSkipped | QuestionDeferred | CycleStarted | PersonaSpoke
+    | CycleConcluded | OptionsSet | VoteCast | ConclusionStated | TallySet | DebateExtended | SynthesisSet | ModelUsed
+    | FollowUpAnswered | DebateReopened | CycleDropped | SessionStopped | SessionResumed | EvidenceGathered
+    | PrecedentsRecalled | SeatingDecided | SeatFellBack | CallsPlanned,
     Field(discriminator="kind"),
 ]
-
-record_adapter: TypeAdapter[Record] = TypeAdapter(Record)
 journal_adapter: TypeAdapter[list[Record]] = TypeAdapter(list[Record])
 
 
-def stable_prefix(journal: list[r.RecordBase]) -> list[r.RecordBase]:
+def stable_prefix(journal: list[RecordBase]) -> list[RecordBase]:
     """The journal without a debate cycle that never concluded (the old sidecar died in it: it runs again).
 
     Everything a cycle records happens between its ``CycleStarted`` and ``CycleConcluded``; cutting at the last
@@ -301,8 +271,8 @@ def stable_prefix(journal: list[r.RecordBase]) -> list[r.RecordBase]:
     """
     started = None
     for i, rec in enumerate(journal):
-        if isinstance(rec, r.CycleStarted):
+        if isinstance(rec, CycleStarted):
             started = i
-        elif isinstance(rec, r.CycleConcluded | r.CycleDropped):
+        elif isinstance(rec, CycleConcluded | CycleDropped):
             started = None
     return journal[:started] if started is not None else list(journal)

@@ -18,7 +18,6 @@ from council.session.state.runtime import Turn
 from council.session.steps.earlier import Earlier
 from council.words import known, speaking, t
 
-ACTIONS = ("answer", "skip", "defer", "skip_all")
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
 
 
