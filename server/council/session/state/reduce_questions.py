@@ -16,7 +16,7 @@ from council.session.state.entities import (
     QuestionStatus,
 )
 from council.session.state.entities import SessionStatus as S
-from council.session.state.transitions import check_turn, touch
+from council.session.state.transitions import check_turn
 
 
 def _questions_planned(s: ConversationSession, rec: r.QuestionsPlanned) -> None:
@@ -30,7 +30,6 @@ def _questions_planned(s: ConversationSession, rec: r.QuestionsPlanned) -> None:
     if any(q.round_number != rec.round for q in rec.questions):
         raise validation_error("planned questions must belong to the new round")
     s.planned_questions.extend(q.model_copy(deep=True) for q in rec.questions)  # their status changes later
-    touch(s, rec)
 
 
 def _questions_dropped(s: ConversationSession, rec: r.QuestionsDropped) -> None:
@@ -39,7 +38,6 @@ def _questions_dropped(s: ConversationSession, rec: r.QuestionsDropped) -> None:
     if any(q.round_number != rec.round for q in rec.questions):
         raise validation_error("weighed questions must belong to their round")
     s.unasked_questions.extend(rec.questions)
-    touch(s, rec)
 
 
 def _count_rounds(s: ConversationSession) -> None:
@@ -77,7 +75,6 @@ def _question_asked(s: ConversationSession, rec: r.QuestionAsked) -> None:
         assert deferred is not None
         deferred.status = QuestionStatus.PENDING
         deferred.revisited = True
-    touch(s, rec, rec.turn)
 
 
 def _resolve_target(s: ConversationSession, question_id: str, *, allow_planned: bool):
@@ -105,7 +102,6 @@ def _question_answered(s: ConversationSession, rec: r.QuestionAnswered) -> None:
         revisit.answer = rec.answer.answer
         s.assumption_log = [a for a in s.assumption_log if a.related_question_id != q.question_id]
     _count_rounds(s)
-    touch(s, rec, rec.turn)
 
 
 def _question_skipped(s: ConversationSession, rec: r.QuestionSkipped) -> None:
@@ -120,7 +116,6 @@ def _question_skipped(s: ConversationSession, rec: r.QuestionSkipped) -> None:
     if not any(a.related_question_id == q.question_id for a in s.assumption_log):  # skipped again: it stands
         s.assumption_log.append(rec.assumption)
     _count_rounds(s)
-    touch(s, rec, rec.turn)
 
 
 def _question_deferred(s: ConversationSession, rec: r.QuestionDeferred) -> None:
@@ -129,7 +124,6 @@ def _question_deferred(s: ConversationSession, rec: r.QuestionDeferred) -> None:
         raise validation_error("only the active question can be deferred", questionId=q.question_id)
     q.status = QuestionStatus.DEFERRED
     _count_rounds(s)
-    touch(s, rec)
 
 
 def _revisit_started(s: ConversationSession, rec: r.RevisitStarted) -> None:
@@ -147,15 +141,9 @@ def _revisit_started(s: ConversationSession, rec: r.RevisitStarted) -> None:
     s.revisits.append(v.model_copy())  # settled later, on the copy
     if s.debate_cycles:  # room for one vote round on the positions the council has
         s.reopened_cycle_limit = max(s.reopened_cycle_limit, s.debate_cycles + 1)
-    touch(s, rec)
 
 
-QUESTION_HANDLERS = {
-    r.QuestionsPlanned: _questions_planned,
-    r.QuestionsDropped: _questions_dropped,
-    r.RevisitStarted: _revisit_started,
-    r.QuestionAsked: _question_asked,
-    r.QuestionAnswered: _question_answered,
-    r.QuestionSkipped: _question_skipped,
-    r.QuestionDeferred: _question_deferred,
-}
+QUESTION_HANDLERS = (
+    _questions_planned, _questions_dropped, _revisit_started, _question_asked, _question_answered, _question_skipped,
+    _question_deferred,
+)

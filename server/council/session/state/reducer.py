@@ -4,11 +4,15 @@
 seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules
 in ``transitions``): the transition table, the round and cycle caps, one active question, strictly increasing turn
 sequence numbers, message types aligned with the session status.
+
+``apply`` stamps the session and appends the record's message turn (if it carries one) after the record's handler
+has checked it; each handler is found by the record type its ``rec`` parameter is annotated with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import get_args, get_type_hints
 
 from council.errors import validation_error
 from council.session.state import records as r
@@ -23,12 +27,10 @@ from council.session.state.entities import (
     SessionMetadata,
 )
 from council.session.state.entities import SessionStatus as S
-from council.session.state.pause import drop_cycle, set_stopped
 from council.session.state.reduce_questions import QUESTION_HANDLERS
 from council.session.state.seating import fall_back, model_label
-from council.session.state.transitions import check_transition
+from council.session.state.transitions import TERMINAL, check_transition
 from council.session.state.transitions import check_turn as _check_turn
-from council.session.state.transitions import touch as _touch
 
 
 def _created(session: ConversationSession | None, rec: r.SessionCreated) -> ConversationSession:
@@ -60,8 +62,11 @@ def apply(session: ConversationSession | None, rec: r.RecordBase) -> Conversatio
         return _created(session, rec)
     if session is None:
         raise validation_error("the first record must be session_created")
-    handler = _HANDLERS[type(rec)]
-    handler(session, rec)
+    _HANDLERS[type(rec)](session, rec)
+    turn = getattr(rec, "turn", None)  # the records that write a message turn (their handler checked it)
+    if turn is not None:
+        session.message_turns.append(turn)
+    session.updated_at = rec.at
     return session
 
 
@@ -70,7 +75,6 @@ def _personas_selected(s: ConversationSession, rec: r.PersonasSelected) -> None:
         raise validation_error("personas already selected")
     s.persona_selection = rec.selection
     s.participants.extend(rec.selection.selected_personas)
-    _touch(s, rec)
 
 
 def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
@@ -90,7 +94,6 @@ def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
         s.open_revisit.settled = True
     s.status = rec.status
     s.stopped = s.stopped and rec.status is not S.CANCELLED  # a cancelled session is over, not paused
-    _touch(s, rec)
 
 
 def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
@@ -106,7 +109,6 @@ def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
         raise validation_error("the previous cycle is still in progress")
     s.discussions.append(d)
     s.debate_cycles = d.cycle_number
-    _touch(s, rec)
 
 
 def _persona_spoke(s: ConversationSession, rec: r.PersonaSpoke) -> None:
@@ -122,7 +124,6 @@ def _persona_spoke(s: ConversationSession, rec: r.PersonaSpoke) -> None:
     _check_turn(s, rec.turn)
     d.message_turn_ids.append(rec.turn.turn_id)
     s.responses.append(rec.response)
-    _touch(s, rec, rec.turn)
 
 
 def _answered_alone(s: ConversationSession, rec: r.PersonaSpoke) -> None:
@@ -134,7 +135,6 @@ def _answered_alone(s: ConversationSession, rec: r.PersonaSpoke) -> None:
         raise validation_error("the answer of a council of one is a conclusion turn")
     _check_turn(s, rec.turn)
     s.responses.append(rec.response)
-    _touch(s, rec, rec.turn)
 
 
 def _cycle_concluded(s: ConversationSession, rec: r.CycleConcluded) -> None:
@@ -152,14 +152,12 @@ def _cycle_concluded(s: ConversationSession, rec: r.CycleConcluded) -> None:
     d.convergence = rec.convergence
     d.stop_reason = rec.stop_reason
     d.exchange_ends = rec.at
-    _touch(s, rec)
 
 
 def _options_set(s: ConversationSession, rec: r.OptionsSet) -> None:
     if len(rec.options) < 2:
         raise validation_error("a vote needs at least two options")
     s.options = rec.options
-    _touch(s, rec)
 
 
 def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
@@ -174,7 +172,6 @@ def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
     if s.participant(rec.vote.persona) is None:
         raise validation_error("only council personas vote", persona=rec.vote.persona)
     s.votes.append(rec.vote)
-    _touch(s, rec)
 
 
 def _conclusion_stated(s: ConversationSession, rec: r.ConclusionStated) -> None:
@@ -183,12 +180,10 @@ def _conclusion_stated(s: ConversationSession, rec: r.ConclusionStated) -> None:
     if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
         raise validation_error("conclusions come after the debate cycles")
     _check_turn(s, rec.turn, MessageType.CONCLUSION)
-    _touch(s, rec, rec.turn)
 
 
 def _tally_set(s: ConversationSession, rec: r.TallySet) -> None:
     s.tally = rec.tally
-    _touch(s, rec)
 
 
 def _debate_extended(s: ConversationSession, rec: r.DebateExtended) -> None:
@@ -197,7 +192,6 @@ def _debate_extended(s: ConversationSession, rec: r.DebateExtended) -> None:
     if s.extended_debate_requested:
         raise validation_error("the debate is already extended", limit=s.cycle_limit)
     s.extended_debate_requested = True
-    _touch(s, rec)
 
 
 def _synthesis_set(s: ConversationSession, rec: r.SynthesisSet) -> None:
@@ -205,7 +199,6 @@ def _synthesis_set(s: ConversationSession, rec: r.SynthesisSet) -> None:
         raise validation_error("the final answer is written in the final status", status=s.status.value)
     s.synthesis = rec.synthesis
     s.final_answer = rec.final_answer
-    _touch(s, rec)
 
 
 def _follow_up_answered(s: ConversationSession, rec: r.FollowUpAnswered) -> None:
@@ -215,7 +208,6 @@ def _follow_up_answered(s: ConversationSession, rec: r.FollowUpAnswered) -> None
     if rec.follow_up.session_id != s.session_id:
         raise validation_error("the follow-up belongs to another session", sessionId=rec.follow_up.session_id)
     s.follow_ups.append(rec.follow_up)
-    _touch(s, rec)
 
 
 def _debate_reopened(s: ConversationSession, rec: r.DebateReopened) -> None:
@@ -227,7 +219,6 @@ def _debate_reopened(s: ConversationSession, rec: r.DebateReopened) -> None:
         raise validation_error(f"the debate has run its maximum of {MAX_TOTAL_CYCLES} cycles", cap=MAX_TOTAL_CYCLES)
     s.user_inputs.append(rec.input)
     s.reopened_cycle_limit = min(s.debate_cycles + REOPEN_CYCLES, MAX_TOTAL_CYCLES)
-    _touch(s, rec)
 
 
 def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
@@ -243,7 +234,6 @@ def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
         s.metadata.failed_by_model[label] = s.metadata.failed_by_model.get(label, 0) + 1
     s.metadata.calls += 1
     s.metadata.first_calls += int(not rec.retry)
-    _touch(s, rec)
 
 
 def _seated(s: ConversationSession, rec: r.SeatingDecided) -> None:
@@ -252,7 +242,6 @@ def _seated(s: ConversationSession, rec: r.SeatingDecided) -> None:
     if unknown:
         raise validation_error("the seating names personas that are not on the council", personas=unknown)
     s.seating = rec.seating.model_copy(deep=True)  # fallbacks change it later; the journal keeps the record
-    _touch(s, rec)
 
 
 def _seat_fell_back(s: ConversationSession, rec: r.SeatFellBack) -> None:
@@ -260,22 +249,44 @@ def _seat_fell_back(s: ConversationSession, rec: r.SeatFellBack) -> None:
     if s.seating is None:
         raise validation_error("a seat fell back before the session was seated")
     fall_back(s.seating, rec.model_id, rec.reason, rec.detail)
-    _touch(s, rec)
 
 
 def _calls_planned(s: ConversationSession, rec: r.CallsPlanned) -> None:
     s.call_plans.append(rec.plan)
-    _touch(s, rec)
+
+
+def open_cycle(s: ConversationSession) -> int | None:
+    """The number of the debate cycle in progress, if one is."""
+    if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
+        return s.discussions[-1].cycle_number
+    return None
 
 
 def _cycle_dropped(s: ConversationSession, rec: r.CycleDropped) -> None:
-    drop_cycle(s, rec.cycle)
-    _touch(s, rec)
+    """Take back the cycle in progress — its discussion, turns, responses and votes (and, in cycle 1, the options
+    it proposed) — keeping every concluded cycle, the answers and the assumptions (a stop, or a cycle in which every
+    advisor failed: ``retry`` runs it again). The live session records it with ``SessionRuntime.drop_open_cycle``."""
+    cycle = rec.cycle
+    if open_cycle(s) != cycle:
+        raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=open_cycle(s))
+    turns = set(s.discussions[-1].message_turn_ids)
+    s.message_turns = [t for t in s.message_turns if t.turn_id not in turns]  # the cycle's turns are the tail
+    s.responses = [x for x in s.responses if x.cycle != cycle]
+    s.votes = [v for v in s.votes if v.cycle != cycle]
+    if cycle == 1:
+        s.options = []
+    s.discussions.pop()
+    s.debate_cycles = cycle - 1
 
 
 def _session_stopped(s: ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:
-    set_stopped(s, isinstance(rec, r.SessionStopped))
-    _touch(s, rec)
+    """A stop keeps the session's status (``retry`` continues from exactly there); it only marks it stopped."""
+    if s.status in TERMINAL:
+        raise validation_error(f"a {s.status.value} session cannot be stopped or resumed", status=s.status.value)
+    stopped = isinstance(rec, r.SessionStopped)
+    if not stopped and not s.stopped:
+        raise validation_error("the session is not stopped")
+    s.stopped = stopped
 
 
 def _evidence_gathered(s: ConversationSession, rec: r.EvidenceGathered) -> None:
@@ -294,7 +305,6 @@ def _evidence_gathered(s: ConversationSession, rec: r.EvidenceGathered) -> None:
         raise validation_error("evidence uses belong to the record's cycle", cycle=cycle)
     s.evidence.extend(uses)
     s.evidence_rounds.append(cycle)
-    _touch(s, rec)
 
 
 def _precedents_recalled(s: ConversationSession, rec: r.PrecedentsRecalled) -> None:
@@ -303,34 +313,22 @@ def _precedents_recalled(s: ConversationSession, rec: r.PrecedentsRecalled) -> N
     if s.status.value != "created":
         raise validation_error("past decisions are recalled when the session starts", status=s.status.value)
     s.precedents = list(rec.precedents)
-    _touch(s, rec)
 
 
-_HANDLERS = {
-    r.PersonasSelected: _personas_selected,
-    r.StatusSet: _status_set,
-    **QUESTION_HANDLERS,
-    r.CycleStarted: _cycle_started,
-    r.PersonaSpoke: _persona_spoke,
-    r.CycleConcluded: _cycle_concluded,
-    r.OptionsSet: _options_set,
-    r.VoteCast: _vote_cast,
-    r.ConclusionStated: _conclusion_stated,
-    r.TallySet: _tally_set,
-    r.DebateExtended: _debate_extended,
-    r.SynthesisSet: _synthesis_set,
-    r.ModelUsed: _model_used,
-    r.FollowUpAnswered: _follow_up_answered,
-    r.DebateReopened: _debate_reopened,
-    r.CycleDropped: _cycle_dropped,
-    r.SessionStopped: _session_stopped,
-    r.SessionResumed: _session_stopped,
-    r.EvidenceGathered: _evidence_gathered,
-    r.PrecedentsRecalled: _precedents_recalled,
-    r.SeatingDecided: _seated,
-    r.SeatFellBack: _seat_fell_back,
-    r.CallsPlanned: _calls_planned,
-}
+def _by_record(*handlers: Callable[..., None]) -> dict[type, Callable[..., None]]:
+    table: dict[type, Callable[..., None]] = {}
+    for handler in handlers:
+        hint = get_type_hints(handler)["rec"]
+        table.update(dict.fromkeys(get_args(hint) or (hint,), handler))
+    return table
+
+
+_HANDLERS = _by_record(
+    _personas_selected, _status_set, *QUESTION_HANDLERS, _cycle_started, _persona_spoke, _cycle_concluded,
+    _options_set, _vote_cast, _conclusion_stated, _tally_set, _debate_extended, _synthesis_set, _model_used,
+    _follow_up_answered, _debate_reopened, _cycle_dropped, _session_stopped, _evidence_gathered,
+    _precedents_recalled, _seated, _seat_fell_back, _calls_planned,
+)
 
 
 def replay(journal: Iterable[r.RecordBase]) -> ConversationSession:

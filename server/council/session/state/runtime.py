@@ -7,6 +7,11 @@ the session (if any), the cancel scope, the calls in flight, the models found un
 Everything a turn reports — progress notes, problems, the raw text of a persona (or of the moderator's answer to a
 follow-up, or of the chair's answer) as it streams — goes to the observer as data; the observer
 (``council.narrator``) decides what people read.
+
+Every record (and every restored journal) goes through :func:`with_shared_fields_sets` before it is applied: pydantic
+keeps a set of explicitly set fields per instance (a set of twenty names takes over 2 KB) and a session keeps hundreds
+of models; an applied record and the session objects it shares never change again, and ``model_copy`` copies the
+set before touching it, so one set per distinct content is enough.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import anyio
+from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.session.state import records as r
@@ -30,12 +36,29 @@ from council.session.state.entities import (
     SessionStatus,
     utcnow,
 )
-from council.session.state.pause import open_cycle
-from council.session.state.reducer import apply, replay
-from council.session.state.sharing import with_shared_fields_sets
+from council.session.state.reducer import apply, open_cycle, replay
 from council.session.state.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def with_shared_fields_sets(node: T) -> T:
+    """``node`` (a record, a list, a model in one) with every model in it holding the one shared copy of its
+    ``model_fields_set``: a model that does not yet is rebuilt with ``model_construct`` (its values are validated
+    already); what needs no change is returned as it is."""
+    if isinstance(node, BaseModel):
+        values: dict[str, Any] = {k: with_shared_fields_sets(v) for k, v in node.__dict__.items()}
+        own = node.model_fields_set
+        shared = _FIELDS_SETS.setdefault(frozenset(own), own)
+        if shared is own and all(values[k] is v for k, v in node.__dict__.items()):
+            return node
+        return type(node).model_construct(_fields_set=shared, **values, **(node.model_extra or {}))
+    if isinstance(node, list):
+        items = [with_shared_fields_sets(item) for item in node]
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items  # type: ignore[return-value]
+    return node
 
 
 class SessionObserver(Protocol):
@@ -113,7 +136,7 @@ class SessionRuntime:
                            timestamp=self.clock(), sequence_number=last + 1, related_cycle_or_round=cycle,
                            metadata=metadata or {})
 
-    # --- stopping and resuming (council.session.state.pause) -----------------------------------------------------
+    # --- stopping and resuming (the reducer's CycleDropped, SessionStopped) ------------------------------------
     def drop_open_cycle(self, reason: str) -> int | None:
         """Drop the cycle in progress, if any; returns its number."""
         cycle = open_cycle(self.session)

@@ -10,17 +10,16 @@ extension), and the rules every journal record that writes a message turn keeps 
     cancelled  → (terminal)
 
 A stop (``council/stop``) is not a transition: the session keeps its status and gets the ``stopped`` marker
-(``state/pause.py``); ``retry`` clears it and continues in the same status. Only cancel leaves for ``cancelled``.
+(the reducer's ``SessionStopped``); ``retry`` clears it and continues in the same status. Only cancel leaves for
+``cancelled``.
 
 A message turn keeps seed 002's MessageTurn validation: strictly increasing sequence numbers, message types aligned
-with the session status, answers from the user and discussion from personas. ``touch`` appends the turn and stamps
-the session.
+with the session status, answers from the user and discussion from personas.
 """
 
 from __future__ import annotations
 
 from council.errors import validation_error
-from council.session.state import records as r
 from council.session.state.entities import ConversationSession, MessageTurn, MessageType, ParticipantType
 from council.session.state.entities import SessionStatus as S
 
@@ -77,8 +76,3 @@ def check_turn(session: ConversationSession, turn: MessageTurn, kind: MessageTyp
     if turn.message_type is MessageType.DISCUSSION and turn.sender.type is not ParticipantType.PERSONA:
         raise validation_error("discussion turns come from personas")
 
-
-def touch(session: ConversationSession, rec: r.RecordBase, turn: MessageTurn | None = None) -> None:
-    if turn is not None:
-        session.message_turns.append(turn)
-    session.updated_at = rec.at
