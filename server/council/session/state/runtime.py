@@ -26,16 +26,8 @@ import anyio
 from pydantic import BaseModel
 
 from council.errors import ErrorCode
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    ConversationSession,
-    CycleRef,
-    MessageTurn,
-    MessageType,
-    Participant,
-    SessionStatus,
-    utcnow,
-)
 from council.session.state.reducer import apply, open_cycle, replay
 from council.session.state.transitions import TERMINAL
 
@@ -64,7 +56,7 @@ def with_shared_fields_sets(node: T) -> T:
 class SessionObserver(Protocol):
     """Receives everything a session reports, in order (``rt`` is None for a review: it has no session)."""
 
-    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None: ...
+    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: e.SessionStatus | None) -> None: ...
 
     def note(self, rt: SessionRuntime | None, kind: str, data: dict[str, Any]) -> None: ...
 
@@ -85,18 +77,18 @@ class SessionRuntime:
     """The session's state. ``record`` and ``load`` write it; ``seq`` is the narrator's (the last event number
     sent); ``earlier`` is set once by the engine as the session starts (a lost session's replies it reuses)."""
 
-    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = e.utcnow,
                  mono: Callable[[], float] = time.monotonic, language: str | None = None) -> None:
         self.session_id, self.observer, self.clock, self.mono = session_id, observer, clock, mono
         self.language = language  # what the session will write in, before it exists (its plan's)
-        self._session: ConversationSession | None = None
+        self._session: e.ConversationSession | None = None
         self.journal: list[r.RecordBase] = []
         self.seq = 0
         self.last_active = mono()  # when it last changed (the store evicts by it)
         self.earlier: Any = None  # council.session.earlier.Earlier
 
     @property
-    def session(self) -> ConversationSession:
+    def session(self) -> e.ConversationSession:
         if self._session is None:
             raise RuntimeError("session not created yet")
         return self._session
@@ -127,12 +119,12 @@ class SessionRuntime:
         self.seq = last_seq
         self.last_active = self.mono()
 
-    def turn(self, sender: Participant, kind: MessageType, content: str, *,
-             cycle: CycleRef | None = None, metadata: dict[str, Any] | None = None) -> MessageTurn:
+    def turn(self, sender: e.Participant, kind: e.MessageType, content: str, *,
+             cycle: e.CycleRef | None = None, metadata: dict[str, Any] | None = None) -> e.MessageTurn:
         """A MessageTurn with the next sequence number (to be carried by a record)."""
         s = self.session
         last = s.message_turns[-1].sequence_number if s.message_turns else 0
-        return MessageTurn(session_id=s.session_id, sender=sender, message_type=kind, content=content,
+        return e.MessageTurn(session_id=s.session_id, sender=sender, message_type=kind, content=content,
                            timestamp=self.clock(), sequence_number=last + 1, related_cycle_or_round=cycle,
                            metadata=metadata or {})
 
@@ -167,7 +159,7 @@ class Turn:
     counts them), the models it found it cannot use (``session.unreachable``) and why every advisor failed, if they
     did (``stalled_by``, persona → ModelFailure)."""
 
-    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = e.utcnow,
                  live: SessionRuntime | None = None, scope: anyio.CancelScope | None = None) -> None:
         self.session_id, self.observer, self.clock, self.live, self.scope = session_id, observer, clock, live, scope
         self.stop_requested = False  # the scope was cancelled by a stop, not a cancel
@@ -176,7 +168,7 @@ class Turn:
         self.stalled_by: dict[str, Any] = {}
 
     @property
-    def session(self) -> ConversationSession:
+    def session(self) -> e.ConversationSession:
         assert self.live is not None, "a review has no session"
         return self.live.session
 
@@ -187,7 +179,7 @@ class Turn:
     def record(self, rec: r.RecordBase) -> None:
         self.live.record(rec)  # type: ignore[union-attr]  (a review records nothing)
 
-    def turn(self, sender: Participant, kind: MessageType, content: str, **kw: Any) -> MessageTurn:
+    def turn(self, sender: e.Participant, kind: e.MessageType, content: str, **kw: Any) -> e.MessageTurn:
         return self.live.turn(sender, kind, content, **kw)  # type: ignore[union-attr]
 
     # --- reports (data; the observer words them) ----------------------------------------------------------
@@ -220,9 +212,9 @@ def _tell(fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         log.exception("the observer failed on %s", getattr(fn, "__name__", fn))
 
 
-def can_extend(s: ConversationSession) -> bool:
+def can_extend(s: e.ConversationSession) -> bool:
     """Whether ``extend debate`` would allow more cycles: only after a debate that stopped at its cap."""
-    if s.status is SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
+    if s.status is e.SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
         return False
     ceiling = max(s.settings.extended_max_cycles, s.settings.max_cycles)
     return s.discussions[-1].status.value == "limit_reached" and ceiling > s.debate_cycles

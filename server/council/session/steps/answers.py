@@ -5,15 +5,8 @@ in a session a reload lost (:mod:`council.session.steps.earlier`) is resolved wi
 from __future__ import annotations
 
 from council.errors import validation_error
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    Assumption,
-    ClarificationAnswer,
-    ClarificationQuestion,
-    CycleRef,
-    MessageType,
-    QuestionStatus,
-)
 from council.session.state.runtime import Turn
 from council.session.steps.earlier import Earlier
 from council.words import known, speaking, t
@@ -46,9 +39,9 @@ def resolve(rt: Turn, question_id: str, action: str, *, text: str, choice: str |
         value = choice_value(q, choice, text)
         if not value:
             raise validation_error(t("error.answer_empty"), fields={"text": "must not be empty"})
-        answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=value,
+        answer = e.ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=value,
                                      created_at=rt.clock())
-        turn = rt.turn(s.user, MessageType.ANSWER, value, cycle=_round(q.round_number))
+        turn = rt.turn(s.user, e.MessageType.ANSWER, value, cycle=_round(q.round_number))
         rt.record(r.QuestionAnswered(at=rt.clock(), answer=answer, turn=turn))
     elif action == "defer":
         if q.revisited:  # deferred once already: now it is a skip
@@ -59,7 +52,7 @@ def resolve(rt: Turn, question_id: str, action: str, *, text: str, choice: str |
         _skip(rt, q, "skipped")
     else:  # skip_all: the active question, the rest of the round and any deferred ones
         _skip(rt, q, "skipped (skip all)")
-        for other in [*s.planned_questions, *[x for x in s.questions if x.status is QuestionStatus.DEFERRED]]:
+        for other in [*s.planned_questions, *[x for x in s.questions if x.status is e.QuestionStatus.DEFERRED]]:
             _skip(rt, other, "skipped (skip all)")
 
 
@@ -67,22 +60,22 @@ HOW = {"skipped": "assumption.skipped", "deferred twice": "assumption.deferred_t
        "skipped (skip all)": "assumption.skip_all"}  # how a question was skipped → its words
 
 
-def _skip(rt: Turn, q: ClarificationQuestion, how: str) -> None:
+def _skip(rt: Turn, q: e.ClarificationQuestion, how: str) -> None:
     s = rt.session
-    answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
+    answer = e.ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
                                  skip_command=True, created_at=rt.clock())
     with speaking(s.settings.language):  # the rationale is shown (the transcript): in the session's language
         topic = f"ambiguity.{q.target_ambiguity}"
         rationale = t("assumption.rationale", how=t(HOW[how]), question=q.question,
                       topic=t(topic) if known(topic) else q.target_ambiguity)
-    assumption = Assumption(session_id=s.session_id, related_question_id=q.question_id,
+    assumption = e.Assumption(session_id=s.session_id, related_question_id=q.question_id,
                             assumption=q.default_assumption, rationale=rationale, added_at=rt.clock())
-    turn = rt.turn(s.moderator, MessageType.ASSUMPTION_STATEMENT, q.default_assumption,
+    turn = rt.turn(s.moderator, e.MessageType.ASSUMPTION_STATEMENT, q.default_assumption,
                    cycle=_round(q.round_number), metadata={"questionId": q.question_id})
     rt.record(r.QuestionSkipped(at=rt.clock(), answer=answer, assumption=assumption, turn=turn))
 
 
-def choice_value(q: ClarificationQuestion, choice: str | None, text: str) -> str:
+def choice_value(q: e.ClarificationQuestion, choice: str | None, text: str) -> str:
     """Map a choice value, a choice number ("2") or a label to the choice's value; else the free text."""
     if choice:
         match = next((c for c in q.choices if c.value == choice or c.label == choice), None)
@@ -96,5 +89,5 @@ def choice_value(q: ClarificationQuestion, choice: str | None, text: str) -> str
     return match.value if match else typed
 
 
-def _round(n: int) -> CycleRef:
-    return CycleRef(cycle_type="clarification", number=n)
+def _round(n: int) -> e.CycleRef:
+    return e.CycleRef(cycle_type="clarification", number=n)

@@ -14,11 +14,11 @@ from council.errors import validation_error
 from council.session.calls.prompts import FOLLOW_UP_TOKENS, follow_up_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
+from council.session.state.convergence import describe_tally
 from council.session.state.entities import FollowUp, UserInput, new_id
 from council.session.state.entities import SessionStatus as S
 from council.session.state.outputs import FollowUpReply, reply_schema
 from council.session.state.runtime import Turn
-from council.session.state.voting import describe_tally
 from council.words import t
 
 ROLE = "moderator"  # who answers (its calls are recorded under this role)

@@ -11,29 +11,21 @@ assumption and the answer stand and nothing runs.
 from __future__ import annotations
 
 from council.errors import validation_error
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    MAX_TOTAL_CYCLES,
-    ClarificationQuestion,
-    ConversationSession,
-    CycleRef,
-    MessageType,
-    QuestionStatus,
-    Revisit,
-)
 from council.session.state.entities import SessionStatus as S
 from council.session.state.runtime import Turn
 from council.words import n, t
 
-REVISABLE = (QuestionStatus.SKIPPED, QuestionStatus.DEFERRED)
+REVISABLE = (e.QuestionStatus.SKIPPED, e.QuestionStatus.DEFERRED)
 
 
-def revisable_questions(s: ConversationSession) -> list[ClarificationQuestion]:
+def revisable_questions(s: e.ConversationSession) -> list[e.ClarificationQuestion]:
     """The questions a completed session can revisit, in the order they were asked."""
     return [q for q in s.questions if q.status in REVISABLE]
 
 
-def revisable(s: ConversationSession, question_id: str) -> ClarificationQuestion:
+def revisable(s: e.ConversationSession, question_id: str) -> e.ClarificationQuestion:
     """The question ``question_id`` if it can be revisited now; else a validation error saying why."""
     if s.status is not S.COMPLETED:
         raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
@@ -44,12 +36,13 @@ def revisable(s: ConversationSession, question_id: str) -> ClarificationQuestion
     if q.status not in REVISABLE:
         raise validation_error(t("error.revisit_not_skipped", state=t(f"question.{q.status.value}")),
                                questionId=question_id, status=q.status.value, revisable=choices)
-    if s.debate_cycles >= MAX_TOTAL_CYCLES:
-        raise validation_error(t("error.max_cycles", cycles=n(MAX_TOTAL_CYCLES, "cycle_upto")), cap=MAX_TOTAL_CYCLES)
+    if s.debate_cycles >= e.MAX_TOTAL_CYCLES:
+        cap = e.MAX_TOTAL_CYCLES
+        raise validation_error(t("error.max_cycles", cycles=n(cap, "cycle_upto")), cap=cap)
     return q
 
 
-def choose(s: ConversationSession, question_id: str | None, text: str) -> str | None:
+def choose(s: e.ConversationSession, question_id: str | None, text: str) -> str | None:
     """The id of the question a ``revisit`` turn means: ``question_id``, else the text (an id, or a number among
     the questions that can be revisited), else the only such question; None when that does not name one."""
     if s.status is not S.COMPLETED:
@@ -67,18 +60,18 @@ def choose(s: ConversationSession, question_id: str | None, text: str) -> str | 
     return options[0].question_id if len(options) == 1 else None
 
 
-def start_revisit(rt: Turn, q: ClarificationQuestion) -> None:
+def start_revisit(rt: Turn, q: e.ClarificationQuestion) -> None:
     s = rt.session
     assumed = next((a.assumption for a in s.assumption_log if a.related_question_id == q.question_id), None)
     last = s.final_round
-    rt.record(r.RevisitStarted(at=rt.clock(), revisit=Revisit(
+    rt.record(r.RevisitStarted(at=rt.clock(), revisit=e.Revisit(
         session_id=s.session_id, question_id=q.question_id, question=q.question, assumed=assumed,
         after_cycle=s.debate_cycles, recommendation_before=s.synthesis.recommendation if s.synthesis else "",
         winner_before=s.tally.winner if s.tally else None,
         votes_before={v.persona: v.option_id for v in s.votes if v.cycle == last}, started_at=rt.clock())))
     rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the user revisits a question"))
-    turn = rt.turn(s.moderator, MessageType.QUESTION, q.question,
-                   cycle=CycleRef(cycle_type="clarification", number=q.round_number),
+    turn = rt.turn(s.moderator, e.MessageType.QUESTION, q.question,
+                   cycle=e.CycleRef(cycle_type="clarification", number=q.round_number),
                    metadata={"questionId": q.question_id, "revisit": True})
     rt.record(r.QuestionAsked(at=rt.clock(), question_id=q.question_id, turn=turn, revisit=True))
 

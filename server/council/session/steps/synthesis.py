@@ -25,6 +25,7 @@ from typing import Any
 from council.personas.contract import PersonaContract
 from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state.convergence import describe_tally, tally_votes
 from council.session.state.entities import ConversationSession, new_id
 from council.session.state.outputs import (
     CouncilSynthesis,
@@ -38,7 +39,6 @@ from council.session.state.outputs import (
     reply_schema,
 )
 from council.session.state.runtime import Turn
-from council.session.state.voting import describe_tally, tally_votes
 from council.words import speaking, t
 
 
