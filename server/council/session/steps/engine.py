@@ -45,8 +45,8 @@ from council.session.steps.evidence import (
     recall_precedents,
     record_attachments,
 )
-from council.session.steps.follow_up import answer_follow_up, reopen_debate
 from council.session.steps.intents import is_resume_word
+from council.session.steps.revisit import answer_follow_up, reopen_debate
 from council.session.steps.synthesis import synthesize
 from council.session.steps.vote_round import conclude, options_beside_next_cycle, propose_options
 from council.words import n, t
