@@ -24,24 +24,6 @@ from council.session.state.transitions import TERMINAL, check_transition
 from council.session.state.transitions import check_turn as _check_turn
 
 
-def _created(session: e.ConversationSession | None, rec: r.SessionCreated) -> e.ConversationSession:
-    if session is not None:
-        raise validation_error("session already created")
-    return e.ConversationSession(
-        session_id=rec.session_id,
-        user_id=rec.user.name,
-        request_text=rec.request_text,
-        created_at=rec.at,
-        updated_at=rec.at,
-        participants=[rec.user, rec.moderator],
-        settings=rec.settings,
-        context_text=rec.context_text,
-        workspace_overview=rec.workspace_overview,
-        extended_debate_requested=rec.extended_debate,
-        metadata=e.SessionMetadata(correlation_id=rec.correlation_id, context=rec.context_names),
-    )
-
-
 def apply(session: e.ConversationSession | None, rec: r.RecordBase) -> e.ConversationSession:
     """Apply one record; raise a validation CouncilError (leaving the session unchanged) if it breaks a rule.
 
@@ -50,7 +32,21 @@ def apply(session: e.ConversationSession | None, rec: r.RecordBase) -> e.Convers
     questions — are copied as they are applied, so the journal keeps every record as it was.
     """
     if isinstance(rec, r.SessionCreated):
-        return _created(session, rec)
+        if session is not None:
+            raise validation_error("session already created")
+        return e.ConversationSession(
+            session_id=rec.session_id,
+            user_id=rec.user.name,
+            request_text=rec.request_text,
+            created_at=rec.at,
+            updated_at=rec.at,
+            participants=[rec.user, rec.moderator],
+            settings=rec.settings,
+            context_text=rec.context_text,
+            workspace_overview=rec.workspace_overview,
+            extended_debate_requested=rec.extended_debate,
+            metadata=e.SessionMetadata(correlation_id=rec.correlation_id, context=rec.context_names),
+        )
     if session is None:
         raise validation_error("the first record must be session_created")
     _HANDLERS[type(rec)](session, rec)
@@ -323,7 +319,6 @@ _HANDLERS = _by_record(
 
 
 def replay(journal: Iterable[r.RecordBase]) -> e.ConversationSession:
-    """Rebuild a session from its journal."""
     session: e.ConversationSession | None = None
     for rec in journal:
         session = apply(session, rec)
