@@ -85,7 +85,7 @@ class SessionRuntime:
         self.journal: list[r.RecordBase] = []
         self.seq = 0
         self.last_active = mono()  # when it last changed (the store evicts by it)
-        self.earlier: Any = None  # council.session.earlier.Earlier
+        self.earlier: Any = None  # council.session.steps.answers.Earlier
 
     @property
     def session(self) -> e.ConversationSession:

@@ -2,7 +2,7 @@
 
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question,
 ``more_questions`` plans another round and ``revisit`` asks a skipped question again after the answer (those moves
-live in ``clarify_moves``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
+live in ``clarifier``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
 stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
 cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
 the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
@@ -33,10 +33,10 @@ from council.session.state.entities import SessionStatus as S
 from council.session.state.outputs import CouncilSynthesis
 from council.session.state.runtime import Turn, can_extend
 from council.session.state.seating import Seating
-from council.session.steps.clarify_moves import ClarifyingMoves
+from council.session.steps.answers import Earlier
+from council.session.steps.clarifier import ClarifyingMoves
 from council.session.steps.costing import can_afford_cycle, remaining, resumable, state_plan
 from council.session.steps.debate import report_failures, run_cycle
-from council.session.steps.earlier import Earlier
 from council.session.steps.evidence import (
     Attachment,
     DecisionMemory,
