@@ -252,6 +252,10 @@ class SessionSettings(CamelModel):
     max_model_calls: int | None = Field(None, ge=3, description="The session's budget of model calls, retries "
                                                                 "included (None: no budget).")
 
+    def cycle_cap(self, extended: bool) -> int:
+        """The cycle cap before any re-opening (extended debate asked: the extended one)."""
+        return max(self.max_cycles, self.extended_max_cycles) if extended else self.max_cycles
+
 
 class ModelUse(CamelModel):
     """Which provider and model served a role (persona name, ``clarifier``, ``moderator``, ``synthesizer``)."""
@@ -336,9 +340,7 @@ class ConversationSession(CamelModel):
 
     @property
     def cycle_limit(self) -> int:
-        s = self.settings
-        base = max(s.max_cycles, s.extended_max_cycles) if self.extended_debate_requested else s.max_cycles
-        return max(base, self.reopened_cycle_limit)
+        return max(self.settings.cycle_cap(self.extended_debate_requested), self.reopened_cycle_limit)
 
     @property
     def planned_rounds(self) -> int:

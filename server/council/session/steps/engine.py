@@ -93,13 +93,8 @@ class Plan:
 
     @property
     def shape(self) -> Shape:
-        return Shape(len(self.selection.personas), cycle_cap(self.settings, self.request.extended_debate),
+        return Shape(len(self.selection.personas), self.settings.cycle_cap(self.request.extended_debate),
                      self.settings.clarify)
-
-
-def cycle_cap(settings: e.SessionSettings, extended: bool) -> int:
-    """The cycle cap a new session starts with (extended debate asked up front: the extended one)."""
-    return max(settings.max_cycles, settings.extended_max_cycles) if extended else settings.max_cycles
 
 
 def seats_kept(personas: list, seats: int) -> list:
@@ -153,7 +148,7 @@ class Engine(ClarifyingMoves):
             raise validation_error(t("error.no_problem"), fields={"text": "required"})
         settings = self.settings_for(req).model_copy(update={"max_model_calls": req.max_model_calls})
         selection = self._choose(text, req.personas, settings.max_personas)
-        cap = cycle_cap(settings, req.extended_debate)
+        cap = settings.cycle_cap(req.extended_debate)
         shape, cut = fit(Shape(len(selection.personas), cap, settings.clarify), req.max_model_calls)
         if cut is not None:  # fewer cycles, seats or no questions: the plan says what it cut
             extended = shape.cycles if req.extended_debate else settings.extended_max_cycles
