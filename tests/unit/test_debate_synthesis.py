@@ -169,7 +169,7 @@ def _voted(b: Builder, votes: dict[str, str]):
     for name, option in votes.items():
         b.vote(name, option, 1)
     from council.session.state import records as r
-    from council.session.state.voting import tally_votes
+    from council.session.state.convergence import tally_votes
 
     b.apply(r.TallySet(at=b.at(), tally=tally_votes(b.s.options, b.s.votes)))
     return b

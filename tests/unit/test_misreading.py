@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from council.session.state.entities import Choice, ClarificationQuestion, Participant, ParticipantType
-from council.session.steps.misreading import content_stems, looks_like_new_problem, overlap
+from council.session.steps.intents import content_stems, looks_like_new_problem, overlap
 
 MODERATOR = Participant(type=ParticipantType.SYSTEM, name="Moderator")
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from council.session.calls.streaming import OrderedStream
+from council.session.steps.debate import OrderedStream
 
 
 class FakeRuntime:

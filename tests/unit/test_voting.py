@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from council.session.state.convergence import describe_tally, tally_votes
 from council.session.state.outputs import Vote, VoteOption
-from council.session.state.voting import describe_tally, tally_votes
 
 OPTS = [VoteOption(id=i, label=f"Option {i}", description=i) for i in "ABCD"]
 

@@ -300,7 +300,7 @@ class Builder:
 
     def tally(self, cycle: int | None = None) -> ConversationSession:
         """The tally of ``cycle``'s votes (default: the last round with votes), as the engine records it."""
-        from council.session.state.voting import tally_votes
+        from council.session.state.convergence import tally_votes
 
         last = cycle if cycle is not None else max((v.cycle for v in self.s.votes), default=0)
         votes = [v for v in self.s.votes if v.cycle == last]

@@ -10,7 +10,7 @@ from council.present import failures
 from council.present.answer import provider_name
 from council.present.text import in_session_language, join_names, one_line
 from council.session.state.entities import ConversationSession, SessionStatus
-from council.session.steps.earlier import Earlier
+from council.session.steps.answers import Earlier
 from council.session.steps.revisit import revisable_questions
 from council.words import n, speaking, t
 

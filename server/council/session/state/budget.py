@@ -1,17 +1,9 @@
 """The cost before it is spent: how many model calls a session may make, on which models, within a budget.
 
-A session's calls, counted exactly from the engine: the clarifier (1, when the session clarifies), every seat in
-every debate cycle (n × cycles), the moderator's options after the independent first cycle (1) and the chair's
-synthesis (1): ``planned = clarifier + n × cycles + 2``; a council of one answers once, without options or cycles:
-``clarifier + 2``. Each of them may be asked once more (a repair of an unusable reply, the same call on the chat's
-model after a seat's model failed, or an HTTP provider sending a failed request again — every attempt that reaches a
-model counts), so without a budget the hard bound is ``2 × planned``. A budget (``maxModelCalls``) caps it: the
-council plans fewer cycles, then fewer seats (down to two), then no clarifier, then one seat — a council of one
-answers alone (its reply and the chair's: 2 calls; 3 is the smallest budget accepted) — and says what it cut; never
-fails for it. Retries come only from what the plan leaves free: a retry is made only while ``calls + planned calls
-still to make + 1 ≤ the bound``, and a first call beyond the plan is refused, so the calls made never exceed the
-stated maximum. User actions after the start (more questions, extend, re-open, revisit, follow-up, retry) plan their
-own calls the same way within what is left of the budget.
+The rules — which calls a session makes, the bound of twice the plan, what a budget (``maxModelCalls``) cuts and in
+which order, retries only from what the plan leaves free — are README.md's "The cost before it is spent"; here they
+are counted: ``planned = clarifier + n × cycles + 2`` (a council of one: ``clarifier + 2``); a retry is made only
+while ``calls + planned calls still to make + 1 ≤ the bound``, and a first call beyond the plan is refused.
 """
 
 from __future__ import annotations

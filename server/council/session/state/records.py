@@ -15,24 +15,9 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from council.camel import CamelModel
-from council.session.state import records as r
+from council.session.state import entities as e
 from council.session.state.budget import CallPlan
 from council.session.state.convergence import Convergence, StopReason
-from council.session.state.entities import (
-    Assumption,
-    ClarificationAnswer,
-    ClarificationQuestion,
-    CouncilDiscussion,
-    DiscussionStatus,
-    FollowUp,
-    MessageTurn,
-    Participant,
-    PersonaSelection,
-    Revisit,
-    SessionSettings,
-    SessionStatus,
-    UserInput,
-)
 from council.session.state.grounds import EvidenceUse, Precedent
 from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
 from council.session.state.seating import FallbackReason, Seating
@@ -45,10 +30,10 @@ class RecordBase(CamelModel):
 class SessionCreated(RecordBase):
     kind: Literal["session_created"] = "session_created"
     session_id: str
-    user: Participant
-    moderator: Participant
+    user: e.Participant
+    moderator: e.Participant
     request_text: str
-    settings: SessionSettings
+    settings: e.SessionSettings
     context_text: str = ""
     context_names: list[str] = []
     correlation_id: str
@@ -58,19 +43,19 @@ class SessionCreated(RecordBase):
 
 class PersonasSelected(RecordBase):
     kind: Literal["personas_selected"] = "personas_selected"
-    selection: PersonaSelection
+    selection: e.PersonaSelection
 
 
 class StatusSet(RecordBase):
     kind: Literal["status_set"] = "status_set"
-    status: SessionStatus
+    status: e.SessionStatus
     reason: str = ""
 
 
 class QuestionsPlanned(RecordBase):
     kind: Literal["questions_planned"] = "questions_planned"
     round: int
-    questions: list[ClarificationQuestion]
+    questions: list[e.ClarificationQuestion]
 
 
 class RevisitStarted(RecordBase):
@@ -78,7 +63,7 @@ class RevisitStarted(RecordBase):
     answer replaces the assumption and re-runs only what it changes."""
 
     kind: Literal["revisit_started"] = "revisit_started"
-    revisit: Revisit
+    revisit: e.Revisit
 
 
 class QuestionsDropped(RecordBase):
@@ -87,7 +72,7 @@ class QuestionsDropped(RecordBase):
 
     kind: Literal["questions_dropped"] = "questions_dropped"
     round: int = Field(ge=1)
-    questions: list[ClarificationQuestion] = []
+    questions: list[e.ClarificationQuestion] = []
     reason: Literal["clear", "not_decisive"] = "not_decisive"
     asked: int = Field(0, ge=0, description="Questions of the same round that will be asked.")
 
@@ -95,22 +80,22 @@ class QuestionsDropped(RecordBase):
 class QuestionAsked(RecordBase):
     kind: Literal["question_asked"] = "question_asked"
     question_id: str
-    turn: MessageTurn
+    turn: e.MessageTurn
     revisit: bool = False  # a skipped or deferred question asked again after the answer
     reused: bool = False  # answered at once by a reply the user gave a session a reload lost (session/earlier)
 
 
 class QuestionAnswered(RecordBase):
     kind: Literal["question_answered"] = "question_answered"
-    answer: ClarificationAnswer
-    turn: MessageTurn
+    answer: e.ClarificationAnswer
+    turn: e.MessageTurn
 
 
 class QuestionSkipped(RecordBase):
     kind: Literal["question_skipped"] = "question_skipped"
-    answer: ClarificationAnswer
-    assumption: Assumption
-    turn: MessageTurn
+    answer: e.ClarificationAnswer
+    assumption: e.Assumption
+    turn: e.MessageTurn
 
 
 class QuestionDeferred(RecordBase):
@@ -120,20 +105,20 @@ class QuestionDeferred(RecordBase):
 
 class CycleStarted(RecordBase):
     kind: Literal["cycle_started"] = "cycle_started"
-    discussion: CouncilDiscussion
+    discussion: e.CouncilDiscussion
 
 
 class PersonaSpoke(RecordBase):
     kind: Literal["persona_spoke"] = "persona_spoke"
     response: PersonaResponse
-    turn: MessageTurn
+    turn: e.MessageTurn
 
 
 class CycleConcluded(RecordBase):
     kind: Literal["cycle_concluded"] = "cycle_concluded"
     cycle: int
     resolution_summary: str
-    status: DiscussionStatus
+    status: e.DiscussionStatus
     convergence: Convergence | None = None
     stop_reason: StopReason | None = None
 
@@ -150,7 +135,7 @@ class VoteCast(RecordBase):
 
 class ConclusionStated(RecordBase):
     kind: Literal["conclusion_stated"] = "conclusion_stated"
-    turn: MessageTurn
+    turn: e.MessageTurn
 
 
 class TallySet(RecordBase):
@@ -192,14 +177,14 @@ class FollowUpAnswered(RecordBase):
     """The moderator answered a follow-up question about the completed session."""
 
     kind: Literal["follow_up_answered"] = "follow_up_answered"
-    follow_up: FollowUp
+    follow_up: e.FollowUp
 
 
 class DebateReopened(RecordBase):
     """The user re-opened the completed debate with something new to weigh."""
 
     kind: Literal["debate_reopened"] = "debate_reopened"
-    input: UserInput
+    input: e.UserInput
 
 
 class EvidenceGathered(RecordBase):
@@ -253,46 +238,17 @@ class CallsPlanned(RecordBase):
 
 
 Record = Annotated[
-    (
-        SessionCreated
-        | PersonasSelected
-        | StatusSet
-        | QuestionsPlanned
-        | QuestionsDropped
-        | RevisitStarted
-        | QuestionAsked
-        | QuestionAnswered
-        | QuestionSkipped
-        | QuestionDeferred
-        | CycleStarted
-        | PersonaSpoke
-        | CycleConcluded
-        | OptionsSet
-        | VoteCast
-        | ConclusionStated
-        | TallySet
-        | DebateExtended
-        | SynthesisSet
-        | ModelUsed
-        | FollowUpAnswered
-        | DebateReopened
-        | CycleDropped
-        | SessionStopped
-        | SessionResumed
-        | EvidenceGathered
-        | PrecedentsRecalled
-        | SeatingDecided
-        | SeatFellBack
-        | CallsPlanned
-    ),
+    SessionCreated | PersonasSelected | StatusSet | QuestionsPlanned | QuestionsDropped | RevisitStarted
+    | QuestionAsked | QuestionAnswered | QuestionSkipped | QuestionDeferred | CycleStarted | PersonaSpoke
+    | CycleConcluded | OptionsSet | VoteCast | ConclusionStated | TallySet | DebateExtended | SynthesisSet | ModelUsed
+    | FollowUpAnswered | DebateReopened | CycleDropped | SessionStopped | SessionResumed | EvidenceGathered
+    | PrecedentsRecalled | SeatingDecided | SeatFellBack | CallsPlanned,
     Field(discriminator="kind"),
 ]
-
-record_adapter: TypeAdapter[Record] = TypeAdapter(Record)
 journal_adapter: TypeAdapter[list[Record]] = TypeAdapter(list[Record])
 
 
-def stable_prefix(journal: list[r.RecordBase]) -> list[r.RecordBase]:
+def stable_prefix(journal: list[RecordBase]) -> list[RecordBase]:
     """The journal without a debate cycle that never concluded (the old sidecar died in it: it runs again).
 
     Everything a cycle records happens between its ``CycleStarted`` and ``CycleConcluded``; cutting at the last
@@ -301,8 +257,8 @@ def stable_prefix(journal: list[r.RecordBase]) -> list[r.RecordBase]:
     """
     started = None
     for i, rec in enumerate(journal):
-        if isinstance(rec, r.CycleStarted):
+        if isinstance(rec, CycleStarted):
             started = i
-        elif isinstance(rec, r.CycleConcluded | r.CycleDropped):
+        elif isinstance(rec, CycleConcluded | CycleDropped):
             started = None
     return journal[:started] if started is not None else list(journal)

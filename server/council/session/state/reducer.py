@@ -4,52 +4,27 @@
 seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules
 in ``transitions``): the transition table, the round and cycle caps, one active question, strictly increasing turn
 sequence numbers, message types aligned with the session status.
+
+``apply`` stamps the session and appends the record's message turn (if it carries one) after the record's handler
+has checked it; each handler is found by the record type its ``rec`` parameter is annotated with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import get_args, get_type_hints
 
 from council.errors import validation_error
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    MAX_TOTAL_CYCLES,
-    REOPEN_CYCLES,
-    ConversationSession,
-    DiscussionStatus,
-    MessageType,
-    ModelUse,
-    ParticipantType,
-    SessionMetadata,
-)
 from council.session.state.entities import SessionStatus as S
-from council.session.state.pause import drop_cycle, set_stopped
 from council.session.state.reduce_questions import QUESTION_HANDLERS
 from council.session.state.seating import fall_back, model_label
-from council.session.state.transitions import check_transition
+from council.session.state.transitions import TERMINAL, check_transition
 from council.session.state.transitions import check_turn as _check_turn
-from council.session.state.transitions import touch as _touch
 
 
-def _created(session: ConversationSession | None, rec: r.SessionCreated) -> ConversationSession:
-    if session is not None:
-        raise validation_error("session already created")
-    return ConversationSession(
-        session_id=rec.session_id,
-        user_id=rec.user.name,
-        request_text=rec.request_text,
-        created_at=rec.at,
-        updated_at=rec.at,
-        participants=[rec.user, rec.moderator],
-        settings=rec.settings,
-        context_text=rec.context_text,
-        workspace_overview=rec.workspace_overview,
-        extended_debate_requested=rec.extended_debate,
-        metadata=SessionMetadata(correlation_id=rec.correlation_id, context=rec.context_names),
-    )
-
-
-def apply(session: ConversationSession | None, rec: r.RecordBase) -> ConversationSession:
+def apply(session: e.ConversationSession | None, rec: r.RecordBase) -> e.ConversationSession:
     """Apply one record; raise a validation CouncilError (leaving the session unchanged) if it breaks a rule.
 
     The session shares the record's objects (a persona's response, a vote, a turn) instead of copying them: none
@@ -57,23 +32,39 @@ def apply(session: ConversationSession | None, rec: r.RecordBase) -> Conversatio
     questions — are copied as they are applied, so the journal keeps every record as it was.
     """
     if isinstance(rec, r.SessionCreated):
-        return _created(session, rec)
+        if session is not None:
+            raise validation_error("session already created")
+        return e.ConversationSession(
+            session_id=rec.session_id,
+            user_id=rec.user.name,
+            request_text=rec.request_text,
+            created_at=rec.at,
+            updated_at=rec.at,
+            participants=[rec.user, rec.moderator],
+            settings=rec.settings,
+            context_text=rec.context_text,
+            workspace_overview=rec.workspace_overview,
+            extended_debate_requested=rec.extended_debate,
+            metadata=e.SessionMetadata(correlation_id=rec.correlation_id, context=rec.context_names),
+        )
     if session is None:
         raise validation_error("the first record must be session_created")
-    handler = _HANDLERS[type(rec)]
-    handler(session, rec)
+    _HANDLERS[type(rec)](session, rec)
+    turn = getattr(rec, "turn", None)  # the records that write a message turn (their handler checked it)
+    if turn is not None:
+        session.message_turns.append(turn)
+    session.updated_at = rec.at
     return session
 
 
-def _personas_selected(s: ConversationSession, rec: r.PersonasSelected) -> None:
+def _personas_selected(s: e.ConversationSession, rec: r.PersonasSelected) -> None:
     if s.persona_selection is not None:
         raise validation_error("personas already selected")
     s.persona_selection = rec.selection
     s.participants.extend(rec.selection.selected_personas)
-    _touch(s, rec)
 
 
-def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
+def _status_set(s: e.ConversationSession, rec: r.StatusSet) -> None:
     check_transition(s.status, rec.status)
     if rec.status is S.DEBATING and not s.personas:
         raise validation_error("participants must include at least one persona before debating")
@@ -90,10 +81,9 @@ def _status_set(s: ConversationSession, rec: r.StatusSet) -> None:
         s.open_revisit.settled = True
     s.status = rec.status
     s.stopped = s.stopped and rec.status is not S.CANCELLED  # a cancelled session is over, not paused
-    _touch(s, rec)
 
 
-def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
+def _cycle_started(s: e.ConversationSession, rec: r.CycleStarted) -> None:
     d = rec.discussion.model_copy(update={"message_turn_ids": list(rec.discussion.message_turn_ids)})  # filled
     # in later: its turns (this list), status and convergence (reassigned on the copy only)
     if s.status is not S.DEBATING:
@@ -102,67 +92,62 @@ def _cycle_started(s: ConversationSession, rec: r.CycleStarted) -> None:
         raise validation_error("debate cycles are numbered consecutively", expected=s.debate_cycles + 1)
     if d.cycle_number > s.cycle_limit:
         raise validation_error(f"debate cycles are capped at {s.cycle_limit}", limit=s.cycle_limit)
-    if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
+    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
         raise validation_error("the previous cycle is still in progress")
     s.discussions.append(d)
     s.debate_cycles = d.cycle_number
-    _touch(s, rec)
 
 
-def _persona_spoke(s: ConversationSession, rec: r.PersonaSpoke) -> None:
+def _persona_spoke(s: e.ConversationSession, rec: r.PersonaSpoke) -> None:
     if rec.response.cycle == 0:
         return _answered_alone(s, rec)
-    if not s.discussions or s.discussions[-1].status is not DiscussionStatus.IN_PROGRESS:
+    if not s.discussions or s.discussions[-1].status is not e.DiscussionStatus.IN_PROGRESS:
         raise validation_error("no debate cycle is in progress")
     d = s.discussions[-1]
     if rec.response.cycle != d.cycle_number:
         raise validation_error("response belongs to another cycle", cycle=rec.response.cycle)
-    if rec.turn.message_type is not MessageType.DISCUSSION:
+    if rec.turn.message_type is not e.MessageType.DISCUSSION:
         raise validation_error("a persona's cycle contribution is a discussion turn")
     _check_turn(s, rec.turn)
     d.message_turn_ids.append(rec.turn.turn_id)
     s.responses.append(rec.response)
-    _touch(s, rec, rec.turn)
 
 
-def _answered_alone(s: ConversationSession, rec: r.PersonaSpoke) -> None:
+def _answered_alone(s: e.ConversationSession, rec: r.PersonaSpoke) -> None:
     """A council of one answers without a debate: its reply (cycle 0) is its conclusion (seed 002: a discussion
     needs at least two personas)."""
     if len(s.personas) != 1 or s.personas[0].name != rec.response.persona:
         raise validation_error("only the one persona of a council of one answers outside a debate cycle")
-    if rec.turn.message_type is not MessageType.CONCLUSION:
+    if rec.turn.message_type is not e.MessageType.CONCLUSION:
         raise validation_error("the answer of a council of one is a conclusion turn")
     _check_turn(s, rec.turn)
     s.responses.append(rec.response)
-    _touch(s, rec, rec.turn)
 
 
-def _cycle_concluded(s: ConversationSession, rec: r.CycleConcluded) -> None:
+def _cycle_concluded(s: e.ConversationSession, rec: r.CycleConcluded) -> None:
     if not s.discussions or s.discussions[-1].cycle_number != rec.cycle:
         raise validation_error("no such cycle in progress", cycle=rec.cycle)
     d = s.discussions[-1]
-    if d.status is not DiscussionStatus.IN_PROGRESS:
+    if d.status is not e.DiscussionStatus.IN_PROGRESS:
         raise validation_error("cycle already concluded", cycle=rec.cycle)
     if not rec.resolution_summary:
         raise validation_error("a resolution summary is required to conclude a cycle")
-    if rec.status is DiscussionStatus.IN_PROGRESS:
+    if rec.status is e.DiscussionStatus.IN_PROGRESS:
         raise validation_error("a concluded cycle cannot be in progress")
     d.resolution_summary = rec.resolution_summary
     d.status = rec.status
     d.convergence = rec.convergence
     d.stop_reason = rec.stop_reason
     d.exchange_ends = rec.at
-    _touch(s, rec)
 
 
-def _options_set(s: ConversationSession, rec: r.OptionsSet) -> None:
+def _options_set(s: e.ConversationSession, rec: r.OptionsSet) -> None:
     if len(rec.options) < 2:
         raise validation_error("a vote needs at least two options")
     s.options = rec.options
-    _touch(s, rec)
 
 
-def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
+def _vote_cast(s: e.ConversationSession, rec: r.VoteCast) -> None:
     if rec.vote.option_id not in {o.id for o in s.options}:
         raise validation_error("vote for an unknown option", optionId=rec.vote.option_id)
     if s.status is not S.DEBATING:
@@ -174,64 +159,57 @@ def _vote_cast(s: ConversationSession, rec: r.VoteCast) -> None:
     if s.participant(rec.vote.persona) is None:
         raise validation_error("only council personas vote", persona=rec.vote.persona)
     s.votes.append(rec.vote)
-    _touch(s, rec)
 
 
-def _conclusion_stated(s: ConversationSession, rec: r.ConclusionStated) -> None:
-    if rec.turn.sender.type is not ParticipantType.PERSONA or s.participant(rec.turn.sender.name) is None:
+def _conclusion_stated(s: e.ConversationSession, rec: r.ConclusionStated) -> None:
+    if rec.turn.sender.type is not e.ParticipantType.PERSONA or s.participant(rec.turn.sender.name) is None:
         raise validation_error("conclusions come from the council's personas")
-    if s.discussions and s.discussions[-1].status is DiscussionStatus.IN_PROGRESS:
+    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
         raise validation_error("conclusions come after the debate cycles")
-    _check_turn(s, rec.turn, MessageType.CONCLUSION)
-    _touch(s, rec, rec.turn)
+    _check_turn(s, rec.turn, e.MessageType.CONCLUSION)
 
 
-def _tally_set(s: ConversationSession, rec: r.TallySet) -> None:
+def _tally_set(s: e.ConversationSession, rec: r.TallySet) -> None:
     s.tally = rec.tally
-    _touch(s, rec)
 
 
-def _debate_extended(s: ConversationSession, rec: r.DebateExtended) -> None:
+def _debate_extended(s: e.ConversationSession, rec: r.DebateExtended) -> None:
     if s.status is S.CANCELLED:
         raise validation_error("the session is cancelled")
     if s.extended_debate_requested:
         raise validation_error("the debate is already extended", limit=s.cycle_limit)
     s.extended_debate_requested = True
-    _touch(s, rec)
 
 
-def _synthesis_set(s: ConversationSession, rec: r.SynthesisSet) -> None:
+def _synthesis_set(s: e.ConversationSession, rec: r.SynthesisSet) -> None:
     if s.status is not S.FINAL:
         raise validation_error("the final answer is written in the final status", status=s.status.value)
     s.synthesis = rec.synthesis
     s.final_answer = rec.final_answer
-    _touch(s, rec)
 
 
-def _follow_up_answered(s: ConversationSession, rec: r.FollowUpAnswered) -> None:
+def _follow_up_answered(s: e.ConversationSession, rec: r.FollowUpAnswered) -> None:
     if s.status is not S.COMPLETED:
         raise validation_error("follow-up questions are answered once the session is completed",
                                status=s.status.value)
     if rec.follow_up.session_id != s.session_id:
         raise validation_error("the follow-up belongs to another session", sessionId=rec.follow_up.session_id)
     s.follow_ups.append(rec.follow_up)
-    _touch(s, rec)
 
 
-def _debate_reopened(s: ConversationSession, rec: r.DebateReopened) -> None:
+def _debate_reopened(s: e.ConversationSession, rec: r.DebateReopened) -> None:
     if s.status is not S.COMPLETED:
         raise validation_error("only a completed debate can be re-opened", status=s.status.value)
     if rec.input.session_id != s.session_id:
         raise validation_error("the input belongs to another session", sessionId=rec.input.session_id)
-    if s.debate_cycles >= MAX_TOTAL_CYCLES:
-        raise validation_error(f"the debate has run its maximum of {MAX_TOTAL_CYCLES} cycles", cap=MAX_TOTAL_CYCLES)
+    if s.debate_cycles >= e.MAX_TOTAL_CYCLES:
+        raise validation_error(f"the debate has run its maximum of {e.MAX_TOTAL_CYCLES} cycles", cap=e.MAX_TOTAL_CYCLES)
     s.user_inputs.append(rec.input)
-    s.reopened_cycle_limit = min(s.debate_cycles + REOPEN_CYCLES, MAX_TOTAL_CYCLES)
-    _touch(s, rec)
+    s.reopened_cycle_limit = min(s.debate_cycles + e.REOPEN_CYCLES, e.MAX_TOTAL_CYCLES)
 
 
-def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
-    use = s.metadata.models.get(rec.role) or ModelUse(provider=rec.provider, model=rec.model)
+def _model_used(s: e.ConversationSession, rec: r.ModelUsed) -> None:
+    use = s.metadata.models.get(rec.role) or e.ModelUse(provider=rec.provider, model=rec.model)
     use.provider, use.model = rec.provider, rec.model
     use.calls += 1
     use.failures += int(rec.failed)
@@ -243,42 +221,62 @@ def _model_used(s: ConversationSession, rec: r.ModelUsed) -> None:
         s.metadata.failed_by_model[label] = s.metadata.failed_by_model.get(label, 0) + 1
     s.metadata.calls += 1
     s.metadata.first_calls += int(not rec.retry)
-    _touch(s, rec)
 
 
-def _seated(s: ConversationSession, rec: r.SeatingDecided) -> None:
+def _seated(s: e.ConversationSession, rec: r.SeatingDecided) -> None:
     names = {p.name for p in s.personas}
     unknown = [seat.persona for seat in rec.seating.seats if seat.persona not in names]
     if unknown:
         raise validation_error("the seating names personas that are not on the council", personas=unknown)
     s.seating = rec.seating.model_copy(deep=True)  # fallbacks change it later; the journal keeps the record
-    _touch(s, rec)
 
 
-def _seat_fell_back(s: ConversationSession, rec: r.SeatFellBack) -> None:
+def _seat_fell_back(s: e.ConversationSession, rec: r.SeatFellBack) -> None:
     """A failed model's seats move to the chat's model."""
     if s.seating is None:
         raise validation_error("a seat fell back before the session was seated")
     fall_back(s.seating, rec.model_id, rec.reason, rec.detail)
-    _touch(s, rec)
 
 
-def _calls_planned(s: ConversationSession, rec: r.CallsPlanned) -> None:
+def _calls_planned(s: e.ConversationSession, rec: r.CallsPlanned) -> None:
     s.call_plans.append(rec.plan)
-    _touch(s, rec)
 
 
-def _cycle_dropped(s: ConversationSession, rec: r.CycleDropped) -> None:
-    drop_cycle(s, rec.cycle)
-    _touch(s, rec)
+def open_cycle(s: e.ConversationSession) -> int | None:
+    """The number of the debate cycle in progress, if one is."""
+    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
+        return s.discussions[-1].cycle_number
+    return None
 
 
-def _session_stopped(s: ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:
-    set_stopped(s, isinstance(rec, r.SessionStopped))
-    _touch(s, rec)
+def _cycle_dropped(s: e.ConversationSession, rec: r.CycleDropped) -> None:
+    """Take back the cycle in progress — its discussion, turns, responses and votes (and, in cycle 1, the options
+    it proposed) — keeping every concluded cycle, the answers and the assumptions (a stop, or a cycle in which every
+    advisor failed: ``retry`` runs it again). The live session records it with ``SessionRuntime.drop_open_cycle``."""
+    cycle = rec.cycle
+    if open_cycle(s) != cycle:
+        raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=open_cycle(s))
+    turns = set(s.discussions[-1].message_turn_ids)
+    s.message_turns = [t for t in s.message_turns if t.turn_id not in turns]  # the cycle's turns are the tail
+    s.responses = [x for x in s.responses if x.cycle != cycle]
+    s.votes = [v for v in s.votes if v.cycle != cycle]
+    if cycle == 1:
+        s.options = []
+    s.discussions.pop()
+    s.debate_cycles = cycle - 1
 
 
-def _evidence_gathered(s: ConversationSession, rec: r.EvidenceGathered) -> None:
+def _session_stopped(s: e.ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:
+    """A stop keeps the session's status (``retry`` continues from exactly there); it only marks it stopped."""
+    if s.status in TERMINAL:
+        raise validation_error(f"a {s.status.value} session cannot be stopped or resumed", status=s.status.value)
+    stopped = isinstance(rec, r.SessionStopped)
+    if not stopped and not s.stopped:
+        raise validation_error("the session is not stopped")
+    s.stopped = stopped
+
+
+def _evidence_gathered(s: e.ConversationSession, rec: r.EvidenceGathered) -> None:
     cycle, uses = rec.cycle, rec.uses
     if s.status.value in ("completed", "cancelled"):
         raise validation_error("evidence is gathered while the session runs", status=s.status.value)
@@ -294,48 +292,34 @@ def _evidence_gathered(s: ConversationSession, rec: r.EvidenceGathered) -> None:
         raise validation_error("evidence uses belong to the record's cycle", cycle=cycle)
     s.evidence.extend(uses)
     s.evidence_rounds.append(cycle)
-    _touch(s, rec)
 
 
-def _precedents_recalled(s: ConversationSession, rec: r.PrecedentsRecalled) -> None:
+def _precedents_recalled(s: e.ConversationSession, rec: r.PrecedentsRecalled) -> None:
     if s.precedents:
         raise validation_error("past decisions were recalled already")
     if s.status.value != "created":
         raise validation_error("past decisions are recalled when the session starts", status=s.status.value)
     s.precedents = list(rec.precedents)
-    _touch(s, rec)
 
 
-_HANDLERS = {
-    r.PersonasSelected: _personas_selected,
-    r.StatusSet: _status_set,
-    **QUESTION_HANDLERS,
-    r.CycleStarted: _cycle_started,
-    r.PersonaSpoke: _persona_spoke,
-    r.CycleConcluded: _cycle_concluded,
-    r.OptionsSet: _options_set,
-    r.VoteCast: _vote_cast,
-    r.ConclusionStated: _conclusion_stated,
-    r.TallySet: _tally_set,
-    r.DebateExtended: _debate_extended,
-    r.SynthesisSet: _synthesis_set,
-    r.ModelUsed: _model_used,
-    r.FollowUpAnswered: _follow_up_answered,
-    r.DebateReopened: _debate_reopened,
-    r.CycleDropped: _cycle_dropped,
-    r.SessionStopped: _session_stopped,
-    r.SessionResumed: _session_stopped,
-    r.EvidenceGathered: _evidence_gathered,
-    r.PrecedentsRecalled: _precedents_recalled,
-    r.SeatingDecided: _seated,
-    r.SeatFellBack: _seat_fell_back,
-    r.CallsPlanned: _calls_planned,
-}
+def _by_record(*handlers: Callable[..., None]) -> dict[type, Callable[..., None]]:
+    table: dict[type, Callable[..., None]] = {}
+    for handler in handlers:
+        hint = get_type_hints(handler)["rec"]
+        table.update(dict.fromkeys(get_args(hint) or (hint,), handler))
+    return table
 
 
-def replay(journal: Iterable[r.RecordBase]) -> ConversationSession:
-    """Rebuild a session from its journal."""
-    session: ConversationSession | None = None
+_HANDLERS = _by_record(
+    _personas_selected, _status_set, *QUESTION_HANDLERS, _cycle_started, _persona_spoke, _cycle_concluded,
+    _options_set, _vote_cast, _conclusion_stated, _tally_set, _debate_extended, _synthesis_set, _model_used,
+    _follow_up_answered, _debate_reopened, _cycle_dropped, _session_stopped, _evidence_gathered,
+    _precedents_recalled, _seated, _seat_fell_back, _calls_planned,
+)
+
+
+def replay(journal: Iterable[r.RecordBase]) -> e.ConversationSession:
+    session: e.ConversationSession | None = None
     for rec in journal:
         session = apply(session, rec)
     if session is None:

@@ -7,6 +7,11 @@ the session (if any), the cancel scope, the calls in flight, the models found un
 Everything a turn reports — progress notes, problems, the raw text of a persona (or of the moderator's answer to a
 follow-up, or of the chair's answer) as it streams — goes to the observer as data; the observer
 (``council.narrator``) decides what people read.
+
+Every record (and every restored journal) goes through :func:`with_shared_fields_sets` before it is applied: pydantic
+keeps a set of explicitly set fields per instance (a set of twenty names takes over 2 KB) and a session keeps hundreds
+of models; an applied record and the session objects it shares never change again, and ``model_copy`` copies the
+set before touching it, so one set per distinct content is enough.
 """
 
 from __future__ import annotations
@@ -15,33 +20,43 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import anyio
+from pydantic import BaseModel
 
 from council.errors import ErrorCode
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    ConversationSession,
-    CycleRef,
-    MessageTurn,
-    MessageType,
-    Participant,
-    SessionStatus,
-    utcnow,
-)
-from council.session.state.pause import open_cycle
-from council.session.state.reducer import apply, replay
-from council.session.state.sharing import with_shared_fields_sets
+from council.session.state.reducer import apply, open_cycle, replay
 from council.session.state.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def with_shared_fields_sets(node: T) -> T:
+    """``node`` (a record, a list, a model in one) with every model in it holding the one shared copy of its
+    ``model_fields_set``: a model that does not yet is rebuilt with ``model_construct`` (its values are validated
+    already); what needs no change is returned as it is."""
+    if isinstance(node, BaseModel):
+        values: dict[str, Any] = {k: with_shared_fields_sets(v) for k, v in node.__dict__.items()}
+        own = node.model_fields_set
+        shared = _FIELDS_SETS.setdefault(frozenset(own), own)
+        if shared is own and all(values[k] is v for k, v in node.__dict__.items()):
+            return node
+        return type(node).model_construct(_fields_set=shared, **values, **(node.model_extra or {}))
+    if isinstance(node, list):
+        items = [with_shared_fields_sets(item) for item in node]
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items  # type: ignore[return-value]
+    return node
 
 
 class SessionObserver(Protocol):
     """Receives everything a session reports, in order (``rt`` is None for a review: it has no session)."""
 
-    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None: ...
+    def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: e.SessionStatus | None) -> None: ...
 
     def note(self, rt: SessionRuntime | None, kind: str, data: dict[str, Any]) -> None: ...
 
@@ -62,18 +77,18 @@ class SessionRuntime:
     """The session's state. ``record`` and ``load`` write it; ``seq`` is the narrator's (the last event number
     sent); ``earlier`` is set once by the engine as the session starts (a lost session's replies it reuses)."""
 
-    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = e.utcnow,
                  mono: Callable[[], float] = time.monotonic, language: str | None = None) -> None:
         self.session_id, self.observer, self.clock, self.mono = session_id, observer, clock, mono
         self.language = language  # what the session will write in, before it exists (its plan's)
-        self._session: ConversationSession | None = None
+        self._session: e.ConversationSession | None = None
         self.journal: list[r.RecordBase] = []
         self.seq = 0
         self.last_active = mono()  # when it last changed (the store evicts by it)
-        self.earlier: Any = None  # council.session.earlier.Earlier
+        self.earlier: Any = None  # council.session.steps.answers.Earlier
 
     @property
-    def session(self) -> ConversationSession:
+    def session(self) -> e.ConversationSession:
         if self._session is None:
             raise RuntimeError("session not created yet")
         return self._session
@@ -104,16 +119,16 @@ class SessionRuntime:
         self.seq = last_seq
         self.last_active = self.mono()
 
-    def turn(self, sender: Participant, kind: MessageType, content: str, *,
-             cycle: CycleRef | None = None, metadata: dict[str, Any] | None = None) -> MessageTurn:
+    def turn(self, sender: e.Participant, kind: e.MessageType, content: str, *,
+             cycle: e.CycleRef | None = None, metadata: dict[str, Any] | None = None) -> e.MessageTurn:
         """A MessageTurn with the next sequence number (to be carried by a record)."""
         s = self.session
         last = s.message_turns[-1].sequence_number if s.message_turns else 0
-        return MessageTurn(session_id=s.session_id, sender=sender, message_type=kind, content=content,
+        return e.MessageTurn(session_id=s.session_id, sender=sender, message_type=kind, content=content,
                            timestamp=self.clock(), sequence_number=last + 1, related_cycle_or_round=cycle,
                            metadata=metadata or {})
 
-    # --- stopping and resuming (council.session.state.pause) -----------------------------------------------------
+    # --- stopping and resuming (the reducer's CycleDropped, SessionStopped) ------------------------------------
     def drop_open_cycle(self, reason: str) -> int | None:
         """Drop the cycle in progress, if any; returns its number."""
         cycle = open_cycle(self.session)
@@ -144,7 +159,7 @@ class Turn:
     counts them), the models it found it cannot use (``session.unreachable``) and why every advisor failed, if they
     did (``stalled_by``, persona → ModelFailure)."""
 
-    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = utcnow,
+    def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = e.utcnow,
                  live: SessionRuntime | None = None, scope: anyio.CancelScope | None = None) -> None:
         self.session_id, self.observer, self.clock, self.live, self.scope = session_id, observer, clock, live, scope
         self.stop_requested = False  # the scope was cancelled by a stop, not a cancel
@@ -153,7 +168,7 @@ class Turn:
         self.stalled_by: dict[str, Any] = {}
 
     @property
-    def session(self) -> ConversationSession:
+    def session(self) -> e.ConversationSession:
         assert self.live is not None, "a review has no session"
         return self.live.session
 
@@ -164,7 +179,7 @@ class Turn:
     def record(self, rec: r.RecordBase) -> None:
         self.live.record(rec)  # type: ignore[union-attr]  (a review records nothing)
 
-    def turn(self, sender: Participant, kind: MessageType, content: str, **kw: Any) -> MessageTurn:
+    def turn(self, sender: e.Participant, kind: e.MessageType, content: str, **kw: Any) -> e.MessageTurn:
         return self.live.turn(sender, kind, content, **kw)  # type: ignore[union-attr]
 
     # --- reports (data; the observer words them) ----------------------------------------------------------
@@ -197,9 +212,9 @@ def _tell(fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         log.exception("the observer failed on %s", getattr(fn, "__name__", fn))
 
 
-def can_extend(s: ConversationSession) -> bool:
+def can_extend(s: e.ConversationSession) -> bool:
     """Whether ``extend debate`` would allow more cycles: only after a debate that stopped at its cap."""
-    if s.status is SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
+    if s.status is e.SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
         return False
     ceiling = max(s.settings.extended_max_cycles, s.settings.max_cycles)
     return s.discussions[-1].status.value == "limit_reached" and ceiling > s.debate_cycles

@@ -1,34 +1,27 @@
 """The session's status rules: the state machine as an explicit transition table (seed 002, plus one documented
 extension), and the rules every journal record that writes a message turn keeps (``check_turn``).
 
-    created    → clarifying | debating | cancelled
-    clarifying → clarifying (more questions / revisiting deferred) | debating | final | cancelled
-    debating   → debating (next cycle) | final | cancelled
-    final      → completed | cancelled
-    completed  → debating   (extension: "extend debate" after the debate stopped at its cycle limit)
-    completed  → clarifying (seed 002: revisiting a skipped or deferred question after the answer)
-    cancelled  → (terminal)
-
 A stop (``council/stop``) is not a transition: the session keeps its status and gets the ``stopped`` marker
-(``state/pause.py``); ``retry`` clears it and continues in the same status. Only cancel leaves for ``cancelled``.
+(the reducer's ``SessionStopped``); ``retry`` clears it and continues in the same status. Only cancel leaves for
+``cancelled``.
 
 A message turn keeps seed 002's MessageTurn validation: strictly increasing sequence numbers, message types aligned
-with the session status, answers from the user and discussion from personas. ``touch`` appends the turn and stamps
-the session.
+with the session status, answers from the user and discussion from personas.
 """
 
 from __future__ import annotations
 
 from council.errors import validation_error
-from council.session.state import records as r
 from council.session.state.entities import ConversationSession, MessageTurn, MessageType, ParticipantType
 from council.session.state.entities import SessionStatus as S
 
 TRANSITIONS: dict[S, frozenset[S]] = {
     S.CREATED: frozenset({S.CLARIFYING, S.DEBATING, S.CANCELLED}),
-    S.CLARIFYING: frozenset({S.CLARIFYING, S.DEBATING, S.FINAL, S.CANCELLED}),
-    S.DEBATING: frozenset({S.DEBATING, S.FINAL, S.CANCELLED}),
+    S.CLARIFYING: frozenset({S.CLARIFYING, S.DEBATING, S.FINAL, S.CANCELLED}),  # again: more questions, a deferred one
+    S.DEBATING: frozenset({S.DEBATING, S.FINAL, S.CANCELLED}),  # again: the next cycle
     S.FINAL: frozenset({S.COMPLETED, S.CANCELLED}),
+    # debating: the extension, "extend debate" after the debate stopped at its cycle limit; clarifying: seed 002,
+    # revisiting a skipped or deferred question after the answer
     S.COMPLETED: frozenset({S.DEBATING, S.CLARIFYING}),
     S.CANCELLED: frozenset(),
 }
@@ -41,7 +34,6 @@ def can_transition(current: S, target: S) -> bool:
 
 
 def check_transition(current: S, target: S) -> None:
-    """Raise a validation error for an illegal transition."""
     if not can_transition(current, target):
         raise validation_error(
             f"illegal status transition {current.value} → {target.value}",
@@ -77,8 +69,3 @@ def check_turn(session: ConversationSession, turn: MessageTurn, kind: MessageTyp
     if turn.message_type is MessageType.DISCUSSION and turn.sender.type is not ParticipantType.PERSONA:
         raise validation_error("discussion turns come from personas")
 
-
-def touch(session: ConversationSession, rec: r.RecordBase, turn: MessageTurn | None = None) -> None:
-    if turn is not None:
-        session.message_turns.append(turn)
-    session.updated_at = rec.at

@@ -1,25 +1,77 @@
 """Resolving the active clarification question: an answer (free text, a choice value, label or number), a skip
 (which logs an assumption), a deferral, or skipping everything that is left. A question the user already replied to
-in a session a reload lost (:mod:`council.session.steps.earlier`) is resolved with that reply at once."""
+in a session a reload lost is resolved with that reply at once (:func:`reuse`).
+
+:class:`Earlier`: the replies the user gave a session that is gone (a reload lost it), reused by the new session
+started in its place. The client sends what the chat history shows (question → answer, skip or skip all). When the
+new session asks a question the user already replied to — the same words, or close enough (TF-IDF cosine of at
+least :data:`SAME_QUESTION`) — the reply is applied at once, as if the user had given it again; an earlier "skip
+all" also skips a question that has no earlier reply. Each earlier reply is used once. What was reused is counted, for
+the one line the turn's result says it in.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from council.errors import validation_error
+from council.personas.tfidf import TfidfRanker
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    Assumption,
-    ClarificationAnswer,
-    ClarificationQuestion,
-    CycleRef,
-    MessageType,
-    QuestionStatus,
-)
 from council.session.state.runtime import Turn
-from council.session.steps.earlier import Earlier
+from council.word_match import words
 from council.words import known, speaking, t
 
-ACTIONS = ("answer", "skip", "defer", "skip_all")
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
+SAME_QUESTION = 0.5
+
+
+@dataclass(frozen=True)
+class EarlierReply:
+    question: str
+    action: str  # answer | skip | skip_all
+    answer: str | None = None
+
+
+@dataclass
+class Earlier:
+    """The earlier replies still unused, and what the new session took from them."""
+
+    replies: list[EarlierReply]
+    again: bool = False  # the session took up the earlier question (a bare "continue")
+    answered: int = 0
+    skipped: int = 0
+    unused: list[EarlierReply] = field(init=False)
+
+    @classmethod
+    def of(cls, earlier: Any, text: str) -> Earlier | None:
+        """From council/turn's ``EarlierSession`` (None: no earlier session) and the new session's question."""
+        if earlier is None:
+            return None
+        again = bool(earlier.problem) and words(earlier.problem) == words(text)
+        return cls([EarlierReply(a.question, a.action, a.answer) for a in earlier.answers], again=again)
+
+    def __post_init__(self) -> None:
+        self.unused = [x for x in self.replies if x.action != "answer" or (x.answer or "").strip()]
+
+    @property
+    def reused(self) -> int:
+        return self.answered + self.skipped
+
+    def match(self, question: e.ClarificationQuestion) -> EarlierReply | None:
+        """The unused earlier reply to ``question`` (the same question, or one close enough), else an unused
+        "skip all" (the user skipped everything left), else None."""
+        if not self.unused:
+            return None
+        same = [x for x in self.unused if words(x.question) == words(question.question)]
+        if same:
+            return same[0]
+        scores = TfidfRanker().score(question.question, [x.question for x in self.unused])
+        best = max(range(len(scores)), key=lambda i: scores[i])
+        if scores[best] >= SAME_QUESTION:
+            return self.unused[best]
+        return next((x for x in self.unused if x.action == "skip_all"), None)
 
 
 def reuse(rt: Turn, earlier: Earlier) -> bool:
@@ -47,9 +99,9 @@ def resolve(rt: Turn, question_id: str, action: str, *, text: str, choice: str |
         value = choice_value(q, choice, text)
         if not value:
             raise validation_error(t("error.answer_empty"), fields={"text": "must not be empty"})
-        answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=value,
+        answer = e.ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=value,
                                      created_at=rt.clock())
-        turn = rt.turn(s.user, MessageType.ANSWER, value, cycle=_round(q.round_number))
+        turn = rt.turn(s.user, e.MessageType.ANSWER, value, cycle=_round(q.round_number))
         rt.record(r.QuestionAnswered(at=rt.clock(), answer=answer, turn=turn))
     elif action == "defer":
         if q.revisited:  # deferred once already: now it is a skip
@@ -60,7 +112,7 @@ def resolve(rt: Turn, question_id: str, action: str, *, text: str, choice: str |
         _skip(rt, q, "skipped")
     else:  # skip_all: the active question, the rest of the round and any deferred ones
         _skip(rt, q, "skipped (skip all)")
-        for other in [*s.planned_questions, *[x for x in s.questions if x.status is QuestionStatus.DEFERRED]]:
+        for other in [*s.planned_questions, *[x for x in s.questions if x.status is e.QuestionStatus.DEFERRED]]:
             _skip(rt, other, "skipped (skip all)")
 
 
@@ -68,22 +120,22 @@ HOW = {"skipped": "assumption.skipped", "deferred twice": "assumption.deferred_t
        "skipped (skip all)": "assumption.skip_all"}  # how a question was skipped → its words
 
 
-def _skip(rt: Turn, q: ClarificationQuestion, how: str) -> None:
+def _skip(rt: Turn, q: e.ClarificationQuestion, how: str) -> None:
     s = rt.session
-    answer = ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
+    answer = e.ClarificationAnswer(question_id=q.question_id, session_id=s.session_id, answer=f"skip ({how})",
                                  skip_command=True, created_at=rt.clock())
     with speaking(s.settings.language):  # the rationale is shown (the transcript): in the session's language
         topic = f"ambiguity.{q.target_ambiguity}"
         rationale = t("assumption.rationale", how=t(HOW[how]), question=q.question,
                       topic=t(topic) if known(topic) else q.target_ambiguity)
-    assumption = Assumption(session_id=s.session_id, related_question_id=q.question_id,
+    assumption = e.Assumption(session_id=s.session_id, related_question_id=q.question_id,
                             assumption=q.default_assumption, rationale=rationale, added_at=rt.clock())
-    turn = rt.turn(s.moderator, MessageType.ASSUMPTION_STATEMENT, q.default_assumption,
+    turn = rt.turn(s.moderator, e.MessageType.ASSUMPTION_STATEMENT, q.default_assumption,
                    cycle=_round(q.round_number), metadata={"questionId": q.question_id})
     rt.record(r.QuestionSkipped(at=rt.clock(), answer=answer, assumption=assumption, turn=turn))
 
 
-def choice_value(q: ClarificationQuestion, choice: str | None, text: str) -> str:
+def choice_value(q: e.ClarificationQuestion, choice: str | None, text: str) -> str:
     """Map a choice value, a choice number ("2") or a label to the choice's value; else the free text."""
     if choice:
         match = next((c for c in q.choices if c.value == choice or c.label == choice), None)
@@ -97,5 +149,5 @@ def choice_value(q: ClarificationQuestion, choice: str | None, text: str) -> str
     return match.value if match else typed
 
 
-def _round(n: int) -> CycleRef:
-    return CycleRef(cycle_type="clarification", number=n)
+def _round(n: int) -> e.CycleRef:
+    return e.CycleRef(cycle_type="clarification", number=n)

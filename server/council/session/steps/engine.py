@@ -2,7 +2,7 @@
 
 ``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question,
 ``more_questions`` plans another round and ``revisit`` asks a skipped question again after the answer (those moves
-live in ``clarify_moves``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
+live in ``clarifier``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
 stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
 cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
 the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
@@ -25,26 +25,18 @@ from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.routing import Selection, narrowed, select_personas
 from council.session.calls.prompts import CONTEXT_BUDGET, session_language
 from council.session.calls.structured import ProviderPicker
+from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.budget import BudgetCut, Shape, fit
 from council.session.state.convergence import Convergence, assess, position_similarity, should_stop
-from council.session.state.entities import (
-    ConversationSession,
-    DiscussionStatus,
-    Participant,
-    ParticipantType,
-    PersonaSelection,
-    SessionSettings,
-    new_id,
-)
 from council.session.state.entities import SessionStatus as S
 from council.session.state.outputs import CouncilSynthesis
 from council.session.state.runtime import Turn, can_extend
 from council.session.state.seating import Seating
-from council.session.steps.clarify_moves import ClarifyingMoves
+from council.session.steps.answers import Earlier
+from council.session.steps.clarifier import ClarifyingMoves
 from council.session.steps.costing import can_afford_cycle, remaining, resumable, state_plan
 from council.session.steps.debate import report_failures, run_cycle
-from council.session.steps.earlier import Earlier
 from council.session.steps.evidence import (
     Attachment,
     DecisionMemory,
@@ -53,8 +45,8 @@ from council.session.steps.evidence import (
     recall_precedents,
     record_attachments,
 )
-from council.session.steps.follow_up import answer_follow_up, reopen_debate
 from council.session.steps.intents import is_resume_word
+from council.session.steps.revisit import answer_follow_up, reopen_debate
 from council.session.steps.synthesis import synthesize
 from council.session.steps.vote_round import conclude, options_beside_next_cycle, propose_options
 from council.words import n, t
@@ -65,10 +57,10 @@ log = logging.getLogger(__name__)
 class Writer(Protocol):
     """Writes the texts the session keeps as data (``council.present.writer.PresentWriter``)."""
 
-    def resolution_summary(self, session: ConversationSession, cycle: int, conv: Convergence | None,
+    def resolution_summary(self, session: e.ConversationSession, cycle: int, conv: Convergence | None,
                            stop: str | None) -> str: ...
 
-    def final_answer(self, session: ConversationSession, synthesis: CouncilSynthesis) -> str: ...
+    def final_answer(self, session: e.ConversationSession, synthesis: CouncilSynthesis) -> str: ...
 
 
 @dataclass
@@ -95,19 +87,14 @@ class Plan:
     """A checked request with its settings and council (fitted into its budget), ready to start."""
 
     request: NewSession
-    settings: SessionSettings
+    settings: e.SessionSettings
     selection: Selection
     cut: BudgetCut | None = None
 
     @property
     def shape(self) -> Shape:
-        return Shape(len(self.selection.personas), cycle_cap(self.settings, self.request.extended_debate),
+        return Shape(len(self.selection.personas), self.settings.cycle_cap(self.request.extended_debate),
                      self.settings.clarify)
-
-
-def cycle_cap(settings: SessionSettings, extended: bool) -> int:
-    """The cycle cap a new session starts with (extended debate asked up front: the extended one)."""
-    return max(settings.max_cycles, settings.extended_max_cycles) if extended else settings.max_cycles
 
 
 def seats_kept(personas: list, seats: int) -> list:
@@ -119,7 +106,7 @@ def seats_kept(personas: list, seats: int) -> list:
 
 
 class Engine(ClarifyingMoves):
-    def __init__(self, library: PersonaLibrary, settings: SessionSettings, writer: Writer,
+    def __init__(self, library: PersonaLibrary, settings: e.SessionSettings, writer: Writer,
                  ranker_factory: Callable[[], object | None] = lambda: None, *,
                  evidence: EvidenceTools | None = None, memory: DecisionMemory | None = None) -> None:
         self.library = library
@@ -138,7 +125,7 @@ class Engine(ClarifyingMoves):
             out[p.name] = contract
         return out
 
-    def settings_for(self, req: NewSession) -> SessionSettings:
+    def settings_for(self, req: NewSession) -> e.SessionSettings:
         base = self.settings
         max_cycles = req.max_cycles or base.max_cycles
         return base.model_copy(update={
@@ -161,7 +148,7 @@ class Engine(ClarifyingMoves):
             raise validation_error(t("error.no_problem"), fields={"text": "required"})
         settings = self.settings_for(req).model_copy(update={"max_model_calls": req.max_model_calls})
         selection = self._choose(text, req.personas, settings.max_personas)
-        cap = cycle_cap(settings, req.extended_debate)
+        cap = settings.cycle_cap(req.extended_debate)
         shape, cut = fit(Shape(len(selection.personas), cap, settings.clarify), req.max_model_calls)
         if cut is not None:  # fewer cycles, seats or no questions: the plan says what it cut
             extended = shape.cycles if req.extended_debate else settings.extended_max_cycles
@@ -180,15 +167,15 @@ class Engine(ClarifyingMoves):
         text = req.text.strip()
         rt.live.earlier = Earlier.of(req.earlier, text)
         context = "\n\n".join(f"## {name}\n{content}" for name, content in req.context if content)
-        user = Participant(type=ParticipantType.USER, name=req.user_name, role="asker")
-        moderator = Participant(type=ParticipantType.SYSTEM, name="Moderator", role="questioner")
+        user = e.Participant(type=e.ParticipantType.USER, name=req.user_name, role="asker")
+        moderator = e.Participant(type=e.ParticipantType.SYSTEM, name="Moderator", role="questioner")
         overview = await self.evidence.overview() if self.evidence is not None else None
         if overview is not None:
             settings = settings.model_copy(update={"evidence": True})
         rt.record(r.SessionCreated(
             at=rt.clock(), session_id=rt.session_id, user=user, moderator=moderator, request_text=text,
             settings=settings, context_text=context[: CONTEXT_BUDGET * 2],
-            context_names=[name for name, _ in req.context], correlation_id=new_id(),
+            context_names=[name for name, _ in req.context], correlation_id=e.new_id(),
             extended_debate=req.extended_debate, workspace_overview=overview or []))
         self._record_selection(rt, selection)
         if seating is not None:
@@ -208,8 +195,9 @@ class Engine(ClarifyingMoves):
 
     def _record_selection(self, rt: Turn, sel: Selection) -> None:
         s = rt.session
-        participants = [Participant(type=ParticipantType.PERSONA, name=p.name, role="advisor") for p in sel.personas]
-        rt.record(r.PersonasSelected(at=rt.clock(), selection=PersonaSelection(
+        persona = e.ParticipantType.PERSONA
+        participants = [e.Participant(type=persona, name=p.name, role="advisor") for p in sel.personas]
+        rt.record(r.PersonasSelected(at=rt.clock(), selection=e.PersonaSelection(
             session_id=s.session_id, request_classification=sel.classification, selected_personas=participants,
             reason=sel.reason, user_override=sel.user_override, overridden_personas=sel.overridden,
             method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
@@ -357,15 +345,15 @@ class Engine(ClarifyingMoves):
         rt.record(r.CycleConcluded(
             at=rt.clock(), cycle=cycle, convergence=conv, stop_reason="limit" if at_limit else stop,
             resolution_summary=self.writer.resolution_summary(s, cycle, conv, stop),
-            status=DiscussionStatus.LIMIT_REACHED if at_limit else DiscussionStatus.CONCLUDED))
+            status=e.DiscussionStatus.LIMIT_REACHED if at_limit else e.DiscussionStatus.CONCLUDED))
         return conv
 
-    def _similarity(self, session: ConversationSession, cycle: int) -> float | None:
+    def _similarity(self, session: e.ConversationSession, cycle: int) -> float | None:
         before = {x.persona: x.position for x in session.responses if x.cycle == cycle - 1 and not x.abstained}
         pairs = [(before[x.persona], x.position) for x in session.responses
                  if x.cycle == cycle and not x.abstained and x.persona in before]
         return position_similarity(pairs, self.ranker_factory())
 
 
-def _last_convergence(session: ConversationSession) -> Convergence | None:
+def _last_convergence(session: e.ConversationSession) -> Convergence | None:
     return next((d.convergence for d in reversed(session.discussions) if d.convergence is not None), None)

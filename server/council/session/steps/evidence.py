@@ -36,11 +36,9 @@ class EvidenceTools(Protocol):
 
     async def overview(self) -> list[str]:
         """The workspace's top-level entries the advisors may start from (folders end with ``/``)."""
-        ...
 
     async def run(self, tool: str, query: str, regex: bool) -> EvidenceResult:
         """Run one tool; never raises for a refused or failed request (the result says why)."""
-        ...
 
 
 class DecisionMemory(Protocol):
@@ -48,7 +46,6 @@ class DecisionMemory(Protocol):
 
     async def recall(self, text: str) -> tuple[list[Precedent], str]:
         """Decisions whose questions are like ``text``, most similar first, and the ranking method used."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Revisiting a skipped or deferred question after the council's answer (seed 002's ``deferred`` status).
+"""After the council's answer: revisiting a skipped or deferred question (seed 002's ``deferred`` status),
+follow-up questions the moderator answers from the completed session, and re-opening the debate.
 
 ``revisable`` checks the question; ``start_revisit`` records what the answer was before (recommendation, winning
 option, each persona's last vote), re-opens clarification and asks the question again. Once it is resolved,
@@ -6,37 +7,46 @@ option, each persona's last vote), re-opens clarification and asks the question 
 debates one more round — each persona votes again on the options the council has, having seen the answer — then
 the chair writes a new answer that says what changed (a council of one answers again); skipped again, the
 assumption and the answer stand and nothing runs.
+
+A follow-up is one structured model call on the provider that wrote the synthesis (same retries, timeouts and
+cancellation as every call); its text streams to the observer as it comes, and the exchange is recorded
+(``FollowUpAnswered``) so snapshots, transcripts and restores keep it. The session stays completed. Re-opening
+records the user's input (``DebateReopened``, which every later prompt shows) and sets the session debating
+again; the engine then runs the cycles, the vote and the synthesis as usual.
 """
 
 from __future__ import annotations
 
 from council.errors import validation_error
+from council.session.calls.prompts import FOLLOW_UP_TOKENS, follow_up_messages
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.entities import (
-    MAX_TOTAL_CYCLES,
-    ClarificationQuestion,
-    ConversationSession,
-    CycleRef,
-    MessageType,
-    QuestionStatus,
-    Revisit,
-)
+from council.session.state.convergence import describe_tally
 from council.session.state.entities import SessionStatus as S
+from council.session.state.outputs import FollowUpReply, reply_schema
 from council.session.state.runtime import Turn
 from council.words import n, t
 
-REVISABLE = (QuestionStatus.SKIPPED, QuestionStatus.DEFERRED)
+REVISABLE = (e.QuestionStatus.SKIPPED, e.QuestionStatus.DEFERRED)
+ROLE = "moderator"  # who answers a follow-up (its calls are recorded under this role)
+PROVIDER_ROLE = "synthesizer"  # whose provider answers: the one that wrote the council's answer
 
 
-def revisable_questions(s: ConversationSession) -> list[ClarificationQuestion]:
+def _completed(s: e.ConversationSession, not_yet: str) -> None:
+    """What this module does comes after the answer; before it, the refusal (catalog key) says so."""
+    if s.status is not S.COMPLETED:
+        raise validation_error(t(not_yet), status=s.status.value)
+
+
+def revisable_questions(s: e.ConversationSession) -> list[e.ClarificationQuestion]:
     """The questions a completed session can revisit, in the order they were asked."""
     return [q for q in s.questions if q.status in REVISABLE]
 
 
-def revisable(s: ConversationSession, question_id: str) -> ClarificationQuestion:
+def revisable(s: e.ConversationSession, question_id: str) -> e.ClarificationQuestion:
     """The question ``question_id`` if it can be revisited now; else a validation error saying why."""
-    if s.status is not S.COMPLETED:
-        raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
+    _completed(s, "error.revisit_not_yet")
     q = s.question(question_id)
     choices = [{"questionId": x.question_id, "question": x.question} for x in revisable_questions(s)]
     if q is None:
@@ -44,16 +54,16 @@ def revisable(s: ConversationSession, question_id: str) -> ClarificationQuestion
     if q.status not in REVISABLE:
         raise validation_error(t("error.revisit_not_skipped", state=t(f"question.{q.status.value}")),
                                questionId=question_id, status=q.status.value, revisable=choices)
-    if s.debate_cycles >= MAX_TOTAL_CYCLES:
-        raise validation_error(t("error.max_cycles", cycles=n(MAX_TOTAL_CYCLES, "cycle_upto")), cap=MAX_TOTAL_CYCLES)
+    if s.debate_cycles >= e.MAX_TOTAL_CYCLES:
+        cap = e.MAX_TOTAL_CYCLES
+        raise validation_error(t("error.max_cycles", cycles=n(cap, "cycle_upto")), cap=cap)
     return q
 
 
-def choose(s: ConversationSession, question_id: str | None, text: str) -> str | None:
+def choose(s: e.ConversationSession, question_id: str | None, text: str) -> str | None:
     """The id of the question a ``revisit`` turn means: ``question_id``, else the text (an id, or a number among
     the questions that can be revisited), else the only such question; None when that does not name one."""
-    if s.status is not S.COMPLETED:
-        raise validation_error(t("error.revisit_not_yet"), status=s.status.value)
+    _completed(s, "error.revisit_not_yet")
     if question_id:
         return question_id
     options = revisable_questions(s)
@@ -67,18 +77,18 @@ def choose(s: ConversationSession, question_id: str | None, text: str) -> str | 
     return options[0].question_id if len(options) == 1 else None
 
 
-def start_revisit(rt: Turn, q: ClarificationQuestion) -> None:
+def start_revisit(rt: Turn, q: e.ClarificationQuestion) -> None:
     s = rt.session
     assumed = next((a.assumption for a in s.assumption_log if a.related_question_id == q.question_id), None)
     last = s.final_round
-    rt.record(r.RevisitStarted(at=rt.clock(), revisit=Revisit(
+    rt.record(r.RevisitStarted(at=rt.clock(), revisit=e.Revisit(
         session_id=s.session_id, question_id=q.question_id, question=q.question, assumed=assumed,
         after_cycle=s.debate_cycles, recommendation_before=s.synthesis.recommendation if s.synthesis else "",
         winner_before=s.tally.winner if s.tally else None,
         votes_before={v.persona: v.option_id for v in s.votes if v.cycle == last}, started_at=rt.clock())))
     rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the user revisits a question"))
-    turn = rt.turn(s.moderator, MessageType.QUESTION, q.question,
-                   cycle=CycleRef(cycle_type="clarification", number=q.round_number),
+    turn = rt.turn(s.moderator, e.MessageType.QUESTION, q.question,
+                   cycle=e.CycleRef(cycle_type="clarification", number=q.round_number),
                    metadata={"questionId": q.question_id, "revisit": True})
     rt.record(r.QuestionAsked(at=rt.clock(), question_id=q.question_id, turn=turn, revisit=True))
 
@@ -95,3 +105,43 @@ def after_revisit(rt: Turn) -> str | None:
     rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="the revisited question was skipped again"))
     rt.record(r.StatusSet(at=rt.clock(), status=S.COMPLETED, reason="the answer stands"))
     return "revisit_kept"
+
+
+async def answer_follow_up(rt: Turn, pick: ProviderPicker, question: str) -> str | None:
+    """The moderator answers ``question`` from the session, streaming; ``"follow_up_failed"`` when the model gave
+    no usable answer (nothing is recorded then)."""
+    text = question.strip()
+    if not text:
+        raise validation_error(t("error.follow_up_empty"), fields={"text": "required"})
+    _completed(rt.session, "error.follow_up_not_yet")
+    s = rt.session
+    follow_up_id, asked = e.new_id(), rt.clock()
+    schema = reply_schema(FollowUpReply)
+    outcome_line = describe_tally(s.tally) if s.tally else None
+
+    async def on_delta(chunk: str) -> None:
+        rt.follow_up_text(follow_up_id, chunk)
+
+    rt.note("follow_up")
+    outcome = await call_structured(rt, lambda _role: pick(PROVIDER_ROLE), CallSpec(
+        role=ROLE, messages=follow_up_messages(s, schema, s.latest_responses(), outcome_line, text),
+        reply_model=FollowUpReply, schema=schema, max_tokens=FOLLOW_UP_TOKENS, temperature=0.3,
+        cycle=s.debate_cycles), on_delta)
+    if outcome.reply is None:
+        return "follow_up_failed"
+    rt.record(r.FollowUpAnswered(at=rt.clock(), follow_up=e.FollowUp(
+        follow_up_id=follow_up_id, session_id=s.session_id, question=text, answer=outcome.reply.answer.strip(),
+        after_cycle=s.debate_cycles, asked_at=asked, answered_at=rt.clock())))
+    return None
+
+
+def reopen_debate(rt: Turn, text: str) -> None:
+    """Record what the user adds and set the completed session debating again (for a few more cycles)."""
+    text = text.strip()
+    if not text:
+        raise validation_error(t("error.reopen_empty"), fields={"text": "required"})
+    _completed(rt.session, "error.reopen_not_yet")
+    s = rt.session
+    rt.record(r.DebateReopened(at=rt.clock(), input=e.UserInput(
+        session_id=s.session_id, text=text, after_cycle=s.debate_cycles, added_at=rt.clock())))
+    rt.record(r.StatusSet(at=rt.clock(), status=S.DEBATING, reason="the user re-opened the debate"))

@@ -25,20 +25,10 @@ from typing import Any
 from council.personas.contract import PersonaContract
 from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.state import outputs
+from council.session.state.convergence import describe_tally, tally_votes
 from council.session.state.entities import ConversationSession, new_id
-from council.session.state.outputs import (
-    CouncilSynthesis,
-    DebateEffect,
-    Hinge,
-    HingeDraft,
-    PersonaResponse,
-    PositionMove,
-    SynthesisReply,
-    Vote,
-    reply_schema,
-)
 from council.session.state.runtime import Turn
-from council.session.state.voting import describe_tally, tally_votes
 from council.words import speaking, t
 
 
@@ -102,13 +92,13 @@ def with_counterpoints(session: ConversationSession, risks: list[str],
     return out
 
 
-def consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
+def consolidate(session: ConversationSession, latest: list[outputs.PersonaResponse]) -> outputs.SynthesisReply:
     """A synthesis built from the replies alone (used when the chair model fails)."""
     with speaking(session.settings.language):
         return _consolidate(session, latest)
 
 
-def _consolidate(session: ConversationSession, latest: list[PersonaResponse]) -> SynthesisReply:
+def _consolidate(session: ConversationSession, latest: list[outputs.PersonaResponse]) -> outputs.SynthesisReply:
     _, hi = DEPTH_BULLETS[session.settings.depth]
     active = [x for x in latest if not x.abstained]
     tally = session.tally
@@ -116,7 +106,7 @@ def _consolidate(session: ConversationSession, latest: list[PersonaResponse]) ->
     lead = [x for x in active if x.persona in winners] or active
     label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
     recommendation = label or (lead[0].position if lead else t("synthesis.no_recommendation"))
-    return SynthesisReply(
+    return outputs.SynthesisReply(
         recommendation=recommendation,
         agreements=_dedupe([x.position for x in lead], 5),
         conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
@@ -127,13 +117,13 @@ def _consolidate(session: ConversationSession, latest: list[PersonaResponse]) ->
 
 
 async def synthesize(rt: Turn, pick: ProviderPicker,
-                     contracts: dict[str, PersonaContract]) -> CouncilSynthesis:
+                     contracts: dict[str, PersonaContract]) -> outputs.CouncilSynthesis:
     s = rt.session
     latest = s.latest_responses()
     outcome_line = describe_tally(s.tally) if s.tally else "no vote"
     _, hi = DEPTH_BULLETS[s.settings.depth]
     few = {"maxItems": min(hi, 5)}
-    schema = hinge_schema(reply_schema(SynthesisReply, {
+    schema = hinge_schema(outputs.reply_schema(outputs.SynthesisReply, {
         "next_steps": {"maxItems": hi}, "agreements": few, "conflicts": few, "risks_tradeoffs": {"maxItems": hi},
         "notes": {"maxItems": 3}}), s)
     rt.note("chair")
@@ -144,7 +134,7 @@ async def synthesize(rt: Turn, pick: ProviderPicker,
 
     outcome = await call_structured(rt, pick, CallSpec(
         role="synthesizer", messages=synthesis_messages(s, schema, outcome_line, latest),
-        reply_model=SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3),
+        reply_model=outputs.SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3),
         on_delta)
     reply = outcome.reply or consolidate(s, latest)
     notes = list(reply.notes)
@@ -152,7 +142,7 @@ async def synthesize(rt: Turn, pick: ProviderPicker,
     with speaking(s.settings.language):
         if abstained:
             notes.append(t("synthesis.abstained", names=", ".join(abstained)))
-    return CouncilSynthesis(
+    return outputs.CouncilSynthesis(
         recommendation=reply.recommendation.strip(),
         agreements=reply.agreements, conflicts=reply.conflicts,
         risks_tradeoffs=with_counterpoints(s, reply.risks_tradeoffs, contracts),
@@ -186,11 +176,11 @@ def hinge_schema(schema: dict[str, Any], session: ConversationSession) -> dict[s
     return schema
 
 
-def hinges_of(session: ConversationSession, drafts: list[HingeDraft]) -> list[Hinge]:
+def hinges_of(session: ConversationSession, drafts: list[outputs.HingeDraft]) -> list[outputs.Hinge]:
     """The chair's hinges that name a real assumption (once each) the recommendation depends on, most critical
     first."""
     log = session.assumption_log
-    kept: list[tuple[int, int, Hinge]] = []
+    kept: list[tuple[int, int, outputs.Hinge]] = []
     seen: set[int] = set()
     for order, draft in enumerate(drafts):
         number, alternative = draft.assumption, " ".join(draft.if_false.split())
@@ -198,18 +188,19 @@ def hinges_of(session: ConversationSession, drafts: list[HingeDraft]) -> list[Hi
             continue
         seen.add(number)
         a = log[number - 1]
-        kept.append((RANK[draft.criticality], order, Hinge(
+        kept.append((RANK[draft.criticality], order, outputs.Hinge(
             assumption_id=a.assumption_id, assumption=a.assumption, question_id=a.related_question_id,
             criticality=draft.criticality, if_false=alternative)))
     return [hinge for _, _, hinge in sorted(kept, key=lambda x: (x[0], x[1]))]
 
 
-def _by_persona(votes: list[Vote], cycle: int) -> dict[str, Vote]:
+def _by_persona(votes: list[outputs.Vote], cycle: int) -> dict[str, outputs.Vote]:
     return {v.persona: v for v in votes if v.cycle == cycle}
 
 
-def _move(name: str, rounds: list[int], votes: list[Vote], replies: dict[tuple[str, int], PersonaResponse],
-          first: str | None, final: str | None) -> PositionMove:
+def _move(name: str, rounds: list[int], votes: list[outputs.Vote],
+          replies: dict[tuple[str, int], outputs.PersonaResponse], first: str | None,
+          final: str | None) -> outputs.PositionMove:
     """The persona's move, with the argument of the last cycle in which its vote changed."""
     cycle, previous = rounds[-1], first
     for n in rounds[1:]:
@@ -221,11 +212,11 @@ def _move(name: str, rounds: list[int], votes: list[Vote], replies: dict[tuple[s
     reply = replies.get((name, cycle))
     because = reply.change_reason.strip() if reply is not None else ""
     flagged = reply is not None and reply.conformity_flag
-    return PositionMove(persona=name, from_option=first, to_option=final, cycle=cycle, because=because,
+    return outputs.PositionMove(persona=name, from_option=first, to_option=final, cycle=cycle, because=because,
                         conformity=flagged)
 
 
-def debate_effect(session: ConversationSession) -> DebateEffect | None:
+def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
     """The first vote against the final vote (None when nobody voted)."""
     votes = session.votes
     if not votes or not session.options:
@@ -249,6 +240,6 @@ def debate_effect(session: ConversationSession) -> DebateEffect | None:
         now = final[p.name].option_id if p.name in final else None
         if was != now and now is not None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
-    return DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
+    return outputs.DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
                         first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
                         conformity_flags=flags)

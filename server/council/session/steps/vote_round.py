@@ -28,11 +28,10 @@ from council.personas.contract import PersonaContract
 from council.session.calls.prompts import options_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
-from council.session.state.convergence import Convergence
+from council.session.state.convergence import Convergence, tally_votes
 from council.session.state.entities import CycleRef, MessageType
 from council.session.state.outputs import OptionsReply, PersonaResponse, Vote, VoteOption, reply_schema
 from council.session.state.runtime import Turn
-from council.session.state.voting import tally_votes
 from council.session.steps.debate import Beside, report_failures, run_cycle
 
 
