@@ -1268,7 +1268,9 @@ export interface DebateChange {
   verdict: 'no_debate' | 'confirmed' | 'overturned';
   first_winner?: string;
   final_winner?: string;
+  /** Option id → first votes. */
   first_counts: Record<string, number>;
+  /** Option id → final votes. */
   final_counts: Record<string, number>;
   /** Personas whose vote moved, in council order. */
   moves: council__protocol__consult__PositionMove[];
@@ -1282,7 +1284,9 @@ export interface DebateEffect {
   verdict: 'no_debate' | 'confirmed' | 'overturned';
   firstWinner?: string;
   finalWinner?: string;
+  /** Option id → first votes. */
   firstCounts: Record<string, number>;
+  /** Option id → final votes. */
   finalCounts: Record<string, number>;
   /** Personas whose vote moved, in council order. */
   moves: council__session__state__outputs__PositionMove[];
