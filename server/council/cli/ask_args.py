@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from council.cli.model_args import add_provider_arguments
+from council.cli.serve import add_provider_arguments
 from council.client.rpc import RpcError
 from council.protocol.limits import MAX_MODEL_SPECS
 from council.session.state.language import session_language

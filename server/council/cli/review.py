@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from council.cli.model_args import add_provider_arguments
+from council.cli.serve import add_provider_arguments
 from council.errors import CouncilError, validation_error
 
 APPROVE, REJECT, NEEDS_MORE_INFO, COULD_NOT_REVIEW, INTERRUPTED = 0, 1, 2, 3, 130
