@@ -62,8 +62,7 @@ from council.session.state.runtime import Turn, can_extend
 from council.session.state.store import Live
 from council.session.steps.engine import NewSession
 from council.session.steps.intents import Intent, decide_intent
-from council.sessions import Sessions, Step
-from council.turn_result import turn_result
+from council.sessions import Sessions, Step, turn_result
 from council.words import speaking, t
 
 if TYPE_CHECKING:
