@@ -25,9 +25,9 @@ from council.present.writer import PresentWriter
 from council.protocol.language import ChatLabels
 from council.protocol.methods import Awaiting, CancelResult, ClientCapabilities, StopResult, TurnParams, TurnResult
 from council.protocol.seating import CallUsage
-from council.provider_hub import ProviderHub
+from council.provider_hub import ProviderHub, drop_unoffered
+from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
-from council.seat_requests import drop_unoffered, seat_session
 from council.session.calls.failure import failure_of
 from council.session.calls.structured import ProviderPicker
 from council.session.state import records as r
@@ -63,8 +63,7 @@ class Sessions:
         """Create the session ``plan`` describes, seat it (``params``' options and client), run its first turn and
         ``then``; a session that was not created by then is forgotten. ``cancelled``: the session is cancelled (with
         this reason) when the caller cancels, where a chat's is stopped."""
-        seating, default = await seat_session(self.hub, self.config, self.engine.library, params,
-                                              plan.selection.names)
+        seating, default = await self.hub.seat(self.engine.library, params, plan.selection.names)
         live = self.store.create(session_id, plan.settings.language)
         rt = live.rt
         live.pick = pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
@@ -92,9 +91,16 @@ class Sessions:
         seats (one journaled before seating existed has its models chosen again)."""
         rt = live.rt
         if live.pick is None and rt.session.seating is not None:
-            live.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
+            try:
+                default = self.hub.provider_of(rt.session.seating.chair)
+            except (ProviderError, CouncilError) as exc:  # a chat's model this sidecar cannot serve: the caller's
+                raise validation_error(f"model provider problem: {exc.message}") from None
+            live.pick = self.hub.picker_for(lambda: rt.session.seating, default)
         elif live.pick is None:
-            live.pick, _ = await self.hub.session_picker(params.options, params.client)
+            try:
+                live.pick, _ = await self.hub.picker(params.options, params.client)
+            except ProviderError as exc:
+                raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
         return live.pick
 
     async def run_turn(self, live: Live, intent: Intent, step: Step,
