@@ -2,14 +2,13 @@
 that ``council.present`` wrote for it.
 
 It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
-streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
-it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed
-with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
-moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's
-answer as an :class:`~council.present.answer_stream.AnswerStream` (``answer.delta``; ``final.answer`` then adds
-what it did not show). The vote a persona
-line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
-Every entry point writes in the session's language (``council.words.speaking``).
+streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle it
+keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed with
+its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
+moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's answer
+as an :class:`~council.present.answer_stream.AnswerStream` (``answer.delta``; ``final.answer`` then adds what it did
+not show). The vote a persona line showed is not shown again; the first votes are named in the cycle's summary, and
+the tally is in the answer. Every entry point writes in the session's language (``council.words.speaking``).
 """
 
 from __future__ import annotations
@@ -17,8 +16,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import Any
-
-from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
@@ -140,17 +137,13 @@ class Narrator:
             text = status.problem(kind, data)
         plain = text.removeprefix("> ⚠️ ").replace("**", "").strip()
         self.emit(rt, ev.ErrorEvent, code=code, message=plain, persona=persona, retryable=retryable,
-                  details={"kind": kind, **_wire(data)}, markdown=text)
+                  details={"kind": kind, **data}, markdown=text)
 
     def question_again(self, rt: SessionRuntime) -> None:
         """Show the open question again (a resume while it waits for an answer): the same ``question.asked``."""
-        q = rt.session.active_question
-        if q is not None:
-            remaining = len(rt.session.planned_questions)
-            again = rt.session.open_revisit is not None
+        if rt.session.active_question is not None:
             with speaking(language_of(rt)):
-                self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=again,
-                          markdown=clarify.question(q, remaining, again))
+                self._ask(rt, rt.session.active_question, rt.session.open_revisit is not None)
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
@@ -217,11 +210,12 @@ class Narrator:
         if rec.reused:  # the user's reply from before a reload answers it at once: it is not asked, only resolved
             self._reused.add((rt.session_id, rec.question_id))
             return
-        s = rt.session
-        q = s.question(rec.question_id)
-        remaining = len(s.planned_questions)
-        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=rec.revisit,
-                  markdown=clarify.question(q, remaining, rec.revisit))
+        self._ask(rt, rt.session.question(rec.question_id), rec.revisit)
+
+    def _ask(self, rt: SessionRuntime, q: ClarificationQuestion, revisit: bool) -> None:
+        remaining = len(rt.session.planned_questions)
+        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=revisit,
+                  markdown=clarify.question(q, remaining, revisit))
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
         q = rt.session.question(question_id)
@@ -322,14 +316,3 @@ def _shown_model(rt: SessionRuntime, persona: str) -> str | None:
     """The model a persona's heading and vote name: only once the seats are on more than one model."""
     seating = rt.session.seating if rt.created else None
     return seating.model_of(persona).label if seating is not None and seating.differs else None
-
-
-def _wire(data: dict[str, Any]) -> dict[str, Any]:
-    """A problem's data as JSON-ready details (models camelCased; failures keep status, provider and cause)."""
-    def conv(value: Any) -> Any:
-        if isinstance(value, BaseModel):
-            return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-        if isinstance(value, dict):
-            return {k: conv(v) for k, v in value.items()}
-        return value
-    return {k: conv(v) for k, v in data.items()}
