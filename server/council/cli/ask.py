@@ -1,14 +1,12 @@
 """``council ask``: a headless client of the sidecar, speaking the same JSON-RPC contract as the VS Code extension.
 
-It starts ``council serve`` (flags passed through), forwards the question as a ``council/turn``, renders the
-``council/event`` stream, asks clarification questions one at a time (numbers pick a choice → ``council/answer``;
-anything else is sent as a chat turn and the sidecar decides what it means; text that reads like a new question
-is confirmed first), and prints the final answer, or the
-``council/snapshot`` as JSON with ``--json``.
+It starts ``council serve`` (flags passed through), sends the question as a ``council/turn``, renders the
+``council/event`` stream and asks the clarification questions one at a time (the sidecar decides what an answer
+means; text that reads like a new question is confirmed first). Flags and exit codes: README, *In a terminal*.
 
 Ctrl-C cancels: the pending request is cancelled (``$/cancelRequest``), ``council/cancel`` is sent, the sidecar is
-shut down, "cancelled" is printed and the exit code is 130. The sidecar is spawned with SIGINT blocked so the
-terminal's Ctrl-C reaches only this client, which then stops the sidecar itself.
+shut down and the exit code is 130. The sidecar is spawned with SIGINT blocked so the terminal's Ctrl-C reaches only
+this client, which then stops the sidecar itself.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """``council ask``'s command line: its flags, how they become ``council serve`` flags and session options, usage
-checks, and the exit codes (0 done, 2 bad usage, 3 provider or model unavailable, 4 session failed, 130 cancelled).
-"""
+checks, and the exit codes (README, *In a terminal*). Apart from ``ask.py`` so the parser loads no client code."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""``council review FILE|-``: review one seed-004 CouncilRequest and print the decision.
-
-The review runs in this process through the same entry point as the sidecar's ``council/review``
-(``council.reviewer.Reviewer``). Markdown goes to stdout (``--json``: the decision with ``verdicts`` and
-``audit``); progress lines go to stderr unless ``--quiet``. Exit codes: 0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO,
-3 could not review (bad usage, unreadable or invalid request, no model, a role's model failed, timeout), 130
-interrupted. With ``--json`` a failure also prints ``{"error": {code, message, details}}`` on stdout.
+"""``council review FILE|-``: review one seed-004 CouncilRequest in this process, through the same entry point as the
+sidecar's ``council/review`` (``council.reviewer.Reviewer``), and print the decision. Output and exit codes: README,
+*Review mode* (and 130 when interrupted); progress lines go to stderr unless ``--quiet``.
 """
 
 from __future__ import annotations
