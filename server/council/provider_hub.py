@@ -118,20 +118,14 @@ class ProviderHub:
                 chair = ModelChoice(id=client.chat_model_id or "client", provider="client",
                                     model=cfg.model or client.completion_model or "client")
             else:
-                chair = self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind,
-                                                   model=cfg.model or cfg.kind, vendor=cfg.kind), cfg)
+                chair = self._choice(name, cfg)
             offered = [chair]
             if chair.provider == "client" and client.models:
                 offered = [ModelChoice(id=m.id, provider="client", model=m.name or m.id, vendor=m.vendor,
                                        family=m.family) for m in client.models]
                 chair = next((m for m in offered if m.id == chair.id), offered[0])
-        fixed = {}
-        for persona in personas:
-            name = provider_for_persona(self.config, persona)
-            if name:
-                cfg = self.config.providers[name]
-                fixed[persona] = self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind,
-                                                            model=cfg.model or cfg.kind, vendor=cfg.kind), cfg)
+        fixed = {persona: self._choice(name, self.config.providers[name]) for persona in personas  # the config's map
+                 if (name := provider_for_persona(self.config, persona))}
         seating = seat(personas, offered, chair, options.seating, fixed)
         log.info("seating (%s): %s", seating.policy, ", ".join(f"{s.persona}={s.model.label}" for s in seating.seats))
         return seating, self.provider_of(chair)
@@ -159,7 +153,10 @@ class ProviderHub:
             cfg = self._spec_config(choice.id)
         return self._get(cfg)
 
-    def _remember(self, choice: ModelChoice, cfg: ProviderConfig) -> ModelChoice:
+    def _choice(self, name: str, cfg: ProviderConfig, **more: str) -> ModelChoice:
+        """The model choice of provider ``name`` (remembered: its seats are served by ``cfg``)."""
+        choice = ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind, vendor=cfg.kind,
+                             **more)
         self._choices[choice.id] = cfg
         return choice
 
@@ -170,8 +167,7 @@ class ProviderHub:
             raise validation_error(err.message, fields={f"options.models.{index}": err.message},
                                    **{k: v for k, v in err.details.items() if k != "fields"}) from None
         name = spec.split(":", 1)[0].strip()
-        return self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind,
-                                          vendor=cfg.kind, family=cfg.model or name), cfg)  # spread by model
+        return self._choice(name, cfg, family=cfg.model or name)  # spread by model
 
     def _spec_config(self, spec: str) -> ProviderConfig:
         """``provider:model`` (the provider a configured name or a kind; the model may hold colons, as Ollama's

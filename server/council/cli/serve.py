@@ -102,16 +102,10 @@ def check_transcript_dir(folder: Path) -> None:
 def session_settings(args: argparse.Namespace):
     from council.session.state.entities import SessionSettings
 
-    settings = SessionSettings()
-    update = {}
+    update = {"max_cycles": args.max_cycles, "min_cycles": args.min_cycles, "depth": args.depth}
     if args.max_cycles:
-        update["max_cycles"] = args.max_cycles
         update["extended_max_cycles"] = max(20, args.max_cycles)
-    if args.min_cycles:
-        update["min_cycles"] = args.min_cycles
-    if args.depth:
-        update["depth"] = args.depth
-    return settings.model_copy(update=update) if update else settings
+    return SessionSettings().model_copy(update={key: value for key, value in update.items() if value})
 
 
 def run(args: argparse.Namespace) -> int:
