@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 
 def write_transcript(folder: Path, session: ConversationSession) -> Path:
-    """Write (or rewrite) the session's transcript in ``folder``; returns the file's path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / transcript_name(session.created_at, session.request_text, session.session_id)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".council-", suffix=".md.tmp")

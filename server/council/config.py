@@ -141,7 +141,6 @@ def adhoc_provider(kind: str, model: str, *, base_url: str | None = None, api_ke
 
 
 def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> CouncilConfig:
-    """Read the config file (if any) and apply environment overrides."""
     env = dict(os.environ) if env is None else env
     data: dict[str, Any] = {}
     path = path or env.get("COUNCIL_CONFIG")

@@ -1,19 +1,13 @@
 """Chooses the models a session uses, seats its personas on them, and keeps the providers alive across sessions.
 
-Order (issue 3): the session's explicit choice → the configured default → the client's own model when the client
-offers one → a local Ollama → the embedded model. That is the chat's model (the moderator, the clarifier, the
-chair). When the client offers several models (``ClientCapabilities.models``) or the session names several
-``provider:model`` specs (``council ask --models``), the personas are seated across them
-(``council.session.state.seating``); personas mapped to a provider in the config get that one. The seating is journaled;
-:meth:`ProviderHub.picker_for` turns the session's live seating into a role → provider function, so a seat that fell
-back is served by the chat's model from its next call on.
-
-What a session may ask of the seating follows three rules, one per surface (README, *Different models at the table*):
-the config file's ``[persona_providers]`` is an explicit instruction, so an entry naming no persona or no configured
-provider is refused; a persona → model map (``SessionOptions.seating``, VS Code's ``council.models``) is a preference
-that holds across workspaces, so an entry naming no persona is said in ``seating.decided`` (``misses``), not refused;
-and the seats of a session whose client no longer offers their model (a restore after a restart, a model gone or
-refused) fall back to the chat's model at the next turn, as a failed model would.
+The order that picks the chat's model (the moderator, the clarifier, the chair) and the seating over several models
+are README's (*Models*, *Different models at the table*); the seating itself is ``council.session.state.seating``'s
+and is journaled. :meth:`ProviderHub.picker_for` reads the live seating at each call, so a seat that fell back is
+served by the chat's model from its next call on. The three surfaces differ on purpose: the config's
+``[persona_providers]`` is an explicit instruction (an entry naming no persona or no configured provider is refused);
+a persona → model map (``SessionOptions.seating``, VS Code's ``council.models``) is a preference that holds across
+workspaces (a key naming no persona is said in ``seating.decided``, not refused); seats on a model the client no
+longer offers (a restore, a model gone or refused) fall back to the chat's model at the next turn.
 """
 
 from __future__ import annotations

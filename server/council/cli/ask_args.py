@@ -64,7 +64,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def serve_args(args: argparse.Namespace) -> list[str]:
-    """The ``council serve`` flags for this run."""
     argv = ["--log-level", "INFO" if args.verbose else "WARNING"]
     for flag, value in (("--provider", args.provider), ("--model", args.model if args.provider else None),
                         ("--base-url", args.base_url), ("--api-key-env", args.api_key_env),
