@@ -78,7 +78,8 @@ class Narrator:
             r.DebateReopened: lambda rt, rec: self.emit(
                 rt, ev.DebateReopened, input=rec.input, limit=rt.session.cycle_limit,
                 markdown=follow_up.reopened(rec.input, rt.session.cycle_limit)),
-            r.CycleDropped: self._cycle_dropped,
+            r.CycleDropped: lambda rt, rec: self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason,
+                                                      markdown=self._close_lines(rt, rec.cycle)),
             r.SessionStopped: lambda rt, rec: self.emit(
                 rt, ev.SessionStopped, status=rt.session.status, completed_cycles=rt.session.debate_cycles,
                 markdown=self._close_lines(rt) + status.stopped(rt.session)),
@@ -270,9 +271,6 @@ class Narrator:
         uris = list(dict.fromkeys(uri for u in rec.uses if u.ok for uri in u.uris))
         self.emit(rt, ev.EvidenceGathered, cycle=rec.cycle, uses=rec.uses, references=uris,
                   markdown=evidence.gathered(rec.uses, rec.cycle))
-
-    def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
-        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason, markdown=self._close_lines(rt, rec.cycle))
 
     def _close_lines(self, rt: SessionRuntime, cycle: int | None = None) -> str:
         """End the persona lines of the session (of ``cycle``) whose replies will not complete, and forget them."""
