@@ -13,7 +13,6 @@ the tally is in the answer. Every entry point writes in the session's language (
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -33,8 +32,6 @@ from council.session.state.runtime import SessionRuntime, can_extend
 from council.session.state.transitions import TERMINAL
 from council.session.steps.debate import persona_schema
 from council.words import speaking
-
-log = logging.getLogger(__name__)
 
 EventSink = Callable[[dict[str, Any]], None]
 

@@ -8,7 +8,6 @@ dispatches it (:meth:`CouncilService._dispatch`), and the one place domain resul
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,6 @@ from council.providers.registry import provider_statuses
 from council.session.state import records as r
 from council.session.state.entities import SessionSettings, SessionStatus
 from council.session.state.language import session_language
-from council.session.state.records import stable_prefix
 from council.session.state.runtime import Turn, can_extend
 from council.session.state.store import Live
 from council.session.steps.engine import NewSession
@@ -41,8 +39,6 @@ from council.words import speaking, t
 
 if TYPE_CHECKING:
     from council.review.calls import Progress
-
-log = logging.getLogger(__name__)
 
 REPLIES = {Intent.ANSWER: "answer", Intent.SKIP: "skip", Intent.SKIP_ALL: "skip_all", Intent.DEFER: "defer"}
 
@@ -189,7 +185,7 @@ class CouncilService:
             journal = r.journal_adapter.validate_python(params.journal)
         except ValidationError as exc:
             raise from_pydantic(exc, "journal", prefix="journal") from None
-        journal = stable_prefix(journal)
+        journal = r.stable_prefix(journal)
         if not journal or not isinstance(journal[0], r.SessionCreated) \
                 or journal[0].session_id != params.session_id:
             raise validation_error("the journal does not start by creating this session",
