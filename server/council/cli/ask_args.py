@@ -74,15 +74,10 @@ def serve_args(args: argparse.Namespace) -> list[str]:
     for flag, value in (("--workspace", args.workspace), ("--transcript-dir", args.transcript)):
         if value:
             argv += [flag, str(Path(value).expanduser().resolve())]
-    if args.no_evidence:
-        argv.append("--no-evidence")
-    if args.memory:
-        argv.append("--memory")
     for folder in args.personas_dir:
         argv += ["--personas-dir", folder]
-    if not args.embeddings:
-        argv.append("--no-embeddings")
-    return argv
+    on = {"--no-evidence": args.no_evidence, "--memory": args.memory, "--no-embeddings": not args.embeddings}
+    return argv + [flag for flag, given in on.items() if given]
 
 
 def session_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -105,12 +105,11 @@ def run(args: argparse.Namespace) -> int:
                               ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
 
     service = service_for(config)
-    library = service.library
     workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: service_for(
         build_config(args, str(folder))))
     server = build_mcp_server(service, router, CallModels(config, bridge, policy),
                               elicitation_timeout=args.elicitation_timeout, workspaces=workspaces)
-    log.info("council MCP server ready: %d personas, workspace %s; %s", len(library), config.workspace,
+    log.info("council MCP server ready: %d personas, workspace %s; %s", len(service.library), config.workspace,
              f"the client's model when it offers sampling (hints: {', '.join(policy.hints) or 'none'})"
              if policy.enabled else f"no sampling ({policy.why_not})")
 
