@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 
 def write_transcript(folder: Path, session: ConversationSession) -> Path:
-    """Write (or rewrite) the session's transcript in ``folder``; returns the file's path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / transcript_name(session.created_at, session.request_text, session.session_id)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".council-", suffix=".md.tmp")
@@ -80,25 +79,23 @@ class Archive:
         if self.memory is None:
             raise CouncilError(ErrorCode.PERMISSION, "the decision memory is off: start the council with --memory "
                                "and --workspace to keep and search decisions", reason="memory_off")
+        store = self.memory.store
         try:
-            return self._decisions(self.memory.store, params)
+            if params.decision_id:
+                found = store.get(params.decision_id)
+                if found is None:
+                    raise validation_error("no decision has that id (or the prefix names several)",
+                                           fields={"decision_id": "unknown"}, decisionId=params.decision_id)
+                result = DecisionsResult(decisions=[found])
+            elif params.query:
+                ranked, method = store.similar(params.query, self.ranker_factory(), params.limit, threshold=False)
+                result = DecisionsResult(decisions=[d for d, _ in ranked],
+                                         similarity=[round(s, 4) for _, s in ranked], method=method)
+            else:
+                result = DecisionsResult(decisions=store.all(params.limit))
         except MemoryRefused as err:
             code = ErrorCode.PERMISSION if err.reason == "outside_workspace" else ErrorCode.VALIDATION
             raise CouncilError(code, words.refused(err), reason=f"memory_{err.reason}", path=str(err.path)) from None
-
-    def _decisions(self, store: MemoryStore, params: DecisionsParams) -> DecisionsResult:
-        if params.decision_id:
-            found = store.get(params.decision_id)
-            if found is None:
-                raise validation_error("no decision has that id (or the prefix names several)",
-                                       fields={"decision_id": "unknown"}, decisionId=params.decision_id)
-            result = DecisionsResult(decisions=[found])
-        elif params.query:
-            ranked, method = store.similar(params.query, self.ranker_factory(), params.limit, threshold=False)
-            result = DecisionsResult(decisions=[d for d, _ in ranked], similarity=[round(s, 4) for _, s in ranked],
-                                     method=method)
-        else:
-            result = DecisionsResult(decisions=store.all(params.limit))
         result.markdown = words.listing(result.decisions, result.similarity, full_view=bool(params.decision_id),
                                         searched=bool(params.query))
         return result

@@ -56,10 +56,8 @@ class ProviderConfig(BaseModel):
         if value is None or _VAR_REF.match(value) or _VAR_NAME.match(value):
             return value
         # Do not echo the value: it may be a pasted key.
-        raise ValueError(
-            "api_key must be an environment variable reference like ${OPENAI_API_KEY}, "
-            "not a literal key; export the key and reference it"
-        )
+        raise ValueError("api_key must be an environment variable reference like ${OPENAI_API_KEY}, not a literal key; "
+                         "export the key and reference it")
 
     def api_key_var(self) -> str | None:
         """The environment variable that holds the key, or None when no key is configured."""
@@ -75,9 +73,7 @@ class ProviderConfig(BaseModel):
             return None
         value = (os.environ if env is None else env).get(var)
         if not value:
-            raise ConfigError(
-                f"API key variable {var} is not set: export {var}=<your key> before starting council"
-            )
+            raise ConfigError(f"API key variable {var} is not set: export {var}=<your key> before starting council")
         return value
 
 
@@ -115,9 +111,7 @@ class CouncilConfig(BaseModel):
             return self.providers[name]
         except KeyError:
             known = ", ".join(sorted(self.providers)) or "none"
-            raise ConfigError(
-                f"no provider named {name!r} in the configuration (configured: {known})"
-            ) from None
+            raise ConfigError(f"no provider named {name!r} in the configuration (configured: {known})") from None
 
 
 #: Where a provider named only by its kind (``council ask --models openai:gpt-4o``) finds its server and key: the
@@ -147,7 +141,6 @@ def adhoc_provider(kind: str, model: str, *, base_url: str | None = None, api_ke
 
 
 def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> CouncilConfig:
-    """Read the config file (if any) and apply environment overrides."""
     env = dict(os.environ) if env is None else env
     data: dict[str, Any] = {}
     path = path or env.get("COUNCIL_CONFIG")
@@ -158,12 +151,9 @@ def load_config(path: str | Path | None = None, env: dict[str, str] | None = Non
     cfg = CouncilConfig.model_validate(data)
     kind = env.get("COUNCIL_PROVIDER")
     if kind:
-        cfg.providers["env"] = ProviderConfig(
-            kind=kind,  # type: ignore[arg-type]
-            model=env.get("COUNCIL_MODEL", ""),
-            base_url=env.get("COUNCIL_BASE_URL") or None,
-            api_key=env.get("COUNCIL_API_KEY_ENV") or None,
-        )
+        cfg.providers["env"] = ProviderConfig(kind=kind, model=env.get("COUNCIL_MODEL", ""),  # type: ignore[arg-type]
+                                              base_url=env.get("COUNCIL_BASE_URL") or None,
+                                              api_key=env.get("COUNCIL_API_KEY_ENV") or None)
         cfg.default = "env"
     if env.get("COUNCIL_OLLAMA_URL"):
         cfg.ollama_url = env["COUNCIL_OLLAMA_URL"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # not imported at run time: the sidecar's transport loads this module before pydantic
@@ -42,16 +43,9 @@ class CouncilError(Exception):
         self.language = words.language()
 
 
-def validation_error(message: str, **details: Any) -> CouncilError:
-    return CouncilError(ErrorCode.VALIDATION, message, **details)
-
-
-def permission_error(message: str, **details: Any) -> CouncilError:
-    return CouncilError(ErrorCode.PERMISSION, message, **details)
-
-
-def internal_error(message: str, **details: Any) -> CouncilError:
-    return CouncilError(ErrorCode.INTERNAL, message, **details)
+validation_error = partial(CouncilError, ErrorCode.VALIDATION)
+permission_error = partial(CouncilError, ErrorCode.PERMISSION)
+internal_error = partial(CouncilError, ErrorCode.INTERNAL)
 
 
 def root_cause(exc: BaseException) -> BaseException:

@@ -2,23 +2,19 @@
 that ``council.present`` wrote for it.
 
 It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
-streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle
-it keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed
-with its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
-moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's
-answer as an :class:`~council.present.answer.AnswerStream` (``answer.delta``; ``final.answer`` then adds
-what it did not show). The vote a persona
-line showed is not shown again; the first votes are named in the cycle's summary, and the tally is in the answer.
-Every entry point writes in the session's language (``council.words.speaking``).
+streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle it
+keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed with
+its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
+moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's answer
+as an :class:`~council.present.answer.AnswerStream` (``answer.delta``; ``final.answer`` then adds what it did
+not show). The vote a persona line showed is not shown again; the first votes are named in the cycle's summary, and
+the tally is in the answer. Every entry point writes in the session's language (``council.words.speaking``).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
-
-from pydantic import BaseModel
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
@@ -36,8 +32,6 @@ from council.session.state.runtime import SessionRuntime, can_extend
 from council.session.state.transitions import TERMINAL
 from council.session.steps.debate import persona_schema
 from council.words import speaking
-
-log = logging.getLogger(__name__)
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -81,7 +75,8 @@ class Narrator:
             r.DebateReopened: lambda rt, rec: self.emit(
                 rt, ev.DebateReopened, input=rec.input, limit=rt.session.cycle_limit,
                 markdown=follow_up.reopened(rec.input, rt.session.cycle_limit)),
-            r.CycleDropped: self._cycle_dropped,
+            r.CycleDropped: lambda rt, rec: self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason,
+                                                      markdown=self._close_lines(rt, rec.cycle)),
             r.SessionStopped: lambda rt, rec: self.emit(
                 rt, ev.SessionStopped, status=rt.session.status, completed_cycles=rt.session.debate_cycles,
                 markdown=self._close_lines(rt) + status.stopped(rt.session)),
@@ -140,17 +135,13 @@ class Narrator:
             text = status.problem(kind, data)
         plain = text.removeprefix("> ⚠️ ").replace("**", "").strip()
         self.emit(rt, ev.ErrorEvent, code=code, message=plain, persona=persona, retryable=retryable,
-                  details={"kind": kind, **_wire(data)}, markdown=text)
+                  details={"kind": kind, **data}, markdown=text)
 
     def question_again(self, rt: SessionRuntime) -> None:
         """Show the open question again (a resume while it waits for an answer): the same ``question.asked``."""
-        q = rt.session.active_question
-        if q is not None:
-            remaining = len(rt.session.planned_questions)
-            again = rt.session.open_revisit is not None
+        if rt.session.active_question is not None:
             with speaking(language_of(rt)):
-                self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=again,
-                          markdown=clarify.question(q, remaining, again))
+                self._ask(rt, rt.session.active_question, rt.session.open_revisit is not None)
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
         limits = limits_of(persona_schema(rt.session, cycle))
@@ -217,11 +208,12 @@ class Narrator:
         if rec.reused:  # the user's reply from before a reload answers it at once: it is not asked, only resolved
             self._reused.add((rt.session_id, rec.question_id))
             return
-        s = rt.session
-        q = s.question(rec.question_id)
-        remaining = len(s.planned_questions)
-        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=rec.revisit,
-                  markdown=clarify.question(q, remaining, rec.revisit))
+        self._ask(rt, rt.session.question(rec.question_id), rec.revisit)
+
+    def _ask(self, rt: SessionRuntime, q: ClarificationQuestion, revisit: bool) -> None:
+        remaining = len(rt.session.planned_questions)
+        self.emit(rt, ev.QuestionAsked, question=q, remaining_in_round=remaining, revisit=revisit,
+                  markdown=clarify.question(q, remaining, revisit))
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
         q = rt.session.question(question_id)
@@ -277,9 +269,6 @@ class Narrator:
         self.emit(rt, ev.EvidenceGathered, cycle=rec.cycle, uses=rec.uses, references=uris,
                   markdown=evidence.gathered(rec.uses, rec.cycle))
 
-    def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
-        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason, markdown=self._close_lines(rt, rec.cycle))
-
     def _close_lines(self, rt: SessionRuntime, cycle: int | None = None) -> str:
         """End the persona lines of the session (of ``cycle``) whose replies will not complete, and forget them."""
         keys = [k for k in self._texts if k[0] == rt.session_id and (cycle is None or k[2] == cycle)]
@@ -322,14 +311,3 @@ def _shown_model(rt: SessionRuntime, persona: str) -> str | None:
     """The model a persona's heading and vote name: only once the seats are on more than one model."""
     seating = rt.session.seating if rt.created else None
     return seating.model_of(persona).label if seating is not None and seating.differs else None
-
-
-def _wire(data: dict[str, Any]) -> dict[str, Any]:
-    """A problem's data as JSON-ready details (models camelCased; failures keep status, provider and cause)."""
-    def conv(value: Any) -> Any:
-        if isinstance(value, BaseModel):
-            return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-        if isinstance(value, dict):
-            return {k: conv(v) for k, v in value.items()}
-        return value
-    return {k: conv(v) for k, v in data.items()}

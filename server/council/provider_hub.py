@@ -1,12 +1,13 @@
 """Chooses the models a session uses, seats its personas on them, and keeps the providers alive across sessions.
 
-Order (issue 3): the session's explicit choice → the configured default → the client's own model when the client
-offers one → a local Ollama → the embedded model. That is the chat's model (the moderator, the clarifier, the
-chair). When the client offers several models (``ClientCapabilities.models``) or the session names several
-``provider:model`` specs (``council ask --models``), the personas are seated across them
-(``council.session.state.seating``); personas mapped to a provider in the config get that one. The seating is journaled;
-:meth:`ProviderHub.picker` turns the session's live seating into a role → provider function, so a seat that fell
-back is served by the chat's model from its next call on.
+The order that picks the chat's model (the moderator, the clarifier, the chair) and the seating over several models
+are README's (*Models*, *Different models at the table*); the seating itself is ``council.session.state.seating``'s
+and is journaled. :meth:`ProviderHub.picker_for` reads the live seating at each call, so a seat that fell back is
+served by the chat's model from its next call on. The three surfaces differ on purpose: the config's
+``[persona_providers]`` is an explicit instruction (an entry naming no persona or no configured provider is refused);
+a persona → model map (``SessionOptions.seating``, VS Code's ``council.models``) is a preference that holds across
+workspaces (a key naming no persona is said in ``seating.decided``, not refused); seats on a model the client no
+longer offers (a restore, a model gone or refused) fall back to the chat's model at the next turn.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from pydantic import ValidationError
 
 from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind, adhoc_provider
 from council.errors import CouncilError, validation_error
-from council.protocol.methods import ClientCapabilities, SessionOptions
+from council.personas.loader import PersonaLibrary
+from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.providers.base import Provider, ProviderError
 from council.providers.client import ClientBridge, ClientProvider
 from council.providers.registry import build_provider, choose_default, provider_for_persona
 from council.session.calls.structured import ProviderPicker
-from council.session.state.seating import ModelChoice, Seating, seat
+from council.session.state import records as r
+from council.session.state.runtime import SessionRuntime
+from council.session.state.seating import ModelChoice, Seating, SeatMiss, seat
 
 log = logging.getLogger(__name__)
 
@@ -83,22 +87,18 @@ class ProviderHub:
         log.info("models for a new session: %s (%s)", reason, default.describe())
         return pick, default
 
-    async def session_picker(self, options: SessionOptions,
-                             client: ClientCapabilities) -> tuple[ProviderPicker, Provider]:
-        """:meth:`picker` for a session: a provider problem is the caller's (a validation error)."""
+    async def seat(self, library: PersonaLibrary, params: TurnParams, personas: list[str]) -> tuple[Seating, Provider]:
+        """Seat a new session's ``personas`` on the models it may use, after the checks of the rules above (the
+        map's misses kept); the seating and the chat's model's provider (a provider problem is the caller's: a
+        validation error)."""
+        check_persona_providers(self.config, library)
+        options, unknown = resolve_seating_map(params.options, library)
         try:
-            return await self.picker(options, client)
+            seating, default = await self._seat(options, params.client, personas)
         except ProviderError as exc:
             raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
-
-    async def seat(self, options: SessionOptions, client: ClientCapabilities,
-                   personas: list[str]) -> tuple[Seating, Provider]:
-        """Seat ``personas`` on the models this session may use; the seating and the chat's model's provider (a
-        provider problem is the caller's: a validation error)."""
-        try:
-            return await self._seat(options, client, personas)
-        except ProviderError as exc:
-            raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
+        seating.misses = [*unknown, *seating.misses][:12]
+        return seating, default
 
     async def _seat(self, options: SessionOptions, client: ClientCapabilities,
                     personas: list[str]) -> tuple[Seating, Provider]:
@@ -112,20 +112,14 @@ class ProviderHub:
                 chair = ModelChoice(id=client.chat_model_id or "client", provider="client",
                                     model=cfg.model or client.completion_model or "client")
             else:
-                chair = self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind,
-                                                   model=cfg.model or cfg.kind, vendor=cfg.kind), cfg)
+                chair = self._choice(name, cfg)
             offered = [chair]
             if chair.provider == "client" and client.models:
                 offered = [ModelChoice(id=m.id, provider="client", model=m.name or m.id, vendor=m.vendor,
                                        family=m.family) for m in client.models]
                 chair = next((m for m in offered if m.id == chair.id), offered[0])
-        fixed = {}
-        for persona in personas:
-            name = provider_for_persona(self.config, persona)
-            if name:
-                cfg = self.config.providers[name]
-                fixed[persona] = self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind,
-                                                            model=cfg.model or cfg.kind, vendor=cfg.kind), cfg)
+        fixed = {persona: self._choice(name, self.config.providers[name]) for persona in personas  # the config's map
+                 if (name := provider_for_persona(self.config, persona))}
         seating = seat(personas, offered, chair, options.seating, fixed)
         log.info("seating (%s): %s", seating.policy, ", ".join(f"{s.persona}={s.model.label}" for s in seating.seats))
         return seating, self.provider_of(chair)
@@ -136,15 +130,6 @@ class ProviderHub:
             current = seating()
             return fallback if current is None else self.provider_of(current.model_of(role))
         return pick
-
-    def restored_picker(self, seating: Callable[[], Seating | None], chair: ModelChoice) -> ProviderPicker:
-        """The role → provider function of a restored session (its journaled seats); a chat's model this sidecar
-        cannot serve is the caller's problem (validation)."""
-        try:
-            default = self.provider_of(chair)
-        except (ProviderError, CouncilError) as exc:
-            raise validation_error(f"model provider problem: {getattr(exc, 'message', exc)}") from None
-        return self.picker_for(seating, default)
 
     def provider_of(self, choice: ModelChoice) -> Provider:
         """The provider serving ``choice``: the client's model by id, else the configured or named provider."""
@@ -162,7 +147,10 @@ class ProviderHub:
             cfg = self._spec_config(choice.id)
         return self._get(cfg)
 
-    def _remember(self, choice: ModelChoice, cfg: ProviderConfig) -> ModelChoice:
+    def _choice(self, name: str, cfg: ProviderConfig, **more: str) -> ModelChoice:
+        """The model choice of provider ``name`` (remembered: its seats are served by ``cfg``)."""
+        choice = ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind, vendor=cfg.kind,
+                             **more)
         self._choices[choice.id] = cfg
         return choice
 
@@ -173,8 +161,7 @@ class ProviderHub:
             raise validation_error(err.message, fields={f"options.models.{index}": err.message},
                                    **{k: v for k, v in err.details.items() if k != "fields"}) from None
         name = spec.split(":", 1)[0].strip()
-        return self._remember(ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind,
-                                          vendor=cfg.kind, family=cfg.model or name), cfg)  # spread by model
+        return self._choice(name, cfg, family=cfg.model or name)  # spread by model
 
     def _spec_config(self, spec: str) -> ProviderConfig:
         """``provider:model`` (the provider a configured name or a kind; the model may hold colons, as Ollama's
@@ -213,3 +200,52 @@ def _adhoc(kind: str, model: str, config: CouncilConfig) -> ProviderConfig:
         known = sorted({*config.providers, *KINDS})
         raise validation_error(f"unknown provider {kind!r}", fields={"options.provider": f"one of {', '.join(known)}"},
                                valid=known) from None
+
+
+def check_persona_providers(config: CouncilConfig, library: PersonaLibrary) -> None:
+    """Refuse (a validation error naming it) a ``[persona_providers]`` entry naming no persona or a provider that
+    is not configured; it used to be dropped with a log line."""
+    names = {n.casefold() for n in library.names}
+    for persona, provider in config.persona_providers.items():
+        field = f"persona_providers.{persona}"
+        if persona.casefold() not in names:  # matched by name, as the seating does
+            near = library.get(persona)
+            hint = f"did you mean “{near.name}”?" if near else f"the personas: {', '.join(library.names)}"
+            raise validation_error(f"the config's [persona_providers] names “{persona}”, which is no persona "
+                                   f"({hint})", fields={field: "no persona"}, valid=library.names)
+        if provider not in config.providers:
+            known = sorted(config.providers)
+            raise validation_error(f"the config's [persona_providers] seats “{persona}” on “{provider}”, which is no "
+                                   f"configured provider (configured: {', '.join(known) or 'none'})",
+                                   fields={field: "no such provider"}, valid=known)
+
+
+def resolve_seating_map(options: SessionOptions, library: PersonaLibrary) -> tuple[SessionOptions, list[SeatMiss]]:
+    """The options with a persona → model map's keys resolved to persona names (as ``--personas`` resolves them),
+    and the keys that name no persona (said, not refused)."""
+    policy = options.seating
+    if not isinstance(policy, dict):
+        return options, []
+    resolved: dict[str, str] = {}
+    unknown: list[SeatMiss] = []
+    for key, model in policy.items():
+        persona = library.get(key)
+        if persona is None:
+            unknown.append(SeatMiss(persona=key, model_id=model, reason="no_persona", valid=library.names[:50]))
+        else:
+            resolved[persona.name] = model
+    return options.model_copy(update={"seating": resolved}), unknown
+
+
+def drop_unoffered(rt: SessionRuntime, client: ClientCapabilities | None) -> None:
+    """Seats on a client model the client no longer offers fall back to the chat's model before the turn's first
+    call (``seat.fellBack``, one note per model). No client, or one that lists no models this turn: nothing."""
+    seating = rt.session.seating if rt.created else None
+    if seating is None or client is None or not client.models:
+        return
+    offered = {m.id for m in client.models}
+    gone = dict.fromkeys(x.model.id for x in seating.seats if x.model.provider == "client"
+                         and x.model.id != seating.chair.id and x.model.id not in offered)
+    for model_id in gone:
+        rt.record(r.SeatFellBack(at=rt.clock(), model_id=model_id, reason="model_unavailable",
+                                 detail="the client no longer offers this model"))

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, BinaryIO, get_args
+from typing import Any, get_args
 
 import anyio
 from lsprotocol import types
@@ -30,10 +30,9 @@ from council.protocol.methods import METHODS
 from council.providers.base import ProviderError
 from council.service import CouncilService
 from council.transport.framing import FrameWriter
-from council.transport.gate import Gate, Served
+from council.transport.gate import Served
 from council.transport.jsonrpc import RpcError
 from council.transport.pygls_adapter import HandlerError, raw_converter
-from council.transport.stdio import serve_stdio
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +49,6 @@ class CouncilServer(LanguageServer):
     def served(self) -> Served:
         """What the transport's gate hands checked messages to."""
         return Served(self.protocol, NOTIFICATIONS, self.service.aclose if self.service is not None else None)
-
-    def serve(self, stdin_fd: int, stdout: BinaryIO) -> int:
-        """Serve JSON-RPC on stdio until ``exit``; returns the process exit code."""
-        served = self.served()
-        gate = Gate(served.protocol, FrameWriter(stdout), notifications=served.notifications,
-                    teardown=served.teardown)
-        return serve_stdio(gate, stdin_fd)
 
     def send_event(self, event: dict[str, Any]) -> None:
         """A ``council/event``, framed once by the writer (pygls's ``notify`` would encode it, and the writer decode

@@ -8,7 +8,6 @@ dispatches it (:meth:`CouncilService._dispatch`), and the one place domain resul
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -24,52 +23,22 @@ from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import status as words
 from council.present.transcript import transcript
-from council.protocol.consult import (
-    ConsultParams,
-    ConsultPlan,
-    ConsultPlanParams,
-    ConsultRequest,
-    ConsultResult,
-    DefinePersonasParams,
-    DefinePersonasResult,
-    PersonaConsultParams,
-    PersonaConsultRequest,
-)
-from council.protocol.methods import (
-    AnswerParams,
-    Awaiting,
-    CancelResult,
-    PersonasResult,
-    ProvidersResult,
-    RestoreParams,
-    RestoreResult,
-    ReviewParams,
-    ReviewResult,
-    SnapshotParams,
-    SnapshotResult,
-    StopResult,
-    TurnCommand,
-    TurnParams,
-    TurnResult,
-)
+from council.protocol import consult, methods
+from council.protocol.methods import Awaiting, TurnCommand, TurnParams, TurnResult
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.session.state import records as r
 from council.session.state.entities import SessionSettings, SessionStatus
 from council.session.state.language import session_language
-from council.session.state.records import stable_prefix
 from council.session.state.runtime import Turn, can_extend
 from council.session.state.store import Live
 from council.session.steps.engine import NewSession
 from council.session.steps.intents import Intent, decide_intent
-from council.sessions import Sessions, Step
-from council.turn_result import turn_result
+from council.sessions import Sessions, Step, turn_result
 from council.words import speaking, t
 
 if TYPE_CHECKING:
     from council.review.calls import Progress
-
-log = logging.getLogger(__name__)
 
 REPLIES = {Intent.ANSWER: "answer", Intent.SKIP: "skip", Intent.SKIP_ALL: "skip_all", Intent.DEFER: "defer"}
 
@@ -177,7 +146,7 @@ class CouncilService:
         return result.model_copy(update={"message": note})
 
     # --- council/answer --------------------------------------------------------------------------------------
-    async def answer(self, params: AnswerParams) -> TurnResult:
+    async def answer(self, params: methods.AnswerParams) -> TurnResult:
         live = self.store.get(params.session_id)
         intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
 
@@ -198,25 +167,25 @@ class CouncilService:
         return note
 
     # --- other requests --------------------------------------------------------------------------------------
-    async def cancel(self, session_id: str, reason: str = "cancelled by the user") -> CancelResult:
+    async def cancel(self, session_id: str, reason: str = "cancelled by the user") -> methods.CancelResult:
         return self.sessions.cancel(self.store.get(session_id), reason)
 
-    async def stop(self, session_id: str) -> StopResult:
+    async def stop(self, session_id: str) -> methods.StopResult:
         return await self.sessions.stop(self.store.get(session_id))
 
-    def snapshot(self, params: SnapshotParams) -> SnapshotResult:
+    def snapshot(self, params: methods.SnapshotParams) -> methods.SnapshotResult:
         rt = self.store.get(params.session_id).rt
         journal = [rec.to_wire() for rec in rt.journal] if params.include_journal else None
-        return SnapshotResult(session=rt.session, journal=journal, transcript_markdown=transcript(rt.session))
+        return methods.SnapshotResult(session=rt.session, journal=journal, transcript_markdown=transcript(rt.session))
 
-    def restore(self, params: RestoreParams) -> RestoreResult:
+    def restore(self, params: methods.RestoreParams) -> methods.RestoreResult:
         if self._live(params.session_id) is not None:
             raise validation_error("that session is live in this sidecar already", sessionId=params.session_id)
         try:
             journal = r.journal_adapter.validate_python(params.journal)
         except ValidationError as exc:
             raise from_pydantic(exc, "journal", prefix="journal") from None
-        journal = stable_prefix(journal)
+        journal = r.stable_prefix(journal)
         if not journal or not isinstance(journal[0], r.SessionCreated) \
                 or journal[0].session_id != params.session_id:
             raise validation_error("the journal does not start by creating this session",
@@ -229,24 +198,25 @@ class CouncilService:
             raise
         s = rt.session
         question = s.active_question if s.status is SessionStatus.CLARIFYING else None
-        return RestoreResult(session_id=s.session_id, status=s.status, question=question,
-                             awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, records=len(journal),
-                             stopped=s.stopped)
+        return methods.RestoreResult(session_id=s.session_id, status=s.status, question=question,
+                                     awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING,
+                                     records=len(journal), stopped=s.stopped)
 
     # --- the consult tools (council.consult) ------------------------------------------------------------------
-    async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
+    async def consult(self, params: consult.ConsultParams | consult.PersonaConsultParams, ask: Asker | None = None,
                       session_id: str | None = None, client_model: str | None = None,
-                      client_models=None) -> ConsultResult:
+                      client_models=None) -> consult.ConsultResult:
         return await self.consultant.consult(params, ask, session_id, client_model, client_models)
 
-    async def consult_request(self, params: ConsultRequest | PersonaConsultRequest) -> ConsultResult:
+    async def consult_request(self, params: consult.ConsultRequest | consult.PersonaConsultRequest
+                              ) -> consult.ConsultResult:
         """``council/consult`` and ``council/personaConsult`` over JSON-RPC."""
         return await self.consult(params, None, params.session_id, params.client_model, params.client_models)
 
-    def consult_plan(self, params: ConsultPlanParams) -> ConsultPlan:
+    def consult_plan(self, params: consult.ConsultPlanParams) -> consult.ConsultPlan:
         return self.consultant.plan(params.consult_params())
 
-    def define_personas(self, params: DefinePersonasParams) -> DefinePersonasResult:
+    def define_personas(self, params: consult.DefinePersonasParams) -> consult.DefinePersonasResult:
         result, written = self.overrides.define(params, self.library)
         if written:
             self.use_library(load_personas(self.config.persona_layers()))
@@ -261,10 +231,10 @@ class CouncilService:
         self.library = library
         self.engine.library = library
 
-    def personas(self) -> PersonasResult:
-        return PersonasResult(personas=self.library.infos(), councils=self.library.councils)
+    def personas(self) -> methods.PersonasResult:
+        return methods.PersonasResult(personas=self.library.infos(), councils=self.library.councils)
 
-    async def review(self, params: ReviewParams, on_progress: Progress | None = None) -> ReviewResult:
+    async def review(self, params: methods.ReviewParams, on_progress: Progress | None = None) -> methods.ReviewResult:
         """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``.
         Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events. Review
         mode's modules load on its first request, not with the sidecar."""
@@ -276,12 +246,12 @@ class CouncilService:
             request, provider=params.provider, model=params.model, client=params.client,
             on_progress=on_progress or self.narrator.review_progress(f"review:{request.request_id}"),
             timeout=params.timeout_seconds)
-        return ReviewResult(decision=decision, markdown=decision_markdown(decision),
-                            compact_markdown=decision_text(decision))
+        return methods.ReviewResult(decision=decision, markdown=decision_markdown(decision),
+                                    compact_markdown=decision_text(decision))
 
-    async def providers(self) -> ProvidersResult:
+    async def providers(self) -> methods.ProvidersResult:
         statuses = await provider_statuses(self.config)
-        return ProvidersResult(default=self.config.default or "automatic", providers=statuses)
+        return methods.ProvidersResult(default=self.config.default or "automatic", providers=statuses)
 
     async def aclose(self) -> None:
         await self.sessions.aclose()

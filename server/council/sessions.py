@@ -19,23 +19,24 @@ from council.errors import CouncilError, internal_error, root_cause, validation_
 from council.evidence import WorkspaceTools
 from council.narrator import Narrator, language_of
 from council.personas.loader import PersonaLibrary
-from council.present import failures
+from council.present import cost, failures, outcome
 from council.present import status as words
 from council.present.writer import PresentWriter
-from council.protocol.methods import CancelResult, ClientCapabilities, StopResult, TurnParams, TurnResult
-from council.provider_hub import ProviderHub
+from council.protocol.language import ChatLabels
+from council.protocol.methods import Awaiting, CancelResult, ClientCapabilities, StopResult, TurnParams, TurnResult
+from council.protocol.seating import CallUsage
+from council.provider_hub import ProviderHub, drop_unoffered
+from council.providers.base import ProviderError
 from council.providers.client import ClientBridge
-from council.seat_requests import drop_unoffered, seat_session
 from council.session.calls.failure import failure_of
 from council.session.calls.structured import ProviderPicker
 from council.session.state import records as r
-from council.session.state.entities import SessionSettings, SessionStatus
-from council.session.state.runtime import SessionRuntime, Turn
+from council.session.state.entities import DiscussionStatus, SessionSettings, SessionStatus
+from council.session.state.runtime import SessionRuntime, Turn, can_extend
 from council.session.state.store import Live, SessionStore
 from council.session.state.transitions import TERMINAL
 from council.session.steps.engine import Engine, Plan
 from council.session.steps.intents import Intent
-from council.turn_result import turn_result
 from council.words import speaking, t
 
 log = logging.getLogger(__name__)
@@ -62,8 +63,7 @@ class Sessions:
         """Create the session ``plan`` describes, seat it (``params``' options and client), run its first turn and
         ``then``; a session that was not created by then is forgotten. ``cancelled``: the session is cancelled (with
         this reason) when the caller cancels, where a chat's is stopped."""
-        seating, default = await seat_session(self.hub, self.config, self.engine.library, params,
-                                              plan.selection.names)
+        seating, default = await self.hub.seat(self.engine.library, params, plan.selection.names)
         live = self.store.create(session_id, plan.settings.language)
         rt = live.rt
         live.pick = pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
@@ -91,9 +91,16 @@ class Sessions:
         seats (one journaled before seating existed has its models chosen again)."""
         rt = live.rt
         if live.pick is None and rt.session.seating is not None:
-            live.pick = self.hub.restored_picker(lambda: rt.session.seating, rt.session.seating.chair)
+            try:
+                default = self.hub.provider_of(rt.session.seating.chair)
+            except (ProviderError, CouncilError) as exc:  # a chat's model this sidecar cannot serve: the caller's
+                raise validation_error(f"model provider problem: {exc.message}") from None
+            live.pick = self.hub.picker_for(lambda: rt.session.seating, default)
         elif live.pick is None:
-            live.pick, _ = await self.hub.session_picker(params.options, params.client)
+            try:
+                live.pick, _ = await self.hub.picker(params.options, params.client)
+            except ProviderError as exc:
+                raise validation_error(f"model provider problem: {exc.message}", kind=exc.kind) from None
         return live.pick
 
     async def run_turn(self, live: Live, intent: Intent, step: Step,
@@ -174,3 +181,21 @@ class Sessions:
             if live.running is not None:
                 live.running.scope.cancel()
         await self.hub.aclose()
+
+
+def turn_result(rt: SessionRuntime, intent: Intent, message: str | None = None) -> TurnResult:
+    """``rt``'s session as a turn's wire result, with ``message`` (a note already written in its language) and the
+    words a client shows for it (buttons, followups, the usage line, revisit offers) in the session's language."""
+    s = rt.session
+    question = s.active_question if s.status is SessionStatus.CLARIFYING else None  # never after a cancel
+    last = s.discussions[-1] if s.discussions else None
+    with speaking(s.settings.language):
+        usage = CallUsage.of(s).model_copy(update={"markdown": cost.usage(s)})
+        revisit = outcome.revisits(s)
+    return TurnResult(session_id=s.session_id, intent=intent, status=s.status,
+                      awaiting=Awaiting.ANSWER if question else Awaiting.NOTHING, question=question,
+                      final_answer=s.final_answer if s.status is SessionStatus.COMPLETED else None,
+                      can_extend=s.status is SessionStatus.COMPLETED and can_extend(s), message=message,
+                      limit_reached=last is not None and last.status is DiscussionStatus.LIMIT_REACHED,
+                      stopped=s.stopped, usage=usage, revisit=revisit, language=s.settings.language,
+                      labels=ChatLabels.of(s.settings.language))

@@ -1,11 +1,8 @@
-"""Transcript files (opt-in): each completed session's markdown transcript written to a folder the user chose
-(``council serve --transcript-dir``, which ``council ask --transcript DIR`` and the VS Code setting
-``council.transcripts.directory`` pass on).
+"""Transcript files' names and folders (opt-in; README, *Evidence, transcripts and decision memory*); standard library
+only, so ``council ask`` checks its ``--transcript`` folder before the sidecar starts, before any model call.
 
-The file name is stable for a session — its start time, the first words of the question and the session id — so a
+The name is stable for a session — its start time, the first words of the question and the session id — so a
 follow-up or a re-opened debate rewrites the same file (:func:`council.archive.write_transcript` writes it whole).
-:func:`folder_problem` says up front when the folder cannot take them (a file in its place, or a place nobody may
-write), so ``council ask --transcript`` refuses before any model call and ``council serve`` logs it at start.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """``council ask``: a headless client of the sidecar, speaking the same JSON-RPC contract as the VS Code extension.
 
-It starts ``council serve`` (flags passed through), forwards the question as a ``council/turn``, renders the
-``council/event`` stream, asks clarification questions one at a time (numbers pick a choice → ``council/answer``;
-anything else is sent as a chat turn and the sidecar decides what it means; text that reads like a new question
-is confirmed first), and prints the final answer, or the
-``council/snapshot`` as JSON with ``--json``.
+It starts ``council serve`` (flags passed through), sends the question as a ``council/turn``, renders the
+``council/event`` stream and asks the clarification questions one at a time (the sidecar decides what an answer
+means; text that reads like a new question is confirmed first). Flags and exit codes: README, *In a terminal*.
 
 Ctrl-C cancels: the pending request is cancelled (``$/cancelRequest``), ``council/cancel`` is sent, the sidecar is
-shut down, "cancelled" is printed and the exit code is 130. The sidecar is spawned with SIGINT blocked so the
-terminal's Ctrl-C reaches only this client, which then stops the sidecar itself.
+shut down and the exit code is 130. The sidecar is spawned with SIGINT blocked so the terminal's Ctrl-C reaches only
+this client, which then stops the sidecar itself.
 """
 
 from __future__ import annotations
@@ -30,19 +28,8 @@ import anyio.from_thread
 import anyio.lowlevel
 from anyio.abc import TaskStatus
 
-from council.cli.ask_args import (
-    CANCELLED,
-    FAILED,
-    OK,
-    UNAVAILABLE,
-    USAGE,
-    AskError,
-    check_usage,
-    rpc_failure,
-    serve_args,
-    session_options,
-    usage_language,
-)
+from council.cli import ask_args
+from council.cli.ask_args import CANCELLED, FAILED, OK, UNAVAILABLE, USAGE, AskError, rpc_failure
 from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError
 from council.client.sidecar import Sidecar, start_sidecar
@@ -72,7 +59,7 @@ async def sidecar_for(args: argparse.Namespace, log_file: TextIO | None) -> Asyn
     the terminal's Ctrl-C; a Ctrl-C meanwhile stays pending here and is handled once the handshake is done."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        async with start_sidecar(serve_args(args), stderr=log_file) as sc:  # type: ignore[arg-type]
+        async with start_sidecar(ask_args.serve_args(args), stderr=log_file) as sc:  # type: ignore[arg-type]
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
             yield sc
     finally:
@@ -134,7 +121,7 @@ class Asker:
             return t(key)
 
     async def run(self, question: str) -> dict[str, Any]:
-        options = session_options(self.args)  # the session's language, as the sidecar will decide it
+        options = ask_args.session_options(self.args)  # the session's language, as the sidecar will decide it
         self.printer.language = session_language(question, options.get("language"), options.get("uiLanguage"))
         try:
             result = await self.sc.call("council/turn", {"text": question, "options": options})
@@ -316,7 +303,7 @@ def read_question(args: argparse.Namespace, ui: TextIO) -> str:
     else:
         text = sys.stdin.read().strip()
     if not text:
-        with speaking(usage_language(args)):
+        with speaking(ask_args.usage_language(args)):
             raise AskError(USAGE, t("usage.no_question"))
     return text
 
@@ -339,7 +326,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     ui = sys.stderr if args.json else sys.stdout
     try:
-        if problem := check_usage(args):
+        if problem := ask_args.check_usage(args):
             raise AskError(USAGE, problem)
         skip_unusable_memory(args)
         question = read_question(args, ui)
@@ -360,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _failed(args: argparse.Namespace, err: AskError) -> int:
     """Say why council ask stops (one line on stderr, in the session's language as far as it is known)."""
-    with speaking(usage_language(args)):
+    with speaking(ask_args.usage_language(args)):
         print(t("usage.error", message=err.message), file=sys.stderr)
     return err.code
 

@@ -1,6 +1,5 @@
 """``council ask``'s command line: its flags, how they become ``council serve`` flags and session options, usage
-checks, and the exit codes (0 done, 2 bad usage, 3 provider or model unavailable, 4 session failed, 130 cancelled).
-"""
+checks, and the exit codes (README, *In a terminal*). Apart from ``ask.py`` so the parser loads no client code."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from council.cli.model_args import add_provider_arguments
+from council.cli.serve import add_provider_arguments
 from council.client.rpc import RpcError
 from council.protocol.constants import MAX_MODEL_SPECS
 from council.session.state.language import session_language
@@ -65,7 +64,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def serve_args(args: argparse.Namespace) -> list[str]:
-    """The ``council serve`` flags for this run."""
     argv = ["--log-level", "INFO" if args.verbose else "WARNING"]
     for flag, value in (("--provider", args.provider), ("--model", args.model if args.provider else None),
                         ("--base-url", args.base_url), ("--api-key-env", args.api_key_env),
@@ -76,15 +74,10 @@ def serve_args(args: argparse.Namespace) -> list[str]:
     for flag, value in (("--workspace", args.workspace), ("--transcript-dir", args.transcript)):
         if value:
             argv += [flag, str(Path(value).expanduser().resolve())]
-    if args.no_evidence:
-        argv.append("--no-evidence")
-    if args.memory:
-        argv.append("--memory")
     for folder in args.personas_dir:
         argv += ["--personas-dir", folder]
-    if not args.embeddings:
-        argv.append("--no-embeddings")
-    return argv
+    on = {"--no-evidence": args.no_evidence, "--memory": args.memory, "--no-embeddings": not args.embeddings}
+    return argv + [flag for flag, given in on.items() if given]
 
 
 def session_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -120,47 +113,40 @@ def usage_language(args: argparse.Namespace) -> str:
 
 
 def check_usage(args: argparse.Namespace) -> str | None:
-    """A usage problem argparse cannot see, or None; in :func:`usage_language`."""
+    """A usage problem argparse cannot see, or None; in :func:`usage_language`. A ``--transcript`` folder that cannot
+    take the transcript is refused here, before the sidecar starts, so before any model call."""
     with speaking(usage_language(args)):
-        return _usage_problem(args)
+        for flag, value, low, high in (("--max-cycles", args.max_cycles, 1, 50),
+                                       ("--min-cycles", args.min_cycles, 1, 50),
+                                       ("--max-personas", args.max_personas, 1, 12)):
+            if value is not None and not low <= value <= high:
+                return t("usage.between", flag=flag, low=low, high=high)
+        if args.max_calls is not None and not 3 <= args.max_calls <= 1000:
+            return t("usage.max_calls")
+        if args.models is not None and not all(":" in spec for spec in model_specs(args.models) or [""]):
+            return t("usage.models")
+        if args.models is not None and len(model_specs(args.models)) > MAX_MODEL_SPECS:
+            return t("usage.too_many_models", limit=MAX_MODEL_SPECS, given=len(model_specs(args.models)))
+        if args.seating and not args.models:
+            return t("usage.needs", flag="--seating", needed="--models")
+        if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
+            return t("usage.needs_name")
+        if args.memory and not args.workspace:
+            return t("usage.memory")
+        if args.no_evidence and not args.workspace:
+            return t("usage.no_evidence")
+        if args.script and args.provider != "scripted":
+            return t("usage.needs", flag="--script", needed="--provider scripted")
+        if args.question is not None and not args.question.strip():
+            return t("usage.empty_question")
+        if args.transcript:
+            from council.present.transcript import unusable_folder
+            from council.transcripts import folder_problem
 
-
-def _usage_problem(args: argparse.Namespace) -> str | None:
-    for flag, value, low, high in (("--max-cycles", args.max_cycles, 1, 50), ("--min-cycles", args.min_cycles, 1, 50),
-                                   ("--max-personas", args.max_personas, 1, 12)):
-        if value is not None and not low <= value <= high:
-            return t("usage.between", flag=flag, low=low, high=high)
-    if args.max_calls is not None and not 3 <= args.max_calls <= 1000:
-        return t("usage.max_calls")
-    if args.models is not None and not all(":" in spec for spec in model_specs(args.models) or [""]):
-        return t("usage.models")
-    if args.models is not None and len(model_specs(args.models)) > MAX_MODEL_SPECS:
-        return t("usage.too_many_models", limit=MAX_MODEL_SPECS, given=len(model_specs(args.models)))
-    if args.seating and not args.models:
-        return t("usage.needs", flag="--seating", needed="--models")
-    if args.personas is not None and not [n for n in args.personas.split(",") if n.strip()]:
-        return t("usage.needs_name")
-    if args.memory and not args.workspace:
-        return t("usage.memory")
-    if args.no_evidence and not args.workspace:
-        return t("usage.no_evidence")
-    if args.script and args.provider != "scripted":
-        return t("usage.needs", flag="--script", needed="--provider scripted")
-    if args.question is not None and not args.question.strip():
-        return t("usage.empty_question")
-    if args.transcript:
-        return transcript_folder_problem(args.transcript, "--transcript")
-    return None
-
-
-def transcript_folder_problem(folder: str, flag: str) -> str | None:
-    """Why ``folder`` cannot take transcripts (checked before the sidecar starts, so before any model call)."""
-    from council.present.transcript import unusable_folder
-    from council.transcripts import folder_problem
-
-    path = Path(folder).expanduser().resolve()
-    problem = folder_problem(path)
-    return f"{flag} {folder}: " + unusable_folder(path, problem) if problem else None
+            path = Path(args.transcript).expanduser().resolve()
+            problem = folder_problem(path)
+            return f"--transcript {args.transcript}: " + unusable_folder(path, problem) if problem else None
+        return None
 
 
 def rpc_failure(err: RpcError, *, starting: bool) -> AskError:

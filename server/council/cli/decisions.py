@@ -1,12 +1,9 @@
-"""``council decisions list|search|show|forget``: the workspace's decision memory from the terminal.
+"""``council decisions list|search|show|forget``: the workspace's decision memory from the terminal (README,
+*Evidence, transcripts and decision memory*).
 
-It reads ``<workspace>/.council/decisions.sqlite3`` (``--workspace``, default the current directory), which the
-council fills only when memory is on (``council serve --memory``, ``council ask --memory``, the VS Code setting
-``council.memory.enabled``). Listing and searching never create the file. ``search`` ranks by TF-IDF similarity
-of the questions (the embedding model is not loaded for a one-shot command). ``--json`` prints the decisions as
-JSON. Exit codes: 0 done, 1 nothing found (``show``/``forget`` of an unknown id), 2 bad usage, 3 the memory file
-cannot be used (not a decision memory, or ``.council`` leads outside the workspace: one line says which and what to
-do).
+Listing and searching never create the memory file. ``search`` ranks by TF-IDF similarity of the questions (the
+embedding model is not loaded for a one-shot command). Exit codes: 0 done, 1 nothing found (``show``/``forget`` of
+an unknown id), 2 bad usage, 3 the memory file cannot be used (one line says why and what to do).
 """
 
 from __future__ import annotations

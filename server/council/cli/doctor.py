@@ -46,18 +46,14 @@ def package_status(module: str, distribution: str) -> tuple[bool, str]:
         return True, "installed"
 
 
-def serve_args(args: argparse.Namespace) -> list[str]:
+async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
     argv = ["--no-embeddings", "--log-level", "ERROR"]
     for flag, value in (("--provider", args.provider), ("--model", args.model), ("--base-url", args.base_url),
                         ("--api-key-env", args.api_key_env), ("--config", args.config)):
         if value:
             argv += [flag, value]
-    return argv
-
-
-async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
     with anyio.fail_after(60):
-        async with start_sidecar(serve_args(args)) as sc:
+        async with start_sidecar(argv) as sc:
             return await sc.call("council/providers")
 
 

@@ -1,13 +1,9 @@
 """``council inbox DIR``: watch ``DIR/inbox/*.json`` and answer each CouncilRequest in ``DIR/outbox/``.
 
-See ``council.review.inbox`` for the folder layout and the crash-safety rules. ``--once`` processes what is there
-(and what a dead run left in processing/) and exits; without it the watcher polls until Ctrl-C or SIGTERM (a review
-cut short stays in processing/ and is picked up again on the next start). One line per request goes to stderr.
-Exit codes: 0 done (every request decided, or rejected as malformed/duplicate: the sender's error, written beside
-the file in rejected/), 2 bad usage, 3 another watcher holds DIR, the folder is unusable, or (``--once``) a request
-could not be reviewed (it went to failed/) or could not even be set aside (it stays in processing/) — the watcher's
-side failed, so a script should look —, 130 (``--once``) interrupted by Ctrl-C. A watcher stops on Ctrl-C or SIGTERM
-with 0; what it was reviewing stays in processing/ for the next start.
+The folder layout, the crash-safety rules and the ``--once`` exit codes are README's (*Review mode*) and
+``council.review.inbox``'s. Without ``--once`` the watcher polls until Ctrl-C or SIGTERM and exits 0; what it was
+reviewing stays in processing/ for the next start; ``--once`` interrupted by Ctrl-C exits 130. One line per
+request goes to stderr.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """``council mcp``: serve the consult tools and ``council_review`` over MCP on stdin/stdout (newline-delimited
-JSON-RPC).
+JSON-RPC); README, *As tools: MCP and agents*.
 
-Flags are ``council serve``'s (the model comes from the same configuration: ``--config``, ``COUNCIL_PROVIDER``,
-``COUNCIL_MODEL`` …) plus ``--workspace`` (default: the current directory), whose ``.council/personas`` holds the
-persona overrides, and the sampling flags: a client that declares MCP sampling serves the council with its own
-model unless ``--provider`` names one (``--provider client``: only the client's model) or ``--no-sampling`` is given;
-``--sampling-hints`` are the seats' model hints (see :mod:`council.mcpserver.sampling`). Without ``--workspace``, a
-client that offers MCP roots sets the workspace: its first root (see :mod:`council.mcpserver.roots`;
-``--no-roots``: never). The advisors read the workspace as evidence only when it was given with ``--workspace`` or is
-a root the client shared. As with ``serve``, fd 1 is kept for the protocol and everything else goes to stderr.
-``--elicitation-timeout`` (or ``COUNCIL_ELICITATION_TIMEOUT``) is how long a clarifying question waits for the user's
-answer (default 600 s). stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
+Flags are ``council serve``'s plus the workspace's and the sampling ones (their help says what each does). The
+advisors read the workspace as evidence only when it was given with ``--workspace`` or is a root the client shared
+(:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept for the protocol and everything else goes to
+stderr; stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -111,12 +105,11 @@ def run(args: argparse.Namespace) -> int:
                               ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
 
     service = service_for(config)
-    library = service.library
     workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: service_for(
         build_config(args, str(folder))))
     server = build_mcp_server(service, router, CallModels(config, bridge, policy),
                               elicitation_timeout=args.elicitation_timeout, workspaces=workspaces)
-    log.info("council MCP server ready: %d personas, workspace %s; %s", len(library), config.workspace,
+    log.info("council MCP server ready: %d personas, workspace %s; %s", len(service.library), config.workspace,
              f"the client's model when it offers sampling (hints: {', '.join(policy.hints) or 'none'})"
              if policy.enabled else f"no sampling ({policy.why_not})")
 

@@ -203,9 +203,6 @@ class EventPrinter:
         for text in held:
             self.line(text)
 
-    def note(self, text: str) -> None:
-        self.line(self.style(f"· {text}", "dim"))
-
     def warn(self, text: str) -> None:
         """Warnings show even when quiet."""
         self._end_stream()
@@ -218,7 +215,7 @@ class EventPrinter:
         kind = event.get("type", "")
         text = event.get("markdown") or ""
         if kind == "progress":
-            self.note(event.get("message", ""))
+            self.line(self.style(f"· {event.get('message', '')}", "dim"))
         elif kind == "persona.delta" or (kind == "persona.completed" and self.streaming):
             if not self.quiet:  # a persona's line: its completion ends the streamed line
                 self.streaming = True

@@ -1,10 +1,6 @@
-"""``council review FILE|-``: review one seed-004 CouncilRequest and print the decision.
-
-The review runs in this process through the same entry point as the sidecar's ``council/review``
-(``council.reviewer.Reviewer``). Markdown goes to stdout (``--json``: the decision with ``verdicts`` and
-``audit``); progress lines go to stderr unless ``--quiet``. Exit codes: 0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO,
-3 could not review (bad usage, unreadable or invalid request, no model, a role's model failed, timeout), 130
-interrupted. With ``--json`` a failure also prints ``{"error": {code, message, details}}`` on stdout.
+"""``council review FILE|-``: review one seed-004 CouncilRequest in this process, through the same entry point as the
+sidecar's ``council/review`` (``council.reviewer.Reviewer``), and print the decision. Output and exit codes: README,
+*Review mode* (and 130 when interrupted); progress lines go to stderr unless ``--quiet``.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from council.cli.model_args import add_provider_arguments
+from council.cli.serve import add_provider_arguments
 from council.errors import CouncilError, validation_error
 
 APPROVE, REJECT, NEEDS_MORE_INFO, COULD_NOT_REVIEW, INTERRUPTED = 0, 1, 2, 3, 130

@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from council.cli.model_args import add_provider_arguments
-
 log = logging.getLogger("council.serve")
+
+REAL_PROVIDERS = ("openai", "ollama", "embedded")
 
 
 def protect_stdout() -> BinaryIO:
@@ -31,6 +31,19 @@ def protect_stdout() -> BinaryIO:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return os.fdopen(proto_fd, "wb", buffering=0)
+
+
+def add_provider_arguments(p: argparse.ArgumentParser, *, client: bool = False, provider_help: str,
+                        config_help: str = "config file (JSON or TOML): providers, persona → provider map") -> None:
+    """The model flags every command that runs a council shares: ``--provider --model --base-url --api-key-env
+    --config --script`` (``client``: the provider a client lends)."""
+    kinds = [*REAL_PROVIDERS, "scripted", *(["client"] if client else [])]
+    p.add_argument("--provider", choices=kinds, help=provider_help)
+    p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
+    p.add_argument("--api-key-env", help="name of the environment variable holding the API key")
+    p.add_argument("--config", help=config_help)
+    p.add_argument("--script", help="script file for the scripted provider")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -89,16 +102,10 @@ def check_transcript_dir(folder: Path) -> None:
 def session_settings(args: argparse.Namespace):
     from council.session.state.entities import SessionSettings
 
-    settings = SessionSettings()
-    update = {}
+    update = {"max_cycles": args.max_cycles, "min_cycles": args.min_cycles, "depth": args.depth}
     if args.max_cycles:
-        update["max_cycles"] = args.max_cycles
         update["extended_max_cycles"] = max(20, args.max_cycles)
-    if args.min_cycles:
-        update["min_cycles"] = args.min_cycles
-    if args.depth:
-        update["depth"] = args.depth
-    return settings.model_copy(update=update) if update else settings
+    return SessionSettings().model_copy(update={key: value for key, value in update.items() if value})
 
 
 def run(args: argparse.Namespace) -> int:

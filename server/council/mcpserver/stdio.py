@@ -31,7 +31,7 @@ from mcp.shared.message import SessionMessage
 
 from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
-from council.stdin_pump import pump
+from council.transport.stdio import pump
 
 log = logging.getLogger("council.mcp")
 

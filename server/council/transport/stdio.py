@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from typing import TYPE_CHECKING
 
-from council.stdin_pump import pump
 from council.transport.framing import FrameReader
 
 if TYPE_CHECKING:
@@ -27,7 +27,29 @@ if TYPE_CHECKING:
 log = logging.getLogger("council.serve")
 
 QUEUE_CHUNKS = 4
+READ_CHUNK = 64 * 1024
 STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the declared length was too long
+
+
+def pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue, slots: threading.Semaphore,
+         who: str) -> None:
+    """The reader thread of both stdio servers (this one and ``council mcp``'s guard, which imports nothing else
+    from the transport): raw chunks of stdin read with ``os.read`` off the event loop, one per free slot of
+    ``slots``, so a flooding client is read no faster than the server consumes. An empty chunk is the end of input
+    (also after a read error, which is logged as ``who``'s)."""
+    while True:
+        slots.acquire()
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except OSError as exc:
+            log.error("%s: reading stdin failed (%s); exiting", who, exc)
+            chunk = b""
+        try:
+            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+        except RuntimeError:  # the loop has closed
+            return
+        if not chunk:
+            return
 
 
 def serve_stdio(gate: Gate, stdin_fd: int) -> int:
