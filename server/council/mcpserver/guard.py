@@ -44,13 +44,14 @@ from pydantic import BaseModel, ValidationError
 from council.encodable import encodable
 from council.errors import from_pydantic
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.transport.framing import decode_json
+from council.transport.jsonrpc import MsgId, valid_id
 
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # the largest message read (16 MiB, as the sidecar); longer lines are refused
 MAX_DEPTH = 64  # arrays and objects inside each other; tool arguments need a handful, the SDK's parser fails ~200
 ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id
-INVALID_PARAMS = -32602
 MALFORMED_RESPONSE = "malformed_response"
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -62,8 +63,6 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
 
-MsgId = int | str
-
 
 def _methods(union: Any) -> dict[str, type[BaseModel]]:
     """``{method: model}`` for the request (or notification) models of one of the SDK's unions."""
@@ -73,10 +72,6 @@ def _methods(union: Any) -> dict[str, type[BaseModel]]:
 
 REQUESTS = _methods(types.ClientRequest)
 NOTIFICATIONS = _methods(types.ClientNotification)
-
-
-def valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
@@ -123,13 +118,6 @@ def _id_value(token: bytes) -> MsgId | None:
         except ValueError:
             return None
     return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _sanitize(value: Any) -> Any:
@@ -226,7 +214,7 @@ class Guard:
                 f"{MAX_DEPTH} are read", "too_deep", limit=MAX_DEPTH))
             return None
         try:
-            value = _DECODER.decode(text)
+            value = decode_json(text)
         except (ValueError, RecursionError) as exc:
             verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
                                                  f"the message is not JSON: {str(exc)[:200]}", "not_json"))
@@ -283,7 +271,7 @@ class Guard:
             models[method].model_validate({"method": method, **({} if params is None else {"params": params})})
         except ValidationError as exc:
             err = from_pydantic(exc, f"params of {method}")
-            return refuse(INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
+            return refuse(types.INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
         self.in_flight.add(msg_id)
         verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(
             jsonrpc="2.0", id=msg_id, method=method, **({} if params is None else {"params": params}))))

@@ -32,6 +32,7 @@ from mcp.shared.message import SessionMessage
 from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.stdin_pump import pump
+from council.transport.framing import encode_json
 
 log = logging.getLogger("council.mcp")
 
@@ -111,11 +112,7 @@ class LineWriter:
             if isinstance(message.get("error"), dict):
                 message["error"] = contract_error(message["error"])
             self.guard.answered(message.get("id"))
-        try:
-            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: \uXXXX escapes keep it, losslessly
-            data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+        data = encode_json(message)  # a lone surrogate is kept, as a \uXXXX escape
         try:
             self.stream.write(data + b"\n")
             self.stream.flush()
