@@ -1,31 +1,23 @@
 """The guard in front of the MCP SDK's session: what a client writes to ``council mcp`` is checked here, line by line,
 and only messages the SDK can serve reach it; everything else is answered here.
 
-The SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
+Why: the SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
 its parser allows, a batch, a response whose ``result`` is not an object …) and its client never gets an answer.
 :class:`Guard` is sans-IO (``receive(line)`` → what to forward and what to answer), so it is tested without a
 process; :mod:`council.mcpserver.stdio` runs it on stdin/stdout. Every refusal is a JSON-RPC error whose ``data``
-has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong):
+has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong); the
+codes are the README's ("As tools: MCP and agents", Errors). Nesting deeper than :data:`MAX_DEPTH` is counted on
+the bytes, before any parser recurses; a line that cannot be parsed is answered with its top-level ``id`` when the
+bytes still show it (:func:`readable_id`, a token scan that survives junk and deep nesting after the id).
+Besides the README's cases: a request id still in flight → -32600; a notification method sent with an id → -32601;
+wrong params → -32602 with one ``details.fields`` entry per bad field; an unknown or malformed notification is
+dropped (logged); a client's response without a valid id, or to no request the server sent (:meth:`Guard.asked`
+is told each one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK
+as an error response (``details.reason`` ``malformed_response``), so the request waiting for it (an elicitation)
+ends instead of waiting forever.
 
-- a line that is not UTF-8, not JSON (NaN and Infinity included), longer than :data:`MAX_LINE_BYTES` or nested
-  deeper than :data:`MAX_DEPTH` (counted on the bytes, before any parser recurses) → -32700, with the top-level
-  ``id`` when it can still be read from the bytes, else id null;
-- JSON that is not a JSON-RPC 2.0 message (not an object, a bad ``jsonrpc``, an ``id`` that is not a string or an
-  integer, a non-object ``params``), a batch (each element with a valid id gets its own error, MCP has no batches
-  since 2025-06-18), a request id still in flight → -32600;
-- a request before ``notifications/initialized`` other than ``initialize`` and ``ping`` → -32002; a request for a
-  method MCP clients do not send (or a notification method sent with an id) → -32601; known method, wrong params
-  → -32602 with one ``details.fields`` entry per bad field;
-- a notification that is unknown or malformed is dropped (logged), as JSON-RPC wants;
-- a response of the client without a valid id, or to no request the server sent (:meth:`Guard.asked` is told each
-  one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK as an
-  error response (``data.details.reason`` ``malformed_response``), so the request that waits for it (an
-  elicitation) ends instead of waiting forever.
-
-Strings holding a lone surrogate (``"\\ud800"``: valid JSON, not Unicode) have U+FFFD in its place before anything
-else reads them (:func:`council.encodable.encodable`), so no encoder downstream can fail on them; except a
-message's ``id``, which is kept exactly, so the answer matches the request (the writer escapes it as ``\\ud800``,
-as the sidecar's ``council.transport.framing.encode_json`` does).
+Lone surrogates in strings become U+FFFD before anything else reads them (:func:`council.encodable.encodable`),
+except a message's ``id``, kept exactly so the answer matches the request (the writer escapes it as ``\\ud800``).
 """
 
 from __future__ import annotations

@@ -2,16 +2,12 @@
 :class:`~council.mcpserver.guard.Guard` in front of the SDK's session (replaces ``mcp.server.stdio.stdio_server``,
 whose reader drops what it cannot parse without an answer).
 
-A daemon thread blocks in ``os.read`` on stdin and hands chunks to the event loop with back-pressure (at most
-:data:`QUEUE_CHUNKS` unread chunks); :class:`LineSplitter` cuts them into lines with bounded memory (a line over
-:data:`~council.mcpserver.guard.MAX_LINE_BYTES` is skipped to its end, only its head kept to find its id). Each line
-goes to the guard: what it accepts is sent to the SDK's read stream, what it refuses is answered at once.
-
-One :class:`LineWriter` writes every outgoing message whole (the SDK's and the guard's): compact UTF-8 JSON, a
-string that cannot be UTF-8 escaped as ``\\uXXXX`` instead of failing; a result that cannot be serialised at all is
-replaced by an internal error for its id, so the request is still answered. Every JSON-RPC error gets the
-contract's ``data`` (``{code, message, details}``) when the SDK built one without it. A broken stdout stops the
-server (the client is gone); the end of input ends it.
+A daemon thread reads stdin with back-pressure (as ``council serve``'s); :class:`LineSplitter` cuts the chunks into
+lines with bounded memory. Each line goes to the guard: what it accepts is sent to the SDK's read stream, what it
+refuses is answered at once. One :class:`LineWriter` writes every outgoing message whole (the SDK's and the
+guard's); every JSON-RPC error gets the contract's ``data`` (``{code, message, details}``) when the SDK built one
+without it, and a result that cannot be serialised becomes an internal error for its id, so the request is still
+answered. A broken stdout stops the server (the client is gone); the end of input ends it.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
 
-``TOOLS`` are the consult tools and ``council_review`` (VS Code's agent-mode tools carry the same); ``MCP_ONLY``
-are offered by ``council mcp`` alone (``council_decisions``, the decision memory's query tool, listed when memory is
-on).
-
-Names use underscores (``council_consult``): dots break VS Code, Copilot CLI and Codex. Schemas are the pydantic
-models of ``council.protocol.consult`` (and, for ``council_review``, seed 004's ``CouncilRequest`` in and the
-``ReviewedDecision`` out) with every ``$ref`` inlined, since several clients do not resolve
-references. ``python -m tools.lmtools`` writes them into package.json's ``languageModelTools`` (the VS Code
-extension's agent-mode tools carry the same schemas).
+``TOOLS`` are the consult tools and ``council_review`` (VS Code's agent-mode tools carry the same: ``python -m
+tools.lmtools`` writes them into package.json); ``MCP_ONLY`` are offered by ``council mcp`` alone
+(``council_decisions``, listed when memory is on). Names use underscores: dots break VS Code, Copilot CLI and
+Codex. Every ``$ref`` in the schemas is inlined, since several clients do not resolve references.
 """
 
 from __future__ import annotations

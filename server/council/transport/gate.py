@@ -4,28 +4,14 @@ The stdio loop feeds it :class:`~council.transport.framing.Message` and ``Fault`
 refusal itself (with the contract's error data) and hands the rest to pygls's protocol one top-level message at a
 time, which runs the handshake, dispatches to the registered features, runs each request as a task, cancels, and
 settles the sidecar's own requests. Whatever pygls sends passes back through the gate (the writer's ``outgoing``):
-its errors get the contract's data and its responses end the requests in flight.
+its errors get the contract's data and its responses end the requests in flight. Which message is refused how
+(malformed frames, the lifecycle, unknown methods, duplicate ids) is docs/protocol.md's "Transport" section.
 
-- A malformed frame is answered with id null (its fault's code), or with its id when the start of a frame too large to
-  read gave one; one that was a response to a request of the sidecar's settles that request as failed. A message whose
-  declared length ran past its JSON is refused (-32600, with its id when it is a request) and never runs.
-- Before ``initialize`` has answered every other request gets -32002 and every notification but ``exit`` is
-  dropped. ``initialize`` params are checked (-32602 with field details); a second ``initialize`` gets -32600.
-- Built with ``load`` instead of a protocol (what ``council serve`` does), the gate answers ``initialize`` itself
-  (no LSP capabilities, the server's name and version) before pygls, lsprotocol and the service are even imported,
-  then calls ``load`` for them and runs pygls's own ``initialize`` with its answer kept back. Whatever arrived
-  meanwhile waits in the stdio loop's queue. If ``load`` fails (a broken persona file …), every later request is
-  answered with an internal error naming the cause (``details.reason`` ``not started``), ``shutdown`` with null,
-  and the exit code is 1.
-- From the arrival of ``shutdown`` every request gets -32600 and every notification but ``exit`` is dropped.
-- A request for a method with no registered feature (or for a notification method, sent with an id) gets
-  -32601; a request id still in flight gets -32600; an unknown notification is ignored; a request method sent
-  without an id is not run; ``$/cancelRequest`` reaches pygls only for a request in flight (never ``shutdown``); a
-  response carrying the id of one of the client's own requests in flight is dropped.
-- ``exit``, the end of input and a broken stdout stop reading; :meth:`Gate.close` lets a pending ``shutdown``
-  answer, closes the service if ``shutdown`` never came, and closes the output: code 0 after ``shutdown``, else 1
-  (pygls never gets ``exit``: it would call ``sys.exit``). A request still running then is refused (-32600,
-  ``details.reason`` ``shutdown``): every request is answered once.
+Built with ``load`` instead of a protocol (what ``council serve`` does), the gate answers ``initialize`` itself
+before pygls, lsprotocol and the service are even imported, then calls ``load`` for them and runs pygls's own
+``initialize`` with its answer kept back; whatever arrived meanwhile waits in the stdio loop's queue. pygls never
+gets ``exit`` (it would call ``sys.exit``): :meth:`Gate.close` lets a pending ``shutdown`` answer, closes the service
+if ``shutdown`` never came, refuses what still runs (every request is answered once) and returns LSP's exit code.
 """
 
 from __future__ import annotations
