@@ -33,7 +33,7 @@ from typing import Any
 import mcp.types as types
 from pydantic import BaseModel, ValidationError
 
-from council.encodable import encodable
+from council.encodable import encodable_value
 from council.errors import from_pydantic
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import decode_json
@@ -112,31 +112,23 @@ def _id_value(token: bytes) -> MsgId | None:
     return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
 
 
-def _sanitize(value: Any) -> Any:
-    """``value`` with U+FFFD for every lone surrogate in its strings (keys included)."""
-    if isinstance(value, str):
-        return encodable(value)
-    if isinstance(value, list):
-        return [_sanitize(v) for v in value]
-    if isinstance(value, dict):
-        return {encodable(k): _sanitize(v) for k, v in value.items()}
-    return value
-
-
 def _sanitize_message(value: Any) -> Any:
-    """A message (or a batch of them) with :func:`_sanitize` applied, except the ids it names: its ``id`` and a
-    cancellation's ``params.requestId`` stay exactly as sent, so they still match the request they refer to."""
+    """A message (or a batch of them) with :func:`~council.encodable.encodable_value` applied, except the ids it
+    names: its ``id`` and a cancellation's ``params.requestId`` stay exactly as sent, so they still match the
+    request they refer to."""
     if isinstance(value, list):
         return [_sanitize_message(item) for item in value]
     if not isinstance(value, dict):
-        return _sanitize(value)
-    clean = _sanitize(value)
-    if "id" in value:
-        clean["id"] = value["id"]
+        return encodable_value(value)
     params = value.get("params")
-    if isinstance(params, dict) and "requestId" in params and isinstance(clean.get("params"), dict):
-        clean["params"]["requestId"] = params["requestId"]
-    return clean
+    kept_id = value.get("id")
+    kept_request = params.get("requestId") if isinstance(params, dict) else None
+    encodable_value(value)  # in place: ``params`` is still the same dict
+    if "id" in value:
+        value["id"] = kept_id
+    if kept_request is not None:
+        params["requestId"] = kept_request
+    return value
 
 
 @dataclass
@@ -249,10 +241,10 @@ class Guard:
             return refuse(INVALID_REQUEST, "id must be a string or an integer", "bad_id")
         if params is not None and not isinstance(params, dict):
             return refuse(INVALID_REQUEST, "params must be an object", "bad_params")
+        body = {"method": method, **({} if params is None else {"params": params})}
         if not has_id:
-            return self._notification(value, method, params, verdict)
-        models = REQUESTS
-        if method not in models:
+            return self._notification(value, body, verdict)
+        if method not in REQUESTS:
             return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
         if method not in _ALWAYS and not self.initialized:
             return refuse(SERVER_NOT_INITIALIZED, f"{method} before notifications/initialized: initialize first",
@@ -260,21 +252,21 @@ class Guard:
         if msg_id in self.in_flight:
             return refuse(INVALID_REQUEST, f"request id {msg_id!r} is still in flight", "duplicate_id")
         try:
-            models[method].model_validate({"method": method, **({} if params is None else {"params": params})})
+            REQUESTS[method].model_validate(body)
         except ValidationError as exc:
             err = from_pydantic(exc, f"params of {method}")
             return refuse(types.INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
         self.in_flight.add(msg_id)
-        verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(
-            jsonrpc="2.0", id=msg_id, method=method, **({} if params is None else {"params": params}))))
+        verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(jsonrpc="2.0", id=msg_id, **body)))
 
-    def _notification(self, value: dict[str, Any], method: str, params: Any, verdict: Verdict) -> None:
+    def _notification(self, value: dict[str, Any], body: dict[str, Any], verdict: Verdict) -> None:
+        method = body["method"]
         model = NOTIFICATIONS.get(method)
         if model is None:
             log.info("notification %r dropped: no such notification", method[:100])
             return
         try:
-            model.model_validate({"method": method, **({} if params is None else {"params": params})})
+            model.model_validate(body)
         except ValidationError as exc:
             log.info("notification %s dropped: %s", method, from_pydantic(exc, "params").message[:500])
             return
