@@ -51,11 +51,6 @@ def seat_models(hints: tuple[str, ...]) -> list[ClientModel]:
     return [chair, *(ClientModel(id=h, vendor="mcp", family=h, name=h) for h in hints if h != CHAT_MODEL_ID)]
 
 
-def offers_sampling(ctx: Any) -> bool:
-    client = ctx.session.client_params
-    return client is not None and client.capabilities.sampling is not None
-
-
 class CallModels:
     """Puts each tool call on a model: routes the client's model for the call's session, or checks that the server
     has one of its own."""
@@ -66,7 +61,9 @@ class CallModels:
         self.policy = policy
 
     def sampling(self, ctx: Any) -> bool:
-        return self.bridge is not None and self.policy.enabled and offers_sampling(ctx)
+        client = ctx.session.client_params
+        return (self.bridge is not None and self.policy.enabled and client is not None
+                and client.capabilities.sampling is not None)
 
     @asynccontextmanager
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:

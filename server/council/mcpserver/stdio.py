@@ -53,25 +53,19 @@ class LineSplitter:
         self._skipping: bytearray | None = None  # the head of an overlong line, until its end
 
     def feed(self, data: bytes) -> list[bytes | Overlong]:
+        *lines, rest = data.split(b"\n")
         out: list[bytes | Overlong] = []
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            piece = data[start:] if end < 0 else data[start:end]
-            self._take(piece, out)
-            if end < 0:
-                return out
-            self._finish(out)
-            start = end + 1
+        for line in lines:
+            self._take(line)
+            out.append(self._finish())
+        self._take(rest)
+        return out
 
     def close(self) -> list[bytes | Overlong]:
         """The end of input: a last line without ``\\n`` counts."""
-        out: list[bytes | Overlong] = []
-        if self._buf or self._skipping is not None:
-            self._finish(out)
-        return out
+        return [self._finish()] if self._buf or self._skipping is not None else []
 
-    def _take(self, piece: bytes, out: list[bytes | Overlong]) -> None:
+    def _take(self, piece: bytes) -> None:
         if self._skipping is not None:
             self._skipping += piece[:max(0, HEAD_BYTES - len(self._skipping))]
             return
@@ -80,13 +74,12 @@ class LineSplitter:
             self._skipping = bytearray(self._buf[:HEAD_BYTES])
             self._buf = bytearray()
 
-    def _finish(self, out: list[bytes | Overlong]) -> None:
+    def _finish(self) -> bytes | Overlong:
         if self._skipping is not None:
-            out.append(Overlong(bytes(self._skipping)))
-            self._skipping = None
-        else:
-            out.append(bytes(self._buf))
-            self._buf = bytearray()
+            overlong, self._skipping = Overlong(bytes(self._skipping)), None
+            return overlong
+        line, self._buf = bytes(self._buf), bytearray()
+        return line
 
 
 class LineWriter:

@@ -14,13 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from council.present import tools as words
-from council.protocol.consult import (
-    ConsultParams,
-    ConsultResult,
-    DefinePersonasParams,
-    DefinePersonasResult,
-    PersonaConsultParams,
-)
+from council.protocol import consult
 from council.protocol.decisions import DecisionsParams, DecisionsResult
 from council.review.models import CouncilRequest, ReviewedDecision
 
@@ -43,11 +37,12 @@ class ToolSpec:
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("council_consult", *words.CONSULT, ConsultParams, ConsultResult, idempotent=False, writes="archive"),
-    ToolSpec("persona_consult", *words.PERSONA_CONSULT, PersonaConsultParams, ConsultResult, idempotent=False,
+    ToolSpec("council_consult", *words.CONSULT, consult.ConsultParams, consult.ConsultResult, idempotent=False,
              writes="archive"),
-    ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, DefinePersonasParams, DefinePersonasResult,
-             idempotent=True, writes="workspace"),
+    ToolSpec("persona_consult", *words.PERSONA_CONSULT, consult.PersonaConsultParams, consult.ConsultResult,
+             idempotent=False, writes="archive"),
+    ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, consult.DefinePersonasParams,
+             consult.DefinePersonasResult, idempotent=True, writes="workspace"),
     ToolSpec("council_review", *words.REVIEW, CouncilRequest, ReviewedDecision, idempotent=False),
 )
 #: Offered by ``council mcp`` only (not contributed to VS Code), and only when the server can answer them.

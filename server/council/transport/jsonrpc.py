@@ -44,7 +44,6 @@ class RpcError(Exception):
         return contract_data(self.kind, self.message, self.details, self.language)
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON-RPC ``error`` member."""
         return {"code": self.code, "message": self.message, "data": self.data}
 
 
@@ -115,7 +114,6 @@ def invalid(message: str, reason: str, **details: Any) -> RpcError:
 
 
 def classify(value: Any) -> Envelope | list[Invalid]:
-    """What one decoded frame is."""
     if isinstance(value, list):
         return _batch(value)
     if not isinstance(value, dict):
@@ -175,13 +173,9 @@ def _batch(items: list[Any]) -> list[Invalid]:
     return answers or [Invalid(None, error)]
 
 
+_JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string",
+               list: "an array"}
+
+
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+    return _JSON_TYPES.get(type(value), "an object")  # a decoded JSON value: exactly one of these types, or a dict
