@@ -270,13 +270,11 @@ class FrameReader:
         if b"content-length" not in headers:
             return self._fault("a header block without Content-Length", "no content-length", buf[:pos], 1)
         del buf[:pos]
-        return self._begin_body(int(headers[b"content-length"]))
-
-    def _begin_body(self, length: int) -> object:
+        length = int(headers[b"content-length"])
         if length > self.max_message:  # a new frame, so reported even while quiet, once its id is looked for
             self._refusing, self._quiet = length, True
-            return None
-        self._length, self._quiet = length, False
+        else:
+            self._length, self._quiet = length, False
         return None
 
     def _refuse_large(self, final: bool) -> object:
