@@ -63,9 +63,8 @@ class Gate:
     def __init__(self, protocol: JsonRPCProtocol | None, writer: FrameWriter, *,
                  notifications: frozenset[str] = frozenset(), teardown: Callable[[], Awaitable[None]] | None = None,
                  load: Callable[[], Served] | None = None) -> None:
-        """``notifications``: the registered features that are notifications; ``teardown`` closes the service when
-        the client goes away without ``shutdown``. Without ``protocol``, ``load`` gives all three once
-        ``initialize`` is answered."""
+        """``notifications`` and ``teardown`` as in :class:`Served`; without ``protocol``, ``load`` gives a
+        :class:`Served` once ``initialize`` is answered."""
         if protocol is None and load is None:
             raise ValueError("a gate needs a protocol or a way to load one")
         self.protocol: JsonRPCProtocol | None = None
