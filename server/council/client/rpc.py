@@ -1,11 +1,7 @@
-"""A JSON-RPC 2.0 connection over byte streams, on the sidecar's own framing and envelopes read strictly.
-
-Frames are read with :class:`~council.transport.framing.FrameReader` in strict mode and written with
-:func:`~council.transport.framing.encode_frame`; each message is classified by
-:func:`~council.transport.jsonrpc.classify`. Any byte that is not part of a well-formed frame, and any message that
-is not JSON-RPC 2.0, is a :class:`FramingError`: this is how the tests prove stdout carries the protocol only.
-Requests from the peer are answered by registered handlers; notifications go to listeners; ``$/cancelRequest`` is
-sent when a pending call is cancelled.
+"""A JSON-RPC 2.0 connection over byte streams, on the sidecar's own framing (:mod:`council.transport.framing`, in
+strict mode) and envelopes (:func:`council.transport.jsonrpc.classify`). Any byte that is not part of a well-formed
+frame, and any message that is not JSON-RPC 2.0, is a :class:`FramingError`: this is how the tests prove stdout
+carries the protocol only.
 """
 
 from __future__ import annotations

@@ -47,16 +47,12 @@ class Sidecar:
         return [e for e in self.events if e.get("sessionId") == session_id]
 
 
-def serve_command(args: list[str]) -> list[str]:
-    return [sys.executable, "-m", "council", "serve", *args]
-
-
 @asynccontextmanager
 async def start_sidecar(args: list[str] | None = None, *, env: dict[str, str] | None = None,
                         stderr: int | None = None) -> AsyncIterator[Sidecar]:
     """Run ``council serve ARGS``, do the initialize handshake, and shut it down cleanly on exit."""
-    full_env = {**os.environ, **(env or {})}
-    process = await anyio.open_process(serve_command(args or []), env=full_env, stderr=stderr)
+    process = await anyio.open_process([sys.executable, "-m", "council", "serve", *(args or [])],
+                                       env={**os.environ, **(env or {})}, stderr=stderr)
     assert process.stdout is not None and process.stdin is not None
     connection = Connection(process.stdout, process.stdin)
     async with anyio.create_task_group() as tg:

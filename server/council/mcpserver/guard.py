@@ -1,31 +1,23 @@
 """The guard in front of the MCP SDK's session: what a client writes to ``council mcp`` is checked here, line by line,
 and only messages the SDK can serve reach it; everything else is answered here.
 
-The SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
+Why: the SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
 its parser allows, a batch, a response whose ``result`` is not an object …) and its client never gets an answer.
 :class:`Guard` is sans-IO (``receive(line)`` → what to forward and what to answer), so it is tested without a
 process; :mod:`council.mcpserver.stdio` runs it on stdin/stdout. Every refusal is a JSON-RPC error whose ``data``
-has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong):
+has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong); the
+codes are the README's ("As tools: MCP and agents", Errors). Nesting deeper than :data:`MAX_DEPTH` is counted on
+the bytes, before any parser recurses; a line that cannot be parsed is answered with its top-level ``id`` when the
+bytes still show it (:func:`readable_id`, a token scan that survives junk and deep nesting after the id).
+Besides the README's cases: a request id still in flight → -32600; a notification method sent with an id → -32601;
+wrong params → -32602 with one ``details.fields`` entry per bad field; an unknown or malformed notification is
+dropped (logged); a client's response without a valid id, or to no request the server sent (:meth:`Guard.asked`
+is told each one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK
+as an error response (``details.reason`` ``malformed_response``), so the request waiting for it (an elicitation)
+ends instead of waiting forever.
 
-- a line that is not UTF-8, not JSON (NaN and Infinity included), longer than :data:`MAX_LINE_BYTES` or nested
-  deeper than :data:`MAX_DEPTH` (counted on the bytes, before any parser recurses) → -32700, with the top-level
-  ``id`` when it can still be read from the bytes, else id null;
-- JSON that is not a JSON-RPC 2.0 message (not an object, a bad ``jsonrpc``, an ``id`` that is not a string or an
-  integer, a non-object ``params``), a batch (each element with a valid id gets its own error, MCP has no batches
-  since 2025-06-18), a request id still in flight → -32600;
-- a request before ``notifications/initialized`` other than ``initialize`` and ``ping`` → -32002; a request for a
-  method MCP clients do not send (or a notification method sent with an id) → -32601; known method, wrong params
-  → -32602 with one ``details.fields`` entry per bad field;
-- a notification that is unknown or malformed is dropped (logged), as JSON-RPC wants;
-- a response of the client without a valid id, or to no request the server sent (:meth:`Guard.asked` is told each
-  one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK as an
-  error response (``data.details.reason`` ``malformed_response``), so the request that waits for it (an
-  elicitation) ends instead of waiting forever.
-
-Strings holding a lone surrogate (``"\\ud800"``: valid JSON, not Unicode) have U+FFFD in its place before anything
-else reads them (:func:`council.encodable.encodable`), so no encoder downstream can fail on them; except a
-message's ``id``, which is kept exactly, so the answer matches the request (the writer escapes it as ``\\ud800``,
-as the sidecar's ``council.transport.framing.encode_json`` does).
+Lone surrogates in strings become U+FFFD before anything else reads them (:func:`council.encodable.encodable`),
+except a message's ``id``, kept exactly so the answer matches the request (the writer escapes it as ``\\ud800``).
 """
 
 from __future__ import annotations
@@ -41,16 +33,17 @@ from typing import Any
 import mcp.types as types
 from pydantic import BaseModel, ValidationError
 
-from council.encodable import encodable
+from council.encodable import encodable_value
 from council.errors import from_pydantic
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.transport.framing import decode_json
+from council.transport.jsonrpc import MsgId, valid_id
 
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # the largest message read (16 MiB, as the sidecar); longer lines are refused
 MAX_DEPTH = 64  # arrays and objects inside each other; tool arguments need a handful, the SDK's parser fails ~200
 ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id
-INVALID_PARAMS = -32602
 MALFORMED_RESPONSE = "malformed_response"
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -62,8 +55,6 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
 
-MsgId = int | str
-
 
 def _methods(union: Any) -> dict[str, type[BaseModel]]:
     """``{method: model}`` for the request (or notification) models of one of the SDK's unions."""
@@ -73,10 +64,6 @@ def _methods(union: Any) -> dict[str, type[BaseModel]]:
 
 REQUESTS = _methods(types.ClientRequest)
 NOTIFICATIONS = _methods(types.ClientNotification)
-
-
-def valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
@@ -125,38 +112,23 @@ def _id_value(token: bytes) -> MsgId | None:
     return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _sanitize(value: Any) -> Any:
-    """``value`` with U+FFFD for every lone surrogate in its strings (keys included)."""
-    if isinstance(value, str):
-        return encodable(value)
-    if isinstance(value, list):
-        return [_sanitize(v) for v in value]
-    if isinstance(value, dict):
-        return {encodable(k): _sanitize(v) for k, v in value.items()}
-    return value
-
-
 def _sanitize_message(value: Any) -> Any:
-    """A message (or a batch of them) with :func:`_sanitize` applied, except the ids it names: its ``id`` and a
-    cancellation's ``params.requestId`` stay exactly as sent, so they still match the request they refer to."""
+    """A message (or a batch of them) with :func:`~council.encodable.encodable_value` applied, except the ids it
+    names: its ``id`` and a cancellation's ``params.requestId`` stay exactly as sent, so they still match the
+    request they refer to."""
     if isinstance(value, list):
         return [_sanitize_message(item) for item in value]
     if not isinstance(value, dict):
-        return _sanitize(value)
-    clean = _sanitize(value)
-    if "id" in value:
-        clean["id"] = value["id"]
+        return encodable_value(value)
     params = value.get("params")
-    if isinstance(params, dict) and "requestId" in params and isinstance(clean.get("params"), dict):
-        clean["params"]["requestId"] = params["requestId"]
-    return clean
+    kept_id = value.get("id")
+    kept_request = params.get("requestId") if isinstance(params, dict) else None
+    encodable_value(value)  # in place: ``params`` is still the same dict
+    if "id" in value:
+        value["id"] = kept_id
+    if kept_request is not None:
+        params["requestId"] = kept_request
+    return value
 
 
 @dataclass
@@ -226,7 +198,7 @@ class Guard:
                 f"{MAX_DEPTH} are read", "too_deep", limit=MAX_DEPTH))
             return None
         try:
-            value = _DECODER.decode(text)
+            value = decode_json(text)
         except (ValueError, RecursionError) as exc:
             verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
                                                  f"the message is not JSON: {str(exc)[:200]}", "not_json"))
@@ -269,10 +241,10 @@ class Guard:
             return refuse(INVALID_REQUEST, "id must be a string or an integer", "bad_id")
         if params is not None and not isinstance(params, dict):
             return refuse(INVALID_REQUEST, "params must be an object", "bad_params")
+        body = {"method": method, **({} if params is None else {"params": params})}
         if not has_id:
-            return self._notification(value, method, params, verdict)
-        models = REQUESTS
-        if method not in models:
+            return self._notification(value, body, verdict)
+        if method not in REQUESTS:
             return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
         if method not in _ALWAYS and not self.initialized:
             return refuse(SERVER_NOT_INITIALIZED, f"{method} before notifications/initialized: initialize first",
@@ -280,21 +252,21 @@ class Guard:
         if msg_id in self.in_flight:
             return refuse(INVALID_REQUEST, f"request id {msg_id!r} is still in flight", "duplicate_id")
         try:
-            models[method].model_validate({"method": method, **({} if params is None else {"params": params})})
+            REQUESTS[method].model_validate(body)
         except ValidationError as exc:
             err = from_pydantic(exc, f"params of {method}")
-            return refuse(INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
+            return refuse(types.INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
         self.in_flight.add(msg_id)
-        verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(
-            jsonrpc="2.0", id=msg_id, method=method, **({} if params is None else {"params": params}))))
+        verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(jsonrpc="2.0", id=msg_id, **body)))
 
-    def _notification(self, value: dict[str, Any], method: str, params: Any, verdict: Verdict) -> None:
+    def _notification(self, value: dict[str, Any], body: dict[str, Any], verdict: Verdict) -> None:
+        method = body["method"]
         model = NOTIFICATIONS.get(method)
         if model is None:
             log.info("notification %r dropped: no such notification", method[:100])
             return
         try:
-            model.model_validate({"method": method, **({} if params is None else {"params": params})})
+            model.model_validate(body)
         except ValidationError as exc:
             log.info("notification %s dropped: %s", method, from_pydantic(exc, "params").message[:500])
             return

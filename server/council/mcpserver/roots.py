@@ -1,24 +1,12 @@
-"""``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``).
+"""``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``), as the README
+describes ("The workspace").
 
-The workspace is the folder whose ``.council/personas`` holds persona overrides (``council_define_personas`` writes
-there), whose ``.council/decisions.sqlite3`` is the decision memory (``--memory``), and whose files the advisors
-read as evidence. ``--workspace DIR`` fixes it. Without it, the server starts on the folder it was started in (no
-evidence read), and when the client declares the ``roots`` capability (VS Code does; the folders open in it), each
-tool call first makes sure the workspace is the client's first usable root: the server asks ``roots/list`` before
-the first call, and again after the client says ``notifications/roots/list_changed``. A usable root is a ``file://``
-URI naming an existing folder by its absolute path, neither as given nor resolved (symlinks followed) a folder the
-evidence rules call secret (``~/.ssh``, ``.aws`` …: they judge the paths inside a root, so its own path is judged
-here); the first one wins (a server has one workspace), the others are logged. A root the client offered is a folder
-it chose to share, so its files are read as evidence (unless ``--no-evidence``).
-
-A client that declares roots but does not answer within :data:`ROOTS_TIMEOUT` seconds, or answers with an error or
-with no list of roots leaves the workspace as it was (logged); the call goes ahead. One that lists no usable root
-(any more: a root removed) gets the folder the server started in back, not read as evidence. A root whose service
-cannot be built (a broken persona file in its ``.council/personas`` …) fails each call with the cause until it can
-be: no call runs in another folder meanwhile. Each workspace gets its own :class:`~council.service.CouncilService`
-(its persona library, overrides, memory and evidence), built on first use and kept for the server's life (at most
-:data:`MAX_WORKSPACES`; an idle one beyond that is closed), so a call that is running keeps the workspace it started
-with.
+Beyond that: a root is judged by its path as given and resolved (symlinks followed) against the evidence rules'
+secret folders, since those rules only judge the paths inside a root. A root whose service cannot be built (a
+broken persona file in its ``.council/personas`` …) fails each call with the cause until it can be: no call runs in
+another folder meanwhile. Each workspace gets its own :class:`~council.service.CouncilService` (its persona
+library, overrides, memory and evidence), built on first use and kept (at most :data:`MAX_WORKSPACES`; an idle one
+beyond that is closed), so a call that is running keeps the workspace it started with.
 """
 
 from __future__ import annotations

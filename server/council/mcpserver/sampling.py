@@ -1,19 +1,9 @@
 """Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's.
 
-Order: an explicit ``--provider`` (the server was told which model to use) → the client's model over MCP sampling,
-when the client declared the ``sampling`` capability → the configured default (``COUNCIL_PROVIDER``, a ``--config``
-file's ``default``) → a local Ollama → the embedded model. ``--no-sampling`` skips the client's model; ``--provider
-client`` asks for it alone.
-
-On the client's model the seats are spread over ``--sampling-hints`` (default ``claude,gpt,gemini``): each hint is
-a seat model (``modelPreferences.hints``) beside the client's own choice for the chair (the moderator, the
-clarifier, the synthesis), seated like VS Code's several chat models (``ClientCapabilities.models``). A hint is a
-preference: a client with one model answers every seat with it, and the calls are counted under the model that
-answered.
-
-No model at all is one clear error before the council starts (``validation``): the client offers no sampling and
-the automatic selection ends at an embedded model that is not installed. A client that refuses its sampling
-requests is one ``permission`` error after the session stops, with the fix — never "every advisor failed".
+The order of choice, the seats spread over ``--sampling-hints`` and the errors are the README's "The client's own
+model (MCP sampling)". No model at all is one ``validation`` error before the council starts; a client that
+refuses its sampling requests is one ``permission`` error after the session stops, with the fix — never "every
+advisor failed".
 """
 
 from __future__ import annotations
@@ -61,11 +51,6 @@ def seat_models(hints: tuple[str, ...]) -> list[ClientModel]:
     return [chair, *(ClientModel(id=h, vendor="mcp", family=h, name=h) for h in hints if h != CHAT_MODEL_ID)]
 
 
-def offers_sampling(ctx: Any) -> bool:
-    client = ctx.session.client_params
-    return client is not None and client.capabilities.sampling is not None
-
-
 class CallModels:
     """Puts each tool call on a model: routes the client's model for the call's session, or checks that the server
     has one of its own."""
@@ -76,7 +61,9 @@ class CallModels:
         self.policy = policy
 
     def sampling(self, ctx: Any) -> bool:
-        return self.bridge is not None and self.policy.enabled and offers_sampling(ctx)
+        client = ctx.session.client_params
+        return (self.bridge is not None and self.policy.enabled and client is not None
+                and client.capabilities.sampling is not None)
 
     @asynccontextmanager
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:

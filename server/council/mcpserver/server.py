@@ -1,29 +1,12 @@
 """The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on top of
-the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses. tools/list shows the tools as the
-server was started (``offered``: annotations true for its memory, transcripts and workspace).
+the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses; what a client sees (the tools, their
+errors, progress, elicitation, cancellation) is the README's "As tools: MCP and agents".
 
-Per call: an unknown tool name is a protocol error (-32602, as the MCP spec says; ``data.details.valid`` lists
-exactly the tools offered); arguments are validated with the wire models (a bad one is a tool error, not a protocol
-error); a consult or a review reports each stage as an MCP progress notification when the client sent a progress
-token (``council_review`` takes seed 004's ``CouncilRequest`` as its arguments and returns the decision); the
-result is ``structuredContent`` (validated by clients against the tool's ``outputSchema``) plus a compact text
-rendering. Every failure is a tool result with ``isError: true`` and no ``structuredContent`` (the TypeScript SDK
-validates it against the ``outputSchema`` even on errors): its text is one readable line and the JSON
-``{"error": {code, message, details}}``. A client's ``notifications/cancelled`` cancels the call, its session (or
-review) and every model call in flight. A review that cannot be done (a role's model failed, no model) is such an
-error, never a verdict.
-
-Clarifying questions go to the user through MCP elicitation when the client declared it: an answer is used, within
-the limits of ``council/answer``; a decline becomes a logged assumption, a dismissal skips the rest. A question
-nobody answers within the elicitation deadline (``council mcp --elicitation-timeout``) is withdrawn (the client gets
-``notifications/cancelled`` for it) and it and the rest become logged assumptions. An answer that breaks the form
-(too long, an unknown ``action``, a result that is not an object) is the client's mistake: the call returns a
-validation error naming it.
-
-Which model a consult or a review runs on — the client's own over MCP sampling, or the server's — is
-:mod:`council.mcpserver.sampling`'s choice, made per call. Which workspace it runs in — ``--workspace``, else the
-client's first root — is :mod:`council.mcpserver.roots`'s (asked before a call, again after
-``notifications/roots/list_changed``).
+Per call: an unknown tool name is a protocol error (-32602), refused before the SDK's handler (which would make it
+a tool result); arguments are validated with the wire models (a bad one is a tool error); every failure is a tool
+result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it against the
+``outputSchema`` even on errors. Which model a call runs on is :mod:`council.mcpserver.sampling`'s choice, which
+workspace :mod:`council.mcpserver.roots`'s.
 """
 
 from __future__ import annotations

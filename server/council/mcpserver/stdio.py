@@ -2,16 +2,12 @@
 :class:`~council.mcpserver.guard.Guard` in front of the SDK's session (replaces ``mcp.server.stdio.stdio_server``,
 whose reader drops what it cannot parse without an answer).
 
-A daemon thread blocks in ``os.read`` on stdin and hands chunks to the event loop with back-pressure (at most
-:data:`QUEUE_CHUNKS` unread chunks); :class:`LineSplitter` cuts them into lines with bounded memory (a line over
-:data:`~council.mcpserver.guard.MAX_LINE_BYTES` is skipped to its end, only its head kept to find its id). Each line
-goes to the guard: what it accepts is sent to the SDK's read stream, what it refuses is answered at once.
-
-One :class:`LineWriter` writes every outgoing message whole (the SDK's and the guard's): compact UTF-8 JSON, a
-string that cannot be UTF-8 escaped as ``\\uXXXX`` instead of failing; a result that cannot be serialised at all is
-replaced by an internal error for its id, so the request is still answered. Every JSON-RPC error gets the
-contract's ``data`` (``{code, message, details}``) when the SDK built one without it. A broken stdout stops the
-server (the client is gone); the end of input ends it.
+A daemon thread reads stdin with back-pressure (as ``council serve``'s); :class:`LineSplitter` cuts the chunks into
+lines with bounded memory. Each line goes to the guard: what it accepts is sent to the SDK's read stream, what it
+refuses is answered at once. One :class:`LineWriter` writes every outgoing message whole (the SDK's and the
+guard's); every JSON-RPC error gets the contract's ``data`` (``{code, message, details}``) when the SDK built one
+without it, and a result that cannot be serialised becomes an internal error for its id, so the request is still
+answered. A broken stdout stops the server (the client is gone); the end of input ends it.
 """
 
 from __future__ import annotations
@@ -31,6 +27,7 @@ from mcp.shared.message import SessionMessage
 
 from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.transport.framing import encode_json
 from council.transport.stdio import pump
 
 log = logging.getLogger("council.mcp")
@@ -56,25 +53,19 @@ class LineSplitter:
         self._skipping: bytearray | None = None  # the head of an overlong line, until its end
 
     def feed(self, data: bytes) -> list[bytes | Overlong]:
+        *lines, rest = data.split(b"\n")
         out: list[bytes | Overlong] = []
-        start = 0
-        while True:
-            end = data.find(b"\n", start)
-            piece = data[start:] if end < 0 else data[start:end]
-            self._take(piece, out)
-            if end < 0:
-                return out
-            self._finish(out)
-            start = end + 1
+        for line in lines:
+            self._take(line)
+            out.append(self._finish())
+        self._take(rest)
+        return out
 
     def close(self) -> list[bytes | Overlong]:
         """The end of input: a last line without ``\\n`` counts."""
-        out: list[bytes | Overlong] = []
-        if self._buf or self._skipping is not None:
-            self._finish(out)
-        return out
+        return [self._finish()] if self._buf or self._skipping is not None else []
 
-    def _take(self, piece: bytes, out: list[bytes | Overlong]) -> None:
+    def _take(self, piece: bytes) -> None:
         if self._skipping is not None:
             self._skipping += piece[:max(0, HEAD_BYTES - len(self._skipping))]
             return
@@ -83,13 +74,12 @@ class LineSplitter:
             self._skipping = bytearray(self._buf[:HEAD_BYTES])
             self._buf = bytearray()
 
-    def _finish(self, out: list[bytes | Overlong]) -> None:
+    def _finish(self) -> bytes | Overlong:
         if self._skipping is not None:
-            out.append(Overlong(bytes(self._skipping)))
-            self._skipping = None
-        else:
-            out.append(bytes(self._buf))
-            self._buf = bytearray()
+            overlong, self._skipping = Overlong(bytes(self._skipping)), None
+            return overlong
+        line, self._buf = bytes(self._buf), bytearray()
+        return line
 
 
 class LineWriter:
@@ -111,11 +101,7 @@ class LineWriter:
             if isinstance(message.get("error"), dict):
                 message["error"] = contract_error(message["error"])
             self.guard.answered(message.get("id"))
-        try:
-            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: \uXXXX escapes keep it, losslessly
-            data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+        data = encode_json(message)  # a lone surrogate is kept, as a \uXXXX escape
         try:
             self.stream.write(data + b"\n")
             self.stream.flush()

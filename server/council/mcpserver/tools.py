@@ -1,14 +1,9 @@
 """The MCP tools: names, titles, annotations, and input/output JSON schemas derived from the wire models.
 
-``TOOLS`` are the consult tools and ``council_review`` (VS Code's agent-mode tools carry the same); ``MCP_ONLY``
-are offered by ``council mcp`` alone (``council_decisions``, the decision memory's query tool, listed when memory is
-on).
-
-Names use underscores (``council_consult``): dots break VS Code, Copilot CLI and Codex. Schemas are the pydantic
-models of ``council.protocol.consult`` (and, for ``council_review``, seed 004's ``CouncilRequest`` in and the
-``ReviewedDecision`` out) with every ``$ref`` inlined, since several clients do not resolve
-references. ``python -m tools.lmtools`` writes them into package.json's ``languageModelTools`` (the VS Code
-extension's agent-mode tools carry the same schemas).
+``TOOLS`` are the consult tools and ``council_review`` (VS Code's agent-mode tools carry the same: ``python -m
+tools.lmtools`` writes them into package.json); ``MCP_ONLY`` are offered by ``council mcp`` alone
+(``council_decisions``, listed when memory is on). Names use underscores: dots break VS Code, Copilot CLI and
+Codex. Every ``$ref`` in the schemas is inlined, since several clients do not resolve references.
 """
 
 from __future__ import annotations
@@ -19,15 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from council.present import tools as words
-from council.protocol.consult import (
-    ConsultParams,
-    ConsultResult,
-    DecisionsParams,
-    DecisionsResult,
-    DefinePersonasParams,
-    DefinePersonasResult,
-    PersonaConsultParams,
-)
+from council.protocol import consult
 from council.review.models import CouncilRequest, ReviewedDecision
 
 
@@ -49,16 +36,17 @@ class ToolSpec:
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("council_consult", *words.CONSULT, ConsultParams, ConsultResult, idempotent=False, writes="archive"),
-    ToolSpec("persona_consult", *words.PERSONA_CONSULT, PersonaConsultParams, ConsultResult, idempotent=False,
+    ToolSpec("council_consult", *words.CONSULT, consult.ConsultParams, consult.ConsultResult, idempotent=False,
              writes="archive"),
-    ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, DefinePersonasParams, DefinePersonasResult,
-             idempotent=True, writes="workspace"),
+    ToolSpec("persona_consult", *words.PERSONA_CONSULT, consult.PersonaConsultParams, consult.ConsultResult,
+             idempotent=False, writes="archive"),
+    ToolSpec("council_define_personas", *words.DEFINE_PERSONAS, consult.DefinePersonasParams,
+             consult.DefinePersonasResult, idempotent=True, writes="workspace"),
     ToolSpec("council_review", *words.REVIEW, CouncilRequest, ReviewedDecision, idempotent=False),
 )
 #: Offered by ``council mcp`` only (not contributed to VS Code), and only when the server can answer them.
 MCP_ONLY: tuple[ToolSpec, ...] = (
-    ToolSpec("council_decisions", *words.DECISIONS, DecisionsParams, DecisionsResult, idempotent=True),
+    ToolSpec("council_decisions", *words.DECISIONS, consult.DecisionsParams, consult.DecisionsResult, idempotent=True),
 )
 TOOLS_BY_NAME = {t.name: t for t in (*TOOLS, *MCP_ONLY)}
 

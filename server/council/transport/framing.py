@@ -1,26 +1,13 @@
 """LSP framing, the one implementation: the sidecar's reader that always resynchronises, the client's strict reader
 (``council.client``) and the frame encoder both write with.
 
-A frame is header lines (``Content-Length: N``), an empty line, then N bytes of UTF-8 JSON. :class:`FrameReader` is
-sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded JSON value) or a
-:class:`Fault` (a malformed frame, answered with id null unless its id could be read) — so it is tested and timed
-without a process.
-
-Lenient where unambiguous: header names in any case, optional whitespace around the colon and the value,
-``Content-Type`` and other well-formed headers ignored, LF-only line ends, blank lines between frames. A strict
-reader (``strict=True``, what a client reads the sidecar with) takes none of that: a byte vscode-jsonrpc could not read
-is a fault.
-
-Recovery: after a malformed header (or bytes that cannot start one) the reader reports one :class:`Fault` and discards
-bytes up to the next ``Content-Length`` keyword. A JSON body can never hold a valid header line (a JSON string cannot
-contain a raw line break), so resynchronising cannot split a well-formed frame. A declared length past
-:data:`MAX_MESSAGE_BYTES` is refused unread and resynchronised the same way (its body is scanned, never buffered); only
-its first :data:`ID_SCAN_BYTES` are read for its id (:func:`peek_envelope`), so the client's request is answered with
-its id and settles (id null when they hold none, or the input goes quiet before they give one). A declared length that
-runs past the end of its JSON value gives the surplus back to the stream; one that falls short is a JSON fault whose
-leftover tail is skipped quietly. When the input goes quiet inside a body whose bytes already make a whole JSON value,
-:meth:`FrameReader.stalled` takes the value the same way. One fault is reported per run of discarded bytes: faults stay
-quiet until a header block parses again.
+:class:`FrameReader` is sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded
+JSON value) or a :class:`Fault` (a malformed frame, answered with id null unless its id could be read) — so it is
+tested and timed without a process. What it accepts leniently and how it recovers from each malformed frame is
+docs/protocol.md's "Framing" section. Resynchronising at the next ``Content-Length`` keyword cannot split a
+well-formed frame: a JSON body can never hold a valid header line (a JSON string cannot contain a raw line break).
+A strict reader (``strict=True``, what a client reads the sidecar with) takes none of the leniency: a byte
+vscode-jsonrpc could not read is a fault.
 """
 
 from __future__ import annotations
@@ -283,13 +270,11 @@ class FrameReader:
         if b"content-length" not in headers:
             return self._fault("a header block without Content-Length", "no content-length", buf[:pos], 1)
         del buf[:pos]
-        return self._begin_body(int(headers[b"content-length"]))
-
-    def _begin_body(self, length: int) -> object:
+        length = int(headers[b"content-length"])
         if length > self.max_message:  # a new frame, so reported even while quiet, once its id is looked for
             self._refusing, self._quiet = length, True
-            return None
-        self._length, self._quiet = length, False
+        else:
+            self._length, self._quiet = length, False
         return None
 
     def _refuse_large(self, final: bool) -> object:

@@ -4,28 +4,14 @@ The stdio loop feeds it :class:`~council.transport.framing.Message` and ``Fault`
 refusal itself (with the contract's error data) and hands the rest to pygls's protocol one top-level message at a
 time, which runs the handshake, dispatches to the registered features, runs each request as a task, cancels, and
 settles the sidecar's own requests. Whatever pygls sends passes back through the gate (the writer's ``outgoing``):
-its errors get the contract's data and its responses end the requests in flight.
+its errors get the contract's data and its responses end the requests in flight. Which message is refused how
+(malformed frames, the lifecycle, unknown methods, duplicate ids) is docs/protocol.md's "Transport" section.
 
-- A malformed frame is answered with id null (its fault's code), or with its id when the start of a frame too large to
-  read gave one; one that was a response to a request of the sidecar's settles that request as failed. A message whose
-  declared length ran past its JSON is refused (-32600, with its id when it is a request) and never runs.
-- Before ``initialize`` has answered every other request gets -32002 and every notification but ``exit`` is
-  dropped. ``initialize`` params are checked (-32602 with field details); a second ``initialize`` gets -32600.
-- Built with ``load`` instead of a protocol (what ``council serve`` does), the gate answers ``initialize`` itself
-  (no LSP capabilities, the server's name and version) before pygls, lsprotocol and the service are even imported,
-  then calls ``load`` for them and runs pygls's own ``initialize`` with its answer kept back. Whatever arrived
-  meanwhile waits in the stdio loop's queue. If ``load`` fails (a broken persona file …), every later request is
-  answered with an internal error naming the cause (``details.reason`` ``not started``), ``shutdown`` with null,
-  and the exit code is 1.
-- From the arrival of ``shutdown`` every request gets -32600 and every notification but ``exit`` is dropped.
-- A request for a method with no registered feature (or for a notification method, sent with an id) gets
-  -32601; a request id still in flight gets -32600; an unknown notification is ignored; a request method sent
-  without an id is not run; ``$/cancelRequest`` reaches pygls only for a request in flight (never ``shutdown``); a
-  response carrying the id of one of the client's own requests in flight is dropped.
-- ``exit``, the end of input and a broken stdout stop reading; :meth:`Gate.close` lets a pending ``shutdown``
-  answer, closes the service if ``shutdown`` never came, and closes the output: code 0 after ``shutdown``, else 1
-  (pygls never gets ``exit``: it would call ``sys.exit``). A request still running then is refused (-32600,
-  ``details.reason`` ``shutdown``): every request is answered once.
+Built with ``load`` instead of a protocol (what ``council serve`` does), the gate answers ``initialize`` itself
+before pygls, lsprotocol and the service are even imported, then calls ``load`` for them and runs pygls's own
+``initialize`` with its answer kept back; whatever arrived meanwhile waits in the stdio loop's queue. pygls never
+gets ``exit`` (it would call ``sys.exit``): :meth:`Gate.close` lets a pending ``shutdown`` answer, closes the service
+if ``shutdown`` never came, refuses what still runs (every request is answered once) and returns LSP's exit code.
 """
 
 from __future__ import annotations
@@ -40,21 +26,9 @@ from typing import TYPE_CHECKING, Any
 from council import __version__
 from council.errors import ErrorCode, from_pydantic
 from council.protocol.constants import JSONRPC_CODES, METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
+from council.transport import jsonrpc as rpc
 from council.transport import lsp
 from council.transport.framing import Fault, FrameWriter, Message
-from council.transport.jsonrpc import (
-    Dropped,
-    Envelope,
-    Invalid,
-    MsgId,
-    Notification,
-    Request,
-    Response,
-    RpcError,
-    classify,
-    invalid,
-    valid_id,
-)
 
 if TYPE_CHECKING:
     from pygls.protocol import JsonRPCProtocol
@@ -89,9 +63,8 @@ class Gate:
     def __init__(self, protocol: JsonRPCProtocol | None, writer: FrameWriter, *,
                  notifications: frozenset[str] = frozenset(), teardown: Callable[[], Awaitable[None]] | None = None,
                  load: Callable[[], Served] | None = None) -> None:
-        """``notifications``: the registered features that are notifications; ``teardown`` closes the service when
-        the client goes away without ``shutdown``. Without ``protocol``, ``load`` gives all three once
-        ``initialize`` is answered."""
+        """``notifications`` and ``teardown`` as in :class:`Served`; without ``protocol``, ``load`` gives a
+        :class:`Served` once ``initialize`` is answered."""
         if protocol is None and load is None:
             raise ValueError("a gate needs a protocol or a way to load one")
         self.protocol: JsonRPCProtocol | None = None
@@ -103,12 +76,12 @@ class Gate:
         self.phase = Phase.WAITING
         self.stopped = False
         self.on_stop: Callable[[], None] = lambda: None  # the stdio loop's wake-up
-        self._in_flight: set[MsgId] = set()
-        self._cancelled: set[MsgId] = set()
-        self._initializing: MsgId | None = None
-        self._shutdown_id: MsgId | None = None
+        self._in_flight: set[rpc.MsgId] = set()
+        self._cancelled: set[rpc.MsgId] = set()
+        self._initializing: rpc.MsgId | None = None
+        self._shutdown_id: rpc.MsgId | None = None
         self._shut_down = asyncio.Event()
-        self._muted: set[MsgId] = set()  # requests pygls runs whose answer the gate sent already (initialize)
+        self._muted: set[rpc.MsgId] = set()  # requests pygls runs whose answer the gate sent already (initialize)
         writer.outgoing = self._outgoing
         writer.on_broken = self.stop
         if protocol is not None:
@@ -129,35 +102,35 @@ class Gate:
         if isinstance(event, Fault):
             log.warning("malformed frame answered with id %r: %s", event.id, event.details.get("reason", event.code))
             log.debug("malformed frame: %s", event.message)  # may quote the client's bytes
-            self._refuse(event.id, RpcError(event.code, event.message, **event.details))
+            self._refuse(event.id, rpc.RpcError(event.code, event.message, **event.details))
             if event.response_to is not None:  # the client's answer to a request of the sidecar's: it fails now
-                self._response(Response(event.response_to, error={"code": event.code, "message": event.message}))
+                self._response(rpc.Response(event.response_to, error={"code": event.code, "message": event.message}))
             return
-        envelope = classify(event.value)
+        envelope = rpc.classify(event.value)
         if event.length_mismatch:
             log.warning("Content-Length %d but the JSON ended after %d bytes: message refused",
                         event.declared, event.used)
-            self._refuse(envelope.id if isinstance(envelope, Request) else None, invalid(
+            self._refuse(envelope.id if isinstance(envelope, rpc.Request) else None, rpc.invalid(
                 f"Content-Length is {event.declared} but the JSON message ends after {event.used} bytes: "
                 "the message was not run", "length mismatch", declared=event.declared, used=event.used))
             return
         for item in envelope if isinstance(envelope, list) else [envelope]:
             self._dispatch(item)
 
-    def _dispatch(self, envelope: Envelope) -> None:
-        if isinstance(envelope, Request):
+    def _dispatch(self, envelope: rpc.Envelope) -> None:
+        if isinstance(envelope, rpc.Request):
             self._request(envelope)
-        elif isinstance(envelope, Notification):
+        elif isinstance(envelope, rpc.Notification):
             self._notification(envelope)
-        elif isinstance(envelope, Response):
+        elif isinstance(envelope, rpc.Response):
             self._response(envelope)
-        elif isinstance(envelope, Invalid):
+        elif isinstance(envelope, rpc.Invalid):
             log.warning("invalid message (id %r): %s", envelope.id, envelope.error.message)
             self._refuse(envelope.id, envelope.error)
-        elif isinstance(envelope, Dropped):
+        elif isinstance(envelope, rpc.Dropped):
             log.warning("dropped %s", envelope.reason)
 
-    def _request(self, req: Request) -> None:
+    def _request(self, req: rpc.Request) -> None:
         refusal = self._refusal(req)
         if refusal is None and req.method == lsp.INITIALIZE:
             refusal = self._check_initialize(req.params)
@@ -181,7 +154,7 @@ class Gate:
         self._in_flight.add(req.id)
         self._forward({"jsonrpc": "2.0", "id": req.id, "method": req.method, "params": params}, req.id)
 
-    def _initialize_then_load(self, req: Request) -> None:
+    def _initialize_then_load(self, req: rpc.Request) -> None:
         """Answer ``initialize`` at once, then load pygls and the service and let pygls initialize quietly."""
         assert self.load is not None
         self.writer.send({"jsonrpc": "2.0", "id": req.id, "result": {
@@ -202,26 +175,26 @@ class Gate:
             self._muted.discard(req.id)
             log.warning("pygls could not take the initialize params: %s", exc)
 
-    def _refusal(self, req: Request) -> RpcError | None:
+    def _refusal(self, req: rpc.Request) -> rpc.RpcError | None:
         method = req.method
         if self.phase is Phase.SHUTDOWN:
-            return invalid(f"the server is shutting down: {method} refused", "shutdown", method=method)
+            return rpc.invalid(f"the server is shutting down: {method} refused", "shutdown", method=method)
         if method == lsp.INITIALIZE and (self.phase is Phase.RUNNING or self._initializing is not None):
-            return invalid("initialize was already received", "already initialized")
+            return rpc.invalid("initialize was already received", "already initialized")
         if self.phase is Phase.WAITING and method != lsp.INITIALIZE:
-            return RpcError(SERVER_NOT_INITIALIZED, f"server not initialized: send initialize before {method}",
-                            reason="not initialized", method=method)
+            return rpc.RpcError(SERVER_NOT_INITIALIZED, f"server not initialized: send initialize before {method}",
+                                reason="not initialized", method=method)
         if self.protocol is None and self.failed is not None and method != lsp.SHUTDOWN:
-            return RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], f"the sidecar could not start: {self.failed}",
-                            ErrorCode.INTERNAL, reason="not started", cause=self.failed)
+            return rpc.RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], f"the sidecar could not start: {self.failed}",
+                                ErrorCode.INTERNAL, reason="not started", cause=self.failed)
         if not self._serves(method):
             if method in lsp.NOTIFICATIONS or method in self.notifications:
-                return RpcError(METHOD_NOT_FOUND, f"{method} is a notification: send it without an id",
-                                reason="notification", method=method)
-            return RpcError(METHOD_NOT_FOUND, f"method not found: {method}", reason="unknown method",
-                            method=method)
+                return rpc.RpcError(METHOD_NOT_FOUND, f"{method} is a notification: send it without an id",
+                                    reason="notification", method=method)
+            return rpc.RpcError(METHOD_NOT_FOUND, f"method not found: {method}", reason="unknown method",
+                                method=method)
         if req.id in self._in_flight:
-            return invalid(f"request id {req.id!r} is already in flight", "duplicate id", id=req.id)
+            return rpc.invalid(f"request id {req.id!r} is already in flight", "duplicate id", id=req.id)
         return None
 
     def _serves(self, method: str) -> bool:
@@ -232,7 +205,7 @@ class Gate:
                 and method not in self.notifications
                 and method not in lsp.NOTIFICATIONS)
 
-    def _check_initialize(self, params: Any) -> RpcError | None:
+    def _check_initialize(self, params: Any) -> rpc.RpcError | None:
         params = params if params is not None else {}
         if not lsp.plainly_valid(params):  # the model decides, with field details (pydantic loads only here)
             from pydantic import ValidationError
@@ -242,11 +215,11 @@ class Gate:
             try:
                 InitializeParams.model_validate(params)
             except ValidationError as exc:
-                return RpcError.from_council(from_pydantic(exc, "initialize params"))
+                return rpc.RpcError.from_council(from_pydantic(exc, "initialize params"))
         log.info("initialize from %s", (lsp.client_name(params) or "a client")[:100])
         return None
 
-    def _notification(self, note: Notification) -> None:
+    def _notification(self, note: rpc.Notification) -> None:
         method = note.method
         if method == lsp.EXIT:
             log.info("exit received%s", "" if self._shutdown_id is not None else " without shutdown")
@@ -265,14 +238,14 @@ class Gate:
 
     def _cancel(self, params: Any) -> None:
         target = params.get("id") if isinstance(params, dict) else None
-        if not valid_id(target) or target not in self._in_flight or target in self._cancelled \
+        if not rpc.valid_id(target) or target not in self._in_flight or target in self._cancelled \
                 or target == self._shutdown_id:
             log.debug("$/cancelRequest for %r: no such request in flight", target)
             return
         self._cancelled.add(target)
         self._forward({"jsonrpc": "2.0", "method": lsp.CANCEL_REQUEST, "params": {"id": target}})
 
-    def _response(self, resp: Response) -> None:
+    def _response(self, resp: rpc.Response) -> None:
         if resp.id in self._in_flight:
             log.warning("a response with the id of the client's own request %r in flight was dropped", resp.id)
             return
@@ -283,16 +256,16 @@ class Gate:
         self._forward({"jsonrpc": "2.0", "id": resp.id, **outcome})
 
     # --- to pygls -------------------------------------------------------------------------------------------
-    def _forward(self, message: dict[str, Any], request_id: MsgId | None = None) -> None:
+    def _forward(self, message: dict[str, Any], request_id: rpc.MsgId | None = None) -> None:
         """Hand one checked message to pygls. A request whose LSP params pygls cannot read is refused here."""
         if self.protocol is None:  # not loaded (it failed): nothing runs
             if request_id is not None:
-                self._refuse(request_id, RpcError(SERVER_NOT_INITIALIZED, "the sidecar failed to start",
-                                                  reason="not started"))
+                self._refuse(request_id, rpc.RpcError(SERVER_NOT_INITIALIZED, "the sidecar failed to start",
+                                                      reason="not started"))
             return
         try:
             structured = self._adapter.structure(self.protocol, message)
-        except RpcError as err:
+        except rpc.RpcError as err:
             if request_id is None:
                 log.debug("%s dropped: %s", message.get("method", "a response"), err.message)
                 return
@@ -318,7 +291,7 @@ class Gate:
             self._answered(message["id"], "error" not in message)
         return message
 
-    def _answered(self, msg_id: MsgId, ok: bool) -> None:
+    def _answered(self, msg_id: rpc.MsgId, ok: bool) -> None:
         """Every response that leaves (pygls's or the gate's for a forwarded request)."""
         self._in_flight.discard(msg_id)
         self._cancelled.discard(msg_id)
@@ -329,7 +302,7 @@ class Gate:
         elif msg_id == self._shutdown_id:
             self._shut_down.set()
 
-    def _refuse(self, msg_id: MsgId | None, error: RpcError) -> None:
+    def _refuse(self, msg_id: rpc.MsgId | None, error: rpc.RpcError) -> None:
         self.writer.send({"jsonrpc": "2.0", "id": msg_id, "error": error.to_wire()})
 
     # --- end ------------------------------------------------------------------------------------------------
@@ -355,8 +328,8 @@ class Gate:
                 log.warning("closing the service at exit failed: %s", exc)
         for msg_id in list(self._in_flight):  # still running (it came right behind initialize …): refused, not lost
             log.info("request %r was still running at exit: refused", msg_id)
-            self._refuse(msg_id, invalid(f"the server exited before request {msg_id!r} was answered", "shutdown",
-                                         id=msg_id))
+            self._refuse(msg_id, rpc.invalid(f"the server exited before request {msg_id!r} was answered",
+                                             "shutdown", id=msg_id))
             self._answered(msg_id, False)
         self.writer.close()
         return 0 if self._shut_down.is_set() and self.protocol is not None else 1

@@ -1,14 +1,7 @@
-"""JSON-RPC 2.0 envelopes: classify one decoded frame as a request, a notification or a response, or refuse it.
-
-A message is an object with ``"jsonrpc": "2.0"``. A request has a string ``method`` and an ``id`` that is a string
-or an integer; a notification has a ``method`` and no ``id``; ``params``, when present and not null, is an object
-or an array. Anything else is :class:`Invalid`: answered with -32600 (with the message's id when it has a valid
-one, else id null) and never run. Other members are ignored and nested objects are plain data: a ``"jsonrpc"`` key
-inside params means nothing. Lone surrogates in params and results become U+FFFD (``council.encodable``); ids and
-methods keep their exact text. Batches (arrays) are refused, and each element that expects an answer gets a -32600:
-a request with its id, an invalid element its own error (id null when its id is unusable). A response (``result``
-or ``error`` and no ``method``) is never answered; one without a valid id is dropped, and a malformed ``error``
-member is normalised to ``{code, message, data}`` before pygls sees it.
+"""JSON-RPC 2.0 envelopes: classify one decoded frame as a request, a notification or a response, or refuse it
+(:class:`Invalid`, never run), by the rules of docs/protocol.md's "Messages" section. A response is never answered;
+one without a valid id is dropped, and a malformed ``error`` member is normalised to ``{code, message, data}`` before
+pygls sees it.
 
 :class:`RpcError` is every error the sidecar sends, whose ``data`` always has the contract's shape ``{code, message,
 details}``. It is a plain exception, so this module (and the gate) load without pygls and lsprotocol, which the
@@ -51,7 +44,6 @@ class RpcError(Exception):
         return contract_data(self.kind, self.message, self.details, self.language)
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON-RPC ``error`` member."""
         return {"code": self.code, "message": self.message, "data": self.data}
 
 
@@ -122,7 +114,6 @@ def invalid(message: str, reason: str, **details: Any) -> RpcError:
 
 
 def classify(value: Any) -> Envelope | list[Invalid]:
-    """What one decoded frame is."""
     if isinstance(value, list):
         return _batch(value)
     if not isinstance(value, dict):
@@ -182,13 +173,9 @@ def _batch(items: list[Any]) -> list[Invalid]:
     return answers or [Invalid(None, error)]
 
 
+_JSON_TYPES = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string",
+               list: "an array"}
+
+
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+    return _JSON_TYPES.get(type(value), "an object")  # a decoded JSON value: exactly one of these types, or a dict

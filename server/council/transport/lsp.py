@@ -52,7 +52,6 @@ def plainly_valid(params: Any) -> bool:
 
 
 def client_name(params: Any) -> str | None:
-    """The client's name from checked params."""
     info = params.get("clientInfo") or params.get("client_info") if isinstance(params, dict) else None
     name = info.get("name") if isinstance(info, dict) else None
     return name if isinstance(name, str) else None

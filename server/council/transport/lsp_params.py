@@ -15,16 +15,18 @@ from pydantic import ConfigDict, StrictInt, StrictStr
 from council.camel import CamelModel
 
 
-class ClientInfo(CamelModel):
+class _Open(CamelModel):
+    """LSP's objects may carry fields the gate does not check: they are kept for pygls."""
+
     model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
 
+
+class ClientInfo(_Open):
     name: StrictStr
     version: StrictStr | None = None
 
 
-class WorkspaceFolder(CamelModel):
-    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
-
+class WorkspaceFolder(_Open):
     uri: StrictStr
     name: StrictStr
 
@@ -32,9 +34,7 @@ class WorkspaceFolder(CamelModel):
 Group = dict[str, Any] | None  # one group of client capabilities: an object (its members are pygls's to read)
 
 
-class ClientCapabilities(CamelModel):
-    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
-
+class ClientCapabilities(_Open):
     workspace: Group = None
     text_document: Group = None
     notebook_document: Group = None
@@ -43,10 +43,8 @@ class ClientCapabilities(CamelModel):
     experimental: Any = None
 
 
-class InitializeParams(CamelModel):
+class InitializeParams(_Open):
     """What the gate checks of ``initialize`` params (LSP's other fields are accepted and left to pygls)."""
-
-    model_config = ConfigDict(**{**CamelModel.model_config, "extra": "allow"})
 
     process_id: StrictInt | None = None
     client_info: ClientInfo | None = None

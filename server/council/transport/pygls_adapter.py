@@ -34,14 +34,8 @@ import cattrs
 from cattrs import Converter
 from lsprotocol import types
 from pydantic.alias_generators import to_camel
+from pygls import protocol as pygls_protocol
 from pygls.exceptions import JsonRpcException
-from pygls.protocol import (
-    JsonRPCNotification,
-    JsonRPCProtocol,
-    JsonRPCRequestMessage,
-    JsonRPCResponseMessage,
-    default_converter,
-)
 
 from council.errors import ErrorCode
 from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES, METHOD_NOT_FOUND, REQUEST_CANCELLED
@@ -49,7 +43,8 @@ from council.transport.jsonrpc import MsgId, RpcError, invalid
 
 log = logging.getLogger(__name__)
 
-_GENERIC = (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage)
+_GENERIC = (pygls_protocol.JsonRPCRequestMessage, pygls_protocol.JsonRPCNotification,
+            pygls_protocol.JsonRPCResponseMessage)
 
 
 class HandlerError(RpcError, JsonRpcException):
@@ -62,7 +57,7 @@ def raw_converter() -> Converter:
 
     pygls's default turns custom params into namedtuples (non-identifier keys renamed ``_0``…); here the message's
     own fields are set as they are, and unstructured without copying them."""
-    converter = default_converter()
+    converter = pygls_protocol.default_converter()
     for cls in _GENERIC:
         converter.register_structure_hook(cls, lambda obj, cls: cls(**obj))
         converter.register_unstructure_hook(cls, lambda message: attrs.asdict(message, recurse=False))
@@ -71,7 +66,7 @@ def raw_converter() -> Converter:
     return converter
 
 
-def structure(protocol: JsonRPCProtocol, message: dict[str, Any]) -> Any:
+def structure(protocol: pygls_protocol.JsonRPCProtocol, message: dict[str, Any]) -> Any:
     """pygls's message object for one checked top-level message (params of custom methods stay plain JSON).
 
     LSP params pygls cannot structure raise :class:`RpcError` -32602 with ``details.fields``."""

@@ -6,9 +6,7 @@ loop frames them (:class:`~council.transport.framing.FrameReader`) and gives eac
 :class:`~council.transport.gate.Gate`. Output goes through one :class:`~council.transport.framing.FrameWriter`,
 pygls's writer as well as the gate's: each frame is written whole and synchronously. When input stops inside a body
 for :data:`STALL_SECONDS`, the reader checks whether the declared length was simply too long
-(``FrameReader.stalled``). The server stops on ``exit``, at the end of input or when stdout breaks; input that ends
-inside a frame is reported on stderr. The result is the process exit code: 0 after ``shutdown``, else 1 (LSP's rule,
-applied by the gate).
+(``FrameReader.stalled``).
 """
 
 from __future__ import annotations
