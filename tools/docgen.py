@@ -91,8 +91,7 @@ def render() -> str:
         max_header_kib=MAX_HEADER_BYTES // 1024, stall_seconds=STALL_SECONDS, id_scan_kib=ID_SCAN_BYTES // 1024)]
     out.append("\n## Requests (client → sidecar)\n")
     for m in METHODS:
-        doc = " ".join(m.doc.split())  # written as indented paragraphs
-        out.append(f"\n### `{m.name}`\n\n{doc}\n\n**Params** (`{m.params.__name__}`)\n\n{model_table(m.params)}"
+        out.append(f"\n### `{m.name}`\n\n{m.doc}\n\n**Params** (`{m.params.__name__}`)\n\n{model_table(m.params)}"
                    f"\n**Result** (`{m.result.__name__}`)\n\n{model_table(m.result)}")
     out.append(f"\n## Events (sidecar → client): `{EVENT_METHOD}` notifications\n\n"
                "Every event has these fields; `type` selects the rest. `seq` starts at 1 and increases by one per "

@@ -5,7 +5,8 @@ schemas in serialization mode, camelCase aliases), the discriminated ``CouncilEv
 client needs. A field is optional exactly when it can be absent on the wire: what the sidecar sends is
 ``to_wire()`` (``exclude_none``), so there only nullable or null-defaulted fields are; what a client sends (request
 params, completion results, error data and what they carry) may also leave out every field with a default. A
-single-value ``Literal`` such as an event's ``type`` is always required.
+single-value ``Literal`` such as an event's ``type`` is always required. ``--check`` exits 1 when the committed
+file differs from what would be generated (a test and ``scripts/test`` run it).
 """
 
 from __future__ import annotations

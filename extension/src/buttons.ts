@@ -79,7 +79,10 @@ export function answerButtonArgs(
   labels: ChatLabels = DEFAULT_LABELS,
 ): AnswerButtonArgs {
   const label = action === 'answer' && choice ? choice.label : action === 'skip' ? labels.skip : 'Defer';
-  const args: AnswerButtonArgs = { sessionId: q.sessionId, questionId: q.questionId, action, label, idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value) };
+  const args: AnswerButtonArgs = {
+    sessionId: q.sessionId, questionId: q.questionId, action, label,
+    idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value),
+  };
   if (action === 'answer' && choice) args.choice = choice.value;
   return args;
 }
@@ -90,7 +93,8 @@ export function answerButtonArgs(
  * number answers too.
  */
 export function questionButtons(q: ClarificationQuestion, labels: ChatLabels = DEFAULT_LABELS): ButtonCommand[] {
-  const answer = (title: string, tooltip: string, args: AnswerButtonArgs): ButtonCommand => ({ command: ANSWER_COMMAND, title, tooltip, arguments: [args] });
+  const answer = (title: string, tooltip: string, args: AnswerButtonArgs): ButtonCommand =>
+    ({ command: ANSWER_COMMAND, title, tooltip, arguments: [args] });
   return [
     ...(Array.isArray(q.choices) ? q.choices : []).map((c) => answer(c.label, labels.answerTooltip, answerButtonArgs(q, 'answer', c, labels))),
     answer(labels.skipQuestion, labels.skipTooltip, answerButtonArgs(q, 'skip', undefined, labels)),

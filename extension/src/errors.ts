@@ -59,7 +59,8 @@ export function handleError(err: unknown, stream: ResponseSink): string {
   }
   if (err instanceof ResponseError && isErrorData(err.data)) {
     if (err.data.code === 'internal') log.error(`sidecar error: ${err.data.message}`, err.data.details ?? {});
-    const message = /[.!?]$/.test(err.data.message) ? err.data.message : `${err.data.message}.`; // a refusal in plain words, with the fix
+    // a refusal in plain words, with the fix
+    const message = /[.!?]$/.test(err.data.message) ? err.data.message : `${err.data.message}.`;
     stream.markdown(`> ⚠️ ${WHAT[err.data.code]()}: ${message}${FIX[err.data.code]()}\n\n`);
     return err.data.message;
   }

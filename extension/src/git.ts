@@ -70,11 +70,13 @@ export const runGit: GitRun = (args, cwd, options) =>
   });
 
 export interface Changes {
+  /** The repository's top folder. */
   root: string;
   staged: boolean;
   diff: string;
   /** Paths relative to the repository's top, as git prints them. */
   files: string[];
+  /** The diff was longer than MAX_DIFF_BYTES and was cut. */
   truncated: boolean;
   /** Untracked files the working-tree diff leaves out (0 for staged changes). */
   untracked: number;

@@ -86,7 +86,9 @@ export class SessionKeeper {
         return;
       }
       this.kept.delete(sessionId);
-      this.kept.set(sessionId, { sessionId, journal: snap.journal, lastSeq: this.lastSeq(sessionId), status: snap.status, problem: snap.problem });
+      this.kept.set(sessionId, {
+        sessionId, journal: snap.journal, lastSeq: this.lastSeq(sessionId), status: snap.status, problem: snap.problem,
+      });
       // At most MAX_KEPT: the map keeps insertion order and the session was just re-inserted, so the first is the oldest.
       while (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
       await this.save();

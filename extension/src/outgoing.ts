@@ -53,7 +53,10 @@ export class OutgoingTurn {
     const a = this.submission;
     if (!a) return this.client.request('council/turn', { ...this.params }, token);
     log.info(`submitting ${a.action} for question ${a.questionId} (key ${a.idempotencyKey})`);
-    const params = { sessionId: a.sessionId, questionId: a.questionId, action: a.action, client: this.params.client ?? { completion: false }, idempotencyKey: a.idempotencyKey };
+    const params = {
+      sessionId: a.sessionId, questionId: a.questionId, action: a.action,
+      client: this.params.client ?? { completion: false }, idempotencyKey: a.idempotencyKey,
+    };
     return this.client.request('council/answer', a.choice !== undefined ? { ...params, choice: a.choice } : params, token);
   }
 

@@ -187,7 +187,9 @@ export type SidecarLaunch = Pick<SidecarCommand, 'args' | 'env'>;
  * holding `anyio.py`, `pydantic/` or `council/` would otherwise run its own code inside the sidecar (in an
  * untrusted workspace too). The sidecar gets the workspace as `--workspace` when it is trusted.
  */
-export function sidecarProcess(python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string): Required<SidecarCommand> {
+export function sidecarProcess(
+  python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string,
+): Required<SidecarCommand> {
   return { command: python.command, args: ['-m', 'council', subcommand, ...launch.args], env: { ...python.env, ...launch.env }, cwd: storagePath };
 }
 

@@ -14,7 +14,9 @@ export type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 export type LevelSink = Record<Level, (message: string) => void>;
 
 const HEADER = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)? (TRACE|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) (.*)$/;
-const LEVELS: Record<string, Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error', CRITICAL: 'error', FATAL: 'error' };
+const LEVELS: Record<string, Level> = {
+  TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARNING: 'warn', WARN: 'warn', ERROR: 'error', CRITICAL: 'error', FATAL: 'error',
+};
 const RANK: Record<Level, number> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
 const TRACEBACK = /^Traceback \(most recent call last\):/;
 

@@ -136,7 +136,9 @@ async function lentModels(deps: ToolDeps, model: vscode.LanguageModelChat | unde
   return { client_model: caps.chatModelId, client_models: caps.models, ...(seating !== undefined ? { seating } : {}) };
 }
 
-function consultingTool<I extends ConsultInput | PersonaConsultInput>(deps: ToolDeps, method: 'council/consult' | 'council/personaConsult'): vscode.LanguageModelTool<I> {
+function consultingTool<I extends ConsultInput | PersonaConsultInput>(
+  deps: ToolDeps, method: 'council/consult' | 'council/personaConsult',
+): vscode.LanguageModelTool<I> {
   return {
     prepareInvocation: (options, token) => prepare(deps, options.input, token),
     invoke: (options, token) => consult(deps, method, options.input, token),

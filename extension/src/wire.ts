@@ -1259,12 +1259,9 @@ export interface DebateAudit {
   kept_first: string[];
 }
 
-/**
- * What the debate changed: the first vote (cycle 1) against the final one (the chat's DebateEffect,
- * snake_case).
- */
+/** What the debate changed: the first vote (cycle 1) against the final one. */
 export interface DebateChange {
-  /** no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  /** no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
   verdict: 'no_debate' | 'confirmed' | 'overturned';
   first_winner?: string;
   final_winner?: string;
@@ -1272,7 +1269,6 @@ export interface DebateChange {
   first_counts: Record<string, number>;
   /** Option id → final votes. */
   final_counts: Record<string, number>;
-  /** Personas whose vote moved, in council order. */
   moves: council__protocol__consult__PositionMove[];
   /** Debate replies flagged as possible conformity. */
   conformity_flags: number;
@@ -1856,21 +1852,17 @@ export interface council__protocol__consult__Hinge {
   question_id?: string;
 }
 
-/**
- * A persona whose final vote differs from its first vote, and the argument it named for the change (the
- * chat's PositionMove, snake_case).
- */
+/** A persona whose final vote differs from its first vote, and the argument it named for the change. */
 export interface council__protocol__consult__PositionMove {
   persona: string;
-  /** Its first vote (None: it was not placed in the first vote). */
+  /** Its first vote (none: it was not placed). */
   from_option?: string;
-  /** Its final vote (None: it did not vote in the final round). */
   to_option?: string;
-  /** The cycle in which it last changed its vote. */
+  /** The debate cycle in which it last changed its vote. */
   cycle: number;
-  /** The argument it named for the change ('' when it named none). */
+  /** The argument that moved it ('' when it named none). */
   because: string;
-  /** The change was flagged as possible conformity (no argument). */
+  /** Flagged as possible conformity: it changed without an argument. */
   conformity: boolean;
 }
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from council.camel import SnakeModel
 from council.memory.models import Decision
 from council.protocol.constants import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, ClientModel, SeatingPolicy
-from council.session.state import outputs
 from council.session.state.entities import Depth
 
 Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -173,21 +172,29 @@ class Hinge(SnakeModel):
                                                       "consult's session asks it again.")
 
 
-class PositionMove(outputs.PositionMove):
-    """A persona whose final vote differs from its first vote, and the argument it named for the change (the
-    chat's PositionMove, snake_case)."""
+class PositionMove(SnakeModel):
+    """A persona whose final vote differs from its first vote, and the argument it named for the change."""
 
-    model_config = ConfigDict(alias_generator=lambda name: name)
+    persona: str
+    from_option: str | None = Field(description="Its first vote (none: it was not placed).")
+    to_option: str | None
+    cycle: int = Field(description="The debate cycle in which it last changed its vote.")
+    because: str = Field("", description="The argument that moved it ('' when it named none).")
+    conformity: bool = Field(False, description="Flagged as possible conformity: it changed without an argument.")
 
 
-class DebateChange(outputs.DebateEffect):
-    """What the debate changed: the first vote (cycle 1) against the final one (the chat's DebateEffect,
-    snake_case)."""
+class DebateChange(SnakeModel):
+    """What the debate changed: the first vote (cycle 1) against the final one."""
 
-    model_config = ConfigDict(alias_generator=lambda name: name)
-
-    moves: list[PositionMove] = Field(default_factory=list, description="Personas whose vote moved, in council "
-                                                                       "order.")
+    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
+        description="no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner "
+                    "(or its tie stood); overturned: on another winner, or on a tie after a winner.")
+    first_winner: str | None = None
+    final_winner: str | None = None
+    first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")
+    final_counts: dict[str, int] = Field(default_factory=dict, description="Option id → final votes.")
+    moves: list[PositionMove] = []
+    conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
 
 
 class ElicitedAnswer(SnakeModel):

@@ -311,7 +311,10 @@ class Method:
     name: str
     params: type[CamelModel | SnakeModel]
     result: type[CamelModel | SnakeModel]
-    doc: str
+    doc: str  # written as an indented paragraph; read as one line
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "doc", " ".join(self.doc.split()))
 
 
 METHODS: tuple[Method, ...] = (

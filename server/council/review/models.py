@@ -24,11 +24,22 @@ ITEM_CHARS = 2_000  # one concern, action, issue or answer
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"  # it names the outbox file: no slashes, no leading dot
 
 
-ChangeType = Enum("ChangeType", {v: v for v in ("DECLARE_PASS", "FREEZE_SPEC", "UPDATE_CONFIG", "CODE_REFACTOR")},
-                  type=str, module=__name__)
-ChangeType.__doc__ = "What the proposer asks the council to accept."
-Verdict = Enum("Verdict", {v: v for v in ("APPROVE", "REJECT", "NEEDS_MORE_INFO")}, type=str, module=__name__)
-Verdict.__doc__ = "A role's verdict, and the council's final outcome."
+class ChangeType(str, Enum):
+    """What the proposer asks the council to accept."""
+
+    DECLARE_PASS = "DECLARE_PASS"
+    FREEZE_SPEC = "FREEZE_SPEC"
+    UPDATE_CONFIG = "UPDATE_CONFIG"
+    CODE_REFACTOR = "CODE_REFACTOR"
+
+
+class Verdict(str, Enum):
+    """A role's verdict, and the council's final outcome."""
+
+    APPROVE = "APPROVE"
+    REJECT = "REJECT"
+    NEEDS_MORE_INFO = "NEEDS_MORE_INFO"
+
 
 Axis = Literal["assumptions", "applicability", "code_correctness", "realistic_newness", "overfitting",
                "implications"]

@@ -37,19 +37,52 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _str_enum(name: str, values: str) -> Any:
-    """A ``str`` enum whose members are the upper-cased ``values`` (``SessionStatus.CREATED == "created"``)."""
-    return Enum(name, {v.upper(): v for v in values.split()}, type=str, module=__name__, qualname=name)
+class SessionStatus(str, Enum):
+    CREATED = "created"
+    CLARIFYING = "clarifying"
+    DEBATING = "debating"
+    FINAL = "final"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
 
 
-SessionStatus = _str_enum("SessionStatus", "created clarifying debating final completed cancelled")
-# system: the moderator/chair (asks questions, states assumptions, writes the synthesis)
-ParticipantType = _str_enum("ParticipantType", "user persona system")
-MessageType = _str_enum("MessageType", "question answer discussion conclusion assumption_statement")
-QuestionStatus = _str_enum("QuestionStatus", "pending answered skipped deferred")
-DiscussionStatus = _str_enum("DiscussionStatus", "in_progress concluded limit_reached")
-Depth = _str_enum("Depth", "brief standard deep")
-UserConfidence = _str_enum("UserConfidence", "high medium low")
+class ParticipantType(str, Enum):
+    USER = "user"
+    PERSONA = "persona"
+    SYSTEM = "system"  # the moderator/chair: asks questions, states assumptions, writes the synthesis
+
+
+class MessageType(str, Enum):
+    QUESTION = "question"
+    ANSWER = "answer"
+    DISCUSSION = "discussion"
+    CONCLUSION = "conclusion"
+    ASSUMPTION_STATEMENT = "assumption_statement"
+
+
+class QuestionStatus(str, Enum):
+    PENDING = "pending"
+    ANSWERED = "answered"
+    SKIPPED = "skipped"
+    DEFERRED = "deferred"
+
+
+class DiscussionStatus(str, Enum):
+    IN_PROGRESS = "in_progress"
+    CONCLUDED = "concluded"
+    LIMIT_REACHED = "limit_reached"
+
+
+class Depth(str, Enum):
+    BRIEF = "brief"
+    STANDARD = "standard"
+    DEEP = "deep"
+
+
+class UserConfidence(str, Enum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
 
 
 class Participant(CamelModel):

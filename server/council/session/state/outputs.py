@@ -215,8 +215,8 @@ class DebateEffect(CamelModel):
                     "winner (or its tie stood); overturned: on another winner, or on a tie after a winner.")
     first_winner: str | None = None
     final_winner: str | None = None
-    first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")
-    final_counts: dict[str, int] = Field(default_factory=dict, description="Option id → final votes.")
+    first_counts: dict[str, int] = Field({}, description="Option id → first votes.")
+    final_counts: dict[str, int] = Field({}, description="Option id → final votes.")
     moves: list[PositionMove] = Field(default_factory=list, description="Personas whose vote moved, in council "
                                                                        "order.")
     conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
