@@ -50,7 +50,9 @@ describe('the VSIX on a fresh machine', { skip, timeout: 240_000 }, () => {
     assert.ok(files.filter((f) => f.startsWith('personas/')).every((f) => f.endsWith('.toml')));
     const shippedServer = files.filter((f) => f.startsWith('server/'));
     assert.ok(shippedServer.includes('server/council/__main__.py') && shippedServer.includes('server/council/py.typed'));
-    assert.deepEqual(shippedServer.filter((f) => !/^server\/council\/.*\.(py|typed)$/.test(f)), []);
+    // the package's data files (pyproject's package-data: the word catalogs, the lexicon, the stop words) ship too
+    assert.deepEqual(shippedServer.filter((f) => !/^server\/council\/.*\.(py|typed|toml|txt)$/.test(f)), []);
+    assert.ok(['words/en.toml', 'words/ru.toml', 'personas/lexicon.toml', 'stopwords.txt'].every((f) => shippedServer.includes(`server/council/${f}`)));
   });
 
   it('a bare Python bootstraps the private venv from the VSIX; the installed sidecar answers JSON-RPC', async () => {
@@ -74,10 +76,11 @@ describe('the VSIX on a fresh machine', { skip, timeout: 240_000 }, () => {
     assert.equal(progress.at(-1), 'done');
     assert.deepEqual(fs.readdirSync(storage).sort(), ['venv'], 'the staged copy is cleaned up');
 
-    const where = execFileSync(launch.command, ['-c', 'import council, council._personas as p, importlib.resources as r; print(council.__file__); print(len([f for f in r.files(p).iterdir() if f.name.endswith(".toml")]))'], { cwd: work, env: launch.env, encoding: 'utf8' }).trim().split('\n');
+    const where = execFileSync(launch.command, ['-c', 'import council, council._personas as p, importlib.resources as r; print(council.__file__); print(len([f for f in r.files(p).iterdir() if f.name.endswith(".toml")])); from council.words import catalog; print(catalog("ru")["label.skip"])'], { cwd: work, env: launch.env, encoding: 'utf8' }).trim().split('\n');
     assert.ok(where[0].startsWith(path.join(storage, 'venv')), `council imported from ${where[0]}`);
     const shippedPersonas = fs.readdirSync(path.join(extension, 'personas')).filter((f) => f.endsWith('.toml')).length;
     assert.equal(Number(where[1]), shippedPersonas);
+    assert.ok(where[2] && where[2] !== 'label.skip', `the installed package reads its Russian catalog (got ${where[2]})`);
 
     const proc = spawn(launch.command, ['-m', 'council', 'serve', '--no-embeddings'], { cwd: work, env: { ...launch.env, PYTHONUNBUFFERED: '1' } });
     const stderr: string[] = [];
