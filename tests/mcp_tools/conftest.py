@@ -32,14 +32,23 @@ def mcp_client(tmp_path: Path):
             path = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.json"
             path.write_text(json.dumps(script), encoding="utf-8")
             args += ["--script", str(path)]
-        params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ), cwd=str(tmp_path))
-        with (tmp_path / "server.log").open("a", encoding="utf-8") as errlog, anyio.fail_after(90):
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write, elicitation_callback=elicit) as session:
-                    await session.initialize()
-                    yield session
+        async with council_mcp(args, tmp_path, tmp_path, elicitation_callback=elicit) as session:
+            yield session
 
     return run
+
+
+@asynccontextmanager
+async def council_mcp(args: list[str], cwd: Path, logs: Path, **client: Any) -> AsyncIterator[ClientSession]:
+    """``python args…`` (a ``council mcp`` command line) started in ``cwd`` as the SDK's stdio client starts a
+    server, its stderr appended to ``logs/server.log``; yields the initialised session (``client``: the
+    ClientSession's callbacks)."""
+    params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ), cwd=str(cwd))
+    with (logs / "server.log").open("a", encoding="utf-8") as errlog, anyio.fail_after(90):
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write, **client) as session:
+                await session.initialize()
+                yield session
 
 
 def tool_error(result: types.CallToolResult) -> dict[str, Any]:

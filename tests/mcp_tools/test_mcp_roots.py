@@ -4,16 +4,14 @@ one after ``notifications/roots/list_changed``); with ``--workspace`` the roots 
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import anyio
 import mcp.types as types
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
+
+from .conftest import council_mcp as launch
 
 OVERRIDE = {"overrides": {"Devil's Advocate": {"focus": ["Cost of delay for every option"]}}}
 WRITTEN = Path(".council/personas/devils-advocate.toml")
@@ -36,12 +34,8 @@ async def council_mcp(tmp_path: Path, roots: Roots | None, *extra: str) -> Async
     started_in = tmp_path / "started-in"
     started_in.mkdir(exist_ok=True)
     args = ["-m", "council", "mcp", "--provider", "scripted", "--no-embeddings", *extra]
-    params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ), cwd=str(started_in))
-    with (tmp_path / "server.log").open("a", encoding="utf-8") as errlog, anyio.fail_after(90):
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=roots) as session:
-                await session.initialize()
-                yield session
+    async with launch(args, started_in, tmp_path, list_roots_callback=roots) as session:
+        yield session
 
 
 async def override(session: ClientSession) -> types.CallToolResult:
