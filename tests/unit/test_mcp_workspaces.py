@@ -12,6 +12,7 @@ import mcp.types as types
 import pytest
 
 from council.mcpserver.roots import MAX_WORKSPACES, Workspaces, root_folder
+from council.session.state.store import Live
 
 
 class Service:
@@ -144,3 +145,27 @@ async def test_roots_withdrawn_give_the_started_folder_back(tmp_path: Path):
     session.folders = [tmp_path / "missing"]
     workspaces.roots_changed()
     assert await workspaces.service(session) is started
+
+
+async def test_a_service_running_a_turn_is_kept_and_one_with_idle_sessions_is_closed(tmp_path: Path):
+    """The store holds :class:`Live` entries (the session store's own records): a service whose session runs a turn
+    (its lock held) is never evicted; one whose sessions wait is. Before: the eviction read ``cancel_scope`` off the
+    entries, which they no longer have, and failed the ninth workspace's tool call (final review, session 9)."""
+    started = Service(tmp_path)
+    made: list[Service] = []
+    workspaces = Workspaces(started, lambda folder: made.append(Service(folder)) or made[-1])  # type: ignore[arg-type]
+    session = Session()
+    for i in range(MAX_WORKSPACES + 2):
+        folder = tmp_path / f"root-{i}"
+        folder.mkdir()
+        session.folders = [folder]
+        workspaces.roots_changed()
+        await workspaces.service(session)
+        if i == 0:  # the oldest runs a turn, the next one only holds a waiting session
+            busy = Live(rt=None, turn=SimpleNamespace())  # type: ignore[arg-type]
+            await busy.lock.acquire()
+            made[0].store = SimpleNamespace(all=lambda busy=busy: [busy])
+        elif i == 1:
+            made[1].store = SimpleNamespace(all=lambda: [Live(rt=None)])  # type: ignore[arg-type]
+    assert not made[0].closed and made[0] in workspaces.services.values()
+    assert made[1].closed and made[2].closed and len(workspaces.services) == MAX_WORKSPACES

@@ -147,7 +147,7 @@ class Workspaces:
             if len(self.services) <= MAX_WORKSPACES:
                 break
             if service is self.current or service is self.started or any(
-                    rt.cancel_scope is not None for rt in service.store.all()):
+                    live.running is not None for live in service.store.all()):
                 continue
             del self.services[folder]
             dropped.append(service)
