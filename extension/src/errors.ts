@@ -8,11 +8,29 @@ import { ResponseError } from 'vscode-jsonrpc';
 import { SidecarUnavailableError } from './client';
 import { describeError, log } from './log';
 import { isErrorData } from './protocol';
-import { isConnectionLost } from './outgoing';
 import type { ResponseSink } from './render';
 import type { ErrorData } from './wire';
 
 export const REQUEST_CANCELLED = -32800;
+
+/** vscode-jsonrpc: a pending request whose connection went away (-32097), or a client that is not running (-32096). */
+const CONNECTION_CODES = new Set([-32097, -32096, -32099]);
+
+/** The sidecar process went away under the request (crash, kill, restart). */
+export function isConnectionLost(err: unknown): boolean {
+  if (err instanceof ResponseError) return CONNECTION_CODES.has(err.code);
+  if (!(err instanceof Error)) return false;
+  return /connection (?:got |is )?(?:disposed|closed)|client is not running|pending response rejected/i.test(err.message);
+}
+
+/** The sidecar does not know the session (a sidecar without it: reload, or an expired session). */
+export function isUnknownSession(err: unknown): 'unknown' | 'expired' | undefined {
+  if (!(err instanceof ResponseError) || !isErrorData(err.data) || err.data.code !== 'validation') return undefined;
+  const details = (err.data.details ?? {});
+  if (details.reason === 'expired') return 'expired';
+  if (details.reason === 'unknown_session') return 'unknown';
+  return undefined;
+}
 
 export function isCancellation(err: unknown): boolean {
   if (err instanceof ResponseError) return err.code === REQUEST_CANCELLED || err.code === -32802; // ServerCancelled

@@ -11,11 +11,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as vscode from 'vscode';
-import { ResponseError } from 'vscode-jsonrpc';
 import type { AnswerButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
+import { isConnectionLost, isUnknownSession } from './errors';
 import { log } from './log';
-import { isErrorData } from './protocol';
 import type { EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
 
@@ -143,25 +142,6 @@ export function lastReplyInterrupted(history: readonly HistoryItem[], participan
     return (metadata === undefined || Object.keys(metadata).length === 0) && (errorDetails === undefined || (errorDetails as { responseIsIncomplete?: boolean }).responseIsIncomplete === true);
   }
   return false;
-}
-
-/** vscode-jsonrpc: a pending request whose connection went away (-32097), or a client that is not running (-32096). */
-const CONNECTION_CODES = new Set([-32097, -32096, -32099]);
-
-/** The sidecar process went away under the request (crash, kill, restart). */
-export function isConnectionLost(err: unknown): boolean {
-  if (err instanceof ResponseError) return CONNECTION_CODES.has(err.code);
-  if (!(err instanceof Error)) return false;
-  return /connection (?:got |is )?(?:disposed|closed)|client is not running|pending response rejected/i.test(err.message);
-}
-
-/** The sidecar does not know the session (a sidecar without it: reload, or an expired session). */
-export function isUnknownSession(err: unknown): 'unknown' | 'expired' | undefined {
-  if (!(err instanceof ResponseError) || !isErrorData(err.data) || err.data.code !== 'validation') return undefined;
-  const details = (err.data.details ?? {});
-  if (details.reason === 'expired') return 'expired';
-  if (details.reason === 'unknown_session') return 'unknown';
-  return undefined;
 }
 
 export interface RecoveryHooks<T> {
