@@ -30,6 +30,7 @@ ALSO_WEIGHT = 0.6  # a word's weight in the second domain ``[also]`` gives it
 PRIORITY = ("security", "legal", "finance", "reliability", "architecture", "data", "people", "customer",
             "product", "growth", "operations", "workflow", "strategy")
 
+
 @dataclass(frozen=True)
 class _Entry:
     domain: str
