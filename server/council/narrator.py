@@ -279,11 +279,9 @@ class Narrator:
         self.emit(rt, ev.CycleCompleted, cycle=rec.cycle, resolution_summary=rec.resolution_summary,
                   convergence=rec.convergence, markdown=debate.cycle_summary(s, rec.cycle))
         if rec.status is DiscussionStatus.LIMIT_REACHED:
-            st = s.settings
-            extended = max(st.extended_max_cycles, st.max_cycles)
-            self.emit(rt, ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit, can_extend=can_extend(s),
-                      extended_limit=extended,
-                      markdown=debate.limit_reached(rec.cycle, s.cycle_limit, can_extend(s), extended))
+            extended, more = s.settings.cycle_cap(True), can_extend(s)
+            self.emit(rt, ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit, can_extend=more,
+                      extended_limit=extended, markdown=debate.limit_reached(rec.cycle, s.cycle_limit, more, extended))
 
     def _forget(self, session_id: str) -> None:
         for key in [k for k in self._texts if k[0] == session_id]:

@@ -216,5 +216,4 @@ def can_extend(s: e.ConversationSession) -> bool:
     """Whether ``extend debate`` would allow more cycles: only after a debate that stopped at its cap."""
     if s.status is e.SessionStatus.CANCELLED or s.extended_debate_requested or not s.discussions:
         return False
-    ceiling = max(s.settings.extended_max_cycles, s.settings.max_cycles)
-    return s.discussions[-1].status.value == "limit_reached" and ceiling > s.debate_cycles
+    return s.discussions[-1].status.value == "limit_reached" and s.settings.cycle_cap(True) > s.debate_cycles
