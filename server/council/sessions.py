@@ -49,7 +49,7 @@ class Sessions:
     def __init__(self, library: PersonaLibrary, config: CouncilConfig, narrator: Narrator, *,
                  bridge: ClientBridge | None, settings: SessionSettings | None,
                  ranker_factory: Callable[[], object | None]) -> None:
-        self.config, self.narrator = config, narrator
+        self.narrator = narrator
         self.store = SessionStore(narrator, ttl=config.session_ttl_seconds, max_sessions=config.max_sessions)
         self.hub = ProviderHub(config, bridge)
         self.archive = Archive(config, ranker_factory)  # decision memory and transcript files (both opt-in)

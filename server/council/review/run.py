@@ -92,7 +92,7 @@ async def _debate(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief
 
 
 async def conduct(request: m.CouncilRequest, library: PersonaLibrary, pick: ProviderPicker, writer: ReviewWriter, *,
-                  settings: ReviewSettings, progress: Progress = lambda kind, data: None,
+                  settings: ReviewSettings, progress: Progress,
                   request_sha256: str | None = None) -> m.ReviewedDecision:
     """Review ``request``; raises :class:`ReviewFailed` when it cannot be done. Cancellation propagates."""
     panel = seat_panel(library, request.change_type)
