@@ -12,10 +12,8 @@ answered. A broken stdout stops the server (the client is gone); the end of inpu
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, BinaryIO
@@ -28,11 +26,10 @@ from mcp.shared.message import SessionMessage
 from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import encode_json
-from council.transport.stdio import pump
+from council.transport.stdio import reading
 
 log = logging.getLogger("council.mcp")
 
-QUEUE_CHUNKS = 4
 HEAD_BYTES = 64 * 1024  # the start of an overlong line, kept to find its id
 _CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
 
@@ -177,11 +174,7 @@ async def guarded_stdio(stdin_fd: int, stdout: BinaryIO) -> AsyncIterator[
 
 
 async def _verdicts(stdin_fd: int, guard: Guard) -> AsyncIterator[Verdict]:
-    loop = asyncio.get_running_loop()
-    chunks: asyncio.Queue[bytes] = asyncio.Queue()
-    slots = threading.Semaphore(QUEUE_CHUNKS)
-    threading.Thread(target=pump, args=(stdin_fd, loop, chunks, slots, "council mcp"), name="council-mcp-stdin",
-                     daemon=True).start()
+    chunks, slots = reading(stdin_fd, "council mcp", "council-mcp-stdin")
     splitter = LineSplitter()
     while True:
         chunk = await chunks.get()

@@ -50,6 +50,16 @@ def pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue, slots:
             return
 
 
+def reading(fd: int, who: str, thread: str) -> tuple[asyncio.Queue, threading.Semaphore]:
+    """Start :func:`pump` on ``fd`` in a thread named ``thread``: the queue its chunks arrive on, and the slots to
+    release for each chunk taken."""
+    chunks: asyncio.Queue = asyncio.Queue()
+    slots = threading.Semaphore(QUEUE_CHUNKS)
+    threading.Thread(target=pump, args=(fd, asyncio.get_running_loop(), chunks, slots, who), name=thread,
+                     daemon=True).start()
+    return chunks, slots
+
+
 def serve_stdio(gate: Gate, stdin_fd: int) -> int:
     """Serve until exit; returns the exit code."""
     try:
@@ -60,12 +70,8 @@ def serve_stdio(gate: Gate, stdin_fd: int) -> int:
 
 
 async def _serve(gate: Gate, stdin_fd: int) -> int:
-    loop = asyncio.get_running_loop()
-    chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
-    slots = threading.Semaphore(QUEUE_CHUNKS)
-    gate.on_stop = lambda: chunks.put_nowait(None)
-    threading.Thread(target=pump, args=(stdin_fd, loop, chunks, slots, "council serve"), name="council-stdin",
-                     daemon=True).start()
+    chunks, slots = reading(stdin_fd, "council serve", "council-stdin")
+    gate.on_stop = lambda: chunks.put_nowait(None)  # wakes the loop below: the gate stopped
     reader = FrameReader()
     while not gate.stopped:
         try:
