@@ -16,7 +16,7 @@ PLURAL_FORMS = {"en": 2, "ru": 3}
 
 @pytest.mark.parametrize("lang", [x for x in words.LANGUAGES if x != "en"])
 def test_every_language_has_every_key_with_the_same_placeholders(lang):
-    en, other = words.CATALOGS["en"], words.CATALOGS[lang]
+    en, other = words.catalog("en"), words.catalog(lang)
     assert sorted(set(en) - set(other)) == [] and sorted(set(other) - set(en)) == []
     differ = [k for k in en if words.placeholders(en[k]) != words.placeholders(other[k])]
     assert differ == []
@@ -26,14 +26,14 @@ def test_every_language_has_every_key_with_the_same_placeholders(lang):
 
 @pytest.mark.parametrize("lang", words.LANGUAGES)
 def test_counts_have_their_language_s_plural_forms_and_fill_n(lang):
-    for key, entry in words.CATALOGS[lang].items():
+    for key, entry in words.catalog(lang).items():
         if isinstance(entry, tuple):
             assert len(entry) == PLURAL_FORMS[lang], key
             assert all("{n}" in form for form in entry), key
 
 
 def test_no_empty_text_and_translations_differ_from_english():
-    en, ru = words.CATALOGS["en"], words.CATALOGS["ru"]
+    en, ru = words.catalog("en"), words.catalog("ru")
     assert all(ru[k] for k in ru)
     same = [k for k in en if en[k] == ru[k] and any(c.isalpha() for c in literal(en[k]))]
     assert sorted(same) == ["http", "provider.ollama"]  # a protocol and a product name

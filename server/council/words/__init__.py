@@ -50,12 +50,6 @@ def catalog(lang: str) -> dict[str, Entry]:
     return out
 
 
-def __getattr__(name: str) -> dict[str, dict[str, Entry]]:
-    if name == "CATALOGS":  # every catalog by language, read on first use (tests compare them)
-        return {lang: catalog(lang) for lang in LANGUAGES}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def supported(language: str | None) -> str | None:
     """``language`` as one of :data:`LANGUAGES` (``ru-RU``, ``RU`` → ``ru``), or None when no catalog has it."""
     if not language:
