@@ -41,7 +41,6 @@ OWN = "own"  # ``backs``: the persona's own recommendation
 EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
 
 
-
 class OrderedStream:
     def __init__(self, rt: Turn, order: list[str], cycle: int, *, held: bool = False) -> None:
         self.rt = rt

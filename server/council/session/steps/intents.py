@@ -182,6 +182,7 @@ _EXPLICIT = re.compile(
     r"|^\s*(?:новый|другой|ещё\s+один|еще\s+один)\s+(?:вопрос|запрос|тема)\s*[:—–-]",
     re.IGNORECASE)
 
+
 def _phrases(*phrases: str) -> tuple[str, ...]:
     """Phrases as :func:`words` reads a turn ("what's" → "whats")."""
     return tuple(" ".join(words(p)) for p in phrases)
@@ -201,10 +202,10 @@ _OPENERS = _phrases(
 )
 
 _ANSWER_STARTS = _phrases("yes", "no", "nope", "yeah", "yep", "sure", "maybe", "probably", "definitely", "not really",
-                  "да", "нет", "наверное", "скорее", "возможно")
+                          "да", "нет", "наверное", "скорее", "возможно")
 
 _META = _phrases("what do you mean", "do you mean", "you mean", "what does that mean", "what does it mean",
-         "i don't understand", "not sure what you", "что значит", "что вы имеете", "не понял", "не поняла")
+                 "i don't understand", "not sure what you", "что значит", "что вы имеете", "не понял", "не поняла")
 
 
 def _starts(norm: str, prefixes: Iterable[str]) -> bool:
