@@ -1,10 +1,5 @@
-"""Decision memory (opt-in, off by default): the council's past decisions in the workspace's
-``.council/decisions.sqlite3`` (stdlib ``sqlite3``; nothing leaves the machine).
-
-A completed session is kept as a :class:`~council.memory.models.Decision` (question, options, outcome and tally, key
-arguments, assumptions, dissent, date); a new session is offered the most similar ones as context
-(:class:`~council.memory.store.SessionMemory`, embeddings when the model is warm, else TF-IDF). ``council decisions``
-and the MCP tool ``council_decisions`` read it; nothing is written unless memory is on.
+"""Decision memory (opt-in): the council's past decisions in ``<workspace>/.council/decisions.sqlite3``, offered to
+new sessions as context. See README, "Evidence, transcripts and decision memory".
 """
 
 from council.memory.store import MemoryRefused, MemoryStore, SessionMemory

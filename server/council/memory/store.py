@@ -1,24 +1,10 @@
-"""The decision memory's SQLite file: ``<workspace>/.council/decisions.sqlite3`` (stdlib ``sqlite3``).
+"""The decision memory's SQLite file, ``<workspace>/.council/decisions.sqlite3``, and recall from it.
 
-One row per decision (the session id is its key, so a re-opened debate that completes again updates its row); the
-decision itself is stored as JSON next to the columns that are searched and sorted. Reading never creates the file
-or its folder: only :meth:`MemoryStore.remember` does, and the sidecar calls it only when memory is on.
-
-The memory stays inside the workspace: when ``.council`` or the file resolves elsewhere (a symlink), every use is
-refused (:class:`MemoryRefused`, ``outside_workspace``), and a file that is not an SQLite database is refused as
-``unreadable`` (never rewritten: the user moves it away).
-
-Similarity (:meth:`MemoryStore.similar`) compares questions with the ranker it is given — the sentence-embedding
-ranker when its model is warm, else TF-IDF (:class:`QuestionRanker`) — falling back to TF-IDF, then word overlap,
-when a ranker fails; each method has its own threshold, since their scores are not on one scale.
-
-The TF-IDF is cosine over stemmed words (:mod:`council.word_match`'s tokens; ``council.personas.tfidf``'s IDF and
-unit vectors), where a word of a kept question that begins or ends with a word of the new question, or that the new
-word begins or ends with, counts as that word when the shorter one has at least :data:`MIN_SHARED` letters:
-"monolithic" meets "monolith", "microservices" meets "services". Paraphrases that change the form of a word, or use
-its compound, are recalled; questions that share only short or common words are not. The method keeps the name
-``tfidf`` (what ``memory.recalled`` and ``council_decisions`` report). Routing keeps the plain
-:class:`~council.personas.tfidf.TfidfRanker`: persona descriptions are not questions.
+One row per decision, keyed by session id (a re-opened debate that completes again updates it), the decision as JSON.
+Reading never creates the file or its folder; only :meth:`MemoryStore.remember` does. A ``.council`` or file that
+resolves outside the workspace is refused (``outside_workspace``), a file that is not SQLite as ``unreadable`` (never
+rewritten). Recall ranks with embeddings when warm, else :class:`QuestionRanker`, then word overlap; each method has
+its own threshold, since their scores are not on one scale.
 """
 
 from __future__ import annotations
@@ -36,7 +22,7 @@ from pathlib import Path
 import anyio.to_thread
 
 from council.memory.models import Decision, decision_of
-from council.personas.tfidf import OverlapRanker, cosine, idf_of, unseen_idf, vector
+from council.personas.tfidf import OverlapRanker, cosine, idf_of, rank, unseen_idf, vector
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import Precedent
 from council.word_match import tokenize
@@ -181,10 +167,11 @@ class MemoryStore:
         if not decisions or not text.strip():
             return [], "tfidf"
         docs = [d.question for d in decisions]
-        method, scores = _rank(ranker, text, docs)
-        floor = THRESHOLDS.get(method, THRESHOLDS["tfidf"]) if threshold else 1e-9
+        chain = [r for r in (ranker, QuestionRanker(), OverlapRanker()) if getattr(r, "name", None) in THRESHOLDS]
+        used, scores = rank(chain, text, docs, quiet=(Exception,)) or (OverlapRanker(), [0.0] * len(docs))
+        floor = THRESHOLDS[used.name] if threshold else 1e-9
         ranked = sorted(zip(decisions, scores, strict=True), key=lambda x: x[1], reverse=True)
-        return [(d, s) for d, s in ranked if s >= floor][:limit], method
+        return [(d, s) for d, s in ranked if s >= floor][:limit], used.name
 
 
 @lru_cache(maxsize=20_000)
@@ -199,8 +186,10 @@ def related(a: str, b: str) -> bool:
 
 
 class QuestionRanker:
-    """TF-IDF cosine between a question and kept questions, a kept word read as the new question's word when they
-    are :func:`related`."""
+    """TF-IDF cosine (reported as ``tfidf``) between a question and kept questions, a kept word counting as the
+    question's word it is :func:`related` to: "monolithic" meets "monolith", "microservices" meets "services", so
+    paraphrases are recalled and questions that share only short or common words are not. Routing keeps the plain
+    :class:`~council.personas.tfidf.TfidfRanker`: persona descriptions are not questions."""
 
     name = "tfidf"
 
@@ -216,21 +205,6 @@ class QuestionRanker:
         idf = idf_of(counts)
         q = vector(Counter(asked), idf, default_idf=unseen_idf(len(docs)))
         return [round(cosine(q, vector(c, idf, default_idf=0.0)), 6) for c in counts]
-
-
-def _rank(ranker: object | None, text: str, docs: list[str]) -> tuple[str, list[float]]:
-    for candidate in (ranker, QuestionRanker(), OverlapRanker()):
-        if candidate is None:
-            continue
-        try:
-            scores = candidate.score(text, docs)  # type: ignore[attr-defined]
-        except Exception:  # embeddings still warming up, or failing: the next ranker judges
-            log.debug("ranker %s unavailable for the memory", getattr(candidate, "name", candidate))
-            continue
-        name = str(getattr(candidate, "name", ""))
-        if len(scores) == len(docs) and name in THRESHOLDS:
-            return name, [float(s) for s in scores]
-    return "keywords", [0.0] * len(docs)
 
 
 class SessionMemory:

@@ -1,15 +1,11 @@
-"""Persona routing: which personas sit on the council for a request, and a human-readable reason why.
+"""Persona routing: which personas sit on the council for a request, and a human-readable reason why (see README,
+"Personas").
 
-An explicit override (names or ids) is honoured exactly. Otherwise every persona is ranked by similarity between the
-request and its contract (description, focus, domains, soul), boosted where the keyword classification matches the
-persona's domains; always-include personas (the Devil's Advocate) are added; the top picks are cut where the score
-drops off, within [min_personas, max_personas], and kept to one council unless an outsider is clearly relevant.
-Before that, every domain the request clearly touches (:data:`EXPERT_SHARE` of its keywords) seats its expert, the
-persona that has the domain first (or second): a Kubernetes migration seats the Reliability Engineer and, as a move
-of the platform, the Security Expert. Each pick's reason names the words of the request that decided it.
-Personas the user names in the request join that routed council (within max_personas); naming one never shrinks the
-council to it. Rankers: warm embeddings, else TF-IDF, else word overlap. Review-only personas (the seed-004 review
-council) are never routed to and naming one in the text does not seat it; only an explicit override does.
+An explicit override is honoured exactly. Otherwise the personas are ranked by similarity with their contracts plus
+their fit with the request's keyword domains; each domain the request clearly touches seats its expert
+(:func:`experts`), the rest are picked until the score drops off (:func:`pick`), within [min_personas, max_personas]
+and one council unless an outsider is clearly relevant; always-include personas are added. Personas the request names
+join that council (naming one never shrinks it to them); review-only personas are seated only by an override.
 """
 
 from __future__ import annotations
@@ -20,7 +16,8 @@ import os
 import re
 import sys
 import threading
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -28,9 +25,7 @@ from council.personas.contract import REVIEW_COUNCIL, PersonaContract
 from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, embeddings_available
 from council.personas.lexicon import GENERAL, classify, classify_detail
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
-from council.personas.picks import experts as pick_experts
-from council.personas.picks import pick
-from council.personas.tfidf import OverlapRanker, TfidfRanker
+from council.personas.tfidf import OverlapRanker, Ranker, TfidfRanker, rank
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +39,15 @@ Method = Literal["override", "embeddings", "tfidf", "keywords"]
 SIMILARITY_WEIGHT = 0.55  # the rest is the domain match
 DOMAIN_RANK_WEIGHTS = (1.0, 0.65, 0.45, 0.35)  # a persona's first domain counts fully, later ones less
 OFF_COUNCIL_FACTOR = 0.8  # a persona from the other council must be clearly better to displace a member
+CLEARLY_RELEVANT = 0.85  # an outsider needs this fraction of the top combined score to take a seat
+KEEP_FRACTION = 0.55  # optional seats: score at least this fraction of the top score…
+DROP_OFF = 0.7  # …and no sharp fall from the previous pick
+EXPERT_SHARE = 0.15  # a domain with this share of the request's keywords seats its expert
+EXPERT_RANK = 2  # a domain's expert has it among its first two domains
+OUTSIDE_EXPERT_SHARE = 0.3  # …and an expert from outside the main domain's council needs this share
 
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
-
-
-@runtime_checkable
-class Ranker(Protocol):
-    """Scores how well each document matches a query; higher is better, comparable within one call."""
-
-    name: str
-
-    def score(self, query: str, docs: list[str]) -> list[float]: ...
 
 
 class Selection(BaseModel):
@@ -139,22 +131,6 @@ def default_ranker() -> Ranker:
     return ranker if ranker is not None and ranker.ready else _TFIDF
 
 
-def _rank(ranker: Ranker, query: str, docs: list[str]) -> tuple[Ranker, list[float]]:
-    """Scores from ``ranker``, falling back to TF-IDF and then word overlap if a ranker fails; with the ranker
-    that gave them."""
-    for candidate in (ranker, _TFIDF, OverlapRanker()):
-        try:
-            scores = [float(s) for s in candidate.score(query, docs)]
-            if len(scores) == len(docs):
-                return candidate, scores
-            log.warning("ranker %s returned %d scores for %d docs", candidate.name, len(scores), len(docs))
-        except EmbeddingsNotReady:
-            log.debug("ranker %s not ready; falling back", candidate.name)
-        except Exception:
-            log.exception("ranker %s failed; falling back", candidate.name)
-    return OverlapRanker(), [0.0] * len(docs)
-
-
 def _strength(ranker: Ranker, scores: list[float]) -> float:
     """How much the similarity counts (0–1). A lexical ranker says how high a score must be to be a clear match
     (``full_match``); a best score below it counts in proportion, so one common word shared with a contract
@@ -182,6 +158,68 @@ def _relative(scores: list[float]) -> list[float]:
 
 
 # --- selection ----------------------------------------------------------------------------------------------
+
+def experts(pool: list[PersonaContract], domain_scores: dict[str, float], combined: dict[str, float],
+             preferred: str | None) -> list[PersonaContract]:
+    """The expert of every domain with :data:`EXPERT_SHARE` of the keywords, largest share first: the persona
+    with the domain earliest among its domains (within :data:`EXPERT_RANK`), a member of the preferred council
+    before an outsider, then the better score. After the main domain's expert, an expert from another council
+    needs :data:`OUTSIDE_EXPERT_SHARE` (an "employee" whose laptop was stolen does not seat the Culture Lead)."""
+    found: list[PersonaContract] = []
+    for domain, share in sorted(domain_scores.items(), key=lambda kv: -kv[1]):
+        if share < EXPERT_SHARE:
+            break
+        candidates = [p for p in pool if domain in p.domains[:EXPERT_RANK]]
+        if found:
+            home = set(found[0].councils)
+            candidates = [p for p in candidates if home & set(p.councils) or share >= OUTSIDE_EXPERT_SHARE]
+        if not candidates:
+            continue
+        best = min(candidates, key=lambda p: (p.domains.index(domain), preferred not in p.councils, -combined[p.id]))
+        if best not in found:
+            found.append(best)
+    return found
+
+
+def pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], float],
+          combined: dict[str, float], preferred: str | None, *, slots_min: int, slots_max: int,
+          outsiders: bool, seated: list[PersonaContract]) -> list[PersonaContract]:
+    """The ``seated`` experts, then required seats (members before weak outsiders), then optional seats until the
+    score drops off."""
+    top = adjusted(ranked[0]) if ranked else 0.0
+    best = max(combined.values(), default=0.0)
+
+    def welcome(p: PersonaContract) -> bool:
+        clearly_relevant = best > 0 and combined[p.id] >= CLEARLY_RELEVANT * best
+        return preferred in p.councils or (outsiders and clearly_relevant)
+
+    picks: list[PersonaContract] = list(seated)
+    deferred: list[PersonaContract] = []
+    previous = top
+    for p in ranked:
+        if len(picks) >= slots_max:
+            break
+        if p in picks:
+            previous = adjusted(p)
+            continue
+        if not welcome(p):
+            deferred.append(p)
+            continue
+        if len(picks) < slots_min:
+            picks.append(p)
+            previous = adjusted(p)
+            continue
+        if top > 0 and adjusted(p) >= KEEP_FRACTION * top and adjusted(p) >= DROP_OFF * previous:
+            picks.append(p)
+            previous = adjusted(p)
+        else:
+            break  # the score dropped off; the rest rank lower still
+    for p in deferred:
+        if len(picks) >= slots_min:
+            break
+        picks.append(p)
+    return sorted(picks, key=lambda p: -combined[p.id])
+
 
 def _override(library: PersonaLibrary, requested: list[str], classification: str,
               domain_scores: dict[str, float]) -> Selection:
@@ -275,8 +313,9 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     always = [p for p in personas if p.always_include][:max_personas]
     pool = [p for p in personas if not p.always_include]
 
-    used, raw = _rank(ranker or default_ranker(), _query_for(request_text, detail.matches),
-                      persona_texts(library))
+    texts = persona_texts(library)
+    used, raw = rank((ranker or default_ranker(), _TFIDF, OverlapRanker()), _query_for(request_text, detail.matches),
+                     texts) or (OverlapRanker(), [0.0] * len(texts))
     method: Method = used.name  # type: ignore[assignment]
     rel = _relative(raw)
     has_domains = detail.classification != GENERAL
@@ -291,16 +330,16 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
         method = "keywords"  # only the lexicon told the personas apart
     preferred = _preferred_council(library, combined)
     slots_max = max(0, max_personas - len(always))
-    experts = pick_experts(pool, detail.scores, combined, preferred)[:slots_max]
-    if experts:  # the council of the main domain's expert: an ETL question is the engineers' even if
-        preferred = next((c for c in experts[0].councils if c != REVIEW_COUNCIL), preferred)  # "warehouse"
+    seated = experts(pool, detail.scores, combined, preferred)[:slots_max]
+    if seated:  # the council of the main domain's expert: an ETL question is the engineers' even if
+        preferred = next((c for c in seated[0].councils if c != REVIEW_COUNCIL), preferred)  # "warehouse"
 
     def adjusted(p: PersonaContract) -> float:
         return combined[p.id] * (1.0 if preferred in p.councils else OFF_COUNCIL_FACTOR)
 
     ranked = sorted(pool, key=lambda p: (-adjusted(p), personas.index(p)))
     picks = pick(ranked, adjusted, combined, preferred, slots_min=max(0, min_personas - len(always)),
-                  slots_max=slots_max, outsiders=has_domains, seated=experts)
+                  slots_max=slots_max, outsiders=has_domains, seated=seated)
     chosen = picks + always
     scores = {p.name: round(combined[p.id], 2) for p in ranked}
     chosen_for = {p.name: _chosen_for(p, detail.matches) for p in picks}

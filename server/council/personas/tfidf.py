@@ -1,14 +1,48 @@
 """Lexical rankers in pure Python: TF-IDF cosine and word overlap (Jaccard) over the stemmed words of
-:mod:`council.word_match`, and the TF-IDF pieces (IDF, unit vectors, cosine) the decision memory's ranker reuses.
+:mod:`council.word_match`, the TF-IDF pieces (IDF, unit vectors, cosine) the decision memory's ranker reuses, and the
+fallback chain routing and the memory both rank with (:func:`rank`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
 
+from council.personas.embeddings import EmbeddingsNotReady
 from council.word_match import tokenize
+
+log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Scores how well each document matches a query; higher is better, comparable within one call."""
+
+    name: str
+
+    def score(self, query: str, docs: list[str]) -> list[float]: ...
+
+
+def rank(chain: Iterable[Ranker], query: str, docs: list[str],
+         quiet: tuple[type[Exception], ...] = (EmbeddingsNotReady,)) -> tuple[Ranker, list[float]] | None:
+    """The first ranker of ``chain`` that gives every document a score, with the scores (None: none did). A ranker
+    that raises one of ``quiet`` (not ready yet) falls back with a debug line; any other failure is logged."""
+    for ranker in chain:
+        try:
+            scores = [float(s) for s in ranker.score(query, docs)]
+        except quiet:
+            log.debug("ranker %s not ready; falling back", ranker.name)
+            continue
+        except Exception:
+            log.exception("ranker %s failed; falling back", ranker.name)
+            continue
+        if len(scores) == len(docs):
+            return ranker, scores
+        log.warning("ranker %s returned %d scores for %d docs", ranker.name, len(scores), len(docs))
+    return None
 
 
 def cosine(a: dict[str, float], b: dict[str, float]) -> float:
