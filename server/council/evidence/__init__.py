@@ -1,10 +1,8 @@
-"""Evidence tools on the user's workspace: ``read_file``, ``search_code`` and ``list_files``, read-only, confined to
-the workspace root, refusing secrets, git-ignored files, binaries and files over 1 MB, each under a time limit.
-
-The engine runs them between debate cycles for the evidence the personas ask for (``council.session.steps.evidence``);
-the sidecar builds :class:`~council.evidence.runner.WorkspaceTools` only when it was given a workspace.
+"""Evidence tools on the user's workspace (``read_file``, ``search_code``, ``list_files``): read-only, confined to the
+workspace root, each under a time limit. See README, "Evidence, transcripts and decision memory". The sidecar builds
+:class:`~council.evidence.tools.WorkspaceTools` only when it was given a workspace.
 """
 
-from council.evidence.runner import WorkspaceTools
+from council.evidence.tools import WorkspaceTools
 
 __all__ = ["WorkspaceTools"]

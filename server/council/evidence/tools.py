@@ -1,20 +1,25 @@
-"""The three evidence tools, synchronous and bounded (the runner puts each in a worker thread under a time limit):
-``read_file`` (``path`` or ``path:START-END``, numbered lines), ``search_code`` (literal, case-insensitive when all
-lowercase, or ``regex``) and ``list_files`` (a glob; one without ``/`` matches at any depth, a folder name lists the
-folder). Each returns an :class:`~council.session.state.grounds.EvidenceResult`; searching and listing stop at the
-deadline and say the result was cut.
+"""The three evidence tools, synchronous and bounded: ``read_file`` (``path`` or ``path:START-END``, numbered
+lines), ``search_code`` (literal, case-insensitive when all lowercase, or ``regex``) and ``list_files`` (a glob; one
+without ``/`` matches at any depth, a folder name lists the folder); and :class:`WorkspaceTools`, the session's
+``EvidenceTools`` for one root, which runs each in a worker thread under a time limit (refused as ``timeout``; a tool
+that fails, as ``error``). Searching and listing also stop at the deadline themselves and say the result was cut.
 
-The models write the patterns, so neither may hold the sidecar's GIL: ``search_code`` only compiles its pattern here
-(for the compiler's reason when it is bad) and matches in a child process (:mod:`council.evidence.search`);
-``list_files`` matches its glob in linear time (:mod:`council.evidence.globs`), not through a regex.
+The models write the patterns, and the time limit fires only while the event loop runs, so neither may hold the
+sidecar's GIL: ``search_code`` only compiles its pattern here (for the compiler's reason when it is bad) and matches in
+a child process (:mod:`council.evidence.search`); ``list_files`` matches its glob in linear time
+(:mod:`council.evidence.globs`), not through a regex.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
 from pathlib import Path
+
+import anyio
+import anyio.to_thread
 
 from council.evidence import search
 from council.evidence.globs import Glob, GlobError
@@ -22,6 +27,10 @@ from council.evidence.opening import Refused
 from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace
 from council.session.state.grounds import EvidenceResult, Refusal
 
+log = logging.getLogger(__name__)
+
+TOOL_SECONDS = 5.0  # one tool's time limit
+GRACE_SECONDS = 1.0  # past it, WorkspaceTools stops waiting for a tool that did not stop itself
 READ_CHARS = 8000  # of one file, kept in the session (the prompt budget cuts further)
 MAX_MATCHES = 40
 MATCH_CHARS = 200  # of one matching line
@@ -169,3 +178,43 @@ def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> Evide
 
 
 TOOLS = {"read_file": read_file, "search_code": search_code, "list_files": list_files}
+
+
+class WorkspaceTools:
+    def __init__(self, root: Path, seconds: float = TOOL_SECONDS) -> None:
+        self.root = root
+        self.seconds = seconds
+        self._workspace: Workspace | None = None
+        self._opening = anyio.Lock()
+
+    async def workspace(self) -> Workspace:
+        async with self._opening:
+            if self._workspace is None:
+                self._workspace = await anyio.to_thread.run_sync(Workspace, self.root)
+            return self._workspace
+
+    async def overview(self) -> list[str]:
+        try:
+            with anyio.fail_after(self.seconds + GRACE_SECONDS):
+                ws = await self.workspace()
+                return await anyio.to_thread.run_sync(ws.overview, abandon_on_cancel=True)
+        except Exception as exc:  # the advisors can still list files themselves
+            log.warning("could not list the workspace's top level: %s", exc)
+            return []
+
+    async def run(self, tool: str, query: str, regex: bool) -> EvidenceResult:
+        fn = TOOLS.get(tool)
+        if fn is None:
+            return EvidenceResult(ok=False, refusal="unknown_tool", detail=tool[:300])
+        started = time.monotonic()
+        try:
+            with anyio.fail_after(self.seconds + GRACE_SECONDS):
+                ws = await self.workspace()
+                deadline = started + self.seconds
+                result = await anyio.to_thread.run_sync(fn, ws, query, regex, deadline, abandon_on_cancel=True)
+        except TimeoutError:
+            return EvidenceResult(ok=False, refusal="timeout")
+        except OSError as exc:
+            log.info("%s %r failed: %s", tool, query, exc)
+            return EvidenceResult(ok=False, refusal="error", detail=type(exc).__name__)
+        return result
