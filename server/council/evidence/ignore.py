@@ -1,12 +1,11 @@
 """Which workspace files git would ignore: ``git`` itself in a repository, else the ``.gitignore`` files parsed here.
 
-In a git work tree (and when ``git`` runs), ``git ls-files --cached --others --exclude-standard`` lists the files
-that are not ignored (so ``.git/info/exclude`` and the user's global excludes count too) and ``git check-ignore``
-judges one path; git runs with ``core.fsmonitor`` off, so a hostile repository config cannot run a command through
-it. Elsewhere :class:`GitignoreRules` applies every ``.gitignore`` from the root down with git's rules (deeper files
-override shallower ones; a file inside an ignored folder stays ignored), its patterns matched by
-:mod:`council.evidence.globs` in linear time: a hostile ``.gitignore`` cannot stall the sidecar. ``.git`` is always
-skipped.
+In a git work tree, ``git ls-files --cached --others --exclude-standard`` lists the files not ignored (so
+``.git/info/exclude`` and the global excludes count) and ``git check-ignore`` judges one path; git runs with
+``core.fsmonitor`` off, so a hostile repository config cannot run a command through it. Elsewhere
+:class:`GitignoreRules` applies every ``.gitignore`` from the root down with git's rules (deeper files override; a file
+in an ignored folder stays ignored), matched in linear time (:mod:`council.evidence.globs`): a hostile ``.gitignore``
+cannot stall the sidecar. ``.git`` is always skipped.
 """
 
 from __future__ import annotations

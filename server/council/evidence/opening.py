@@ -1,22 +1,15 @@
-"""Opening a workspace file so that what is read is what was checked: no symlink followed, no file with other names.
+"""Opening a workspace file so that what is read is what was checked (README, "Evidence").
 
-The evidence tools judge a path first (:meth:`council.evidence.workspace.Workspace.locate`) and open it after.
-Opening it again by name would follow whatever the name leads to *then*: a process that swaps the file, or a folder
-on its way, for a symlink in between gets outside content read. So :class:`Opener` opens the resolved path one
-component at a time from the root, each relative to the folder before it with ``O_NOFOLLOW`` (``openat``); the file
-is ``lstat``-ed first (only a regular file is opened, so a FIFO or device never blocks) and opened with
-``O_NOFOLLOW | O_NONBLOCK``, and the descriptor is verified: the file ``lstat`` saw, still regular, one hard link,
-and where the kernel says it lies (``/proc/self/fd``, ``F_GETPATH``) inside the root (a folder moved out while it
-was walked). A symlink met on the way is refused as ``not_found`` ("the path changed"), never followed.
+Opening a judged path again by name would follow whatever it leads to *then*: a file, or a folder on its way, swapped
+for a symlink in between. So :class:`Opener` walks the resolved path from the root one component at a time with
+``O_NOFOLLOW`` (``openat``), ``lstat``-s the file first (only a regular file is opened, so a FIFO never blocks) and
+verifies the descriptor: the file ``lstat`` saw, one hard link (its other names cannot be judged), and inside the root
+where the kernel says it lies (``/proc/self/fd``, ``F_GETPATH``: a folder moved out while it was walked). A symlink
+met on the way is refused as ``not_found``, never followed. Without ``dir_fd`` (Windows) the file is opened by name and
+verified after: the race window narrowed, not closed.
 
-A file with more than one hard link is refused (``hard_link``): its other names (``notes.txt`` may be ``.env`` too,
-or a file outside the workspace) cannot be found, so what it holds cannot be judged by name.
-
-Where ``os.open`` takes no ``dir_fd`` (Windows), the file is opened by name and verified after: the race window
-narrowed, not closed.
-
-Standard library only, and no council imports: the search child (:mod:`council.evidence.regex_worker`, started as
-``python -I -S``) loads this file by its path.
+Standard library only, no council imports: the search child (:mod:`council.evidence.regex_worker`, ``python -I -S``)
+loads this file by its path.
 """
 
 from __future__ import annotations

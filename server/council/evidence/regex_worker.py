@@ -53,14 +53,9 @@ def read_text(opener, path: bytes, max_bytes: int, sniff_bytes: int) -> bytes | 
     return data
 
 
-def search(job: dict, deadline: float) -> list:
+def search(job: dict, opener, deadline: float) -> list:
     """Search every file in turn, reporting as it goes; the final counts and whether it stopped early."""
     pattern = re.compile(job["pattern"], job["flags"])
-    with opening.Opener(job["root"].encode("latin-1")) as opener:
-        return scan(job, pattern, opener, deadline)
-
-
-def scan(job: dict, pattern: re.Pattern, opener, deadline: float) -> list:
     line_chars, match_chars, max_matches = job["line_chars"], job["match_chars"], job["max_matches"]
     files = scanned = matched = 0
     reported, last = (0, 0), time.monotonic()
@@ -93,7 +88,8 @@ def main() -> int:
     if hasattr(signal, "SIGALRM"):  # ends the process (default action) should nobody kill it
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         signal.alarm(int(seconds) + 3)
-    emit("end", search(job, time.monotonic() + seconds))
+    with opening.Opener(job["root"].encode("latin-1")) as opener:
+        emit("end", search(job, opener, time.monotonic() + seconds))
     return 0
 
 

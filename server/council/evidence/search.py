@@ -1,16 +1,12 @@
 """``search_code``'s matching, run in a child process that is killed at the deadline.
 
-A model writes the pattern, and CPython's ``re`` holds the GIL while it matches: ``(a+)+$`` against a line of
-``a``s backtracks for minutes, and in the sidecar's process that would freeze every thread and the event loop with
-them (the runner's time limit could not even fire). So the parent (the tool's worker thread) decides which files
-may be searched and hands their paths (as resolved, relative to the root) to :mod:`council.evidence.regex_worker`,
-a stdlib-only script started as ``python -I -S``; it opens them without following a link
-(:mod:`council.evidence.opening`), reads, sniffs and searches them and streams its matches back as JSON lines. The
-parent reads until the deadline, then kills the child and reaps it, and keeps what had arrived (the result is cut).
-A child that fails or writes anything but its JSON lines is a failure, never an exception out of here.
-
-Literal searches take the same path (the text escaped): the child's ~20 ms start overlaps the listing of the files,
-and the scanning itself stays off the sidecar's GIL.
+A model writes the pattern, and CPython's ``re`` holds the GIL while it matches: ``(a+)+$`` against a line of ``a``s
+backtracks for minutes, freezing every thread of the sidecar (the tool's time limit could not even fire). So the
+parent decides which files may be searched and hands their resolved paths to :mod:`council.evidence.regex_worker`
+(``python -I -S``), which streams its matches back as JSON lines; at the deadline the parent kills and reaps it and
+keeps what had arrived (the result is cut). A child that fails or writes anything but its JSON lines is a
+:class:`WorkerFailed`, never another exception. Literal searches take the same path: the child's ~20 ms start
+overlaps the listing of the files, and the scanning stays off the sidecar's GIL.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """The workspace root as the evidence tools see it: where a path may lead, and which files are never shown.
 
-A path is judged twice, as asked and as resolved (``os.path.realpath``: every symlink followed): both must stay
-under the real root (``outside_workspace``), neither may look like a secret (``secret``: :func:`is_secret`), and
-neither may be ignored by git (``gitignored``). Files over 1 MB (``too_large``) and binaries (a NUL byte in the first
-8 KB: ``binary``) are refused when read. What is read is what was judged: :meth:`Workspace.open` opens the resolved
-path without following a link (:mod:`council.evidence.opening`, which also refuses a file with more than one hard
-link). Such files and binaries are still listed by name (README.md, "Evidence").
-
-Secret-looking names: the ``SECRET_*`` tables below. ``secrets.py`` is one (CircuitPython keeps passwords in it, and
-a real module of that name would shadow Python's own ``secrets``); a name that only mentions secrets or credentials
-is not when its suffix is source code or docs (:data:`SOURCE_SUFFIXES`: ``secret_manager.py`` is code *about*
-secrets, which an advisor may need to read).
-
-A name that cannot be decoded as UTF-8 (bytes kept as lone surrogates, ``surrogateescape``) is shown with U+FFFD in
-their place (``council.encodable``), so every result can be encoded; a name shown so leads back to its file.
+A path is judged as asked and as resolved (every symlink followed): both must stay under the real root
+(``outside_workspace``), look like no secret (``secret``: :func:`is_secret`) and not be ignored by git
+(``gitignored``); :meth:`Workspace.open` then opens what was judged (:mod:`council.evidence.opening`). Secret-looking
+names are the ``SECRET_*`` tables, ``secrets.py`` too (CircuitPython keeps passwords in it; a real module so named would
+shadow Python's ``secrets``); a name that only mentions secrets or credentials is not one when its suffix says source
+code or docs (:data:`SOURCE_SUFFIXES`: ``secret_manager.py`` is code *about* secrets). A name that is not UTF-8 is
+shown with U+FFFD in place of its bytes (``council.encodable``) and still leads back to its file.
 """
 
 from __future__ import annotations
