@@ -1,13 +1,7 @@
-"""The persona contract (seed 000's ``PersonaContract``) as a validated pydantic model.
-
-One TOML file in ``personas/`` is one contract. Validation enforces the seed's rules: a non-empty soul, at
-least one focus item, and constraints that state both a refusal pattern ("Refuses to …", "Never …") and a
-challenge mechanism ("Challenges … by …", "Demands …"). :meth:`PersonaContract.system_prompt` renders a
-contract as a persona system prompt.
-
-A persona of the ``review`` council (seed 004) also has a ``[review]`` table (:class:`ReviewRole`): the change types
-it sits for and why, the artifacts it needs for each, the axes it scores with most weight, and its checklist.
-Review-only personas (no other council) never sit on a chat council unless a user asks for them by name.
+"""The persona contract (seed 000's ``PersonaContract``) as a validated pydantic model: one TOML file in ``personas/``
+is one contract (see README, "Personas"). Validation enforces the seed's rules: a non-empty soul, at least one focus
+item, and constraints that state both a refusal pattern and a challenge mechanism. A persona of the ``review`` council
+(seed 004) also has a ``[review]`` table (:class:`ReviewRole`).
 """
 
 from __future__ import annotations

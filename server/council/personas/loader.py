@@ -1,10 +1,8 @@
 """Loading persona contracts from TOML files, and the :class:`PersonaLibrary` that looks them up.
 
-Layers, later wins: the repository's ``personas/`` directory, then each directory passed to
-:func:`load_personas` (a user's workspace overrides). A file whose ``id`` matches a persona loaded from an
-earlier layer overrides it field by field, so a complete file replaces the persona and a partial one (say,
-only ``soul``) adjusts it. A file without ``id`` takes its file name as the id. Every error names the file
-and the field.
+Layers, later wins: the repository's ``personas/``, then each directory passed to :func:`load_personas` (a user's
+workspace). A file whose ``id`` matches an earlier layer's persona overrides it field by field (a partial file, say
+only ``soul``, adjusts it); a file without ``id`` takes its file name as the id. Every error names the file and field.
 """
 
 from __future__ import annotations
@@ -252,13 +250,9 @@ def _validate(path: Path, raw: dict[str, Any]) -> PersonaContract:
     try:
         return PersonaContract.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        fields = []
-        for err in exc.errors():
-            field = ".".join(str(part) for part in err["loc"]) or "<file>"
-            fields.append(field)
-            msg = err["msg"].removeprefix("Value error, ")
-            problems.append(f"field '{field}': {msg}")
+        fields = [".".join(str(part) for part in err["loc"]) or "<file>" for err in exc.errors()]
+        problems = [f"field '{f}': {err['msg'].removeprefix('Value error, ')}"
+                    for f, err in zip(fields, exc.errors(), strict=True)]
         raise PersonaLoadError(f"{_display(path)}: {'; '.join(problems)}", path=path,
                                field=fields[0] if fields else None) from exc
 

@@ -63,7 +63,6 @@ class Selection(BaseModel):
     method: Method
     scores: dict[str, float] = {}  # persona name → combined score (empty for overrides)
     chosen_for: dict[str, list[str]] = {}  # routed persona name → the request's words that seated it
-    domain_scores: dict[str, float] = {}  # domain tag → share of keyword hits
     basis: str = ""  # how the council was chosen: the reason without who always sits (or that one answers alone)
 
     @property
@@ -221,8 +220,7 @@ def pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], fl
     return sorted(picks, key=lambda p: -combined[p.id])
 
 
-def _override(library: PersonaLibrary, requested: list[str], classification: str,
-              domain_scores: dict[str, float]) -> Selection:
+def _override(library: PersonaLibrary, requested: list[str], classification: str) -> Selection:
     found: list[PersonaContract] = []
     unknown: list[str] = []
     for name in requested:
@@ -239,8 +237,7 @@ def _override(library: PersonaLibrary, requested: list[str], classification: str
     basis = f"You requested {names}; the council is exactly them (routing skipped)." if len(found) > 1 else \
         f"You requested {names} (routing skipped)."
     return Selection(classification=classification, personas=found, reason=told(basis, found, "override"),
-                     basis=basis, user_override=True, overridden=[p.name for p in found], method="override",
-                     domain_scores=domain_scores)
+                     basis=basis, user_override=True, overridden=[p.name for p in found], method="override")
 
 
 def told(basis: str, personas: list[PersonaContract], method: str) -> str:
@@ -306,7 +303,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     """
     detail = classify_detail(request_text)
     if override:
-        return _override(library, override, detail.classification, detail.scores)
+        return _override(library, override, detail.classification)
     max_personas = max(1, max_personas)
     min_personas = max(1, min(min_personas, max_personas))
     personas = [p for p in library.all if p.chats]
@@ -345,7 +342,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     chosen_for = {p.name: _chosen_for(p, detail.matches) for p in picks}
     basis = _reason(detail.classification, detail.keywords, picks, scores, preferred, method, chosen_for)
     routed = Selection(classification=detail.classification, personas=chosen, reason=told(basis, chosen, method),
-                       basis=basis, method=method, scores=scores, domain_scores=detail.scores, chosen_for=chosen_for)
+                       basis=basis, method=method, scores=scores, chosen_for=chosen_for)
     named = [p for p in library.names_in_text(request_text) if p.chats]  # naming a review role seats nobody
     return _with_named(routed, named, max_personas) if named else routed
 
