@@ -68,13 +68,8 @@ class EmbeddingRanker:
 
     name = "embeddings"
 
-    def __init__(self, model_dir: Path | None = None, device: str = "cpu", threads: int | None = 1) -> None:
+    def __init__(self, model_dir: Path | None = None) -> None:
         self.model_dir = model_dir
-        self.device = device
-        # One intra-op thread: a single short sentence gains nothing from more, and on a busy 2-core machine
-        # (the local LLM, the editor) the default of one thread per core made each query 5-20x slower.
-        # Note: torch's thread count is process-wide; None leaves it alone.
-        self.threads = threads
         self.warm_seconds: float | None = None
         self.error: str | None = None
         self._model: Any = None
@@ -116,13 +111,13 @@ class EmbeddingRanker:
                 self.error = f"model package {MODEL_DISTRIBUTION!r} is not installed"
                 raise EmbeddingsNotReady(self.error)
             try:
+                import torch
                 from sentence_transformers import SentenceTransformer
 
-                if self.threads:
-                    import torch
-
-                    torch.set_num_threads(self.threads)
-                self._model = SentenceTransformer(str(model_dir), device=self.device, local_files_only=True)
+                # One intra-op thread (process-wide): a single short sentence gains nothing from more, and on a busy
+                # 2-core machine (the local LLM, the editor) one thread per core made each query 5-20x slower.
+                torch.set_num_threads(1)
+                self._model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
                 self._encode_into_cache(list(docs or ["warm up"]))
             except Exception as exc:  # ImportError, OSError, torch errors: all mean "no embeddings"
                 self.error = f"{type(exc).__name__}: {exc}"

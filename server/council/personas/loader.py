@@ -117,9 +117,6 @@ class PersonaLibrary:
     def __len__(self) -> int:
         return len(self._personas)
 
-    def __contains__(self, name_or_id: object) -> bool:
-        return isinstance(name_or_id, str) and self.get(name_or_id) is not None
-
     @property
     def names(self) -> list[str]:
         return [p.name for p in self._personas]

@@ -136,9 +136,7 @@ def _strength(ranker: Ranker, scores: list[float]) -> float:
     ("page" and "pager", "delay") cannot outweigh the request's domain keywords. Rankers without ``full_match``
     (embeddings: their scores are only compared with each other) count fully."""
     full = getattr(ranker, "full_match", None)
-    if not full:
-        return 1.0
-    return min(1.0, max(scores, default=0.0) / full)
+    return min(1.0, max(scores, default=0.0) / full) if full else 1.0
 
 
 def persona_texts(library: PersonaLibrary) -> list[str]:
@@ -148,9 +146,7 @@ def persona_texts(library: PersonaLibrary) -> list[str]:
 
 def _relative(scores: list[float]) -> list[float]:
     """Min-max scaled scores; all zero when the ranker does not tell the documents apart."""
-    if not scores:
-        return []
-    low, high = min(scores), max(scores)
+    low, high = min(scores, default=0.0), max(scores, default=0.0)
     if high <= 0 or high - low < 1e-3:
         return [0.0] * len(scores)
     return [(s - low) / (high - low) for s in scores]
@@ -204,19 +200,13 @@ def pick(ranked: list[PersonaContract], adjusted: Callable[[PersonaContract], fl
         if not welcome(p):
             deferred.append(p)
             continue
-        if len(picks) < slots_min:
-            picks.append(p)
-            previous = adjusted(p)
-            continue
-        if top > 0 and adjusted(p) >= KEEP_FRACTION * top and adjusted(p) >= DROP_OFF * previous:
+        kept = top > 0 and adjusted(p) >= KEEP_FRACTION * top and adjusted(p) >= DROP_OFF * previous
+        if len(picks) < slots_min or kept:
             picks.append(p)
             previous = adjusted(p)
         else:
             break  # the score dropped off; the rest rank lower still
-    for p in deferred:
-        if len(picks) >= slots_min:
-            break
-        picks.append(p)
+    picks += deferred[:max(0, slots_min - len(picks))]  # required seats no member filled
     return sorted(picks, key=lambda p: -combined[p.id])
 
 

@@ -107,9 +107,5 @@ class OverlapRanker:
 
     def score(self, query: str, docs: list[str]) -> list[float]:
         q = set(tokenize(query))
-        result = []
-        for doc in docs:
-            d = set(tokenize(doc))
-            union = q | d
-            result.append(len(q & d) / len(union) if union else 0.0)
-        return result
+        sets = [set(tokenize(doc)) for doc in docs]
+        return [len(q & d) / len(q | d) if q or d else 0.0 for d in sets]
