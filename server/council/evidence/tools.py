@@ -53,23 +53,23 @@ def _refused(code, detail: str = "", **extra) -> EvidenceResult:
     return EvidenceResult(ok=False, refusal=code, detail=detail[:300], **extra)
 
 
-def _text_of(ws: Workspace, found: Located) -> tuple[str | None, EvidenceResult | None]:
+def _text_of(ws: Workspace, found: Located) -> str | EvidenceResult:
     """The file's text, or the refusal (a folder, too large, binary, more than one hard link, changed since the
     check)."""
     try:
         fd, st = ws.open(found)
     except Refused as refused:
         named = refused.code in ("not_a_file", "hard_link")  # the file is there, not to be read
-        return None, _refused(refused.code, refused.detail, files=[found.rel] if named else [])
+        return _refused(refused.code, refused.detail, files=[found.rel] if named else [])
     with os.fdopen(fd, "rb") as f:
         if st.st_size > MAX_FILE_BYTES:
-            return None, _refused("too_large", size=st.st_size, files=[found.rel])
+            return _refused("too_large", size=st.st_size, files=[found.rel])
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        return None, _refused("too_large", size=len(data), files=[found.rel])
+        return _refused("too_large", size=len(data), files=[found.rel])
     if b"\0" in data[:SNIFF_BYTES]:
-        return None, _refused("binary", size=len(data), files=[found.rel])
-    return data.decode("utf-8", errors="replace"), None
+        return _refused("binary", size=len(data), files=[found.rel])
+    return data.decode("utf-8", errors="replace")
 
 
 def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> EvidenceResult:
@@ -81,9 +81,9 @@ def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> Eviden
     found = ws.locate(query) if query else "not_found"
     if isinstance(found, str):
         return _refused(found)
-    text, refusal = _text_of(ws, found)
-    if refusal is not None or text is None:
-        return refusal or _refused("error")
+    text = _text_of(ws, found)
+    if isinstance(text, EvidenceResult):
+        return text
     lines = text.splitlines()
     if not lines:  # an empty file (or only a BOM-less newline): say so, there is no line to number
         return EvidenceResult(ok=True, text="(0 lines: the file is empty)", size=len(text.encode("utf-8")), count=0,
@@ -159,11 +159,9 @@ def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> Evide
         return _refused(pattern)
     listed: list[str] = []
     total = size = 0
-    truncated = False
     for found in ws.files(deadline):
         if time.monotonic() > deadline:
-            truncated = True
-            break
+            break  # cut: the check after the loop says so
         if pattern.match(found.rel):
             total += 1
             if len(listed) < MAX_LISTED:
@@ -172,7 +170,7 @@ def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> Evide
                     size += os.lstat(found.path).st_size
                 except OSError:
                     pass
-    truncated = truncated or total > len(listed) or time.monotonic() > deadline
+    truncated = total > len(listed) or time.monotonic() > deadline
     summary = _count(total, "file") + (f", the first {len(listed)} shown" if total > len(listed) else "")
     return EvidenceResult(ok=True, text="\n".join([summary, *listed]), size=size, count=total, truncated=truncated)
 

@@ -344,8 +344,7 @@ def _with_named(routed: Selection, named: list[PersonaContract], max_personas: i
     named = named[:max_personas]
     rest = [p for p in routed.personas if p not in named]
     always = [p for p in rest if p.always_include]
-    room = max_personas - len(named)
-    kept = named + always[:room]
+    kept = named + always[:max_personas - len(named)]
     kept += [p for p in rest if not p.always_include][:max(0, max_personas - len(kept))]
     everyone = routed.personas + [p for p in named if p not in routed.personas]
     chosen = [p for p in everyone if p in kept and not p.always_include] + \
@@ -373,11 +372,8 @@ def _chosen_for(persona: PersonaContract, matches: dict[str, list[str]]) -> list
 
 def _reason(classification: str, keywords: list[str], picks: list[PersonaContract], scores: dict[str, float],
             council: str | None, method: str, chosen_for: dict[str, list[str]]) -> str:
-    parts = []
-    if classification == GENERAL:
-        parts.append("The request matched no domain keywords")
-    else:
-        parts.append(f"Request classified as {classification} ({', '.join(keywords[:6])})")
+    parts = ["The request matched no domain keywords" if classification == GENERAL
+             else f"Request classified as {classification} ({', '.join(keywords[:6])})"]
     if picks:
         chosen = ", ".join(f"{p.name} ({scores[p.name]:.2f}"
                            + (f": {', '.join(chosen_for[p.name])})" if chosen_for.get(p.name) else ")") for p in picks)
