@@ -32,6 +32,14 @@ def _has_marker(items: list[str], markers: tuple[str, ...]) -> bool:
     return any(m in _APOSTROPHES.sub("'", item.lower()) for item in items for m in markers)
 
 
+def _squeezed(text: str, blank: str) -> str:
+    """``text`` with its whitespace runs made single spaces; ``ValueError(blank)`` when nothing is left."""
+    text = " ".join(text.split())
+    if not text:
+        raise ValueError(blank)
+    return text
+
+
 # A wire model kept here, beside the contract it shows, so that personas import nothing of the wire;
 # council.protocol.methods re-exports it.
 class PersonaInfo(CamelModel):
@@ -68,10 +76,8 @@ class ReviewRole(BaseModel):
     @field_validator("sits_for")
     @classmethod
     def _reasons(cls, reasons: dict[ChangeType, str]) -> dict[ChangeType, str]:
-        cleaned = {kind: " ".join(reason.split()) for kind, reason in reasons.items()}
-        if any(not reason for reason in cleaned.values()):
-            raise ValueError("every change type needs the reason the role sits for it")
-        return cleaned
+        blank = "every change type needs the reason the role sits for it"
+        return {kind: _squeezed(reason, blank) for kind, reason in reasons.items()}
 
     @field_validator("axes")
     @classmethod
@@ -110,18 +116,12 @@ class PersonaContract(BaseModel):
     @field_validator("councils", "focus", "constraints", "allowed_tools", "aliases")
     @classmethod
     def _items_not_blank(cls, items: list[str]) -> list[str]:
-        cleaned = [" ".join(item.split()) for item in items]
-        if any(not item for item in cleaned):
-            raise ValueError("items must not be blank")
-        return cleaned
+        return [_squeezed(item, "items must not be blank") for item in items]
 
     @field_validator("soul", "description")
     @classmethod
     def _collapse_whitespace(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("must not be blank")
-        return value
+        return _squeezed(value, "must not be blank")
 
     @field_validator("constraints")
     @classmethod

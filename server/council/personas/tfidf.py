@@ -9,7 +9,7 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from council.personas.embeddings import EmbeddingsNotReady
 from council.word_match import tokenize
@@ -17,7 +17,6 @@ from council.word_match import tokenize
 log = logging.getLogger(__name__)
 
 
-@runtime_checkable
 class Ranker(Protocol):
     """Scores how well each document matches a query; higher is better, comparable within one call."""
 
