@@ -67,28 +67,31 @@ class Opener:
             raise Refused("not_a_file")
         if any(p in (b".", b"..") for p in parts):
             raise Refused("outside_workspace")
-        return self._walk(parts) if WALKS else self._by_name(parts)
+        fd, seen = self._walk(parts) if WALKS else self._by_name(parts)
+        try:  # the descriptor is of the file lstat saw, still regular with one name, and inside the root
+            now = os.fstat(fd)
+            _judge(now)
+            if (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino):
+                raise Refused("not_found", CHANGED)
+            if WALKS:
+                where = _where(fd)
+                if where is not None and self._root_where is not None and not self._inside(where):
+                    raise Refused("outside_workspace", CHANGED)
+            elif not self._same(os.path.join(self.root, *parts)):
+                raise Refused("not_found", CHANGED)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, now
 
     def _walk(self, parts: list[bytes]) -> tuple[int, os.stat_result]:
         folder = self._folder(parts[:-1])
         try:
             seen = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
             _judge(seen)
-            fd = os.open(parts[-1], FILE, dir_fd=folder)
+            return os.open(parts[-1], FILE, dir_fd=folder), seen
         except OSError as exc:
             raise _refusal(exc) from exc
-        try:
-            now = os.fstat(fd)
-            _judge(now)
-            if (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino):
-                raise Refused("not_found", CHANGED)
-            where = _where(fd)
-            if where is not None and self._root_where is not None and not self._inside(where):
-                raise Refused("outside_workspace", CHANGED)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd, now
 
     def _folder(self, names: list[bytes]) -> int:
         """The descriptor of the folder ``names`` below the root, each opened without following a link."""
@@ -114,23 +117,18 @@ class Opener:
     def _by_name(self, parts: list[bytes]) -> tuple[int, os.stat_result]:
         path = os.path.join(self.root, *parts)
         try:
-            if os.path.normcase(os.path.realpath(path)) != os.path.normcase(path):
+            if not self._same(path):
                 raise Refused("not_found", CHANGED)
             seen = os.lstat(path)
             _judge(seen)
-            fd = os.open(path, READ)
+            return os.open(path, READ), seen
         except OSError as exc:
             raise _refusal(exc) from exc
-        try:
-            now = os.fstat(fd)
-            _judge(now)
-            if (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino) or \
-                    os.path.normcase(os.path.realpath(path)) != os.path.normcase(path):
-                raise Refused("not_found", CHANGED)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd, now
+
+    @staticmethod
+    def _same(path: bytes) -> bool:
+        """Whether ``path`` leads where it says (no link on the way)."""
+        return os.path.normcase(os.path.realpath(path)) == os.path.normcase(path)
 
     def _inside(self, path: bytes) -> bool:
         root = self._root_where or self.root

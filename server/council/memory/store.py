@@ -59,8 +59,6 @@ class MemoryRefused(Exception):
 
 
 class MemoryStore:
-    """The decisions of one workspace."""
-
     def __init__(self, workspace: Path) -> None:
         self.workspace = Path(workspace)
         self.path = self.workspace / FILE

