@@ -83,16 +83,11 @@ def _display(path: Path) -> str:
 class PersonaLibrary:
     """The loaded personas, in load order, with case- and punctuation-insensitive lookup."""
 
-    def __init__(self, personas: Iterable[PersonaContract], sources: dict[str, str] | None = None) -> None:
-        self._personas = list(personas)
-        self._sources = dict(sources or {})
-        seen_ids: set[str] = set()
+    def __init__(self, personas: Iterable[PersonaContract], sources: dict[str, str]) -> None:
+        self._personas = list(personas)  # one per id: load_personas keys them by id
+        self._sources = dict(sources)
         seen_names: dict[str, str] = {}
         for p in self._personas:
-            if p.id in seen_ids:
-                raise PersonaLoadError(f"{self.source(p.id)}: field 'id': duplicate persona id {p.id!r}",
-                                       field="id")
-            seen_ids.add(p.id)
             key = normalize_name(p.name)
             if key in seen_names:
                 raise PersonaLoadError(
