@@ -219,10 +219,8 @@ def _override(library: PersonaLibrary, requested: list[str], classification: str
             unknown.append(name)
         elif persona not in found:
             found.append(persona)
-    if unknown:
+    if unknown:  # else ``found`` holds someone: select_personas calls this for a non-empty override only
         raise UnknownPersonaError(unknown, library.names)
-    if not found:
-        raise UnknownPersonaError(list(requested) or ["<empty>"], library.names)
     names = _join([p.name for p in found])
     basis = f"You requested {names}; the council is exactly them (routing skipped)." if len(found) > 1 else \
         f"You requested {names} (routing skipped)."
