@@ -1,23 +1,14 @@
-"""The guard in front of the MCP SDK's session: what a client writes to ``council mcp`` is checked here, line by line,
-and only messages the SDK can serve reach it; everything else is answered here.
+"""The guard in front of the MCP SDK's session: each line a client writes is checked here, and only messages the SDK
+can serve reach it; everything else is answered here (the README's "As tools: MCP and agents", Errors), with the
+contract's ``data`` and ``details.reason``. Why: the SDK's stdio reader drops a line it cannot validate (not JSON, a
+batch, too deep, a response whose ``result`` is not an object …) and its client never gets an answer.
 
-Why: the SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
-its parser allows, a batch, a response whose ``result`` is not an object …) and its client never gets an answer.
-:class:`Guard` is sans-IO (``receive(line)`` → what to forward and what to answer), so it is tested without a
-process; :mod:`council.mcpserver.stdio` runs it on stdin/stdout. Every refusal is a JSON-RPC error whose ``data``
-has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong); the
-codes are the README's ("As tools: MCP and agents", Errors). Nesting deeper than :data:`MAX_DEPTH` is counted on
-the bytes, before any parser recurses; a line that cannot be parsed is answered with its top-level ``id`` when the
-bytes still show it (:func:`readable_id`, a token scan that survives junk and deep nesting after the id).
-Besides the README's cases: a request id still in flight → -32600; a notification method sent with an id → -32601;
-wrong params → -32602 with one ``details.fields`` entry per bad field; an unknown or malformed notification is
-dropped (logged); a client's response without a valid id, or to no request the server sent (:meth:`Guard.asked`
-is told each one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK
-as an error response (``details.reason`` ``malformed_response``), so the request waiting for it (an elicitation)
-ends instead of waiting forever.
-
-Lone surrogates in strings become U+FFFD before anything else reads them (:func:`council.encodable.encodable`),
-except a message's ``id``, kept exactly so the answer matches the request (the writer escapes it as ``\\ud800``).
+:class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). Nesting is counted on the bytes,
+before any parser recurses; an unparsable line is answered with its top-level ``id`` when a token scan still finds
+it (:func:`readable_id`). A notification, or a response to nothing the server asked (:meth:`Guard.asked`), that is
+malformed is dropped (logged); a malformed answer to one it asked reaches the SDK as an error response
+(``malformed_response``), so the request waiting for it (an elicitation) ends. Lone surrogates become U+FFFD
+(:func:`council.encodable.encodable`), except in ids, kept exactly so the answer matches the request.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``), as the README
-describes ("The workspace").
-
-Beyond that: a root is judged by its path as given and resolved (symlinks followed) against the evidence rules'
-secret folders, since those rules only judge the paths inside a root. A root whose service cannot be built (a
-broken persona file in its ``.council/personas`` …) fails each call with the cause until it can be: no call runs in
-another folder meanwhile. Each workspace gets its own :class:`~council.service.CouncilService` (its persona
-library, overrides, memory and evidence), built on first use and kept (at most :data:`MAX_WORKSPACES`; an idle one
-beyond that is closed), so a call that is running keeps the workspace it started with.
+describes ("The workspace"). A root is judged by its path as given and resolved against the evidence rules' secret
+folders (those rules judge only the paths inside a root). A root whose service cannot be built fails each call with
+the cause until it can be: no call runs in another folder meanwhile. Each workspace has its own
+:class:`~council.service.CouncilService`, built on first use and kept (at most :data:`MAX_WORKSPACES`; an idle one
+beyond that is closed), so a running call keeps the workspace it started with.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's.
-
-The order of choice, the seats spread over ``--sampling-hints`` and the errors are the README's "The client's own
-model (MCP sampling)". No model at all is one ``validation`` error before the council starts; a client that
-refuses its sampling requests is one ``permission`` error after the session stops, with the fix — never "every
-advisor failed".
+"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's; the order
+of choice and the errors are the README's "The client's own model (MCP sampling)". No model at all is one
+``validation`` error before the council starts; a client that refuses its sampling requests is one ``permission``
+error after the session stops, with the fix — never "every advisor failed".
 """
 
 from __future__ import annotations

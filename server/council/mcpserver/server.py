@@ -1,12 +1,8 @@
-"""The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on top of
-the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses; what a client sees (the tools, their
-errors, progress, elicitation, cancellation) is the README's "As tools: MCP and agents".
-
-Per call: an unknown tool name is a protocol error (-32602), refused before the SDK's handler (which would make it
-a tool result); arguments are validated with the wire models (a bad one is a tool error); every failure is a tool
-result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it against the
-``outputSchema`` even on errors. Which model a call runs on is :mod:`council.mcpserver.sampling`'s choice, which
-workspace :mod:`council.mcpserver.roots`'s.
+"""The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on the same
+:class:`~council.service.CouncilService` the sidecar uses; what a client sees is the README's "As tools: MCP and
+agents". An unknown tool name is refused (-32602) before the SDK's handler, which would make it a tool result; every
+failure is a tool result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it
+against the ``outputSchema`` even on errors.
 """
 
 from __future__ import annotations

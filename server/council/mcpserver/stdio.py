@@ -1,13 +1,9 @@
 """``council mcp``'s stdio transport: newline-delimited JSON-RPC on stdin/stdout, with the
-:class:`~council.mcpserver.guard.Guard` in front of the SDK's session (replaces ``mcp.server.stdio.stdio_server``,
-whose reader drops what it cannot parse without an answer).
-
-A daemon thread reads stdin with back-pressure (as ``council serve``'s); :class:`LineSplitter` cuts the chunks into
-lines with bounded memory. Each line goes to the guard: what it accepts is sent to the SDK's read stream, what it
-refuses is answered at once. One :class:`LineWriter` writes every outgoing message whole (the SDK's and the
-guard's); every JSON-RPC error gets the contract's ``data`` (``{code, message, details}``) when the SDK built one
-without it, and a result that cannot be serialised becomes an internal error for its id, so the request is still
-answered. A broken stdout stops the server (the client is gone); the end of input ends it.
+:class:`~council.mcpserver.guard.Guard` in front of the SDK's session (in place of ``mcp.server.stdio.stdio_server``,
+whose reader drops what it cannot parse without an answer). Stdin is read as ``council serve`` reads it, with
+bounded memory per line. One :class:`LineWriter` writes every message whole; it gives SDK-built errors the contract's
+``data``, turns a result that cannot be serialised into an internal error for its id (the request is still
+answered), and a broken stdout stops the server.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""The slice of the Language Server Protocol the gate checks before pygls runs it.
+"""The slice of the Language Server Protocol the gate checks before pygls runs it (pygls does the handshake itself).
 
-pygls does the handshake itself (``initialize``, ``initialized``, ``shutdown``, ``$/cancelRequest``, ``$/setTrace``;
-the gate ends the process on ``exit``); the gate only decides what reaches it. ``initialize`` params are checked
-here, strictly and with field details (pygls's structuring would coerce ``{"name": 5}`` to ``"5"`` and report errors
-without fields): by the pydantic model of ``council.transport.lsp_params``, except that params which are plainly
-valid — what clients send — are accepted by :func:`plainly_valid` without loading pydantic, so ``initialize`` is
-answered before the sidecar imports anything heavy.
-Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and ignored; a request
-whose method starts with ``$/`` is unknown (-32601), as LSP requires.
+``initialize`` params are checked strictly, with field details (pygls's structuring would coerce ``{"name": 5}`` to
+``"5"``), by ``council.transport.lsp_params``'s model, except that plainly valid params are accepted by
+:func:`plainly_valid` without loading pydantic, so ``initialize`` is answered before anything heavy is imported.
+Other LSP notifications are accepted and ignored; a request whose method starts with ``$/`` is unknown (-32601).
 """
 
 from __future__ import annotations

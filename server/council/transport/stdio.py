@@ -1,12 +1,9 @@
 """Runs the gate and pygls on stdin/stdout.
 
 A daemon thread blocks in ``os.read`` on stdin (pipes, files and consoles, on every OS) and hands chunks to the
-event loop with back-pressure (at most :data:`QUEUE_CHUNKS` unread chunks), so a flood costs bounded memory; the
-loop frames them (:class:`~council.transport.framing.FrameReader`) and gives each event to the
-:class:`~council.transport.gate.Gate`. Output goes through one :class:`~council.transport.framing.FrameWriter`,
-pygls's writer as well as the gate's: each frame is written whole and synchronously. When input stops inside a body
-for :data:`STALL_SECONDS`, the reader checks whether the declared length was simply too long
-(``FrameReader.stalled``).
+event loop with back-pressure (at most :data:`QUEUE_CHUNKS` unread), so a flood costs bounded memory. One
+:class:`~council.transport.framing.FrameWriter` writes every frame whole, pygls's and the gate's. Input stopped inside
+a body for :data:`STALL_SECONDS` is checked for a declared length that was too long (``FrameReader.stalled``).
 """
 
 from __future__ import annotations
