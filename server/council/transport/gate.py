@@ -52,21 +52,17 @@ SERVER_NAME = "council"
 
 
 class Gate:
-    """Checks each client message, refuses with the contract's errors, hands the rest to pygls."""
-
     def __init__(self, protocol: JsonRPCProtocol | None, writer: FrameWriter, *,
-                 notifications: frozenset[str] = frozenset(), teardown: Callable[[], Awaitable[None]] | None = None,
                  load: Callable[[], Served] | None = None) -> None:
-        """``notifications`` and ``teardown`` as in :class:`Served`; without ``protocol``, ``load`` gives a
-        :class:`Served` once ``initialize`` is answered."""
+        """Without ``protocol``, ``load`` gives a :class:`Served` once ``initialize`` is answered."""
         if protocol is None and load is None:
             raise ValueError("a gate needs a protocol or a way to load one")
         self.protocol: JsonRPCProtocol | None = None
         self.load = load
         self.failed: str | None = None  # why ``load`` failed
         self.writer = writer
-        self.notifications = notifications
-        self.teardown = teardown
+        self.notifications: frozenset[str] = frozenset()
+        self.teardown: Callable[[], Awaitable[None]] | None = None
         self.phase = Phase.WAITING
         self.stopped = False
         self.on_stop: Callable[[], None] = lambda: None  # the stdio loop's wake-up
@@ -79,7 +75,7 @@ class Gate:
         writer.outgoing = self._outgoing
         writer.on_broken = self.stop
         if protocol is not None:
-            self._attach(Served(protocol, notifications, teardown))
+            self._attach(Served(protocol))
 
     def _attach(self, served: Served) -> None:
         from council.transport import pygls_adapter  # loads pygls: once a protocol is served, never before
