@@ -145,7 +145,6 @@ def encode_json(message: Any) -> bytes:
 
 
 def encode_frame(message: Any) -> bytes:
-    """One frame: ``Content-Length`` header and :func:`encode_json` of ``message``."""
     body = encode_json(message)
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
