@@ -41,7 +41,6 @@ _STRINGS = re.compile(_STRING)
 _TOKEN = re.compile(_STRING + rb"|[\[\]{}:,]|-?[0-9][0-9.eE+-]*|true|false|null")
 _OPEN_CLOSE = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _REASONS = {"not JSON-RPC 2.0": "not_jsonrpc"}  # the sidecar's reasons, spelled as MCP's (else " " → "_")
 _ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
 
@@ -90,16 +89,11 @@ def readable_id(line: bytes) -> MsgId | None:
 
 
 def _id_value(token: bytes) -> MsgId | None:
-    try:
-        text = token.decode("utf-8")
-    except UnicodeDecodeError:
+    try:  # a string exactly as sent, lone surrogates included: the answer must match it
+        value = json.loads(token.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON, or an integer too long for Python to read
         return None
-    if token.startswith(b'"'):
-        try:
-            return json.loads(text)  # exactly as sent, lone surrogates included: the answer must match it
-        except ValueError:
-            return None
-    return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
+    return value if valid_id(value) else None
 
 
 @dataclass
