@@ -58,11 +58,6 @@ class CallModels:
         self.bridge = bridge
         self.policy = policy
 
-    def sampling(self, ctx: Any) -> bool:
-        client = ctx.session.client_params
-        return (self.bridge is not None and self.policy.enabled and client is not None
-                and client.capabilities.sampling is not None)
-
     @asynccontextmanager
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:
         """Keyword arguments for ``CouncilService.consult`` (the client's models, or none: the server's)."""
@@ -80,13 +75,13 @@ class CallModels:
 
     @asynccontextmanager
     async def _routed(self, ctx: Any, session_id: str) -> AsyncIterator[str | None]:
-        if not self.sampling(ctx):
+        client = ctx.session.client_params
+        if self.bridge is None or not self.policy.enabled or client is None or client.capabilities.sampling is None:
             if self.policy.required:
                 raise validation_error(words.no_sampling_required(), reason="no_model", sampling=False)
             await self.preflight()
             yield None
             return
-        assert self.bridge is not None
         with self.bridge.route(session_id, ctx.session, ctx.request_id) as route:
             try:
                 yield words.CHAT_MODEL_NAME

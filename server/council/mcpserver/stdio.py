@@ -40,8 +40,7 @@ class Overlong:
 class LineSplitter:
     """Bytes in, whole lines (without ``\\n``) or :class:`Overlong` out; never holds more than the limit."""
 
-    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
-        self.limit = limit
+    def __init__(self) -> None:
         self._buf = bytearray()
         self._skipping: bytearray | None = None  # the head of an overlong line, until its end
 
@@ -63,7 +62,7 @@ class LineSplitter:
             self._skipping += piece[:max(0, HEAD_BYTES - len(self._skipping))]
             return
         self._buf += piece
-        if len(self._buf) > self.limit:
+        if len(self._buf) > MAX_LINE_BYTES:
             self._skipping = bytearray(self._buf[:HEAD_BYTES])
             self._buf = bytearray()
 
@@ -112,9 +111,7 @@ class LineWriter:
             if not isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
                 return
             text = f"the answer could not be serialised: {type(exc).__name__}"
-            message = {"jsonrpc": "2.0", "id": root.id, "error": {
-                "code": types.INTERNAL_ERROR, "message": text,
-                "data": {"code": "internal", "message": text, "details": {}}}}
+            message = {"jsonrpc": "2.0", "id": root.id, "error": {"code": types.INTERNAL_ERROR, "message": text}}
         self.send(message)
 
 
