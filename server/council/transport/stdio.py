@@ -27,11 +27,9 @@ STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the
 
 
 def reading(fd: int, who: str, thread: str) -> tuple[asyncio.Queue, threading.Semaphore]:
-    """The reader thread of both stdio servers (this one and ``council mcp``'s guard, which imports nothing else
-    from the transport), named ``thread``: raw chunks of stdin read with ``os.read`` off the event loop, one per free
-    slot, so a flooding client is read no faster than the server consumes. Returns the queue the chunks arrive on
-    and the slots to release for each chunk taken. An empty chunk is the end of input (also after a read error,
-    which is logged as ``who``'s)."""
+    """Start the stdin reader thread of both stdio servers (``council serve``, ``council mcp``): the queue its chunks
+    arrive on, one per slot released, so a flooding client is read no faster than the server consumes. An empty
+    chunk is the end of input (also after a read error, logged as ``who``'s)."""
     loop, chunks, slots = asyncio.get_running_loop(), asyncio.Queue(), threading.Semaphore(QUEUE_CHUNKS)
 
     def pump() -> None:
