@@ -8,7 +8,7 @@ before any parser recurses; an unparsable line is answered with its top-level ``
 it (:func:`readable_id`). A notification, or a response to nothing the server asked (:meth:`Guard.asked`), that is
 malformed is dropped (logged); a malformed answer to one it asked reaches the SDK as an error response
 (``malformed_response``), so the request waiting for it (an elicitation) ends. Lone surrogates become U+FFFD
-(:func:`council.encodable.encodable`), except in ids, kept exactly so the answer matches the request.
+(:func:`council.encodable.encodable`), except in ids and methods, kept exactly so the answer matches the request.
 """
 
 from __future__ import annotations
