@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # the largest message read (16 MiB, as the sidecar); longer lines are refused
 MAX_DEPTH = 64  # arrays and objects inside each other; tool arguments need a handful, the SDK's parser fails ~200
-ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id
+ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id (and kept of an overlong one)
 MALFORMED_RESPONSE = "malformed_response"
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'

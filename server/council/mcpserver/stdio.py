@@ -19,14 +19,13 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
+from council.mcpserver.guard import ID_SCAN_BYTES, MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import encode_json
 from council.transport.stdio import reading
 
 log = logging.getLogger("council.mcp")
 
-HEAD_BYTES = 64 * 1024  # the start of an overlong line, kept to find its id
 _CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
 
 
@@ -59,11 +58,11 @@ class LineSplitter:
 
     def _take(self, piece: bytes) -> None:
         if self._skipping is not None:
-            self._skipping += piece[:max(0, HEAD_BYTES - len(self._skipping))]
+            self._skipping += piece[:max(0, ID_SCAN_BYTES - len(self._skipping))]
             return
         self._buf += piece
         if len(self._buf) > MAX_LINE_BYTES:
-            self._skipping = bytearray(self._buf[:HEAD_BYTES])
+            self._skipping = bytearray(self._buf[:ID_SCAN_BYTES])
             self._buf = bytearray()
 
     def _finish(self) -> bytes | Overlong:
