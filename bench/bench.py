@@ -29,7 +29,7 @@ from typing import Any
 
 import anyio
 
-from council.client.sidecar import start_sidecar
+from council.client.rpc import start_sidecar
 from council.config import CouncilConfig, ProviderConfig
 from council.personas.loader import load_personas
 from council.protocol.methods import SessionOptions, TurnParams

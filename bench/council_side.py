@@ -19,8 +19,7 @@ from typing import Any
 
 import anyio
 
-from council.client.rpc import RpcError
-from council.client.sidecar import start_sidecar
+from council.client.rpc import RpcError, start_sidecar
 from council.config import CouncilConfig, ProviderConfig
 from council.personas.loader import load_personas
 from council.protocol.completion import CompleteParams, CompleteResult

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from council.client.sidecar import Sidecar, start_sidecar
+from council.client.rpc import Sidecar, start_sidecar
 from council.protocol.completion import CompleteParams
 from council.providers.base import CompletionRequest
 from council.providers.scripted import auto_reply

@@ -7,7 +7,7 @@ import json
 
 import anyio
 
-from council.client.sidecar import start_sidecar
+from council.client.rpc import start_sidecar
 
 from .conftest import PROBLEM, client_model_reply, wait_for_event
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 
-from council.client.sidecar import start_sidecar
+from council.client.rpc import start_sidecar
 
 from .conftest import events_of
 from .fake_openai import FakeOpenAI, fake_openai

@@ -7,8 +7,7 @@ import json
 import re
 from typing import Any
 
-from council.client.rpc import RpcError
-from council.client.sidecar import start_sidecar
+from council.client.rpc import RpcError, start_sidecar
 
 from .conftest import PROBLEM, client_model_reply, events_of
 

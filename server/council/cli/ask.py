@@ -31,8 +31,7 @@ from anyio.abc import TaskStatus
 from council.cli import ask_args
 from council.cli.ask_args import CANCELLED, FAILED, OK, UNAVAILABLE, USAGE, AskError, rpc_failure
 from council.cli.render import EventPrinter, Style, markdown, show_hint
-from council.client.rpc import FramingError, RpcError
-from council.client.sidecar import Sidecar, start_sidecar
+from council.client.rpc import FramingError, RpcError, Sidecar, start_sidecar
 from council.session.state.language import session_language
 from council.words import speaking, t
 

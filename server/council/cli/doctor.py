@@ -17,8 +17,7 @@ from typing import Any
 import anyio
 
 from council.cli.render import Style
-from council.client.rpc import RpcError
-from council.client.sidecar import start_sidecar
+from council.client.rpc import RpcError, start_sidecar
 
 OK, UNAVAILABLE, FAILED = 0, 3, 4
 REAL_KINDS = ("openai", "ollama", "embedded")

@@ -1,23 +1,14 @@
-"""The guard in front of the MCP SDK's session: what a client writes to ``council mcp`` is checked here, line by line,
-and only messages the SDK can serve reach it; everything else is answered here.
+"""The guard in front of the MCP SDK's session: each line a client writes is checked here, and only messages the SDK
+can serve reach it; everything else is answered here (the README's "As tools: MCP and agents", Errors), with the
+contract's ``data`` and ``details.reason``. Why: the SDK's stdio reader drops a line it cannot validate (not JSON, a
+batch, too deep, a response whose ``result`` is not an object …) and its client never gets an answer.
 
-Why: the SDK's own stdio reader drops a line it cannot validate (not JSON, not a JSON-RPC object, nested deeper than
-its parser allows, a batch, a response whose ``result`` is not an object …) and its client never gets an answer.
-:class:`Guard` is sans-IO (``receive(line)`` → what to forward and what to answer), so it is tested without a
-process; :mod:`council.mcpserver.stdio` runs it on stdin/stdout. Every refusal is a JSON-RPC error whose ``data``
-has the contract's shape ``{code: validation, message, details}`` (``details.reason`` says what was wrong); the
-codes are the README's ("As tools: MCP and agents", Errors). Nesting deeper than :data:`MAX_DEPTH` is counted on
-the bytes, before any parser recurses; a line that cannot be parsed is answered with its top-level ``id`` when the
-bytes still show it (:func:`readable_id`, a token scan that survives junk and deep nesting after the id).
-Besides the README's cases: a request id still in flight → -32600; a notification method sent with an id → -32601;
-wrong params → -32602 with one ``details.fields`` entry per bad field; an unknown or malformed notification is
-dropped (logged); a client's response without a valid id, or to no request the server sent (:meth:`Guard.asked`
-is told each one), is dropped; one whose ``result`` is not an object or whose ``error`` is malformed reaches the SDK
-as an error response (``details.reason`` ``malformed_response``), so the request waiting for it (an elicitation)
-ends instead of waiting forever.
-
-Lone surrogates in strings become U+FFFD before anything else reads them (:func:`council.encodable.encodable`),
-except a message's ``id``, kept exactly so the answer matches the request (the writer escapes it as ``\\ud800``).
+:class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). Nesting is counted on the bytes,
+before any parser recurses; an unparsable line is answered with its top-level ``id`` when a token scan still finds
+it (:func:`readable_id`). A notification, or a response to nothing the server asked (:meth:`Guard.asked`), that is
+malformed is dropped (logged); a malformed answer to one it asked reaches the SDK as an error response
+(``malformed_response``), so the request waiting for it (an elicitation) ends. Lone surrogates become U+FFFD
+(:func:`council.encodable.encodable`), except in ids and methods, kept exactly so the answer matches the request.
 """
 
 from __future__ import annotations
@@ -33,17 +24,16 @@ from typing import Any
 import mcp.types as types
 from pydantic import BaseModel, ValidationError
 
-from council.encodable import encodable_value
 from council.errors import from_pydantic
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import decode_json
-from council.transport.jsonrpc import MsgId, valid_id
+from council.transport.jsonrpc import Invalid, MsgId, Notification, Request, classify, invalid, valid_id
 
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # the largest message read (16 MiB, as the sidecar); longer lines are refused
 MAX_DEPTH = 64  # arrays and objects inside each other; tool arguments need a handful, the SDK's parser fails ~200
-ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id
+ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id (and kept of an overlong one)
 MALFORMED_RESPONSE = "malformed_response"
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -51,8 +41,7 @@ _STRINGS = re.compile(_STRING)
 _TOKEN = re.compile(_STRING + rb"|[\[\]{}:,]|-?[0-9][0-9.eE+-]*|true|false|null")
 _OPEN_CLOSE = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
-_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_REASONS = {"not JSON-RPC 2.0": "not_jsonrpc"}  # the sidecar's reasons, spelled as MCP's (else " " → "_")
 _ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
 
 
@@ -100,35 +89,11 @@ def readable_id(line: bytes) -> MsgId | None:
 
 
 def _id_value(token: bytes) -> MsgId | None:
-    try:
-        text = token.decode("utf-8")
-    except UnicodeDecodeError:
+    try:  # a string exactly as sent, lone surrogates included: the answer must match it
+        value = json.loads(token.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON, or an integer too long for Python to read
         return None
-    if token.startswith(b'"'):
-        try:
-            return json.loads(text)  # exactly as sent, lone surrogates included: the answer must match it
-        except ValueError:
-            return None
-    return int(text) if _INTEGER.fullmatch(text) and len(text) < 4000 else None
-
-
-def _sanitize_message(value: Any) -> Any:
-    """A message (or a batch of them) with :func:`~council.encodable.encodable_value` applied, except the ids it
-    names: its ``id`` and a cancellation's ``params.requestId`` stay exactly as sent, so they still match the
-    request they refer to."""
-    if isinstance(value, list):
-        return [_sanitize_message(item) for item in value]
-    if not isinstance(value, dict):
-        return encodable_value(value)
-    params = value.get("params")
-    kept_id = value.get("id")
-    kept_request = params.get("requestId") if isinstance(params, dict) else None
-    encodable_value(value)  # in place: ``params`` is still the same dict
-    if "id" in value:
-        value["id"] = kept_id
-    if kept_request is not None:
-        params["requestId"] = kept_request
-    return value
+    return value if valid_id(value) else None
 
 
 @dataclass
@@ -203,7 +168,7 @@ class Guard:
             verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
                                                  f"the message is not JSON: {str(exc)[:200]}", "not_json"))
             return None
-        return _sanitize_message(value) if _SURROGATE_ESCAPE.search(line) else value
+        return value
 
     def _batch(self, items: list[Any], verdict: Verdict) -> None:
         message = "batches are not supported (MCP 2025-06-18 removed them): send each message on its own line"
@@ -213,37 +178,37 @@ class Guard:
         self.refused += 1
 
     def _message(self, value: Any, verdict: Verdict) -> None:
-        if not isinstance(value, dict):
-            verdict.answer.append(error_response(None, INVALID_REQUEST, "a message must be a JSON object, not "
-                                                 f"{type(value).__name__}", "not_an_object"))
-        elif "method" in value:
-            self._request_or_notification(value, verdict)
-        else:
+        params = value.get("params") if isinstance(value, dict) else None
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        env = classify(value)  # the sidecar's envelope rules; params, result and error made encodable, in place
+        if request_id is not None:
+            params["requestId"] = request_id  # a cancellation names its request exactly as sent
+        if isinstance(env, Request | Notification) and isinstance(env.params, list):  # MCP params are an object
+            env = Invalid(getattr(env, "id", None), invalid('"params" must be an object, not an array', "bad params"))
+        if isinstance(value, dict) and "method" not in value:
             self._response(value, verdict)
+        elif isinstance(env, Invalid) and isinstance(value, dict) and "id" not in value:  # a notification: no answer
+            log.info("notification dropped: %s", env.error.message)
+        elif isinstance(env, Invalid):
+            details = dict(env.error.details)
+            reason = details.pop("reason")
+            verdict.answer.append(error_response(env.id, env.error.code, env.error.message,
+                                                 _REASONS.get(reason, reason.replace(" ", "_")), **details))
+        else:
+            body = {"method": env.method, **({} if env.params is None else {"params": env.params})}
+            if isinstance(env, Request):
+                self._request(env.id, body, verdict)
+            else:
+                self._notification(value, body, verdict)
         if verdict.answer:
             self.refused += 1
 
-    def _request_or_notification(self, value: dict[str, Any], verdict: Verdict) -> None:
-        method, params, has_id = value.get("method"), value.get("params"), "id" in value
-        msg_id = value.get("id") if valid_id(value.get("id")) else None
+    def _request(self, msg_id: MsgId, body: dict[str, Any], verdict: Verdict) -> None:
+        method = body["method"]
 
         def refuse(code: int, message: str, reason: str, **details: Any) -> None:
-            if has_id:  # a notification is never answered
-                verdict.answer.append(error_response(msg_id, code, message, reason, **details))
-            else:
-                log.info("notification dropped: %s", message)
+            verdict.answer.append(error_response(msg_id, code, message, reason, **details))
 
-        if value.get("jsonrpc") != "2.0":
-            return refuse(INVALID_REQUEST, 'a message must have "jsonrpc": "2.0"', "not_jsonrpc")
-        if not isinstance(method, str):
-            return refuse(INVALID_REQUEST, "method must be a string", "bad_method")
-        if has_id and msg_id is None:
-            return refuse(INVALID_REQUEST, "id must be a string or an integer", "bad_id")
-        if params is not None and not isinstance(params, dict):
-            return refuse(INVALID_REQUEST, "params must be an object", "bad_params")
-        body = {"method": method, **({} if params is None else {"params": params})}
-        if not has_id:
-            return self._notification(value, body, verdict)
         if method not in REQUESTS:
             return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
         if method not in _ALWAYS and not self.initialized:

@@ -1,12 +1,9 @@
 """``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``), as the README
-describes ("The workspace").
-
-Beyond that: a root is judged by its path as given and resolved (symlinks followed) against the evidence rules'
-secret folders, since those rules only judge the paths inside a root. A root whose service cannot be built (a
-broken persona file in its ``.council/personas`` …) fails each call with the cause until it can be: no call runs in
-another folder meanwhile. Each workspace gets its own :class:`~council.service.CouncilService` (its persona
-library, overrides, memory and evidence), built on first use and kept (at most :data:`MAX_WORKSPACES`; an idle one
-beyond that is closed), so a call that is running keeps the workspace it started with.
+describes ("The workspace"). A root is judged by its path as given and resolved against the evidence rules' secret
+folders (those rules judge only the paths inside a root). A root whose service cannot be built fails each call with
+the cause until it can be: no call runs in another folder meanwhile. Each workspace has its own
+:class:`~council.service.CouncilService`, built on first use and kept (at most :data:`MAX_WORKSPACES`; an idle one
+beyond that is closed), so a running call keeps the workspace it started with.
 """
 
 from __future__ import annotations
@@ -62,14 +59,12 @@ def root_folder(uri: str) -> Path | None:
 class Workspaces:
     """The service each tool call runs on: the started one, or the one for the client's first root."""
 
-    def __init__(self, started: CouncilService, service_for: Callable[[Path], CouncilService] | None, *,
-                 timeout: float = ROOTS_TIMEOUT) -> None:
+    def __init__(self, started: CouncilService, service_for: Callable[[Path], CouncilService] | None) -> None:
         """``service_for`` builds the service of a root's folder; None: the workspace was given (``--workspace``),
         roots are never asked."""
         self.started = started
         self.current = started
         self.service_for = service_for
-        self.timeout = timeout
         self.services: OrderedDict[Path, CouncilService] = OrderedDict()  # by root (the started one is none)
         self.root: Path | None = None  # the root the current service is for
         self.stale = True  # roots not asked yet, or changed since
@@ -110,7 +105,7 @@ class Workspaces:
         """Whether the client listed its roots, and the first usable one."""
         try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
             result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), ListedRoots,
-                                                request_read_timeout_seconds=timedelta(seconds=self.timeout))
+                                                request_read_timeout_seconds=timedelta(seconds=ROOTS_TIMEOUT))
         except McpError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
             return False, None

@@ -1,9 +1,7 @@
-"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's.
-
-The order of choice, the seats spread over ``--sampling-hints`` and the errors are the README's "The client's own
-model (MCP sampling)". No model at all is one ``validation`` error before the council starts; a client that
-refuses its sampling requests is one ``permission`` error after the session stops, with the fix — never "every
-advisor failed".
+"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's; the order
+of choice and the errors are the README's "The client's own model (MCP sampling)". No model at all is one
+``validation`` error before the council starts; a client that refuses its sampling requests is one ``permission``
+error after the session stops, with the fix — never "every advisor failed".
 """
 
 from __future__ import annotations
@@ -60,11 +58,6 @@ class CallModels:
         self.bridge = bridge
         self.policy = policy
 
-    def sampling(self, ctx: Any) -> bool:
-        client = ctx.session.client_params
-        return (self.bridge is not None and self.policy.enabled and client is not None
-                and client.capabilities.sampling is not None)
-
     @asynccontextmanager
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:
         """Keyword arguments for ``CouncilService.consult`` (the client's models, or none: the server's)."""
@@ -82,13 +75,13 @@ class CallModels:
 
     @asynccontextmanager
     async def _routed(self, ctx: Any, session_id: str) -> AsyncIterator[str | None]:
-        if not self.sampling(ctx):
+        client = ctx.session.client_params
+        if self.bridge is None or not self.policy.enabled or client is None or client.capabilities.sampling is None:
             if self.policy.required:
                 raise validation_error(words.no_sampling_required(), reason="no_model", sampling=False)
             await self.preflight()
             yield None
             return
-        assert self.bridge is not None
         with self.bridge.route(session_id, ctx.session, ctx.request_id) as route:
             try:
                 yield words.CHAT_MODEL_NAME

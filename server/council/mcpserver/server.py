@@ -1,12 +1,8 @@
-"""The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on top of
-the same :class:`~council.service.CouncilService` the JSON-RPC sidecar uses; what a client sees (the tools, their
-errors, progress, elicitation, cancellation) is the README's "As tools: MCP and agents".
-
-Per call: an unknown tool name is a protocol error (-32602), refused before the SDK's handler (which would make it
-a tool result); arguments are validated with the wire models (a bad one is a tool error); every failure is a tool
-result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it against the
-``outputSchema`` even on errors. Which model a call runs on is :mod:`council.mcpserver.sampling`'s choice, which
-workspace :mod:`council.mcpserver.roots`'s.
+"""The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on the same
+:class:`~council.service.CouncilService` the sidecar uses; what a client sees is the README's "As tools: MCP and
+agents". An unknown tool name is refused (-32602) before the SDK's handler, which would make it a tool result; every
+failure is a tool result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it
+against the ``outputSchema`` even on errors.
 """
 
 from __future__ import annotations
@@ -29,7 +25,7 @@ from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.guard import MALFORMED_RESPONSE
 from council.mcpserver.roots import Workspaces
-from council.mcpserver.sampling import CallModels, SamplingPolicy
+from council.mcpserver.sampling import CallModels
 from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.errors import tool_error_text
@@ -46,6 +42,7 @@ from council.words import speaking
 log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
+Report = Callable[[str | None], None]  # a progress message for the client (None or "": nothing worth saying)
 
 
 class CouncilServer(Server):
@@ -106,15 +103,11 @@ def unknown_tool(name: str, valid: list[str]) -> McpError:
         "details": {"fields": {"name": "unknown tool"}, "valid": valid, "reason": "unknown_tool"}}))
 
 
-def build_mcp_server(service: CouncilService, router: EventRouter, models: CallModels | None = None, *,
-                     elicitation_timeout: float, workspaces: Workspaces | None = None) -> Server:
-    """``models`` puts each consult and review on a model (default: the server's own, no sampling);
-    ``elicitation_timeout``: seconds a clarifying question waits for the user's answer (``council mcp``'s
-    ``--elicitation-timeout``); ``workspaces`` gives each call its service (default: ``service``, whatever the
-    client's roots)."""
+def build_mcp_server(service: CouncilService, router: EventRouter, models: CallModels, *,
+                     elicitation_timeout: float, workspaces: Workspaces) -> Server:
+    """``models`` puts each consult and review on a model; ``elicitation_timeout``: seconds a clarifying question
+    waits for the user's answer (``--elicitation-timeout``); ``workspaces`` gives each call its service."""
     server: Server = CouncilServer("council", version=__version__)
-    models = models or CallModels(service.config, None, SamplingPolicy(enabled=False))
-    workspaces = workspaces or Workspaces(service, None)
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None,
@@ -163,32 +156,33 @@ async def _call(server: Server, service: CouncilService, router: EventRouter, sp
         params = spec.params.model_validate(arguments or {})
     except ValidationError as exc:
         raise from_pydantic(exc, f"arguments for {name}") from None
-    if isinstance(params, DefinePersonasParams):
-        data = service.define_personas(params).to_wire()
-        text = data.pop("markdown")  # the text content; structuredContent keeps the data
-    elif isinstance(params, CouncilRequest):
+    if isinstance(params, CouncilRequest):
         result = await _review(server.request_context, service, params, models)
         data, text = result.decision.to_wire(), result.compact_markdown
-    elif isinstance(params, DecisionsParams):
-        data = service.archive.decisions(params).to_wire()
-        text = data.pop("markdown")
     else:
-        data = (await _consult(server.request_context, service, router, params, models,
-                               elicitation_timeout)).to_wire()
-        text = data.pop("markdown")
+        if isinstance(params, DefinePersonasParams):
+            data = service.define_personas(params).to_wire()
+        elif isinstance(params, DecisionsParams):
+            data = service.archive.decisions(params).to_wire()
+        else:
+            data = (await _consult(server.request_context, service, router, params, models,
+                                   elicitation_timeout)).to_wire()
+        text = data.pop("markdown")  # the text content; structuredContent keeps the data
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                 isError=False)
 
 
-async def _with_progress(ctx, run: Callable[[Callable[[str], None]], Awaitable[T]]) -> T:
+async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
     """Await ``run(report)``; each ``report(message)`` becomes an MCP progress notification (when the client sent
-    a progress token), in order, without ever blocking the work. ``run``'s exception is raised as is."""
+    a progress token; an empty message is none), in order, without ever blocking the work. ``run``'s exception is
+    raised as is."""
     token = ctx.meta.progressToken if ctx.meta is not None else None
     send, receive = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
 
-    def report(message: str) -> None:
+    def report(message: str | None) -> None:
         try:
-            send.send_nowait(message)
+            if message:
+                send.send_nowait(message)
         except anyio.WouldBlock:
             log.debug("progress message dropped (buffer full)")
 
@@ -223,13 +217,8 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params, mo
                    elicitation_timeout: float):
     session_id = new_id()
 
-    async def run(report: Callable[[str], None]):
-        def on_event(event: dict[str, Any]) -> None:
-            message = words.stage(event)
-            if message:
-                report(message)
-
-        router.routes[session_id] = on_event
+    async def run(report: Report):
+        router.routes[session_id] = lambda event: report(words.stage(event))
         try:  # the consult's language for all it says, its model's refusals included
             with speaking(consult_language(params)):
                 async with models.consult(ctx, session_id) as on_model:
@@ -243,14 +232,10 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params, mo
 async def _review(ctx, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
     """One review; each stage (panel, every verdict, the debate, the decision) is a progress notification."""
 
-    async def run(report: Callable[[str], None]) -> ReviewResult:
-        def on_progress(kind: str, data: dict[str, Any]) -> None:
-            message = progress_line(kind, data)
-            if message:
-                report(message)
-
+    async def run(report: Report) -> ReviewResult:
         async with models.review(ctx, review_session_id(request.request_id)) as on_model:
-            return await service.review(ReviewParams(request=request, **on_model), on_progress)
+            return await service.review(ReviewParams(request=request, **on_model),
+                                        lambda kind, data: report(progress_line(kind, data)))
 
     return await _with_progress(ctx, run)
 

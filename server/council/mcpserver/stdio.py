@@ -1,13 +1,9 @@
 """``council mcp``'s stdio transport: newline-delimited JSON-RPC on stdin/stdout, with the
-:class:`~council.mcpserver.guard.Guard` in front of the SDK's session (replaces ``mcp.server.stdio.stdio_server``,
-whose reader drops what it cannot parse without an answer).
-
-A daemon thread reads stdin with back-pressure (as ``council serve``'s); :class:`LineSplitter` cuts the chunks into
-lines with bounded memory. Each line goes to the guard: what it accepts is sent to the SDK's read stream, what it
-refuses is answered at once. One :class:`LineWriter` writes every outgoing message whole (the SDK's and the
-guard's); every JSON-RPC error gets the contract's ``data`` (``{code, message, details}``) when the SDK built one
-without it, and a result that cannot be serialised becomes an internal error for its id, so the request is still
-answered. A broken stdout stops the server (the client is gone); the end of input ends it.
+:class:`~council.mcpserver.guard.Guard` in front of the SDK's session (in place of ``mcp.server.stdio.stdio_server``,
+whose reader drops what it cannot parse without an answer). Stdin is read as ``council serve`` reads it, with
+bounded memory per line. One :class:`LineWriter` writes every message whole; it gives SDK-built errors the contract's
+``data``, turns a result that cannot be serialised into an internal error for its id (the request is still
+answered), and a broken stdout stops the server.
 """
 
 from __future__ import annotations
@@ -23,14 +19,13 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from council.mcpserver.guard import MAX_LINE_BYTES, Guard, Verdict
+from council.mcpserver.guard import ID_SCAN_BYTES, MAX_LINE_BYTES, Guard, Verdict
 from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import encode_json
 from council.transport.stdio import reading
 
 log = logging.getLogger("council.mcp")
 
-HEAD_BYTES = 64 * 1024  # the start of an overlong line, kept to find its id
 _CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
 
 
@@ -44,8 +39,7 @@ class Overlong:
 class LineSplitter:
     """Bytes in, whole lines (without ``\\n``) or :class:`Overlong` out; never holds more than the limit."""
 
-    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
-        self.limit = limit
+    def __init__(self) -> None:
         self._buf = bytearray()
         self._skipping: bytearray | None = None  # the head of an overlong line, until its end
 
@@ -64,11 +58,11 @@ class LineSplitter:
 
     def _take(self, piece: bytes) -> None:
         if self._skipping is not None:
-            self._skipping += piece[:max(0, HEAD_BYTES - len(self._skipping))]
+            self._skipping += piece[:max(0, ID_SCAN_BYTES - len(self._skipping))]
             return
         self._buf += piece
-        if len(self._buf) > self.limit:
-            self._skipping = bytearray(self._buf[:HEAD_BYTES])
+        if len(self._buf) > MAX_LINE_BYTES:
+            self._skipping = bytearray(self._buf[:ID_SCAN_BYTES])
             self._buf = bytearray()
 
     def _finish(self) -> bytes | Overlong:
@@ -116,9 +110,7 @@ class LineWriter:
             if not isinstance(root, types.JSONRPCResponse | types.JSONRPCError):
                 return
             text = f"the answer could not be serialised: {type(exc).__name__}"
-            message = {"jsonrpc": "2.0", "id": root.id, "error": {
-                "code": types.INTERNAL_ERROR, "message": text,
-                "data": {"code": "internal", "message": text, "details": {}}}}
+            message = {"jsonrpc": "2.0", "id": root.id, "error": {"code": types.INTERNAL_ERROR, "message": text}}
         self.send(message)
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from council.present import tools as words
 from council.protocol import consult
+from council.providers.structured import inline_refs
 from council.review.models import CouncilRequest, ReviewedDecision
 
 
@@ -68,24 +69,6 @@ def offered(*, memory: bool, transcripts: bool, workspace: bool, from_roots: boo
             spec = replace(spec, description=f"{spec.description} {words.ROOTS_WORKSPACE}")
         out.append(spec)
     return tuple(out)
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every ``#/$defs/…`` reference replaced by its definition (no ``$defs`` left)."""
-    defs = schema.get("$defs", {})
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node:
-                target = walk(defs[node["$ref"].rsplit("/", 1)[-1]])
-                rest = {k: walk(v) for k, v in node.items() if k != "$ref"}
-                return {**target, **rest}
-            return {k: walk(v) for k, v in node.items() if k != "$defs"}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    return walk(schema)
 
 
 def input_schema(spec: ToolSpec) -> dict[str, Any]:

@@ -1,13 +1,9 @@
 """LSP framing, the one implementation: the sidecar's reader that always resynchronises, the client's strict reader
-(``council.client``) and the frame encoder both write with.
+(``strict=True``: a byte vscode-jsonrpc could not read is a fault) and the frame encoder both write with.
 
-:class:`FrameReader` is sans-IO: ``feed(bytes)`` returns what the bytes complete — a :class:`Message` (one decoded
-JSON value) or a :class:`Fault` (a malformed frame, answered with id null unless its id could be read) — so it is
-tested and timed without a process. What it accepts leniently and how it recovers from each malformed frame is
-docs/protocol.md's "Framing" section. Resynchronising at the next ``Content-Length`` keyword cannot split a
-well-formed frame: a JSON body can never hold a valid header line (a JSON string cannot contain a raw line break).
-A strict reader (``strict=True``, what a client reads the sidecar with) takes none of the leniency: a byte
-vscode-jsonrpc could not read is a fault.
+:class:`FrameReader` is sans-IO (``feed(bytes)`` → :class:`Message` or :class:`Fault` events). What it accepts and
+how it recovers is docs/protocol.md's "Framing". Resynchronising at the next ``Content-Length`` keyword cannot split
+a well-formed frame: a JSON body can never hold a valid header line (a JSON string cannot contain a raw line break).
 """
 
 from __future__ import annotations
@@ -149,7 +145,6 @@ def encode_json(message: Any) -> bytes:
 
 
 def encode_frame(message: Any) -> bytes:
-    """One frame: ``Content-Length`` header and :func:`encode_json` of ``message``."""
     body = encode_json(message)
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 

@@ -1,17 +1,11 @@
-"""The gate in front of pygls: what the client sent is checked here and only servable messages reach pygls.
+"""The gate in front of pygls: it answers every refusal itself (docs/protocol.md's "Transport" says which, how) and
+hands the rest to pygls's protocol one top-level message at a time; what pygls sends passes back through it
+(``outgoing``), so pygls's errors get the contract's data and its responses end the requests in flight.
 
-The stdio loop feeds it :class:`~council.transport.framing.Message` and ``Fault`` events. The gate answers every
-refusal itself (with the contract's error data) and hands the rest to pygls's protocol one top-level message at a
-time, which runs the handshake, dispatches to the registered features, runs each request as a task, cancels, and
-settles the sidecar's own requests. Whatever pygls sends passes back through the gate (the writer's ``outgoing``):
-its errors get the contract's data and its responses end the requests in flight. Which message is refused how
-(malformed frames, the lifecycle, unknown methods, duplicate ids) is docs/protocol.md's "Transport" section.
-
-Built with ``load`` instead of a protocol (what ``council serve`` does), the gate answers ``initialize`` itself
-before pygls, lsprotocol and the service are even imported, then calls ``load`` for them and runs pygls's own
-``initialize`` with its answer kept back; whatever arrived meanwhile waits in the stdio loop's queue. pygls never
-gets ``exit`` (it would call ``sys.exit``): :meth:`Gate.close` lets a pending ``shutdown`` answer, closes the service
-if ``shutdown`` never came, refuses what still runs (every request is answered once) and returns LSP's exit code.
+Built with ``load`` (what ``council serve`` does), the gate answers ``initialize`` itself before pygls, lsprotocol
+and the service are imported, then loads them and runs pygls's own ``initialize`` with its answer kept back. pygls
+never gets ``exit`` (it would call ``sys.exit``): :meth:`Gate.close` lets a pending ``shutdown`` answer, closes the
+service if ``shutdown`` never came, refuses what still runs (every request is answered once) and returns LSP's code.
 """
 
 from __future__ import annotations
@@ -58,21 +52,17 @@ SERVER_NAME = "council"
 
 
 class Gate:
-    """Checks each client message, refuses with the contract's errors, hands the rest to pygls."""
-
     def __init__(self, protocol: JsonRPCProtocol | None, writer: FrameWriter, *,
-                 notifications: frozenset[str] = frozenset(), teardown: Callable[[], Awaitable[None]] | None = None,
                  load: Callable[[], Served] | None = None) -> None:
-        """``notifications`` and ``teardown`` as in :class:`Served`; without ``protocol``, ``load`` gives a
-        :class:`Served` once ``initialize`` is answered."""
+        """Without ``protocol``, ``load`` gives a :class:`Served` once ``initialize`` is answered."""
         if protocol is None and load is None:
             raise ValueError("a gate needs a protocol or a way to load one")
         self.protocol: JsonRPCProtocol | None = None
         self.load = load
         self.failed: str | None = None  # why ``load`` failed
         self.writer = writer
-        self.notifications = notifications
-        self.teardown = teardown
+        self.notifications: frozenset[str] = frozenset()
+        self.teardown: Callable[[], Awaitable[None]] | None = None
         self.phase = Phase.WAITING
         self.stopped = False
         self.on_stop: Callable[[], None] = lambda: None  # the stdio loop's wake-up
@@ -85,7 +75,7 @@ class Gate:
         writer.outgoing = self._outgoing
         writer.on_broken = self.stop
         if protocol is not None:
-            self._attach(Served(protocol, notifications, teardown))
+            self._attach(Served(protocol))
 
     def _attach(self, served: Served) -> None:
         from council.transport import pygls_adapter  # loads pygls: once a protocol is served, never before

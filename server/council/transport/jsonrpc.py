@@ -1,12 +1,8 @@
 """JSON-RPC 2.0 envelopes: classify one decoded frame as a request, a notification or a response, or refuse it
-(:class:`Invalid`, never run), by the rules of docs/protocol.md's "Messages" section. A response is never answered;
-one without a valid id is dropped, and a malformed ``error`` member is normalised to ``{code, message, data}`` before
-pygls sees it.
-
-:class:`RpcError` is every error the sidecar sends, whose ``data`` always has the contract's shape ``{code, message,
-details}``. It is a plain exception, so this module (and the gate) load without pygls and lsprotocol, which the
-sidecar imports only once ``initialize`` is answered; ``council.transport.pygls_adapter`` has the subclass a handler
-raises for pygls to answer with, and gives the contract's shape to the errors pygls builds itself.
+(:class:`Invalid`, never run), by docs/protocol.md's "Messages"; both the sidecar's gate and ``council mcp``'s guard
+use it. :class:`RpcError` is every error the sidecar sends (``data`` in the contract's shape); it is a plain
+exception, so this module loads without pygls (``council.transport.pygls_adapter`` has the subclass pygls answers
+with).
 """
 
 from __future__ import annotations

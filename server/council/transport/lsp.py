@@ -1,13 +1,9 @@
-"""The slice of the Language Server Protocol the gate checks before pygls runs it.
+"""The slice of the Language Server Protocol the gate checks before pygls runs it (pygls does the handshake itself).
 
-pygls does the handshake itself (``initialize``, ``initialized``, ``shutdown``, ``$/cancelRequest``, ``$/setTrace``;
-the gate ends the process on ``exit``); the gate only decides what reaches it. ``initialize`` params are checked
-here, strictly and with field details (pygls's structuring would coerce ``{"name": 5}`` to ``"5"`` and report errors
-without fields): by the pydantic model of ``council.transport.lsp_params``, except that params which are plainly
-valid — what clients send — are accepted by :func:`plainly_valid` without loading pydantic, so ``initialize`` is
-answered before the sidecar imports anything heavy.
-Other LSP notifications (``$/logTrace``, ``$/progress``, ``workspace/…`` …) are accepted and ignored; a request
-whose method starts with ``$/`` is unknown (-32601), as LSP requires.
+``initialize`` params are checked strictly, with field details (pygls's structuring would coerce ``{"name": 5}`` to
+``"5"``), by ``council.transport.lsp_params``'s model, except that plainly valid params are accepted by
+:func:`plainly_valid` without loading pydantic, so ``initialize`` is answered before anything heavy is imported.
+Other LSP notifications are accepted and ignored; a request whose method starts with ``$/`` is unknown (-32601).
 """
 
 from __future__ import annotations
@@ -41,11 +37,11 @@ def plainly_valid(params: Any) -> bool:
     info, caps, folders = params.get("clientInfo"), params.get("capabilities"), params.get("workspaceFolders")
     return (isinstance(caps, dict) and not _SNAKE_NAMES & caps.keys()
             and all(caps.get(group) is None or isinstance(caps[group], dict) for group in CAPABILITY_GROUPS)
-            and _int_or_none(params.get("processId"))
-            and all(_str_or_none(params.get(key)) for key in ("rootUri", "rootPath", "locale"))
+            and _none_or(int, params.get("processId"))
+            and all(_none_or(str, params.get(key)) for key in ("rootUri", "rootPath", "locale"))
             and params.get("trace") in TRACE_VALUES
             and (info is None or (isinstance(info, dict) and type(info.get("name")) is str
-                                  and _str_or_none(info.get("version"))))
+                                  and _none_or(str, info.get("version"))))
             and (folders is None or (isinstance(folders, list) and all(
                 isinstance(f, dict) and type(f.get("uri")) is str and type(f.get("name")) is str
                 for f in folders))))
@@ -57,9 +53,5 @@ def client_name(params: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _int_or_none(value: Any) -> bool:
-    return value is None or type(value) is int
-
-
-def _str_or_none(value: Any) -> bool:
-    return value is None or type(value) is str
+def _none_or(kind: type, value: Any) -> bool:
+    return value is None or type(value) is kind

@@ -1,9 +1,6 @@
-"""The ``initialize`` params as the gate checks them when they are not plainly valid (``lsp.plainly_valid``):
-strict types and field details, for the fields the council reads and the shape of LSP's top-level fields (each
-client capability group an object, workspace folders a list of ``{uri, name}``). What lies deeper in the
-capabilities is pygls's to read once it has loaded (after the answer); the council uses none of it.
-
-Apart from ``council.transport.lsp`` so that pydantic is imported only for params that need the model.
+"""The ``initialize`` params as the gate checks them when they are not plainly valid (``lsp.plainly_valid``): strict
+types and field details for the fields the council reads and the shape of LSP's top-level fields; deeper
+capabilities are pygls's to read. Apart from ``council.transport.lsp`` so that pydantic loads only when needed.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Runs the gate and pygls on stdin/stdout.
 
 A daemon thread blocks in ``os.read`` on stdin (pipes, files and consoles, on every OS) and hands chunks to the
-event loop with back-pressure (at most :data:`QUEUE_CHUNKS` unread chunks), so a flood costs bounded memory; the
-loop frames them (:class:`~council.transport.framing.FrameReader`) and gives each event to the
-:class:`~council.transport.gate.Gate`. Output goes through one :class:`~council.transport.framing.FrameWriter`,
-pygls's writer as well as the gate's: each frame is written whole and synchronously. When input stops inside a body
-for :data:`STALL_SECONDS`, the reader checks whether the declared length was simply too long
-(``FrameReader.stalled``).
+event loop with back-pressure (at most :data:`QUEUE_CHUNKS` unread), so a flood costs bounded memory. One
+:class:`~council.transport.framing.FrameWriter` writes every frame whole, pygls's and the gate's. Input stopped inside
+a body for :data:`STALL_SECONDS` is checked for a declared length that was too long (``FrameReader.stalled``).
 """
 
 from __future__ import annotations
@@ -29,39 +26,32 @@ READ_CHUNK = 64 * 1024
 STALL_SECONDS = 2.0  # quiet input inside a body that is already whole JSON: the declared length was too long
 
 
-def pump(fd: int, loop: asyncio.AbstractEventLoop, chunks: asyncio.Queue, slots: threading.Semaphore,
-         who: str) -> None:
-    """The reader thread of both stdio servers (this one and ``council mcp``'s guard, which imports nothing else
-    from the transport): raw chunks of stdin read with ``os.read`` off the event loop, one per free slot of
-    ``slots``, so a flooding client is read no faster than the server consumes. An empty chunk is the end of input
-    (also after a read error, which is logged as ``who``'s)."""
-    while True:
-        slots.acquire()
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except OSError as exc:
-            log.error("%s: reading stdin failed (%s); exiting", who, exc)
-            chunk = b""
-        try:
-            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
-        except RuntimeError:  # the loop has closed
-            return
-        if not chunk:
-            return
-
-
 def reading(fd: int, who: str, thread: str) -> tuple[asyncio.Queue, threading.Semaphore]:
-    """Start :func:`pump` on ``fd`` in a thread named ``thread``: the queue its chunks arrive on, and the slots to
-    release for each chunk taken."""
-    chunks: asyncio.Queue = asyncio.Queue()
-    slots = threading.Semaphore(QUEUE_CHUNKS)
-    threading.Thread(target=pump, args=(fd, asyncio.get_running_loop(), chunks, slots, who), name=thread,
-                     daemon=True).start()
+    """Start the stdin reader thread of both stdio servers (``council serve``, ``council mcp``): the queue its chunks
+    arrive on, one per slot released, so a flooding client is read no faster than the server consumes. An empty
+    chunk is the end of input (also after a read error, logged as ``who``'s)."""
+    loop, chunks, slots = asyncio.get_running_loop(), asyncio.Queue(), threading.Semaphore(QUEUE_CHUNKS)
+
+    def pump() -> None:
+        while True:
+            slots.acquire()
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except OSError as exc:
+                log.error("%s: reading stdin failed (%s); exiting", who, exc)
+                chunk = b""
+            try:
+                loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+            except RuntimeError:  # the loop has closed
+                return
+            if not chunk:
+                return
+
+    threading.Thread(target=pump, name=thread, daemon=True).start()
     return chunks, slots
 
 
 def serve_stdio(gate: Gate, stdin_fd: int) -> int:
-    """Serve until exit; returns the exit code."""
     try:
         return asyncio.run(_serve(gate, stdin_fd))
     except KeyboardInterrupt:
