@@ -18,7 +18,7 @@ from council.consult.overrides import PersonaOverrides, info
 from council.consult.runner import Asker, Consultant
 from council.errors import CouncilError, from_pydantic, validation_error
 from council.idempotency import KeyedOnce
-from council.narrator import EventSink, Narrator, language_of, request_language
+from council.narrator import EventSink, Narrator, language_of
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import status as words
@@ -61,7 +61,9 @@ class CouncilService:
     async def turn(self, params: TurnParams) -> TurnResult:
         live = self._live(params.session_id)
         # a refusal is in the session's language (or in the one a session this turn starts gets)
-        with speaking(request_language(live.rt if live and params.command is not TurnCommand.NEW else None, params)):
+        said = language_of(live.rt) if live and params.command is not TurnCommand.NEW else \
+            session_language(params.text, params.options.language, params.options.ui_language)
+        with speaking(said):
             if params.idempotency_key is None:
                 return await self._dispatch(params)
             memo = live.once if live is not None else self.new_turns  # keys are scoped to their session
@@ -167,8 +169,8 @@ class CouncilService:
         return note
 
     # --- other requests --------------------------------------------------------------------------------------
-    async def cancel(self, session_id: str, reason: str = "cancelled by the user") -> methods.CancelResult:
-        return self.sessions.cancel(self.store.get(session_id), reason)
+    async def cancel(self, session_id: str) -> methods.CancelResult:
+        return self.sessions.cancel(self.store.get(session_id), "cancelled by the user")
 
     async def stop(self, session_id: str) -> methods.StopResult:
         return await self.sessions.stop(self.store.get(session_id))
@@ -210,7 +212,6 @@ class CouncilService:
 
     async def consult_request(self, params: consult.ConsultRequest | consult.PersonaConsultRequest
                               ) -> consult.ConsultResult:
-        """``council/consult`` and ``council/personaConsult`` over JSON-RPC."""
         return await self.consult(params, None, params.session_id, params.client_model, params.client_models)
 
     def consult_plan(self, params: consult.ConsultPlanParams) -> consult.ConsultPlan:
@@ -218,26 +219,25 @@ class CouncilService:
 
     def define_personas(self, params: consult.DefinePersonasParams) -> consult.DefinePersonasResult:
         result, written = self.overrides.define(params, self.library)
-        if written:
-            self.use_library(load_personas(self.config.persona_layers()))
+        if written:  # new sessions, and a running session's next step, read their contracts from the new library
+            self.library = self.engine.library = load_personas(self.config.persona_layers())
         if result.applied:
             result.personas = [info(p, self.library.source(p.id)) for p in self.library]
         result.markdown = consult_words.define_text(result.to_wire())
         return result
 
-    def use_library(self, library: PersonaLibrary) -> None:
-        """Use ``library`` from now on (persona overrides were written): new sessions, and a running session's
-        next step, read their contracts from it."""
-        self.library = library
-        self.engine.library = library
-
     def personas(self) -> methods.PersonasResult:
         return methods.PersonasResult(personas=self.library.infos(), councils=self.library.councils)
 
+    def review_plan(self, params: methods.ReviewPlanParams) -> methods.ReviewPlan:
+        """Review mode's modules load on its first request, not with the sidecar."""
+        from council.reviewer import Reviewer
+
+        return Reviewer(self.library, self.hub).plan(params.change_type)
+
     async def review(self, params: methods.ReviewParams, on_progress: Progress | None = None) -> methods.ReviewResult:
         """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``.
-        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events. Review
-        mode's modules load on its first request, not with the sidecar."""
+        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events."""
         from council.present.review import decision_markdown, decision_text
         from council.reviewer import Reviewer
 
