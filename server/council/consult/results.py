@@ -32,7 +32,6 @@ def _dedupe(items: list[str]) -> list[str]:
 
 
 def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | None:
-    """The persona's last reply that is not an abstention."""
     usable = [r for r in s.responses if r.persona == persona and not r.abstained]
     return max(reversed(usable), key=lambda r: r.cycle) if usable else None  # the latest of its last cycle
 
