@@ -219,12 +219,18 @@ class CouncilService:
 
     def define_personas(self, params: consult.DefinePersonasParams) -> consult.DefinePersonasResult:
         result, written = self.overrides.define(params, self.library)
-        if written:  # new sessions, and a running session's next step, read their contracts from the new library
-            self.library = self.engine.library = load_personas(self.config.persona_layers())
+        if written:
+            self.use_library(load_personas(self.config.persona_layers()))
         if result.applied:
             result.personas = [info(p, self.library.source(p.id)) for p in self.library]
         result.markdown = consult_words.define_text(result.to_wire())
         return result
+
+    def use_library(self, library: PersonaLibrary) -> None:
+        """Use ``library`` from now on (persona overrides were written): new sessions, and a running session's
+        next step, read their contracts from it."""
+        self.library = library
+        self.engine.library = library
 
     def personas(self) -> methods.PersonasResult:
         return methods.PersonasResult(personas=self.library.infos(), councils=self.library.councils)
