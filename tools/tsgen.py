@@ -305,5 +305,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     return write_or_check(args.out, render(), args.check, f"{args.out} is out of date: run python -m tools.tsgen")
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -40,7 +40,7 @@ from council.words import speaking, t
 if TYPE_CHECKING:
     from council.review.calls import Progress
 
-REPLIES = {Intent.ANSWER: "answer", Intent.SKIP: "skip", Intent.SKIP_ALL: "skip_all", Intent.DEFER: "defer"}
+REPLIES = (Intent.ANSWER, Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER)  # their values are engine.reply's actions
 
 
 class CouncilService:
@@ -123,7 +123,7 @@ class CouncilService:
             Intent.REVISIT: lambda turn: engine.revisit(turn, params.question_id, params.text, pick),
         }
         if intent in REPLIES:
-            moves[intent] = lambda turn: engine.reply(turn, REPLIES[intent], params.text, pick)
+            moves[intent] = lambda turn: engine.reply(turn, intent.value, params.text, pick)
         return await self.sessions.run_turn(live, intent, moves[intent], client=params.client)
 
     async def _confirm_new(self, live: Live, text: str) -> None:
@@ -150,7 +150,7 @@ class CouncilService:
     # --- council/answer --------------------------------------------------------------------------------------
     async def answer(self, params: methods.AnswerParams) -> TurnResult:
         live = self.store.get(params.session_id)
-        intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
+        intent = Intent(params.action)
 
         async def run() -> TurnResult:
             pick = await self.sessions.pick(live, TurnParams(client=params.client))

@@ -41,7 +41,6 @@ class Reply:
 
 
 Asker = Callable[[ClarificationQuestion], Awaitable[Reply]]
-MOVES = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "skip_all": Intent.SKIP_ALL}
 
 
 class Consultant:
@@ -81,7 +80,7 @@ class Consultant:
                     reply = await ask(question) if ask is not None else Reply("skip_all")
                     if ask is not None and reply.action != "answer" and not reply.unanswered:
                         declined.add(question.question_id)  # the user saw it and said no
-                    await sessions.run_turn(live, MOVES[reply.action], _move(sessions, question, reply, live.pick))
+                    await sessions.run_turn(live, Intent(reply.action), _move(sessions, question, reply, live.pick))
 
             live, _ = await sessions.start(turn, plan, session_id, then=clarify,
                                            cancelled="the caller cancelled the consult")
