@@ -274,8 +274,7 @@ class Narrator:
                       extended_limit=extended, markdown=debate.limit_reached(rec.cycle, s.cycle_limit, more, extended))
 
     def _forget(self, session_id: str) -> None:
-        for key in [k for k in self._texts if k[0] == session_id]:
-            del self._texts[key]
+        self._texts = {key: text for key, text in self._texts.items() if key[0] != session_id}
         self._follow_ups.pop(session_id, None)
         self._answers.pop(session_id, None)
         self._held.pop(session_id, None)
