@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from council.config import CouncilConfig
 from council.consult.overrides import PersonaOverrides, info
-from council.consult.runner import Asker, Consultant
+from council.consult.runner import Consultant
 from council.errors import CouncilError, from_pydantic, validation_error
 from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator, language_of
@@ -55,6 +55,7 @@ class CouncilService:
         self.store, self.hub, self.archive, self.engine = s.store, s.hub, s.archive, s.engine
         self.new_turns = KeyedOnce()  # idempotency of turns that name no live session
         self.consultant = Consultant(s)
+        self.consult = self.consultant.consult  # the consult tools' entry point (MCP, tests)
         self.overrides = PersonaOverrides(config.workspace)
 
     # --- council/turn ----------------------------------------------------------------------------------------
@@ -205,11 +206,6 @@ class CouncilService:
                                      records=len(journal), stopped=s.stopped)
 
     # --- the consult tools (council.consult) ------------------------------------------------------------------
-    async def consult(self, params: consult.ConsultParams | consult.PersonaConsultParams, ask: Asker | None = None,
-                      session_id: str | None = None, client_model: str | None = None,
-                      client_models=None) -> consult.ConsultResult:
-        return await self.consultant.consult(params, ask, session_id, client_model, client_models)
-
     async def consult_request(self, params: consult.ConsultRequest | consult.PersonaConsultRequest
                               ) -> consult.ConsultResult:
         return await self.consult(params, None, params.session_id, params.client_model, params.client_models)
