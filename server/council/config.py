@@ -2,8 +2,8 @@
 
 Sources, later wins: built-in defaults → a JSON/TOML file (``--config`` or ``COUNCIL_CONFIG``) → environment
 (``COUNCIL_PROVIDER``, ``COUNCIL_MODEL``, ``COUNCIL_BASE_URL``, ``COUNCIL_API_KEY_ENV``) → command-line flags.
-API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an
-environment variable, resolved at call time by :meth:`ProviderConfig.resolve_api_key`.
+API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an environment
+variable, resolved at call time. Also the package's ``tomllib`` (``tomli`` on Python 3.10).
 """
 
 from __future__ import annotations

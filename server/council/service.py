@@ -1,8 +1,7 @@
 """The sidecar's façade: one method per protocol request, independent of the transport.
 
-Sessions start and run in :class:`~council.sessions.Sessions` (the store, the provider hub, the engine: one running
-turn per session, stopping and cancelling, failures as readable errors), shared with the consult tools. The service
-adds what concerns requests rather than the domain: idempotency keys, the one place that decides what a turn means and
+Sessions start and run in :class:`~council.sessions.Sessions`, shared with the consult tools. The service adds what
+concerns requests rather than the domain: idempotency keys, the one place that decides what a turn means and
 dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results become wire results.
 """
 
