@@ -1,5 +1,4 @@
-"""Runs a consult: one council session (started and run by ``council.sessions``, as a chat session) from start to
-synthesis in a single call.
+"""Runs a consult in one call: one council session (``council.sessions``, as a chat's) from start to synthesis.
 
 Each clarifying question goes to the caller's ``ask`` callback (MCP elicitation): an answer is used, a declined
 question becomes a logged assumption, a dismissed one (or one nobody answered in time) skips the rest. Without a
