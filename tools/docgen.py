@@ -131,5 +131,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     return write_or_check(DOC, render(), args.check, "docs/protocol.md is out of date: run python -m tools.docgen")
 
+
 if __name__ == "__main__":
     sys.exit(main())

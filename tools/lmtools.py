@@ -1,9 +1,7 @@
-"""Writes the council's tools into package.json's ``contributes.languageModelTools``: ``python -m tools.lmtools
-[--check]``.
+"""``python -m tools.lmtools [--check]``: writes the council's tools into package.json's ``languageModelTools``.
 
 VS Code's agent-mode tools carry exactly the MCP tools' names, titles, descriptions and input schemas
-(:data:`council.mcpserver.tools.TOOLS`); hand-written fields of existing entries are kept. ``--check`` exits 1 on
-drift (a test runs it).
+(:data:`council.mcpserver.tools.TOOLS`); hand-written fields of existing entries are kept. ``--check`` exits 1 on drift.
 """
 
 from __future__ import annotations
@@ -45,6 +43,7 @@ def sync_package_json(path: Path, check: bool) -> int:
     contributes["languageModelTools"] = lm_tools(contributes.get("languageModelTools", []))
     new = json.dumps(package, indent=2, ensure_ascii=False) + "\n"
     return write_or_check(path, new, check, f"{path}: languageModelTools are out of date: run python -m tools.lmtools")
+
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Write the council's tools into package.json's languageModelTools.")

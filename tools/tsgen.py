@@ -1,12 +1,9 @@
 """Generates ``extension/src/wire.ts`` from the protocol models: ``python -m tools.tsgen [--check]``.
 
-One ``interface`` per model reachable from the methods, events, completion and error models (their pydantic JSON
-schemas in serialization mode, camelCase aliases), the discriminated ``CouncilEvent`` union and the constants a
-client needs. A field is optional exactly when it can be absent on the wire: what the sidecar sends is
-``to_wire()`` (``exclude_none``), so there only nullable or null-defaulted fields are; what a client sends (request
-params, completion results, error data and what they carry) may also leave out every field with a default. A
-single-value ``Literal`` such as an event's ``type`` is always required. ``--check`` exits 1 when the committed
-file differs from what would be generated (a test and ``scripts/test`` run it).
+One ``interface`` per model the methods, events, completion and error models reach (their pydantic JSON schemas in
+serialization mode, camelCase aliases), the ``CouncilEvent`` union and a client's constants. When a field is optional
+is said in :data:`HEADER`; a single-value ``Literal`` (an event's ``type``) is always required. ``--check`` exits 1
+on drift (a test and ``scripts/test`` run it).
 """
 
 from __future__ import annotations
@@ -307,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=OUT, help="where to write (or what to check)")
     args = p.parse_args(argv)
     return write_or_check(args.out, render(), args.check, f"{args.out} is out of date: run python -m tools.tsgen")
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,8 @@
 """What the sidecar keeps beyond a session's life, both opt-in: the decision memory (``--memory``) and transcript
 files (``--transcript-dir``). Neither is touched when it is off: no folder is created, no file written.
 
-:meth:`Archive.turn_done` runs after every turn: once a session is completed its decision is kept (a re-opened
-debate that completes again updates it) and its transcript (re)written. A failure here is logged and never fails
-the turn. :meth:`Archive.decisions` answers the memory's query tool.
+:meth:`Archive.turn_done` runs after every turn: a completed session's decision is kept (a re-opened debate that
+completes again updates it) and its transcript (re)written; a failure here is logged and never fails the turn.
 """
 
 from __future__ import annotations

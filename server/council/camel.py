@@ -16,15 +16,9 @@ from pydantic.alias_generators import to_camel
 class CamelModel(BaseModel):
     """A pydantic model serialised as camelCase JSON; extra fields are a validation error."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        validate_assignment=False,
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready dict sent to clients (camelCase, no nulls)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -32,8 +26,7 @@ class SnakeModel(BaseModel):
     """A pydantic model serialised with its snake_case field names (the consult tools' payloads, seed 000);
     extra fields are a validation error."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid")
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON-ready dict sent to clients (snake_case, no nulls)."""
         return self.model_dump(mode="json", exclude_none=True)

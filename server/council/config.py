@@ -2,8 +2,8 @@
 
 Sources, later wins: built-in defaults → a JSON/TOML file (``--config`` or ``COUNCIL_CONFIG``) → environment
 (``COUNCIL_PROVIDER``, ``COUNCIL_MODEL``, ``COUNCIL_BASE_URL``, ``COUNCIL_API_KEY_ENV``) → command-line flags.
-API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an
-environment variable, resolved at call time by :meth:`ProviderConfig.resolve_api_key`.
+API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an environment
+variable, resolved at call time. Also the package's ``tomllib`` (``tomli`` on Python 3.10).
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ class ProviderConfig(BaseModel):
                          "export the key and reference it")
 
     def api_key_var(self) -> str | None:
-        """The environment variable that holds the key, or None when no key is configured."""
         if not self.api_key:
             return None
         m = _VAR_REF.match(self.api_key)
@@ -120,15 +119,15 @@ OPENAI_KEY_VAR, OPENAI_URL_VAR = "OPENAI_API_KEY", "OPENAI_BASE_URL"
 OPENAI_HOST = "api.openai.com"
 
 
-def adhoc_provider(kind: str, model: str, *, base_url: str | None = None, api_key_env: str | None = None,
-                   env: Mapping[str, str] | None = None) -> ProviderConfig:
+def adhoc_provider(kind: str, model: str, *, base_url: str | None = None,
+                   api_key_env: str | None = None) -> ProviderConfig:
     """A provider named only by its kind, with no config entry (a ``--models`` spec, a session's ``provider``).
 
     An ``openai`` one takes its server from ``OPENAI_BASE_URL`` (else OpenAI's API) and its key from the variable
     ``api_key_env`` names, else ``OPENAI_API_KEY`` when it is set; OpenAI's own API without a key is refused with a
     :class:`ConfigError` saying what to set (a server of your own may need no key). Other kinds take nothing from
     the environment here. A bad kind raises pydantic's ``ValidationError``."""
-    env = os.environ if env is None else env
+    env = os.environ
     if kind != "openai":
         return ProviderConfig(kind=kind, model=model, base_url=base_url)  # type: ignore[arg-type]
     base_url = base_url or env.get(OPENAI_URL_VAR) or None

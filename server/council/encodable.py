@@ -3,12 +3,9 @@
 A file name that is not valid UTF-8 reaches Python as a ``str`` holding lone surrogates (``surrogateescape``:
 byte 0xE9 → ``"\\udce9"``); so can a JSON string with an unpaired ``\\ud800`` escape. Such a string cannot be
 encoded, and whatever tries (a transcript file, ``httpx`` posting a prompt, a strict JSON encoder) fails. Where
-names from the disk become text people or models read, :func:`encodable` puts U+FFFD in each such place.
-
-What a client sends is made encodable the same way, once, where the transport classifies a message
-(:func:`encodable_value` on its params or result): a JavaScript client that cuts a string by UTF-16 units can split an
-emoji and send half of it. The ids and methods the transport echoes keep their exact text; the frame encoder writes
-those with ASCII escapes (``council.transport.framing.encode_json``).
+names from the disk become text people or models read, :func:`encodable` puts U+FFFD in each such place. What a
+client sends (a JavaScript client cutting by UTF-16 units can split an emoji) gets :func:`encodable_value` once, where
+the transport classifies it; ids and methods keep their text (docs/protocol.md, *Messages*).
 """
 
 from __future__ import annotations

@@ -16,15 +16,10 @@ _DROP = ("Exception occurred for message", "Failed to handle request", "Failed t
 _QUIET = ("pygls", "httpx", "httpcore", "mcp")  # the mcp SDK logs message bodies at DEBUG
 
 
-class _DropBodies(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(_DROP)
-
-
 def setup_logging(level: str = "INFO") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(_DropBodies())
+    handler.addFilter(lambda record: not str(record.msg).startswith(_DROP))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -1,16 +1,10 @@
 """The narrator: turns what happens in a session into ``council/event`` notifications, each carrying the markdown
 that ``council.present`` wrote for it.
 
-It implements the session's observer contract: journal records, progress notes, problems and a persona's raw
-streaming text come in as data; numbered events go out to the sink (the JSON-RPC notifier). Per persona and cycle it
-keeps a :class:`~council.present.persona.PersonaLine` — one compact line, its position streaming in, completed with
-its vote and confidence (the full positions are in the transcript), closed if the reply never completes; the
-moderator's answer to a follow-up streams as a :class:`~council.present.persona.PersonaText`, and the chair's answer
-as an :class:`~council.present.answer.AnswerStream` (``answer.delta``; ``final.answer`` then adds what it did
-not show). The vote a persona line showed is not shown again; the first votes are named in the cycle's summary, and
-the tally is in the answer. Every entry point writes in the session's language (``council.words.speaking``).
+It is the session's observer: journal records, notes, problems and streaming text come in; numbered events go out to
+the sink. Each persona's reply per cycle is one live line (``PersonaLine``): streamed, then completed with its vote,
+or closed if it never completes; a note arriving meanwhile waits for its end. Everything is in the session's language.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -24,10 +18,8 @@ from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.protocol.language import ChatLabels
-from council.protocol.methods import TurnParams
 from council.session.state import records as r
 from council.session.state.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
-from council.session.state.language import session_language
 from council.session.state.runtime import SessionRuntime, can_extend
 from council.session.state.transitions import TERMINAL
 from council.session.steps.debate import persona_schema
@@ -110,20 +102,18 @@ class Narrator:
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
         with speaking(language_of(rt)):
-            self._recorded(rt, rec, previous)
+            if isinstance(rec, r.StatusSet) and previous is not None:
+                self._status_set(rt, rec, previous)
+            elif type(rec) in self._on:
+                self._on[type(rec)](rt, rec)
 
-    def _recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
-        if isinstance(rec, r.StatusSet) and previous is not None:
-            text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
-            if rec.status in TERMINAL:
-                text = self._close_lines(rt) + text
-            self.emit(rt, ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason, markdown=text)
-            if rec.status in TERMINAL:
-                self._forget(rt.session_id)
-            return
-        handler = self._on.get(type(rec))
-        if handler is not None:
-            handler(rt, rec)
+    def _status_set(self, rt: SessionRuntime, rec: r.StatusSet, previous: SessionStatus) -> None:
+        text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
+        if rec.status in TERMINAL:
+            text = self._close_lines(rt) + text
+        self.emit(rt, ev.StatusChanged, previous=previous, status=rec.status, reason=rec.reason, markdown=text)
+        if rec.status in TERMINAL:
+            self._forget(rt.session_id)
 
     def note(self, rt: SessionRuntime, kind: str, data: dict[str, Any]) -> None:
         with speaking(language_of(rt)):
@@ -284,8 +274,7 @@ class Narrator:
                       extended_limit=extended, markdown=debate.limit_reached(rec.cycle, s.cycle_limit, more, extended))
 
     def _forget(self, session_id: str) -> None:
-        for key in [k for k in self._texts if k[0] == session_id]:
-            del self._texts[key]
+        self._texts = {key: text for key, text in self._texts.items() if key[0] != session_id}
         self._follow_ups.pop(session_id, None)
         self._answers.pop(session_id, None)
         self._held.pop(session_id, None)
@@ -295,14 +284,6 @@ class Narrator:
 def language_of(rt: SessionRuntime) -> str | None:
     """The language the session's texts are written in (before the session exists: the one it will have)."""
     return rt.session.settings.language if rt.created else rt.language
-
-
-def request_language(rt: SessionRuntime | None, params: TurnParams) -> str | None:
-    """The language of the session a turn is about, for what it writes and refuses: a live session's (``rt``);
-    else the one a session the turn starts would have (its text's, its options')."""
-    if rt is not None:
-        return language_of(rt)
-    return session_language(params.text, params.options.language, params.options.ui_language)
 
 
 def _shown_model(rt: SessionRuntime, persona: str) -> str | None:

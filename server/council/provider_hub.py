@@ -1,13 +1,10 @@
 """Chooses the models a session uses, seats its personas on them, and keeps the providers alive across sessions.
 
-The order that picks the chat's model (the moderator, the clarifier, the chair) and the seating over several models
-are README's (*Models*, *Different models at the table*); the seating itself is ``council.session.state.seating``'s
-and is journaled. :meth:`ProviderHub.picker_for` reads the live seating at each call, so a seat that fell back is
-served by the chat's model from its next call on. The three surfaces differ on purpose: the config's
-``[persona_providers]`` is an explicit instruction (an entry naming no persona or no configured provider is refused);
-a persona → model map (``SessionOptions.seating``, VS Code's ``council.models``) is a preference that holds across
-workspaces (a key naming no persona is said in ``seating.decided``, not refused); seats on a model the client no
-longer offers (a restore, a model gone or refused) fall back to the chat's model at the next turn.
+The rules are README's (*Models*, *Different models at the table*); the seating is journaled.
+:meth:`ProviderHub.picker_for` reads the live seating at each call, so a seat that fell back is served by the chat's
+model from its next call on. The surfaces differ on purpose: a config's ``[persona_providers]`` entry naming no
+persona or provider is refused; a client's persona → model map is a preference (a key naming no persona is said in
+``seating.decided``); seats on a model the client no longer offers fall back at the next turn.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """pygls wiring only: registers the ``council/*`` methods as pygls features, maps errors, bridges completions.
 
-The sidecar is a pygls ``LanguageServer`` so vscode-languageclient can host it (``initialize`` works, documents are
-ignored). In front of pygls sits ``council.transport``: its own framing reader and a gate that refuses bad
-messages with the contract's error data, so pygls only ever sees messages it should serve. Custom params arrive as
-plain JSON, are validated with the pydantic models of ``council.protocol``, and every failure leaves as a JSON-RPC
-error whose data is ``{code, message, details}``. No domain logic lives here.
+The sidecar is a pygls ``LanguageServer`` so vscode-languageclient can host it (documents are ignored); the
+transport's reader and gate sit in front, so pygls only sees messages it should serve. Params are validated with
+``council.protocol``'s models; every failure leaves as a JSON-RPC error whose data is ``{code, message, details}``.
 """
 
 from __future__ import annotations
@@ -22,11 +20,10 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from council import __version__
-from council.camel import CamelModel, SnakeModel
 from council.errors import CouncilError, from_pydantic, internal_error, root_cause
 from council.protocol import COMPLETE_DELTA_METHOD, COMPLETE_METHOD, EVENT_METHOD
 from council.protocol.completion import CompleteFailureReason, CompleteParams, CompleteResult
-from council.protocol.methods import METHODS
+from council.protocol.methods import METHODS, EmptyParams, Method, SessionRef
 from council.providers.base import ProviderError
 from council.service import CouncilService
 from council.transport.framing import FrameWriter
@@ -47,7 +44,6 @@ class CouncilServer(LanguageServer):
         self.service: CouncilService | None = None
 
     def served(self) -> Served:
-        """What the transport's gate hands checked messages to."""
         return Served(self.protocol, NOTIFICATIONS, self.service.aclose if self.service is not None else None)
 
     def send_event(self, event: dict[str, Any]) -> None:
@@ -130,17 +126,20 @@ def seat_reason(data: Any) -> str | None:
     return reason if reason in get_args(CompleteFailureReason) else None
 
 
-def _handler(params_model: type[CamelModel | SnakeModel], method: str,
-             call: Callable[[Any], Awaitable[CamelModel] | CamelModel]) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+def _handler(spec: Method, service: CouncilService) -> Callable[[Any], Awaitable[dict[str, Any]]]:
     """A pygls feature: validate params, call the service, return the wire result; errors leave as RpcError."""
+    method = spec.name
 
     async def handle(raw: Any) -> dict[str, Any]:
         try:
             try:
-                params = params_model.model_validate(raw if raw is not None else {})
+                params = spec.params.model_validate(raw if raw is not None else {})
             except ValidationError as exc:
                 raise from_pydantic(exc, f"params for {method}") from None
-            result = call(params)
+            # personas and providers take nothing, stop and cancel the session's id (as tests and bench call them)
+            by_id = spec.params is SessionRef
+            args = () if spec.params is EmptyParams else (params.session_id if by_id else params,)
+            result = getattr(service, spec.handler)(*args)
             if hasattr(result, "__await__"):
                 result = await result  # type: ignore[misc]
             return result.to_wire()  # type: ignore[union-attr]
@@ -157,13 +156,6 @@ def _handler(params_model: type[CamelModel | SnakeModel], method: str,
     return handle
 
 
-def review_plan(service: CouncilService, change_type: Any) -> Any:
-    """``council/reviewPlan``; review mode's modules load on its first request."""
-    from council.reviewer import Reviewer
-
-    return Reviewer(service.library, service.hub).plan(change_type)
-
-
 def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], ClientBridge], CouncilService]
                  ) -> CouncilServer:
     """A server whose service is built by ``make_service(event_sink, client_bridge)``."""
@@ -171,24 +163,8 @@ def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], Clien
     bridge = ClientBridge(server)
     service = make_service(server.send_event, bridge)
     server.service = service
-    calls: dict[str, Callable[[Any], Any]] = {
-        "council/turn": service.turn,
-        "council/answer": service.answer,
-        "council/stop": lambda p: service.stop(p.session_id),
-        "council/cancel": lambda p: service.cancel(p.session_id),
-        "council/snapshot": service.snapshot,
-        "council/restore": service.restore,
-        "council/personas": lambda _p: service.personas(),
-        "council/providers": lambda _p: service.providers(),
-        "council/consult": service.consult_request,
-        "council/personaConsult": service.consult_request,
-        "council/definePersonas": service.define_personas,
-        "council/consultPlan": service.consult_plan,
-        "council/reviewPlan": lambda params: review_plan(service, params.change_type),
-        "council/review": service.review,
-    }
     for method in METHODS:
-        server.feature(method.name)(_handler(method.params, method.name, calls[method.name]))
+        server.feature(method.name)(_handler(method, service))
 
     @server.feature(COMPLETE_DELTA_METHOD)
     def complete_delta(raw: Any) -> None:

@@ -1,8 +1,7 @@
 """The sidecar's façade: one method per protocol request, independent of the transport.
 
-Sessions start and run in :class:`~council.sessions.Sessions` (the store, the provider hub, the engine: one running
-turn per session, stopping and cancelling, failures as readable errors), shared with the consult tools. The service
-adds what concerns requests rather than the domain: idempotency keys, the one place that decides what a turn means and
+Sessions start and run in :class:`~council.sessions.Sessions`, shared with the consult tools. The service adds what
+concerns requests rather than the domain: idempotency keys, the one place that decides what a turn means and
 dispatches it (:meth:`CouncilService._dispatch`), and the one place domain results become wire results.
 """
 
@@ -15,10 +14,10 @@ from pydantic import ValidationError
 
 from council.config import CouncilConfig
 from council.consult.overrides import PersonaOverrides, info
-from council.consult.runner import Asker, Consultant
+from council.consult.runner import Consultant
 from council.errors import CouncilError, from_pydantic, validation_error
 from council.idempotency import KeyedOnce
-from council.narrator import EventSink, Narrator, language_of, request_language
+from council.narrator import EventSink, Narrator, language_of
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
 from council.present import status as words
@@ -40,7 +39,7 @@ from council.words import speaking, t
 if TYPE_CHECKING:
     from council.review.calls import Progress
 
-REPLIES = {Intent.ANSWER: "answer", Intent.SKIP: "skip", Intent.SKIP_ALL: "skip_all", Intent.DEFER: "defer"}
+REPLIES = (Intent.ANSWER, Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER)  # their values are engine.reply's actions
 
 
 class CouncilService:
@@ -55,13 +54,16 @@ class CouncilService:
         self.store, self.hub, self.archive, self.engine = s.store, s.hub, s.archive, s.engine
         self.new_turns = KeyedOnce()  # idempotency of turns that name no live session
         self.consultant = Consultant(s)
+        self.consult = self.consultant.consult  # the consult tools' entry point (MCP, tests)
         self.overrides = PersonaOverrides(config.workspace)
 
     # --- council/turn ----------------------------------------------------------------------------------------
     async def turn(self, params: TurnParams) -> TurnResult:
         live = self._live(params.session_id)
         # a refusal is in the session's language (or in the one a session this turn starts gets)
-        with speaking(request_language(live.rt if live and params.command is not TurnCommand.NEW else None, params)):
+        said = language_of(live.rt) if live and params.command is not TurnCommand.NEW else \
+            session_language(params.text, params.options.language, params.options.ui_language)
+        with speaking(said):
             if params.idempotency_key is None:
                 return await self._dispatch(params)
             memo = live.once if live is not None else self.new_turns  # keys are scoped to their session
@@ -121,7 +123,7 @@ class CouncilService:
             Intent.REVISIT: lambda turn: engine.revisit(turn, params.question_id, params.text, pick),
         }
         if intent in REPLIES:
-            moves[intent] = lambda turn: engine.reply(turn, REPLIES[intent], params.text, pick)
+            moves[intent] = lambda turn: engine.reply(turn, intent.value, params.text, pick)
         return await self.sessions.run_turn(live, intent, moves[intent], client=params.client)
 
     async def _confirm_new(self, live: Live, text: str) -> None:
@@ -148,7 +150,7 @@ class CouncilService:
     # --- council/answer --------------------------------------------------------------------------------------
     async def answer(self, params: methods.AnswerParams) -> TurnResult:
         live = self.store.get(params.session_id)
-        intent = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "defer": Intent.DEFER}[params.action]
+        intent = Intent(params.action)
 
         async def run() -> TurnResult:
             pick = await self.sessions.pick(live, TurnParams(client=params.client))
@@ -167,8 +169,8 @@ class CouncilService:
         return note
 
     # --- other requests --------------------------------------------------------------------------------------
-    async def cancel(self, session_id: str, reason: str = "cancelled by the user") -> methods.CancelResult:
-        return self.sessions.cancel(self.store.get(session_id), reason)
+    async def cancel(self, session_id: str) -> methods.CancelResult:
+        return self.sessions.cancel(self.store.get(session_id), "cancelled by the user")
 
     async def stop(self, session_id: str) -> methods.StopResult:
         return await self.sessions.stop(self.store.get(session_id))
@@ -203,14 +205,8 @@ class CouncilService:
                                      records=len(journal), stopped=s.stopped)
 
     # --- the consult tools (council.consult) ------------------------------------------------------------------
-    async def consult(self, params: consult.ConsultParams | consult.PersonaConsultParams, ask: Asker | None = None,
-                      session_id: str | None = None, client_model: str | None = None,
-                      client_models=None) -> consult.ConsultResult:
-        return await self.consultant.consult(params, ask, session_id, client_model, client_models)
-
     async def consult_request(self, params: consult.ConsultRequest | consult.PersonaConsultRequest
                               ) -> consult.ConsultResult:
-        """``council/consult`` and ``council/personaConsult`` over JSON-RPC."""
         return await self.consult(params, None, params.session_id, params.client_model, params.client_models)
 
     def consult_plan(self, params: consult.ConsultPlanParams) -> consult.ConsultPlan:
@@ -234,10 +230,15 @@ class CouncilService:
     def personas(self) -> methods.PersonasResult:
         return methods.PersonasResult(personas=self.library.infos(), councils=self.library.councils)
 
+    def review_plan(self, params: methods.ReviewPlanParams) -> methods.ReviewPlan:
+        """Review mode's modules load on its first request, not with the sidecar."""
+        from council.reviewer import Reviewer
+
+        return Reviewer(self.library, self.hub).plan(params.change_type)
+
     async def review(self, params: methods.ReviewParams, on_progress: Progress | None = None) -> methods.ReviewResult:
         """Review mode: one request, with this sidecar's personas and providers; failures raise ``ReviewFailed``.
-        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events. Review
-        mode's modules load on its first request, not with the sidecar."""
+        Progress goes to ``on_progress`` (the MCP server's notifications), else as ``progress`` events."""
         from council.present.review import decision_markdown, decision_text
         from council.reviewer import Reviewer
 

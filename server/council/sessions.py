@@ -1,9 +1,8 @@
 """Starts and runs sessions: the one place a session is created, seated on its models, started and run turn by turn.
 
-The JSON-RPC service, the consult tools and MCP all start and run their sessions here: one running turn per session,
-each a fresh :class:`~council.session.state.runtime.Turn` with its cancel scope (``council/stop`` or ``$/cancelRequest``
-pause the session, on a completed one they stop a running follow-up; only ``council/cancel`` cancels), a session
-never created forgotten, a failed turn answered with its root cause in plain words.
+The JSON-RPC service, the consult tools and MCP all use it: one running turn per session, each a fresh
+:class:`~council.session.state.runtime.Turn` with its cancel scope, a session never created forgotten, a failed turn
+answered with its root cause in plain words. What stop and cancel do is docs/protocol.md's (``council/stop``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Word matching for English and Russian: surface words, one stop-word list and stems, shared by routing (the
 TF-IDF and overlap rankers, the domain lexicon), the decision memory's question ranker and the new-problem detector.
-
-Stems come from the Snowball stemmers (``snowballstemmer``: Porter2 for English, Snowball's Russian), so inflected
-forms meet: "releases"/"releasing" → "releas", "релизы"/"релизов" → "релиз". A word with a Cyrillic letter is
-stemmed as Russian, any other as English.
+Stems are Snowball's (Porter2 for English, Russian for a word with a Cyrillic letter), so inflected forms meet:
+"releases"/"releasing" → "releas", "релизы"/"релизов" → "релиз".
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """``define_personas``: persona overrides for a workspace, draft-gated (seed 001: a mutation never runs unasked).
 
-Overrides live where the extension's *Edit Personas* puts them and where every surface loads them from:
-``<workspace>/.council/personas/*.toml``, one file per persona id, which the loader lays over the shipped
-contract field by field. A call without ``confirm`` validates the overrides against the merged contract
-(errors name the persona and the field), and returns the merged contracts and a draft: its id and what would be
-written where. A call with ``confirm: <draft id>`` writes exactly that; only the overridden fields go to disk (a
-new file holds ``id`` and those fields; an existing workspace file keeps its other fields). The draft id is a hash
-of the planned files, so applying it twice writes nothing the second time.
+Overrides go to ``<workspace>/.council/personas/<id>.toml`` (only the overridden fields; an existing file keeps its
+others), where every surface loads them from; the draft/confirm steps are ``council/definePersonas``'s
+(docs/protocol.md). The draft id is a hash of the planned files, so applying it twice writes nothing the second time.
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ import json
 import math
 import os
 import re
-import sys
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,17 +19,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from council.config import OVERRIDES_DIR
+from council.config import OVERRIDES_DIR, tomllib
 from council.errors import permission_error, validation_error
 from council.personas.contract import PersonaContract
 from council.personas.loader import PersonaLibrary
 from council.present import consult as words
 from council.protocol import consult as wire
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 MAX_DRAFTS = 64
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")

@@ -49,7 +49,6 @@ def _checked(library: PersonaLibrary, names: list[str], field: str) -> list[str]
 
 
 def session_request(engine: Engine, params: ConsultParams | PersonaConsultParams) -> Plan:
-    """The checked session plan for a consult: council, depth, cycle cap."""
     if isinstance(params, PersonaConsultParams):
         personas: list[str] | None = _checked(engine.library, [params.persona_name], "persona_name")
         cycles = 1

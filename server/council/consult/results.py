@@ -1,10 +1,7 @@
 """A finished session as a consult result: seed 000's ToolResponse per persona and CouncilSynthesis, with the
-depth enforced after the fact.
-
-Every list that counts is cut to the depth's maximum, and a shortfall is reported in the synthesis's notes — never
-made up with invented items; too few next steps from the chair are completed from the advisors' own (real items,
-in council order). The Devil's Advocate's advice ends with its counterpoints (seed 000), after the advice the depth
-counts.
+depth enforced after the fact: every list that counts is cut to the depth's maximum and a shortfall is reported in
+the synthesis's notes, never made up; too few next steps from the chair are completed from the advisors' own (real
+items, in council order). The Devil's Advocate's advice ends with its counterpoints (seed 000), after those counted.
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ def _dedupe(items: list[str]) -> list[str]:
 
 
 def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | None:
-    """The persona's last reply that is not an abstention."""
     usable = [r for r in s.responses if r.persona == persona and not r.abstained]
     return max(reversed(usable), key=lambda r: r.cycle) if usable else None  # the latest of its last cycle
 

@@ -1,5 +1,4 @@
-"""Runs a consult: one council session (started and run by ``council.sessions``, as a chat session) from start to
-synthesis in a single call.
+"""Runs a consult in one call: one council session (``council.sessions``, as a chat's) from start to synthesis.
 
 Each clarifying question goes to the caller's ``ask`` callback (MCP elicitation): an answer is used, a declined
 question becomes a logged assumption, a dismissed one (or one nobody answered in time) skips the rest. Without a
@@ -41,7 +40,6 @@ class Reply:
 
 
 Asker = Callable[[ClarificationQuestion], Awaitable[Reply]]
-MOVES = {"answer": Intent.ANSWER, "skip": Intent.SKIP, "skip_all": Intent.SKIP_ALL}
 
 
 class Consultant:
@@ -66,44 +64,40 @@ class Consultant:
         ``client_model`` has the client's own model answer (``council/complete``), as in a chat turn. Everything it
         writes — progress, questions, refusals, the result's text — is in the consult's language."""
         with speaking(consult_language(params)):
-            return await self._consult(params, ask, session_id, client_model, client_models)
+            plan = session_request(self.sessions.engine, params)
+            declined: set[str] = set()
+            seating = getattr(params, "seating", None)
+            turn = TurnParams(options=SessionOptions(provider="client", model=client_model, seating=seating),
+                              client=ClientCapabilities(completion=True, completion_model=client_model,
+                                                        models=client_models or [], chat_model_id=client_model)) \
+                if client_model else TurnParams(options=SessionOptions(seating=seating))
+            sessions = self.sessions
 
-    async def _consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None, session_id: str | None,
-                       client_model: str | None, client_models: list[ClientModel] | None) -> ConsultResult:
-        plan = session_request(self.sessions.engine, params)
-        declined: set[str] = set()
-        seating = getattr(params, "seating", None)
-        turn = TurnParams(options=SessionOptions(provider="client", model=client_model, seating=seating),
-                          client=ClientCapabilities(completion=True, completion_model=client_model,
-                                                    models=client_models or [], chat_model_id=client_model)) \
-            if client_model else TurnParams(options=SessionOptions(seating=seating))
-        sessions = self.sessions
+            async def clarify(live: Live) -> None:
+                while (s := live.rt.session).status is SessionStatus.CLARIFYING and s.active_question is not None:
+                    question = s.active_question
+                    reply = await ask(question) if ask is not None else Reply("skip_all")
+                    if ask is not None and reply.action != "answer" and not reply.unanswered:
+                        declined.add(question.question_id)  # the user saw it and said no
+                    await sessions.run_turn(live, Intent(reply.action), _move(sessions, question, reply, live.pick))
 
-        async def clarify(live: Live) -> None:
-            while (s := live.rt.session).status is SessionStatus.CLARIFYING and s.active_question is not None:
-                question = s.active_question
-                reply = await ask(question) if ask is not None else Reply("skip_all")
-                if ask is not None and reply.action != "answer" and not reply.unanswered:
-                    declined.add(question.question_id)  # the user saw it and said no
-                await sessions.run_turn(live, MOVES[reply.action], _move(sessions, question, reply, live.pick))
-
-        live, _ = await sessions.start(turn, plan, session_id, then=clarify,
-                                       cancelled="the caller cancelled the consult")
-        s, stalled_by = live.rt.session, live.turn.stalled_by
-        if s.status is SessionStatus.CANCELLED:
-            raise validation_error(t("error.consult_cancelled"), sessionId=s.session_id, reason="cancelled")
-        if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
-            failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
-            causes = {p: f.kind for p, f in stalled_by.items()}
-            if causes and set(causes.values()) == {"no_consent"}:  # the user did not allow the models: as the chat
-                models = refused_models(s, stalled_by)  # says it, with how to allow them
-                raise permission_error(words.not_allowed(models), sessionId=s.session_id, reason="no_consent",
-                                       models=models, failures=failures, causes=causes)
-            raise internal_error(words.could_not_answer(stalled_by, client_model), sessionId=s.session_id,
-                                 failures=failures, causes=causes)
-        result = consult_result(s, plan, declined)
-        result.markdown = words.consult_text(result.to_wire())
-        return result
+            live, _ = await sessions.start(turn, plan, session_id, then=clarify,
+                                           cancelled="the caller cancelled the consult")
+            s, stalled_by = live.rt.session, live.turn.stalled_by
+            if s.status is SessionStatus.CANCELLED:
+                raise validation_error(t("error.consult_cancelled"), sessionId=s.session_id, reason="cancelled")
+            if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
+                failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
+                causes = {p: f.kind for p, f in stalled_by.items()}
+                if causes and set(causes.values()) == {"no_consent"}:  # the user did not allow the models: as the chat
+                    models = refused_models(s, stalled_by)  # says it, with how to allow them
+                    raise permission_error(words.not_allowed(models), sessionId=s.session_id, reason="no_consent",
+                                           models=models, failures=failures, causes=causes)
+                raise internal_error(words.could_not_answer(stalled_by, client_model), sessionId=s.session_id,
+                                     failures=failures, causes=causes)
+            result = consult_result(s, plan, declined)
+            result.markdown = words.consult_text(result.to_wire())
+            return result
 
 
 def _move(sessions: Sessions, question: ClarificationQuestion, reply: Reply, pick):

@@ -14,13 +14,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from council.config import tomllib
 from council.personas.contract import DOMAINS
 from council.word_match import stem, words
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 GENERAL = "general"
 WEAK = 0.4  # a "~word": context more often than subject

@@ -10,20 +10,15 @@ from __future__ import annotations
 import importlib.util
 import logging
 import re
-import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from council.config import tomllib
 from council.personas.contract import PersonaContract, PersonaInfo
 from council.word_match import stem
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 log = logging.getLogger(__name__)
 

@@ -1,10 +1,6 @@
-"""The consult tools' wire models (seed 000), the same on every surface: JSON-RPC (``council/consult``,
-``council/personaConsult``, ``council/definePersonas``, ``council/consultPlan``), the MCP server
-(``council_consult``, ``persona_consult``, ``council_define_personas``, and the decision memory's
-``council_decisions``) and VS Code's language model tools.
-
-Unlike the rest of the protocol these payloads are snake_case, exactly as seed 000 names them; fields beyond the
-seed (votes, assumptions, the session id) say how the answer came about.
+"""The consult tools' wire models (seed 000), the same on every surface: JSON-RPC, the MCP server (also the decision
+memory's ``council_decisions``) and VS Code's language model tools. They are snake_case, as seed 000 names them;
+fields beyond the seed (votes, assumptions, the session id) say how the answer came about.
 """
 
 from __future__ import annotations

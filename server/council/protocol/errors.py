@@ -18,7 +18,6 @@ from council.protocol.constants import (  # noqa: F401  (re-exported: the contra
     JSONRPC_CODES,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
-    REQUEST_CANCELLED,
     SERVER_NOT_INITIALIZED,
     TRANSPORT_ERRORS,
 )

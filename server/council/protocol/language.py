@@ -1,11 +1,7 @@
 """The language wire: which language a session writes in, and the words of the buttons a chat client shows.
 
-A session's language is ``SessionOptions.language`` when the client sets one, else the question's (Russian or English,
-from its letters), else ``SessionOptions.uiLanguage`` (VS Code's display language) when the question does not tell
-(fewer than two words of three letters), else English. It is fixed at the start, journaled with the session's settings
-and restored with it. Everything the sidecar writes for the session (events' markdown, notes, errors, the transcript) is
-in that language, and every turn result carries it with :class:`ChatLabels`, the buttons' and followups' words, so a
-client composes no text of its own.
+How a session's language is chosen is README's (*Your language*); it is journaled with the session's settings. Every
+turn result carries it with :class:`ChatLabels`, so a client composes no text of its own.
 """
 
 from __future__ import annotations

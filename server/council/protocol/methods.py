@@ -311,6 +311,7 @@ class Method:
     name: str
     params: type[CamelModel | SnakeModel]
     result: type[CamelModel | SnakeModel]
+    handler: str  # the CouncilService method that serves it
     doc: str  # written as an indented paragraph; read as one line
 
     def __post_init__(self) -> None:
@@ -318,7 +319,7 @@ class Method:
 
 
 METHODS: tuple[Method, ...] = (
-    Method("council/turn", TurnParams, TurnResult, """
+    Method("council/turn", TurnParams, TurnResult, "turn", """
         Forward a chat turn. The sidecar decides what the text means (new problem, answer, skip, skip all, more
         questions, extend debate, stop, cancel, status, follow-up) and runs the session until it needs the user
         again. Events stream as `council/event` notifications meanwhile. `$/cancelRequest` on this request stops
@@ -330,28 +331,28 @@ METHODS: tuple[Method, ...] = (
         validation error with `details.reason` `no_open_question`. After the council answered, plain text is a
         `follow_up` the moderator answers from the session (`followUp.*` events); `command: "extend"` with text
         re-opens the debate with it (`debate.reopened`)."""),
-    Method("council/answer", AnswerParams, TurnResult, """
+    Method("council/answer", AnswerParams, TurnResult, "answer", """
         Answer, skip or defer a question by id. A repeated `idempotencyKey` is a no-op that returns the first call's
         result (a double-clicked button never skips two questions)."""),
-    Method("council/stop", SessionRef, StopResult, """
+    Method("council/stop", SessionRef, StopResult, "stop", """
         Stop (pause) a session: every in-flight model call of it stops and the running `council/turn` returns
         promptly; completed debate cycles, answers and assumptions are kept, a cycle that had not concluded is
         dropped, and the session keeps its status with `stopped: true` (journaled, so `council/restore` keeps it). A
         `session.stopped` event says so. A turn with the `retry` command resumes it. Nothing running (e.g. a
         question is open): `stopped: false`, nothing changes."""),
-    Method("council/cancel", SessionRef, CancelResult, """
+    Method("council/cancel", SessionRef, CancelResult, "cancel", """
         Cancel a session: every in-flight model call of it stops; status becomes `cancelled` (final). On a completed
         session it stops a running follow-up (the session stays completed), and is refused otherwise."""),
-    Method("council/snapshot", SnapshotParams, SnapshotResult, """
+    Method("council/snapshot", SnapshotParams, SnapshotResult, "snapshot", """
         The whole session (for transcripts and restore), its markdown transcript and optionally its journal."""),
-    Method("council/restore", RestoreParams, RestoreResult, """
+    Method("council/restore", RestoreParams, RestoreResult, "restore", """
         Restore a session from its journal into this sidecar (after a restart). The journal is validated and
         replayed through the same reducer that wrote it; a cycle the old sidecar did not finish is dropped, so
         `retry` runs it again. No events are sent for the replayed past; the next event's seq is `lastSeq + 1`."""),
-    Method("council/personas", EmptyParams, PersonasResult, "The persona contracts the sidecar loaded."),
-    Method("council/providers", EmptyParams, ProvidersResult, """
+    Method("council/personas", EmptyParams, PersonasResult, "personas", "The persona contracts the sidecar loaded."),
+    Method("council/providers", EmptyParams, ProvidersResult, "providers", """
         Configured model providers and whether each answers right now."""),
-    Method("council/consult", consult.ConsultRequest, consult.ConsultResult, """
+    Method("council/consult", consult.ConsultRequest, consult.ConsultResult, "consult_request", """
         Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads are
         snake_case). It runs a whole session — routing (or `selected_personas`), clarification, vote-first debate,
         convergence, synthesis — and answers when the council is done, with one ToolResponse per persona and the
@@ -360,24 +361,24 @@ METHODS: tuple[Method, ...] = (
         noted, nothing is invented). Events stream as `council/event` for the result's `session_id` meanwhile
         (propose it with `session_id`); with `client_model` the client serves the session's `council/complete`
         requests with its own model. `$/cancelRequest` cancels the session and every model call."""),
-    Method("council/personaConsult", consult.PersonaConsultRequest, consult.ConsultResult, """
+    Method("council/personaConsult", consult.PersonaConsultRequest, consult.ConsultResult, "consult_request", """
         Consult one persona (seed 000's `persona.consult`; MCP tool `persona_consult`): the same session and result
         shape with `persona_name` alone on the council and one cycle."""),
-    Method("council/definePersonas", consult.DefinePersonasParams, consult.DefinePersonasResult, """
+    Method("council/definePersonas", consult.DefinePersonasParams, consult.DefinePersonasResult, "define_personas", """
         Persona overrides for the workspace (seed 000's `council.define_personas`; MCP tool
         `council_define_personas`), draft-gated: without `confirm` it returns the merged contracts and a draft (id,
         the files it would write, a preview) and writes nothing; with `confirm: <draft id>` it writes exactly that
         draft to `<workspace>/.council/personas/` (only the overridden fields) and the next consult uses it.
         Applying a draft again changes nothing. Without `overrides` and `confirm` it lists the contracts. Needs
         `--workspace` to write (else `permission`)."""),
-    Method("council/consultPlan", consult.ConsultPlanParams, consult.ConsultPlan, """
+    Method("council/consultPlan", consult.ConsultPlanParams, consult.ConsultPlan, "consult_plan", """
         What `council/consult` (or, with `persona_name`, `council/personaConsult`) would do with these params,
         without a model call: the council and why, the cycle cap, and how many model calls (what a confirmation
         prompt shows)."""),
-    Method("council/reviewPlan", ReviewPlanParams, ReviewPlan, """
+    Method("council/reviewPlan", ReviewPlanParams, ReviewPlan, "review_plan", """
         What `council/review` would do for a change of this `change_type`, without a model call: the roles that sit
         and how many model calls they make (what the `council_review` tool's confirmation shows)."""),
-    Method("council/review", ReviewParams, ReviewResult, """
+    Method("council/review", ReviewParams, ReviewResult, "review", """
         Review mode (seed 004; MCP tool `council_review`, VS Code's `@council /review`): the review roles that sit
         for the request's `change_type` judge it concurrently (one debate round when they disagree); the outcome
         follows the written rules, the chair's model writes only `summary_reasoning`. The request and the decision

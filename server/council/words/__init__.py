@@ -1,12 +1,9 @@
 """The words of everything the council writes for people, one catalog per language (``en.toml``, ``ru.toml``).
 
-A catalog maps a key (a table's name, a dot, the key inside it: ``[clarify] council`` → ``clarify.council``) to a
-``str.format`` template, or, for a count, to its plural forms (English: one, other; Russian: one, few, many, chosen
-by :func:`plural_index`). Both catalogs hold the same keys with the same placeholders (a test checks it). The
-presentation asks for words with :func:`t` (a template) and :func:`n` (a count and its noun); the language is the
-one set by :func:`speaking` for the current context (the narrator and the service set the session's), English when
-nothing set one. A catalog is read on its first lookup, not on import: ``council.errors`` imports this module before
-``initialize`` is answered, and the start-up must not pay the parse.
+A key is a table and a key in it (``[clarify] council`` → ``clarify.council``); its value a ``str.format`` template or,
+for a count, its plural forms (:func:`plural_index`). :func:`t` and :func:`n` write in the language :func:`speaking`
+set for the context, else English. A catalog is read on its first lookup, not on import: ``council.errors`` imports
+this module before ``initialize`` is answered, and the start-up must not pay the parse.
 
 Why TOML tables and not gettext/Babel: the texts are short templates composed by code, the plural rule of the two
 languages is four lines, and a table needs no compiled ``.mo`` files in the wheel or the VSIX's bootstrap; gettext
@@ -59,7 +56,6 @@ def supported(language: str | None) -> str | None:
 
 
 def language() -> str:
-    """The language the council writes in here and now."""
     return _current.get()
 
 
@@ -111,7 +107,6 @@ def n(count: int, key: str, **values: object) -> str:
 
 
 def placeholders(entry: Entry) -> set[str]:
-    """The names a template (every form of a count) fills in."""
     forms = entry if isinstance(entry, tuple) else (entry,)
     return {name.split(".")[0].split("[")[0] for form in forms
             for _, name, _, _ in string.Formatter().parse(form) if name}
