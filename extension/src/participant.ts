@@ -159,7 +159,7 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
     const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID));
-    const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`), previous?.labels);
+    const renderer = new EventRenderer(stream, undefined, previous?.labels);
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);

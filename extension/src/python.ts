@@ -86,11 +86,13 @@ export function neutralCwd(): string {
   return emptyDir;
 }
 
+/** `env`'s set variables, without the `drop`ped ones. */
+function definedEnv(env: NodeJS.ProcessEnv, drop: readonly string[] = []): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !drop.includes(e[0])));
+}
+
 export function withPythonPath(env: NodeJS.ProcessEnv, dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  out.PYTHONPATH = env.PYTHONPATH ? `${dir}${path.delimiter}${env.PYTHONPATH}` : dir;
-  return out;
+  return { ...definedEnv(env), PYTHONPATH: env.PYTHONPATH ? `${dir}${path.delimiter}${env.PYTHONPATH}` : dir };
 }
 
 export async function probe(command: string, env: NodeJS.ProcessEnv): Promise<ProbeResult> {
@@ -383,7 +385,5 @@ export async function preparePython(interpreter: Interpreter, o: Omit<BootstrapO
   }
   log.info(`${info.executable} lacks the sidecar's dependencies (${info.error ?? '?'}): using a private venv`);
   const python = await ensurePrivateVenv({ ...o, basePython: info.executable || interpreter.command });
-  const venvEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'PYTHONPATH' && k !== 'PYTHONHOME') venvEnv[k] = v;
-  return { command: python, env: venvEnv, origin: path.dirname(path.dirname(python)) };
+  return { command: python, env: definedEnv(process.env, ['PYTHONPATH', 'PYTHONHOME']), origin: path.dirname(path.dirname(python)) };
 }

@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
 import { confirmNewButtons, extendButton, questionButtons, retryButton, stoppedButtons } from './buttons';
+import { log } from './log';
 import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
 import type { ChatLabels, ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
@@ -49,7 +50,7 @@ export class EventRenderer {
 
   constructor(
     private readonly out: ResponseSink,
-    private readonly onUnknown: (type: string) => void = () => {},
+    private readonly onUnknown: (type: string) => void = (type) => log.warn(`ignoring unknown event type ${type}`),
     labels?: ChatLabels,
   ) {
     if (labels) this.state.labels = labels;

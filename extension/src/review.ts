@@ -178,7 +178,7 @@ export async function reviewTurn(
   // Notes go with the decision: VS Code folds whatever precedes the last progress line into "Completed N steps".
   const sent = council.artifacts!.diff_content!.length;
   const notes = [notice ?? '', changes.truncated || changes.diff.length > sent ? PLAIN.cut(sent) : '', changes.untracked > 0 ? PLAIN.untracked(changes.untracked) : ''];
-  const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
+  const renderer = new EventRenderer(stream);
   const turn = deps.turns.begin(`review:${council.request_id}`, { model, token, onEvent: (e) => renderer.render(e) });
   try {
     const result = await deps.client.request('council/review', reviewParams(council, model), token);
