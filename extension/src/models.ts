@@ -6,7 +6,6 @@
  */
 import * as vscode from 'vscode';
 import type { CouncilSettings } from './settings';
-import { usesChatModel } from './settings';
 import type { ClientCapabilities, ClientModel } from './wire';
 import { LIMITS } from './wire';
 
@@ -141,7 +140,7 @@ export function chooseModel(
   settings: CouncilSettings,
   access: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'> | undefined,
 ): { model: vscode.LanguageModelChat | undefined; notice?: string } {
-  if (!usesChatModel(settings)) return { model: undefined };
+  if (settings.provider !== 'chat') return { model: undefined }; // the chat's own model is offered only with `chat`
   const model = (request as Partial<vscode.ChatRequest>).model;
   if (!model) {
     return {

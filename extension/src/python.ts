@@ -22,8 +22,6 @@ export interface Interpreter {
 export interface PythonLaunch {
   command: string;
   env: Record<string, string>;
-  /** Where the sidecar code comes from, for the log. */
-  origin: string;
 }
 
 /** An actionable failure: `message` says what is wrong and how to fix it. */
@@ -381,9 +379,9 @@ export async function preparePython(interpreter: Interpreter, o: Omit<BootstrapO
   }
   if (info.sidecar) {
     log.info(`using ${info.executable} ${info.version.join('.')}${where} with the sidecar shipped in ${shipped}`);
-    return { command: info.executable || interpreter.command, env, origin: shipped };
+    return { command: info.executable || interpreter.command, env };
   }
   log.info(`${info.executable} lacks the sidecar's dependencies (${info.error ?? '?'}): using a private venv`);
   const python = await ensurePrivateVenv({ ...o, basePython: info.executable || interpreter.command });
-  return { command: python, env: definedEnv(process.env, ['PYTHONPATH', 'PYTHONHOME']), origin: path.dirname(path.dirname(python)) };
+  return { command: python, env: definedEnv(process.env, ['PYTHONPATH', 'PYTHONHOME']) };
 }

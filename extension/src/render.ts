@@ -27,7 +27,6 @@ export const MAX_REFERENCES = 40;
 
 /** What this turn's events told the layout and the chat result (metadata, followups). */
 export interface TurnState {
-  sessionId?: string;
   status?: SessionStatus;
   /** The question asked in this turn that is still pending (its buttons are shown). */
   question?: ClarificationQuestion;
@@ -63,7 +62,6 @@ export class EventRenderer {
   }
 
   render(event: WireEvent): void {
-    this.state.sessionId = event.sessionId;
     if (typeof event.markdown === 'string' && event.markdown !== '') {
       this.out.markdown(event.markdown);
       this.printed = true;

@@ -100,11 +100,6 @@ export function sessionOptions(s: CouncilSettings, chatModel?: string, uiLanguag
   return options;
 }
 
-/** Whether turns should offer the chat's own model to the sidecar (`client.completion`). */
-export function usesChatModel(s: CouncilSettings): boolean {
-  return s.provider === 'chat';
-}
-
 /** Where the sidecar runs: the workspace folder (only when the workspace is trusted) and the transcripts folder. */
 export interface SidecarPlace {
   workspace?: string;

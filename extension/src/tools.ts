@@ -213,7 +213,6 @@ export function registerCouncilTools(context: vscode.ExtensionContext, deps: Too
 }
 
 export const MCP_PROVIDER_ID = 'council.mcp';
-export const MCP_LABEL = 'Council';
 
 export interface McpDeps {
   version: string;
@@ -231,7 +230,7 @@ export function councilMcpProvider(deps: McpDeps): CouncilMcpProvider {
   return {
     changed,
     onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => (deps.mode() === 'mcp' ? [new vscode.McpStdioServerDefinition(MCP_LABEL, 'council', ['mcp'], {}, deps.version)] : []),
+    provideMcpServerDefinitions: () => (deps.mode() === 'mcp' ? [new vscode.McpStdioServerDefinition('Council', 'council', ['mcp'], {}, deps.version)] : []),
     async resolveMcpServerDefinition(server) {
       const launch = await deps.resolveLaunch();
       server.command = launch.command;
