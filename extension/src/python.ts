@@ -361,10 +361,6 @@ export function stageSources(extensionPath: string, parent: string): string {
   return dest;
 }
 
-/**
- * The full decision: check the interpreter's version; use it directly (with the shipped sidecar on PYTHONPATH)
- * when it has the sidecar's dependencies, else bootstrap the private venv.
- */
 export async function preparePython(interpreter: Interpreter, o: Omit<BootstrapOptions, 'basePython'>): Promise<PythonLaunch> {
   const shipped = path.join(o.extensionPath, 'server');
   const env = withPythonPath(process.env, shipped);

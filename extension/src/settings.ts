@@ -160,10 +160,8 @@ export interface SidecarCommand {
 export type SidecarLaunch = Pick<SidecarCommand, 'args' | 'env'>;
 
 /**
- * The sidecar's process from the prepared Python and the launch arguments. Its working folder is the extension's
- * own storage, never the workspace: `python -m` puts the working folder first on the import path, so a workspace
- * holding `anyio.py`, `pydantic/` or `council/` would otherwise run its own code inside the sidecar (in an
- * untrusted workspace too). The sidecar gets the workspace as `--workspace` when it is trusted.
+ * The sidecar's process from the prepared Python and the launch arguments. Its working folder is the extension's own
+ * storage, never the workspace, for the reason python.ts's `neutralCwd` gives (in an untrusted workspace too).
  */
 export function sidecarProcess(
   python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string,
