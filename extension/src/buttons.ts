@@ -170,7 +170,9 @@ export function chatQueryFor(args: AnswerButtonArgs, participantName = 'council'
 
 /** The `council/answer` a click submits (`client`: what its turn can serve model calls with). */
 export function answerParams(a: AnswerButtonArgs, client: ClientCapabilities = { completion: false }): AnswerParams {
-  const params: AnswerParams = { sessionId: a.sessionId, questionId: a.questionId, action: a.action, client, idempotencyKey: a.idempotencyKey };
+  const params: AnswerParams = {
+    sessionId: a.sessionId, questionId: a.questionId, action: a.action, client, idempotencyKey: a.idempotencyKey,
+  };
   if (a.choice !== undefined) params.choice = a.choice;
   return params;
 }
