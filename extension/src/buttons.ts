@@ -5,7 +5,7 @@
  * submits it with `council/answer` and that key (the sidecar treats a repeated key as a no-op).
  */
 import { createHash } from 'node:crypto';
-import type { AnswerParams, ChatLabels, ClarificationQuestion, TurnCommand } from './wire';
+import type { AnswerParams, ChatLabels, ClarificationQuestion, ClientCapabilities, TurnCommand } from './wire';
 import { TURN_COMMANDS } from './wire';
 
 /**
@@ -165,9 +165,16 @@ export function isAnswerButtonArgs(value: unknown): value is AnswerButtonArgs {
 
 /** The chat query a click sends, so the conversation continues in the chat with the user's choice. */
 export function chatQueryFor(args: AnswerButtonArgs, participantName = 'council'): string {
-  if (args.action === 'skip') return `@${participantName} /skip`;
-  if (args.action === 'defer') return `@${participantName} /defer`;
-  return `@${participantName} /answer ${args.label}`;
+  return chatQueryForTurn({ command: args.action, text: args.action === 'answer' ? args.label : '' }, participantName);
+}
+
+/** The `council/answer` a click submits (`client`: what its turn can serve model calls with). */
+export function answerParams(a: AnswerButtonArgs, client: ClientCapabilities = { completion: false }): AnswerParams {
+  const params: AnswerParams = {
+    sessionId: a.sessionId, questionId: a.questionId, action: a.action, client, idempotencyKey: a.idempotencyKey,
+  };
+  if (a.choice !== undefined) params.choice = a.choice;
+  return params;
 }
 
 /**

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnswerButtonArgs, PendingAnswers } from './buttons';
-import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
+import { ANSWER_COMMAND, EXTEND_COMMAND, RETRY_COMMAND, TURN_COMMAND, answerParams, chatQueryFor, chatQueryForTurn, isAnswerButtonArgs, isTurnButtonArgs } from './buttons';
 import type { CouncilClient } from './client';
 import { describeError, log } from './log';
 import { PARTICIPANT_NAME } from './participant';
@@ -58,8 +58,7 @@ export async function answerQuestion(deps: CommandDeps, raw: unknown): Promise<v
     // No chat to continue in: submit directly (same key, so a later chat turn cannot answer twice).
     log.warn(`could not continue in the chat (${describeError(err)}); submitting directly`);
     deps.pending.drop(args.idempotencyKey);
-    const params = { sessionId: args.sessionId, questionId: args.questionId, action: args.action, idempotencyKey: args.idempotencyKey, client: { completion: false } };
-    await deps.client.request('council/answer', args.choice !== undefined ? { ...params, choice: args.choice } : params);
+    await deps.client.request('council/answer', answerParams(args));
     void vscode.window.showInformationMessage(`Council: “${args.label}” was submitted.`);
   }
 }
@@ -152,9 +151,8 @@ export async function editPersonas(deps: CommandDeps): Promise<void> {
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
-  const guarded =
-    (name: string, fn: (...args: unknown[]) => Promise<void>) =>
-    async (...args: unknown[]): Promise<void> => {
+  const reg = (name: string, fn: (...args: unknown[]) => Promise<void>): void => {
+    const guarded = async (...args: unknown[]): Promise<void> => {
       try {
         await fn(...args);
       } catch (err) {
@@ -162,8 +160,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         void vscode.window.showErrorMessage(`Council: ${describeError(err)}`, 'Show Logs').then((p) => p && deps.outputChannel.show());
       }
     };
-  const reg = (name: string, fn: (...args: unknown[]) => Promise<void>): void => {
-    context.subscriptions.push(vscode.commands.registerCommand(name, guarded(name, fn)));
+    context.subscriptions.push(vscode.commands.registerCommand(name, guarded));
   };
   reg('council.ask', async () => {
     const question = await vscode.window.showInputBox({
@@ -190,10 +187,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     await deps.restartSidecar();
     void vscode.window.showInformationMessage('Council: sidecar restarted.');
   });
-  reg('council.showLogs', () => {
-    deps.outputChannel.show(true);
-    return Promise.resolve();
-  });
+  reg('council.showLogs', () => Promise.resolve(deps.outputChannel.show(true)));
   reg(ANSWER_COMMAND, (arg) => answerQuestion(deps, arg));
   reg(EXTEND_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /extend`));
   reg(RETRY_COMMAND, async () => openChatWith(`@${PARTICIPANT_NAME} /retry`));

@@ -11,7 +11,7 @@ import { ChatModels } from './models';
 import { registerCouncilParticipant } from './participant';
 import { PythonSetupError, homeDir, preparePython, resolveInterpreter } from './python';
 import type { SidecarCommand } from './settings';
-import { readSettings, sidecarLaunch, sidecarProcess, expandPath, transcriptDir, usesChatModel } from './settings';
+import { readSettings, sidecarLaunch, sidecarProcess, expandPath, transcriptDir } from './settings';
 import { Sidecar } from './sidecar';
 import { agentToolsMode, chatModelForTools, registerCouncilMcp, registerCouncilTools } from './tools';
 import { TurnRegistry } from './turns';
@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): void {
     restartSidecar: () => sidecar.restart(),
   });
 
-  registerCouncilTools(context, { client: sidecar, turns, models, settings, chooseModel: () => chatModelForTools(usesChatModel(settings()), models) });
+  registerCouncilTools(context, { client: sidecar, turns, models, settings, chooseModel: () => chatModelForTools(settings().provider === 'chat', models) });
   registerCouncilMcp(context, {
     version,
     mode: () => agentToolsMode(vscode.workspace.getConfiguration('council')),

@@ -70,7 +70,6 @@ export const runGit: GitRun = (args, cwd, options) =>
   });
 
 export interface Changes {
-  /** The repository's top folder. */
   root: string;
   staged: boolean;
   diff: string;

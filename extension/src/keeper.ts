@@ -1,11 +1,8 @@
 /**
- * Keeps each live session's journal in the extension, so a new sidecar (after a crash, a settings change,
- * *Restart Sidecar* or *Edit Personas*) gets every session back through `council/restore`.
- *
- * The journal is taken with `council/snapshot` (`includeJournal`) after every turn; the last event seq seen per
- * session comes from the event stream, so events of a restored session continue after what the chat already shows.
- * Sessions survive a window reload only when the user opts in (`council.sessions.keepAcrossReloads`): then the
- * journals are also written to the workspace state (conversations are otherwise never persisted).
+ * Keeps each live session's journal (`council/snapshot` with `includeJournal`, after every turn) and the last event
+ * seq seen per session, so a new sidecar gets every session back through `council/restore` and a restored session's
+ * events continue after what the chat already shows. Across window reloads only with
+ * `council.sessions.keepAcrossReloads` (then in the workspace state). See README, 'In VS Code'.
  */
 import { describeError, log } from './log';
 import type { RestoreResult, SessionStatus } from './wire';
@@ -13,7 +10,6 @@ import type { RestoreResult, SessionStatus } from './wire';
 /** Sends one request to the sidecar that is starting (the normal request path waits for the restore). */
 export type RawRequest = (method: 'council/restore', params: { sessionId: string; journal: Record<string, unknown>[]; lastSeq: number }) => Promise<RestoreResult>;
 
-/** Takes a snapshot with the journal (the normal request path). */
 export type SnapshotRequest = (sessionId: string) => Promise<{ journal?: Record<string, unknown>[] | null; status: SessionStatus; problem: string }>;
 
 /** Where journals are persisted when the user opted in (vscode.Memento in the extension). */
@@ -56,7 +52,6 @@ export class SessionKeeper {
     return this.kept.size;
   }
 
-  /** The event stream tells the last seq the chat has seen. */
   noteSeq(sessionId: string, seq: number): void {
     if (seq > (this.seqs.get(sessionId) ?? 0)) this.seqs.set(sessionId, seq);
   }

@@ -25,7 +25,6 @@ export const log: Logger = {
   error: (m, ...a) => current.error(m, ...a),
 };
 
-/** A short, single-line description of any thrown value. */
 export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
   if (typeof err === 'string') return err;

@@ -1,14 +1,11 @@
 /**
- * The user's chat models as the council's seats. Each turn offers the sidecar the models Council may use
- * (`ClientCapabilities.models`: every model `vscode.lm.selectChatModels()` lists, bounded, in a stable order, the
- * chat's own model first) so it can seat personas on different vendors' models; `council/complete` then names a
- * model by id and this finds it again. VS Code asks the user once per model whether Council may use it; a model the
- * user refused is remembered for the window (and not offered again in it), so no call ever prompts twice — until the
- * user allows it (Manage Language Model Access): VS Code then says it may be used, and that wins.
+ * The user's chat models as the council's seats: each turn offers the sidecar the models Council may use (bounded, in
+ * a stable order, the chat's own model first) and `council/complete` names one by id. VS Code asks once per model; a
+ * model the user refused is remembered for the window, so no call prompts twice, until VS Code says it is allowed
+ * again. See README, 'Different models at the table'.
  */
 import * as vscode from 'vscode';
 import type { CouncilSettings } from './settings';
-import { usesChatModel } from './settings';
 import type { ClientCapabilities, ClientModel } from './wire';
 import { LIMITS } from './wire';
 
@@ -143,7 +140,7 @@ export function chooseModel(
   settings: CouncilSettings,
   access: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'> | undefined,
 ): { model: vscode.LanguageModelChat | undefined; notice?: string } {
-  if (!usesChatModel(settings)) return { model: undefined };
+  if (settings.provider !== 'chat') return { model: undefined }; // the chat's own model is offered only with `chat`
   const model = (request as Partial<vscode.ChatRequest>).model;
   if (!model) {
     return {

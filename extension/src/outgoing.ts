@@ -1,31 +1,20 @@
 /**
- * What one chat turn sends to the sidecar — a clicked answer (`council/answer` with its idempotency key) or the
- * turn's text (`council/turn`) — and how the turn outlives its sidecar. When the sidecar process dies under a turn,
- * wait for the new process (which gets the kept sessions back through `council/restore`) and send exactly what was
- * sent again: the new sidecar holds the session as it was after the previous turn (the journal kept then), so the
- * same turn means the same thing there. When the sidecar does not know the session (a reload without
- * `council.sessions.keepAcrossReloads`, or an expired session), the turn starts a new session instead of
- * dead-ending, with the user's replies to the old one's questions read from the chat history (`earlier`; the sidecar
- * decides what to reuse and says so). Also whether the last reply was cut off by a reload (no result of ours: the
- * window went away while it streamed).
+ * What one chat turn sends to the sidecar (a clicked answer with its idempotency key, or the turn's text) and how
+ * the turn outlives its sidecar: after a crash the same request is sent again to the new process (which got the
+ * session back as it was after the previous turn, so it means the same there); to a sidecar that does not know the
+ * session, the turn starts a new one carrying the replies the chat history shows (`earlier`). See README, 'In VS
+ * Code' ("Nothing is lost when the sidecar restarts").
  */
 import { randomUUID } from 'node:crypto';
 import type * as vscode from 'vscode';
 import type { AnswerButtonArgs } from './buttons';
+import { answerParams } from './buttons';
 import type { CouncilClient } from './client';
 import { isConnectionLost, isUnknownSession } from './errors';
 import { log } from './log';
+import type { CouncilResultMetadata } from './participant';
 import type { EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
-
-/** What the previous council result of the conversation said (its metadata). */
-export interface PreviousTurn {
-  sessionId: string;
-  awaiting: 'answer' | 'nothing';
-  problem?: string;
-  /** The question it waits an answer to. */
-  question?: string;
-}
 
 export class OutgoingTurn {
   readonly params: TurnParams;
@@ -35,7 +24,8 @@ export class OutgoingTurn {
     base: Omit<TurnParams, 'newSessionId' | 'sessionId'>,
     sessionId: string | undefined,
     private submission: AnswerButtonArgs | undefined,
-    private readonly previous: PreviousTurn | undefined,
+    /** What the previous council result of the conversation said (its metadata). */
+    private readonly previous: CouncilResultMetadata | undefined,
     /** The user's replies to the previous session's questions (chat history), sent if that session is gone. */
     private readonly earlier: EarlierAnswer[] = [],
   ) {
@@ -43,7 +33,6 @@ export class OutgoingTurn {
     if (sessionId) this.params.sessionId = sessionId;
   }
 
-  /** The id the sidecar gives the session if this turn starts one. */
   get proposedSessionId(): string {
     return this.params.newSessionId as string;
   }
@@ -52,11 +41,7 @@ export class OutgoingTurn {
     const a = this.submission;
     if (!a) return this.client.request('council/turn', { ...this.params }, token);
     log.info(`submitting ${a.action} for question ${a.questionId} (key ${a.idempotencyKey})`);
-    const params = {
-      sessionId: a.sessionId, questionId: a.questionId, action: a.action,
-      client: this.params.client ?? { completion: false }, idempotencyKey: a.idempotencyKey,
-    };
-    return this.client.request('council/answer', a.choice !== undefined ? { ...params, choice: a.choice } : params, token);
+    return this.client.request('council/answer', answerParams(a, this.params.client), token);
   }
 
   /**
@@ -145,7 +130,6 @@ export function lastReplyInterrupted(history: readonly HistoryItem[], participan
 }
 
 export interface RecoveryHooks<T> {
-  /** Send the turn (again). */
   send(): Promise<T>;
   /** The sidecar died under the turn; a new one is ready with the sessions restored: say so, reset the turn's view. */
   onRestarted(): void;

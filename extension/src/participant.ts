@@ -22,7 +22,7 @@ import type { TurnState } from './render';
 import { EventRenderer } from './render';
 import type { CouncilSettings } from './settings';
 import { sessionOptions } from './settings';
-import type { ActiveTurn, TurnRegistry } from './turns';
+import type { TurnRegistry } from './turns';
 import type { Awaiting, ChatLabels, ClarificationQuestion, EarlierAnswer, Intent, RevisitOffer, SessionStatus, TurnCommand, TurnResult } from './wire';
 import { MAX_TEXT, TURN_COMMANDS } from './wire';
 
@@ -159,21 +159,30 @@ export function createHandler(deps: ParticipantDeps): vscode.ChatRequestHandler 
     const settings = deps.settings();
     const { model, notice } = chooseModel(request, settings, deps.access);
     const outgoing = await outgoingTurn(deps, request, previous, command, model, settings, earlierReplies(context.history, previous?.sessionId, PARTICIPANT_ID));
-    const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`), previous?.labels);
-    const notices = new Set<string>();
-    const note = (md: string): void => {
-      if (notices.has(md)) return;
-      notices.add(md);
-      renderer.note(md); // not folded away under a later progress line
-    };
+    const renderer = new EventRenderer(stream, undefined, previous?.labels);
     const turn = deps.turns.begin(outgoing.params.sessionId, { model, token, onEvent: (e) => renderer.render(e) });
     turn.proposedSessionId = outgoing.proposedSessionId;
     if (notice) renderer.note(notice);
     if (lastReplyInterrupted(context.history, PARTICIPANT_ID)) renderer.note(WORDS.interrupted());
+    const hooks: RecoveryHooks<TurnResult> = {
+      send: () => outgoing.send(token),
+      onRestarted: () => {
+        turn.resetOrder();
+        renderer.note(WORDS.restarted()); // not folded away under a later progress line (called once: one restart per turn)
+      },
+      onUnknownSession: (why) => {
+        log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
+        if (!outgoing.renew(why === 'expired' ? 'expired' : 'unknown_session')) return false; // the new session says it
+        turn.sessionId = undefined;
+        turn.proposedSessionId = outgoing.proposedSessionId;
+        turn.resetOrder();
+        return true;
+      },
+    };
 
     const cancel = token.onCancellationRequested(() => stopSession(deps.client, turn.sessionId));
     try {
-      const result = await sendWithRecovery(deps.client, recoveryHooks(outgoing, turn, token, note), () => token.isCancellationRequested);
+      const result = await sendWithRecovery(deps.client, hooks, () => token.isCancellationRequested);
       deps.turns.end(turn);
       if (!result) throw new vscode.CancellationError();
       if (result.sessionId && result.status) deps.onSession?.(result.sessionId, result.status);
@@ -212,29 +221,6 @@ async function outgoingTurn(
     ...revisitTarget(command, request.prompt),
   };
   return new OutgoingTurn(deps.client, base, sessionId, submission, previous, earlier);
-}
-
-function recoveryHooks(
-  outgoing: OutgoingTurn,
-  turn: ActiveTurn<vscode.LanguageModelChat>,
-  token: vscode.CancellationToken,
-  note: (md: string) => void,
-): RecoveryHooks<TurnResult> {
-  return {
-    send: () => outgoing.send(token),
-    onRestarted: () => {
-      turn.resetOrder();
-      note(WORDS.restarted());
-    },
-    onUnknownSession: (why) => {
-      log.info(`session ${outgoing.params.sessionId ?? '?'} is ${why} to the sidecar; asking anew`);
-      if (!outgoing.renew(why === 'expired' ? 'expired' : 'unknown_session')) return false; // the new session says it
-      turn.sessionId = undefined;
-      turn.proposedSessionId = outgoing.proposedSessionId;
-      turn.resetOrder();
-      return true;
-    },
-  };
 }
 
 /** A turn that ended in cancellation or an error: say it once, keep the session in the metadata. */
@@ -299,21 +285,21 @@ function pendingQuestion(result: TurnResult): ClarificationQuestion | undefined 
  * turn, the final answer if this turn finished the council but its event was not printed, and the metadata.
  */
 function finish(result: TurnResult, state: TurnState, stream: vscode.ChatResponseStream, problem: string | undefined): CouncilChatResult {
+  const labels = result.labels ?? state.labels;
   if (result.duplicate) stream.markdown(WORDS.duplicate());
   if (result.message) stream.markdown(block(result.message));
   const question = pendingQuestion(result);
   if (question && !state.confirming && state.question?.questionId !== question.questionId) {
-    for (const b of questionButtons(question, result.labels ?? state.labels)) stream.button(b);
+    for (const b of questionButtons(question, labels)) stream.button(b);
   }
-  const answered = state.finalAnswer || (!!result.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent));
-  if (result.finalAnswer && !state.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent)) {
-    stream.markdown(block(result.finalAnswer));
-  }
+  const finished = !!result.finalAnswer && !result.duplicate && RUNS_THE_COUNCIL.has(result.intent);
+  if (result.finalAnswer && finished && !state.finalAnswer) stream.markdown(block(result.finalAnswer));
+  const answered = state.finalAnswer || finished;
   const spent = answered ? (result.usage?.markdown ?? '') : ''; // what the council spent (the sidecar's line), under its answer
   if (spent) stream.markdown(spent);
   // The full positions one click from the answer; last in the response (VS Code 1.139 folds the parts above a
   // markdown part that follows a button into a collapsed "Completed N steps", which would hide the answer).
-  if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId, result.labels ?? state.labels));
+  if (answered && result.sessionId) stream.button(transcriptButton(result.sessionId, labels));
   if (!result.sessionId) return {};
   const metadata: CouncilResultMetadata = { sessionId: result.sessionId, status: result.status ?? 'created', awaiting: question ? 'answer' : 'nothing', ...(question ? { question: question.question.slice(0, 2000) } : {}) };
   if (question) {
@@ -322,7 +308,6 @@ function finish(result: TurnResult, state: TurnState, stream: vscode.ChatRespons
   }
   if (result.canExtend || state.canExtend) metadata.canExtend = true;
   if (result.stopped) metadata.stopped = true;
-  const labels = result.labels ?? state.labels;
   if (labels) metadata.labels = labels;
   if (result.revisit?.length) metadata.revisit = result.revisit.slice(0, 3); // the most critical three
   if (problem) metadata.problem = problem.slice(0, 2000);

@@ -23,7 +23,6 @@ export function isKnownEvent(event: WireEvent): event is CouncilEvent {
   return (EVENT_TYPES as readonly string[]).includes(event.type);
 }
 
-/** The `data` of a JSON-RPC error the sidecar sent. */
 export function isErrorData(value: unknown): value is ErrorData {
   return isRecord(value) && typeof value.code === 'string' && Object.hasOwn(JSONRPC_CODES, value.code) && typeof value.message === 'string';
 }

@@ -22,8 +22,6 @@ export interface Interpreter {
 export interface PythonLaunch {
   command: string;
   env: Record<string, string>;
-  /** Where the sidecar code comes from, for the log. */
-  origin: string;
 }
 
 /** An actionable failure: `message` says what is wrong and how to fix it. */
@@ -86,11 +84,13 @@ export function neutralCwd(): string {
   return emptyDir;
 }
 
+/** `env`'s set variables, without the `drop`ped ones. */
+function definedEnv(env: NodeJS.ProcessEnv, drop: readonly string[] = []): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !drop.includes(e[0])));
+}
+
 export function withPythonPath(env: NodeJS.ProcessEnv, dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  out.PYTHONPATH = env.PYTHONPATH ? `${dir}${path.delimiter}${env.PYTHONPATH}` : dir;
-  return out;
+  return { ...definedEnv(env), PYTHONPATH: env.PYTHONPATH ? `${dir}${path.delimiter}${env.PYTHONPATH}` : dir };
 }
 
 export async function probe(command: string, env: NodeJS.ProcessEnv): Promise<ProbeResult> {
@@ -361,10 +361,6 @@ export function stageSources(extensionPath: string, parent: string): string {
   return dest;
 }
 
-/**
- * The full decision: check the interpreter's version; use it directly (with the shipped sidecar on PYTHONPATH)
- * when it has the sidecar's dependencies, else bootstrap the private venv.
- */
 export async function preparePython(interpreter: Interpreter, o: Omit<BootstrapOptions, 'basePython'>): Promise<PythonLaunch> {
   const shipped = path.join(o.extensionPath, 'server');
   const env = withPythonPath(process.env, shipped);
@@ -379,11 +375,9 @@ export async function preparePython(interpreter: Interpreter, o: Omit<BootstrapO
   }
   if (info.sidecar) {
     log.info(`using ${info.executable} ${info.version.join('.')}${where} with the sidecar shipped in ${shipped}`);
-    return { command: info.executable || interpreter.command, env, origin: shipped };
+    return { command: info.executable || interpreter.command, env };
   }
   log.info(`${info.executable} lacks the sidecar's dependencies (${info.error ?? '?'}): using a private venv`);
   const python = await ensurePrivateVenv({ ...o, basePython: info.executable || interpreter.command });
-  const venvEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'PYTHONPATH' && k !== 'PYTHONHOME') venvEnv[k] = v;
-  return { command: python, env: venvEnv, origin: path.dirname(path.dirname(python)) };
+  return { command: python, env: definedEnv(process.env, ['PYTHONPATH', 'PYTHONHOME']) };
 }

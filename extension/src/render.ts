@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { ButtonCommand } from './buttons';
 import { confirmNewButtons, extendButton, questionButtons, retryButton, stoppedButtons } from './buttons';
+import { log } from './log';
 import type { WireEvent } from './protocol';
 import { isKnownEvent } from './protocol';
 import type { ChatLabels, ClarificationQuestion, CouncilEvent, SessionStatus } from './wire';
@@ -26,7 +27,6 @@ export const MAX_REFERENCES = 40;
 
 /** What this turn's events told the layout and the chat result (metadata, followups). */
 export interface TurnState {
-  sessionId?: string;
   status?: SessionStatus;
   /** The question asked in this turn that is still pending (its buttons are shown). */
   question?: ClarificationQuestion;
@@ -49,7 +49,7 @@ export class EventRenderer {
 
   constructor(
     private readonly out: ResponseSink,
-    private readonly onUnknown: (type: string) => void = () => {},
+    private readonly onUnknown: (type: string) => void = (type) => log.warn(`ignoring unknown event type ${type}`),
     labels?: ChatLabels,
   ) {
     if (labels) this.state.labels = labels;
@@ -62,7 +62,6 @@ export class EventRenderer {
   }
 
   render(event: WireEvent): void {
-    this.state.sessionId = event.sessionId;
     if (typeof event.markdown === 'string' && event.markdown !== '') {
       this.out.markdown(event.markdown);
       this.printed = true;

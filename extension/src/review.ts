@@ -7,15 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CouncilClient } from './client';
 import { handleError, isCancellation } from './errors';
 import type { Changes, GitRun } from './git';
 import { GitProblem, readChanges } from './git';
 import { log } from './log';
 import { chooseModel } from './models';
+import type { ParticipantDeps } from './participant';
 import { EventRenderer } from './render';
-import type { CouncilSettings } from './settings';
-import type { TurnRegistry } from './turns';
 import { localFolders } from './vscodeapi';
 import type { ChangeType, CouncilRequest, ReviewParams } from './wire';
 import { LIMITS } from './wire';
@@ -127,13 +125,7 @@ const PLAIN = {
   stopped: '\n\n_Review stopped._\n',
 };
 
-export interface ReviewDeps {
-  client: CouncilClient;
-  turns: TurnRegistry<vscode.LanguageModelChat>;
-  settings(): CouncilSettings;
-  access?: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'>;
-  git?: GitRun;
-}
+export type ReviewDeps = Pick<ParticipantDeps, 'client' | 'turns' | 'settings' | 'access'> & { git?: GitRun };
 
 /** A review's ChatResult: no session metadata (a review is no council session; the next turn continues the
  * conversation's session), at most the error. */
@@ -178,7 +170,7 @@ export async function reviewTurn(
   // Notes go with the decision: VS Code folds whatever precedes the last progress line into "Completed N steps".
   const sent = council.artifacts!.diff_content!.length;
   const notes = [notice ?? '', changes.truncated || changes.diff.length > sent ? PLAIN.cut(sent) : '', changes.untracked > 0 ? PLAIN.untracked(changes.untracked) : ''];
-  const renderer = new EventRenderer(stream, (type) => log.warn(`ignoring unknown event type ${type}`));
+  const renderer = new EventRenderer(stream);
   const turn = deps.turns.begin(`review:${council.request_id}`, { model, token, onEvent: (e) => renderer.render(e) });
   try {
     const result = await deps.client.request('council/review', reviewParams(council, model), token);

@@ -3,33 +3,11 @@
  * sidecar and each session.
  */
 import * as path from 'node:path';
-import type { Depth, SessionOptions } from './wire';
+import type { SessionOptions } from './wire';
 import { LIMITS, MAX_CONTEXT } from './wire';
 
 /** `council.models`: how the personas are seated on the user's chat models (`SessionOptions.seating`). */
 export type ModelsSetting = NonNullable<SessionOptions['seating']>;
-
-export interface CouncilSettings {
-  provider: 'chat' | 'openai' | 'ollama' | 'embedded' | 'scripted';
-  http: { provider: 'auto' | 'openai' | 'ollama' | 'embedded'; model: string; baseUrl: string; apiKeyEnv: string };
-  personas: string[];
-  personasDirs: string[];
-  /** Undefined: the sidecar's own default (defaults live in one place, the sidecar's SessionSettings). */
-  maxPersonas?: number;
-  maxCycles?: number;
-  depth: Depth;
-  clarify: boolean;
-  referencesMaxChars: number;
-  pythonInterpreter: string;
-  embeddings: boolean;
-  trace: 'off' | 'messages' | 'verbose';
-  evidence: boolean;
-  memory: boolean;
-  transcriptsDirectory: string;
-  models: ModelsSetting;
-  maxModelCalls?: number;
-  language: 'auto' | NonNullable<SessionOptions['language']>;
-}
 
 /** The part of vscode.WorkspaceConfiguration we read (keeps this module free of `vscode`). */
 export interface ConfigReader {
@@ -68,8 +46,13 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-/** Read and validate `council.*` (the `config` is `workspace.getConfiguration('council')`). */
-export function readSettings(config: ConfigReader): CouncilSettings {
+export type CouncilSettings = ReturnType<typeof readSettings>;
+
+/**
+ * Read and validate `council.*` (the `config` is `workspace.getConfiguration('council')`). An undefined number is the
+ * sidecar's own default: defaults live in one place, the sidecar's SessionSettings.
+ */
+export function readSettings(config: ConfigReader) {
   return {
     provider: pick(config.get('provider'), ['chat', 'openai', 'ollama', 'embedded', 'scripted'], 'chat'),
     http: {
@@ -115,11 +98,6 @@ export function sessionOptions(s: CouncilSettings, chatModel?: string, uiLanguag
     options.seating = s.models;
   }
   return options;
-}
-
-/** Whether turns should offer the chat's own model to the sidecar (`client.completion`). */
-export function usesChatModel(s: CouncilSettings): boolean {
-  return s.provider === 'chat';
 }
 
 /** Where the sidecar runs: the workspace folder (only when the workspace is trusted) and the transcripts folder. */
@@ -182,10 +160,8 @@ export interface SidecarCommand {
 export type SidecarLaunch = Pick<SidecarCommand, 'args' | 'env'>;
 
 /**
- * The sidecar's process from the prepared Python and the launch arguments. Its working folder is the extension's
- * own storage, never the workspace: `python -m` puts the working folder first on the import path, so a workspace
- * holding `anyio.py`, `pydantic/` or `council/` would otherwise run its own code inside the sidecar (in an
- * untrusted workspace too). The sidecar gets the workspace as `--workspace` when it is trusted.
+ * The sidecar's process from the prepared Python and the launch arguments. Its working folder is the extension's own
+ * storage, never the workspace, for the reason python.ts's `neutralCwd` gives (in an untrusted workspace too).
  */
 export function sidecarProcess(
   python: { command: string; env: Record<string, string> }, launch: SidecarLaunch, subcommand: 'serve' | 'mcp', storagePath: string,

@@ -40,7 +40,8 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
   private readonly events = new vscode.EventEmitter<WireEvent>();
   private completion: CompletionHandler | undefined;
   private readonly readyEvents = new vscode.EventEmitter<void>();
-  private readyCount = 0;
+  /** Counts the processes that became ready; a request remembers it to wait for a newer one after a crash. */
+  generation = 0;
   /** The client whose current run had its `onReady` work done (undefined while it starts again). */
   private prepared: LanguageClient | undefined;
   readonly onEvent = this.events.event;
@@ -102,7 +103,9 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     if (this.restarting) await this.restarting;
     const client = await this.start();
     if (!client) throw new SidecarUnavailableError('it failed to start. See **Council: Show Logs** for the reason.');
-    await this.untilPrepared(client);
+    // A request sent before the process's `onReady` work (the restore) would find its session missing; after a
+    // minute it is sent anyway rather than blocking forever.
+    if (!(await this.waitReady(() => this.prepared === client, 60_000))) log.warn('the sidecar was not prepared within a minute; sending anyway');
     return token ? client.sendRequest<MethodTypes[M]['result']>(method, params, token) : client.sendRequest<MethodTypes[M]['result']>(method, params);
   }
 
@@ -111,14 +114,6 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     if (client?.state === State.Running) {
       client.sendNotification(COMPLETE_DELTA_METHOD, delta).catch((err: unknown) => log.trace(`completeDelta not sent: ${describeError(err)}`));
     }
-  }
-
-  /**
-   * Wait until the running process of `client` has had its `onReady` work (the restore): a request sent earlier would
-   * find its session missing. Gives up waiting after a minute (logged), rather than blocking forever.
-   */
-  private async untilPrepared(client: LanguageClient): Promise<void> {
-    if (!(await this.waitReady(() => this.prepared === client, 60_000))) log.warn('the sidecar was not prepared within a minute; sending anyway');
   }
 
   /** True once `ready()` holds (checked now and whenever a process becomes ready); false after `timeoutMs`. */
@@ -138,17 +133,12 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     });
   }
 
-  /** Counts the processes that became ready; a request remembers it to wait for a newer one after a crash. */
-  get generation(): number {
-    return this.readyCount;
-  }
-
   /**
    * Resolves when a sidecar process newer than `generation` is running and its `onReady` work (the restore) is
    * done. Rejects after `timeoutMs` (the sidecar was not restarted, e.g. it kept crashing).
    */
   async whenReadyAfter(generation: number, timeoutMs = 90_000): Promise<void> {
-    const ready = () => this.readyCount > generation;
+    const ready = () => this.generation > generation;
     const waiting = this.waitReady(ready, timeoutMs);
     if (!ready() && !this.client && !this.starting && !this.restarting) void this.start();
     if (!(await waiting)) throw new SidecarUnavailableError('it stopped and was not restarted. See **Council: Show Logs** for the reason.');
@@ -206,7 +196,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
     });
     client.onDidChangeState((e) => {
       if (this.client !== client) return;
-      if (e.newState === State.Running) void this.prepare(client); // requests wait for it (untilPrepared)
+      if (e.newState === State.Running) void this.prepare(client); // requests wait for it
       else this.prepared = undefined; // starting or stopped: the next run needs its own restore
     });
     this.client = client;
@@ -233,7 +223,7 @@ export class Sidecar implements CouncilClient, vscode.Disposable {
       log.warn(`preparing the new sidecar: ${describeError(err)}`);
     } finally {
       this.prepared = client;
-      this.readyCount++;
+      this.generation++;
       this.readyEvents.fire();
     }
   }

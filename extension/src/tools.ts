@@ -1,15 +1,9 @@
 /**
- * Agent-mode tools: the council's consult and review tools as VS Code language model tools, answered by the sidecar
- * with its compact markdown. Names, descriptions and input schemas are contributed in package.json (generated from
- * the sidecar's tool specs). Each call is confirmed first with the sidecar's plan (`council/consultPlan`,
- * `council/reviewPlan`: who sits, the model calls within `max_model_calls`, default `council.maxModelCalls`). With
- * `council.provider: chat` a call borrows a chat model as a chat turn does (it registers as a turn, so
- * `council/complete` and its events find it). Cancelling the tool call cancels the session and every model call.
- *
- * The same tools as an MCP server inside VS Code: `council mcp` registered through the MCP server definition provider
- * API, offered only when `council.agentTools` is `mcp` (the language model tools are hidden then), so agent mode
- * never sees the same tool twice. Listing is instant; the Python command is resolved (and prepared if needed) only
- * when VS Code starts the server.
+ * Agent-mode tools: the council's consult and review tools as VS Code language model tools (contributed in
+ * package.json, generated from the sidecar's tool specs), each confirmed first with the sidecar's plan and answered
+ * with its compact markdown; and the same tools as `council mcp` through the MCP server definition provider API.
+ * `council.agentTools` offers one surface or the other, so agent mode never sees the same tool twice. See README,
+ * 'As tools: MCP and agents'.
  */
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -102,27 +96,42 @@ function withoutEstimate(who: string, err: unknown): vscode.MarkdownString {
   return new vscode.MarkdownString(`${who} The model calls could not be estimated: ${why}.`);
 }
 
-/** Run one consult as a registered turn: its own session id, the borrowed model (if any), the tool's cancellation. */
-async function consult(
+/**
+ * Run a tool call as a registered turn (`council/complete` and its events find it): the borrowed model (if any), the
+ * tool's cancellation (which cancels the session and every model call), its markdown as the result.
+ */
+async function asTurn(
+  deps: ToolDeps,
+  ids: { sessionId?: string; proposedSessionId?: string },
+  token: vscode.CancellationToken,
+  run: (model: vscode.LanguageModelChat | undefined) => Promise<string>,
+): Promise<vscode.LanguageModelToolResult> {
+  const model = await deps.chooseModel();
+  const turn = deps.turns.begin(ids.sessionId, { model, token, onEvent: () => undefined });
+  turn.proposedSessionId = ids.proposedSessionId;
+  try {
+    return textResult(await call(() => run(model)));
+  } finally {
+    deps.turns.end(turn);
+  }
+}
+
+/** One consult under its own session id, with the lent models. */
+function consult(
   deps: ToolDeps,
   method: 'council/consult' | 'council/personaConsult',
   input: ConsultInput | PersonaConsultInput,
   token: vscode.CancellationToken,
 ): Promise<vscode.LanguageModelToolResult> {
-  const model = await deps.chooseModel();
-  const turn = deps.turns.begin(undefined, { model, token, onEvent: () => undefined });
-  turn.proposedSessionId = `tool-${randomUUID()}`;
-  const params = { ...withBudget(deps, input), session_id: turn.proposedSessionId, ...(await lentModels(deps, model)) };
-  try {
-    const result: ConsultResult = await call(() =>
+  const sessionId = `tool-${randomUUID()}`;
+  return asTurn(deps, { proposedSessionId: sessionId }, token, async (model) => {
+    const params = { ...withBudget(deps, input), session_id: sessionId, ...(await lentModels(deps, model)) };
+    const result: ConsultResult =
       method === 'council/consult'
-        ? deps.client.request(method, params as ConsultRequest, token)
-        : deps.client.request(method, params as PersonaConsultRequest, token),
-    );
-    return textResult(result.markdown);
-  } finally {
-    deps.turns.end(turn);
-  }
+        ? await deps.client.request(method, params, token)
+        : await deps.client.request(method, params as PersonaConsultRequest, token);
+    return result.markdown;
+  });
 }
 
 /**
@@ -172,7 +181,7 @@ export function definePersonasTool(deps: ToolDeps): vscode.LanguageModelTool<Def
   };
 }
 
-/** A review runs as a registered turn under its review id (`council/complete` and its progress events find it). */
+/** A review runs as a registered turn under its review id. */
 export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequest> {
   return {
     async prepareInvocation(options, token) {
@@ -186,16 +195,10 @@ export function reviewTool(deps: ToolDeps): vscode.LanguageModelTool<CouncilRequ
         return { invocationMessage, confirmationMessages: { title, message: withoutEstimate(`The review council for ${changeType}.`, err) } };
       }
     },
-    async invoke(options, token) {
-      const model = await deps.chooseModel();
-      const turn = deps.turns.begin(`review:${options.input.request_id}`, { model, token, onEvent: () => undefined });
-      try {
-        const result = await call(() => deps.client.request('council/review', reviewParams(options.input, model), token));
-        return textResult(result.compactMarkdown);
-      } finally {
-        deps.turns.end(turn);
-      }
-    },
+    invoke: (options, token) =>
+      asTurn(deps, { sessionId: `review:${options.input.request_id}` }, token, async (model) =>
+        (await deps.client.request('council/review', reviewParams(options.input, model), token)).compactMarkdown,
+      ),
   };
 }
 
@@ -210,7 +213,6 @@ export function registerCouncilTools(context: vscode.ExtensionContext, deps: Too
 }
 
 export const MCP_PROVIDER_ID = 'council.mcp';
-export const MCP_LABEL = 'Council';
 
 export interface McpDeps {
   version: string;
@@ -228,7 +230,7 @@ export function councilMcpProvider(deps: McpDeps): CouncilMcpProvider {
   return {
     changed,
     onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => (deps.mode() === 'mcp' ? [new vscode.McpStdioServerDefinition(MCP_LABEL, 'council', ['mcp'], {}, deps.version)] : []),
+    provideMcpServerDefinitions: () => (deps.mode() === 'mcp' ? [new vscode.McpStdioServerDefinition('Council', 'council', ['mcp'], {}, deps.version)] : []),
     async resolveMcpServerDefinition(server) {
       const launch = await deps.resolveLaunch();
       server.command = launch.command;
