@@ -118,10 +118,19 @@ def remove_temp_files(folder: Path) -> list[str]:
     return removed
 
 
-def read_request_file(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``limit``). A link, FIFO, folder, socket or device, a file
-    over the limit, or one that cannot be opened is a validation ``CouncilError`` (``details.reason`` says which);
-    ``FileNotFoundError`` when nothing is there. Never blocks."""
+def read_request_file(path: Path | str, limit: int, *, stream_ok: bool = False) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``limit``; a larger file is refused by its size before it
+    is read). A link, FIFO, folder, socket or device, a file over the limit, or one that cannot be opened is a
+    validation ``CouncilError`` (``details.reason`` says which); ``FileNotFoundError`` when nothing is there. Never
+    blocks. With ``stream_ok`` (``council review FILE|-``), ``-`` is stdin, links are followed and a FIFO is read as a
+    stream (``council review <(…)``), and any ``OSError`` is a validation error naming the file."""
+    if stream_ok:
+        try:
+            if path == "-":
+                return read_at_most(sys.stdin.fileno(), limit)
+            return _read_open(os.open(path, os.O_RDONLY | os.O_NOCTTY), limit, regular_only=False)
+        except OSError as exc:
+            raise validation_error(f"cannot read {path}: {exc.strerror}", file=str(path)) from None
     try:
         before = os.lstat(path)
     except FileNotFoundError:
@@ -138,11 +147,15 @@ def read_request_file(path: Path, limit: int) -> bytes:
         if exc.errno == errno.ELOOP:  # it became a symbolic link since the lstat
             raise _not_regular(stat.S_IFLNK) from None
         raise validation_error(f"the file cannot be read: {exc.strerror}", reason="unreadable") from None
+    return _read_open(fd, limit, regular_only=True)
+
+
+def _read_open(fd: int, limit: int, *, regular_only: bool) -> bytes:
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if regular_only and not stat.S_ISREG(st.st_mode):
             raise _not_regular(st.st_mode)
-        if st.st_size > limit:
+        if stat.S_ISREG(st.st_mode) and st.st_size > limit:
             raise too_large(limit, st.st_size)
         return read_at_most(fd, limit)
     finally:
