@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-MAX_ARTIFACT_CHARS = 4_000_000  # one artifact; the prompt budget is far smaller (see review.budget)
+MAX_ARTIFACT_CHARS = 4_000_000  # one artifact; the prompt budget is far smaller (see review.prompts)
 MAX_ITEMS = 50  # list fields of verdicts and decisions
 ITEM_CHARS = 2_000  # one concern, action, issue or answer
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"  # it names the outbox file: no slashes, no leading dot

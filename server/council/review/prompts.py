@@ -3,6 +3,10 @@
 Every role sees the same request brief first (the change, its context and the artifacts fitted into the budget),
 so a backend's prefix cache can reuse it; then its checklist and, in the debate round, the other roles' verdicts
 and concerns, by role name. The chair is told the outcome the rules fixed and writes only the reasoning.
+
+Artifacts share the budget by water-filling: those smaller than an equal share keep all their text and give the
+rest of their share to the others; the large ones split what is left equally. A cut keeps the head of the artifact
+(a diff's first files, a report's summary table) and is recorded as a :class:`Truncation` the decision's notes state.
 """
 
 from __future__ import annotations
@@ -12,11 +16,54 @@ from dataclasses import dataclass
 from typing import Any
 
 from council.providers.base import ChatMessage
-from council.review.budget import cut, fit_artifacts
 from council.review.models import ARTIFACTS, CouncilRequest, RoleVerdict, Truncation
 from council.review.panel import SeatedRole
 from council.session.calls.formats import format_block
 from council.session.calls.prompts import clip
+
+DEFAULT_BUDGET = 16_000  # characters of artifacts in one role prompt (about 4k tokens)
+MIN_SHARE = 400  # no artifact is cut below this, even when many compete
+
+
+def shares(sizes: dict[str, int], total: int) -> dict[str, int]:
+    """Characters each artifact may keep under ``total`` (water-filling; see the module docstring)."""
+    left = max(total, 0)
+    pending = dict(sizes)
+    out: dict[str, int] = {}
+    while pending:
+        share = left // len(pending)
+        small = {name: size for name, size in pending.items() if size <= share}
+        if not small:
+            for name in pending:
+                out[name] = max(min(share, sizes[name]), min(MIN_SHARE, sizes[name]))
+            break
+        for name, size in small.items():
+            out[name] = size
+            left -= size
+            del pending[name]
+    return {name: out[name] for name in sizes}
+
+
+def cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, ending at a line break when one is near."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    newline = head.rfind("\n")
+    return head[:newline] if newline >= limit * 0.8 else head
+
+
+def fit_artifacts(artifacts: dict[str, str], total: int = DEFAULT_BUDGET) -> tuple[dict[str, str], list[Truncation]]:
+    """The artifacts as the roles will see them, and what was cut."""
+    limits = shares({name: len(text) for name, text in artifacts.items()}, total)
+    kept: dict[str, str] = {}
+    cuts: list[Truncation] = []
+    for name, text in artifacts.items():
+        kept[name] = cut(text, limits[name])
+        if len(kept[name]) < len(text):
+            cuts.append(Truncation(artifact=name, original_chars=len(text), kept_chars=len(kept[name])))
+    return kept, cuts
+
 
 SUMMARY_BUDGET, FILES_SHOWN, EXTRA_CONTEXT_BUDGET = 3_000, 60, 2_000
 SOUL_BUDGET, RULES_BUDGET, PEER_BUDGET, POINT_BUDGET = 600, 700, 900, 220
