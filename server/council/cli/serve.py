@@ -46,18 +46,25 @@ def add_provider_arguments(p: argparse.ArgumentParser, *, client: bool = False, 
     p.add_argument("--script", help="script file for the scripted provider")
 
 
+def add_council_arguments(p: argparse.ArgumentParser, *, serve: bool) -> None:
+    """The council flags ``council serve``/``mcp`` and ``council ask`` share (``serve``: each session's defaults)."""
+    default = "default " if serve else ""
+    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--depth", choices=["brief", "standard", "deep"], help=f"{default}answer depth")
+    p.add_argument("--max-cycles", type=int, help=f"{default}debate cycle cap (1–50, default 10)")
+    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
+    p.add_argument("--workspace", help="workspace folder: the advisors may read it as evidence (read_file, "
+                                       "search_code, list_files) and its .council/personas overrides the personas"
+                                       + ("; define_personas writes there" if serve else ""))
+    p.add_argument("--no-evidence", action="store_true", help="with --workspace: never let the advisors read it")
+    p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
+                                                         "and recall similar past ones (needs --workspace)")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_provider_arguments(p, client=True, provider_help="default provider kind (else: automatic selection)")
-    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
-    p.add_argument("--workspace", help="workspace folder: its .council/personas overrides the personas, "
-                                       "define_personas writes there, and the advisors may read it as evidence")
-    p.add_argument("--no-evidence", action="store_true", help="never let the advisors read the workspace")
-    p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
-                                                         "and recall similar ones (needs --workspace)")
+    add_council_arguments(p, serve=True)
     p.add_argument("--transcript-dir", help="write each completed session's markdown transcript into this folder")
-    p.add_argument("--max-cycles", type=int, help="default debate cycle cap (1–50, default 10)")
-    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
-    p.add_argument("--depth", choices=["brief", "standard", "deep"], help="default answer depth")
     p.add_argument("--no-embeddings", action="store_true", help="route personas without sentence-transformers")
     p.add_argument("--log-level", default=os.environ.get("COUNCIL_LOG_LEVEL", "INFO"))
 
