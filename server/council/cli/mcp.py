@@ -1,10 +1,9 @@
 """``council mcp``: serve the consult tools and ``council_review`` over MCP on stdin/stdout (newline-delimited
-JSON-RPC); README, *As tools: MCP and agents*.
+JSON-RPC); README, *As tools: MCP and agents*. Flags: ``council serve``'s plus the MCP ones.
 
-Flags are ``council serve``'s plus the workspace's and the sampling ones (their help says what each does). The
-advisors read the workspace as evidence only when it was given with ``--workspace`` or is a root the client shared
-(:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept for the protocol and everything else goes to
-stderr; stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
+The advisors read the workspace as evidence only when it was given with ``--workspace`` or is a root the client shared
+(:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept for the protocol; stdin is read through the guard
+of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations

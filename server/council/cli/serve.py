@@ -1,13 +1,9 @@
-"""``council serve``: run the JSON-RPC sidecar on stdin/stdout.
+"""``council serve``: run the JSON-RPC sidecar on stdin/stdout (fd 1 is moved to stderr before anything runs); the
+exit code is LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
 
-Before anything else runs, file descriptor 1 is duplicated for the protocol and fd 1 itself is pointed at stderr,
-so a stray ``print`` or a C library writing to stdout can never corrupt the JSON-RPC stream. The exit code is
-LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
-
-Start-up is lazy: only the transport (framing, the gate, the stdio loop) is imported before ``initialize`` is
-answered; a configuration file (``--config``, ``COUNCIL_CONFIG``) is read first, so a bad one fails before the
-handshake as it always did; pygls, the service, the personas and the providers load right after the answer
-(``load``), and the embedding model's warm-up starts then, in the background.
+Start-up is lazy: only the transport is imported before ``initialize`` is answered; a configuration file
+(``--config``, ``COUNCIL_CONFIG``) is read first, so a bad one fails before the handshake; pygls, the service, the
+personas and the providers load right after the answer, and the embedding model's warm-up starts in the background.
 """
 
 from __future__ import annotations

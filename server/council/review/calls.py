@@ -1,11 +1,7 @@
 """The review's model calls, on the session's call machinery (``session.calls.call_structured``): the same
-providers, retries, parse repair and cancellation as a chat council. A :class:`ReviewObserver` stands in for the
-chat narrator: model problems are collected (a failed role makes the review fail, never a verdict) and passed on to
-the caller's progress callback.
-
-What the models write (lenient parsing): a role answers its checklist in order, scores the six axes as flat
-``score_<axis>`` keys (a small model fills them reliably) and gives its verdict last, after the evidence; the chair
-writes only ``summary_reasoning``. Checks: exactly one checklist answer per item (hard: one repair, then the call
+providers, retries, parse repair and cancellation as a chat council; a :class:`ReviewObserver` stands in for the
+chat narrator. A role scores the axes as flat ``score_<axis>`` keys (a small model fills them reliably) and gives its
+verdict last, after the evidence. Checks: exactly one checklist answer per item (hard: one repair, then the call
 fails); a verdict that contradicts the role's own findings gets one repair request and is then kept as given (the
 chair's rules read the findings, not the label).
 """

@@ -1,18 +1,12 @@
-"""The JSON drop folder (seed 004: "JSON files dropped into a specific directory"): ``council inbox DIR``.
-
-README.md's "Review mode" section tells the layout (inbox/, processing/, outbox/, rejected/, failed/, done/), the
-rule to read it by (``X.error.json`` is an error document exactly when ``X.json`` lies beside it, and it is that
-file's), why a request is rejected and what a crash leaves. How this module keeps it:
+"""The JSON drop folder (seed 004: "JSON files dropped into a specific directory"): ``council inbox DIR``. Its layout,
+the rule to read it by, why a request is rejected and what a crash leaves: README, "Review mode". Beyond that:
 
 - a settled drop (renamed in, or still for ``settle`` seconds; hidden names ignored) is claimed into processing/ by
-  one atomic rename before anything else happens to it, under a free name (``S.1.json`` … when ``S.json`` is there);
-- nothing is ever overwritten: every move and write takes a free name (``council.review.files``), else the next one;
+  one atomic rename, under a free name (``S.1.json`` … when ``S.json`` is there), before anything else happens to it;
 - one watcher per DIR: an exclusive ``flock`` on ``DIR/.inbox.lock``, released by the kernel even on kill -9;
-- a decision is written before its request leaves processing/, an error document before its request moves beside
-  it; at start, what is still in processing/ is reviewed again unless outbox/ holds its decision (same request
-  bytes, by SHA-256 in the audit: it moves to done/) or its error document was already written (it joins it);
-- a request_id already decided or under review is rejected as a ``duplicate``; an error of the watcher's own sends
-  the request to failed/, so nothing waits in processing/ to fail again at every start.
+- at start, what is still in processing/ is reviewed again unless outbox/ holds its decision for the same bytes
+  (SHA-256 in the audit: it moves to done/) or its error document was already written (it joins it);
+- an error of the watcher's own sends the request to failed/, so nothing waits in processing/ to fail at every start.
 """
 
 from __future__ import annotations

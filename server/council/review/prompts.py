@@ -1,12 +1,9 @@
 """Prompt texts for the review's model calls (model-facing; nothing here is shown to people).
 
-Every role sees the same request brief first (the change, its context and the artifacts fitted into the budget),
-so a backend's prefix cache can reuse it; then its checklist and, in the debate round, the other roles' verdicts
-and concerns, by role name. The chair is told the outcome the rules fixed and writes only the reasoning.
-
-Artifacts share the budget by water-filling: those smaller than an equal share keep all their text and give the
-rest of their share to the others; the large ones split what is left equally. A cut keeps the head of the artifact
-(a diff's first files, a report's summary table) and is recorded as a :class:`Truncation` the decision's notes state.
+Every role sees the same request brief first, so a backend's prefix cache can reuse it; then its checklist and, in
+the debate round, the other roles' verdicts. Artifacts share the budget by water-filling: those under an equal share
+keep all their text and give the rest to the others; the large ones split what is left, each cut keeping its head (a
+diff's first files, a report's summary table) and recorded as a :class:`Truncation` the decision's notes state.
 """
 
 from __future__ import annotations
