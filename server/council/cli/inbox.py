@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"council inbox: {exc}", file=sys.stderr)
         return COULD_NOT
     inbox = Inbox(Path(args.dir), reviewer, jobs=args.jobs, settle=args.settle, interval=args.interval,
-                  timeout=args.timeout, report=report, provider=None, model=None)
+                  timeout=args.timeout, report=report)
     early: list[int] = []  # a SIGTERM before the watcher's loop listens still stops it (once it can stop cleanly)
     if not args.once:
         signal.signal(signal.SIGTERM, lambda signum, frame: early.append(signum))

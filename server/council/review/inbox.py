@@ -56,8 +56,7 @@ class Inbox:
     """One drop folder's watcher: :meth:`open` (lock, folders, temp files), then ``await run()``, then :meth:`close`."""
 
     def __init__(self, root: Path, reviewer: Reviewer, *, jobs: int = 2, settle: float = 0.5,
-                 interval: float = 0.5, timeout: float | None = None, report: Report = lambda kind, data: None,
-                 provider: str | None = None, model: str | None = None) -> None:
+                 interval: float = 0.5, timeout: float | None = None, report: Report = lambda kind, data: None) -> None:
         self.root = root
         self.reviewer = reviewer
         self.limiter = anyio.CapacityLimiter(max(1, jobs))
@@ -65,7 +64,6 @@ class Inbox:
         self.interval = interval
         self.timeout = timeout
         self.report = report
-        self.provider, self.model = provider, model
         self.dirs = {name: root / name for name in FOLDERS}
         self.inflight: set[str] = set()
         self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0, "stuck": 0, "unclaimed": 0}
@@ -155,24 +153,17 @@ class Inbox:
 
     def _claim_one(self, path: Path) -> Path | None:
         """Move one drop to the first free name in processing/; None when it was taken back or cannot be moved."""
-        for n in range(MAX_SLOTS):
-            target = self.dirs["processing"] / _slot(path.name, n)[0]
-            try:
-                move_new(path, target)
-            except FileExistsError:
-                continue
-            except FileNotFoundError:  # the agent took it back
-                return None
-            except OSError as exc:
-                log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
-                break
-            if target.name != path.name:
-                self._dropped_as[target.name] = path.name
-            return target
-        else:
-            log.warning("inbox: cannot claim %s: no free name in processing/", display_name(path.name))
-        self.counts["unclaimed"] += 1
-        return None
+        try:
+            target = self._move(path, "processing")
+        except FileNotFoundError:  # the agent took it back
+            return None
+        except OSError as exc:
+            log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
+            self.counts["unclaimed"] += 1
+            return None
+        if target.name != path.name:
+            self._dropped_as[target.name] = path.name
+        return target
 
     # --- one request -------------------------------------------------------------------------------------------
     async def _handle(self, path: Path, recovered: bool) -> None:
@@ -216,8 +207,7 @@ class Inbox:
         self.inflight.add(request.request_id)
         try:
             self.report("reviewing", {"file": display_name(path.name), "request_id": request.request_id})
-            decision = await self.reviewer.review(request, provider=self.provider, model=self.model,
-                                                  timeout=self.timeout, request_sha256=sha)
+            decision = await self.reviewer.review(request, timeout=self.timeout, request_sha256=sha)
             write_new(decision_path, decision.to_wire())
         except CouncilError as err:  # could not review: a fault, never a verdict
             return self._set_aside(path, "failed", err, sha)
@@ -309,12 +299,14 @@ class Inbox:
         """The name a request in processing/ was dropped as (its own name unless this run numbered its claim)."""
         return self._dropped_as.get(path.name, path.name)
 
-    def _move(self, path: Path, folder: str) -> None:
+    def _move(self, path: Path, folder: str) -> Path:
         for n in range(MAX_SLOTS):
+            target = self.dirs[folder] / _slot(path.name, n)[0]
             try:
-                return move_new(path, self.dirs[folder] / _slot(path.name, n)[0])
+                move_new(path, target)
             except FileExistsError:
                 continue
+            return target
         raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
 
 
