@@ -134,17 +134,22 @@ def run(args: argparse.Namespace) -> int:
 
 def load(args: argparse.Namespace, config):
     """The server behind the gate (``council.transport.gate.Served``), built once ``initialize`` is answered."""
+    from council.server import build_server
+
+    server = build_server(lambda sink, bridge: council_service(args, config, sink, bridge))
+    log.info("council sidecar ready: %d personas", len(server.service.library))
+    return server.served()
+
+
+def council_service(args: argparse.Namespace, config, sink, bridge):
+    """The service of ``council serve`` and ``council mcp``: the persona library of ``config``, the session
+    settings of the flags, and the embedding model's warm-up unless ``--no-embeddings``."""
     from council.personas.loader import load_personas
     from council.personas.routing import default_ranker, start_embedding_warmup
-    from council.server import build_server
     from council.service import CouncilService
 
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)  # loads torch + the model in a background thread, off the request path
-    settings = session_settings(args)
-    server = build_server(lambda sink, bridge: CouncilService(
-        library, config, sink, bridge=bridge, settings=settings,
-        ranker_factory=(lambda: None) if args.no_embeddings else default_ranker))
-    log.info("council sidecar ready: %d personas", len(library))
-    return server.served()
+    return CouncilService(library, config, sink, bridge=bridge, settings=session_settings(args),
+                          ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
