@@ -2,9 +2,8 @@
 
 :func:`move_new` renames without replacing (Linux ``renameat2(RENAME_NOREPLACE)``: one atomic step; elsewhere a hard
 link then an unlink): Python's ``os.rename`` replaces a target silently and ``os.link`` alone cannot move a folder,
-so this is hand-written over libc. :func:`read_request_file` checks ``S_ISREG`` by ``fstat`` on a descriptor opened
-``O_NONBLOCK | O_NOFOLLOW`` and reads at most limit + 1 bytes (a file that grows meanwhile is still refused). Temp
-files are hidden, named ``.council-tmp-<pid>-<n>`` (never ``*.json``, so never taken for a request).
+so this is hand-written over libc. Temp files are hidden, named ``.council-tmp-<pid>-<n>`` (never ``*.json``, so
+never taken for a request).
 """
 
 from __future__ import annotations
@@ -119,11 +118,12 @@ def remove_temp_files(folder: Path) -> list[str]:
 
 
 def read_request_file(path: Path | str, limit: int, *, stream_ok: bool = False) -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``limit``; a larger file is refused by its size before it
-    is read). A link, FIFO, folder, socket or device, a file over the limit, or one that cannot be opened is a
-    validation ``CouncilError`` (``details.reason`` says which); ``FileNotFoundError`` when nothing is there. Never
-    blocks. With ``stream_ok`` (``council review FILE|-``), ``-`` is stdin, links are followed and a FIFO is read as a
-    stream (``council review <(…)``), and any ``OSError`` is a validation error naming the file."""
+    """The bytes of the regular file at ``path``, checked by ``fstat`` on a descriptor opened ``O_NONBLOCK |
+    O_NOFOLLOW``: a link, FIFO, folder, socket or device, a file over ``limit`` (by its size, before it is read; one
+    that grows meanwhile after limit + 1 bytes), or one that cannot be opened is a validation ``CouncilError``
+    (``details.reason`` says which); ``FileNotFoundError`` when nothing is there. Never blocks. With ``stream_ok``
+    (``council review FILE|-``): ``-`` is stdin, links are followed, a FIFO is read as a stream (``council review
+    <(…)``), and any ``OSError`` is a validation error naming the file."""
     if stream_ok:
         try:
             if path == "-":
