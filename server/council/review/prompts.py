@@ -53,13 +53,16 @@ def cut(text: str, limit: int) -> str:
 def fit_artifacts(artifacts: dict[str, str], total: int = DEFAULT_BUDGET) -> tuple[dict[str, str], list[Truncation]]:
     """The artifacts as the roles will see them, and what was cut."""
     limits = shares({name: len(text) for name, text in artifacts.items()}, total)
-    kept: dict[str, str] = {}
     cuts: list[Truncation] = []
-    for name, text in artifacts.items():
-        kept[name] = cut(text, limits[name])
-        if len(kept[name]) < len(text):
-            cuts.append(Truncation(artifact=name, original_chars=len(text), kept_chars=len(kept[name])))
-    return kept, cuts
+    return {name: _kept(name, text, limits[name], cuts) for name, text in artifacts.items()}, cuts
+
+
+def _kept(name: str, text: str, limit: int, cuts: list[Truncation]) -> str:
+    """:func:`cut`, recording a cut in ``cuts``."""
+    kept = cut(text, limit)
+    if len(kept) < len(text):
+        cuts.append(Truncation(artifact=name, original_chars=len(text), kept_chars=len(kept)))
+    return kept
 
 
 SUMMARY_BUDGET, FILES_SHOWN, EXTRA_CONTEXT_BUDGET = 3_000, 60, 2_000
@@ -95,10 +98,7 @@ class Brief:
 def request_brief(request: CouncilRequest, budget: int) -> Brief:
     ctx = request.context
     cuts: list[Truncation] = []
-    summary = cut(ctx.summary.strip(), SUMMARY_BUDGET)
-    if len(summary) < len(ctx.summary.strip()):
-        cuts.append(Truncation(artifact="context.summary", original_chars=len(ctx.summary.strip()),
-                               kept_chars=len(summary)))
+    summary = _kept("context.summary", ctx.summary.strip(), SUMMARY_BUDGET, cuts)
     lines = [f"Change under review: {request.change_type.value}, proposed by {request.proposer} "
              f"(request {request.request_id}, {request.timestamp.isoformat()}).", f"Summary: {summary}"]
     if ctx.files_changed:
@@ -109,10 +109,7 @@ def request_brief(request: CouncilRequest, budget: int) -> Brief:
         lines.append("Key metrics: " + ", ".join(f"{k} = {v:g}" for k, v in ctx.key_metrics.items()))
     if ctx.model_extra:
         extra = json.dumps(ctx.model_extra, ensure_ascii=False, default=str)
-        lines.append("Other context: " + cut(extra, EXTRA_CONTEXT_BUDGET))
-        if len(extra) > EXTRA_CONTEXT_BUDGET:
-            cuts.append(Truncation(artifact="context (other keys)", original_chars=len(extra),
-                                   kept_chars=EXTRA_CONTEXT_BUDGET))
+        lines.append("Other context: " + _kept("context (other keys)", extra, EXTRA_CONTEXT_BUDGET, cuts))
     provided = request.artifacts.provided()
     kept, artifact_cuts = fit_artifacts(provided, budget)
     cut_names = {c.artifact: c for c in artifact_cuts}
