@@ -211,13 +211,10 @@ class EventPrinter:
         text = event.get("markdown") or ""
         if kind == "progress":
             self.line(self.style(f"· {event.get('message', '')}", "dim"))
-        elif kind == "persona.delta" or (kind == "persona.completed" and self.streaming):
-            if not self.quiet:  # a persona's line: its completion ends the streamed line
-                self.streaming = True
-                self._write(self.formatter.feed(text))
-        elif kind == "answer.delta":
-            self.answer_head += text
-            if not self.quiet:
+        elif kind in ("persona.delta", "answer.delta") or (kind == "persona.completed" and self.streaming):
+            if kind == "answer.delta":
+                self.answer_head += text
+            if not self.quiet:  # a persona's line (its completion ends it) or the answer's first words
                 self.streaming = True
                 self._write(self.formatter.feed(text))
         elif kind == "final.answer":
