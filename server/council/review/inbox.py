@@ -1,8 +1,7 @@
 """The JSON drop folder (seed 004: "JSON files dropped into a specific directory"): ``council inbox DIR``. Its layout,
 the rule to read it by, why a request is rejected and what a crash leaves: README, "Review mode". Beyond that:
 
-- a settled drop (renamed in, or still for ``settle`` seconds; hidden names ignored) is claimed into processing/ by
-  one atomic rename, under a free name (``S.1.json`` … when ``S.json`` is there), before anything else happens to it;
+- a drop is claimed into processing/ by one atomic rename (:meth:`Inbox._claim`) before anything else happens to it;
 - one watcher per DIR: an exclusive ``flock`` on ``DIR/.inbox.lock``, released by the kernel even on kill -9;
 - at start, what is still in processing/ is reviewed again unless outbox/ holds its decision for the same bytes
   (SHA-256 in the audit: it moves to done/) or its error document was already written (it joins it);
@@ -122,12 +121,11 @@ class Inbox:
         return [self.dirs[folder] / n for n in sorted(names) if n.endswith(".json") and not n.startswith(".")]
 
     def _claim(self, settle: float) -> list[Path]:
-        """Move every settled drop into processing/ (oldest first), under the first free name of its slots (``S.json``,
-        then ``S.1.json`` …: a request of that name still in processing/, e.g. left by a killed run, never holds a
-        drop back). A drop that cannot be claimed stays in inbox/ and counts as ``unclaimed`` (``--once`` exits 3).
-        A drop has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for
-        that long (a file whose mtime lies in the future is not left waiting forever). Entries that are not regular
-        files are claimed too (and rejected), never opened here."""
+        """Move every settled drop (hidden names ignored) into processing/, oldest first, under the first free name of
+        its slots; one that cannot be claimed stays in inbox/ and counts as ``unclaimed`` (``--once`` exits 3). A drop
+        has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for that long
+        (an mtime in the future does not wait forever). Entries that are not regular files are claimed too (and
+        rejected), never opened here."""
         for folder in self.dirs.values():  # one deleted under a running watcher comes back
             folder.mkdir(parents=True, exist_ok=True)
         claimed = []
