@@ -1,9 +1,7 @@
 """The review service, the entry point of review mode for every surface: ``council review``, ``council inbox``, the
 sidecar's ``council/review`` and ``council/reviewPlan``, the MCP tool ``council_review`` and VS Code's ``/review``.
-
-It sits above the review domain (``council.review``, which knows no wire, words or providers' wiring) as
-``council.service`` sits above the session's; each surface stays a thin adapter over it. A review that cannot be
-done raises :class:`~council.review.run.ReviewFailed` (an internal error, exit 3), never a verdict.
+It sits above the review domain (``council.review``) as ``council.service`` sits above the session's. A review that
+cannot be done raises :class:`~council.review.run.ReviewFailed` (an internal error, exit 3), never a verdict.
 """
 
 from __future__ import annotations

@@ -4,10 +4,12 @@ relies on (0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO, 3 could not review)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from review_helpers import SEED_REQUEST, request, role_reply, rule, run_council, seed_story_script, write_json
+from review_helpers import COUNCIL, SEED_REQUEST, request, role_reply, rule, run_council, seed_story_script, write_json
 
 SCRIPTED = ("--provider", "scripted")
 
@@ -54,6 +56,30 @@ def test_stdin_is_read_with_a_dash():
     assert r.returncode == 0, r.stderr
     assert [v["role"] for v in json.loads(r.stdout)["verdicts"]] == ["Code Reviewer", "Quant Researcher",
                                                                     "Devil's Advocate"]
+
+
+def test_a_pipe_path_is_read_as_a_stream():
+    """``council review <(…)``: the shell passes ``/dev/fd/N``, a link to a pipe, which the inbox would refuse."""
+    r, w = os.pipe()
+    os.write(w, json.dumps(SEED_REQUEST).encode())
+    os.close(w)
+    try:
+        out = subprocess.run([*COUNCIL, "review", f"/dev/fd/{r}", *SCRIPTED, "--json"], pass_fds=(r,),
+                             capture_output=True, text=True, timeout=90)
+    finally:
+        os.close(r)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["request_id"] == "req_123456789"
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size_before_it_is_read(tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(20 * 1024 * 1024 + 1)
+    r = run_council("review", str(big), *SCRIPTED, "--json")
+    assert r.returncode == 3
+    assert json.loads(r.stdout)["error"]["details"] == {"reason": "too_large", "limit": 20 * 1024 * 1024,
+                                                        "size": 20 * 1024 * 1024 + 1}  # the size: read by fstat
 
 
 @pytest.mark.parametrize(("stdin", "field"), [("{not json", None), (json.dumps(request(change_type="SHIP")),

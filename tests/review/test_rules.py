@@ -7,8 +7,8 @@ import pytest
 from review_helpers import AXES
 
 from council.review import rules
-from council.review.budget import MIN_SHARE, cut, fit_artifacts, shares
 from council.review.models import AxisScores, ChecklistResult, RoleVerdict, Verdict
+from council.review.prompts import MIN_SHARE, cut, fit_artifacts, shares
 
 BLOCKING_Q = "Is the maximum drawdown within the stated risk limit?"
 OTHER_Q = "Was the change stress-tested?"

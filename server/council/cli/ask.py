@@ -1,12 +1,9 @@
-"""``council ask``: a headless client of the sidecar, speaking the same JSON-RPC contract as the VS Code extension.
+"""``council ask``: a headless client of the sidecar over the same JSON-RPC contract as the VS Code extension. Flags
+and exit codes: README, *In a terminal*.
 
-It starts ``council serve`` (flags passed through), sends the question as a ``council/turn``, renders the
-``council/event`` stream and asks the clarification questions one at a time (the sidecar decides what an answer
-means; text that reads like a new question is confirmed first). Flags and exit codes: README, *In a terminal*.
-
-Ctrl-C cancels: the pending request is cancelled (``$/cancelRequest``), ``council/cancel`` is sent, the sidecar is
-shut down and the exit code is 130. The sidecar is spawned with SIGINT blocked so the terminal's Ctrl-C reaches only
-this client, which then stops the sidecar itself.
+It starts ``council serve``, sends the question as a ``council/turn``, renders the ``council/event`` stream and asks
+the clarification questions one at a time (the sidecar decides what an answer means). Ctrl-C cancels: the pending
+request (``$/cancelRequest``), the session (``council/cancel``), then the sidecar is shut down; exit 130.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from council.cli.serve import add_provider_arguments
+from council.cli.serve import add_council_arguments, add_provider_arguments
 from council.client.rpc import RpcError
 from council.protocol.constants import MAX_MODEL_SPECS
 from council.session.state.language import session_language
@@ -31,10 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_provider_arguments(p, provider_help="model provider (default: automatic: local Ollama, else the embedded "
                                             "SmolLM2)", config_help="sidecar config file (JSON or TOML)")
     p.add_argument("--personas", help="comma-separated persona names (overrides routing)")
-    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
-    p.add_argument("--depth", choices=["brief", "standard", "deep"], help="answer depth")
-    p.add_argument("--max-cycles", type=int, help="debate cycle cap (1–50)")
-    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early")
+    add_council_arguments(p, serve=False)
     p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
     p.add_argument("--models", help="comma-separated provider:model specs to seat the council on, e.g. "
                                     "openai:gpt-4o,ollama:qwen2.5:7b (the provider a kind or a --config provider "
@@ -50,11 +47,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="let the sidecar warm up sentence-transformers for routing (off by default: a one-shot "
                         "run routes before the warm-up ends, and the warm-up competes with a local model)")
     p.add_argument("--no-embeddings", dest="embeddings", action="store_false", help=argparse.SUPPRESS)
-    p.add_argument("--workspace", help="a folder the advisors may read as evidence (read_file, search_code, "
-                                       "list_files); its .council/personas overrides the personas")
-    p.add_argument("--no-evidence", action="store_true", help="with --workspace: never let the advisors read it")
-    p.add_argument("--memory", action="store_true",
-                   help="keep this decision in <workspace>/.council/decisions.sqlite3 and recall similar past ones")
     p.add_argument("--transcript", metavar="DIR", help="write the session's markdown transcript into DIR")
     p.add_argument("--yes", "-y", action="store_true",
                    help="answer nothing: every clarification question becomes a logged assumption")

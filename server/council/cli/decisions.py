@@ -55,13 +55,10 @@ def _run(args: argparse.Namespace, store) -> int:
     elif args.action == "search":
         ranked, _ = store.similar(args.query, None, args.limit, threshold=False)
         found, similarity = [d for d, _ in ranked], [s for _, s in ranked]
-    elif args.action == "show":
-        one = store.get(args.id)
-        found = [one] if one is not None else []
     else:
-        one = store.forget(args.id)
+        one = store.get(args.id) if args.action == "show" else store.forget(args.id)
         found = [one] if one is not None else []
-        if not args.json:
+        if args.action == "forget" and not args.json:
             sys.stdout.write(markdown(words.forgotten(one, args.id), Style.for_stream(sys.stdout)))
     if args.json:
         payload = [d.to_wire() for d in found]

@@ -17,10 +17,10 @@ from typing import Any
 import anyio
 
 from council.cli.render import Style
+from council.cli.serve import REAL_PROVIDERS
 from council.client.rpc import RpcError, start_sidecar
 
 OK, UNAVAILABLE, FAILED = 0, 3, 4
-REAL_KINDS = ("openai", "ollama", "embedded")
 PACKAGES = (  # (import name, distribution, what it is for)
     ("sentence_transformers", "sentence-transformers", "embeddings for persona routing"),
     ("llama_cpp", "llama-cpp-python", "runs the embedded model"),
@@ -29,7 +29,7 @@ PACKAGES = (  # (import name, distribution, what it is for)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--provider", choices=[*REAL_KINDS, "scripted"], help="also check this provider")
+    p.add_argument("--provider", choices=[*REAL_PROVIDERS, "scripted"], help="also check this provider")
     p.add_argument("--model", help="model name (or GGUF path) for --provider")
     p.add_argument("--base-url", help="base URL for --provider")
     p.add_argument("--api-key-env", help="environment variable holding the API key")
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     for p in result["providers"]:
         mark = yes if p["available"] else no
         print(f"  [{mark}] {p['id']:<10} {p['kind']}:{p['model']}  {style(p.get('detail', ''), 'dim')}")
-        if p["available"] and p["kind"] in REAL_KINDS:
+        if p["available"] and p["kind"] in REAL_PROVIDERS:
             working.append(p["id"])
     if working:
         print(f"Ready: {', '.join(working)} can answer.")

@@ -1,9 +1,8 @@
 """``council inbox DIR``: watch ``DIR/inbox/*.json`` and answer each CouncilRequest in ``DIR/outbox/``.
 
-The folder layout, the crash-safety rules and the ``--once`` exit codes are README's (*Review mode*) and
-``council.review.inbox``'s. Without ``--once`` the watcher polls until Ctrl-C or SIGTERM and exits 0; what it was
-reviewing stays in processing/ for the next start; ``--once`` interrupted by Ctrl-C exits 130. One line per
-request goes to stderr.
+Layout, crash-safety and ``--once`` exit codes: README, *Review mode*. Without ``--once`` the watcher polls until
+Ctrl-C or SIGTERM and exits 0 (what it was reviewing stays in processing/ for the next start); ``--once``
+interrupted by Ctrl-C exits 130. One line per request goes to stderr.
 """
 
 from __future__ import annotations
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"council inbox: {exc}", file=sys.stderr)
         return COULD_NOT
     inbox = Inbox(Path(args.dir), reviewer, jobs=args.jobs, settle=args.settle, interval=args.interval,
-                  timeout=args.timeout, report=report, provider=None, model=None)
+                  timeout=args.timeout, report=report)
     early: list[int] = []  # a SIGTERM before the watcher's loop listens still stops it (once it can stop cleanly)
     if not args.once:
         signal.signal(signal.SIGTERM, lambda signum, frame: early.append(signum))

@@ -1,10 +1,9 @@
 """``council mcp``: serve the consult tools and ``council_review`` over MCP on stdin/stdout (newline-delimited
-JSON-RPC); README, *As tools: MCP and agents*.
+JSON-RPC); README, *As tools: MCP and agents*. Flags: ``council serve``'s plus the MCP ones.
 
-Flags are ``council serve``'s plus the workspace's and the sampling ones (their help says what each does). The
-advisors read the workspace as evidence only when it was given with ``--workspace`` or is a root the client shared
-(:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept for the protocol and everything else goes to
-stderr; stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
+The advisors read the workspace as evidence only when it was given with ``--workspace`` or is a root the client shared
+(:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept for the protocol; stdin is read through the guard
+of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -85,10 +84,8 @@ def run(args: argparse.Namespace) -> int:
     from council.mcpserver.roots import Workspaces
     from council.mcpserver.sampling import CallModels
     from council.mcpserver.server import EventRouter, build_mcp_server
-    from council.personas.loader import load_personas
-    from council.personas.routing import default_ranker, exit_code, start_embedding_warmup
+    from council.personas.routing import exit_code
     from council.providers.sampling import SamplingBridge
-    from council.service import CouncilService
 
     policy = sampling_policy(args)
     if args.provider == "client":  # the client's model is the sampling bridge's, chosen per call
@@ -96,17 +93,9 @@ def run(args: argparse.Namespace) -> int:
     config = build_config(args)
     router = EventRouter()
     bridge = SamplingBridge() if policy.enabled else None
-
-    def service_for(config) -> CouncilService:
-        library = load_personas(config.persona_layers())
-        if not args.no_embeddings:
-            start_embedding_warmup(library)
-        return CouncilService(library, config, router, bridge=bridge, settings=serve.session_settings(args),
-                              ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)
-
-    service = service_for(config)
-    workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: service_for(
-        build_config(args, str(folder))))
+    service = serve.council_service(args, config, router, bridge)
+    workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: serve.council_service(
+        args, build_config(args, str(folder)), router, bridge))
     server = build_mcp_server(service, router, CallModels(config, bridge, policy),
                               elicitation_timeout=args.elicitation_timeout, workspaces=workspaces)
     log.info("council MCP server ready: %d personas, workspace %s; %s", len(service.library), config.workspace,

@@ -1,9 +1,6 @@
-"""Terminal printing for ``council ask``: the sidecar's markdown as styled text, and progress lines.
-
-The sidecar writes everything a person reads (each event's ``markdown``); this module only prints it: headings in
-bold, bullets as •, emphasis as ANSI styles. Colors are used only when the stream is a tty and ``NO_COLOR`` is
-unset. Persona text arrives as ``persona.delta`` chunks and is written as it comes, and so does the council's answer
-(``answer.delta``); lines that arrive while a stream is open wait until it ends, so one text is never cut in two.
+"""Terminal printing for ``council ask``: the sidecar's markdown as styled text (ANSI only on a tty, without
+``NO_COLOR``), and progress lines. Persona text (``persona.delta``) and the answer (``answer.delta``) are written as
+they come; lines that arrive while a stream is open wait until it ends, so one text is never cut in two.
 """
 
 from __future__ import annotations
@@ -19,8 +16,6 @@ _CODES = {"bold": "1", "dim": "2", "italic": "3", "red": "31", "green": "32", "y
 
 
 class Style:
-    """Wraps text in ANSI codes when enabled."""
-
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
 
@@ -216,13 +211,10 @@ class EventPrinter:
         text = event.get("markdown") or ""
         if kind == "progress":
             self.line(self.style(f"· {event.get('message', '')}", "dim"))
-        elif kind == "persona.delta" or (kind == "persona.completed" and self.streaming):
-            if not self.quiet:  # a persona's line: its completion ends the streamed line
-                self.streaming = True
-                self._write(self.formatter.feed(text))
-        elif kind == "answer.delta":
-            self.answer_head += text
-            if not self.quiet:
+        elif kind in ("persona.delta", "answer.delta") or (kind == "persona.completed" and self.streaming):
+            if kind == "answer.delta":
+                self.answer_head += text
+            if not self.quiet:  # a persona's line (its completion ends it) or the answer's first words
                 self.streaming = True
                 self._write(self.formatter.feed(text))
         elif kind == "final.answer":

@@ -8,8 +8,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import stat
 import sys
 from typing import Any
 
@@ -65,32 +63,12 @@ def reviewer_for(args: argparse.Namespace):
     return Reviewer.from_config(build_config(args), settings)
 
 
-def read_request(source: str) -> bytes:
-    """The request's bytes, never more than the limit: a larger file is refused before it is read (by its size), a
-    larger stream after limit + 1 bytes. A FIFO is read as a stream (``council review <(…)``)."""
-    from council.review.files import read_at_most, too_large
-    from council.review.requests import MAX_FILE_BYTES
-
-    try:
-        if source == "-":
-            return read_at_most(sys.stdin.fileno(), MAX_FILE_BYTES)
-        fd = os.open(source, os.O_RDONLY | os.O_NOCTTY)
-        try:
-            st = os.fstat(fd)
-            if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
-                raise too_large(MAX_FILE_BYTES, st.st_size)
-            return read_at_most(fd, MAX_FILE_BYTES)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise validation_error(f"cannot read {source}: {exc.strerror}", file=source) from None
-
-
 async def review_file(args: argparse.Namespace):
     from council.present.review_words import progress_line
-    from council.review.requests import load_request
+    from council.review.files import read_request_file
+    from council.review.requests import MAX_FILE_BYTES, load_request
 
-    raw = read_request(args.file)
+    raw = read_request_file(args.file, MAX_FILE_BYTES, stream_ok=True)
     request = load_request(raw)
     reviewer = reviewer_for(args)
 

@@ -1,13 +1,9 @@
-"""``council serve``: run the JSON-RPC sidecar on stdin/stdout.
+"""``council serve``: run the JSON-RPC sidecar on stdin/stdout (fd 1 is moved to stderr before anything runs); the
+exit code is LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
 
-Before anything else runs, file descriptor 1 is duplicated for the protocol and fd 1 itself is pointed at stderr,
-so a stray ``print`` or a C library writing to stdout can never corrupt the JSON-RPC stream. The exit code is
-LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
-
-Start-up is lazy: only the transport (framing, the gate, the stdio loop) is imported before ``initialize`` is
-answered; a configuration file (``--config``, ``COUNCIL_CONFIG``) is read first, so a bad one fails before the
-handshake as it always did; pygls, the service, the personas and the providers load right after the answer
-(``load``), and the embedding model's warm-up starts then, in the background.
+Start-up is lazy: only the transport is imported before ``initialize`` is answered; a configuration file
+(``--config``, ``COUNCIL_CONFIG``) is read first, so a bad one fails before the handshake; pygls, the service, the
+personas and the providers load right after the answer, and the embedding model's warm-up starts in the background.
 """
 
 from __future__ import annotations
@@ -46,18 +42,25 @@ def add_provider_arguments(p: argparse.ArgumentParser, *, client: bool = False, 
     p.add_argument("--script", help="script file for the scripted provider")
 
 
+def add_council_arguments(p: argparse.ArgumentParser, *, serve: bool) -> None:
+    """The council flags ``council serve``/``mcp`` and ``council ask`` share (``serve``: each session's defaults)."""
+    default = "default " if serve else ""
+    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
+    p.add_argument("--depth", choices=["brief", "standard", "deep"], help=f"{default}answer depth")
+    p.add_argument("--max-cycles", type=int, help=f"{default}debate cycle cap (1–50, default 10)")
+    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
+    p.add_argument("--workspace", help="workspace folder: the advisors may read it as evidence (read_file, "
+                                       "search_code, list_files) and its .council/personas overrides the personas"
+                                       + ("; define_personas writes there" if serve else ""))
+    p.add_argument("--no-evidence", action="store_true", help="with --workspace: never let the advisors read it")
+    p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
+                                                         "and recall similar past ones (needs --workspace)")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_provider_arguments(p, client=True, provider_help="default provider kind (else: automatic selection)")
-    p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
-    p.add_argument("--workspace", help="workspace folder: its .council/personas overrides the personas, "
-                                       "define_personas writes there, and the advisors may read it as evidence")
-    p.add_argument("--no-evidence", action="store_true", help="never let the advisors read the workspace")
-    p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
-                                                         "and recall similar ones (needs --workspace)")
+    add_council_arguments(p, serve=True)
     p.add_argument("--transcript-dir", help="write each completed session's markdown transcript into this folder")
-    p.add_argument("--max-cycles", type=int, help="default debate cycle cap (1–50, default 10)")
-    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
-    p.add_argument("--depth", choices=["brief", "standard", "deep"], help="default answer depth")
     p.add_argument("--no-embeddings", action="store_true", help="route personas without sentence-transformers")
     p.add_argument("--log-level", default=os.environ.get("COUNCIL_LOG_LEVEL", "INFO"))
 
@@ -131,17 +134,22 @@ def run(args: argparse.Namespace) -> int:
 
 def load(args: argparse.Namespace, config):
     """The server behind the gate (``council.transport.gate.Served``), built once ``initialize`` is answered."""
+    from council.server import build_server
+
+    server = build_server(lambda sink, bridge: council_service(args, config, sink, bridge))
+    log.info("council sidecar ready: %d personas", len(server.service.library))
+    return server.served()
+
+
+def council_service(args: argparse.Namespace, config, sink, bridge):
+    """The service of ``council serve`` and ``council mcp``: the persona library of ``config``, the session
+    settings of the flags, and the embedding model's warm-up unless ``--no-embeddings``."""
     from council.personas.loader import load_personas
     from council.personas.routing import default_ranker, start_embedding_warmup
-    from council.server import build_server
     from council.service import CouncilService
 
     library = load_personas(config.persona_layers())
     if not args.no_embeddings:
         start_embedding_warmup(library)  # loads torch + the model in a background thread, off the request path
-    settings = session_settings(args)
-    server = build_server(lambda sink, bridge: CouncilService(
-        library, config, sink, bridge=bridge, settings=settings,
-        ranker_factory=(lambda: None) if args.no_embeddings else default_ranker))
-    log.info("council sidecar ready: %d personas", len(library))
-    return server.served()
+    return CouncilService(library, config, sink, bridge=bridge, settings=session_settings(args),
+                          ranker_factory=(lambda: None) if args.no_embeddings else default_ranker)

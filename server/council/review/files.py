@@ -2,9 +2,8 @@
 
 :func:`move_new` renames without replacing (Linux ``renameat2(RENAME_NOREPLACE)``: one atomic step; elsewhere a hard
 link then an unlink): Python's ``os.rename`` replaces a target silently and ``os.link`` alone cannot move a folder,
-so this is hand-written over libc. :func:`read_request_file` checks ``S_ISREG`` by ``fstat`` on a descriptor opened
-``O_NONBLOCK | O_NOFOLLOW`` and reads at most limit + 1 bytes (a file that grows meanwhile is still refused). Temp
-files are hidden, named ``.council-tmp-<pid>-<n>`` (never ``*.json``, so never taken for a request).
+so this is hand-written over libc. Temp files are hidden, named ``.council-tmp-<pid>-<n>`` (never ``*.json``, so
+never taken for a request).
 """
 
 from __future__ import annotations
@@ -118,10 +117,20 @@ def remove_temp_files(folder: Path) -> list[str]:
     return removed
 
 
-def read_request_file(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``limit``). A link, FIFO, folder, socket or device, a file
-    over the limit, or one that cannot be opened is a validation ``CouncilError`` (``details.reason`` says which);
-    ``FileNotFoundError`` when nothing is there. Never blocks."""
+def read_request_file(path: Path | str, limit: int, *, stream_ok: bool = False) -> bytes:
+    """The bytes of the regular file at ``path``, checked by ``fstat`` on a descriptor opened ``O_NONBLOCK |
+    O_NOFOLLOW``: a link, FIFO, folder, socket or device, a file over ``limit`` (by its size, before it is read; one
+    that grows meanwhile after limit + 1 bytes), or one that cannot be opened is a validation ``CouncilError``
+    (``details.reason`` says which); ``FileNotFoundError`` when nothing is there. Never blocks. With ``stream_ok``
+    (``council review FILE|-``): ``-`` is stdin, links are followed, a FIFO is read as a stream (``council review
+    <(…)``), and any ``OSError`` is a validation error naming the file."""
+    if stream_ok:
+        try:
+            if path == "-":
+                return read_at_most(sys.stdin.fileno(), limit)
+            return _read_open(os.open(path, os.O_RDONLY | os.O_NOCTTY), limit, regular_only=False)
+        except OSError as exc:
+            raise validation_error(f"cannot read {path}: {exc.strerror}", file=str(path)) from None
     try:
         before = os.lstat(path)
     except FileNotFoundError:
@@ -138,11 +147,15 @@ def read_request_file(path: Path, limit: int) -> bytes:
         if exc.errno == errno.ELOOP:  # it became a symbolic link since the lstat
             raise _not_regular(stat.S_IFLNK) from None
         raise validation_error(f"the file cannot be read: {exc.strerror}", reason="unreadable") from None
+    return _read_open(fd, limit, regular_only=True)
+
+
+def _read_open(fd: int, limit: int, *, regular_only: bool) -> bytes:
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if regular_only and not stat.S_ISREG(st.st_mode):
             raise _not_regular(st.st_mode)
-        if st.st_size > limit:
+        if stat.S_ISREG(st.st_mode) and st.st_size > limit:
             raise too_large(limit, st.st_size)
         return read_at_most(fd, limit)
     finally:

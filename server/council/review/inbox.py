@@ -1,18 +1,11 @@
-"""The JSON drop folder (seed 004: "JSON files dropped into a specific directory"): ``council inbox DIR``.
+"""The JSON drop folder (seed 004: "JSON files dropped into a specific directory"): ``council inbox DIR``. Its layout,
+the rule to read it by, why a request is rejected and what a crash leaves: README, "Review mode". Beyond that:
 
-README.md's "Review mode" section tells the layout (inbox/, processing/, outbox/, rejected/, failed/, done/), the
-rule to read it by (``X.error.json`` is an error document exactly when ``X.json`` lies beside it, and it is that
-file's), why a request is rejected and what a crash leaves. How this module keeps it:
-
-- a settled drop (renamed in, or still for ``settle`` seconds; hidden names ignored) is claimed into processing/ by
-  one atomic rename before anything else happens to it, under a free name (``S.1.json`` … when ``S.json`` is there);
-- nothing is ever overwritten: every move and write takes a free name (``council.review.files``), else the next one;
+- a drop is claimed into processing/ by one atomic rename (:meth:`Inbox._claim`) before anything else happens to it;
 - one watcher per DIR: an exclusive ``flock`` on ``DIR/.inbox.lock``, released by the kernel even on kill -9;
-- a decision is written before its request leaves processing/, an error document before its request moves beside
-  it; at start, what is still in processing/ is reviewed again unless outbox/ holds its decision (same request
-  bytes, by SHA-256 in the audit: it moves to done/) or its error document was already written (it joins it);
-- a request_id already decided or under review is rejected as a ``duplicate``; an error of the watcher's own sends
-  the request to failed/, so nothing waits in processing/ to fail again at every start.
+- at start, what is still in processing/ is reviewed again unless outbox/ holds its decision for the same bytes
+  (SHA-256 in the audit: it moves to done/) or its error document was already written (it joins it);
+- an error of the watcher's own sends the request to failed/, so nothing waits in processing/ to fail at every start.
 """
 
 from __future__ import annotations
@@ -62,8 +55,7 @@ class Inbox:
     """One drop folder's watcher: :meth:`open` (lock, folders, temp files), then ``await run()``, then :meth:`close`."""
 
     def __init__(self, root: Path, reviewer: Reviewer, *, jobs: int = 2, settle: float = 0.5,
-                 interval: float = 0.5, timeout: float | None = None, report: Report = lambda kind, data: None,
-                 provider: str | None = None, model: str | None = None) -> None:
+                 interval: float = 0.5, timeout: float | None = None, report: Report = lambda kind, data: None) -> None:
         self.root = root
         self.reviewer = reviewer
         self.limiter = anyio.CapacityLimiter(max(1, jobs))
@@ -71,7 +63,6 @@ class Inbox:
         self.interval = interval
         self.timeout = timeout
         self.report = report
-        self.provider, self.model = provider, model
         self.dirs = {name: root / name for name in FOLDERS}
         self.inflight: set[str] = set()
         self.counts = {"decided": 0, "rejected": 0, "failed": 0, "recovered": 0, "stuck": 0, "unclaimed": 0}
@@ -130,12 +121,11 @@ class Inbox:
         return [self.dirs[folder] / n for n in sorted(names) if n.endswith(".json") and not n.startswith(".")]
 
     def _claim(self, settle: float) -> list[Path]:
-        """Move every settled drop into processing/ (oldest first), under the first free name of its slots (``S.json``,
-        then ``S.1.json`` …: a request of that name still in processing/, e.g. left by a killed run, never holds a
-        drop back). A drop that cannot be claimed stays in inbox/ and counts as ``unclaimed`` (``--once`` exits 3).
-        A drop has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for
-        that long (a file whose mtime lies in the future is not left waiting forever). Entries that are not regular
-        files are claimed too (and rejected), never opened here."""
+        """Move every settled drop (hidden names ignored) into processing/, oldest first, under the first free name of
+        its slots; one that cannot be claimed stays in inbox/ and counts as ``unclaimed`` (``--once`` exits 3). A drop
+        has settled when its mtime is ``settle`` seconds old, or when this watcher has seen it unchanged for that long
+        (an mtime in the future does not wait forever). Entries that are not regular files are claimed too (and
+        rejected), never opened here."""
         for folder in self.dirs.values():  # one deleted under a running watcher comes back
             folder.mkdir(parents=True, exist_ok=True)
         claimed = []
@@ -161,24 +151,17 @@ class Inbox:
 
     def _claim_one(self, path: Path) -> Path | None:
         """Move one drop to the first free name in processing/; None when it was taken back or cannot be moved."""
-        for n in range(MAX_SLOTS):
-            target = self.dirs["processing"] / _slot(path.name, n)[0]
-            try:
-                move_new(path, target)
-            except FileExistsError:
-                continue
-            except FileNotFoundError:  # the agent took it back
-                return None
-            except OSError as exc:
-                log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
-                break
-            if target.name != path.name:
-                self._dropped_as[target.name] = path.name
-            return target
-        else:
-            log.warning("inbox: cannot claim %s: no free name in processing/", display_name(path.name))
-        self.counts["unclaimed"] += 1
-        return None
+        try:
+            target = self._move(path, "processing")
+        except FileNotFoundError:  # the agent took it back
+            return None
+        except OSError as exc:
+            log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
+            self.counts["unclaimed"] += 1
+            return None
+        if target.name != path.name:
+            self._dropped_as[target.name] = path.name
+        return target
 
     # --- one request -------------------------------------------------------------------------------------------
     async def _handle(self, path: Path, recovered: bool) -> None:
@@ -222,8 +205,7 @@ class Inbox:
         self.inflight.add(request.request_id)
         try:
             self.report("reviewing", {"file": display_name(path.name), "request_id": request.request_id})
-            decision = await self.reviewer.review(request, provider=self.provider, model=self.model,
-                                                  timeout=self.timeout, request_sha256=sha)
+            decision = await self.reviewer.review(request, timeout=self.timeout, request_sha256=sha)
             write_new(decision_path, decision.to_wire())
         except CouncilError as err:  # could not review: a fault, never a verdict
             return self._set_aside(path, "failed", err, sha)
@@ -315,12 +297,14 @@ class Inbox:
         """The name a request in processing/ was dropped as (its own name unless this run numbered its claim)."""
         return self._dropped_as.get(path.name, path.name)
 
-    def _move(self, path: Path, folder: str) -> None:
+    def _move(self, path: Path, folder: str) -> Path:
         for n in range(MAX_SLOTS):
+            target = self.dirs[folder] / _slot(path.name, n)[0]
             try:
-                return move_new(path, self.dirs[folder] / _slot(path.name, n)[0])
+                move_new(path, target)
             except FileExistsError:
                 continue
+            return target
         raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
 
 

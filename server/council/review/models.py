@@ -1,12 +1,9 @@
 """Seed 004's review objects as validated models: ``CouncilRequest`` in, one ``RoleVerdict`` per role, one
-``CouncilDecision`` out.
+``CouncilDecision`` out; names, enums and bounds are the seed's (snake_case on every surface: README, "Review mode").
 
-Field names, enums and bounds are the seed's (snake_case on every surface: these objects travel as files and
-context strings between agents). Unknown enum values and unknown top-level fields are refused field by field;
-``context`` and ``artifacts`` tolerate extra keys (extra artifacts must be strings; they are shown to the roles like
-the named ones). Additions to the seed, all optional for a reader: ``RoleVerdict.blocking_issues`` and
-``RoleVerdict.axis_scores`` (what the chair's rules and formula read), ``CouncilDecision.notes`` (truncation and
-other facts a reader should know), and on the file the inbox writes, ``verdicts`` and ``audit``
+``context`` and ``artifacts`` tolerate extra keys (extra artifacts must be strings; the roles see them like the named
+ones). Additions to the seed, all optional for a reader: ``RoleVerdict.blocking_issues`` and ``axis_scores`` (what
+the chair's rules and formula read), ``CouncilDecision.notes``, and the inbox file's ``verdicts`` and ``audit``
 (:class:`ReviewedDecision`).
 """
 
@@ -18,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-MAX_ARTIFACT_CHARS = 4_000_000  # one artifact; the prompt budget is far smaller (see review.budget)
+MAX_ARTIFACT_CHARS = 4_000_000  # one artifact; the prompt budget is far smaller (see review.prompts)
 MAX_ITEMS = 50  # list fields of verdicts and decisions
 ITEM_CHARS = 2_000  # one concern, action, issue or answer
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"  # it names the outbox file: no slashes, no leading dot

@@ -1,8 +1,9 @@
 """Prompt texts for the review's model calls (model-facing; nothing here is shown to people).
 
-Every role sees the same request brief first (the change, its context and the artifacts fitted into the budget),
-so a backend's prefix cache can reuse it; then its checklist and, in the debate round, the other roles' verdicts
-and concerns, by role name. The chair is told the outcome the rules fixed and writes only the reasoning.
+Every role sees the same request brief first, so a backend's prefix cache can reuse it; then its checklist and, in
+the debate round, the other roles' verdicts. Artifacts share the budget by water-filling: those under an equal share
+keep all their text and give the rest to the others; the large ones split what is left, each cut keeping its head (a
+diff's first files, a report's summary table) and recorded as a :class:`Truncation` the decision's notes state.
 """
 
 from __future__ import annotations
@@ -12,11 +13,57 @@ from dataclasses import dataclass
 from typing import Any
 
 from council.providers.base import ChatMessage
-from council.review.budget import cut, fit_artifacts
 from council.review.models import ARTIFACTS, CouncilRequest, RoleVerdict, Truncation
 from council.review.panel import SeatedRole
 from council.session.calls.formats import format_block
 from council.session.calls.prompts import clip
+
+DEFAULT_BUDGET = 16_000  # characters of artifacts in one role prompt (about 4k tokens)
+MIN_SHARE = 400  # no artifact is cut below this, even when many compete
+
+
+def shares(sizes: dict[str, int], total: int) -> dict[str, int]:
+    """Characters each artifact may keep under ``total`` (water-filling; see the module docstring)."""
+    left = max(total, 0)
+    pending = dict(sizes)
+    out: dict[str, int] = {}
+    while pending:
+        share = left // len(pending)
+        small = {name: size for name, size in pending.items() if size <= share}
+        if not small:
+            for name in pending:
+                out[name] = max(min(share, sizes[name]), min(MIN_SHARE, sizes[name]))
+            break
+        for name, size in small.items():
+            out[name] = size
+            left -= size
+            del pending[name]
+    return {name: out[name] for name in sizes}
+
+
+def cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, ending at a line break when one is near."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    newline = head.rfind("\n")
+    return head[:newline] if newline >= limit * 0.8 else head
+
+
+def fit_artifacts(artifacts: dict[str, str], total: int = DEFAULT_BUDGET) -> tuple[dict[str, str], list[Truncation]]:
+    """The artifacts as the roles will see them, and what was cut."""
+    limits = shares({name: len(text) for name, text in artifacts.items()}, total)
+    cuts: list[Truncation] = []
+    return {name: _kept(name, text, limits[name], cuts) for name, text in artifacts.items()}, cuts
+
+
+def _kept(name: str, text: str, limit: int, cuts: list[Truncation]) -> str:
+    """:func:`cut`, recording a cut in ``cuts``."""
+    kept = cut(text, limit)
+    if len(kept) < len(text):
+        cuts.append(Truncation(artifact=name, original_chars=len(text), kept_chars=len(kept)))
+    return kept
+
 
 SUMMARY_BUDGET, FILES_SHOWN, EXTRA_CONTEXT_BUDGET = 3_000, 60, 2_000
 SOUL_BUDGET, RULES_BUDGET, PEER_BUDGET, POINT_BUDGET = 600, 700, 900, 220
@@ -51,10 +98,7 @@ class Brief:
 def request_brief(request: CouncilRequest, budget: int) -> Brief:
     ctx = request.context
     cuts: list[Truncation] = []
-    summary = cut(ctx.summary.strip(), SUMMARY_BUDGET)
-    if len(summary) < len(ctx.summary.strip()):
-        cuts.append(Truncation(artifact="context.summary", original_chars=len(ctx.summary.strip()),
-                               kept_chars=len(summary)))
+    summary = _kept("context.summary", ctx.summary.strip(), SUMMARY_BUDGET, cuts)
     lines = [f"Change under review: {request.change_type.value}, proposed by {request.proposer} "
              f"(request {request.request_id}, {request.timestamp.isoformat()}).", f"Summary: {summary}"]
     if ctx.files_changed:
@@ -65,10 +109,7 @@ def request_brief(request: CouncilRequest, budget: int) -> Brief:
         lines.append("Key metrics: " + ", ".join(f"{k} = {v:g}" for k, v in ctx.key_metrics.items()))
     if ctx.model_extra:
         extra = json.dumps(ctx.model_extra, ensure_ascii=False, default=str)
-        lines.append("Other context: " + cut(extra, EXTRA_CONTEXT_BUDGET))
-        if len(extra) > EXTRA_CONTEXT_BUDGET:
-            cuts.append(Truncation(artifact="context (other keys)", original_chars=len(extra),
-                                   kept_chars=EXTRA_CONTEXT_BUDGET))
+        lines.append("Other context: " + _kept("context (other keys)", extra, EXTRA_CONTEXT_BUDGET, cuts))
     provided = request.artifacts.provided()
     kept, artifact_cuts = fit_artifacts(provided, budget)
     cut_names = {c.artifact: c for c in artifact_cuts}

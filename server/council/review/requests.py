@@ -19,8 +19,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def load_request(source: str | bytes | dict) -> CouncilRequest:
-    """A ``CouncilRequest`` from a file's bytes, a context string holding its JSON, or decoded JSON (seed 004: requests
-    arrive "as JSON files dropped into a directory or passed as context strings")."""
+    """A ``CouncilRequest`` from a file's bytes, a context string holding its JSON, or decoded JSON."""
     if isinstance(source, str):
         source = source.encode("utf-8", "surrogatepass")  # a lone surrogate then fails as not UTF-8
     return parse_request(decode_json(source) if isinstance(source, bytes) else source)

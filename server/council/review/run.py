@@ -1,11 +1,9 @@
 """Conducting one review: seat the panel, run the roles (and one debate round if they disagree), apply the rules,
 ask the chair for the reasoning, assemble the decision with its audit.
 
-Nothing here writes prose: the texts a decision carries beyond the models' own (blocking issues worded from
-checklist items, next steps for missing artifacts, notes, a summary when the chair's model failed) come from the
-injected :class:`ReviewWriter` (``council.present.review_words``). A role whose model fails in the first round
-makes the whole review fail with :class:`ReviewFailed` — never a verdict; one that fails in the debate round keeps
-its first verdict, and the notes say so.
+The texts a decision carries beyond the models' own come from the injected :class:`ReviewWriter`
+(``council.present.review_words``). A role that fails in the first round fails the review (:class:`ReviewFailed`),
+never a verdict; one that fails in the debate round keeps its first verdict, and the notes say so.
 """
 
 from __future__ import annotations
