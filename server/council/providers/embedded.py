@@ -29,8 +29,7 @@ import anyio.lowlevel
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
-from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.structured import grammar_schema
+from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus, grammar_schema
 
 log = logging.getLogger(__name__)
 
