@@ -1,15 +1,10 @@
 """Shared plumbing for the HTTP providers: clients, secret scrubbing, error mapping, SSE (httpx-sse) and NDJSON
 readers, retries (tenacity), and :class:`HttpProvider`, the client lifecycle both HTTP providers share.
 
-Every failure leaves here as a :class:`ProviderError` whose text has the API key scrubbed out. Stream readers
-skip lines they cannot parse (logged at DEBUG, never the body at INFO) so one bad line does not end a reply.
-
-Retries: only *opening* the stream is retried (status line and headers; 429 / 5xx / connection errors), never a
-stream that already yielded text, so a retry can not duplicate output. Every retry asks the caller's gate first
-(``council.providers.base.retry_gate``): a session counts each attempt against the calls it said it would make at
-most, and stops the retries when they would not fit. Waits are exponential with jitter; a ``Retry-After`` header
-(seconds or an HTTP date) wins, capped. Other 4xx fail at once with the provider's own message. ``sleep`` is
-injectable for tests.
+Every failure leaves here as a :class:`ProviderError` whose text has the API key scrubbed out. Stream readers skip
+lines they cannot parse (logged at DEBUG, never the body at INFO) so one bad line does not end a reply. Only *opening*
+a stream is retried (429 / 5xx / connection errors), never a stream that already yielded text, so a retry cannot
+duplicate output; each retry asks the caller's gate first (``base.retry_gate``). Other 4xx fail at once.
 """
 
 from __future__ import annotations
@@ -28,7 +23,6 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 from httpx_sse import EventSource
-from pydantic import BaseModel, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from council.config import ProviderConfig
@@ -160,17 +154,13 @@ def _parse_json(name: str, data: str) -> dict[str, Any] | None:
     return payload
 
 
-class RetryPolicy(BaseModel):
-    """How hard to try. ``max_retries`` comes from ``ProviderConfig``; the rest rarely needs changing."""
-
-    max_retries: int = Field(3, ge=0, le=10)
-    base_delay: float = Field(0.5, ge=0)
-    max_delay: float = Field(20.0, ge=0)
-    retry_after_cap: float = Field(60.0, ge=0, description="Longest Retry-After we honour, in seconds.")
+#: Retry waits, in seconds: exponential from BASE_DELAY with up to BASE_DELAY of jitter, at most MAX_DELAY; a
+#: server's ``Retry-After`` instead, honoured up to RETRY_AFTER_CAP.
+BASE_DELAY, MAX_DELAY, RETRY_AFTER_CAP = 0.5, 20.0, 60.0
 
 
-def parse_retry_after(value: str | None, cap: float, *, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date), clamped to [0, cap]."""
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date), clamped to [0, RETRY_AFTER_CAP]."""
     if not value:
         return None
     value = value.strip()
@@ -181,24 +171,21 @@ def parse_retry_after(value: str | None, cap: float, *, now: float | None = None
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError):
             return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, min(seconds, cap))
+        seconds = when.timestamp() - time.time()
+    return max(0.0, min(seconds, RETRY_AFTER_CAP))
 
 
 def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, ProviderError) and exc.retryable
 
 
-def _make_wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
-    def wait(state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(exc, "retry_after", None)
-        if retry_after is not None:
-            return min(float(retry_after), policy.retry_after_cap)
-        exp = policy.base_delay * 2 ** (state.attempt_number - 1)
-        return min(policy.max_delay, exp + random.uniform(0, policy.base_delay))
-
-    return wait
+def _wait(state: RetryCallState) -> float:
+    exc = state.outcome.exception() if state.outcome else None
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        return min(float(retry_after), RETRY_AFTER_CAP)
+    exp = BASE_DELAY * 2 ** (state.attempt_number - 1)
+    return min(MAX_DELAY, exp + random.uniform(0, BASE_DELAY))
 
 
 def _scrubbed(err: ProviderError, secrets: Iterable[str | None]) -> ProviderError:
@@ -235,7 +222,7 @@ def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> 
 
 @asynccontextmanager
 async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name: str, json: Any = None,
-                      policy: RetryPolicy, sleep: Sleep | None = None,
+                      max_retries: int, sleep: Sleep | None = None,
                       secrets: Iterable[str | None] = ()) -> AsyncIterator[httpx.Response]:
     """A 2xx streaming response, after retries. Leaving the block (or cancellation) closes it at once."""
     secrets = list(secrets)
@@ -247,7 +234,7 @@ async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name:
                 response = await stack.enter_async_context(client.stream(method, url, json=json))
                 if response.status_code >= 400:
                     body = (await response.aread()).decode("utf-8", "replace")
-                    after = parse_retry_after(response.headers.get("retry-after"), policy.retry_after_cap)
+                    after = parse_retry_after(response.headers.get("retry-after"))
                     raise error_from_status(name, response.status_code, body, after)
             return response, stack
         except BaseException:
@@ -262,8 +249,8 @@ async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name:
 
     extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1) | _refused_by_caller(name),
-        wait=_make_wait(policy),
+        stop=stop_after_attempt(max_retries + 1) | _refused_by_caller(name),
+        wait=_wait,
         retry=retry_if_exception(_retryable),
         before_sleep=before_sleep,
         reraise=True,
@@ -285,7 +272,7 @@ async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name:
 
 
 class HttpProvider(Provider):
-    """A provider over HTTP: its config, retry policy and one client made on first use (closed by :meth:`aclose`).
+    """A provider over HTTP: its config (retries, timeout) and one client made on first use (closed by :meth:`aclose`).
     A subclass sets ``url`` and reads the response of :meth:`post`."""
 
     url: str
@@ -295,7 +282,6 @@ class HttpProvider(Provider):
         super().__init__(model)
         self.cfg = cfg
         self.base_url = base_url
-        self.policy = RetryPolicy(max_retries=cfg.max_retries)
         self._sleep = sleep
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
@@ -315,7 +301,7 @@ class HttpProvider(Provider):
     async def post(self, name: str, body: dict[str, Any]) -> AsyncIterator[httpx.Response]:
         """The streaming response to ``body`` (after retries); inside the block, errors become scrubbed
         ProviderErrors."""
-        async with open_stream(self._http(), "POST", self.url, name=name, json=body, policy=self.policy,
+        async with open_stream(self._http(), "POST", self.url, name=name, json=body, max_retries=self.cfg.max_retries,
                                sleep=self._sleep, secrets=[self._key]) as response:
             with provider_errors(name, self.url, [self._key]):
                 yield response
