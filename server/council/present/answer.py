@@ -1,13 +1,9 @@
-"""The council's final answer: recommendation, vote, what the debate changed, what the answer hinges on,
-agreements, conflicts, risks, ordered next steps, dissent, assumptions and notes — one heading, each section
-once. After a revisit it opens with what the revisited question changed.
+"""The council's final answer (one heading, each section once; after a revisit it opens with what changed), and
+:class:`PresentWriter`, the texts the session stores as data (the seed's resolutionSummary and finalAnswer).
 
-While the chair writes, :class:`AnswerStream` shows the heading and the recommendation as it streams
-(``answer.delta``); ``final.answer`` then adds what the stream has not shown. What streams is exactly how
-:func:`final_answer` begins, so the two read as one; when they differ (the reply was repaired, or the answer was
-consolidated from the advisors' replies after the chair failed) the final answer is given whole after what streamed.
-An answer that opens with what a revisit changed does not stream. :class:`PresentWriter` hands the engine the
-texts the session stores as data (the seed's resolutionSummary and finalAnswer), so the domain writes no prose.
+:class:`AnswerStream` shows the heading and the recommendation while the chair writes (``answer.delta``); what
+streams is exactly how :func:`final_answer` begins, so ``final.answer`` adds only the rest — or, when they differ (a
+repaired reply, an answer consolidated after the chair failed), the whole answer after what streamed.
 """
 
 from __future__ import annotations

@@ -28,13 +28,8 @@ Limits = dict[str, int]  # field → maxItems (lists) or maxLength (strings), as
 
 
 def limits_of(schema: dict[str, Any]) -> Limits:
-    out: Limits = {}
-    for key, spec in schema.get("properties", {}).items():
-        if "maxItems" in spec:
-            out[key] = spec["maxItems"]
-        elif "maxLength" in spec:
-            out[key] = spec["maxLength"]
-    return out
+    return {key: spec.get("maxItems", spec.get("maxLength")) for key, spec in schema.get("properties", {}).items()
+            if "maxItems" in spec or "maxLength" in spec}
 
 
 def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -> tuple[list[str], bool]:
@@ -61,8 +56,8 @@ def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -
     return out, complete
 
 
-def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool,
-                 limits: Limits, fields: Fields = FIELDS) -> tuple[str, int, int]:
+def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool, limits: Limits,
+                 fields: Fields) -> tuple[str, int, int]:
     """Markdown of fields[start:], stopping at the first unfinished one; how many of them are complete, and the
     length of their markdown."""
     out: list[str] = []
