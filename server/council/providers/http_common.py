@@ -175,10 +175,6 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, min(seconds, RETRY_AFTER_CAP))
 
 
-def _retryable(exc: BaseException) -> bool:
-    return isinstance(exc, ProviderError) and exc.retryable
-
-
 def _wait(state: RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome else None
     retry_after = getattr(exc, "retry_after", None)
@@ -251,7 +247,7 @@ async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name:
     retrying = AsyncRetrying(
         stop=stop_after_attempt(max_retries + 1) | _refused_by_caller(name),
         wait=_wait,
-        retry=retry_if_exception(_retryable),
+        retry=retry_if_exception(lambda exc: isinstance(exc, ProviderError) and exc.retryable),
         before_sleep=before_sleep,
         reraise=True,
         **extra,

@@ -33,12 +33,6 @@ _CLASSES: dict[str, tuple[str, str]] = {
 }
 
 
-async def _list_models(url: str, timeout: float) -> Any:
-    from council.providers.ollama import list_models
-
-    return await list_models(url, timeout=timeout)
-
-
 def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:
     """A provider for ``cfg``. Bad options or a missing bridge raise ``ProviderError(kind="config")``."""
     try:
@@ -73,7 +67,9 @@ async def choose_default(config: CouncilConfig, *, client_available: bool,
         name, cfg = _configured_of_kind(config, "client") or ("client", ProviderConfig(kind="client", model="client"))
         return name, cfg, "the client offers its own chat model"
     if probe_ollama:
-        pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        from council.providers.ollama import list_models  # httpx: only when probing
+
+        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
         if pulled:
             found = _configured_of_kind(config, "ollama")
             if found and found[1].model and found[1].model in pulled:
@@ -131,7 +127,9 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
     """One entry per configured provider, plus local Ollama and the embedded model, checked concurrently."""
     entries = list(config.providers.items())
     if not any(cfg.kind == "ollama" for _, cfg in entries):
-        pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        from council.providers.ollama import list_models
+
+        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
         entries.append(("ollama", ProviderConfig(kind="ollama", model=(pulled or ["(none)"])[0],
                                                  base_url=config.ollama_url)))
     if not any(cfg.kind == "embedded" for _, cfg in entries):

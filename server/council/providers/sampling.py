@@ -120,11 +120,12 @@ class SamplingBridge:
         if route.refusal is not None:  # asked once per session: no prompt after prompt for a user who said no
             raise SamplingRefused(route.refusal)
         system, messages = to_sampling(params)
+        schema = {} if params.json_schema is None else {"response_schema": params.json_schema}
         try:
             result = await self._detached(lambda: route.sampler.create_message(
                 messages, max_tokens=params.max_tokens, system_prompt=system or None, include_context="none",
                 temperature=params.temperature, model_preferences=preferences(params.model_id),
-                metadata=metadata(params), related_request_id=route.request_id))
+                metadata={"purpose": params.purpose, **schema}, related_request_id=route.request_id))
         except McpError as exc:
             said = " ".join((exc.error.message or f"error {exc.error.code}").split())[:300]
             if exc.error.code == types.INTERNAL_ERROR:  # its model failed this call: the seat may fall back
@@ -156,10 +157,3 @@ def preferences(model_id: str | None) -> types.ModelPreferences | None:
     if not model_id or model_id == CHAT_MODEL_ID:
         return None
     return types.ModelPreferences(hints=[types.ModelHint(name=model_id)])
-
-
-def metadata(params: CompleteParams) -> dict[str, Any]:
-    meta: dict[str, Any] = {"purpose": params.purpose}
-    if params.json_schema is not None:
-        meta["response_schema"] = params.json_schema
-    return meta
