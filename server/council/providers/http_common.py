@@ -216,57 +216,6 @@ def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> 
         raise _scrubbed(error_from_exception(name, url, exc), secrets) from None
 
 
-@asynccontextmanager
-async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name: str, json: Any = None,
-                      max_retries: int, sleep: Sleep | None = None,
-                      secrets: Iterable[str | None] = ()) -> AsyncIterator[httpx.Response]:
-    """A 2xx streaming response, after retries. Leaving the block (or cancellation) closes it at once."""
-    secrets = list(secrets)
-
-    async def attempt() -> tuple[httpx.Response, AsyncExitStack]:
-        stack = AsyncExitStack()
-        try:
-            with provider_errors(name, url, secrets):
-                response = await stack.enter_async_context(client.stream(method, url, json=json))
-                if response.status_code >= 400:
-                    body = (await response.aread()).decode("utf-8", "replace")
-                    after = parse_retry_after(response.headers.get("retry-after"))
-                    raise error_from_status(name, response.status_code, body, after)
-            return response, stack
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await stack.aclose()
-            raise
-
-    def before_sleep(state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        log.debug("%s: attempt %d failed (%s); retrying in %.2fs", name, state.attempt_number,
-                  getattr(exc, "kind", type(exc).__name__), state.upcoming_sleep)
-
-    extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(max_retries + 1) | _refused_by_caller(name),
-        wait=_wait,
-        retry=retry_if_exception(lambda exc: isinstance(exc, ProviderError) and exc.retryable),
-        before_sleep=before_sleep,
-        reraise=True,
-        **extra,
-    )
-    try:
-        response, stack = await retrying(attempt)
-    except ProviderError as err:
-        attempts = retrying.statistics.get("attempt_number", 1)
-        if err.retryable and attempts > 1:
-            err.message = f"{err.message} (gave up after {attempts} attempts)"
-            err.args = (err.message,)
-        raise
-    try:
-        yield response
-    finally:
-        with anyio.CancelScope(shield=True):
-            await stack.aclose()
-
-
 class HttpProvider(Provider):
     """A provider over HTTP: its config (retries, timeout) and one client made on first use (closed by :meth:`aclose`).
     A subclass sets ``url`` and reads the response of :meth:`post`."""
@@ -295,12 +244,54 @@ class HttpProvider(Provider):
 
     @asynccontextmanager
     async def post(self, name: str, body: dict[str, Any]) -> AsyncIterator[httpx.Response]:
-        """The streaming response to ``body`` (after retries); inside the block, errors become scrubbed
-        ProviderErrors."""
-        async with open_stream(self._http(), "POST", self.url, name=name, json=body, max_retries=self.cfg.max_retries,
-                               sleep=self._sleep, secrets=[self._key]) as response:
-            with provider_errors(name, self.url, [self._key]):
+        """The 2xx streaming response to ``body``, after retries; inside the block, errors become scrubbed
+        ProviderErrors. Leaving the block (or cancellation) closes the response at once."""
+        client = self._http()  # first: making the client reads the key
+        secrets = [self._key]
+
+        async def attempt() -> tuple[httpx.Response, AsyncExitStack]:
+            stack = AsyncExitStack()
+            try:
+                with provider_errors(name, self.url, secrets):
+                    response = await stack.enter_async_context(client.stream("POST", self.url, json=body))
+                    if response.status_code >= 400:
+                        text = (await response.aread()).decode("utf-8", "replace")
+                        after = parse_retry_after(response.headers.get("retry-after"))
+                        raise error_from_status(name, response.status_code, text, after)
+                return response, stack
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await stack.aclose()
+                raise
+
+        def before_sleep(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            log.debug("%s: attempt %d failed (%s); retrying in %.2fs", name, state.attempt_number,
+                      getattr(exc, "kind", type(exc).__name__), state.upcoming_sleep)
+
+        extra: dict[str, Any] = {"sleep": self._sleep} if self._sleep is not None else {}
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.cfg.max_retries + 1) | _refused_by_caller(name),
+            wait=_wait,
+            retry=retry_if_exception(lambda exc: isinstance(exc, ProviderError) and exc.retryable),
+            before_sleep=before_sleep,
+            reraise=True,
+            **extra,
+        )
+        try:
+            response, stack = await retrying(attempt)
+        except ProviderError as err:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            if err.retryable and attempts > 1:
+                err.message = f"{err.message} (gave up after {attempts} attempts)"
+                err.args = (err.message,)
+            raise
+        try:
+            with provider_errors(name, self.url, secrets):
                 yield response
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stack.aclose()
 
     async def aclose(self) -> None:
         if self._client is not None:
