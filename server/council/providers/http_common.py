@@ -98,7 +98,6 @@ def error_from_status(name: str, status: int, body: str, retry_after: float | No
 
 
 def error_from_exception(name: str, url: str, exc: Exception) -> ProviderError:
-    """Map an httpx transport exception to a ProviderError."""
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(f"{name} did not answer in time ({type(exc).__name__}) at {url}; raise `timeout` in the "
                              "provider config if the model is slow", kind="timeout", retryable=True)

@@ -257,10 +257,8 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
             reply["option_id"] = options[1] if contrarian and len(options) > 1 else options[0]
         elif "backs" in schema.get("properties", {}):  # beside the options call: each backs its own recommendation
             reply["backs"] = "own"
-            reply.pop("option_id", None)
         else:  # the independent cycle: a recommendation (the moderator turns it into the first vote)
-            for key in ("changed_position", "change_reason", "option_id"):
-                reply.pop(key, None)
+            del reply["changed_position"], reply["change_reason"]
         return reply
     if title == "OptionsReply":
         return options_reply(prompt)
