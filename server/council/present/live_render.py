@@ -1,10 +1,9 @@
 """Turns a streaming JSON reply (a persona's, or the moderator's answer to a follow-up) into append-only markdown,
-so users watch advice, not braces. The reply so far is read by ``council.session.calls.parsing.PartialObject``.
+so users watch advice, not braces (the reply so far is read by ``council.session.calls.parsing.PartialObject``).
 
-The fields are rendered in a fixed order, and only text that extends what was already sent is emitted. Rendering
-holds back at the first field that is not finished, so the output never has to be retracted, and fields already
-sent in full are not rendered again. While a key, or an unfinished list item that already shows text (the render
-holds it back), grows, nothing is parsed again.
+Fields render in a fixed order and only text extending what was sent is emitted: rendering holds back at the first
+unfinished field, so output is never retracted; fields sent in full are not rendered again, and while a key or a
+held-back list item grows, nothing is parsed again.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Building providers from config, picking the default one, and reporting their health for ``council doctor``.
 
-Selection order: the configured default → the client's own model (VS Code lends its chat model) → a local
-Ollama that answers on 127.0.0.1:11434 within ~300 ms (its first model) → the embedded SmolLM2.
-Provider modules are imported lazily by kind so optional dependencies stay optional, and httpx loads only when an
-HTTP provider (or the Ollama probe) is used.
+Selection order: see README, "Models" (a local Ollama counts when it answers within ~300 ms). Provider modules are
+imported lazily by kind so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the
+Ollama probe) is used.
 """
 
 from __future__ import annotations
