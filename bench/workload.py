@@ -27,7 +27,7 @@ from typing import Any
 
 import anyio
 
-from council.providers.structured import inline_refs
+from council.providers.base import inline_refs
 
 SIX = ["Software Architect", "Senior Developer", "Security Expert", "Reliability Engineer", "Product Manager",
        "Devil's Advocate"]

@@ -20,7 +20,7 @@ from council.narrator import Narrator, language_of
 from council.personas.loader import PersonaLibrary
 from council.present import cost, failures, outcome
 from council.present import status as words
-from council.present.writer import PresentWriter
+from council.present.answer import PresentWriter
 from council.protocol.language import ChatLabels
 from council.protocol.methods import Awaiting, CancelResult, ClientCapabilities, StopResult, TurnParams, TurnResult
 from council.protocol.seating import CallUsage

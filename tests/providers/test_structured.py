@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from council.providers.structured import MAX_DEPTH, inline_refs
+from council.providers.base import MAX_DEPTH, inline_refs
 
 
 class Option(BaseModel):

@@ -1,24 +1,22 @@
-"""The council's final answer: recommendation, vote, what the debate changed, what the answer hinges on,
-agreements, conflicts, risks, ordered next steps, dissent, assumptions and notes — one heading, each section
-once. After a revisit it opens with what the revisited question changed.
+"""The council's final answer (one heading, each section once; after a revisit it opens with what changed), and
+:class:`PresentWriter`, the texts the session stores as data (the seed's resolutionSummary and finalAnswer).
 
-While the chair writes, :class:`AnswerStream` shows the heading and the recommendation as it streams
-(``answer.delta``); ``final.answer`` then adds what the stream has not shown. What streams is exactly how
-:func:`final_answer` begins, so the two read as one; when they differ (the reply was repaired, or the answer was
-consolidated from the advisors' replies after the chair failed) the final answer is given whole after what streamed.
-An answer that opens with what a revisit changed does not stream.
+:class:`AnswerStream` shows the heading and the recommendation while the chair writes (``answer.delta``); what
+streams is exactly how :func:`final_answer` begins, so ``final.answer`` adds only the rest — or, when they differ (a
+repaired reply, an answer consolidated after the chair failed), the whole answer after what streamed.
 """
 
 from __future__ import annotations
 
-from council.present.debate import option_name, tally_words
+from council.present.debate import cycle_lines, option_name, tally_words
 from council.present.evidence import precedents_section
 from council.present.live_render import Fields, LiveRenderer
 from council.present.outcome import debate_section, hinges_section
 from council.present.text import clipped, join_names, one_line, section
+from council.session.state.convergence import Convergence
 from council.session.state.entities import ConversationSession, Revisit
 from council.session.state.outputs import CouncilSynthesis
-from council.words import n, t
+from council.words import n, speaking, t
 
 PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted")  # the kinds the catalog names (provider.<kind>)
 RECOMMENDATION_CHARS = 200  # of the recommendation a revisit replaced
@@ -128,3 +126,16 @@ class AnswerStream:
         if final_markdown.startswith(self.sent):
             return final_markdown[len(self.sent):]
         return ("\n\n" if self.sent and not self.sent.endswith("\n\n") else "") + final_markdown
+
+
+class PresentWriter:
+    """Implements the engine's ``Writer`` contract with this package's wording."""
+
+    def resolution_summary(self, session: ConversationSession, cycle: int, conv: Convergence | None,
+                           stop: str | None) -> str:
+        with speaking(session.settings.language):
+            return " ".join(cycle_lines(session, cycle, conv, stop)).replace("**", "")
+
+    def final_answer(self, session: ConversationSession, synthesis: CouncilSynthesis) -> str:
+        with speaking(session.settings.language):
+            return final_answer(session, synthesis)

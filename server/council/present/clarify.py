@@ -41,9 +41,8 @@ def question(q: ClarificationQuestion, remaining: int, revisit: bool = False) ->
     layout (buttons in VS Code, a numbered list in ``council ask``), with what each favours from the event's data."""
     after = f" _({t('clarify.remaining', more=n(remaining, 'more_question'))})_" if remaining else ""
     lead = t("clarify.asks_again") if revisit else f"{t('clarify.asks')}{after}"
-    out = [f"{lead}\n\n{q.question.strip()}\n\n"]
-    out.append(t("clarify.if_skipped", assumption=one_line(q.default_assumption)) + "\n\n")
-    return "".join(out)
+    skipped = t("clarify.if_skipped", assumption=one_line(q.default_assumption))
+    return f"{lead}\n\n{q.question.strip()}\n\n{skipped}\n\n"
 
 
 def resolved(q: ClarificationQuestion) -> str:

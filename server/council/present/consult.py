@@ -19,7 +19,6 @@ TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result
 
 
 def bullet_text(items: list[str]) -> str:
-    """Markdown bullets, one per item, no trailing newline."""
     return bullets(items).rstrip("\n")
 
 

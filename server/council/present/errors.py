@@ -1,11 +1,6 @@
-"""A refused or failed request as a person or an agent reads it: what failed, why, and what to do next — one or
-two sentences, composed here for every error the sidecar sends (``ErrorData.text``), in the language of the session
-the request was about (the error's, :attr:`council.errors.CouncilError.language`). The agent tools of VS Code hand it
-to the agent instead of the raw error object.
-
-Also the one error ``council mcp`` gives when it has no model to run a tool call on (``sampling.*``): the client
-offers no sampling and the server has no model of its own, or the client refused its sampling requests — said once,
-with its fix, instead of every advisor failing one by one.
+"""A refused or failed request as a person or an agent reads it (``ErrorData.text``): what failed, why, and what to
+do next, in the language of the session the request was about (:attr:`council.errors.CouncilError.language`). Also
+the one error ``council mcp`` gives when it has no model for a tool call (``sampling.*``), said once with its fix.
 """
 
 from __future__ import annotations

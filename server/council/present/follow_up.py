@@ -12,7 +12,6 @@ from council.words import t
 FIELDS: Fields = (("answer", None),)  # what the moderator's FollowUpReply shows, in order
 
 
-
 def live(moderator: str) -> PersonaText:
     """The streaming markdown of one follow-up answer."""
     return PersonaText(moderator, fields=FIELDS)

@@ -1,10 +1,9 @@
 """Turns a streaming JSON reply (a persona's, or the moderator's answer to a follow-up) into append-only markdown,
-so users watch advice, not braces. The reply so far is read by ``council.session.calls.parsing.PartialObject``.
+so users watch advice, not braces (the reply so far is read by ``council.session.calls.parsing.PartialObject``).
 
-The fields are rendered in a fixed order, and only text that extends what was already sent is emitted. Rendering
-holds back at the first field that is not finished, so the output never has to be retracted, and fields already
-sent in full are not rendered again. While a key, or an unfinished list item that already shows text (the render
-holds it back), grows, nothing is parsed again.
+Fields render in a fixed order and only text extending what was sent is emitted: rendering holds back at the first
+unfinished field, so output is never retracted; fields sent in full are not rendered again, and while a key or a
+held-back list item grows, nothing is parsed again.
 """
 
 from __future__ import annotations
@@ -28,13 +27,8 @@ Limits = dict[str, int]  # field → maxItems (lists) or maxLength (strings), as
 
 
 def limits_of(schema: dict[str, Any]) -> Limits:
-    out: Limits = {}
-    for key, spec in schema.get("properties", {}).items():
-        if "maxItems" in spec:
-            out[key] = spec["maxItems"]
-        elif "maxLength" in spec:
-            out[key] = spec["maxLength"]
-    return out
+    return {key: spec.get("maxItems", spec.get("maxLength")) for key, spec in schema.get("properties", {}).items()
+            if "maxItems" in spec or "maxLength" in spec}
 
 
 def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -> tuple[list[str], bool]:
@@ -61,8 +55,8 @@ def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -
     return out, complete
 
 
-def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool,
-                 limits: Limits, fields: Fields = FIELDS) -> tuple[str, int, int]:
+def _render_from(start: int, obj: dict[str, Any], done: set[str], final: bool, limits: Limits,
+                 fields: Fields) -> tuple[str, int, int]:
     """Markdown of fields[start:], stopping at the first unfinished one; how many of them are complete, and the
     length of their markdown."""
     out: list[str] = []

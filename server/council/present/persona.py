@@ -13,7 +13,6 @@ from council.present.text import one_line, percent
 from council.session.state.outputs import PersonaResponse, Vote, VoteOption
 from council.words import t
 
-SHOWN_FIELDS = ("position", "summary", "advice", "risks", "next_steps")
 POSITION_FIELDS: Fields = (("position", None),)
 POSITION_CHARS = 160  # a compact line: the rest of a long position is in the transcript
 
@@ -41,7 +40,7 @@ class PersonaText:
         """Everything still to show once the reply is parsed: the rest of the text, then its footer."""
         if response.abstained:
             return self._open(f"{no_reply(response)}\n\n", force=True)
-        return self.finish({k: getattr(response, k) for k in SHOWN_FIELDS}, footer(response))
+        return self.finish({k: getattr(response, k) for k, _ in FIELDS}, footer(response))
 
     def finish(self, values: dict[str, object], tail: str = "") -> str:
         """What is still to show of a complete reply whose shown fields hold ``values``, then ``tail``."""

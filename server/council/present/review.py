@@ -1,9 +1,6 @@
-"""A review decision as markdown: the outcome, the blocking issues first, the chair's reasoning, the verdicts and
-the axis scores as tables, the ordered next steps, who sat and why, the notes, and each role's checklist.
-
-``council review`` prints it, the sidecar's ``council/review`` returns it, and the VS Code ``/review`` shows it.
-``decision_text`` is the compact rendering an agent reads (the MCP tool ``council_review``'s text content and VS
-Code's agent-mode tool result); the structured decision carries everything.
+"""A review decision as markdown, blocking issues first (``council review``, the sidecar's ``council/review``, VS
+Code's ``/review``), and :func:`decision_text`, the compact rendering an agent reads (the MCP tool's text content
+and VS Code's agent-mode tool result); the structured decision carries everything.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ file name that is not UTF-8, kept as lone surrogates, shows U+FFFD)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from council.encodable import encodable
@@ -61,10 +62,7 @@ def _convergence(s: ConversationSession) -> str:
         conv = d.convergence
         if conv is None:
             continue
-        counts: dict[str, int] = {}
-        for v in s.votes:
-            if v.cycle == d.cycle_number:
-                counts[v.option_id] = counts.get(v.option_id, 0) + 1
+        counts = Counter(v.option_id for v in s.votes if v.cycle == d.cycle_number)
         votes = " · ".join(f"{k} {n}" for k, n in sorted(counts.items())) or "—"
         leader = debate.option_name(s.options, conv.leader) if conv.leader else "—"
         ended = t(f"ended.{d.stop_reason}") if d.stop_reason in ENDED else ""

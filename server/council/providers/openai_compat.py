@@ -18,9 +18,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ConfigError, ProviderConfig
-from council.providers.base import CompletionRequest, ProviderError, ProviderStatus
+from council.providers.base import CompletionRequest, ProviderError, ProviderStatus, grammar_schema, inline_refs
 from council.providers.http_common import HttpProvider, Sleep, is_loopback, iter_sse, provider_errors
-from council.providers.structured import grammar_schema, inline_refs
 
 log = logging.getLogger(__name__)
 

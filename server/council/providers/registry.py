@@ -1,9 +1,8 @@
 """Building providers from config, picking the default one, and reporting their health for ``council doctor``.
 
-Selection order: the configured default → the client's own model (VS Code lends its chat model) → a local
-Ollama that answers on 127.0.0.1:11434 within ~300 ms (its first model) → the embedded SmolLM2.
-Provider modules are imported lazily by kind so optional dependencies stay optional, and httpx loads only when an
-HTTP provider (or the Ollama probe) is used.
+Selection order: see README, "Models" (a local Ollama counts when it answers within ~300 ms). Provider modules are
+imported lazily by kind so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the
+Ollama probe) is used.
 """
 
 from __future__ import annotations
@@ -31,12 +30,6 @@ _CLASSES: dict[str, tuple[str, str]] = {
     "scripted": ("council.providers.scripted", "ScriptedProvider"),
     "client": ("council.providers.client", "ClientProvider"),
 }
-
-
-async def _list_models(url: str, timeout: float) -> Any:
-    from council.providers.ollama import list_models
-
-    return await list_models(url, timeout=timeout)
 
 
 def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:
@@ -73,7 +66,9 @@ async def choose_default(config: CouncilConfig, *, client_available: bool,
         name, cfg = _configured_of_kind(config, "client") or ("client", ProviderConfig(kind="client", model="client"))
         return name, cfg, "the client offers its own chat model"
     if probe_ollama:
-        pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        from council.providers.ollama import list_models  # httpx: only when probing
+
+        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
         if pulled:
             found = _configured_of_kind(config, "ollama")
             if found and found[1].model and found[1].model in pulled:
@@ -131,7 +126,9 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
     """One entry per configured provider, plus local Ollama and the embedded model, checked concurrently."""
     entries = list(config.providers.items())
     if not any(cfg.kind == "ollama" for _, cfg in entries):
-        pulled = await _list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
+        from council.providers.ollama import list_models
+
+        pulled = await list_models(config.ollama_url, timeout=OLLAMA_PROBE_SECONDS)
         entries.append(("ollama", ProviderConfig(kind="ollama", model=(pulled or ["(none)"])[0],
                                                  base_url=config.ollama_url)))
     if not any(cfg.kind == "embedded" for _, cfg in entries):

@@ -1,28 +1,16 @@
 """The MCP client's own model: ``council/complete`` served over MCP sampling (``sampling/createMessage``).
 
-``council mcp`` has no editor to lend it a model, but an MCP client that declares the ``sampling`` capability (VS
-Code, for one) answers ``sampling/createMessage`` with a model of its own. :class:`SamplingBridge` is the
-:class:`~council.providers.client.ClientBridge` that does it, so the council drives it exactly like the VS Code
-bridge: :class:`~council.providers.client.ClientProvider` on top, prompted JSON and one repair for structured
-replies (a client's model constrains nothing), seats and fallbacks by ``modelId``.
+:class:`SamplingBridge` is the :class:`~council.providers.client.ClientBridge` for an MCP client that declares the
+``sampling`` capability (VS Code, for one), so the council drives it like the VS Code bridge (see README, "The
+client's own model"). The seat's model id is only a hint (``modelPreferences``), so usage counts the reply's
+``model`` (``names_models``); a request goes out as part of the tool call running the session (``related_request_id``)
+so clients show and allow it there. A client that refuses a request (any error but an internal one) is asked nothing
+more for that session: later calls fail at once with the same refusal. An internal error is that call's model failing.
 
-Per request (:meth:`SamplingBridge.complete`): the system messages become ``systemPrompt``; ``includeContext`` is
-``none`` (a council prompt is self-contained); the seat's model id is the hint in ``modelPreferences`` (matched by
-the client against its models' names: VS Code takes the first allowed model whose id contains it; none for the
-chat's model), and ``metadata`` names the role and the reply's JSON schema. A hint is only a preference, so the
-reply's ``model``, not the hint, is what usage counts (``names_models``). A request goes out as part of the tool call
-that runs the session (``related_request_id``), so clients show and allow it in that call's context.
-
-A client that refuses a request (any error but an internal one: the user said no, no model is allowed, no sampling
-after all) is asked nothing more for that session: its later calls fail at once with the same refusal, which the
-MCP server reports once, with the fix. An internal error is that one call's model failing (a seat may fall back).
-
-A sampling request the council stops waiting for (a speculative debate cycle cancelled once the first vote settles
-the question) is not withdrawn: its waiter keeps running in :meth:`SamplingBridge.serving`'s task group until the
-client answers, and the answer is dropped. Cancelling the SDK's waiter instead races with the answer arriving: the
-SDK's receive loop takes the waiter's stream, yields, and sends into it after the cancelled waiter has closed it; the
-``ClosedResourceError`` ends the receive loop, the whole server stops, and the client fails the running tool call
-("Canceled") — seen in the e2e when the options reply and a next-cycle reply came in the same read.
+A request the council stops waiting for (a speculative debate cycle cancelled once the first vote settles) is not
+withdrawn: its waiter runs on in :meth:`SamplingBridge.serving`'s task group and the answer is dropped. Cancelling the
+SDK's waiter races with the answer: the SDK's receive loop sends into the waiter's closed stream, the
+``ClosedResourceError`` stops the whole server and the client fails the tool call ("Canceled") — seen in the e2e.
 """
 
 from __future__ import annotations
@@ -132,11 +120,12 @@ class SamplingBridge:
         if route.refusal is not None:  # asked once per session: no prompt after prompt for a user who said no
             raise SamplingRefused(route.refusal)
         system, messages = to_sampling(params)
+        schema = {} if params.json_schema is None else {"response_schema": params.json_schema}
         try:
             result = await self._detached(lambda: route.sampler.create_message(
                 messages, max_tokens=params.max_tokens, system_prompt=system or None, include_context="none",
                 temperature=params.temperature, model_preferences=preferences(params.model_id),
-                metadata=metadata(params), related_request_id=route.request_id))
+                metadata={"purpose": params.purpose, **schema}, related_request_id=route.request_id))
         except McpError as exc:
             said = " ".join((exc.error.message or f"error {exc.error.code}").split())[:300]
             if exc.error.code == types.INTERNAL_ERROR:  # its model failed this call: the seat may fall back
@@ -168,10 +157,3 @@ def preferences(model_id: str | None) -> types.ModelPreferences | None:
     if not model_id or model_id == CHAT_MODEL_ID:
         return None
     return types.ModelPreferences(hints=[types.ModelHint(name=model_id)])
-
-
-def metadata(params: CompleteParams) -> dict[str, Any]:
-    meta: dict[str, Any] = {"purpose": params.purpose}
-    if params.json_schema is not None:
-        meta["response_schema"] = params.json_schema
-    return meta

@@ -1,25 +1,18 @@
 """A deterministic scripted model for tests, demos and fault injection.
 
-Without a script it answers every council prompt with a valid reply built from the requested schema's title
-(``ClarifierReply``, ``PersonaReply``, ``OptionsReply``, ``SynthesisReply``, ``FollowUpReply``; for review mode
-``RoleReply``, an approval that passes every checklist item, and ``ChairReply``), the caller's ``purpose`` (persona
-name) and the cycle. A JSON script adds rules, first match wins::
+Without a script it answers every council prompt with a valid reply built from the requested schema's title, the
+caller's ``purpose`` (persona name) and the cycle (:func:`auto_reply`). A JSON script adds rules, first match wins::
 
-    {"chunk": 24, "delay": 0.0,
+    {"chunk": 24, "delay": 0.0, "trace": "/path",
      "rules": [{"when": {"schema": "PersonaReply", "purpose": "Security Expert", "cycle": 2, "contains": "…",
                          "anywhere": "…"},
-                "reply": {...} | "raw text", "error": "rate_limit|server|timeout|client|…", "wrap": true,
-                "delay": 0.5, "times": 1}]}
+                "reply": {...} | "raw text", "error": "rate_limit|server|…", "wrap": true, "delay": 0.5, "times": 1}]}
 
-``contains`` looks at the last message, ``anywhere`` at every message (the system prompt too). A scripted vote
-(``option_id``) in the cycle that asks whose recommendation a persona backs becomes a backing (:func:`backing`).
-``times`` limits how often a rule fires (then later rules apply), which scripts "500 then success" or "garbage then
-a good repair". ``error`` injects a fault as the HTTP providers report it (``overloaded`` is HTTP 529, ``unavailable``
-503, ``unauthorized`` 401, ``forbidden`` 403, ``not_found`` 404, ``connection`` a dropped connection,
-``unreachable`` a refused one) or as a client reports its model (``model_unavailable``, ``no_consent``); ``wrap``
-raises it inside an ``ExceptionGroup``, as a task group on the way would. ``"trace": "/path"`` appends one JSON
-line per call start, end and cancellation (what the tests read to prove that cancelling a session stops every
-model call).
+``contains`` looks at the last message, ``anywhere`` at every message. ``times`` limits how often a rule fires (to
+script "500 then success"). ``error`` injects a fault as the HTTP providers or a client report it (:func:`fault`);
+``wrap`` raises it inside an ``ExceptionGroup``, as a task group would. A scripted vote (``option_id``) in the cycle
+that asks whom a persona backs becomes a backing (:func:`backing`). ``trace`` appends one JSON line per call start,
+end and cancellation (how tests prove that cancelling a session stops every model call).
 """
 
 from __future__ import annotations
@@ -38,11 +31,18 @@ from council.providers.base import CompletionRequest, Provider, ProviderError, P
 if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
     from exceptiongroup import ExceptionGroup
 
-_ERRORS = {
-    "rate_limit": ("rate limited (HTTP 429)", True, 429),
-    "server": ("server error (HTTP 500)", True, 500),
-    "timeout": ("timed out", True, None),
-    "client": ("bad request (HTTP 400)", False, 400),
+_DROPPED = "RemoteProtocolError: Server disconnected without sending a response."
+_ERRORS = {  # name: (message, retryable, HTTP status); the error's kind is its name
+    "rate_limit": ("scripted rate limited (HTTP 429)", True, 429),
+    "server": ("scripted server error (HTTP 500)", True, 500),
+    "timeout": ("scripted timed out", True, None),
+    "client": ("scripted bad request (HTTP 400)", False, 400),
+    # the server dropped the connection (it may answer the next request); nothing listens (or no such host)
+    "connection": (f"cannot reach scripted at http://127.0.0.1:9/v1 ({_DROPPED})", True, None),
+    "unreachable": ("cannot reach scripted at http://127.0.0.1:9/v1 (ConnectError: connection refused)", True, None),
+    # what a client says of its model
+    "model_unavailable": ("the client's model failed: model_unavailable", False, None),
+    "no_consent": ("the client's model failed: no_consent", False, None),
 }
 _STATUS = {"overloaded": (529, "Overloaded"), "unavailable": (503, "Service Unavailable"),
            "unauthorized": (401, "invalid x-api-key"), "forbidden": (403, "permission denied"),
@@ -56,16 +56,8 @@ def fault(name: str) -> ProviderError:
 
         status, said = _STATUS[name]
         return error_from_status("scripted", status, json.dumps({"error": {"message": said}}))
-    if name == "connection":  # the server dropped the connection: it may answer the next request
-        return ProviderError("cannot reach scripted at http://127.0.0.1:9/v1 (RemoteProtocolError: Server "
-                             "disconnected without sending a response.)", kind="connection", retryable=True)
-    if name == "unreachable":  # nothing listens there (or the name does not resolve)
-        return ProviderError("cannot reach scripted at http://127.0.0.1:9/v1 (ConnectError: connection refused)",
-                             kind="unreachable", retryable=True)
-    if name in ("model_unavailable", "no_consent"):  # what a client says of its model
-        return ProviderError(f"the client's model failed: {name}", kind=name)
     message, retryable, status = _ERRORS[name]
-    return ProviderError(f"scripted {message}", kind=name, retryable=retryable, status=status)
+    return ProviderError(message, kind=name, retryable=retryable, status=status)
 
 
 class ScriptedProvider(Provider):
@@ -265,10 +257,8 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
             reply["option_id"] = options[1] if contrarian and len(options) > 1 else options[0]
         elif "backs" in schema.get("properties", {}):  # beside the options call: each backs its own recommendation
             reply["backs"] = "own"
-            reply.pop("option_id", None)
         else:  # the independent cycle: a recommendation (the moderator turns it into the first vote)
-            for key in ("changed_position", "change_reason", "option_id"):
-                reply.pop(key, None)
+            del reply["changed_position"], reply["change_reason"]
         return reply
     if title == "OptionsReply":
         return options_reply(prompt)

@@ -16,7 +16,7 @@ import functools
 import json
 from typing import Any
 
-from council.providers.structured import inline_refs
+from council.providers.base import inline_refs
 
 #: One-line hints per reply kind (schema title) and key; the schema supplies types and counts.
 HINTS: dict[str, dict[str, str]] = {

@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 
 
 class Writer(Protocol):
-    """Writes the texts the session keeps as data (``council.present.writer.PresentWriter``)."""
+    """Writes the texts the session keeps as data (``council.present.answer.PresentWriter``)."""
 
     def resolution_summary(self, session: e.ConversationSession, cycle: int, conv: Convergence | None,
                            stop: str | None) -> str: ...
