@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from council.present import tools as words
 from council.protocol import consult
-from council.providers.structured import inline_refs
+from council.providers.base import inline_refs
 from council.review.models import CouncilRequest, ReviewedDecision
 
 
