@@ -26,10 +26,9 @@ from council.protocol import events as ev
 from council.protocol.language import ChatLabels
 from council.protocol.methods import TurnParams
 from council.session.state import records as r
-from council.session.state.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
+from council.session.state.entities import TERMINAL, ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.state.language import session_language
 from council.session.state.runtime import SessionRuntime, can_extend
-from council.session.state.transitions import TERMINAL
 from council.session.steps.debate import persona_schema
 from council.words import speaking
 

@@ -29,7 +29,6 @@ from council.errors import ErrorCode
 from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.reducer import apply, open_cycle, replay
-from council.session.state.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -100,7 +99,7 @@ class SessionRuntime:
     @property
     def finished_at(self) -> float | None:
         """When it completed or was cancelled (None: it has not)."""
-        return self.last_active if self._session is not None and self._session.status in TERMINAL else None
+        return self.last_active if self._session is not None and self._session.status in e.TERMINAL else None
 
     # --- state changes ---------------------------------------------------------------------------------
     def record(self, rec: r.RecordBase) -> None:
@@ -139,7 +138,7 @@ class SessionRuntime:
     def pause(self, reason: str) -> bool:
         """Stop a session that was interrupted mid-turn; False when there is nothing to pause (not created yet,
         completed or cancelled)."""
-        if not self.created or self.session.status in TERMINAL:
+        if not self.created or self.session.status in e.TERMINAL:
             return False
         if self.session.stopped and open_cycle(self.session) is None:
             return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)
