@@ -1,19 +1,14 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
-Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None``, a
-note and, when the provider failed, the classified :class:`~council.session.state.outputs.ModelFailure`. A failure is
-reported once: at once as a problem for the moderator and chair roles, or by the caller when the spec says
-``report=False`` (a debate cycle reports its personas' failures together, once it knows whether all failed).
-Cancellation propagates. Every call is recorded in the session metadata (provider, model, latency, failure); the
-log gets the technical cause, never a prompt or a reply.
+Never raises for a model's failure: the caller gets ``reply=None``, a note and, when the provider failed, the
+classified :class:`~council.session.state.outputs.ModelFailure`, reported once (at once for the moderator and
+chair roles; by the caller when ``report=False``). Cancellation propagates. Every call is recorded in the session
+metadata; the log gets the technical cause, never a prompt or a reply.
 
-Models a turn found it cannot use at all are not tried again in that turn: a model is out when its server refused
-the connection or its host name did not resolve (every model on that host is out), or when the client said the
-model is gone (``model_unavailable``) or not allowed (``no_consent``). The call that finds it out makes its retries
-as usual; every later call on that model in the turn is not made: a seat falls back to the chat's model, and a call
-on the chat's model fails at once with the same cause. When no seat is left with a model that may still work, the
-turn stops with one line (:func:`stranded`, used by the clarifier). Transient failures (429, 503, timeouts, a
-dropped connection) are not remembered. A new turn (the user's Retry) tries every model again.
+A model a turn found it cannot use at all (connection refused, unknown host — every model on it —, or the client
+said ``model_unavailable``/``no_consent``) is not called again in that turn: a seat falls back to the chat's model,
+a call on the chat's model fails at once with the same cause, and with no seat left the turn stops
+(:func:`stranded`). Transient failures are not remembered; a new turn tries every model again.
 """
 
 from __future__ import annotations

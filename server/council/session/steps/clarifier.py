@@ -1,24 +1,14 @@
 """Clarification: plan one round of questions, keeping only those whose answer would change the recommendation.
 
-One moderator call reads the request (and what was already asked) and returns the courses of action the council
-will likely weigh (candidates A–D) and at most three targeted questions, each with its likely answers (choices),
-the candidate each answer would favour, and the assumption to make if the user skips it. What hangs on each
-question is recorded on it (:class:`~council.session.state.entities.QuestionStakes`); its decisiveness is computed here
-from the leans — the share of pairs of likely answers that favour different candidates — never taken from the
-model. Only decisive questions are asked, the most decisive first; the others are kept as weighed and not asked
-(``QuestionsDropped``), and when none is left the council goes straight to the debate and says why. A plan that
-names a candidate it did not list is repaired once, like any malformed reply. A failed clarifier does not block the
-council: the session proceeds without questions and says so — unless its model cannot be used at all and no seat
-has a model that may still work (``council.session.calls.structured``): then nothing else would answer either, so the
-turn stops there with the one line that says why (no model could be reached, with the fix; or the models the user
-did not allow), and a retry starts again from the questions.
+One moderator call returns the courses of action the council will likely weigh (candidates A–D) and at most three
+questions, each with its likely answers and the candidate each would favour. A question's decisiveness (the share
+of pairs of likely answers that favour different candidates) is computed here from those leans, never taken from
+the model; only decisive questions are asked, the others are recorded as weighed (``QuestionsDropped``). A failed
+clarifier does not block the council — unless no seat has a model that may still work
+(``council.session.calls.structured``): then the turn stops with the one line that says why.
 
-:class:`ClarifyingMoves` are the user's moves while the council clarifies: answering, skipping or deferring the
-active question, asking for more questions, revisiting a skipped or deferred one after the answer, and asking the
-next planned question. A mixin of :class:`~council.session.steps.engine.Engine` (which provides ``advance``):
-planning the first round when a session starts (``_begin``) is here too, so everything about which questions are
-asked lives in one place. Every state change goes through ``rt.record``; each move returns ``None`` or the kind of
-note the caller should show.
+:class:`ClarifyingMoves`, a mixin of :class:`~council.session.steps.engine.Engine`, holds the user's moves while the
+council clarifies, and planning the first round, so everything about which questions are asked lives in one place.
 """
 
 from __future__ import annotations

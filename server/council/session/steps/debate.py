@@ -1,17 +1,13 @@
 """Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
 
-``run_cycle`` runs one cycle and records it. Cycle 1 is independent (no persona sees another); later cycles show
-anonymised peers' positions. Cycle 2 may run :class:`Beside` the moderator's options call: its prompts need only
-the anonymised positions of cycle 1, each persona says whose recommendation it backs now (``backs``: its own or a
-peer's letter), and once the options and the first votes are in, the cycle is recorded and shown, each vote being
-the option the backed recommendation was placed under (:func:`backed_vote`; one placed under none abstains).
+``run_cycle`` runs one cycle and records it. Cycle 1 is independent; later cycles show anonymised peers' positions.
+Cycle 2 may run :class:`Beside` the moderator's options call; each vote is then the option the recommendation it
+backs was placed under (:func:`backed_vote`).
 
 The personas of a cycle run at once, but the user reads one at a time (:class:`OrderedStream`): the persona at the
 head of the order streams live; the others' text is buffered and flushed when they reach the head. Completions are
 committed (journal + ``persona.completed``) in the same order, so turn sequence numbers and events are the same
-whatever the timing. The text passed on is the model's raw output; the observer renders it. A stream made ``held``
-(a cycle that runs beside the moderator's options call) passes nothing on and commits nothing until
-:meth:`OrderedStream.release`.
+whatever the timing. A ``held`` stream passes nothing on and commits nothing until :meth:`OrderedStream.release`.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The conductor: drives one session from a turn to the point where it needs the user again.
 
-``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question,
-``more_questions`` plans another round and ``revisit`` asks a skipped question again after the answer (those moves
-live in ``clarifier``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
-stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
-cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
-the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
-as the session starts (``council.session.steps.evidence``). Every state change goes through ``rt.record``; every
-operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
-``"more_planned"``, ``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
-:class:`Writer`; this module writes no prose.
+``advance`` runs whatever the status calls for — ask the next question, run debate cycles, vote, synthesise; the
+other operations are the turn's intents (the clarifying moves live in ``clarifier``). Every state change goes
+through ``rt.record``; every operation returns ``None`` or the kind of note the caller should show. The texts the
+session stores come from the injected :class:`Writer`; this module writes no prose.
 """
 
 from __future__ import annotations

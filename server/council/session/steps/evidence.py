@@ -1,15 +1,10 @@
 """Evidence-based deliberation and precedents, as the engine runs them (the tools and the memory are injected).
 
-After a cycle, the evidence its replies asked for is gathered before the next cycle starts (or, after the last
-cycle, before the chair writes the answer): identical requests of several personas are served once, a request
-already answered earlier in the session is not run again, at most :data:`MAX_PER_CYCLE` run per cycle (the rest
-are refused as ``limit``), each runs under its own time limit in the tools. Everything — results and refusals — is
-recorded in one ``evidence_gathered`` record, so every persona reads it in the next cycle's prompt and a restore
-replays it. A session whose sidecar has no workspace refuses every request (``no_workspace``).
-
-The files the user attached to the turn are evidence too: recorded as cycle 0 when the session starts (their
-content already reaches the prompts as attached context). Similar past decisions come from the decision memory
-when the session starts.
+After a cycle, the evidence its replies asked for is gathered before the next cycle (or before the chair writes):
+identical requests are served once, one answered earlier in the session is not run again, at most
+:data:`MAX_PER_CYCLE` run per cycle (the rest are refused as ``limit``). Results and refusals go in one
+``evidence_gathered`` record, so every persona reads them in the next prompt and a restore replays them. The
+user's attachments are recorded as cycle 0; similar past decisions are recalled when the session starts.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
-"""The final synthesis: one consolidated answer from the final positions and the vote.
+"""The final synthesis: one consolidated answer from the final positions and the vote (README, "answers once").
 
-The chair model writes the recommendation, agreements, conflicts, risks and ordered next steps, and says which of
-the session's assumptions the recommendation hinges on (``hinges``); if it fails, the answer is consolidated from
-the personas' own replies. Either way the assumptions, the dissent (always including the Devil's Advocate's), the
-Devil's Advocate's counterpoints among the risks (seed 000), the vote and what the debate changed come from the
-session itself, never from a model. The chair's reply streams to the observer as it comes
-(``Turn.answer_text``), so the answer's first words reach the user before the call ends.
-
-What the answer hinges on (:func:`hinges_of`): the chair sees the session's assumptions numbered and says, per
-number, whether the recommendation depends on it, how critical it is and what the council would recommend if it
-were false. Only what holds is kept (a real assumption, once, that the recommendation depends on, with an
-alternative), most critical first, each with the id of the skipped question behind it so the user can revisit it.
-
-What the debate changed (:func:`debate_effect`): the first vote (cycle 1's, placed by the moderator) against the
-final round's — debate often just confirms the first majority, and agents drift to the majority without a new
-argument — so the answer says whether the debate confirmed or overturned the first vote, which personas moved
-(each with its ``change_reason``) and how many changes were flagged as possible conformity.
+The chair model writes the recommendation, agreements, conflicts, risks, next steps and which numbered assumptions
+it hinges on; if it fails, the answer is consolidated from the personas' own replies. Either way the assumptions,
+the dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session
+itself, never from a model. Of the chair's hinges only what holds is kept (a real assumption, once, with an
+alternative), most critical first. What the debate changed compares the first vote (cycle 1's) with the final
+round's. The chair's reply streams to the observer as it comes (``Turn.answer_text``).
 """
 
 from __future__ import annotations
