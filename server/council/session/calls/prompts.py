@@ -37,11 +37,7 @@ PRECEDENT_BUDGET = 1200  # all recalled past decisions together
 #: Reply budget (tokens) of one persona contribution at each depth.
 DEPTH_TOKENS: dict[Depth, int] = {Depth.BRIEF: 1000, Depth.STANDARD: 1600, Depth.DEEP: 2600}
 
-DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {
-    Depth.BRIEF: (2, 3),
-    Depth.STANDARD: (5, 7),
-    Depth.DEEP: (10, 14),
-}
+DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {Depth.BRIEF: (2, 3), Depth.STANDARD: (5, 7), Depth.DEEP: (10, 14)}
 
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
 
@@ -227,10 +223,6 @@ def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict
     return "\n".join(_line(labels[r.persona], r, (votes or {}).get(r.persona), budget) for r in shown)
 
 
-def options_text(session: ConversationSession) -> str:
-    return "\n".join(f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options)
-
-
 DEBATE_RULES = (
     "Answer the strongest opposing argument. Keep your position and vote unless a new argument changes your mind; "
     "then set changed_position to true and put that argument, and whose it was, in change_reason (a change "
@@ -260,7 +252,8 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
             voted = f" You voted {own_vote.option_id}." if own_vote else ""
             user += f"\n\nYour previous position: {clip(own_previous.position, POSITION_BUDGET)}{voted}"
         if session.options:
-            user += f"\n\nThe options on the table:\n{options_text(session)}"
+            user += "\n\nThe options on the table:\n" + "\n".join(
+                f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options)
         elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
             user += "\n\n" + BACKING_RULE
         user += "\n\n" + DEBATE_RULES
@@ -323,7 +316,7 @@ FOLLOW_UP_ROLE = (
 
 def _final_positions(session: ConversationSession, latest: list[PersonaResponse]) -> str:
     """Each advisor's final position, its vote (with the option's label) and its main argument and risk."""
-    votes = {v.persona: v for v in session.votes if v.cycle == max((x.cycle for x in session.votes), default=0)}
+    votes = {v.persona: v for v in session.votes_in(session.final_round)}
     labels = {o.id: o.label for o in session.options}
     budget = max(300, DIGEST_BUDGET // max(1, len(latest)))
     lines = []

@@ -186,8 +186,7 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
     if gone is not None:
         log.info("no model call for %s: %s cannot be used in this turn (%s)", role, provider.describe(), gone.kind)
         return gone.model_copy(update={"provider": provider.id, "model": provider.model})
-    if rt.created and not allows(rt.session.call_plans, rt.session.metadata.calls, rt.session.metadata.first_calls,
-                                 rt.pending_calls, rt.pending_first, retry):
+    if not _fits(rt, retry):
         log.info("no model call for %s: the stated bound of calls is reached", role)
         return ModelFailure(kind="over_budget", provider=provider.id, model=provider.model)
     started = time.perf_counter()
@@ -208,13 +207,7 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
     def again() -> bool:
         """The provider's own retry of the attempt that just failed: it fits the bound, or it is not made."""
         nonlocal retry, started
-        if known(rt, provider) is not None:  # another call found the model unusable meanwhile
-            return False
-        if not rt.created:
-            return True
-        s = rt.session
-        if not allows(s.call_plans, s.metadata.calls, s.metadata.first_calls, rt.pending_calls, rt.pending_first,
-                      retry=True):
+        if known(rt, provider) is not None or not _fits(rt, retry=True):  # the model found unusable meanwhile
             return False
         record(failed=True)  # the failed attempt is a call made; the next one is a retry, pending
         rt.pending_first -= int(not retry)
@@ -239,6 +232,13 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         rt.pending_calls -= 1
         rt.pending_first -= int(not retry)
         record(failed)
+
+
+def _fits(rt: Turn, retry: bool) -> bool:
+    """Whether one more call fits the session's stated bound (a review, with no session, has none)."""
+    s = rt.session if rt.created else None
+    return s is None or allows(s.call_plans, s.metadata.calls, s.metadata.first_calls, rt.pending_calls,
+                               rt.pending_first, retry)
 
 
 GONE = frozenset({"unreachable", "model_unavailable", "no_consent"})  # ProviderError kinds that rule a model out

@@ -270,19 +270,13 @@ class Engine(ClarifyingMoves):
                 return None
 
     async def debate(self, rt: Turn, pick: ProviderPicker) -> str | None:
-        """Vote-first deliberation until a stop; then conclusions, tally and the final status.
-
-        Cycle 1 is independent; the moderator then extracts options and places each recommendation under one,
-        which is that persona's first vote (one unplaced abstains), while cycle 2 already runs beside that call
-        (``vote_round``). Strong agreement goes straight to the answer; otherwise each further cycle
-        shows anonymised peers' positions (and votes, from cycle 3), and every reply carries a new vote.
-        Convergence is judged from the votes after every round. Returns ``"stalled"`` when every advisor failed:
-        that cycle is dropped and the session waits for a retry.
-        """
+        """Vote-first deliberation until a stop (README, "votes first" and "debates"); then conclusions, tally and
+        the final status. Returns ``"stalled"`` when every advisor failed: that cycle is dropped and the session
+        waits for a retry."""
         contracts = self.contracts(rt)
         if len(rt.session.personas) == 1:  # a council of one answers without debating itself
             return await self._alone(rt, pick, contracts)
-        previous: Convergence | None = _last_convergence(rt.session)
+        previous = next((d.convergence for d in reversed(rt.session.discussions) if d.convergence is not None), None)
         while rt.session.debate_cycles < rt.session.cycle_limit:
             if rt.session.debate_cycles and not can_afford_cycle(rt.session):  # the stated plan has no more room
                 rt.note("budget_stop", cycles=rt.session.debate_cycles)
@@ -347,7 +341,3 @@ class Engine(ClarifyingMoves):
         pairs = [(before[x.persona], x.position) for x in session.responses
                  if x.cycle == cycle and not x.abstained and x.persona in before]
         return position_similarity(pairs, self.ranker_factory())
-
-
-def _last_convergence(session: e.ConversationSession) -> Convergence | None:
-    return next((d.convergence for d in reversed(session.discussions) if d.convergence is not None), None)
