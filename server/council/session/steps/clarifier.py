@@ -39,13 +39,12 @@ MIN_CHOICES, MAX_CHOICES = 2, 4
 @dataclass
 class RoundPlan:
     """A round's questions to ask (most decisive first) and the ones weighed and left out; ``clear``: the
-    moderator found nothing to ask at all; ``failed``: no usable plan (already reported); ``stranded``: no model
-    can answer in this turn (reported as the session's stall: the turn stops)."""
+    moderator found nothing to ask at all (neither: no usable plan, already reported); ``stranded``: no model can
+    answer in this turn (reported as the session's stall: the turn stops)."""
 
     ask: list[e.ClarificationQuestion] = field(default_factory=list)
     dropped: list[e.ClarificationQuestion] = field(default_factory=list)
     clear: bool = False
-    failed: bool = False
     stranded: bool = False
 
 
@@ -114,10 +113,10 @@ async def plan_round(rt: Turn, pick: ProviderPicker, round_number: int) -> Round
         causes = stranded(rt, pick) if outcome.failure is not None else None
         if causes is not None:  # no seat has a model that may answer: one line, and the turn stops
             report_stall(rt, causes)
-            return RoundPlan(failed=True, stranded=True)
+            return RoundPlan(stranded=True)
         if outcome.failure is None:  # a failed call was reported as a problem already
             rt.note("no_questions", why=outcome.note)
-        return RoundPlan(failed=True)
+        return RoundPlan()
     reply = outcome.reply
     if not reply.needs_clarification or not reply.questions:
         return RoundPlan(clear=True)
@@ -158,9 +157,7 @@ class ClarifyingMoves:
             plan = await plan_round(rt, pick, 1)
             if plan.stranded:  # no model can answer in this turn (said once): the session waits for a retry
                 return "stalled"
-            if plan.ask:
-                rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the request needs clarifying"))
-            record_round(rt, 1, plan)
+            record_round(rt, 1, plan, "the request needs clarifying")
             if plan.ask:
                 return await self.advance(rt, pick)
             if plan.dropped:
@@ -204,9 +201,7 @@ class ClarifyingMoves:
         plan = await plan_round(rt, pick, round_number)
         if plan.stranded:
             return "stalled"
-        if plan.ask:
-            rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason=f"clarification round {round_number}"))
-        record_round(rt, round_number, plan, quiet_when_clear=True)
+        record_round(rt, round_number, plan, f"clarification round {round_number}", quiet_when_clear=True)
         if not plan.ask:
             return "no_more_questions"
         await self.advance(rt, pick)
@@ -246,10 +241,12 @@ class ClarifyingMoves:
         return None
 
 
-def record_round(rt: Turn, round_number: int, plan: RoundPlan, quiet_when_clear: bool = False) -> None:
-    """Journal a planned round: the questions to ask, and the ones weighed and left out (or that there was
-    nothing worth asking: said once, as the council goes straight to the debate)."""
+def record_round(rt: Turn, round_number: int, plan: RoundPlan, reason: str, quiet_when_clear: bool = False) -> None:
+    """Journal a planned round: the session clarifies (for ``reason``) and the questions to ask are planned; the
+    ones weighed and left out (or that there was nothing worth asking: said once, as the council goes straight to
+    the debate)."""
     if plan.ask:
+        rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason=reason))
         rt.record(r.QuestionsPlanned(at=rt.clock(), round=round_number, questions=plan.ask))
     if plan.dropped or (plan.clear and not plan.ask and not quiet_when_clear):
         rt.record(r.QuestionsDropped(at=rt.clock(), round=round_number, questions=plan.dropped,

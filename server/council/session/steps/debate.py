@@ -47,14 +47,11 @@ class OrderedStream:
         self.buffers: dict[str, list[str]] = {name: [] for name in order}
         self.commits: dict[str, Callable[[], None]] = {}
 
-    def _emit(self, name: str, text: str) -> None:
-        self.rt.persona_text(name, self.cycle, text)
-
     def delta(self, name: str, text: str) -> None:
         if not text:
             return
         if not self.held and self.head < len(self.order) and self.order[self.head] == name:
-            self._emit(name, text)
+            self.rt.persona_text(name, self.cycle, text)
         else:
             self.buffers[name].append(text)
 
@@ -74,7 +71,7 @@ class OrderedStream:
             name = self.order[self.head]
             pending = self.buffers[name]
             if pending:
-                self._emit(name, "".join(pending))
+                self.rt.persona_text(name, self.cycle, "".join(pending))
                 pending.clear()
             commit = self.commits.pop(name, None)
             if commit is None:
@@ -261,10 +258,13 @@ def backed_vote(s: ConversationSession, response: PersonaResponse) -> tuple[Pers
     response = response.model_copy(update={
         "option_id": option, "changed_position": changed,
         "conformity_flag": changed and not response.change_reason.strip()})
-    return response, Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
-                          rationale=response.change_reason.strip() or response.position,
-                          continue_debate=response.continue_debate, conclusion=response.position,
-                          cycle=response.cycle)
+    return response, _vote(response, option)
+
+
+def _vote(response: PersonaResponse, option: str) -> Vote:
+    return Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
+                rationale=response.change_reason.strip() or response.position,
+                continue_debate=response.continue_debate, conclusion=response.position, cycle=response.cycle)
 
 
 def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, option_ids: list[str],
@@ -277,18 +277,15 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
                                note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
-    vote: Vote | None = None
     reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
     if option_ids:
         reply["option_id"] = reply["option_id"].strip().upper()
         moved = before is not None and before.option_id != reply["option_id"]
         reply["changed_position"] = reply["changed_position"] or moved
-        vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],
-                    rationale=reply["change_reason"].strip() or reply["position"],
-                    continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
     response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
+    vote = _vote(response, response.option_id) if option_ids else None
     return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
 
 
