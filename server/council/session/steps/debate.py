@@ -311,11 +311,13 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
 
 
 def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
-    """Report a finished cycle's failures once; True when every advisor abstained.
+    """Report a finished cycle's failures once; True when every advisor abstained (then the cycle is dropped
+    first: nothing to keep, it runs again on retry).
 
     One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
     when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
     if responses and all(x.abstained for x in responses):
+        rt.live.drop_open_cycle("all_failed")
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
                   for x in responses}
         report_stall(rt, causes)

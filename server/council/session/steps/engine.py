@@ -284,11 +284,8 @@ class Engine(ClarifyingMoves):
             cycle = rt.session.debate_cycles + 1
             await gather_evidence(rt, cycle - 1, self.evidence)  # what the last cycle asked for, for this one
             responses = await run_cycle(rt, pick, contracts, cycle)
-            if all(x.abstained for x in responses):  # nothing to keep: the cycle runs again on retry
-                rt.live.drop_open_cycle("all_failed")
-                report_failures(rt, responses)
+            if report_failures(rt, responses):  # every advisor failed: the cycle was dropped
                 return "stalled"
-            report_failures(rt, responses)
             if not rt.session.votes_in(cycle):  # the independent first cycle: options carry the first votes
                 if self._next_beside_options(rt):
                     step = await options_beside_next_cycle(

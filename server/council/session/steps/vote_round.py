@@ -141,9 +141,6 @@ async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: d
             tg.cancel_scope.cancel()  # settled at the first vote: the next cycle is not needed
             return previous
         beside.opened.set()
-    if all(x.abstained for x in following):
-        rt.live.drop_open_cycle("all_failed")
-        report_failures(rt, following)
+    if report_failures(rt, following):  # every advisor failed: the cycle was dropped
         return None
-    report_failures(rt, following)
     return conclude(rt, cycle + 1, previous)
