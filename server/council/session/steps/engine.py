@@ -29,7 +29,7 @@ from council.session.state.runtime import Turn, can_extend
 from council.session.state.seating import Seating
 from council.session.steps.answers import Earlier
 from council.session.steps.clarifier import ClarifyingMoves
-from council.session.steps.costing import can_afford_cycle, remaining, resumable, state_plan
+from council.session.steps.costing import can_afford_cycle, remaining, state_plan
 from council.session.steps.debate import report_failures, run_cycle
 from council.session.steps.evidence import (
     Attachment,
@@ -240,7 +240,7 @@ class Engine(ClarifyingMoves):
         rt.live.resume()
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
-        if state_plan(rt, "retry", resumable(s)) is None:
+        if state_plan(rt, "retry", remaining(s, clarifier=s.status is S.CREATED and s.settings.clarify)) is None:
             return "over_budget"
         if s.status is S.CREATED:
             return await self._begin(rt, pick)

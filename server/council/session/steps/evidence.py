@@ -99,15 +99,11 @@ async def gather_evidence(rt: Turn, cycle: int, tools: EvidenceTools | None) -> 
         for i, q in enumerate(wanted[:MAX_PER_CYCLE]):
             tg.start_soon(one, i, q)
     first = len(s.evidence) + 1
-    uses = [EvidenceUse(use_id=f"E{first + i}", cycle=cycle, requested_by=q.personas, tool=_tool(q.tool),
-                        query=q.query, regex=q.regex,
+    uses = [EvidenceUse(use_id=f"E{first + i}", cycle=cycle, requested_by=q.personas, query=q.query, regex=q.regex,
+                        tool=q.tool if q.tool in EVIDENCE_TOOLS else "unknown",  # its use a refusal that names it
                         **(res or EvidenceResult(ok=False, refusal="limit")).model_dump())
             for i, (q, res) in enumerate(zip(wanted, results, strict=True))]
     rt.record(r.EvidenceGathered(at=rt.clock(), cycle=cycle, uses=uses))
-
-
-def _tool(name: str):
-    return name if name in EVIDENCE_TOOLS else "unknown"  # its use is a refusal that names it (see _run)
 
 
 async def _run(tools: EvidenceTools | None, q: _Request) -> EvidenceResult:

@@ -73,12 +73,11 @@ def choose(s: e.ConversationSession, question_id: str | None, text: str) -> str 
 def start_revisit(rt: Turn, q: e.ClarificationQuestion) -> None:
     s = rt.session
     assumed = next((a.assumption for a in s.assumption_log if a.related_question_id == q.question_id), None)
-    last = s.final_round
     rt.record(r.RevisitStarted(at=rt.clock(), revisit=e.Revisit(
         session_id=s.session_id, question_id=q.question_id, question=q.question, assumed=assumed,
         after_cycle=s.debate_cycles, recommendation_before=s.synthesis.recommendation if s.synthesis else "",
         winner_before=s.tally.winner if s.tally else None,
-        votes_before={v.persona: v.option_id for v in s.votes if v.cycle == last}, started_at=rt.clock())))
+        votes_before={v.persona: v.option_id for v in s.votes_in(s.final_round)}, started_at=rt.clock())))
     rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the user revisits a question"))
     turn = rt.turn(s.moderator, e.MessageType.QUESTION, q.question,
                    cycle=e.CycleRef(cycle_type="clarification", number=q.round_number),
