@@ -1,11 +1,8 @@
 """One live session's state, and the context of one turn that runs on it.
 
-:class:`SessionRuntime` is the session: its journal and the state the reducer makes of it. ``record`` is the only
-way that state changes: it applies a journal record through the reducer, appends it to the journal and tells the
-observer. :class:`Turn` is what the engine's steps need while one turn runs (or one review, which has no session):
-the session (if any), the cancel scope, the calls in flight, the models found unusable, and the report channel.
-Everything a turn reports — progress notes, problems, the raw text of a persona (or of the moderator's answer to a
-follow-up, or of the chair's answer) as it streams — goes to the observer as data; the observer
+:class:`SessionRuntime` is the session: ``record`` is the only way its state changes (the reducer applies a journal
+record, the journal keeps it, the observer is told). :class:`Turn` is what the engine's steps need while one turn
+runs (or one review, which has no session). Everything a turn reports goes to the observer as data; the observer
 (``council.narrator``) decides what people read.
 
 Every record (and every restored journal) goes through :func:`with_shared_fields_sets` before it is applied: pydantic

@@ -1,10 +1,8 @@
 """The engine's side of the budget: state each phase's plan before its first call, and stop a debate that cannot
 afford another cycle.
 
-Every phase that will call models — the start, more questions, an extension, a re-opened debate, a follow-up, a
-retry — records a :class:`~council.session.state.budget.CallPlan` first (``CallsPlanned``: the narrator states it in one
-line), counted from what the session still has to do and fitted into what is left of its budget
-(``settings.maxModelCalls``). Its limits are totals over the session (``first_limit``, ``call_limit``), which
+Every phase that will call models records a :class:`~council.session.state.budget.CallPlan` first, fitted into what
+is left of ``settings.maxModelCalls``; its limits are totals over the session, which
 ``council.session.calls.structured`` enforces call by call.
 """
 
