@@ -58,16 +58,13 @@ def _question_asked(s: e.ConversationSession, rec: r.QuestionAsked) -> None:
         s.planned_questions.remove(planned)
         planned.status = e.QuestionStatus.PENDING
         s.questions.append(planned)
-    elif again:
-        assert deferred is not None
-        deferred.status = e.QuestionStatus.PENDING
-        deferred.revisited = True
-        deferred.user_answer = None
-        deferred.answered_at = None
     else:
         assert deferred is not None
         deferred.status = e.QuestionStatus.PENDING
         deferred.revisited = True
+        if again:  # a skipped or deferred question revisited after the answer: its earlier reply goes
+            deferred.user_answer = None
+            deferred.answered_at = None
 
 
 def _resolve_target(s: e.ConversationSession, question_id: str, *, allow_planned: bool):
