@@ -74,6 +74,10 @@ def _language_line(session: ConversationSession) -> str:
     return f"Write every text value in {name}, the user's language."
 
 
+def _paragraphs(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)
+
+
 def _system(schema: dict[str, Any], role: str) -> ChatMessage:
     return ChatMessage(role="system", content=format_block(schema) + "\n\n" + role)
 
@@ -238,10 +242,7 @@ BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set back
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
-    user = problem_brief(session)
-    for extra_part in (evidence_block(session), tools_text(session)):
-        if extra_part:
-            user += "\n\n" + extra_part
+    user = _paragraphs(problem_brief(session), evidence_block(session), tools_text(session))
     if cycle == 1 or not previous:
         user += "\n\nGive your independent assessment."
     else:
@@ -257,9 +258,7 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
         elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
             user += "\n\n" + BACKING_RULE
         user += "\n\n" + DEBATE_RULES
-    extra = extra_block(schema)
-    if extra:
-        user += "\n\n" + extra
+    user = _paragraphs(user, extra_block(schema))
     return [_system(schema, persona_contract(persona, session)), ChatMessage(role="user", content=user)]
 
 
@@ -295,9 +294,8 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
         "list of next steps (first step first). Do not invent facts the advisors did not raise. "
         + _language_line(session)
     )
-    evidence = evidence_block(session)
-    user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
-        f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
+    user = _paragraphs(problem_brief(session), evidence_block(session),
+                       f"Advisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
     if session.assumption_log:
         user += ("\n\nThe assumptions, numbered. In hinges, for each: would your recommendation change if it were "
                  "false, how critical it is, and what the council would recommend then:\n" + "\n".join(
@@ -335,9 +333,8 @@ def follow_up_messages(session: ConversationSession, schema: dict[str, Any], lat
                        outcome: str | None, question: str) -> list[ChatMessage]:
     """The moderator answers a follow-up from the session: problem, positions and votes, the answer, earlier
     follow-ups, then the question."""
-    evidence = evidence_block(session)
-    user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
-        f"\n\nAdvisors' final positions and votes:\n{_final_positions(session, latest)}")
+    user = _paragraphs(problem_brief(session), evidence_block(session),
+                       f"Advisors' final positions and votes:\n{_final_positions(session, latest)}")
     user += f"\n\nVote outcome: {outcome}" if outcome else ""
     syn = session.synthesis
     if syn is not None:

@@ -149,17 +149,13 @@ async def _attempt(rt: Turn, pick: ProviderPicker, provider: Provider, request: 
                    retry: bool) -> tuple[str | ModelFailure, Provider]:
     """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
     there). The reply or failure, and the provider that gave it."""
-    seat_id = _seat_id(rt, role)
+    seating = rt.session.seating if rt.created else None
+    seat_id = None if seating is None else seating.model_of(role).id
     reply = await _run(rt, provider, request, role, on_delta, retry=retry)
     if isinstance(reply, ModelFailure) and reply.kind != "over_budget" and _fell_back(rt, role, seat_id, reply):
         provider = pick(role)
         reply = await _run(rt, provider, request, role, on_delta, retry=True)
     return reply, provider
-
-
-def _seat_id(rt: Turn, role: str) -> str | None:
-    seating = rt.session.seating if rt.created else None
-    return None if seating is None else seating.model_of(role).id
 
 
 def _fell_back(rt: Turn, role: str, seat_id: str | None, failure: ModelFailure) -> bool:

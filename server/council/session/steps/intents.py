@@ -193,10 +193,6 @@ def _starts(norm: str, prefixes: Iterable[str]) -> bool:
     return any(p and (norm == p or norm.startswith(p + " ")) for p in prefixes)
 
 
-def _choice_names(question: ClarificationQuestion) -> list[str]:
-    return [" ".join(words(name)) for c in question.choices for name in (c.label, c.value)]
-
-
 def overlap(text: str, question: ClarificationQuestion) -> float:
     """The share of the turn's content words that the question, its choices or its default mention."""
     mine = content_stems(text)
@@ -215,7 +211,8 @@ def looks_like_new_problem(text: str, question: ClarificationQuestion) -> bool:
     norm = " ".join(ws)
     if len(ws) < MIN_WORDS or ws[0].isdigit():
         return False
-    if _starts(norm, _ANSWER_STARTS) or _starts(norm, _META) or _starts(norm, _choice_names(question)):
+    choices = [" ".join(words(name)) for c in question.choices for name in (c.label, c.value)]
+    if _starts(norm, _ANSWER_STARTS) or _starts(norm, _META) or _starts(norm, choices):
         return False
     asks = text.rstrip().endswith(("?", "？")) or (_starts(norm, _OPENERS) and "?" not in text)
     if not asks:
