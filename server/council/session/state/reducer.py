@@ -1,12 +1,8 @@
 """Applies journal records to a ConversationSession, enforcing the data model's rules; replays a journal.
 
-``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of
-seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules
-in ``entities``): the transition table, the round and cycle caps, one active question, strictly increasing turn
-sequence numbers, message types aligned with the session status.
-
-``apply`` stamps the session and appends the record's message turn (if it carries one) after the record's handler
-has checked it; each handler is found by the record type its ``rec`` parameter is annotated with.
+``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of seed
+002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules in
+``entities``). Each handler is found by the record type its ``rec`` parameter is annotated with.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Clarification: plan one round of questions, keeping only those whose answer would change the recommendation.
 
 One moderator call returns the courses of action the council will likely weigh (candidates A–D) and at most three
-questions, each with its likely answers and the candidate each would favour. A question's decisiveness (the share
-of pairs of likely answers that favour different candidates) is computed here from those leans, never taken from
-the model; only decisive questions are asked, the others are recorded as weighed (``QuestionsDropped``). A failed
-clarifier does not block the council — unless no seat has a model that may still work
-(``council.session.calls.structured``): then the turn stops with the one line that says why.
-
-:class:`ClarifyingMoves`, a mixin of :class:`~council.session.steps.engine.Engine`, holds the user's moves while the
-council clarifies, and planning the first round, so everything about which questions are asked lives in one place.
+questions, each with its likely answers and the candidate each would favour. A question's decisiveness is computed
+here from those leans, never taken from the model; only decisive questions are asked, the others are recorded as
+weighed (``QuestionsDropped``). A failed clarifier does not block the council — unless no seat has a model that may
+still work: then the turn stops with the one line that says why. :class:`ClarifyingMoves` (a mixin of the engine)
+holds the user's moves while the council clarifies, so everything about which questions are asked lives here.
 """
 
 from __future__ import annotations
