@@ -19,9 +19,8 @@ from council.present.review_words import progress_line
 from council.protocol import events as ev
 from council.protocol.language import ChatLabels
 from council.session.state import records as r
-from council.session.state.entities import ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
+from council.session.state.entities import TERMINAL, ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.state.runtime import SessionRuntime, can_extend
-from council.session.state.transitions import TERMINAL
 from council.session.steps.debate import persona_schema
 from council.words import speaking
 

@@ -16,7 +16,6 @@ from council.config import CouncilConfig
 from council.consult.overrides import PersonaOverrides, info
 from council.consult.runner import Consultant
 from council.errors import CouncilError, from_pydantic, validation_error
-from council.idempotency import KeyedOnce
 from council.narrator import EventSink, Narrator, language_of
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present import consult as consult_words
@@ -30,7 +29,7 @@ from council.session.state import records as r
 from council.session.state.entities import SessionSettings, SessionStatus
 from council.session.state.language import session_language
 from council.session.state.runtime import Turn, can_extend
-from council.session.state.store import Live
+from council.session.state.store import KeyedOnce, Live
 from council.session.steps.engine import NewSession
 from council.session.steps.intents import Intent, decide_intent
 from council.sessions import Sessions, Step, turn_result

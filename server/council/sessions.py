@@ -30,10 +30,9 @@ from council.providers.client import ClientBridge
 from council.session.calls.failure import failure_of
 from council.session.calls.structured import ProviderPicker
 from council.session.state import records as r
-from council.session.state.entities import DiscussionStatus, SessionSettings, SessionStatus
+from council.session.state.entities import TERMINAL, DiscussionStatus, SessionSettings, SessionStatus
 from council.session.state.runtime import SessionRuntime, Turn, can_extend
 from council.session.state.store import Live, SessionStore
-from council.session.state.transitions import TERMINAL
 from council.session.steps.engine import Engine, Plan
 from council.session.steps.intents import Intent
 from council.words import speaking, t

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from council.errors import CouncilError, ErrorCode
+from council.session.state.entities import TERMINAL, TRANSITIONS, can_transition, check_transition
 from council.session.state.entities import SessionStatus as S
-from council.session.state.transitions import TERMINAL, TRANSITIONS, can_transition, check_transition
 
 # The table as the seed (plus the documented completed → debating extension; completed → clarifying is the seed's
 # revisit of a skipped question) defines it, written out again.

@@ -196,23 +196,13 @@ def extract_json_object(text: str) -> dict[str, Any]:
     for chunk in candidates:
         start = chunk.find("{")
         while start != -1:
-            try:  # the usual case, at C speed: a valid object starts here (the scan below finds the same one)
-                value, _ = _DECODER.raw_decode(chunk, start)
-                if isinstance(value, dict):
-                    return value
+            try:  # a valid object starts here (raw_decode at a '{' gives a dict or fails)
+                return _DECODER.raw_decode(chunk, start)[0]
             except json.JSONDecodeError:
                 pass
-            end = _balanced_end(chunk, start)
-            if end is None:
+            if _balanced_end(chunk, start) is None:  # cut off: no later '{' is tried
                 break
-            try:
-                value = json.loads(chunk[start : end + 1])
-            except json.JSONDecodeError:
-                start = chunk.find("{", start + 1)
-                continue
-            if isinstance(value, dict):
-                return value
-            start = chunk.find("{", end + 1)
+            start = chunk.find("{", start + 1)  # malformed here: one nested in it may be whole
     if "{" in text:
         raise ParseFailure("the JSON object was incomplete or malformed (truncated or unbalanced braces)")
     raise ParseFailure("the reply contained no JSON object")

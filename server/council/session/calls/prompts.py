@@ -37,11 +37,7 @@ PRECEDENT_BUDGET = 1200  # all recalled past decisions together
 #: Reply budget (tokens) of one persona contribution at each depth.
 DEPTH_TOKENS: dict[Depth, int] = {Depth.BRIEF: 1000, Depth.STANDARD: 1600, Depth.DEEP: 2600}
 
-DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {
-    Depth.BRIEF: (2, 3),
-    Depth.STANDARD: (5, 7),
-    Depth.DEEP: (10, 14),
-}
+DEPTH_BULLETS: dict[Depth, tuple[int, int]] = {Depth.BRIEF: (2, 3), Depth.STANDARD: (5, 7), Depth.DEEP: (10, 14)}
 
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
 
@@ -76,6 +72,10 @@ def _join(items: list[str], limit: int) -> str:
 def _language_line(session: ConversationSession) -> str:
     name = LANGUAGE_NAMES.get(session.settings.language, "English")
     return f"Write every text value in {name}, the user's language."
+
+
+def _paragraphs(*parts: str) -> str:
+    return "\n\n".join(p for p in parts if p)
 
 
 def _system(schema: dict[str, Any], role: str) -> ChatMessage:
@@ -227,10 +227,6 @@ def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict
     return "\n".join(_line(labels[r.persona], r, (votes or {}).get(r.persona), budget) for r in shown)
 
 
-def options_text(session: ConversationSession) -> str:
-    return "\n".join(f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options)
-
-
 DEBATE_RULES = (
     "Answer the strongest opposing argument. Keep your position and vote unless a new argument changes your mind; "
     "then set changed_position to true and put that argument, and whose it was, in change_reason (a change "
@@ -246,10 +242,7 @@ BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set back
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
-    user = problem_brief(session)
-    for extra_part in (evidence_block(session), tools_text(session)):
-        if extra_part:
-            user += "\n\n" + extra_part
+    user = _paragraphs(problem_brief(session), evidence_block(session), tools_text(session))
     if cycle == 1 or not previous:
         user += "\n\nGive your independent assessment."
     else:
@@ -260,13 +253,12 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
             voted = f" You voted {own_vote.option_id}." if own_vote else ""
             user += f"\n\nYour previous position: {clip(own_previous.position, POSITION_BUDGET)}{voted}"
         if session.options:
-            user += f"\n\nThe options on the table:\n{options_text(session)}"
+            user += "\n\nThe options on the table:\n" + "\n".join(
+                f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options)
         elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
             user += "\n\n" + BACKING_RULE
         user += "\n\n" + DEBATE_RULES
-    extra = extra_block(schema)
-    if extra:
-        user += "\n\n" + extra
+    user = _paragraphs(user, extra_block(schema))
     return [_system(schema, persona_contract(persona, session)), ChatMessage(role="user", content=user)]
 
 
@@ -302,9 +294,8 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
         "list of next steps (first step first). Do not invent facts the advisors did not raise. "
         + _language_line(session)
     )
-    evidence = evidence_block(session)
-    user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
-        f"\n\nAdvisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
+    user = _paragraphs(problem_brief(session), evidence_block(session),
+                       f"Advisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
     if session.assumption_log:
         user += ("\n\nThe assumptions, numbered. In hinges, for each: would your recommendation change if it were "
                  "false, how critical it is, and what the council would recommend then:\n" + "\n".join(
@@ -323,7 +314,7 @@ FOLLOW_UP_ROLE = (
 
 def _final_positions(session: ConversationSession, latest: list[PersonaResponse]) -> str:
     """Each advisor's final position, its vote (with the option's label) and its main argument and risk."""
-    votes = {v.persona: v for v in session.votes if v.cycle == max((x.cycle for x in session.votes), default=0)}
+    votes = {v.persona: v for v in session.votes_in(session.final_round)}
     labels = {o.id: o.label for o in session.options}
     budget = max(300, DIGEST_BUDGET // max(1, len(latest)))
     lines = []
@@ -342,9 +333,8 @@ def follow_up_messages(session: ConversationSession, schema: dict[str, Any], lat
                        outcome: str | None, question: str) -> list[ChatMessage]:
     """The moderator answers a follow-up from the session: problem, positions and votes, the answer, earlier
     follow-ups, then the question."""
-    evidence = evidence_block(session)
-    user = problem_brief(session) + (f"\n\n{evidence}" if evidence else "") + (
-        f"\n\nAdvisors' final positions and votes:\n{_final_positions(session, latest)}")
+    user = _paragraphs(problem_brief(session), evidence_block(session),
+                       f"Advisors' final positions and votes:\n{_final_positions(session, latest)}")
     user += f"\n\nVote outcome: {outcome}" if outcome else ""
     syn = session.synthesis
     if syn is not None:

@@ -1,19 +1,14 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
-Never raises for a model's failure (provider error, garbage, truncated JSON): the caller gets ``reply=None``, a
-note and, when the provider failed, the classified :class:`~council.session.state.outputs.ModelFailure`. A failure is
-reported once: at once as a problem for the moderator and chair roles, or by the caller when the spec says
-``report=False`` (a debate cycle reports its personas' failures together, once it knows whether all failed).
-Cancellation propagates. Every call is recorded in the session metadata (provider, model, latency, failure); the
-log gets the technical cause, never a prompt or a reply.
+Never raises for a model's failure: the caller gets ``reply=None``, a note and, when the provider failed, the
+classified :class:`~council.session.state.outputs.ModelFailure`, reported once (at once for the moderator and
+chair roles; by the caller when ``report=False``). Cancellation propagates. Every call is recorded in the session
+metadata; the log gets the technical cause, never a prompt or a reply.
 
-Models a turn found it cannot use at all are not tried again in that turn: a model is out when its server refused
-the connection or its host name did not resolve (every model on that host is out), or when the client said the
-model is gone (``model_unavailable``) or not allowed (``no_consent``). The call that finds it out makes its retries
-as usual; every later call on that model in the turn is not made: a seat falls back to the chat's model, and a call
-on the chat's model fails at once with the same cause. When no seat is left with a model that may still work, the
-turn stops with one line (:func:`stranded`, used by the clarifier). Transient failures (429, 503, timeouts, a
-dropped connection) are not remembered. A new turn (the user's Retry) tries every model again.
+A model a turn found it cannot use at all (connection refused, unknown host — every model on it —, or the client
+said ``model_unavailable``/``no_consent``) is not called again in that turn: a seat falls back to the chat's model,
+a call on the chat's model fails at once with the same cause, and with no seat left the turn stops
+(:func:`stranded`). Transient failures are not remembered; a new turn tries every model again.
 """
 
 from __future__ import annotations
@@ -154,17 +149,13 @@ async def _attempt(rt: Turn, pick: ProviderPicker, provider: Provider, request: 
                    retry: bool) -> tuple[str | ModelFailure, Provider]:
     """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
     there). The reply or failure, and the provider that gave it."""
-    seat_id = _seat_id(rt, role)
+    seating = rt.session.seating if rt.created else None
+    seat_id = None if seating is None else seating.model_of(role).id
     reply = await _run(rt, provider, request, role, on_delta, retry=retry)
     if isinstance(reply, ModelFailure) and reply.kind != "over_budget" and _fell_back(rt, role, seat_id, reply):
         provider = pick(role)
         reply = await _run(rt, provider, request, role, on_delta, retry=True)
     return reply, provider
-
-
-def _seat_id(rt: Turn, role: str) -> str | None:
-    seating = rt.session.seating if rt.created else None
-    return None if seating is None else seating.model_of(role).id
 
 
 def _fell_back(rt: Turn, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
@@ -191,8 +182,7 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
     if gone is not None:
         log.info("no model call for %s: %s cannot be used in this turn (%s)", role, provider.describe(), gone.kind)
         return gone.model_copy(update={"provider": provider.id, "model": provider.model})
-    if rt.created and not allows(rt.session.call_plans, rt.session.metadata.calls, rt.session.metadata.first_calls,
-                                 rt.pending_calls, rt.pending_first, retry):
+    if not _fits(rt, retry):
         log.info("no model call for %s: the stated bound of calls is reached", role)
         return ModelFailure(kind="over_budget", provider=provider.id, model=provider.model)
     started = time.perf_counter()
@@ -213,13 +203,7 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
     def again() -> bool:
         """The provider's own retry of the attempt that just failed: it fits the bound, or it is not made."""
         nonlocal retry, started
-        if known(rt, provider) is not None:  # another call found the model unusable meanwhile
-            return False
-        if not rt.created:
-            return True
-        s = rt.session
-        if not allows(s.call_plans, s.metadata.calls, s.metadata.first_calls, rt.pending_calls, rt.pending_first,
-                      retry=True):
+        if known(rt, provider) is not None or not _fits(rt, retry=True):  # the model found unusable meanwhile
             return False
         record(failed=True)  # the failed attempt is a call made; the next one is a retry, pending
         rt.pending_first -= int(not retry)
@@ -244,6 +228,13 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         rt.pending_calls -= 1
         rt.pending_first -= int(not retry)
         record(failed)
+
+
+def _fits(rt: Turn, retry: bool) -> bool:
+    """Whether one more call fits the session's stated bound (a review, with no session, has none)."""
+    s = rt.session if rt.created else None
+    return s is None or allows(s.call_plans, s.metadata.calls, s.metadata.first_calls, rt.pending_calls,
+                               rt.pending_first, retry)
 
 
 GONE = frozenset({"unreachable", "model_unavailable", "no_consent"})  # ProviderError kinds that rule a model out

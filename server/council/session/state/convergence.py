@@ -1,14 +1,9 @@
 """Convergence of a debate, decided by votes first: pure functions, no I/O, state passed in.
 
-After every vote round the council is *converged* (strong confidence-weighted agreement on one option),
-*refining* (agreement grew or people moved towards each other), *diverging* (agreement fell), or at an *impasse*
-(the same disagreement two rounds running: nobody moved and no option has strong agreement). Text similarity is
-reported as a secondary signal only: embeddings score "same topic, opposite stance" near 0.97, so they never decide.
-Unlike tools that compare each model only with itself, agreement here is measured *between* personas.
-
-The tally (:func:`tally_votes`) is of one vote round on a fixed option list: only the votes passed in count (the
-engine passes the final round's votes), each persona at most once, only for options on the list; confidence weighs
-the tally; the winner is decided by count, then by weight.
+After every vote round the council is *converged*, *refining*, *diverging* or at an *impasse* (the same
+disagreement two rounds running). Text similarity is reported as a secondary signal only: embeddings score "same
+topic, opposite stance" near 0.97, so they never decide. Agreement is measured *between* personas, not each model
+against itself. A tally (:func:`tally_votes`) counts each persona at most once, only for options on the list.
 """
 
 from __future__ import annotations

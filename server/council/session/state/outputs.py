@@ -23,7 +23,6 @@ Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "a
 Level = Literal["low", "medium", "high"]
 
 
-
 class ModelFailure(CamelModel):
     """A failed model call: what kind of failure, where, and the technical cause."""
 
@@ -34,6 +33,7 @@ class ModelFailure(CamelModel):
     host: str | None = None
     retryable: bool = False
     detail: str = ""
+
 
 class ModelReply(CamelModel):
     """Lenient parsing of model output: unknown keys are dropped, not refused."""
@@ -121,14 +121,14 @@ class PersonaResponse(PersonaReply):
         return self.advice[: max(0, len(self.advice) - len(self.counterpoints))]
 
 
-class OptionsReply(ModelReply):
-    options: list[OptionDraft] = Field(min_length=2, max_length=4)
-
-
 class OptionDraft(ModelReply):
     label: str = Field(min_length=2, max_length=120)
     description: str = Field(min_length=2, max_length=TEXT)
     supporters: list[int] = Field(default_factory=list, max_length=26)  # numbers of the advisors recommending it
+
+
+class OptionsReply(ModelReply):
+    options: list[OptionDraft] = Field(min_length=2, max_length=4)
 
 
 class HingeDraft(ModelReply):
@@ -238,9 +238,6 @@ class CouncilSynthesis(CamelModel):
     hinges: list[Hinge] = Field(default_factory=list, description="The assumptions the recommendation depends on, "
                                                                   "most critical first.")
     debate: DebateEffect | None = Field(None, description="The first vote against the final one (None: no vote).")
-
-
-OptionsReply.model_rebuild()
 
 
 def _tidy(node: Any) -> None:

@@ -10,7 +10,6 @@ from council.errors import validation_error
 from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.entities import SessionStatus as S
-from council.session.state.transitions import check_turn
 
 
 def _questions_planned(s: e.ConversationSession, rec: r.QuestionsPlanned) -> None:
@@ -54,21 +53,18 @@ def _question_asked(s: e.ConversationSession, rec: r.QuestionAsked) -> None:
         and deferred.status in (e.QuestionStatus.SKIPPED, e.QuestionStatus.DEFERRED)
     if planned is None and not again and (deferred is None or deferred.status is not e.QuestionStatus.DEFERRED):
         raise validation_error("no such planned or deferred question", questionId=rec.question_id)
-    check_turn(s, rec.turn, e.MessageType.QUESTION)
+    e.check_turn(s, rec.turn, e.MessageType.QUESTION)
     if planned is not None:
         s.planned_questions.remove(planned)
         planned.status = e.QuestionStatus.PENDING
         s.questions.append(planned)
-    elif again:
-        assert deferred is not None
-        deferred.status = e.QuestionStatus.PENDING
-        deferred.revisited = True
-        deferred.user_answer = None
-        deferred.answered_at = None
     else:
         assert deferred is not None
         deferred.status = e.QuestionStatus.PENDING
         deferred.revisited = True
+        if again:  # a skipped or deferred question revisited after the answer: its earlier reply goes
+            deferred.user_answer = None
+            deferred.answered_at = None
 
 
 def _resolve_target(s: e.ConversationSession, question_id: str, *, allow_planned: bool):
@@ -87,7 +83,7 @@ def _question_answered(s: e.ConversationSession, rec: r.QuestionAnswered) -> Non
     q, _ = _resolve_target(s, rec.answer.question_id, allow_planned=False)
     if q.status is not e.QuestionStatus.PENDING:
         raise validation_error("only the active question can be answered", questionId=q.question_id)
-    check_turn(s, rec.turn, e.MessageType.ANSWER)
+    e.check_turn(s, rec.turn, e.MessageType.ANSWER)
     q.user_answer = rec.answer
     q.status = e.QuestionStatus.ANSWERED
     q.answered_at = rec.at
@@ -100,7 +96,7 @@ def _question_answered(s: e.ConversationSession, rec: r.QuestionAnswered) -> Non
 
 def _question_skipped(s: e.ConversationSession, rec: r.QuestionSkipped) -> None:
     q, planned = _resolve_target(s, rec.answer.question_id, allow_planned=True)
-    check_turn(s, rec.turn, e.MessageType.ASSUMPTION_STATEMENT)
+    e.check_turn(s, rec.turn, e.MessageType.ASSUMPTION_STATEMENT)
     if planned:
         s.planned_questions.remove(q)
         s.questions.append(q)

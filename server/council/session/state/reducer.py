@@ -1,12 +1,8 @@
 """Applies journal records to a ConversationSession, enforcing the data model's rules; replays a journal.
 
-``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of
-seed 002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules
-in ``transitions``): the transition table, the round and cycle caps, one active question, strictly increasing turn
-sequence numbers, message types aligned with the session status.
-
-``apply`` stamps the session and appends the record's message turn (if it carries one) after the record's handler
-has checked it; each handler is found by the record type its ``rec`` parameter is annotated with.
+``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of seed
+002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules in
+``entities``). Each handler is found by the record type its ``rec`` parameter is annotated with.
 """
 
 from __future__ import annotations
@@ -20,8 +16,6 @@ from council.session.state import records as r
 from council.session.state.entities import SessionStatus as S
 from council.session.state.reduce_questions import QUESTION_HANDLERS
 from council.session.state.seating import fall_back, model_label
-from council.session.state.transitions import TERMINAL, check_transition
-from council.session.state.transitions import check_turn as _check_turn
 
 
 def apply(session: e.ConversationSession | None, rec: r.RecordBase) -> e.ConversationSession:
@@ -65,7 +59,7 @@ def _personas_selected(s: e.ConversationSession, rec: r.PersonasSelected) -> Non
 
 
 def _status_set(s: e.ConversationSession, rec: r.StatusSet) -> None:
-    check_transition(s.status, rec.status)
+    e.check_transition(s.status, rec.status)
     if rec.status is S.DEBATING and not s.personas:
         raise validation_error("participants must include at least one persona before debating")
     if rec.status is S.COMPLETED:
@@ -108,7 +102,7 @@ def _persona_spoke(s: e.ConversationSession, rec: r.PersonaSpoke) -> None:
         raise validation_error("response belongs to another cycle", cycle=rec.response.cycle)
     if rec.turn.message_type is not e.MessageType.DISCUSSION:
         raise validation_error("a persona's cycle contribution is a discussion turn")
-    _check_turn(s, rec.turn)
+    e.check_turn(s, rec.turn)
     d.message_turn_ids.append(rec.turn.turn_id)
     s.responses.append(rec.response)
 
@@ -120,7 +114,7 @@ def _answered_alone(s: e.ConversationSession, rec: r.PersonaSpoke) -> None:
         raise validation_error("only the one persona of a council of one answers outside a debate cycle")
     if rec.turn.message_type is not e.MessageType.CONCLUSION:
         raise validation_error("the answer of a council of one is a conclusion turn")
-    _check_turn(s, rec.turn)
+    e.check_turn(s, rec.turn)
     s.responses.append(rec.response)
 
 
@@ -166,7 +160,7 @@ def _conclusion_stated(s: e.ConversationSession, rec: r.ConclusionStated) -> Non
         raise validation_error("conclusions come from the council's personas")
     if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
         raise validation_error("conclusions come after the debate cycles")
-    _check_turn(s, rec.turn, e.MessageType.CONCLUSION)
+    e.check_turn(s, rec.turn, e.MessageType.CONCLUSION)
 
 
 def _tally_set(s: e.ConversationSession, rec: r.TallySet) -> None:
@@ -268,7 +262,7 @@ def _cycle_dropped(s: e.ConversationSession, rec: r.CycleDropped) -> None:
 
 def _session_stopped(s: e.ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:
     """A stop keeps the session's status (``retry`` continues from exactly there); it only marks it stopped."""
-    if s.status in TERMINAL:
+    if s.status in e.TERMINAL:
         raise validation_error(f"a {s.status.value} session cannot be stopped or resumed", status=s.status.value)
     stopped = isinstance(rec, r.SessionStopped)
     if not stopped and not s.stopped:

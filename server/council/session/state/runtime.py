@@ -1,11 +1,8 @@
 """One live session's state, and the context of one turn that runs on it.
 
-:class:`SessionRuntime` is the session: its journal and the state the reducer makes of it. ``record`` is the only
-way that state changes: it applies a journal record through the reducer, appends it to the journal and tells the
-observer. :class:`Turn` is what the engine's steps need while one turn runs (or one review, which has no session):
-the session (if any), the cancel scope, the calls in flight, the models found unusable, and the report channel.
-Everything a turn reports — progress notes, problems, the raw text of a persona (or of the moderator's answer to a
-follow-up, or of the chair's answer) as it streams — goes to the observer as data; the observer
+:class:`SessionRuntime` is the session: ``record`` is the only way its state changes (the reducer applies a journal
+record, the journal keeps it, the observer is told). :class:`Turn` is what the engine's steps need while one turn
+runs (or one review, which has no session). Everything a turn reports goes to the observer as data; the observer
 (``council.narrator``) decides what people read.
 
 Every record (and every restored journal) goes through :func:`with_shared_fields_sets` before it is applied: pydantic
@@ -29,7 +26,6 @@ from council.errors import ErrorCode
 from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.reducer import apply, open_cycle, replay
-from council.session.state.transitions import TERMINAL
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -100,7 +96,7 @@ class SessionRuntime:
     @property
     def finished_at(self) -> float | None:
         """When it completed or was cancelled (None: it has not)."""
-        return self.last_active if self._session is not None and self._session.status in TERMINAL else None
+        return self.last_active if self._session is not None and self._session.status in e.TERMINAL else None
 
     # --- state changes ---------------------------------------------------------------------------------
     def record(self, rec: r.RecordBase) -> None:
@@ -139,7 +135,7 @@ class SessionRuntime:
     def pause(self, reason: str) -> bool:
         """Stop a session that was interrupted mid-turn; False when there is nothing to pause (not created yet,
         completed or cancelled)."""
-        if not self.created or self.session.status in TERMINAL:
+        if not self.created or self.session.status in e.TERMINAL:
             return False
         if self.session.stopped and open_cycle(self.session) is None:
             return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)

@@ -1,12 +1,9 @@
-"""Seating: which persona speaks with which model, and why — a pure function over the models on offer.
+"""Seating: which persona speaks with which model, and why — a pure function over the models on offer (the
+policies: README, "Different models at the table").
 
-A client (VS Code) may offer several chat models (GPT, Claude, Gemini families under one sign-in); ``council ask
---models`` offers several providers. Councils of *different* models beat copies of one, so by default seats are
-spread across model lineages (round-robin, the chat's own model first); the moderator, the clarifier and the chair
-always sit on the chat's model. ``chat`` puts every seat on the chat's model (the behaviour without a model list),
-an explicit map names a model per persona. The seating is data (journaled with the session, restored with it); a
-seat whose model fails falls back to the chat's model (:func:`fall_back`), once per model per session.
-This module writes no prose: ``why`` codes are worded by ``council.present``.
+The seating is data (journaled with the session, restored with it); a seat whose model fails falls back to the
+chat's model (:func:`fall_back`), once per model per session. This module writes no prose: ``why`` codes are worded
+by ``council.present``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Resolving the active clarification question: an answer (free text, a choice value, label or number), a skip
-(which logs an assumption), a deferral, or skipping everything that is left. A question the user already replied to
-in a session a reload lost is resolved with that reply at once (:func:`reuse`).
+(which logs an assumption), a deferral, or skipping everything that is left.
 
-:class:`Earlier`: the replies the user gave a session that is gone (a reload lost it), reused by the new session
-started in its place. The client sends what the chat history shows (question → answer, skip or skip all). When the
-new session asks a question the user already replied to — the same words, or close enough (TF-IDF cosine of at
-least :data:`SAME_QUESTION`) — the reply is applied at once, as if the user had given it again; an earlier "skip
-all" also skips a question that has no earlier reply. Each earlier reply is used once. What was reused is counted, for
-the one line the turn's result says it in.
+:class:`Earlier`: the replies the user gave a session a reload lost, sent by the client from the chat history. When
+the new session asks a question the user already replied to — the same words, or a TF-IDF cosine of at least
+:data:`SAME_QUESTION` — the reply is applied at once (:func:`reuse`); an earlier "skip all" also skips a question
+with no earlier reply. Each earlier reply is used once.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """Clarification: plan one round of questions, keeping only those whose answer would change the recommendation.
 
-One moderator call reads the request (and what was already asked) and returns the courses of action the council
-will likely weigh (candidates A–D) and at most three targeted questions, each with its likely answers (choices),
-the candidate each answer would favour, and the assumption to make if the user skips it. What hangs on each
-question is recorded on it (:class:`~council.session.state.entities.QuestionStakes`); its decisiveness is computed here
-from the leans — the share of pairs of likely answers that favour different candidates — never taken from the
-model. Only decisive questions are asked, the most decisive first; the others are kept as weighed and not asked
-(``QuestionsDropped``), and when none is left the council goes straight to the debate and says why. A plan that
-names a candidate it did not list is repaired once, like any malformed reply. A failed clarifier does not block the
-council: the session proceeds without questions and says so — unless its model cannot be used at all and no seat
-has a model that may still work (``council.session.calls.structured``): then nothing else would answer either, so the
-turn stops there with the one line that says why (no model could be reached, with the fix; or the models the user
-did not allow), and a retry starts again from the questions.
-
-:class:`ClarifyingMoves` are the user's moves while the council clarifies: answering, skipping or deferring the
-active question, asking for more questions, revisiting a skipped or deferred one after the answer, and asking the
-next planned question. A mixin of :class:`~council.session.steps.engine.Engine` (which provides ``advance``):
-planning the first round when a session starts (``_begin``) is here too, so everything about which questions are
-asked lives in one place. Every state change goes through ``rt.record``; each move returns ``None`` or the kind of
-note the caller should show.
+One moderator call returns the courses of action the council will likely weigh (candidates A–D) and at most three
+questions, each with its likely answers and the candidate each would favour. A question's decisiveness is computed
+here from those leans, never taken from the model; only decisive questions are asked, the others are recorded as
+weighed (``QuestionsDropped``). A failed clarifier does not block the council — unless no seat has a model that may
+still work: then the turn stops with the one line that says why. :class:`ClarifyingMoves` (a mixin of the engine)
+holds the user's moves while the council clarifies, so everything about which questions are asked lives here.
 """
 
 from __future__ import annotations
@@ -49,13 +36,12 @@ MIN_CHOICES, MAX_CHOICES = 2, 4
 @dataclass
 class RoundPlan:
     """A round's questions to ask (most decisive first) and the ones weighed and left out; ``clear``: the
-    moderator found nothing to ask at all; ``failed``: no usable plan (already reported); ``stranded``: no model
-    can answer in this turn (reported as the session's stall: the turn stops)."""
+    moderator found nothing to ask at all (neither: no usable plan, already reported); ``stranded``: no model can
+    answer in this turn (reported as the session's stall: the turn stops)."""
 
     ask: list[e.ClarificationQuestion] = field(default_factory=list)
     dropped: list[e.ClarificationQuestion] = field(default_factory=list)
     clear: bool = False
-    failed: bool = False
     stranded: bool = False
 
 
@@ -124,10 +110,10 @@ async def plan_round(rt: Turn, pick: ProviderPicker, round_number: int) -> Round
         causes = stranded(rt, pick) if outcome.failure is not None else None
         if causes is not None:  # no seat has a model that may answer: one line, and the turn stops
             report_stall(rt, causes)
-            return RoundPlan(failed=True, stranded=True)
+            return RoundPlan(stranded=True)
         if outcome.failure is None:  # a failed call was reported as a problem already
             rt.note("no_questions", why=outcome.note)
-        return RoundPlan(failed=True)
+        return RoundPlan()
     reply = outcome.reply
     if not reply.needs_clarification or not reply.questions:
         return RoundPlan(clear=True)
@@ -168,9 +154,7 @@ class ClarifyingMoves:
             plan = await plan_round(rt, pick, 1)
             if plan.stranded:  # no model can answer in this turn (said once): the session waits for a retry
                 return "stalled"
-            if plan.ask:
-                rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the request needs clarifying"))
-            record_round(rt, 1, plan)
+            record_round(rt, 1, plan, "the request needs clarifying")
             if plan.ask:
                 return await self.advance(rt, pick)
             if plan.dropped:
@@ -214,9 +198,7 @@ class ClarifyingMoves:
         plan = await plan_round(rt, pick, round_number)
         if plan.stranded:
             return "stalled"
-        if plan.ask:
-            rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason=f"clarification round {round_number}"))
-        record_round(rt, round_number, plan, quiet_when_clear=True)
+        record_round(rt, round_number, plan, f"clarification round {round_number}", quiet_when_clear=True)
         if not plan.ask:
             return "no_more_questions"
         await self.advance(rt, pick)
@@ -256,10 +238,12 @@ class ClarifyingMoves:
         return None
 
 
-def record_round(rt: Turn, round_number: int, plan: RoundPlan, quiet_when_clear: bool = False) -> None:
-    """Journal a planned round: the questions to ask, and the ones weighed and left out (or that there was
-    nothing worth asking: said once, as the council goes straight to the debate)."""
+def record_round(rt: Turn, round_number: int, plan: RoundPlan, reason: str, quiet_when_clear: bool = False) -> None:
+    """Journal a planned round: the session clarifies (for ``reason``) and the questions to ask are planned; the
+    ones weighed and left out (or that there was nothing worth asking: said once, as the council goes straight to
+    the debate)."""
     if plan.ask:
+        rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason=reason))
         rt.record(r.QuestionsPlanned(at=rt.clock(), round=round_number, questions=plan.ask))
     if plan.dropped or (plan.clear and not plan.ask and not quiet_when_clear):
         rt.record(r.QuestionsDropped(at=rt.clock(), round=round_number, questions=plan.dropped,

@@ -1,52 +1,42 @@
 """The engine's side of the budget: state each phase's plan before its first call, and stop a debate that cannot
 afford another cycle.
 
-Every phase that will call models — the start, more questions, an extension, a re-opened debate, a follow-up, a
-retry — records a :class:`~council.session.state.budget.CallPlan` first (``CallsPlanned``: the narrator states it in one
-line), counted from what the session still has to do and fitted into what is left of its budget
-(``settings.maxModelCalls``). Its limits are totals over the session (``first_limit``, ``call_limit``), which
+Every phase that will call models records a :class:`~council.session.state.budget.CallPlan` first, fitted into what
+is left of ``settings.maxModelCalls``; its limits are totals over the session, which
 ``council.session.calls.structured`` enforces call by call.
 """
 
 from __future__ import annotations
 
+from council.session.state import budget as b
 from council.session.state import records as r
-from council.session.state.budget import (
-    FIXED_CALLS,
-    BudgetCut,
-    CallPlan,
-    Shape,
-    count_by_model,
-    first_calls_left,
-    max_calls,
-)
 from council.session.state.entities import ConversationSession
-from council.session.state.entities import SessionStatus as S
 from council.session.state.runtime import Turn
+from council.session.state.seating import model_label
 
 
 def seat_labels(s: ConversationSession) -> tuple[list[str], str]:
     """Each persona's model label in council order, and the chair's (the session's default model when unseated)."""
     if s.seating is None:
         use = s.metadata.models
-        chair = next((f"{u.provider}:{u.model}" if u.provider != "client" else u.model for u in use.values()), "")
+        chair = next((model_label(u.provider, u.model) for u in use.values()), "")
         return [chair] * len(s.personas), chair
     return [s.seating.model_of(p.name).label for p in s.personas], s.seating.chair.label
 
 
-def remaining(s: ConversationSession, clarifier: bool) -> Shape:
+def remaining(s: ConversationSession, clarifier: bool) -> b.Shape:
     """What the session still has to do: (a clarifier,) every cycle up to its cap, the options if not set yet, the
     synthesis."""
-    return Shape(len(s.personas), max(0, s.cycle_limit - s.debate_cycles), clarifier)
+    return b.Shape(len(s.personas), max(0, s.cycle_limit - s.debate_cycles), clarifier)
 
 
-def planned_calls(s: ConversationSession, shape: Shape) -> int:
+def planned_calls(s: ConversationSession, shape: b.Shape) -> int:
     """``shape``'s calls; the options call is not counted once the options are set."""
     return shape.planned - (1 if s.options else 0)
 
 
-def state_plan(rt: Turn, phase: str, shape: Shape, cut: BudgetCut | None = None,
-               calls: int | None = None) -> CallPlan | None:
+def state_plan(rt: Turn, phase: str, shape: b.Shape, cut: b.BudgetCut | None = None,
+               calls: int | None = None) -> b.CallPlan | None:
     """Fit ``shape`` (or ``calls`` plain calls, for a follow-up) into what is left of the budget and record the
     plan; None when not even the smallest version fits (nothing is recorded: the caller says so, runs nothing)."""
     s = rt.session
@@ -65,18 +55,18 @@ def state_plan(rt: Turn, phase: str, shape: Shape, cut: BudgetCut | None = None,
             cycles = (left - fixed) // max(1, shape.seats)
             if cycles < 1 and shape.cycles > 0:
                 return None
-            cut = (cut or BudgetCut()).model_copy(update={"cycles_from": shape.cycles})
-            shape = Shape(shape.seats, max(0, cycles), shape.clarifier)
+            cut = (cut or b.BudgetCut()).model_copy(update={"cycles_from": shape.cycles})
+            shape = b.Shape(shape.seats, max(0, cycles), shape.clarifier)
             planned = planned_calls(s, shape)
-        by_model = count_by_model(shape, labels, chair)
+        by_model = b.count_by_model(shape, labels, chair)
         if s.options:
             by_model[chair] -= 1
-    bound = max_calls(planned, left)
-    plan = CallPlan(phase=phase, planned=planned, max_calls=bound, by_model={k: v for k, v in by_model.items() if v},
-                    budget=budget, budget_left=left, seats=shape.seats if calls is None else 0,
-                    cycles=shape.cycles if calls is None else 0, clarifier=shape.clarifier and calls is None,
-                    cut=cut if cut is not None and (cut.cycles_from or cut.seats_from or cut.clarifier) else None,
-                    first_limit=m.first_calls + planned, call_limit=m.calls + bound)
+    bound = b.max_calls(planned, left)
+    plan = b.CallPlan(phase=phase, planned=planned, max_calls=bound, by_model={k: v for k, v in by_model.items() if v},
+                      budget=budget, budget_left=left, seats=shape.seats if calls is None else 0,
+                      cycles=shape.cycles if calls is None else 0, clarifier=shape.clarifier and calls is None,
+                      cut=cut if cut is not None and (cut.cycles_from or cut.seats_from or cut.clarifier) else None,
+                      first_limit=m.first_calls + planned, call_limit=m.calls + bound)
     rt.record(r.CallsPlanned(at=rt.clock(), plan=plan))
     return plan
 
@@ -84,13 +74,8 @@ def state_plan(rt: Turn, phase: str, shape: Shape, cut: BudgetCut | None = None,
 def can_afford_cycle(s: ConversationSession) -> bool:
     """Whether the stated plan leaves first calls for one more cycle and what must follow it (the options after
     the first cycle, the synthesis)."""
-    left = first_calls_left(s.call_plans, s.metadata.first_calls)
+    left = b.first_calls_left(s.call_plans, s.metadata.first_calls)
     if left is None:
         return True
-    after = (FIXED_CALLS if not s.options else 1)
+    after = (b.FIXED_CALLS if not s.options else 1)
     return left >= len(s.personas) + after
-
-
-def resumable(s: ConversationSession) -> Shape:
-    """What a resume still has to do."""
-    return remaining(s, clarifier=s.status is S.CREATED and s.settings.clarify)

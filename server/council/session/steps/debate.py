@@ -1,17 +1,13 @@
 """Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
 
-``run_cycle`` runs one cycle and records it. Cycle 1 is independent (no persona sees another); later cycles show
-anonymised peers' positions. Cycle 2 may run :class:`Beside` the moderator's options call: its prompts need only
-the anonymised positions of cycle 1, each persona says whose recommendation it backs now (``backs``: its own or a
-peer's letter), and once the options and the first votes are in, the cycle is recorded and shown, each vote being
-the option the backed recommendation was placed under (:func:`backed_vote`; one placed under none abstains).
+``run_cycle`` runs one cycle and records it. Cycle 1 is independent; later cycles show anonymised peers' positions.
+Cycle 2 may run :class:`Beside` the moderator's options call; each vote is then the option the recommendation it
+backs was placed under (:func:`backed_vote`).
 
 The personas of a cycle run at once, but the user reads one at a time (:class:`OrderedStream`): the persona at the
 head of the order streams live; the others' text is buffered and flushed when they reach the head. Completions are
 committed (journal + ``persona.completed``) in the same order, so turn sequence numbers and events are the same
-whatever the timing. The text passed on is the model's raw output; the observer renders it. A stream made ``held``
-(a cycle that runs beside the moderator's options call) passes nothing on and commits nothing until
-:meth:`OrderedStream.release`.
+whatever the timing. A ``held`` stream passes nothing on and commits nothing until :meth:`OrderedStream.release`.
 """
 
 from __future__ import annotations
@@ -51,14 +47,11 @@ class OrderedStream:
         self.buffers: dict[str, list[str]] = {name: [] for name in order}
         self.commits: dict[str, Callable[[], None]] = {}
 
-    def _emit(self, name: str, text: str) -> None:
-        self.rt.persona_text(name, self.cycle, text)
-
     def delta(self, name: str, text: str) -> None:
         if not text:
             return
         if not self.held and self.head < len(self.order) and self.order[self.head] == name:
-            self._emit(name, text)
+            self.rt.persona_text(name, self.cycle, text)
         else:
             self.buffers[name].append(text)
 
@@ -78,7 +71,7 @@ class OrderedStream:
             name = self.order[self.head]
             pending = self.buffers[name]
             if pending:
-                self._emit(name, "".join(pending))
+                self.rt.persona_text(name, self.cycle, "".join(pending))
                 pending.clear()
             commit = self.commits.pop(name, None)
             if commit is None:
@@ -265,10 +258,13 @@ def backed_vote(s: ConversationSession, response: PersonaResponse) -> tuple[Pers
     response = response.model_copy(update={
         "option_id": option, "changed_position": changed,
         "conformity_flag": changed and not response.change_reason.strip()})
-    return response, Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
-                          rationale=response.change_reason.strip() or response.position,
-                          continue_debate=response.continue_debate, conclusion=response.position,
-                          cycle=response.cycle)
+    return response, _vote(response, option)
+
+
+def _vote(response: PersonaResponse, option: str) -> Vote:
+    return Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
+                rationale=response.change_reason.strip() or response.position,
+                continue_debate=response.continue_debate, conclusion=response.position, cycle=response.cycle)
 
 
 def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, option_ids: list[str],
@@ -281,18 +277,15 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
                                note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
-    vote: Vote | None = None
     reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
     if option_ids:
         reply["option_id"] = reply["option_id"].strip().upper()
         moved = before is not None and before.option_id != reply["option_id"]
         reply["changed_position"] = reply["changed_position"] or moved
-        vote = Vote(persona=name, option_id=reply["option_id"], confidence=reply["vote_confidence"],
-                    rationale=reply["change_reason"].strip() or reply["position"],
-                    continue_debate=reply["continue_debate"], conclusion=reply["position"], cycle=cycle)
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
     response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
+    vote = _vote(response, response.option_id) if option_ids else None
     return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
 
 
@@ -318,11 +311,13 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
 
 
 def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
-    """Report a finished cycle's failures once; True when every advisor abstained.
+    """Report a finished cycle's failures once; True when every advisor abstained (then the cycle is dropped
+    first: nothing to keep, it runs again on retry).
 
     One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
     when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
     if responses and all(x.abstained for x in responses):
+        rt.live.drop_open_cycle("all_failed")
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
                   for x in responses}
         report_stall(rt, causes)

@@ -1,15 +1,9 @@
 """The conductor: drives one session from a turn to the point where it needs the user again.
 
-``start`` creates a session (selection, clarification plan); ``reply``/``answer`` resolve the active question,
-``more_questions`` plans another round and ``revisit`` asks a skipped question again after the answer (those moves
-live in ``clarifier``); ``extend``, ``reopen`` and ``follow_up`` do what they say; ``retry`` resumes a stopped or
-stalled session from where it is; ``advance`` runs whatever the status calls for — ask the next question, run debate
-cycles, vote, synthesise. With a workspace (``evidence``), the evidence a cycle's replies ask for is gathered before
-the next cycle (and before the chair writes); with decision memory (``memory``), similar past decisions are recalled
-as the session starts (``council.session.steps.evidence``). Every state change goes through ``rt.record``; every
-operation returns ``None`` or the kind of note the caller should show (``"stalled"``, ``"no_more_questions"``,
-``"more_planned"``, ``"question_open"``, ``"follow_up_failed"``). The texts the session stores come from the injected
-:class:`Writer`; this module writes no prose.
+``advance`` runs whatever the status calls for — ask the next question, run debate cycles, vote, synthesise; the
+other operations are the turn's intents (the clarifying moves live in ``clarifier``). Every state change goes
+through ``rt.record``; every operation returns ``None`` or the kind of note the caller should show. The texts the
+session stores come from the injected :class:`Writer`; this module writes no prose.
 """
 
 from __future__ import annotations
@@ -35,7 +29,7 @@ from council.session.state.runtime import Turn, can_extend
 from council.session.state.seating import Seating
 from council.session.steps.answers import Earlier
 from council.session.steps.clarifier import ClarifyingMoves
-from council.session.steps.costing import can_afford_cycle, remaining, resumable, state_plan
+from council.session.steps.costing import can_afford_cycle, remaining, state_plan
 from council.session.steps.debate import report_failures, run_cycle
 from council.session.steps.evidence import (
     Attachment,
@@ -246,7 +240,7 @@ class Engine(ClarifyingMoves):
         rt.live.resume()
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
-        if state_plan(rt, "retry", resumable(s)) is None:
+        if state_plan(rt, "retry", remaining(s, clarifier=s.status is S.CREATED and s.settings.clarify)) is None:
             return "over_budget"
         if s.status is S.CREATED:
             return await self._begin(rt, pick)
@@ -276,19 +270,13 @@ class Engine(ClarifyingMoves):
                 return None
 
     async def debate(self, rt: Turn, pick: ProviderPicker) -> str | None:
-        """Vote-first deliberation until a stop; then conclusions, tally and the final status.
-
-        Cycle 1 is independent; the moderator then extracts options and places each recommendation under one,
-        which is that persona's first vote (one unplaced abstains), while cycle 2 already runs beside that call
-        (``vote_round``). Strong agreement goes straight to the answer; otherwise each further cycle
-        shows anonymised peers' positions (and votes, from cycle 3), and every reply carries a new vote.
-        Convergence is judged from the votes after every round. Returns ``"stalled"`` when every advisor failed:
-        that cycle is dropped and the session waits for a retry.
-        """
+        """Vote-first deliberation until a stop (README, "votes first" and "debates"); then conclusions, tally and
+        the final status. Returns ``"stalled"`` when every advisor failed: that cycle is dropped and the session
+        waits for a retry."""
         contracts = self.contracts(rt)
         if len(rt.session.personas) == 1:  # a council of one answers without debating itself
             return await self._alone(rt, pick, contracts)
-        previous: Convergence | None = _last_convergence(rt.session)
+        previous = next((d.convergence for d in reversed(rt.session.discussions) if d.convergence is not None), None)
         while rt.session.debate_cycles < rt.session.cycle_limit:
             if rt.session.debate_cycles and not can_afford_cycle(rt.session):  # the stated plan has no more room
                 rt.note("budget_stop", cycles=rt.session.debate_cycles)
@@ -296,11 +284,8 @@ class Engine(ClarifyingMoves):
             cycle = rt.session.debate_cycles + 1
             await gather_evidence(rt, cycle - 1, self.evidence)  # what the last cycle asked for, for this one
             responses = await run_cycle(rt, pick, contracts, cycle)
-            if all(x.abstained for x in responses):  # nothing to keep: the cycle runs again on retry
-                rt.live.drop_open_cycle("all_failed")
-                report_failures(rt, responses)
+            if report_failures(rt, responses):  # every advisor failed: the cycle was dropped
                 return "stalled"
-            report_failures(rt, responses)
             if not rt.session.votes_in(cycle):  # the independent first cycle: options carry the first votes
                 if self._next_beside_options(rt):
                     step = await options_beside_next_cycle(
@@ -353,7 +338,3 @@ class Engine(ClarifyingMoves):
         pairs = [(before[x.persona], x.position) for x in session.responses
                  if x.cycle == cycle and not x.abstained and x.persona in before]
         return position_similarity(pairs, self.ranker_factory())
-
-
-def _last_convergence(session: e.ConversationSession) -> Convergence | None:
-    return next((d.convergence for d in reversed(session.discussions) if d.convergence is not None), None)

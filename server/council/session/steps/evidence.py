@@ -1,15 +1,10 @@
 """Evidence-based deliberation and precedents, as the engine runs them (the tools and the memory are injected).
 
-After a cycle, the evidence its replies asked for is gathered before the next cycle starts (or, after the last
-cycle, before the chair writes the answer): identical requests of several personas are served once, a request
-already answered earlier in the session is not run again, at most :data:`MAX_PER_CYCLE` run per cycle (the rest
-are refused as ``limit``), each runs under its own time limit in the tools. Everything — results and refusals — is
-recorded in one ``evidence_gathered`` record, so every persona reads it in the next cycle's prompt and a restore
-replays it. A session whose sidecar has no workspace refuses every request (``no_workspace``).
-
-The files the user attached to the turn are evidence too: recorded as cycle 0 when the session starts (their
-content already reaches the prompts as attached context). Similar past decisions come from the decision memory
-when the session starts.
+After a cycle, the evidence its replies asked for is gathered before the next cycle (or before the chair writes):
+identical requests are served once, one answered earlier in the session is not run again, at most
+:data:`MAX_PER_CYCLE` run per cycle (the rest are refused as ``limit``). Results and refusals go in one
+``evidence_gathered`` record, so every persona reads them in the next prompt and a restore replays them. The
+user's attachments are recorded as cycle 0; similar past decisions are recalled when the session starts.
 """
 
 from __future__ import annotations
@@ -104,15 +99,11 @@ async def gather_evidence(rt: Turn, cycle: int, tools: EvidenceTools | None) -> 
         for i, q in enumerate(wanted[:MAX_PER_CYCLE]):
             tg.start_soon(one, i, q)
     first = len(s.evidence) + 1
-    uses = [EvidenceUse(use_id=f"E{first + i}", cycle=cycle, requested_by=q.personas, tool=_tool(q.tool),
-                        query=q.query, regex=q.regex,
+    uses = [EvidenceUse(use_id=f"E{first + i}", cycle=cycle, requested_by=q.personas, query=q.query, regex=q.regex,
+                        tool=q.tool if q.tool in EVIDENCE_TOOLS else "unknown",  # its use a refusal that names it
                         **(res or EvidenceResult(ok=False, refusal="limit")).model_dump())
             for i, (q, res) in enumerate(zip(wanted, results, strict=True))]
     rt.record(r.EvidenceGathered(at=rt.clock(), cycle=cycle, uses=uses))
-
-
-def _tool(name: str):
-    return name if name in EVIDENCE_TOOLS else "unknown"  # its use is a refusal that names it (see _run)
 
 
 async def _run(tools: EvidenceTools | None, q: _Request) -> EvidenceResult:

@@ -1,29 +1,12 @@
-"""What a chat turn means: the thin client forwards raw text (and maybe a slash command); this decides.
+"""What a chat turn means: the thin client forwards raw text (and maybe a slash command); this decides. What each
+word does is in README ("Using it") and docs/protocol.md (``council/turn``).
 
 Keywords are matched on the whole trimmed turn (English and Russian), so "skip" skips but "skip the migration
-if it is risky" is an answer. A slash command always wins over the text. While a question is open only the
-keywords that concern it (skip, skip all, defer, more questions) and cancel, status and personas act; any other
-text is the answer — unless it reads like a new problem (below), which is confirmed first. After a
-completed session, plain text is a follow-up answered in that session's context.
-
-Once a session exists a bare keyword is never the problem of a new session: resume words ("continue", "go on",
-"продолжай" …) resume a stopped or stalled session as ``retry`` does, extend a completed debate that stopped at its
-cycle limit, and otherwise — like "retry", "skip" or "cancel" after an answer — get a ``hint``: a note on what is
-possible now, with no model call and no change to the session.
-
-:func:`looks_like_new_problem`: whether a turn typed while a clarifying question is open reads like a fresh problem
-rather than its answer. Recording a new question as the answer to "What timeline are you working with?" poisons
-the whole session, so such a turn is confirmed with the user first. The test is deliberately narrow, because asking
-back about a real answer is an annoyance too:
-
-- an explicit "new question: …" (English or Russian) always counts;
-- never: short turns (fewer than :data:`MIN_WORDS` words, even ending with "?"), turns that start with yes/no,
-  a number or one of the question's choices, and questions about the question ("What do you mean by…");
-- otherwise the turn counts when it is phrased as a question of its own — it ends with "?", or opens like one
-  ("Should we…", "How do we…", "What's the best way…", "Стоит ли…") and asks nothing else on the way (a
-  "Should we even…? We have no budget." is an answer that thinks aloud) — and shares almost no content words
-  with the open question, its choices and its default (an answer talks about what was asked; a new problem
-  about something else).
+if it is risky" is an answer; a slash command always wins over the text. :func:`looks_like_new_problem` is
+deliberately narrow: recording a new question as the answer poisons the session, but asking back about a real
+answer is an annoyance too. So short turns, turns that start with yes/no, a number or a choice, and questions about
+the question never count; a turn counts when it is phrased as a question of its own and shares almost no content
+words with the open question, its choices and its default (an answer talks about what was asked).
 """
 
 from __future__ import annotations
@@ -212,10 +195,6 @@ def _starts(norm: str, prefixes: Iterable[str]) -> bool:
     return any(p and (norm == p or norm.startswith(p + " ")) for p in prefixes)
 
 
-def _choice_names(question: ClarificationQuestion) -> list[str]:
-    return [" ".join(words(name)) for c in question.choices for name in (c.label, c.value)]
-
-
 def overlap(text: str, question: ClarificationQuestion) -> float:
     """The share of the turn's content words that the question, its choices or its default mention."""
     mine = content_stems(text)
@@ -234,7 +213,8 @@ def looks_like_new_problem(text: str, question: ClarificationQuestion) -> bool:
     norm = " ".join(ws)
     if len(ws) < MIN_WORDS or ws[0].isdigit():
         return False
-    if _starts(norm, _ANSWER_STARTS) or _starts(norm, _META) or _starts(norm, _choice_names(question)):
+    choices = [" ".join(words(name)) for c in question.choices for name in (c.label, c.value)]
+    if _starts(norm, _ANSWER_STARTS) or _starts(norm, _META) or _starts(norm, choices):
         return False
     asks = text.rstrip().endswith(("?", "？")) or (_starts(norm, _OPENERS) and "?" not in text)
     if not asks:

@@ -1,18 +1,11 @@
 """After the council's answer: revisiting a skipped or deferred question (seed 002's ``deferred`` status),
-follow-up questions the moderator answers from the completed session, and re-opening the debate.
+follow-up questions the moderator answers from the completed session, and re-opening the debate (README,
+"After the answer").
 
-``revisable`` checks the question; ``start_revisit`` records what the answer was before (recommendation, winning
-option, each persona's last vote), re-opens clarification and asks the question again. Once it is resolved,
-``after_revisit`` re-runs only what the new answer changes: answered, the assumption is replaced and the session
-debates one more round — each persona votes again on the options the council has, having seen the answer — then
-the chair writes a new answer that says what changed (a council of one answers again); skipped again, the
-assumption and the answer stand and nothing runs.
-
-A follow-up is one structured model call on the provider that wrote the synthesis (same retries, timeouts and
-cancellation as every call); its text streams to the observer as it comes, and the exchange is recorded
-(``FollowUpAnswered``) so snapshots, transcripts and restores keep it. The session stays completed. Re-opening
-records the user's input (``DebateReopened``, which every later prompt shows) and sets the session debating
-again; the engine then runs the cycles, the vote and the synthesis as usual.
+A revisit records what the answer was before and re-runs only what the new answer changes: answered, one more
+round of votes on the options the council has and a new answer that says what changed; skipped again, nothing
+runs. A follow-up is one structured call on the synthesis's provider, streamed and recorded (``FollowUpAnswered``);
+the session stays completed.
 """
 
 from __future__ import annotations
@@ -80,12 +73,11 @@ def choose(s: e.ConversationSession, question_id: str | None, text: str) -> str 
 def start_revisit(rt: Turn, q: e.ClarificationQuestion) -> None:
     s = rt.session
     assumed = next((a.assumption for a in s.assumption_log if a.related_question_id == q.question_id), None)
-    last = s.final_round
     rt.record(r.RevisitStarted(at=rt.clock(), revisit=e.Revisit(
         session_id=s.session_id, question_id=q.question_id, question=q.question, assumed=assumed,
         after_cycle=s.debate_cycles, recommendation_before=s.synthesis.recommendation if s.synthesis else "",
         winner_before=s.tally.winner if s.tally else None,
-        votes_before={v.persona: v.option_id for v in s.votes if v.cycle == last}, started_at=rt.clock())))
+        votes_before={v.persona: v.option_id for v in s.votes_in(s.final_round)}, started_at=rt.clock())))
     rt.record(r.StatusSet(at=rt.clock(), status=S.CLARIFYING, reason="the user revisits a question"))
     turn = rt.turn(s.moderator, e.MessageType.QUESTION, q.question,
                    cycle=e.CycleRef(cycle_type="clarification", number=q.round_number),

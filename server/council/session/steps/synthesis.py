@@ -1,21 +1,11 @@
-"""The final synthesis: one consolidated answer from the final positions and the vote.
+"""The final synthesis: one consolidated answer from the final positions and the vote (README, "answers once").
 
-The chair model writes the recommendation, agreements, conflicts, risks and ordered next steps, and says which of
-the session's assumptions the recommendation hinges on (``hinges``); if it fails, the answer is consolidated from
-the personas' own replies. Either way the assumptions, the dissent (always including the Devil's Advocate's), the
-Devil's Advocate's counterpoints among the risks (seed 000), the vote and what the debate changed come from the
-session itself, never from a model. The chair's reply streams to the observer as it comes
-(``Turn.answer_text``), so the answer's first words reach the user before the call ends.
-
-What the answer hinges on (:func:`hinges_of`): the chair sees the session's assumptions numbered and says, per
-number, whether the recommendation depends on it, how critical it is and what the council would recommend if it
-were false. Only what holds is kept (a real assumption, once, that the recommendation depends on, with an
-alternative), most critical first, each with the id of the skipped question behind it so the user can revisit it.
-
-What the debate changed (:func:`debate_effect`): the first vote (cycle 1's, placed by the moderator) against the
-final round's — debate often just confirms the first majority, and agents drift to the majority without a new
-argument — so the answer says whether the debate confirmed or overturned the first vote, which personas moved
-(each with its ``change_reason``) and how many changes were flagged as possible conformity.
+The chair model writes the recommendation, agreements, conflicts, risks, next steps and which numbered assumptions
+it hinges on; if it fails, the answer is consolidated from the personas' own replies. Either way the assumptions,
+the dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session
+itself, never from a model. Of the chair's hinges only what holds is kept (a real assumption, once, with an
+alternative), most critical first. What the debate changed compares the first vote (cycle 1's) with the final
+round's. The chair's reply streams to the observer as it comes (``Turn.answer_text``).
 """
 
 from __future__ import annotations
@@ -46,28 +36,24 @@ def _dedupe(items: list[str], limit: int) -> list[str]:
 def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
     """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted: one entry each."""
     with speaking(session.settings.language):
-        return _dissent(session, contracts)
-
-
-def _dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
-    entries: dict[str, str] = {}
-    tally = session.tally
-    final_votes = session.votes_in(session.final_round) if tally else []
-    if tally and tally.winner:
-        for v in final_votes:
-            if v.option_id != tally.winner:
-                entries[v.persona] = t("synthesis.voted", persona=v.persona, option=v.option_id, why=v.rationale)
-    for resp in session.latest_responses():
-        contract = contracts.get(resp.persona)
-        if contract is not None and contract.always_include and not resp.abstained:
-            risks = "; ".join(resp.risks[:3])
-            tail = t("synthesis.risks", risks=risks) if risks else ""
-            if resp.persona in entries:  # voted against the winner: its counterpoints join that entry
-                entries[resp.persona] = entries[resp.persona].rstrip(".") + "." + tail
-            else:
-                entries[resp.persona] = t("synthesis.counterpoints", persona=resp.persona, position=resp.position,
-                                          risks=tail)
-    return list(entries.values())
+        entries: dict[str, str] = {}
+        tally = session.tally
+        final_votes = session.votes_in(session.final_round) if tally else []
+        if tally and tally.winner:
+            for v in final_votes:
+                if v.option_id != tally.winner:
+                    entries[v.persona] = t("synthesis.voted", persona=v.persona, option=v.option_id, why=v.rationale)
+        for resp in session.latest_responses():
+            contract = contracts.get(resp.persona)
+            if contract is not None and contract.always_include and not resp.abstained:
+                risks = "; ".join(resp.risks[:3])
+                tail = t("synthesis.risks", risks=risks) if risks else ""
+                if resp.persona in entries:  # voted against the winner: its counterpoints join that entry
+                    entries[resp.persona] = entries[resp.persona].rstrip(".") + "." + tail
+                else:
+                    entries[resp.persona] = t("synthesis.counterpoints", persona=resp.persona, position=resp.position,
+                                              risks=tail)
+        return list(entries.values())
 
 
 def _key(text: str) -> str:
@@ -95,25 +81,21 @@ def with_counterpoints(session: ConversationSession, risks: list[str],
 def consolidate(session: ConversationSession, latest: list[outputs.PersonaResponse]) -> outputs.SynthesisReply:
     """A synthesis built from the replies alone (used when the chair model fails)."""
     with speaking(session.settings.language):
-        return _consolidate(session, latest)
-
-
-def _consolidate(session: ConversationSession, latest: list[outputs.PersonaResponse]) -> outputs.SynthesisReply:
-    _, hi = DEPTH_BULLETS[session.settings.depth]
-    active = [x for x in latest if not x.abstained]
-    tally = session.tally
-    winners = {v.persona for v in session.votes_in(session.final_round) if tally and v.option_id == tally.winner}
-    lead = [x for x in active if x.persona in winners] or active
-    label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
-    recommendation = label or (lead[0].position if lead else t("synthesis.no_recommendation"))
-    return outputs.SynthesisReply(
-        recommendation=recommendation,
-        agreements=_dedupe([x.position for x in lead], 5),
-        conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
-        risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
-        next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or [t("synthesis.revisit")],
-        notes=[t("synthesis.no_chair")],
-    )
+        _, hi = DEPTH_BULLETS[session.settings.depth]
+        active = [x for x in latest if not x.abstained]
+        tally = session.tally
+        winners = {v.persona for v in session.votes_in(session.final_round) if tally and v.option_id == tally.winner}
+        lead = [x for x in active if x.persona in winners] or active
+        label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
+        recommendation = label or (lead[0].position if lead else t("synthesis.no_recommendation"))
+        return outputs.SynthesisReply(
+            recommendation=recommendation,
+            agreements=_dedupe([x.position for x in lead], 5),
+            conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
+            risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
+            next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or [t("synthesis.revisit")],
+            notes=[t("synthesis.no_chair")],
+        )
 
 
 async def synthesize(rt: Turn, pick: ProviderPicker,
@@ -213,7 +195,7 @@ def _move(name: str, rounds: list[int], votes: list[outputs.Vote],
     because = reply.change_reason.strip() if reply is not None else ""
     flagged = reply is not None and reply.conformity_flag
     return outputs.PositionMove(persona=name, from_option=first, to_option=final, cycle=cycle, because=because,
-                        conformity=flagged)
+                                conformity=flagged)
 
 
 def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
@@ -241,5 +223,5 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
         if was != now and now is not None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
     return outputs.DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
-                        first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
-                        conformity_flags=flags)
+                                first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
+                                conformity_flags=flags)

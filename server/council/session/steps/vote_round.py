@@ -1,20 +1,13 @@
 """The first vote, folded into the options call, and the close of the debate (conclusions and the tally).
 
-After the independent first cycle every persona has stated its recommendation (``position``) and how sure it is
-(``vote_confidence``). One moderator call turns the recommendations into 2–4 options and says which advisors
-recommend each one; a persona listed under exactly one option votes for it with its own confidence. A persona
-the moderator cannot place (under no option, or under several) abstains in that round: nothing is guessed.
-Later cycles carry each persona's own vote. Only the final round's votes, on this fixed option list, are tallied.
+One moderator call turns the first cycle's recommendations into 2–4 options and says which advisors recommend
+each; a persona listed under exactly one option votes for it with its own confidence, any other abstains (nothing
+is guessed). Only the final round's votes, on this fixed option list, are tallied.
 
-The options call runs beside the second debate cycle (:func:`options_beside_next_cycle`, issue 24): that cycle's
-prompts need only the anonymised positions of the first, and each persona says whose recommendation it backs now
-(``backs``), so the two run at once. Nothing of the second cycle is recorded or shown until the options and the
-first votes are in and the first cycle concludes. If that stops the debate (strong agreement at the first vote) the
-second cycle's calls are cancelled and nothing of it is kept (the price of the overlap: those calls, within the
-stated plan). Otherwise it is recorded and shown from there, each vote the option the backed recommendation was
-placed under (``debate.backed_vote``; a persona backing one placed under none has no vote in it). Every record is
-made in the order a cycle after the options would make it, so the journal, replay, a stop and a restore see the
-usual sequence.
+The options call runs beside the second debate cycle (:func:`options_beside_next_cycle`, issue 24). Nothing of
+that cycle is recorded or shown until the options and the first votes are in; if the first vote stops the debate,
+its calls are cancelled and nothing of it is kept. Every record is made in the order a cycle after the options
+would make it, so the journal, replay, a stop and a restore see the usual sequence.
 """
 
 from __future__ import annotations
@@ -148,9 +141,6 @@ async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: d
             tg.cancel_scope.cancel()  # settled at the first vote: the next cycle is not needed
             return previous
         beside.opened.set()
-    if all(x.abstained for x in following):
-        rt.live.drop_open_cycle("all_failed")
-        report_failures(rt, following)
+    if report_failures(rt, following):  # every advisor failed: the cycle was dropped
         return None
-    report_failures(rt, following)
     return conclude(rt, cycle + 1, previous)
