@@ -60,8 +60,10 @@ class CouncilService:
     async def turn(self, params: TurnParams) -> TurnResult:
         live = self._live(params.session_id)
         # a refusal is in the session's language (or in the one a session this turn starts gets)
-        said = language_of(live.rt) if live and params.command is not TurnCommand.NEW else \
-            session_language(params.text, params.options.language, params.options.ui_language)
+        if live and params.command is not TurnCommand.NEW:
+            said = language_of(live.rt)
+        else:
+            said = session_language(params.text, params.options.language, params.options.ui_language)
         with speaking(said):
             if params.idempotency_key is None:
                 return await self._dispatch(params)

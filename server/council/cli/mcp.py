@@ -94,8 +94,11 @@ def run(args: argparse.Namespace) -> int:
     router = EventRouter()
     bridge = SamplingBridge() if policy.enabled else None
     service = serve.council_service(args, config, router, bridge)
-    workspaces = Workspaces(service, None if args.workspace or args.no_roots else lambda folder: serve.council_service(
-        args, build_config(args, str(folder)), router, bridge))
+
+    def for_root(folder):  # the service of a workspace a client names in its roots
+        return serve.council_service(args, build_config(args, str(folder)), router, bridge)
+
+    workspaces = Workspaces(service, None if args.workspace or args.no_roots else for_root)
     server = build_mcp_server(service, router, CallModels(config, bridge, policy),
                               elicitation_timeout=args.elicitation_timeout, workspaces=workspaces)
     log.info("council MCP server ready: %d personas, workspace %s; %s", len(service.library), config.workspace,

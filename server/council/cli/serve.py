@@ -52,7 +52,9 @@ def add_council_arguments(p: argparse.ArgumentParser, *, serve: bool) -> None:
     p.add_argument("--workspace", help="workspace folder: the advisors may read it as evidence (read_file, "
                                        "search_code, list_files) and its .council/personas overrides the personas"
                                        + ("; define_personas writes there" if serve else ""))
-    p.add_argument("--no-evidence", action="store_true", help="with --workspace: never let the advisors read it")
+    no_evidence = ("never let the advisors read the workspace" if serve
+                   else "with --workspace: never let the advisors read it")
+    p.add_argument("--no-evidence", action="store_true", help=no_evidence)
     p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
                                                          "and recall similar past ones (needs --workspace)")
 

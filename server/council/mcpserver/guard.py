@@ -9,6 +9,8 @@ it (:func:`readable_id`). A notification, or a response to nothing the server as
 malformed is dropped (logged); a malformed answer to one it asked reaches the SDK as an error response
 (``malformed_response``), so the request waiting for it (an elicitation) ends. Lone surrogates become U+FFFD
 (:func:`council.encodable.encodable`), except in ids and methods, kept exactly so the answer matches the request.
+Beyond the README's list: an id still in flight → -32600 (``duplicate_id``); a notification's method sent with an id →
+-32601; bad params → -32602 with one ``details.fields`` entry per bad field.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """Server → client notifications: ``council/event``, one ordered stream per session.
 
 Every event carries ``sessionId``, ``seq`` (per session, from 1, strictly increasing), ``at``, a ``type`` selecting its
-payload, and ``markdown`` written by the sidecar: a client appends it in ``seq`` order (also for types it does not
-know) and adds only layout of its own: buttons for ``question.asked`` choices (its markdown does not list them) with
-Skip and Skip all, a way to the transcript under ``final.answer``, Extend on ``debate.limitReached``, Retry on a
-retryable ``error``, "my answer" / "a new question" on ``question.confirmNew``, Resume and Cancel on
-``session.stopped``, ``progress.message`` as a transient line, ``evidence.gathered``'s ``references`` as references
-to the files. The data fields are for those layout decisions and for programs; clients never write prose from them.
+payload, and ``markdown`` written by the sidecar: a client appends it in ``seq`` order (also for types it does not know)
+and adds only layout of its own: buttons for ``question.asked`` choices (its markdown does not list them: the client
+shows each once, as buttons or a numbered list) with Skip and Skip all, a way to the transcript under ``final.answer``
+(the chat shows each persona as one compact line; the full positions are in the transcript), Extend on
+``debate.limitReached``, Retry on a retryable ``error``, "my answer" / "a new question" on ``question.confirmNew``,
+Resume and Cancel on ``session.stopped``, ``progress.message`` as a transient line, ``evidence.gathered``'s
+``references`` as references to the files (VS Code: ``stream.reference``). The data fields are for those layout
+decisions and for programs; clients never write prose from them.
 """
 
 from __future__ import annotations
