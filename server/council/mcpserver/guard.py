@@ -3,12 +3,10 @@ can serve reach it; everything else is answered here (the README's "As tools: MC
 contract's ``data`` and ``details.reason``. Why: the SDK's stdio reader drops a line it cannot validate (not JSON, a
 batch, too deep, a response whose ``result`` is not an object …) and its client never gets an answer.
 
-:class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). Nesting is counted on the bytes,
-before any parser recurses; an unparsable line is answered with its top-level ``id`` when a token scan still finds
-it (:func:`readable_id`). A notification, or a response to nothing the server asked (:meth:`Guard.asked`), that is
-malformed is dropped (logged); a malformed answer to one it asked reaches the SDK as an error response
-(``malformed_response``), so the request waiting for it (an elicitation) ends. Lone surrogates become U+FFFD
-(:func:`council.encodable.encodable`), except in ids and methods, kept exactly so the answer matches the request.
+:class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). A malformed notification, or a
+malformed response to nothing the server asked (:meth:`Guard.asked`), is dropped (logged); a malformed answer to one
+it asked reaches the SDK as an error response (``malformed_response``), so the request waiting for it ends. Lone
+surrogates become U+FFFD, except in ids and methods, kept exactly so the answer matches the request.
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ import mcp.types as types
 from pydantic import BaseModel, ValidationError
 
 from council.errors import from_pydantic
-from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.protocol.constants import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import decode_json
 from council.transport.jsonrpc import Invalid, MsgId, Notification, Request, classify, invalid, valid_id
 
