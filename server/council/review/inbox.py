@@ -25,15 +25,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from council.errors import CouncilError, internal_error, validation_error
-from council.review.files import (
-    display_name,
-    fit_name,
-    move_new,
-    read_request_file,
-    remove_temp_files,
-    sync_dir,
-    write_new,
-)
+from council.review import files
+from council.review.files import display_name, fit_name, move_new, read_request_file, write_new
 from council.review.requests import MAX_FILE_BYTES, load_request
 
 if TYPE_CHECKING:  # an upward import, for the annotation only: the inbox is handed the review service above it
@@ -87,7 +80,7 @@ class Inbox:
         self._lock_fd = fd
         for name, folder in self.dirs.items():
             if name != "inbox":  # the agents' folder: their temp files are theirs
-                for temp in remove_temp_files(folder):
+                for temp in files.remove_temp_files(folder):
                     log.info("inbox: removed %s/%s, left by a writer that was killed", name, temp)
 
     def close(self) -> None:
@@ -288,7 +281,7 @@ class Inbox:
 
     def _placed(self, path: Path, target: Path, folder: str, **data: Any) -> None:
         """A request now lies beside its error document in ``folder``: make it durable, count and report it."""
-        sync_dir(target.parent)
+        files.sync_dir(target.parent)
         self.counts[folder] += 1
         self.report(folder, {"file": display_name(path.name), "moved_to": f"{folder}/{display_name(target.name)}",
                              **data})
