@@ -54,7 +54,6 @@ NOTIFICATIONS = _methods(types.ClientNotification)
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
-    """A JSON-RPC error with the contract's ``data``."""
     data = {"code": "validation", "message": message, "details": {"reason": reason, **details}}
     return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message, "data": data}}
 
@@ -148,25 +147,21 @@ class Guard:
         self.asking.add(msg_id)
 
     def _parse(self, line: bytes, verdict: Verdict) -> Any:
+        def refuse(message: str, reason: str, **details: Any) -> None:
+            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR, message, reason, **details))
+
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
-                                                 f"the message is not UTF-8 (byte {exc.start})", "not_utf8"))
-            return None
+            return refuse(f"the message is not UTF-8 (byte {exc.start})", "not_utf8")
         depth = nesting_depth(line)
         if depth > MAX_DEPTH:
-            verdict.answer.append(error_response(
-                readable_id(line), PARSE_ERROR, f"the message nests arrays and objects {depth} deep; at most "
-                f"{MAX_DEPTH} are read", "too_deep", limit=MAX_DEPTH))
-            return None
+            return refuse(f"the message nests arrays and objects {depth} deep; at most {MAX_DEPTH} are read",
+                          "too_deep", limit=MAX_DEPTH)
         try:
-            value = decode_json(text)
+            return decode_json(text)
         except (ValueError, RecursionError) as exc:
-            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
-                                                 f"the message is not JSON: {str(exc)[:200]}", "not_json"))
-            return None
-        return value
+            return refuse(f"the message is not JSON: {str(exc)[:200]}", "not_json")
 
     def _batch(self, items: list[Any], verdict: Verdict) -> None:
         message = "batches are not supported (MCP 2025-06-18 removed them): send each message on its own line"
