@@ -3,12 +3,10 @@ can serve reach it; everything else is answered here (the README's "As tools: MC
 contract's ``data`` and ``details.reason``. Why: the SDK's stdio reader drops a line it cannot validate (not JSON, a
 batch, too deep, a response whose ``result`` is not an object …) and its client never gets an answer.
 
-:class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). Nesting is counted on the bytes,
-before any parser recurses; an unparsable line is answered with its top-level ``id`` when a token scan still finds
-it (:func:`readable_id`). A notification, or a response to nothing the server asked (:meth:`Guard.asked`), that is
-malformed is dropped (logged); a malformed answer to one it asked reaches the SDK as an error response
-(``malformed_response``), so the request waiting for it (an elicitation) ends. Lone surrogates become U+FFFD
-(:func:`council.encodable.encodable`), except in ids and methods, kept exactly so the answer matches the request.
+:class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). A malformed notification, or a
+malformed response to nothing the server asked (:meth:`Guard.asked`), is dropped (logged); a malformed answer to one
+it asked reaches the SDK as an error response (``malformed_response``), so the request waiting for it ends. Lone
+surrogates become U+FFFD, except in ids and methods, kept exactly so the answer matches the request.
 Beyond the README's list: an id still in flight → -32600 (``duplicate_id``); a notification's method sent with an id →
 -32601; bad params → -32602 with one ``details.fields`` entry per bad field.
 """
@@ -27,7 +25,7 @@ import mcp.types as types
 from pydantic import BaseModel, ValidationError
 
 from council.errors import from_pydantic
-from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.protocol.constants import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import decode_json
 from council.transport.jsonrpc import Invalid, MsgId, Notification, Request, classify, invalid, valid_id
 
@@ -58,7 +56,6 @@ NOTIFICATIONS = _methods(types.ClientNotification)
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
-    """A JSON-RPC error with the contract's ``data``."""
     data = {"code": "validation", "message": message, "details": {"reason": reason, **details}}
     return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message, "data": data}}
 
@@ -152,25 +149,21 @@ class Guard:
         self.asking.add(msg_id)
 
     def _parse(self, line: bytes, verdict: Verdict) -> Any:
+        def refuse(message: str, reason: str, **details: Any) -> None:
+            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR, message, reason, **details))
+
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
-                                                 f"the message is not UTF-8 (byte {exc.start})", "not_utf8"))
-            return None
+            return refuse(f"the message is not UTF-8 (byte {exc.start})", "not_utf8")
         depth = nesting_depth(line)
         if depth > MAX_DEPTH:
-            verdict.answer.append(error_response(
-                readable_id(line), PARSE_ERROR, f"the message nests arrays and objects {depth} deep; at most "
-                f"{MAX_DEPTH} are read", "too_deep", limit=MAX_DEPTH))
-            return None
+            return refuse(f"the message nests arrays and objects {depth} deep; at most {MAX_DEPTH} are read",
+                          "too_deep", limit=MAX_DEPTH)
         try:
-            value = decode_json(text)
+            return decode_json(text)
         except (ValueError, RecursionError) as exc:
-            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR,
-                                                 f"the message is not JSON: {str(exc)[:200]}", "not_json"))
-            return None
-        return value
+            return refuse(f"the message is not JSON: {str(exc)[:200]}", "not_json")
 
     def _batch(self, items: list[Any], verdict: Verdict) -> None:
         message = "batches are not supported (MCP 2025-06-18 removed them): send each message on its own line"

@@ -26,7 +26,7 @@ from council.errors import CouncilError, from_pydantic, internal_error, validati
 from council.mcpserver.guard import MALFORMED_RESPONSE
 from council.mcpserver.roots import Workspaces
 from council.mcpserver.sampling import CallModels
-from council.mcpserver.tools import TOOLS_BY_NAME, ToolSpec, input_schema, offered, output_schema
+from council.mcpserver.tools import TOOLS_BY_NAME, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.errors import tool_error_text
 from council.present.review_words import progress_line
@@ -73,15 +73,6 @@ class EventRouter:
             route(event)
 
 
-def tool(spec: ToolSpec) -> types.Tool:
-    return types.Tool(name=spec.name, title=spec.title, description=spec.description,
-                      inputSchema=input_schema(spec), outputSchema=output_schema(spec),
-                      annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
-                                                        destructiveHint=spec.destructive,
-                                                        idempotentHint=spec.idempotent,
-                                                        openWorldHint=False))
-
-
 def error_result(err: CouncilError) -> types.CallToolResult:
     """A failed call: no ``structuredContent`` (it would have to match the tool's ``outputSchema``); the text is a
     readable line, then the error as JSON ``{"error": {code, message, details}}``."""
@@ -93,14 +84,6 @@ def error_result(err: CouncilError) -> types.CallToolResult:
     text = tool_error_text(err.code.value, err.message, err.language)  # in the consult's language
     return types.CallToolResult(content=[types.TextContent(type="text", text=text),
                                          types.TextContent(type="text", text=data)], isError=True)
-
-
-def unknown_tool(name: str, valid: list[str]) -> McpError:
-    """The protocol error for a tool name nobody offered (MCP: -32602), with the contract's ``data``."""
-    message = f"Unknown tool: {name}"
-    return McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message, data={
-        "code": "validation", "message": message,
-        "details": {"fields": {"name": "unknown tool"}, "valid": valid, "reason": "unknown_tool"}}))
 
 
 def build_mcp_server(service: CouncilService, router: EventRouter, models: CallModels, *,
@@ -120,13 +103,36 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return [tool(spec) for spec in specs.values()]
+        return [types.Tool(name=spec.name, title=spec.title, description=spec.description,
+                           inputSchema=input_schema(spec), outputSchema=output_schema(spec),
+                           annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
+                                                             destructiveHint=spec.destructive,
+                                                             idempotentHint=spec.idempotent, openWorldHint=False))
+                for spec in specs.values()]
 
     @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            current = await workspaces.service(server.request_context.session)
-            return await _call(server, current, router, specs, name, arguments, models, elicitation_timeout)
+            ctx = server.request_context
+            current = await workspaces.service(ctx.session)
+            spec = specs.get(name) or TOOLS_BY_NAME[name]  # not offered as started: the call says why (memory off)
+            try:
+                params = spec.params.model_validate(arguments or {})
+            except ValidationError as exc:
+                raise from_pydantic(exc, f"arguments for {name}") from None
+            if isinstance(params, CouncilRequest):
+                result = await _review(ctx, current, params, models)
+                data, text = result.decision.to_wire(), result.compact_markdown
+            else:
+                if isinstance(params, DefinePersonasParams):
+                    data = current.define_personas(params).to_wire()
+                elif isinstance(params, DecisionsParams):
+                    data = current.archive.decisions(params).to_wire()
+                else:
+                    data = (await _consult(ctx, current, router, params, models, elicitation_timeout)).to_wire()
+                text = data.pop("markdown")  # the text content; structuredContent keeps the data
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
+                                        isError=False)
         except CouncilError as err:
             log.info("%s refused: %s", name, err.message)
             return error_result(err)
@@ -140,36 +146,15 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
         """The SDK's handler turns every exception into a tool result; an unknown name must be a protocol error,
         so it is refused before (a known tool that is not offered as started, say ``council_decisions`` without
         ``--memory``, is a tool error saying why)."""
-        if request.params.name not in TOOLS_BY_NAME:
-            raise unknown_tool(request.params.name, list(specs))
+        if request.params.name not in TOOLS_BY_NAME:  # MCP: -32602, with the contract's data
+            message = f"Unknown tool: {request.params.name}"
+            raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message, data={
+                "code": "validation", "message": message,
+                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}}))
         return await call_handler(request)
 
     server.request_handlers[types.CallToolRequest] = call_or_refuse
     return server
-
-
-async def _call(server: Server, service: CouncilService, router: EventRouter, specs: dict[str, ToolSpec],
-                name: str, arguments: dict[str, Any] | None, models: CallModels,
-                elicitation_timeout: float) -> types.CallToolResult:
-    spec = specs.get(name) or TOOLS_BY_NAME[name]  # not offered as started: the call says why (memory off)
-    try:
-        params = spec.params.model_validate(arguments or {})
-    except ValidationError as exc:
-        raise from_pydantic(exc, f"arguments for {name}") from None
-    if isinstance(params, CouncilRequest):
-        result = await _review(server.request_context, service, params, models)
-        data, text = result.decision.to_wire(), result.compact_markdown
-    else:
-        if isinstance(params, DefinePersonasParams):
-            data = service.define_personas(params).to_wire()
-        elif isinstance(params, DecisionsParams):
-            data = service.archive.decisions(params).to_wire()
-        else:
-            data = (await _consult(server.request_context, service, router, params, models,
-                                   elicitation_timeout)).to_wire()
-        text = data.pop("markdown")  # the text content; structuredContent keeps the data
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
-                                isError=False)
 
 
 async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:

@@ -20,7 +20,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from council.mcpserver.guard import ID_SCAN_BYTES, MAX_LINE_BYTES, Guard, Verdict
-from council.protocol.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
+from council.protocol.constants import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_NOT_INITIALIZED
 from council.transport.framing import encode_json
 from council.transport.stdio import reading
 

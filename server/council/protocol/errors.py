@@ -13,14 +13,7 @@ from pydantic import Field
 
 from council.camel import CamelModel
 from council.errors import CouncilError, ErrorCode
-from council.protocol.constants import (  # noqa: F401  (re-exported: the contract's codes)
-    INVALID_REQUEST,
-    JSONRPC_CODES,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
-    SERVER_NOT_INITIALIZED,
-    TRANSPORT_ERRORS,
-)
+from council.protocol.constants import JSONRPC_CODES, TRANSPORT_ERRORS  # noqa: F401  (re-exported: the contract's codes)
 
 
 class ErrorData(CamelModel):

@@ -69,10 +69,6 @@ def role_schema(role: ReviewRole) -> dict[str, Any]:
     return reply_schema(RoleReply, overrides)
 
 
-def chair_schema() -> dict[str, Any]:
-    return reply_schema(ChairReply, {"summary_reasoning": {"minLength": 20, "maxLength": 1200}})
-
-
 def check_reply(role: ReviewRole) -> Callable[[RoleReply], None]:
     def check(reply: RoleReply) -> None:
         if len(reply.checklist) != len(role.checklist):
@@ -206,7 +202,7 @@ async def chair_summary(rt: Turn, pick: ProviderPicker, brief: Brief, settings: 
                         outcome: str, rule: str, verdicts: list[RoleVerdict], blocking: list[str],
                         scores: dict[str, float]) -> tuple[str | None, str | None]:
     """The chair's summary_reasoning (None when its model failed) and a note about the call, if any."""
-    schema = chair_schema()
+    schema = reply_schema(ChairReply, {"summary_reasoning": {"minLength": 20, "maxLength": 1200}})
     spec = CallSpec(role=CHAIR, reply_model=ChairReply, schema=schema, max_tokens=min(settings.max_tokens, 600),
                     messages=chair_messages(brief, schema, outcome, rule, verdicts, blocking, scores),
                     temperature=settings.temperature, soft_check=_states_outcome(outcome))

@@ -18,22 +18,15 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from council.errors import CouncilError, internal_error, validation_error
-from council.review.files import (
-    display_name,
-    fit_name,
-    move_new,
-    read_request_file,
-    remove_temp_files,
-    sync_dir,
-    write_new,
-)
+from council.review import files
+from council.review.files import display_name, fit_name, move_new, read_request_file, write_new
 from council.review.requests import MAX_FILE_BYTES, load_request
 
 if TYPE_CHECKING:  # an upward import, for the annotation only: the inbox is handed the review service above it
@@ -87,7 +80,7 @@ class Inbox:
         self._lock_fd = fd
         for name, folder in self.dirs.items():
             if name != "inbox":  # the agents' folder: their temp files are theirs
-                for temp in remove_temp_files(folder):
+                for temp in files.remove_temp_files(folder):
                     log.info("inbox: removed %s/%s, left by a writer that was killed", name, temp)
 
     def close(self) -> None:
@@ -144,24 +137,18 @@ class Inbox:
             candidates.append((st.st_mtime, path.name, path))
         self._seen = seen
         for _, _name, path in sorted(candidates):
-            target = self._claim_one(path)
-            if target is not None:
-                claimed.append(target)
+            try:
+                target = self._move(path, "processing")
+            except FileNotFoundError:  # the agent took it back
+                continue
+            except OSError as exc:
+                log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
+                self.counts["unclaimed"] += 1
+                continue
+            if target.name != path.name:
+                self._dropped_as[target.name] = path.name
+            claimed.append(target)
         return claimed
-
-    def _claim_one(self, path: Path) -> Path | None:
-        """Move one drop to the first free name in processing/; None when it was taken back or cannot be moved."""
-        try:
-            target = self._move(path, "processing")
-        except FileNotFoundError:  # the agent took it back
-            return None
-        except OSError as exc:
-            log.warning("inbox: cannot claim %s: %s", display_name(path.name), exc.strerror)
-            self.counts["unclaimed"] += 1
-            return None
-        if target.name != path.name:
-            self._dropped_as[target.name] = path.name
-        return target
 
     # --- one request -------------------------------------------------------------------------------------------
     async def _handle(self, path: Path, recovered: bool) -> None:
@@ -235,13 +222,10 @@ class Inbox:
     # --- moving files (never over another) ----------------------------------------------------------------------
     def _set_aside(self, path: Path, folder: str, err: CouncilError, sha: str | None) -> None:
         """Write the error document in ``folder``, then move the request beside it (a free pair of names)."""
-        target_dir = self.dirs[folder]
-        for n in range(MAX_SLOTS):
-            request_name, doc_name = _slot(path.name, n)
-            target, doc_path = target_dir / request_name, target_dir / doc_name
+        for target, doc_path in _slots(self.dirs[folder], path.name):
             if not _pair_is_free(target, doc_path):
                 continue
-            request = {"file": display_name(request_name), "dropped_as": display_name(self._dropped_name(path)),
+            request = {"file": display_name(target.name), "dropped_as": display_name(self._dropped_name(path)),
                        "sha256": sha}
             if path.name != self._dropped_name(path):  # the name it was claimed as: how a restart finds this pair
                 request["claimed_as"] = display_name(path.name)
@@ -265,10 +249,7 @@ class Inbox:
         """A run that died between writing a request's error document and moving the request beside it: finish the
         move (True), instead of setting it aside a second time or reviewing it again."""
         for folder in ("rejected", "failed"):
-            target_dir = self.dirs[folder]
-            for n in range(MAX_SLOTS):
-                request_name, doc_name = _slot(path.name, n)
-                target, doc_path = target_dir / request_name, target_dir / doc_name
+            for target, doc_path in _slots(self.dirs[folder], path.name):
                 if _pair_is_free(target, doc_path):
                     break  # the first pair a set-aside would take now: the orphan, if any, came before
                 if os.path.lexists(target) or not os.path.lexists(doc_path):
@@ -288,7 +269,7 @@ class Inbox:
 
     def _placed(self, path: Path, target: Path, folder: str, **data: Any) -> None:
         """A request now lies beside its error document in ``folder``: make it durable, count and report it."""
-        sync_dir(target.parent)
+        files.sync_dir(target.parent)
         self.counts[folder] += 1
         self.report(folder, {"file": display_name(path.name), "moved_to": f"{folder}/{display_name(target.name)}",
                              **data})
@@ -298,8 +279,7 @@ class Inbox:
         return self._dropped_as.get(path.name, path.name)
 
     def _move(self, path: Path, folder: str) -> Path:
-        for n in range(MAX_SLOTS):
-            target = self.dirs[folder] / _slot(path.name, n)[0]
+        for target, _doc in _slots(self.dirs[folder], path.name):
             try:
                 move_new(path, target)
             except FileExistsError:
@@ -308,15 +288,16 @@ class Inbox:
         raise OSError(errno.EEXIST, f"no free name for {display_name(path.name)} in {folder}/")
 
 
-def _slot(name: str, n: int) -> tuple[str, str]:
-    """The n-th pair of names for a request dropped as ``name``: (``S.json``, ``S.error.json``), then (``S.1.json``,
-    ``S.1.error.json``) …, the stem shortened when the error document's name would pass the 255-byte limit."""
-    stem = name.removesuffix(".json")
-    tag = "" if n == 0 else f".{n}"
-    doc = fit_name(stem, f"{tag}{ERROR_SUFFIX}")
-    stem = doc.removesuffix(f"{tag}{ERROR_SUFFIX}")
-    request = name if n == 0 and stem == name.removesuffix(".json") else f"{stem}{tag}.json"
-    return request, doc
+def _slots(folder: Path, name: str) -> Iterator[tuple[Path, Path]]:
+    """The pairs of paths in ``folder`` for a request dropped as ``name`` and its error document, in order: (``S.json``,
+    ``S.error.json``), (``S.1.json``, ``S.1.error.json``) …, the stem shortened when the error document's name would
+    pass the 255-byte limit."""
+    base = name.removesuffix(".json")
+    for n in range(MAX_SLOTS):
+        tag = "" if n == 0 else f".{n}"
+        doc = fit_name(base, f"{tag}{ERROR_SUFFIX}")
+        stem = doc.removesuffix(f"{tag}{ERROR_SUFFIX}")
+        yield folder / (name if n == 0 and stem == base else f"{stem}{tag}.json"), folder / doc
 
 
 def _pair_is_free(request: Path, doc: Path) -> bool:

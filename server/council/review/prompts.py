@@ -58,7 +58,6 @@ def fit_artifacts(artifacts: dict[str, str], total: int = DEFAULT_BUDGET) -> tup
 
 
 def _kept(name: str, text: str, limit: int, cuts: list[Truncation]) -> str:
-    """:func:`cut`, recording a cut in ``cuts``."""
     kept = cut(text, limit)
     if len(kept) < len(text):
         cuts.append(Truncation(artifact=name, original_chars=len(text), kept_chars=len(kept)))

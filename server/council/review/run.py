@@ -63,12 +63,6 @@ class ReviewFailed(CouncilError):
         super().__init__(ErrorCode.INTERNAL, message, **details)
 
 
-def _failed(runs: dict[str, Any], observer: ReviewObserver) -> ReviewFailed:
-    roles = {name: observer.problems.get(name) or run.note or "no usable reply" for name, run in runs.items()}
-    listed = "; ".join(f"{name}: {why}" for name, why in roles.items())
-    return ReviewFailed(f"could not review: no verdict from {listed}", reason="roles_failed", roles=roles)
-
-
 async def _debate(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], brief: Brief,
                   missing: dict[str, list[str]], settings: ReviewSettings, first: dict[str, m.RoleVerdict],
                   notes: dict[str, str]) -> tuple[dict[str, m.RoleVerdict], m.DebateAudit]:
@@ -103,7 +97,9 @@ async def conduct(request: m.CouncilRequest, library: PersonaLibrary, pick: Prov
     first_runs = await run_round(rt, pick, panel, brief, missing, settings, 1)
     failed = {name: run for name, run in first_runs.items() if run.verdict is None}
     if failed:
-        raise _failed(failed, observer)
+        roles = {name: observer.problems.get(name) or run.note or "no usable reply" for name, run in failed.items()}
+        listed = "; ".join(f"{name}: {why}" for name, why in roles.items())
+        raise ReviewFailed(f"could not review: no verdict from {listed}", reason="roles_failed", roles=roles)
     first = {name: run.verdict for name, run in first_runs.items() if run.verdict is not None}
     notes = {name: run.note for name, run in first_runs.items() if run.note}
     final, debate = first, m.DebateAudit(held=False)

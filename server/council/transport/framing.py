@@ -363,19 +363,7 @@ class FrameWriter:
                 return
             error = RpcError(JSONRPC_CODES[ErrorCode.INTERNAL], "the response could not be encoded", ErrorCode.INTERNAL)
             data = encode_frame({"jsonrpc": "2.0", "id": message["id"], "error": error.to_wire()})
-        self._write_all(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            try:
-                self.stream.close()
-            except OSError:
-                pass
-
-    def _write_all(self, data: bytes) -> None:
-        """All of ``data`` (a raw stream may take it in parts), then flush."""
-        view = memoryview(data)
+        view = memoryview(data)  # a raw stream may take it in parts
         try:
             while view:
                 written = self.stream.write(view)
@@ -387,3 +375,11 @@ class FrameWriter:
             self.closed = True
             log.error("council serve: writing to the client failed (%s); exiting", exc)
             self.on_broken()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                self.stream.close()
+            except OSError:
+                pass

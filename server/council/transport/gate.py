@@ -48,9 +48,6 @@ class Served:
     teardown: Callable[[], Awaitable[None]] | None = None
 
 
-SERVER_NAME = "council"
-
-
 class Gate:
     def __init__(self, protocol: JsonRPCProtocol | None, writer: FrameWriter, *,
                  load: Callable[[], Served] | None = None) -> None:
@@ -148,7 +145,7 @@ class Gate:
         """Answer ``initialize`` at once, then load pygls and the service and let pygls initialize quietly."""
         assert self.load is not None
         self.writer.send({"jsonrpc": "2.0", "id": req.id, "result": {
-            "capabilities": {}, "serverInfo": {"name": SERVER_NAME, "version": __version__}}})
+            "capabilities": {}, "serverInfo": {"name": "council", "version": __version__}}})
         self.phase = Phase.RUNNING
         try:
             served = self.load()
