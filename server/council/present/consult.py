@@ -114,18 +114,6 @@ def elicit_message(question: str, assumption: str) -> str:
     return t("consult.asks", question=one_line(question), assumption=one_line(assumption))
 
 
-def choice_title() -> str:
-    return t("consult.choice")
-
-
-def answer_title() -> str:
-    return t("consult.your_answer")
-
-
-def answer_hint() -> str:
-    return t("consult.answer_hint")
-
-
 ELICITATION_EXPIRED = "no answer in time: the council assumes and goes on"  # a cancellation's reason (the log's)
 
 
