@@ -53,8 +53,8 @@ def status(s: ConversationSession) -> str:
     parts = [t("status.line", status=t(f"status.{s.status.value}")),
              t("status.counts", rounds=rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
                assumptions=len(s.assumption_log))]
-    if s.active_question and s.status is SessionStatus.CLARIFYING:
-        parts.append(t("status.waiting", question=one_line(s.active_question.question)))
+    if q is not None:
+        parts.append(t("status.waiting", question=one_line(q.question)))
     if s.stopped:
         parts.append(t("status.stopped"))
     return "  \n".join(parts) + "\n"
@@ -128,10 +128,8 @@ def turn_note(kind: str, s: ConversationSession) -> str | None:
     with speaking(s.settings.language):
         if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
             kind = "follow_up_cancelled"
-        if kind in ("stalled", "stopped"):
-            return None
-        if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
-            return None
+        if kind in ("stalled", "stopped") or (kind == "cancelled" and s.status is SessionStatus.CANCELLED):
+            return None  # a cancellation's status.changed event said it once
         if kind == "which_question":
             return revisable(s)
         if kind == "more_planned":
