@@ -67,7 +67,6 @@ def stopped(s: ConversationSession) -> str:
 
 
 def cancelled() -> str:
-    """What ``status.changed`` to cancelled says: the one line that tells the session was cancelled."""
     return t("event.cancelled") + "\n\n"
 
 
