@@ -22,20 +22,20 @@ class OneLineErrors(argparse.ArgumentParser):
         self.exit(self.usage_exit, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-# name → (module in council.cli whose add_arguments/run it uses, help). A module is imported only when its command
-# runs (or every help is asked for), so `council serve` does not load the client, the MCP SDK or the review code.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("serve", "run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)"),
-    "mcp": ("mcp", "serve the council's tools (council_consult, persona_consult, council_define_personas, "
-                   "council_review) to MCP clients on stdio"),
-    "ask": ("ask_args", "ask the council from the terminal (starts the sidecar and talks to it)"),
-    "doctor": ("doctor", "check which model providers and optional packages work right now"),
-    "review": ("review", "review one seed-004 CouncilRequest (exit 0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO, "
-                         "3 could not review)"),
-    "decisions": ("decisions", "list, search, show or forget the workspace's past council decisions (decision memory)"),
-    "inbox": ("inbox", "watch DIR/inbox/*.json and write decisions to DIR/outbox/"),
+# name → help; the command's add_arguments and run are in the module council.cli.<name>. A module is imported only
+# when its command runs (or every help is asked for), so `council serve` does not load the client, the MCP SDK or
+# the review code.
+COMMANDS: dict[str, str] = {
+    "serve": "run the JSON-RPC sidecar on stdio (what VS Code and `council ask` start)",
+    "mcp": "serve the council's tools (council_consult, persona_consult, council_define_personas, council_review) to "
+           "MCP clients on stdio",
+    "ask": "ask the council from the terminal (starts the sidecar and talks to it)",
+    "doctor": "check which model providers and optional packages work right now",
+    "review": "review one seed-004 CouncilRequest (exit 0 APPROVE, 1 REJECT, 2 NEEDS_MORE_INFO, 3 could not review)",
+    "decisions": "list, search, show or forget the workspace's past council decisions (decision memory)",
+    "inbox": "watch DIR/inbox/*.json and write decisions to DIR/outbox/",
 }
-RUNS = {"ask": "ask"}  # a command whose run lives apart from its arguments
+ARGUMENTS = {"ask": "ask_args"}  # a command whose arguments live apart from its run (parsing loads no client)
 
 
 def _module(name: str):
@@ -44,7 +44,7 @@ def _module(name: str):
 
 def _run(command: str):
     def run(args: argparse.Namespace) -> int:
-        return _module(RUNS.get(command, COMMANDS[command][0])).run(args)
+        return _module(command).run(args)
     return run
 
 
@@ -53,12 +53,12 @@ def parser(only: str | None = None) -> OneLineErrors:
     p = OneLineErrors(prog="council", description="A council of AI personas that asks before it answers.")
     p.add_argument("--version", action="version", version=f"council {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for name, (module, text) in COMMANDS.items():
+    for name, text in COMMANDS.items():
         s = sub.add_parser(name, help=text)
         s.set_defaults(func=_run(name))
         if only is not None and only != name:
             continue
-        _module(module).add_arguments(s)
+        _module(ARGUMENTS.get(name, name)).add_arguments(s)
         if name == "review":
             code = _module("review").COULD_NOT_REVIEW  # 2 means NEEDS_MORE_INFO here
             s.usage_exit = code  # type: ignore[attr-defined]

@@ -183,9 +183,7 @@ class EventPrinter:
         if self.streaming:
             self.held.append(text)
             return
-        if not self.at_line_start:
-            self._write("\n")
-        self._write(text + "\n")
+        self._write(("" if self.at_line_start else "\n") + text + "\n")
 
     def _end_stream(self) -> None:
         if not self.streaming:
@@ -201,9 +199,7 @@ class EventPrinter:
     def warn(self, text: str) -> None:
         """Warnings show even when quiet."""
         self._end_stream()
-        if not self.at_line_start:
-            self._write("\n")
-        self._write(self.style(f"! {text}", "yellow") + "\n")
+        self._write(("" if self.at_line_start else "\n") + self.style(f"! {text}", "yellow") + "\n")
 
     # --- events ----------------------------------------------------------------------------------------------
     def __call__(self, event: dict[str, Any]) -> None:

@@ -52,7 +52,6 @@ def check_usage(args: argparse.Namespace) -> str | None:
 
 
 def reviewer_for(args: argparse.Namespace):
-    """A Reviewer for these flags (config file, provider flags, persona folders, review settings)."""
     from council.cli.serve import build_config
     from council.review.run import ReviewSettings
     from council.reviewer import Reviewer

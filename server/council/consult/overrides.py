@@ -61,13 +61,11 @@ class PersonaOverrides:
         """The result, and whether files were written (the caller then reloads the personas)."""
         if params.overrides is None and params.confirm is None:
             return wire.DefinePersonasResult(personas=[info(p, library.source(p.id)) for p in library]), False
-        overrides = params.overrides
+        overrides = params.overrides if params.overrides is not None else self.drafts.get(params.confirm or "")
         if overrides is None:
-            overrides = self.drafts.get(params.confirm or "")
-            if overrides is None:
-                raise validation_error("unknown draft: drafts live in memory until the server stops; call again "
-                                       "with the overrides (and this confirm) or without confirm for a new draft",
-                                       fields={"confirm": "unknown draft"})
+            raise validation_error("unknown draft: drafts live in memory until the server stops; call again with "
+                                   "the overrides (and this confirm) or without confirm for a new draft",
+                                   fields={"confirm": "unknown draft"})
         planned = self._plan(self._validated(overrides, library))
         draft = self._draft(planned)
         if params.confirm is None:

@@ -18,14 +18,11 @@ COUNTED = ("summary", "advice", "next_steps")
 
 
 def _dedupe(items: list[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
+    kept: dict[str, str] = {}
     for item in items:
-        key = " ".join(item.lower().split()).rstrip(".")
-        if key and key not in seen:
-            seen.add(key)
-            out.append(item.strip())
-    return out
+        kept.setdefault(" ".join(item.lower().split()).rstrip("."), item.strip())
+    kept.pop("", None)  # blank items
+    return list(kept.values())
 
 
 def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | None:

@@ -37,7 +37,7 @@ from council.review.models import CouncilRequest
 from council.review.run import review_session_id
 from council.service import CouncilService
 from council.session.state.entities import ClarificationQuestion, new_id
-from council.words import speaking
+from council.words import speaking, t
 
 log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
@@ -235,10 +235,10 @@ def _asker(ctx, timeout: float) -> Asker | None:
     async def ask(question: ClarificationQuestion) -> Reply:
         props: dict[str, Any] = {}
         if question.choices:
-            props["choice"] = {"type": "string", "title": words.choice_title(),
+            props["choice"] = {"type": "string", "title": t("consult.choice"),
                                "enum": [c.value for c in question.choices]}
-        props["answer"] = {"type": "string", "title": words.answer_title(), "description": words.answer_hint(),
-                           "maxLength": MAX_TEXT}
+        props["answer"] = {"type": "string", "title": t("consult.your_answer"),
+                           "description": t("consult.answer_hint"), "maxLength": MAX_TEXT}
         request_id = ctx.session._request_id  # the id elicit_form's request gets (assigned before it awaits)
         with anyio.move_on_after(timeout) as deadline:
             try:

@@ -10,6 +10,7 @@ from typing import Any
 
 from council.present import outcome
 from council.present.cost import by_model as by_model_text
+from council.present.evidence import consensus
 from council.present.failures import cause, unreachable
 from council.present.text import bullets, join_names, numbered, one_line, plural
 from council.session.state.outputs import DebateEffect, Hinge, ModelFailure, VoteOption
@@ -114,18 +115,6 @@ def elicit_message(question: str, assumption: str) -> str:
     return t("consult.asks", question=one_line(question), assumption=one_line(assumption))
 
 
-def choice_title() -> str:
-    return t("consult.choice")
-
-
-def answer_title() -> str:
-    return t("consult.your_answer")
-
-
-def answer_hint() -> str:
-    return t("consult.answer_hint")
-
-
 ELICITATION_EXPIRED = "no answer in time: the council assumes and goes on"  # a cancellation's reason (the log's)
 
 
@@ -162,9 +151,7 @@ def consult_text(result: dict[str, Any]) -> str:
     vote = result.get("vote")
     if vote and vote.get("winner"):
         label = vote["options"].get(vote["winner"], vote["winner"])
-        consensus = vote["consensus"]
-        said = t(f"consensus.{consensus}") if known(f"consensus.{consensus}") else consensus
-        lines += [t("consult.vote", label=label, consensus=said), ""]
+        lines += [t("consult.vote", label=label, consensus=consensus(vote["consensus"])), ""]
     lines += outcome_lines(result)
     if syn.get("next_steps"):
         lines += [t("consult.next_steps"), numbered(syn["next_steps"][:TEXT_ITEMS]).rstrip("\n"), ""]

@@ -57,7 +57,9 @@ def seating(s: Seating) -> str:
     persona → model map that did not apply (whatever the seats)."""
     out = ""
     if s.differs:
-        seats = "; ".join(f"{seat.persona} → {seat.model.label}" + _why(seat.why) for seat in s.seats)
+        seats = "; ".join(f"{seat.persona} → {seat.model.label}"
+                          + (t(f"seats.{seat.why}") if seat.why in ("map_unknown", "config") else "")
+                          for seat in s.seats)
         out = t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
     if s.misses:
         out += t("seats.misses", misses="; ".join(_miss(m, s) for m in s.misses)) + "\n\n"
@@ -71,10 +73,6 @@ def _miss(m: SeatMiss, s: Seating) -> str:
     return (t("seats.no_model", persona=m.persona, model=m.model_id)
             + (t("seats.offered", names=shown) if shown else "")
             + t("seats.speaks_with", persona=m.persona, label=s.model_of(m.persona).label))
-
-
-def _why(why: str) -> str:
-    return t(f"seats.{why}") if why in ("map_unknown", "config") else ""
 
 
 def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: FallbackReason) -> str:

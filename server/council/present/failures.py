@@ -23,10 +23,6 @@ def where(f: ModelFailure) -> str:
     return provider_name(f.provider) if f.provider in PROVIDERS else f.provider or t("where.the_model")
 
 
-def _http(f: ModelFailure) -> str:
-    return t("http", status=f.status) if f.status else ""
-
-
 def _said(f: ModelFailure) -> str:
     text = one_line(f.detail)
     return text[len(CLIENT_PREFIX):] if text.lower().startswith(CLIENT_PREFIX) else text
@@ -34,7 +30,8 @@ def _said(f: ModelFailure) -> str:
 
 def _cause(key: str) -> Callable[[ModelFailure], str]:
     """The catalog's ``cause.<key>``, filled with who failed, the HTTP status and the model."""
-    return lambda f: t(f"cause.{key}", where=where(f), http=_http(f), model=f.model or t("where.the_model"))
+    return lambda f: t(f"cause.{key}", where=where(f), http=t("http", status=f.status) if f.status else "",
+                       model=f.model or t("where.the_model"))
 
 
 CAUSES: dict[str, Callable[[ModelFailure], str]] = {

@@ -35,10 +35,7 @@ def _field(value: Any, complete: bool, heading: str | None, limit: int | None) -
     """The markdown of one field and whether it is complete (rendering stops at an incomplete field)."""
     out: list[str] = []
     if isinstance(value, str):
-        text = value.strip()
-        if limit is not None:
-            text = text[:limit]
-        out.append(text)
+        out.append(value.strip()[:limit])  # limit None: all of it
         if complete:
             out.append("\n\n")
     elif isinstance(value, list):

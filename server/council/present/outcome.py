@@ -86,9 +86,6 @@ def revisits(session: ConversationSession) -> list[dict[str, str]]:
     question is still unanswered, most critical first."""
     if session.status is not SessionStatus.COMPLETED or session.synthesis is None:
         return []
-    out = []
-    for hinge in session.synthesis.hinges:
-        q = session.question(hinge.question_id) if hinge.question_id else None
-        if q is not None and q.status is not QuestionStatus.ANSWERED:
-            out.append({"question_id": q.question_id, "label": revisit_label(hinge)})
-    return out
+    asked = ((h, session.question(h.question_id) if h.question_id else None) for h in session.synthesis.hinges)
+    return [{"question_id": q.question_id, "label": revisit_label(h)} for h, q in asked
+            if q is not None and q.status is not QuestionStatus.ANSWERED]

@@ -35,10 +35,8 @@ def axes_table(decision: ReviewedDecision) -> str:
     roles = list(scored)
     head = "| Axis | Score | " + " | ".join(cell(r) for r in roles) + " |\n"
     head += "|---|---|" + "---|" * len(roles) + "\n"
-    rows = []
-    for axis in AXES:
-        per_role = " | ".join(f"{getattr(scored[r], axis):.1f}" for r in roles)
-        rows.append(f"| {AXIS_NAMES[axis]} | **{getattr(decision.axis_scores, axis):.1f}** | {per_role} |\n")
+    rows = [f"| {AXIS_NAMES[axis]} | **{getattr(decision.axis_scores, axis):.1f}** | "
+            + " | ".join(f"{getattr(scored[r], axis):.1f}" for r in roles) + " |\n" for axis in AXES]
     note = ("\n_Each score is the mean of the roles' scores weighted by confidence, three times for the axes in a "
             "role's remit; the weights are in the decision's audit._\n\n")
     return "### Axis scores (0\u201310, 10 best)\n\n" + head + "".join(rows) + note

@@ -68,9 +68,7 @@ class ReviewWords:
         moves = [f"{role} {d.first_round[role].value} \u2192 {final[role]}" for role in d.changed]
         text = (f"The roles disagreed ({split}), so each saw the others' concerns for one debate round; "
                 + (f"changed: {', '.join(moves)}." if moves else "nobody changed their verdict."))
-        out = [text]
-        out += [f"{role}'s debate reply failed; its first verdict stands." for role in d.kept_first]
-        return out
+        return [text] + [f"{role}'s debate reply failed; its first verdict stands." for role in d.kept_first]
 
     def fallback_summary(self, facts: DecisionFacts) -> str:
         text = f"The council {OUTCOME_WORDS[facts.outcome]} request {facts.request.request_id}: {RULES[facts.rule]}."

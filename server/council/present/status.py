@@ -14,20 +14,16 @@ from council.session.steps.answers import Earlier
 from council.session.steps.revisit import revisable_questions
 from council.words import n, speaking, t
 
-# progress notes: kind → text (shown as transient progress, not kept in the transcript)
+# progress notes: kind → text (shown as transient progress, not kept in the transcript); the PLAIN_NOTES are the
+# catalog's note.<kind> filled with the note's data as it is
 NOTES: dict[str, Callable[..., str]] = {
     "model": lambda model, provider: t("note.model", model=model or provider, where=provider_name(provider)),
-    "reading": lambda: t("note.reading"),
-    "no_questions": lambda why: t("note.no_questions", why=why),
     "thinking": lambda cycle, count: t("note.thinking", cycle=cycle, advisors=n(count, "advisor")),
-    "alone": lambda persona: t("note.alone", persona=persona),
-    "options_fallback": lambda why: t("note.options_fallback", why=why),
     "unplaced": lambda personas: t("note.unplaced", names=join_names(personas)),
-    "chair": lambda: t("note.chair"),
     "evidence": lambda count: t("note.evidence", pieces=n(count, "evidence_piece")),
-    "follow_up": lambda: t("note.follow_up"),
     "budget_stop": lambda cycles: t("note.budget_stop", cycles=n(cycles, "cycle_after")),
 }
+PLAIN_NOTES = ("reading", "no_questions", "alone", "options_fallback", "chair", "follow_up")
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
 PROBLEMS: dict[str, Callable[..., str]] = {
@@ -38,7 +34,7 @@ PROBLEMS: dict[str, Callable[..., str]] = {
 
 
 def note(kind: str, data: dict[str, Any]) -> str:
-    return NOTES[kind](**data)
+    return t(f"note.{kind}", **data) if kind in PLAIN_NOTES else NOTES[kind](**data)
 
 
 def problem(kind: str, data: dict[str, Any]) -> str:
@@ -53,8 +49,8 @@ def status(s: ConversationSession) -> str:
     parts = [t("status.line", status=t(f"status.{s.status.value}")),
              t("status.counts", rounds=rounds, cycles=s.debate_cycles, limit=s.cycle_limit,
                assumptions=len(s.assumption_log))]
-    if s.active_question and s.status is SessionStatus.CLARIFYING:
-        parts.append(t("status.waiting", question=one_line(s.active_question.question)))
+    if q is not None:
+        parts.append(t("status.waiting", question=one_line(q.question)))
     if s.stopped:
         parts.append(t("status.stopped"))
     return "  \n".join(parts) + "\n"
@@ -71,7 +67,6 @@ def stopped(s: ConversationSession) -> str:
 
 
 def cancelled() -> str:
-    """What ``status.changed`` to cancelled says: the one line that tells the session was cancelled."""
     return t("event.cancelled") + "\n\n"
 
 
@@ -128,10 +123,8 @@ def turn_note(kind: str, s: ConversationSession) -> str | None:
     with speaking(s.settings.language):
         if kind == "cancelled" and s.status is SessionStatus.COMPLETED:  # only a follow-up runs on a completed session
             kind = "follow_up_cancelled"
-        if kind in ("stalled", "stopped"):
-            return None
-        if kind == "cancelled" and s.status is SessionStatus.CANCELLED:  # its status.changed event said it once
-            return None
+        if kind in ("stalled", "stopped") or (kind == "cancelled" and s.status is SessionStatus.CANCELLED):
+            return None  # a cancellation's status.changed event said it once
         if kind == "which_question":
             return revisable(s)
         if kind == "more_planned":

@@ -60,5 +60,5 @@ def join_names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + t("and") + names[-1]
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+def plural(n: int, word: str) -> str:
+    return f"{n} {word if n == 1 else word + 's'}"

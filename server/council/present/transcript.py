@@ -107,16 +107,13 @@ def transcript(s: ConversationSession) -> str:
         out.append(clarify.selection(s.persona_selection))
     if s.seating is not None:
         out.append(cost.seating(s.seating))
-    out.append(_clarifications(s))
-    out.append(_assumptions(s))
+    out += [_clarifications(s), _assumptions(s)]
     for resp in (x for x in s.responses if x.cycle == 0):  # a council of one: its answers, no debate
         out.append("## The answer of a council of one\n\n" + PersonaText(resp.persona).complete(resp))
     for d in s.discussions:
         if d.status.value != "in_progress":
-            out.append(_cycle(s, d.cycle_number))
-            out.append(follow_up.transcript_inputs(s, d.cycle_number))
-    out.append(_convergence(s))
-    out.append(evidence_section(s))
+            out += [_cycle(s, d.cycle_number), follow_up.transcript_inputs(s, d.cycle_number)]
+    out += [_convergence(s), evidence_section(s)]
     if s.tally:
         out.append(debate.tally(s.tally))
     if s.final_answer:
