@@ -84,12 +84,9 @@ class EmbeddingRanker:
         return self._ready.wait(timeout)
 
     def warm_up(self, docs: list[str] | None = None) -> EmbeddingRanker:
-        """Import sentence-transformers, load the model offline. Slow (seconds): run it off the request path.
-
-        ``docs`` (the persona texts) are embedded too, so the first request pays only for its own embedding.
-        Idempotent and thread-safe. Raises :class:`EmbeddingsNotReady` when the packages or the model are
-        missing or fail to load (and again, at once, on later calls).
-        """
+        """Import sentence-transformers and load the model offline (seconds: run it off the request path), embedding
+        ``docs`` (the persona texts) too, so the first request pays only for its own. Raises
+        :class:`EmbeddingsNotReady` when the packages or the model are missing or fail to load."""
         if self.ready:
             return self
         with self._lock:  # a second caller waits for the running warm-up instead of loading again
