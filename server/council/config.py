@@ -121,12 +121,9 @@ OPENAI_HOST = "api.openai.com"
 
 def adhoc_provider(kind: str, model: str, *, base_url: str | None = None,
                    api_key_env: str | None = None) -> ProviderConfig:
-    """A provider named only by its kind, with no config entry (a ``--models`` spec, a session's ``provider``).
-
-    An ``openai`` one takes its server from ``OPENAI_BASE_URL`` (else OpenAI's API) and its key from the variable
-    ``api_key_env`` names, else ``OPENAI_API_KEY`` when it is set; OpenAI's own API without a key is refused with a
-    :class:`ConfigError` saying what to set (a server of your own may need no key). Other kinds take nothing from
-    the environment here. A bad kind raises pydantic's ``ValidationError``."""
+    """A provider named only by its kind, with no config entry (a ``--models`` spec, a session's ``provider``). An
+    ``openai`` one takes its key from the variable ``api_key_env`` names, else as README, "Models", says (OpenAI's
+    own API without a key is a :class:`ConfigError`); other kinds take nothing from the environment."""
     env = os.environ
     if kind != "openai":
         return ProviderConfig(kind=kind, model=model, base_url=base_url)  # type: ignore[arg-type]

@@ -1,6 +1,4 @@
-"""The three evidence tools, synchronous and bounded: ``read_file`` (``path`` or ``path:START-END``, numbered
-lines), ``search_code`` (literal, case-insensitive when all lowercase, or ``regex``) and ``list_files`` (a glob; one
-without ``/`` matches at any depth, a folder name lists the folder); and :class:`WorkspaceTools`, the session's
+"""The three evidence tools (README, "Evidence"), synchronous and bounded, and :class:`WorkspaceTools`, the session's
 ``EvidenceTools`` for one root, which runs each in a worker thread under a time limit (refused as ``timeout``; a tool
 that fails, as ``error``). Searching and listing also stop at the deadline themselves and say the result was cut.
 
