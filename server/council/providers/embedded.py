@@ -99,14 +99,9 @@ def _import_llama() -> Any:
 
             llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
             _log_callback = callback
-            for module in (llama_cpp.llama, llama_cpp._internals):
-                module.suppress_stdout_stderr = _no_redirect  # type: ignore[attr-defined]
+            for module in (llama_cpp.llama, llama_cpp._internals):  # leave the process's fds alone
+                module.suppress_stdout_stderr = lambda disable=True: contextlib.nullcontext()  # type: ignore[attr-defined]
     return llama_cpp
-
-
-def _no_redirect(disable: bool = True) -> contextlib.nullcontext[None]:
-    """Stand-in for llama-cpp-python's ``suppress_stdout_stderr``: leave the process's fds alone."""
-    return contextlib.nullcontext()
 
 
 def load_model(path: Path, options: EmbeddedOptions) -> tuple[Any, threading.Lock]:
