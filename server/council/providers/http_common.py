@@ -111,14 +111,6 @@ def error_from_exception(name: str, url: str, exc: Exception) -> ProviderError:
     return ProviderError(f"{name} request failed: {type(exc).__name__}: {exc}", kind="internal")
 
 
-def _payload_error(name: str, payload: dict[str, Any]) -> ProviderError:
-    err = payload.get("error")
-    msg = err.get("message") if isinstance(err, dict) else err
-    code = err.get("code") if isinstance(err, dict) else None
-    retryable = code in (429, 500, 502, 503, "rate_limit_exceeded", "server_error")
-    return ProviderError(f"{name} reported an error mid-stream: {msg}", kind="server", retryable=retryable)
-
-
 async def iter_sse(response: httpx.Response, name: str) -> AsyncIterator[dict[str, Any]]:
     """JSON payloads of the stream's events (read by httpx-sse). ``[DONE]`` ends; ``error`` payloads raise;
     events that are not JSON objects are skipped. A body not labelled ``text/event-stream`` (some servers and
@@ -148,8 +140,11 @@ def _parse_json(name: str, data: str) -> dict[str, Any] | None:
     if not isinstance(payload, dict):
         log.debug("%s: skipping a stream line that is not an object", name)
         return None
-    if payload.get("error"):
-        raise _payload_error(name, payload)
+    err = payload.get("error")
+    if err:
+        msg, code = (err.get("message"), err.get("code")) if isinstance(err, dict) else (err, None)
+        raise ProviderError(f"{name} reported an error mid-stream: {msg}", kind="server",
+                            retryable=code in (429, 500, 502, 503, "rate_limit_exceeded", "server_error"))
     return payload
 
 
