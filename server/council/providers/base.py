@@ -60,8 +60,6 @@ class ProviderStatus(BaseModel):
 
 
 class Provider(ABC):
-    """A language model the council can call."""
-
     #: Short id used in settings and metadata (``openai``, ``ollama``, ``embedded``, ``client``, ``scripted``).
     id: str = "provider"
     #: Whether the backend constrains output to ``json_schema`` itself (grammar / structured outputs).
