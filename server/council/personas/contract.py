@@ -160,11 +160,7 @@ class PersonaContract(BaseModel):
         return " ".join([self.description, *self.focus, " ".join(self.domains), self.soul])
 
     def system_prompt(self) -> str:
-        lines = [f"You are the {self.name} on a council of advisers.", self.soul]
-        if self.tone:
-            lines.append(f"Tone: {self.tone}.")
-        lines.append("You focus on:")
-        lines += [f"- {item}" for item in self.focus]
-        lines.append("Rules you keep:")
-        lines += [f"- {item}" for item in self.constraints]
-        return "\n".join(lines)
+        tone = [f"Tone: {self.tone}."] if self.tone else []
+        return "\n".join([f"You are the {self.name} on a council of advisers.", self.soul, *tone, "You focus on:",
+                          *(f"- {item}" for item in self.focus), "Rules you keep:",
+                          *(f"- {item}" for item in self.constraints)])
