@@ -60,7 +60,7 @@ class Archive:
     def _keep(self, session: ConversationSession) -> None:
         if self.memory is not None:
             try:
-                self.memory.remember(session)
+                self.memory.store.remember(session)
             except MemoryRefused as err:
                 log.warning("session %s not kept: %s", session.session_id, words.refused(err))
             except Exception:

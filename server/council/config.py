@@ -3,11 +3,13 @@
 Sources, later wins: built-in defaults → a JSON/TOML file (``--config`` or ``COUNCIL_CONFIG``) → environment
 (``COUNCIL_PROVIDER``, ``COUNCIL_MODEL``, ``COUNCIL_BASE_URL``, ``COUNCIL_API_KEY_ENV``) → command-line flags.
 API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an environment
-variable, resolved at call time. Also the package's ``tomllib`` (``tomli`` on Python 3.10).
+variable, resolved at call time. Also the package's ``tomllib`` (``tomli`` on Python 3.10) and where the optional
+model packages keep their files (:func:`package_files`).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -121,12 +123,9 @@ OPENAI_HOST = "api.openai.com"
 
 def adhoc_provider(kind: str, model: str, *, base_url: str | None = None,
                    api_key_env: str | None = None) -> ProviderConfig:
-    """A provider named only by its kind, with no config entry (a ``--models`` spec, a session's ``provider``).
-
-    An ``openai`` one takes its server from ``OPENAI_BASE_URL`` (else OpenAI's API) and its key from the variable
-    ``api_key_env`` names, else ``OPENAI_API_KEY`` when it is set; OpenAI's own API without a key is refused with a
-    :class:`ConfigError` saying what to set (a server of your own may need no key). Other kinds take nothing from
-    the environment here. A bad kind raises pydantic's ``ValidationError``."""
+    """A provider named only by its kind, with no config entry (a ``--models`` spec, a session's ``provider``). An
+    ``openai`` one takes its key from the variable ``api_key_env`` names, else as README, "Models", says (OpenAI's
+    own API without a key is a :class:`ConfigError`); other kinds take nothing from the environment."""
     env = os.environ
     if kind != "openai":
         return ProviderConfig(kind=kind, model=model, base_url=base_url)  # type: ignore[arg-type]
@@ -137,6 +136,24 @@ def adhoc_provider(kind: str, model: str, *, base_url: str | None = None,
                           f"{OPENAI_URL_VAR}=<base URL> for another OpenAI-compatible server), or define the "
                           "provider in a --config file")
     return ProviderConfig(kind="openai", model=model, base_url=base_url, api_key=var)
+
+
+def package_files(module: str, distribution: str, pattern: str) -> list[Path]:
+    """The files matching ``pattern`` an installed package ships (under its folders, else in its distribution's file
+    list), found without importing it: a model package's import is slow or needs more packages."""
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    places = (spec.submodule_search_locations or []) if spec else []
+    found = [path for place in places for path in sorted(Path(place).rglob(pattern))]
+    if found:
+        return found
+    try:
+        files = importlib.metadata.distribution(distribution).files or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return [Path(str(f.locate())) for f in files if fnmatch.fnmatch(f.name, pattern)]
 
 
 def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> CouncilConfig:

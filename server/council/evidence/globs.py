@@ -210,7 +210,6 @@ class Glob:
                 groups.append([])
             else:
                 groups[-1].append(Segment(seg))
-        self.pattern = pattern
         self.groups = [Segments(g) for g in groups]
 
     def match(self, path: str) -> bool:

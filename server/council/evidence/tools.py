@@ -1,13 +1,8 @@
-"""The three evidence tools, synchronous and bounded: ``read_file`` (``path`` or ``path:START-END``, numbered
-lines), ``search_code`` (literal, case-insensitive when all lowercase, or ``regex``) and ``list_files`` (a glob; one
-without ``/`` matches at any depth, a folder name lists the folder); and :class:`WorkspaceTools`, the session's
+"""The three evidence tools (README, "Evidence"), synchronous and bounded, and :class:`WorkspaceTools`, the session's
 ``EvidenceTools`` for one root, which runs each in a worker thread under a time limit (refused as ``timeout``; a tool
 that fails, as ``error``). Searching and listing also stop at the deadline themselves and say the result was cut.
-
-The models write the patterns, and the time limit fires only while the event loop runs, so neither may hold the
-sidecar's GIL: ``search_code`` only compiles its pattern here (for the compiler's reason when it is bad) and matches in
-a child process (:mod:`council.evidence.search`); ``list_files`` matches its glob in linear time
-(:mod:`council.evidence.globs`), not through a regex.
+No pattern a model writes is matched here while holding the GIL (why: :mod:`~council.evidence.search`,
+:mod:`~council.evidence.globs`): a search matches in a child process, a listing's glob in linear time.
 """
 
 from __future__ import annotations
@@ -204,15 +199,13 @@ class WorkspaceTools:
         fn = TOOLS.get(tool)
         if fn is None:
             return EvidenceResult(ok=False, refusal="unknown_tool", detail=tool[:300])
-        started = time.monotonic()
+        deadline = time.monotonic() + self.seconds
         try:
             with anyio.fail_after(self.seconds + GRACE_SECONDS):
                 ws = await self.workspace()
-                deadline = started + self.seconds
-                result = await anyio.to_thread.run_sync(fn, ws, query, regex, deadline, abandon_on_cancel=True)
+                return await anyio.to_thread.run_sync(fn, ws, query, regex, deadline, abandon_on_cancel=True)
         except TimeoutError:
             return EvidenceResult(ok=False, refusal="timeout")
         except OSError as exc:
             log.info("%s %r failed: %s", tool, query, exc)
             return EvidenceResult(ok=False, refusal="error", detail=type(exc).__name__)
-        return result

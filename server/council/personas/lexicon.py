@@ -42,10 +42,6 @@ class Classification:
     scores: dict[str, float]
     matches: dict[str, list[str]] = field(default_factory=dict)
 
-    @property
-    def keywords(self) -> list[str]:
-        return self.matches.get(self.classification, [])
-
 
 @cache
 def _by_first() -> dict[str, list[_Entry]]:

@@ -50,9 +50,6 @@ class UnknownPersonaError(LookupError):
         super().__init__(f"unknown persona(s): {', '.join(map(repr, unknown))}; valid personas: "
                          f"{', '.join(valid)}")
 
-    def __str__(self) -> str:  # LookupError would repr() the message
-        return str(self.args[0])
-
 
 def normalize_name(text: str) -> str:
     """Lowercase, drop apostrophes (straight or curly), fold ``ё``, turn punctuation into single spaces."""

@@ -1,11 +1,7 @@
-"""Persona routing: which personas sit on the council for a request, and a human-readable reason why (see README,
-"Personas").
-
-An explicit override is honoured exactly. Otherwise the personas are ranked by similarity with their contracts plus
-their fit with the request's keyword domains; each domain the request clearly touches seats its expert
-(:func:`experts`), the rest are picked until the score drops off (:func:`pick`), within [min_personas, max_personas]
-and one council unless an outsider is clearly relevant; always-include personas are added. Personas the request names
-join that council (naming one never shrinks it to them); review-only personas are seated only by an override.
+"""Persona routing: which personas sit on the council for a request, and a human-readable reason why (the rules:
+README, "Personas"). Past the experts (:func:`experts`) the rest are picked until the score drops off (:func:`pick`),
+within [min_personas, max_personas] and one council unless an outsider is clearly relevant; always-include personas
+are added; review-only personas are seated only by an override.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from council.personas.contract import REVIEW_COUNCIL, PersonaContract
 from council.personas.embeddings import EmbeddingRanker, EmbeddingsNotReady, embeddings_available
-from council.personas.lexicon import GENERAL, classify, classify_detail
+from council.personas.lexicon import GENERAL, Classification, classify, classify_detail
 from council.personas.loader import PersonaLibrary, UnknownPersonaError
 from council.personas.tfidf import OverlapRanker, Ranker, TfidfRanker, rank
 
@@ -328,7 +324,7 @@ def select_personas(library: PersonaLibrary, request_text: str, *, override: lis
     chosen = picks + always
     scores = {p.name: round(combined[p.id], 2) for p in ranked}
     chosen_for = {p.name: _chosen_for(p, detail.matches) for p in picks}
-    basis = _reason(detail.classification, detail.keywords, picks, scores, preferred, method, chosen_for)
+    basis = _reason(detail, picks, scores, preferred, method, chosen_for)
     routed = Selection(classification=detail.classification, personas=chosen, reason=told(basis, chosen, method),
                        basis=basis, method=method, scores=scores, chosen_for=chosen_for)
     named = [p for p in library.names_in_text(request_text) if p.chats]  # naming a review role seats nobody
@@ -368,10 +364,11 @@ def _chosen_for(persona: PersonaContract, matches: dict[str, list[str]]) -> list
     return found[:CHOSEN_FOR_WORDS]
 
 
-def _reason(classification: str, keywords: list[str], picks: list[PersonaContract], scores: dict[str, float],
-            council: str | None, method: str, chosen_for: dict[str, list[str]]) -> str:
-    parts = ["The request matched no domain keywords" if classification == GENERAL
-             else f"Request classified as {classification} ({', '.join(keywords[:6])})"]
+def _reason(detail: Classification, picks: list[PersonaContract], scores: dict[str, float], council: str | None,
+            method: str, chosen_for: dict[str, list[str]]) -> str:
+    domain = detail.classification
+    parts = ["The request matched no domain keywords" if domain == GENERAL
+             else f"Request classified as {domain} ({', '.join(detail.matches.get(domain, [])[:6])})"]
     if picks:
         chosen = ", ".join(f"{p.name} ({scores[p.name]:.2f}"
                            + (f": {', '.join(chosen_for[p.name])})" if chosen_for.get(p.name) else ")") for p in picks)

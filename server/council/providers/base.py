@@ -1,13 +1,10 @@
-"""The provider contract: one async streaming call, JSON-schema output where the backend can, cancellable.
+"""The provider contract: one async streaming call, JSON-schema output where the backend can, cancellable (cancelling
+the caller's anyio scope closes its stream or thread at once); failures are :class:`ProviderError`s a user can act on.
+Also the schema forms grammar converters take (:func:`inline_refs`, :func:`grammar_schema`).
 
-A provider turns a :class:`CompletionRequest` into text chunks; cancelling the caller's anyio scope closes its stream
-or thread at once. Failures are :class:`ProviderError` with a message a user can act on. Also here: the schema forms
-grammar converters take (:func:`inline_refs`, :func:`grammar_schema`).
-
-Every retry an HTTP provider makes (``http_common``) reaches the model and may be paid for, so a session sets a gate
-around each model call (:func:`retry_gate`) that says whether one more attempt fits its bound and budget, and books
-it; without one (``council doctor``) the policy alone decides. The gate is a context variable, so concurrent seats
-each ask their own, and lives here so that a session loads no httpx.
+Every retry an HTTP provider makes reaches the model and may be paid for, so a session asks a gate (:func:`retry_gate`,
+a context variable: concurrent seats each ask their own) whether one more attempt fits its bound and budget, and books
+it; without one (``council doctor``) the policy alone decides. It lives here so that a session loads no httpx.
 """
 
 from __future__ import annotations
@@ -63,8 +60,6 @@ class ProviderStatus(BaseModel):
 
 
 class Provider(ABC):
-    """A language model the council can call."""
-
     #: Short id used in settings and metadata (``openai``, ``ollama``, ``embedded``, ``client``, ``scripted``).
     id: str = "provider"
     #: Whether the backend constrains output to ``json_schema`` itself (grammar / structured outputs).
@@ -100,10 +95,8 @@ class PushProvider(Provider):
 
 
 async def complete(provider: Provider, request: CompletionRequest, on_delta: DeltaSink | None = None) -> str:
-    """Run the provider to the end, forwarding each chunk to ``on_delta``; return the whole text.
-
-    A provider whose backend pushes deltas through a callback (the client bridge) implements ``push`` and is
-    called directly, without a queue between the callback and an async iterator."""
+    """Run the provider to the end, forwarding each chunk to ``on_delta``; return the whole text. A
+    :class:`PushProvider` (the client bridge) is pushed directly, without a queue behind an async iterator."""
     if isinstance(provider, PushProvider):
         return await provider.push(request, on_delta)
     parts: list[str] = []

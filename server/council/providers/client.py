@@ -24,7 +24,6 @@ class ClientBridge(Protocol):
     are then counted under the model that answered."""
 
     async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
-        """Send council/complete; call ``on_delta`` for each streamed delta; return the final result."""
         ...
 
 

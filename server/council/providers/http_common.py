@@ -111,14 +111,6 @@ def error_from_exception(name: str, url: str, exc: Exception) -> ProviderError:
     return ProviderError(f"{name} request failed: {type(exc).__name__}: {exc}", kind="internal")
 
 
-def _payload_error(name: str, payload: dict[str, Any]) -> ProviderError:
-    err = payload.get("error")
-    msg = err.get("message") if isinstance(err, dict) else err
-    code = err.get("code") if isinstance(err, dict) else None
-    retryable = code in (429, 500, 502, 503, "rate_limit_exceeded", "server_error")
-    return ProviderError(f"{name} reported an error mid-stream: {msg}", kind="server", retryable=retryable)
-
-
 async def iter_sse(response: httpx.Response, name: str) -> AsyncIterator[dict[str, Any]]:
     """JSON payloads of the stream's events (read by httpx-sse). ``[DONE]`` ends; ``error`` payloads raise;
     events that are not JSON objects are skipped. A body not labelled ``text/event-stream`` (some servers and
@@ -148,8 +140,11 @@ def _parse_json(name: str, data: str) -> dict[str, Any] | None:
     if not isinstance(payload, dict):
         log.debug("%s: skipping a stream line that is not an object", name)
         return None
-    if payload.get("error"):
-        raise _payload_error(name, payload)
+    err = payload.get("error")
+    if err:
+        msg, code = (err.get("message"), err.get("code")) if isinstance(err, dict) else (err, None)
+        raise ProviderError(f"{name} reported an error mid-stream: {msg}", kind="server",
+                            retryable=code in (429, 500, 502, 503, "rate_limit_exceeded", "server_error"))
     return payload
 
 
@@ -189,24 +184,9 @@ def _scrubbed(err: ProviderError, secrets: Iterable[str | None]) -> ProviderErro
     return err
 
 
-def _refused_by_caller(name: str) -> Callable[[RetryCallState], bool]:
-    """A stop condition asked last, only for a retry that would otherwise be made: the caller's gate books the retry
-    (False: go on) or refuses it (True: stop)."""
-
-    def refused(state: RetryCallState) -> bool:
-        if may_retry():
-            return False
-        log.info("%s: no retry after attempt %d: the caller's bound of model calls leaves no room", name,
-                 state.attempt_number)
-        return True
-
-    return refused
-
-
 @contextmanager
-def provider_errors(name: str, url: str, secrets: Iterable[str | None] = ()) -> Iterator[None]:
+def provider_errors(name: str, url: str, secrets: list[str | None]) -> Iterator[None]:
     """Turn httpx errors into ProviderError and scrub secrets from every ProviderError passing through."""
-    secrets = list(secrets)
     try:
         yield
     except ProviderError as err:
@@ -226,7 +206,7 @@ class HttpProvider(Provider):
         super().__init__(model)
         self.cfg = cfg
         self.base_url = base_url
-        self._sleep = sleep
+        self._sleep = sleep or anyio.sleep
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._key: str | None = None  # an API key: scrubbed from every error
@@ -263,19 +243,27 @@ class HttpProvider(Provider):
                     await stack.aclose()
                 raise
 
+        def refused(state: RetryCallState) -> bool:
+            """A stop condition asked last, only for a retry that would otherwise be made: the caller's gate books
+            the retry (False: go on) or refuses it (True: stop)."""
+            if may_retry():
+                return False
+            log.info("%s: no retry after attempt %d: the caller's bound of model calls leaves no room", name,
+                     state.attempt_number)
+            return True
+
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
             log.debug("%s: attempt %d failed (%s); retrying in %.2fs", name, state.attempt_number,
                       getattr(exc, "kind", type(exc).__name__), state.upcoming_sleep)
 
-        extra: dict[str, Any] = {"sleep": self._sleep} if self._sleep is not None else {}
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.cfg.max_retries + 1) | _refused_by_caller(name),
+            stop=stop_after_attempt(self.cfg.max_retries + 1) | refused,
             wait=_wait,
             retry=retry_if_exception(lambda exc: isinstance(exc, ProviderError) and exc.retryable),
             before_sleep=before_sleep,
             reraise=True,
-            **extra,
+            sleep=self._sleep,
         )
         try:
             response, stack = await retrying(attempt)

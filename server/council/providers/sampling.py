@@ -1,11 +1,7 @@
-"""The MCP client's own model: ``council/complete`` served over MCP sampling (``sampling/createMessage``).
-
-:class:`SamplingBridge` is the :class:`~council.providers.client.ClientBridge` for an MCP client that declares the
-``sampling`` capability (VS Code, for one), so the council drives it like the VS Code bridge (see README, "The
-client's own model"). The seat's model id is only a hint (``modelPreferences``), so usage counts the reply's
-``model`` (``names_models``); a request goes out as part of the tool call running the session (``related_request_id``)
-so clients show and allow it there. A client that refuses a request (any error but an internal one) is asked nothing
-more for that session: later calls fail at once with the same refusal. An internal error is that call's model failing.
+"""The MCP client's own model (README, "The client's own model"): :class:`SamplingBridge` serves ``council/complete``
+over ``sampling/createMessage`` for an MCP client that declares ``sampling``, as part of the tool call running the
+session (``related_request_id``: clients show and allow it there). A client that refuses a request (any error but an
+internal one, which is that call's model failing) is asked nothing more for that session.
 
 A request the council stops waiting for (a speculative debate cycle cancelled once the first vote settles) is not
 withdrawn: its waiter runs on in :meth:`SamplingBridge.serving`'s task group and the answer is dropped. Cancelling the

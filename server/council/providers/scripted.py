@@ -106,38 +106,34 @@ class ScriptedProvider(Provider):
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         self._trace("start", request)
+        self.calls.append(request)
+        rule = self._match(request) or {}
+        delay = float(rule.get("delay", self.delay))
         try:
-            async for chunk in self._stream(request):
-                yield chunk
+            if rule.get("error"):
+                if delay:
+                    await anyio.sleep(delay)
+                err = fault(rule["error"])
+                if rule.get("wrap"):
+                    raise ExceptionGroup("unhandled errors in a TaskGroup", [err])
+                raise err
+            reply = rule.get("reply")
+            if reply is None:
+                reply = auto_reply(request)
+            elif isinstance(reply, dict) and "backs" in (request.json_schema or {}).get("properties", {}):
+                reply = backing(reply, request)
+            text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+            step = max(1, self.chunk)
+            for i in range(0, len(text), step):
+                if delay:
+                    await anyio.sleep(delay)
+                else:
+                    await anyio.lowlevel.checkpoint()
+                yield text[i:i + step]
         except anyio.get_cancelled_exc_class():
             self._trace("cancelled", request)
             raise
         self._trace("end", request)
-
-    async def _stream(self, request: CompletionRequest) -> AsyncIterator[str]:
-        self.calls.append(request)
-        rule = self._match(request) or {}
-        delay = float(rule.get("delay", self.delay))
-        if rule.get("error"):
-            if delay:
-                await anyio.sleep(delay)
-            err = fault(rule["error"])
-            if rule.get("wrap"):
-                raise ExceptionGroup("unhandled errors in a TaskGroup", [err])
-            raise err
-        reply = rule.get("reply")
-        if reply is None:
-            reply = auto_reply(request)
-        elif isinstance(reply, dict) and "backs" in (request.json_schema or {}).get("properties", {}):
-            reply = backing(reply, request)
-        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
-        step = max(1, self.chunk)
-        for i in range(0, len(text), step):
-            if delay:
-                await anyio.sleep(delay)
-            else:
-                await anyio.lowlevel.checkpoint()
-            yield text[i:i + step]
 
 
 def _items(schema: dict[str, Any], field: str, make) -> list[str]:
