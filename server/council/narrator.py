@@ -1,9 +1,7 @@
-"""The narrator: turns what happens in a session into ``council/event`` notifications, each carrying the markdown
-that ``council.present`` wrote for it.
-
-It is the session's observer: journal records, notes, problems and streaming text come in; numbered events go out to
-the sink. Each persona's reply per cycle is one live line (``PersonaLine``): streamed, then completed with its vote,
-or closed if it never completes; a note arriving meanwhile waits for its end. Everything is in the session's language.
+"""The narrator, the session's observer: journal records, notes, problems and streaming text come in; numbered
+``council/event`` notifications go out to the sink, each carrying the markdown ``council.present`` wrote for it in
+the session's language. Each persona's reply per cycle is one live line (``PersonaLine``): streamed, then completed
+with its vote, or closed if it never completes; a note arriving meanwhile waits for its end.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Convergence of a debate, decided by votes first: pure functions, no I/O, state passed in.
 
 After every vote round the council is *converged*, *refining*, *diverging* or at an *impasse* (the same
-disagreement two rounds running). Text similarity is reported as a secondary signal only: embeddings score "same
-topic, opposite stance" near 0.97, so they never decide. Agreement is measured *between* personas, not each model
-against itself. A tally (:func:`tally_votes`) counts each persona at most once, only for options on the list.
+disagreement two rounds running), measured *between* personas. Text similarity is a secondary signal only:
+embeddings score "same topic, opposite stance" near 0.97, so they never decide.
 """
 
 from __future__ import annotations

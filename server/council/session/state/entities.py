@@ -1,11 +1,8 @@
-"""The eight entities of the Interactive Council Chat data model (seed 002) as pydantic models, and the session's
-status rules: the state machine as a transition table (seed 002, plus one documented extension) and the rules every
-journal record that writes a message turn keeps (``check_turn``: seed 002's MessageTurn validation).
-
-They are wire models too: ``council/snapshot`` returns a :class:`ConversationSession` as is. Invariants that
-involve one entity are validated here; the other changes of state live in ``reducer.py``. A stop (``council/stop``)
-is not a transition: the session keeps its status and gets the ``stopped`` marker; only cancel leaves for
-``cancelled``. A clarifying question carries its stakes (issue 20).
+"""The eight entities of seed 002's data model as pydantic models (wire models too: ``council/snapshot`` returns a
+:class:`ConversationSession` as is), with the rules of one entity, the status transition table (seed 002 plus one
+documented extension) and ``check_turn`` (seed 002's MessageTurn validation); other changes live in ``reducer.py``.
+A stop is not a transition: the session keeps its status and gets the ``stopped`` marker (only cancel leaves for
+``cancelled``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Journal records: every change to a ConversationSession is one of these, applied by ``reducer.apply``.
 
-The journal (the session's turn log) is append-only; replaying it rebuilds an equal session, which is how
-sessions can be restored. Records carry their own ids and timestamps so replay is deterministic.
-
-``stable_prefix``: of a journal brought back from a client (``council/restore``), the part a new sidecar can
-continue from.
+The journal is append-only and records carry their own ids and timestamps, so replaying it rebuilds an equal session
+(which is how sessions are restored). ``stable_prefix``: the part of a restored journal a new sidecar continues from.
 """
 
 from __future__ import annotations

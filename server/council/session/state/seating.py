@@ -1,8 +1,6 @@
 """Seating: which persona speaks with which model, and why — a pure function over the models on offer (the
-policies: README, "Different models at the table").
-
-The seating is data (journaled with the session, restored with it); a seat whose model fails falls back to the
-chat's model (:func:`fall_back`), once per model per session. This module writes no prose: ``why`` codes are worded
+policies: README, "Different models at the table"). The seating is data, journaled with the session; a seat whose
+model fails falls back to the chat's model (:func:`fall_back`), once per model per session. ``why`` codes are worded
 by ``council.present``.
 """
 
