@@ -104,10 +104,8 @@ def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason
 
     ``settled``: at least two thirds of the voters say another cycle would not change their vote.
     """
-    if c.status == "converged":
-        return "converged"
-    if c.status == "impasse":
-        return "impasse"
+    if c.status in ("converged", "impasse"):
+        return c.status  # type: ignore[return-value]  (both are stop reasons too)
     if round_no >= min_rounds and c.stop_requests >= STOP_SHARE:
         return "settled"
     return None
@@ -115,13 +113,11 @@ def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason
 
 def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[str] | None = None) -> VoteTally:
     valid_ids = {o.id for o in options}
-    seen: set[str] = set()
-    counted: list[Vote] = []
+    first: dict[str, Vote] = {}  # each persona's first vote for an option on the list
     for vote in votes:
-        if vote.persona in seen or vote.option_id not in valid_ids:
-            continue
-        seen.add(vote.persona)
-        counted.append(vote)
+        if vote.option_id in valid_ids:
+            first.setdefault(vote.persona, vote)
+    counted = list(first.values())
     counts = {o.id: 0 for o in options}
     weights = {o.id: 0.0 for o in options}
     for vote in counted:
@@ -129,19 +125,15 @@ def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[
         weights[vote.option_id] = round(weights[vote.option_id] + vote.confidence, 4)
     voters = len(counted)
     ranked = sorted(options, key=lambda o: (counts[o.id], weights[o.id]), reverse=True)
-    winner: str | None = None
+    winner: str | None = ranked[0].id if voters else None
     consensus = "none"
-    if voters:
-        top = ranked[0].id
-        tied = len(ranked) > 1 and counts[ranked[1].id] == counts[top]
-        if counts[top] == voters and voters >= 2:
-            winner, consensus = top, "unanimous"
-        elif tied:
+    if winner is not None:
+        if counts[winner] == voters and voters >= 2:
+            consensus = "unanimous"
+        elif len(ranked) > 1 and counts[ranked[1].id] == counts[winner]:
             winner, consensus = None, "tie"
-        elif counts[top] * 2 > voters:
-            winner, consensus = top, "majority"
-        else:
-            winner, consensus = top, "none"
+        elif counts[winner] * 2 > voters:
+            consensus = "majority"
     return VoteTally(options=options, counts=counts, weights=weights, winner=winner, consensus=consensus,
                      voters=voters, abstentions=list(abstentions or []))
 

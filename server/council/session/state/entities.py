@@ -401,6 +401,12 @@ class ConversationSession(CamelModel):
         return self.revisits[-1] if self.revisits and not self.revisits[-1].settled else None
 
     @property
+    def open_cycle(self) -> int | None:
+        """The number of the debate cycle in progress, if one is."""
+        d = self.discussions[-1] if self.discussions else None
+        return d.cycle_number if d is not None and d.status is DiscussionStatus.IN_PROGRESS else None
+
+    @property
     def final_round(self) -> int:
         """The last round that has votes (only its votes are tallied)."""
         return max((v.cycle for v in self.votes), default=0)

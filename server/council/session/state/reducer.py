@@ -86,7 +86,7 @@ def _cycle_started(s: e.ConversationSession, rec: r.CycleStarted) -> None:
         raise validation_error("debate cycles are numbered consecutively", expected=s.debate_cycles + 1)
     if d.cycle_number > s.cycle_limit:
         raise validation_error(f"debate cycles are capped at {s.cycle_limit}", limit=s.cycle_limit)
-    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
+    if s.open_cycle is not None:
         raise validation_error("the previous cycle is still in progress")
     s.discussions.append(d)
     s.debate_cycles = d.cycle_number
@@ -95,15 +95,14 @@ def _cycle_started(s: e.ConversationSession, rec: r.CycleStarted) -> None:
 def _persona_spoke(s: e.ConversationSession, rec: r.PersonaSpoke) -> None:
     if rec.response.cycle == 0:
         return _answered_alone(s, rec)
-    if not s.discussions or s.discussions[-1].status is not e.DiscussionStatus.IN_PROGRESS:
+    if s.open_cycle is None:
         raise validation_error("no debate cycle is in progress")
-    d = s.discussions[-1]
-    if rec.response.cycle != d.cycle_number:
+    if rec.response.cycle != s.open_cycle:
         raise validation_error("response belongs to another cycle", cycle=rec.response.cycle)
     if rec.turn.message_type is not e.MessageType.DISCUSSION:
         raise validation_error("a persona's cycle contribution is a discussion turn")
     e.check_turn(s, rec.turn)
-    d.message_turn_ids.append(rec.turn.turn_id)
+    s.discussions[-1].message_turn_ids.append(rec.turn.turn_id)
     s.responses.append(rec.response)
 
 
@@ -158,7 +157,7 @@ def _vote_cast(s: e.ConversationSession, rec: r.VoteCast) -> None:
 def _conclusion_stated(s: e.ConversationSession, rec: r.ConclusionStated) -> None:
     if rec.turn.sender.type is not e.ParticipantType.PERSONA or s.participant(rec.turn.sender.name) is None:
         raise validation_error("conclusions come from the council's personas")
-    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
+    if s.open_cycle is not None:
         raise validation_error("conclusions come after the debate cycles")
     e.check_turn(s, rec.turn, e.MessageType.CONCLUSION)
 
@@ -236,20 +235,13 @@ def _calls_planned(s: e.ConversationSession, rec: r.CallsPlanned) -> None:
     s.call_plans.append(rec.plan)
 
 
-def open_cycle(s: e.ConversationSession) -> int | None:
-    """The number of the debate cycle in progress, if one is."""
-    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
-        return s.discussions[-1].cycle_number
-    return None
-
-
 def _cycle_dropped(s: e.ConversationSession, rec: r.CycleDropped) -> None:
     """Take back the cycle in progress — its discussion, turns, responses and votes (and, in cycle 1, the options
     it proposed) — keeping every concluded cycle, the answers and the assumptions (a stop, or a cycle in which every
     advisor failed: ``retry`` runs it again). The live session records it with ``SessionRuntime.drop_open_cycle``."""
     cycle = rec.cycle
-    if open_cycle(s) != cycle:
-        raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=open_cycle(s))
+    if s.open_cycle != cycle:
+        raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=s.open_cycle)
     turns = set(s.discussions[-1].message_turn_ids)
     s.message_turns = [t for t in s.message_turns if t.turn_id not in turns]  # the cycle's turns are the tail
     s.responses = [x for x in s.responses if x.cycle != cycle]

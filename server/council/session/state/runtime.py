@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from council.errors import ErrorCode
 from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.reducer import apply, open_cycle, replay
+from council.session.state.reducer import apply, replay
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -123,7 +123,7 @@ class SessionRuntime:
     # --- stopping and resuming (the reducer's CycleDropped, SessionStopped) ------------------------------------
     def drop_open_cycle(self, reason: str) -> int | None:
         """Drop the cycle in progress, if any; returns its number."""
-        cycle = open_cycle(self.session)
+        cycle = self.session.open_cycle
         if cycle is not None:
             self.record(r.CycleDropped(at=self.clock(), cycle=cycle, reason=reason))
         return cycle
@@ -133,7 +133,7 @@ class SessionRuntime:
         completed or cancelled)."""
         if not self.created or self.session.status in e.TERMINAL:
             return False
-        if self.session.stopped and open_cycle(self.session) is None:
+        if self.session.stopped and self.session.open_cycle is None:
             return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)
         self.drop_open_cycle("stopped")
         self.record(r.SessionStopped(at=self.clock(), reason=reason))
