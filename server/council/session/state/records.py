@@ -7,6 +7,8 @@ The journal is append-only and records carry their own ids and timestamps, so re
 from __future__ import annotations
 
 from datetime import datetime
+from functools import reduce
+from operator import or_
 from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
@@ -234,14 +236,7 @@ class CallsPlanned(RecordBase):
     plan: CallPlan
 
 
-Record = Annotated[
-    SessionCreated | PersonasSelected | StatusSet | QuestionsPlanned | QuestionsDropped | RevisitStarted
-    | QuestionAsked | QuestionAnswered | QuestionSkipped | QuestionDeferred | CycleStarted | PersonaSpoke
-    | CycleConcluded | OptionsSet | VoteCast | ConclusionStated | TallySet | DebateExtended | SynthesisSet | ModelUsed
-    | FollowUpAnswered | DebateReopened | CycleDropped | SessionStopped | SessionResumed | EvidenceGathered
-    | PrecedentsRecalled | SeatingDecided | SeatFellBack | CallsPlanned,
-    Field(discriminator="kind"),
-]
+Record = Annotated[reduce(or_, RecordBase.__subclasses__()), Field(discriminator="kind")]  # every class above
 journal_adapter: TypeAdapter[list[Record]] = TypeAdapter(list[Record])
 
 
