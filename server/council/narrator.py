@@ -203,12 +203,11 @@ class Narrator:
                   markdown=clarify.question(q, remaining, revisit))
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
-        q = rt.session.question(question_id)
-        if (rt.session_id, question_id) in self._reused:
-            self._reused.discard((rt.session_id, question_id))
-            self.emit(rt, ev.QuestionResolved, question=q, reused=True, markdown=clarify.reused(q))
-            return
-        self.emit(rt, ev.QuestionResolved, question=q, markdown=clarify.resolved(q))
+        q, key = rt.session.question(question_id), (rt.session_id, question_id)
+        reused = key in self._reused
+        self._reused.discard(key)
+        self.emit(rt, ev.QuestionResolved, question=q, reused=reused,
+                  markdown=clarify.reused(q) if reused else clarify.resolved(q))
 
     def _question_skipped(self, rt: SessionRuntime, rec: r.QuestionSkipped) -> None:
         self._resolved(rt, rec.answer.question_id)
