@@ -225,7 +225,6 @@ def _seated(s: e.ConversationSession, rec: r.SeatingDecided) -> None:
 
 
 def _seat_fell_back(s: e.ConversationSession, rec: r.SeatFellBack) -> None:
-    """A failed model's seats move to the chat's model."""
     if s.seating is None:
         raise validation_error("a seat fell back before the session was seated")
     fall_back(s.seating, rec.model_id, rec.reason, rec.detail)

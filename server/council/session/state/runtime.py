@@ -122,7 +122,6 @@ class SessionRuntime:
 
     # --- stopping and resuming (the reducer's CycleDropped, SessionStopped) ------------------------------------
     def drop_open_cycle(self, reason: str) -> int | None:
-        """Drop the cycle in progress, if any; returns its number."""
         cycle = self.session.open_cycle
         if cycle is not None:
             self.record(r.CycleDropped(at=self.clock(), cycle=cycle, reason=reason))
@@ -140,7 +139,6 @@ class SessionRuntime:
         return True
 
     def resume(self) -> None:
-        """Clear the stop marker as the session moves again (nothing when it was not stopped)."""
         if self.session.stopped:
             self.record(r.SessionResumed(at=self.clock()))
 

@@ -117,7 +117,6 @@ class SessionStore:
         return live
 
     def _make_room(self) -> None:
-        """Evict the least recently used idle session, finished ones first; never one running a turn."""
         idle = [x.rt for x in self._sessions.values() if x.rt.created and not x.lock.locked()]
         if idle:
             victim = min(idle, key=lambda rt: (rt.finished_at is None, rt.last_active))
