@@ -58,16 +58,15 @@ class QuestionsPlanned(RecordBase):
 
 
 class RevisitStarted(RecordBase):
-    """After the council's answer the user revisits a skipped or deferred question: it is asked again, and its
-    answer replaces the assumption and re-runs only what it changes."""
+    """A skipped or deferred question asked again after the council's answer (:class:`entities.Revisit`)."""
 
     kind: Literal["revisit_started"] = "revisit_started"
     revisit: e.Revisit
 
 
 class QuestionsDropped(RecordBase):
-    """The moderator weighed a round's questions and asks none of these: no likely answer to them would change the
-    recommendation (``not_decisive``), or it found nothing worth asking (``clear``, no questions)."""
+    """Questions weighed and not asked: no likely answer would change the recommendation (``not_decisive``), or
+    nothing was worth asking (``clear``, no questions)."""
 
     kind: Literal["questions_dropped"] = "questions_dropped"
     round: int = Field(ge=1)
@@ -147,8 +146,7 @@ class DebateExtended(RecordBase):
 
 
 class CycleDropped(RecordBase):
-    """A cycle that did not conclude is taken back with everything it recorded (stopped, or every advisor
-    failed); the next cycle gets its number again."""
+    """A cycle that did not conclude is taken back with all it recorded; the next cycle gets its number again."""
 
     kind: Literal["cycle_dropped"] = "cycle_dropped"
     cycle: int
@@ -187,8 +185,7 @@ class DebateReopened(RecordBase):
 
 
 class EvidenceGathered(RecordBase):
-    """The evidence requests of a cycle's replies were served (or refused); cycle 0: the files the user attached.
-    The results are kept, so a replay never reads the workspace again."""
+    """A cycle's evidence requests were served or refused (cycle 0: the files the user attached)."""
 
     kind: Literal["evidence_gathered"] = "evidence_gathered"
     cycle: int = Field(ge=0)

@@ -115,13 +115,11 @@ def lineages(models: list[ModelChoice]) -> list[str]:
 def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
          policy: Literal["diverse", "chat"] | dict[str, str] | None = None,
          fixed: dict[str, ModelChoice] | None = None) -> Seating:
-    """Seat ``personas`` (council order) on ``models`` (``chair`` among them: the chat's model).
+    """Seat ``personas`` (council order) on ``models`` (``chair`` among them: the chat's model) by the policies.
 
-    ``policy`` None means ``diverse`` when the models span two or more lineages, else ``chat``. ``diverse``: one
-    model per lineage (the chair's for its own lineage, else the first offered), seats dealt round-robin starting
-    with the chair's lineage. A map (persona name, case-insensitive → model id) seats the personas it names; the
-    others, and names of models nobody offered, go on the chair's model. ``fixed`` (the config file's per-persona
-    providers) wins over all of it."""
+    ``policy`` None means ``diverse`` when the models span two or more lineages, else ``chat``. ``diverse`` deals
+    one model per lineage (the chair's for its own lineage, else the first offered) round-robin from the chair's.
+    ``fixed`` (the config file's per-persona providers) wins over all of it."""
     offered = list({m.id: m for m in [chair, *models]}.values())
     fixed = {k.casefold(): v for k, v in (fixed or {}).items()}
     misses = _misses(personas, offered, policy)
