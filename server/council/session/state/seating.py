@@ -132,12 +132,8 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
         seats = []
         for p in personas:
             want = wanted.get(p.casefold())
-            if want is None:
-                seats.append(Seat(persona=p, model=chair, why="chat"))
-            elif want in by_id:
-                seats.append(Seat(persona=p, model=by_id[want], why="map"))
-            else:
-                seats.append(Seat(persona=p, model=chair, why="map_unknown"))
+            why = "chat" if want is None else "map" if want in by_id else "map_unknown"
+            seats.append(Seat(persona=p, model=by_id[want] if why == "map" else chair, why=why))
         result = Seating(policy="map", chair=chair, seats=seats, offered=len(offered), misses=misses)
     else:
         spread = lineages(offered)
