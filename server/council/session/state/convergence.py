@@ -37,10 +37,8 @@ def agreement(votes: list[Vote]) -> tuple[float, str | None]:
     if not weights:
         return 0.0, None
     leader = max(sorted(weights), key=lambda k: weights[k])
-    total = sum(weights.values())
-    if list(weights.values()).count(weights[leader]) > 1:
-        return round(weights[leader] / total, 4), None  # a tie has no leader
-    return round(weights[leader] / total, 4), leader
+    share = round(weights[leader] / sum(weights.values()), 4)
+    return share, None if list(weights.values()).count(weights[leader]) > 1 else leader  # a tie has no leader
 
 
 def stability(current: list[Vote], previous: list[Vote]) -> float | None:
