@@ -1,9 +1,7 @@
-"""The narrator: turns what happens in a session into ``council/event`` notifications, each carrying the markdown
-that ``council.present`` wrote for it.
-
-It is the session's observer: journal records, notes, problems and streaming text come in; numbered events go out to
-the sink. Each persona's reply per cycle is one live line (``PersonaLine``): streamed, then completed with its vote,
-or closed if it never completes; a note arriving meanwhile waits for its end. Everything is in the session's language.
+"""The narrator, the session's observer: journal records, notes, problems and streaming text come in; numbered
+``council/event`` notifications go out to the sink, each carrying the markdown ``council.present`` wrote for it in
+the session's language. Each persona's reply per cycle is one live line (``PersonaLine``): streamed, then completed
+with its vote, or closed if it never completes; a note arriving meanwhile waits for its end.
 """
 from __future__ import annotations
 
@@ -205,12 +203,11 @@ class Narrator:
                   markdown=clarify.question(q, remaining, revisit))
 
     def _resolved(self, rt: SessionRuntime, question_id: str) -> None:
-        q = rt.session.question(question_id)
-        if (rt.session_id, question_id) in self._reused:
-            self._reused.discard((rt.session_id, question_id))
-            self.emit(rt, ev.QuestionResolved, question=q, reused=True, markdown=clarify.reused(q))
-            return
-        self.emit(rt, ev.QuestionResolved, question=q, markdown=clarify.resolved(q))
+        q, key = rt.session.question(question_id), (rt.session_id, question_id)
+        reused = key in self._reused
+        self._reused.discard(key)
+        self.emit(rt, ev.QuestionResolved, question=q, reused=reused,
+                  markdown=clarify.reused(q) if reused else clarify.resolved(q))
 
     def _question_skipped(self, rt: SessionRuntime, rec: r.QuestionSkipped) -> None:
         self._resolved(rt, rec.answer.question_id)

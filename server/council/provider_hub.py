@@ -1,10 +1,9 @@
 """Chooses the models a session uses, seats its personas on them, and keeps the providers alive across sessions.
 
-The rules are README's (*Models*, *Different models at the table*); the seating is journaled.
-:meth:`ProviderHub.picker_for` reads the live seating at each call, so a seat that fell back is served by the chat's
-model from its next call on. The surfaces differ on purpose: a config's ``[persona_providers]`` entry naming no
-persona or provider is refused; a client's persona → model map is a preference (a key naming no persona is said in
-``seating.decided``); seats on a model the client no longer offers fall back at the next turn.
+The rules are README's (*Models*, *Different models at the table*). The seating is journaled and
+:meth:`ProviderHub.picker_for` reads it at each call, so a seat that fell back is served by the chat's model from its
+next call on. The surfaces differ on purpose: a config's ``[persona_providers]`` entry naming no persona or provider
+is refused; a client's persona → model map is a preference (a key naming no persona is said in ``seating.decided``).
 """
 
 from __future__ import annotations

@@ -37,8 +37,6 @@ NOTIFICATIONS = frozenset({COMPLETE_DELTA_METHOD})  # the registered features th
 
 
 class CouncilServer(LanguageServer):
-    """pygls's language server with the council's features, served behind the transport's gate."""
-
     def __init__(self) -> None:
         super().__init__("council", __version__, converter_factory=raw_converter)
         self.service: CouncilService | None = None

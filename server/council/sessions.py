@@ -151,12 +151,10 @@ class Sessions:
         """Cancel the session and its running turn; on a completed session, stop a running follow-up."""
         rt, running = live.rt, live.running
         inflight = running.inflight_calls if running else 0
-        if rt.session.status is SessionStatus.COMPLETED:
-            if running is None:
-                with speaking(language_of(rt)):
-                    raise validation_error(t("error.already_completed"), sessionId=rt.session_id)
-        else:
-            self.mark_cancelled(rt, reason)
+        if rt.session.status is SessionStatus.COMPLETED and running is None:
+            with speaking(language_of(rt)):
+                raise validation_error(t("error.already_completed"), sessionId=rt.session_id)
+        self.mark_cancelled(rt, reason)  # a completed session stays completed
         if running is not None:
             running.scope.cancel()
         return CancelResult(session_id=rt.session_id, status=rt.session.status, cancelled_calls=inflight)

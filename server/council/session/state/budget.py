@@ -1,9 +1,8 @@
 """The cost before it is spent: how many model calls a session may make, on which models, within a budget.
 
-The rules — which calls a session makes, the bound of twice the plan, what a budget (``maxModelCalls``) cuts and in
-which order, retries only from what the plan leaves free — are README.md's "The cost before it is spent"; here they
-are counted: ``planned = clarifier + n × cycles + 2`` (a council of one: ``clarifier + 2``); a retry is made only
-while ``calls + planned calls still to make + 1 ≤ the bound``, and a first call beyond the plan is refused.
+The rules (which calls a session makes, the bound of twice the plan, what a budget (``maxModelCalls``) cuts and in
+which order, retries only from what the plan leaves free) are README.md's "The cost before it is spent"; here they
+are counted.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Convergence of a debate, decided by votes first: pure functions, no I/O, state passed in.
 
 After every vote round the council is *converged*, *refining*, *diverging* or at an *impasse* (the same
-disagreement two rounds running). Text similarity is reported as a secondary signal only: embeddings score "same
-topic, opposite stance" near 0.97, so they never decide. Agreement is measured *between* personas, not each model
-against itself. A tally (:func:`tally_votes`) counts each persona at most once, only for options on the list.
+disagreement two rounds running), measured *between* personas. Text similarity is a secondary signal only:
+embeddings score "same topic, opposite stance" near 0.97, so they never decide.
 """
 
 from __future__ import annotations
@@ -38,10 +37,8 @@ def agreement(votes: list[Vote]) -> tuple[float, str | None]:
     if not weights:
         return 0.0, None
     leader = max(sorted(weights), key=lambda k: weights[k])
-    total = sum(weights.values())
-    if list(weights.values()).count(weights[leader]) > 1:
-        return round(weights[leader] / total, 4), None  # a tie has no leader
-    return round(weights[leader] / total, 4), leader
+    share = round(weights[leader] / sum(weights.values()), 4)
+    return share, None if list(weights.values()).count(weights[leader]) > 1 else leader  # a tie has no leader
 
 
 def stability(current: list[Vote], previous: list[Vote]) -> float | None:
@@ -105,10 +102,8 @@ def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason
 
     ``settled``: at least two thirds of the voters say another cycle would not change their vote.
     """
-    if c.status == "converged":
-        return "converged"
-    if c.status == "impasse":
-        return "impasse"
+    if c.status in ("converged", "impasse"):
+        return c.status  # type: ignore[return-value]  (both are stop reasons too)
     if round_no >= min_rounds and c.stop_requests >= STOP_SHARE:
         return "settled"
     return None
@@ -116,13 +111,11 @@ def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason
 
 def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[str] | None = None) -> VoteTally:
     valid_ids = {o.id for o in options}
-    seen: set[str] = set()
-    counted: list[Vote] = []
+    first: dict[str, Vote] = {}  # each persona's first vote for an option on the list
     for vote in votes:
-        if vote.persona in seen or vote.option_id not in valid_ids:
-            continue
-        seen.add(vote.persona)
-        counted.append(vote)
+        if vote.option_id in valid_ids:
+            first.setdefault(vote.persona, vote)
+    counted = list(first.values())
     counts = {o.id: 0 for o in options}
     weights = {o.id: 0.0 for o in options}
     for vote in counted:
@@ -130,19 +123,15 @@ def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[
         weights[vote.option_id] = round(weights[vote.option_id] + vote.confidence, 4)
     voters = len(counted)
     ranked = sorted(options, key=lambda o: (counts[o.id], weights[o.id]), reverse=True)
-    winner: str | None = None
+    winner: str | None = ranked[0].id if voters else None
     consensus = "none"
-    if voters:
-        top = ranked[0].id
-        tied = len(ranked) > 1 and counts[ranked[1].id] == counts[top]
-        if counts[top] == voters and voters >= 2:
-            winner, consensus = top, "unanimous"
-        elif tied:
+    if winner is not None:
+        if counts[winner] == voters and voters >= 2:
+            consensus = "unanimous"
+        elif len(ranked) > 1 and counts[ranked[1].id] == counts[winner]:
             winner, consensus = None, "tie"
-        elif counts[top] * 2 > voters:
-            winner, consensus = top, "majority"
-        else:
-            winner, consensus = top, "none"
+        elif counts[winner] * 2 > voters:
+            consensus = "majority"
     return VoteTally(options=options, counts=counts, weights=weights, winner=winner, consensus=consensus,
                      voters=voters, abstentions=list(abstentions or []))
 

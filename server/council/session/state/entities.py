@@ -1,11 +1,8 @@
-"""The eight entities of the Interactive Council Chat data model (seed 002) as pydantic models, and the session's
-status rules: the state machine as a transition table (seed 002, plus one documented extension) and the rules every
-journal record that writes a message turn keeps (``check_turn``: seed 002's MessageTurn validation).
-
-They are wire models too: ``council/snapshot`` returns a :class:`ConversationSession` as is. Invariants that
-involve one entity are validated here; the other changes of state live in ``reducer.py``. A stop (``council/stop``)
-is not a transition: the session keeps its status and gets the ``stopped`` marker; only cancel leaves for
-``cancelled``. A clarifying question carries its stakes (issue 20).
+"""The eight entities of seed 002's data model as pydantic models (wire models too: ``council/snapshot`` returns a
+:class:`ConversationSession` as is), with the rules of one entity, the status transition table (seed 002 plus one
+documented extension) and ``check_turn`` (seed 002's MessageTurn validation); other changes live in ``reducer.py``.
+A stop is not a transition: the session keeps its status and gets the ``stopped`` marker (only cancel leaves for
+``cancelled``).
 """
 
 from __future__ import annotations
@@ -402,6 +399,12 @@ class ConversationSession(CamelModel):
     def open_revisit(self) -> Revisit | None:
         """The revisit in progress (asked again, the council not answered again yet)."""
         return self.revisits[-1] if self.revisits and not self.revisits[-1].settled else None
+
+    @property
+    def open_cycle(self) -> int | None:
+        """The number of the debate cycle in progress, if one is."""
+        d = self.discussions[-1] if self.discussions else None
+        return d.cycle_number if d is not None and d.status is DiscussionStatus.IN_PROGRESS else None
 
     @property
     def final_round(self) -> int:

@@ -1,10 +1,7 @@
-"""What grounds a session beyond the debate itself, as the session keeps it: the evidence the advisors looked up in
-the user's workspace (and the files the user attached), and the past decisions recalled from the workspace's
-decision memory.
-
-Both arrive as journal records (``evidence_gathered``, ``precedents_recalled``) applied by the reducer, so a restored
-session replays what was read instead of reading it again. Refusals are codes (``Refusal``); the words for people
-are ``council.present``'s, the words for models ``council.session.calls.prompts``'.
+"""What grounds a session beyond the debate: the evidence the advisors looked up in the workspace (and the files the
+user attached) and the past decisions recalled from its decision memory. Both arrive as journal records, so a
+restored session replays what was read instead of reading it again. Refusals are codes: ``council.present`` words
+them for people, ``council.session.calls.prompts`` for models.
 """
 
 from __future__ import annotations

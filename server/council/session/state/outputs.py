@@ -1,8 +1,7 @@
 """What the models are asked to produce (JSON schemas) and the parsed results the session keeps.
 
 ``*Reply`` classes are model-facing: their JSON schema is sent with the prompt (snake_case, bounded lengths and
-item counts) and parsing ignores unknown keys. The other classes are what the session stores and the wire
-carries.
+item counts) and parsing ignores unknown keys. The other classes are what the session stores and the wire carries.
 """
 
 from __future__ import annotations

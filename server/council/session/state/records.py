@@ -1,15 +1,14 @@
 """Journal records: every change to a ConversationSession is one of these, applied by ``reducer.apply``.
 
-The journal (the session's turn log) is append-only; replaying it rebuilds an equal session, which is how
-sessions can be restored. Records carry their own ids and timestamps so replay is deterministic.
-
-``stable_prefix``: of a journal brought back from a client (``council/restore``), the part a new sidecar can
-continue from.
+The journal is append-only and records carry their own ids and timestamps, so replaying it rebuilds an equal session
+(which is how sessions are restored). ``stable_prefix``: the part of a restored journal a new sidecar continues from.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from functools import reduce
+from operator import or_
 from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
@@ -59,16 +58,15 @@ class QuestionsPlanned(RecordBase):
 
 
 class RevisitStarted(RecordBase):
-    """After the council's answer the user revisits a skipped or deferred question: it is asked again, and its
-    answer replaces the assumption and re-runs only what it changes."""
+    """A skipped or deferred question asked again after the council's answer (:class:`entities.Revisit`)."""
 
     kind: Literal["revisit_started"] = "revisit_started"
     revisit: e.Revisit
 
 
 class QuestionsDropped(RecordBase):
-    """The moderator weighed a round's questions and asks none of these: no likely answer to them would change the
-    recommendation (``not_decisive``), or it found nothing worth asking (``clear``, no questions)."""
+    """Questions weighed and not asked: no likely answer would change the recommendation (``not_decisive``), or
+    nothing was worth asking (``clear``, no questions)."""
 
     kind: Literal["questions_dropped"] = "questions_dropped"
     round: int = Field(ge=1)
@@ -148,8 +146,7 @@ class DebateExtended(RecordBase):
 
 
 class CycleDropped(RecordBase):
-    """A cycle that did not conclude is taken back with everything it recorded (stopped, or every advisor
-    failed); the next cycle gets its number again."""
+    """A cycle that did not conclude is taken back with all it recorded; the next cycle gets its number again."""
 
     kind: Literal["cycle_dropped"] = "cycle_dropped"
     cycle: int
@@ -188,8 +185,7 @@ class DebateReopened(RecordBase):
 
 
 class EvidenceGathered(RecordBase):
-    """The evidence requests of a cycle's replies were served (or refused); cycle 0: the files the user attached.
-    The results are kept, so a replay never reads the workspace again."""
+    """A cycle's evidence requests were served or refused (cycle 0: the files the user attached)."""
 
     kind: Literal["evidence_gathered"] = "evidence_gathered"
     cycle: int = Field(ge=0)
@@ -237,14 +233,7 @@ class CallsPlanned(RecordBase):
     plan: CallPlan
 
 
-Record = Annotated[
-    SessionCreated | PersonasSelected | StatusSet | QuestionsPlanned | QuestionsDropped | RevisitStarted
-    | QuestionAsked | QuestionAnswered | QuestionSkipped | QuestionDeferred | CycleStarted | PersonaSpoke
-    | CycleConcluded | OptionsSet | VoteCast | ConclusionStated | TallySet | DebateExtended | SynthesisSet | ModelUsed
-    | FollowUpAnswered | DebateReopened | CycleDropped | SessionStopped | SessionResumed | EvidenceGathered
-    | PrecedentsRecalled | SeatingDecided | SeatFellBack | CallsPlanned,
-    Field(discriminator="kind"),
-]
+Record = Annotated[reduce(or_, RecordBase.__subclasses__()), Field(discriminator="kind")]  # every class above
 journal_adapter: TypeAdapter[list[Record]] = TypeAdapter(list[Record])
 
 

@@ -1,8 +1,9 @@
 """Applies journal records to a ConversationSession, enforcing the data model's rules; replays a journal.
 
 ``apply`` validates first and mutates second, so a refused record leaves the session untouched. Every rule of seed
-002 that concerns change lives here (the clarification records in ``reduce_questions``, the status and turn rules in
-``entities``). Each handler is found by the record type its ``rec`` parameter is annotated with.
+002 that concerns change lives here (the status and turn rules in ``entities``). Each handler is found by the record
+type its ``rec`` parameter is annotated with. ``clarificationRounds`` counts the clarification rounds completed, never
+the rounds planned.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from council.errors import validation_error
 from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.entities import SessionStatus as S
-from council.session.state.reduce_questions import QUESTION_HANDLERS
 from council.session.state.seating import fall_back, model_label
 
 
@@ -86,7 +86,7 @@ def _cycle_started(s: e.ConversationSession, rec: r.CycleStarted) -> None:
         raise validation_error("debate cycles are numbered consecutively", expected=s.debate_cycles + 1)
     if d.cycle_number > s.cycle_limit:
         raise validation_error(f"debate cycles are capped at {s.cycle_limit}", limit=s.cycle_limit)
-    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
+    if s.open_cycle is not None:
         raise validation_error("the previous cycle is still in progress")
     s.discussions.append(d)
     s.debate_cycles = d.cycle_number
@@ -95,15 +95,14 @@ def _cycle_started(s: e.ConversationSession, rec: r.CycleStarted) -> None:
 def _persona_spoke(s: e.ConversationSession, rec: r.PersonaSpoke) -> None:
     if rec.response.cycle == 0:
         return _answered_alone(s, rec)
-    if not s.discussions or s.discussions[-1].status is not e.DiscussionStatus.IN_PROGRESS:
+    if s.open_cycle is None:
         raise validation_error("no debate cycle is in progress")
-    d = s.discussions[-1]
-    if rec.response.cycle != d.cycle_number:
+    if rec.response.cycle != s.open_cycle:
         raise validation_error("response belongs to another cycle", cycle=rec.response.cycle)
     if rec.turn.message_type is not e.MessageType.DISCUSSION:
         raise validation_error("a persona's cycle contribution is a discussion turn")
     e.check_turn(s, rec.turn)
-    d.message_turn_ids.append(rec.turn.turn_id)
+    s.discussions[-1].message_turn_ids.append(rec.turn.turn_id)
     s.responses.append(rec.response)
 
 
@@ -158,7 +157,7 @@ def _vote_cast(s: e.ConversationSession, rec: r.VoteCast) -> None:
 def _conclusion_stated(s: e.ConversationSession, rec: r.ConclusionStated) -> None:
     if rec.turn.sender.type is not e.ParticipantType.PERSONA or s.participant(rec.turn.sender.name) is None:
         raise validation_error("conclusions come from the council's personas")
-    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
+    if s.open_cycle is not None:
         raise validation_error("conclusions come after the debate cycles")
     e.check_turn(s, rec.turn, e.MessageType.CONCLUSION)
 
@@ -226,7 +225,6 @@ def _seated(s: e.ConversationSession, rec: r.SeatingDecided) -> None:
 
 
 def _seat_fell_back(s: e.ConversationSession, rec: r.SeatFellBack) -> None:
-    """A failed model's seats move to the chat's model."""
     if s.seating is None:
         raise validation_error("a seat fell back before the session was seated")
     fall_back(s.seating, rec.model_id, rec.reason, rec.detail)
@@ -236,20 +234,13 @@ def _calls_planned(s: e.ConversationSession, rec: r.CallsPlanned) -> None:
     s.call_plans.append(rec.plan)
 
 
-def open_cycle(s: e.ConversationSession) -> int | None:
-    """The number of the debate cycle in progress, if one is."""
-    if s.discussions and s.discussions[-1].status is e.DiscussionStatus.IN_PROGRESS:
-        return s.discussions[-1].cycle_number
-    return None
-
-
 def _cycle_dropped(s: e.ConversationSession, rec: r.CycleDropped) -> None:
     """Take back the cycle in progress — its discussion, turns, responses and votes (and, in cycle 1, the options
     it proposed) — keeping every concluded cycle, the answers and the assumptions (a stop, or a cycle in which every
     advisor failed: ``retry`` runs it again). The live session records it with ``SessionRuntime.drop_open_cycle``."""
     cycle = rec.cycle
-    if open_cycle(s) != cycle:
-        raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=open_cycle(s))
+    if s.open_cycle != cycle:
+        raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=s.open_cycle)
     turns = set(s.discussions[-1].message_turn_ids)
     s.message_turns = [t for t in s.message_turns if t.turn_id not in turns]  # the cycle's turns are the tail
     s.responses = [x for x in s.responses if x.cycle != cycle]
@@ -296,6 +287,128 @@ def _precedents_recalled(s: e.ConversationSession, rec: r.PrecedentsRecalled) ->
     s.precedents = list(rec.precedents)
 
 
+# --- clarification: rounds planned, questions weighed, asked one at a time, answered, skipped, deferred, revisited
+def _questions_planned(s: e.ConversationSession, rec: r.QuestionsPlanned) -> None:
+    if rec.round != s.planned_rounds + 1 or rec.round > e.MAX_CLARIFICATION_ROUNDS:
+        raise validation_error(
+            f"clarification rounds are capped at {e.MAX_CLARIFICATION_ROUNDS}",
+            round=rec.round, cap=e.MAX_CLARIFICATION_ROUNDS,
+        )
+    if not rec.questions:
+        raise validation_error("a clarification round plans at least one question")
+    if any(q.round_number != rec.round for q in rec.questions):
+        raise validation_error("planned questions must belong to the new round")
+    s.planned_questions.extend(q.model_copy(deep=True) for q in rec.questions)  # their status changes later
+
+
+def _questions_dropped(s: e.ConversationSession, rec: r.QuestionsDropped) -> None:
+    if rec.round not in (s.planned_rounds, s.planned_rounds + 1) or rec.round > e.MAX_CLARIFICATION_ROUNDS:
+        raise validation_error("questions are weighed for the round being planned", round=rec.round)
+    if any(q.round_number != rec.round for q in rec.questions):
+        raise validation_error("weighed questions must belong to their round")
+    s.unasked_questions.extend(rec.questions)
+
+
+def _count_rounds(s: e.ConversationSession) -> None:
+    """Clarification rounds completed: those whose every question was answered, skipped or deferred (a question
+    asked again later does not re-open its round). Rounds complete in order, and the count never goes down."""
+    waiting = {q.round_number for q in s.planned_questions}
+    waiting |= {q.round_number for q in s.questions if q.status is e.QuestionStatus.PENDING and not q.revisited}
+    done = next((n - 1 for n in range(1, s.planned_rounds + 1) if n in waiting), s.planned_rounds)
+    s.clarification_rounds = max(s.clarification_rounds, done)
+
+
+def _question_asked(s: e.ConversationSession, rec: r.QuestionAsked) -> None:
+    if s.active_question is not None:
+        raise validation_error("exactly one question may be active at a time",
+                               activeQuestionId=s.active_question.question_id)
+    planned = next((q for q in s.planned_questions if q.question_id == rec.question_id), None)
+    deferred = s.question(rec.question_id)
+    revisit = s.open_revisit
+    again = rec.revisit and revisit is not None and revisit.question_id == rec.question_id and deferred is not None \
+        and deferred.status in (e.QuestionStatus.SKIPPED, e.QuestionStatus.DEFERRED)
+    if planned is None and not again and (deferred is None or deferred.status is not e.QuestionStatus.DEFERRED):
+        raise validation_error("no such planned or deferred question", questionId=rec.question_id)
+    e.check_turn(s, rec.turn, e.MessageType.QUESTION)
+    if planned is not None:
+        s.planned_questions.remove(planned)
+        planned.status = e.QuestionStatus.PENDING
+        s.questions.append(planned)
+    else:
+        assert deferred is not None
+        deferred.status = e.QuestionStatus.PENDING
+        deferred.revisited = True
+        if again:  # a skipped or deferred question revisited after the answer: its earlier reply goes
+            deferred.user_answer = None
+            deferred.answered_at = None
+
+
+def _resolve_target(s: e.ConversationSession, question_id: str, *, allow_planned: bool):
+    q = s.question(question_id)
+    if q is not None and q.status in (e.QuestionStatus.PENDING, e.QuestionStatus.DEFERRED):
+        return q, False
+    if allow_planned:
+        planned = next((p for p in s.planned_questions if p.question_id == question_id), None)
+        if planned is not None:
+            return planned, True
+    raise validation_error("question is not open", questionId=question_id,
+                           status=q.status.value if q else "unknown")
+
+
+def _question_answered(s: e.ConversationSession, rec: r.QuestionAnswered) -> None:
+    q, _ = _resolve_target(s, rec.answer.question_id, allow_planned=False)
+    if q.status is not e.QuestionStatus.PENDING:
+        raise validation_error("only the active question can be answered", questionId=q.question_id)
+    e.check_turn(s, rec.turn, e.MessageType.ANSWER)
+    q.user_answer = rec.answer
+    q.status = e.QuestionStatus.ANSWERED
+    q.answered_at = rec.at
+    revisit = s.open_revisit
+    if revisit is not None and revisit.question_id == q.question_id:  # the answer replaces the assumption
+        revisit.answer = rec.answer.answer
+        s.assumption_log = [a for a in s.assumption_log if a.related_question_id != q.question_id]
+    _count_rounds(s)
+
+
+def _question_skipped(s: e.ConversationSession, rec: r.QuestionSkipped) -> None:
+    q, planned = _resolve_target(s, rec.answer.question_id, allow_planned=True)
+    e.check_turn(s, rec.turn, e.MessageType.ASSUMPTION_STATEMENT)
+    if planned:
+        s.planned_questions.remove(q)
+        s.questions.append(q)
+    q.user_answer = rec.answer
+    q.status = e.QuestionStatus.SKIPPED
+    q.answered_at = rec.at
+    if not any(a.related_question_id == q.question_id for a in s.assumption_log):  # skipped again: it stands
+        s.assumption_log.append(rec.assumption)
+    _count_rounds(s)
+
+
+def _question_deferred(s: e.ConversationSession, rec: r.QuestionDeferred) -> None:
+    q, _ = _resolve_target(s, rec.question_id, allow_planned=False)
+    if q.status is not e.QuestionStatus.PENDING:
+        raise validation_error("only the active question can be deferred", questionId=q.question_id)
+    q.status = e.QuestionStatus.DEFERRED
+    _count_rounds(s)
+
+
+def _revisit_started(s: e.ConversationSession, rec: r.RevisitStarted) -> None:
+    v = rec.revisit
+    q = s.question(v.question_id)
+    if s.status is not S.COMPLETED:
+        raise validation_error("a question is revisited once the council has answered", status=s.status.value)
+    if q is None or q.status not in (e.QuestionStatus.SKIPPED, e.QuestionStatus.DEFERRED):
+        raise validation_error("only a skipped or deferred question can be revisited", questionId=v.question_id,
+                               status=q.status.value if q else "unknown")
+    if v.session_id != s.session_id:
+        raise validation_error("the revisit belongs to another session", sessionId=v.session_id)
+    if s.debate_cycles >= e.MAX_TOTAL_CYCLES:
+        raise validation_error(f"the debate has run its maximum of {e.MAX_TOTAL_CYCLES} cycles", cap=e.MAX_TOTAL_CYCLES)
+    s.revisits.append(v.model_copy())  # settled later, on the copy
+    if s.debate_cycles:  # room for one vote round on the positions the council has
+        s.reopened_cycle_limit = max(s.reopened_cycle_limit, s.debate_cycles + 1)
+
+
 def _by_record(*handlers: Callable[..., None]) -> dict[type, Callable[..., None]]:
     table: dict[type, Callable[..., None]] = {}
     for handler in handlers:
@@ -305,7 +418,8 @@ def _by_record(*handlers: Callable[..., None]) -> dict[type, Callable[..., None]
 
 
 _HANDLERS = _by_record(
-    _personas_selected, _status_set, *QUESTION_HANDLERS, _cycle_started, _persona_spoke, _cycle_concluded,
+    _personas_selected, _status_set, _questions_planned, _questions_dropped, _revisit_started, _question_asked,
+    _question_answered, _question_skipped, _question_deferred, _cycle_started, _persona_spoke, _cycle_concluded,
     _options_set, _vote_cast, _conclusion_stated, _tally_set, _debate_extended, _synthesis_set, _model_used,
     _follow_up_answered, _debate_reopened, _cycle_dropped, _session_stopped, _evidence_gathered,
     _precedents_recalled, _seated, _seat_fell_back, _calls_planned,

@@ -2,13 +2,7 @@
 
 :class:`SessionRuntime` is the session: ``record`` is the only way its state changes (the reducer applies a journal
 record, the journal keeps it, the observer is told). :class:`Turn` is what the engine's steps need while one turn
-runs (or one review, which has no session). Everything a turn reports goes to the observer as data; the observer
-(``council.narrator``) decides what people read.
-
-Every record (and every restored journal) goes through :func:`with_shared_fields_sets` before it is applied: pydantic
-keeps a set of explicitly set fields per instance (a set of twenty names takes over 2 KB) and a session keeps hundreds
-of models; an applied record and the session objects it shares never change again, and ``model_copy`` copies the
-set before touching it, so one set per distinct content is enough.
+runs (or one review, which has no session). Its reports go to the observer (``council.narrator``) as data.
 """
 
 from __future__ import annotations
@@ -25,7 +19,7 @@ from pydantic import BaseModel
 from council.errors import ErrorCode
 from council.session.state import entities as e
 from council.session.state import records as r
-from council.session.state.reducer import apply, open_cycle, replay
+from council.session.state.reducer import apply, replay
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -34,8 +28,10 @@ _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
 def with_shared_fields_sets(node: T) -> T:
     """``node`` (a record, a list, a model in one) with every model in it holding the one shared copy of its
-    ``model_fields_set``: a model that does not yet is rebuilt with ``model_construct`` (its values are validated
-    already); what needs no change is returned as it is."""
+    ``model_fields_set``; every record and restored journal goes through it before it is applied. Why: pydantic
+    keeps a set per instance (twenty names take over 2 KB) and a session keeps hundreds of models; an applied record
+    and the session objects it shares never change again, and ``model_copy`` copies the set before touching it. A
+    model that does not share it yet is rebuilt with ``model_construct`` (its values are validated already)."""
     if isinstance(node, BaseModel):
         values: dict[str, Any] = {k: with_shared_fields_sets(v) for k, v in node.__dict__.items()}
         own = node.model_fields_set
@@ -126,8 +122,7 @@ class SessionRuntime:
 
     # --- stopping and resuming (the reducer's CycleDropped, SessionStopped) ------------------------------------
     def drop_open_cycle(self, reason: str) -> int | None:
-        """Drop the cycle in progress, if any; returns its number."""
-        cycle = open_cycle(self.session)
+        cycle = self.session.open_cycle
         if cycle is not None:
             self.record(r.CycleDropped(at=self.clock(), cycle=cycle, reason=reason))
         return cycle
@@ -137,14 +132,13 @@ class SessionRuntime:
         completed or cancelled)."""
         if not self.created or self.session.status in e.TERMINAL:
             return False
-        if self.session.stopped and open_cycle(self.session) is None:
+        if self.session.stopped and self.session.open_cycle is None:
             return True  # stopped already (a stop and the client's $/cancelRequest for the same turn)
         self.drop_open_cycle("stopped")
         self.record(r.SessionStopped(at=self.clock(), reason=reason))
         return True
 
     def resume(self) -> None:
-        """Clear the stop marker as the session moves again (nothing when it was not stopped)."""
         if self.session.stopped:
             self.record(r.SessionResumed(at=self.clock()))
 

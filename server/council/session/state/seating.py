@@ -1,8 +1,6 @@
 """Seating: which persona speaks with which model, and why — a pure function over the models on offer (the
-policies: README, "Different models at the table").
-
-The seating is data (journaled with the session, restored with it); a seat whose model fails falls back to the
-chat's model (:func:`fall_back`), once per model per session. This module writes no prose: ``why`` codes are worded
+policies: README, "Different models at the table"). The seating is data, journaled with the session; a seat whose
+model fails falls back to the chat's model (:func:`fall_back`), once per model per session. ``why`` codes are worded
 by ``council.present``.
 """
 
@@ -117,13 +115,11 @@ def lineages(models: list[ModelChoice]) -> list[str]:
 def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
          policy: Literal["diverse", "chat"] | dict[str, str] | None = None,
          fixed: dict[str, ModelChoice] | None = None) -> Seating:
-    """Seat ``personas`` (council order) on ``models`` (``chair`` among them: the chat's model).
+    """Seat ``personas`` (council order) on ``models`` (``chair`` among them: the chat's model) by the policies.
 
-    ``policy`` None means ``diverse`` when the models span two or more lineages, else ``chat``. ``diverse``: one
-    model per lineage (the chair's for its own lineage, else the first offered), seats dealt round-robin starting
-    with the chair's lineage. A map (persona name, case-insensitive → model id) seats the personas it names; the
-    others, and names of models nobody offered, go on the chair's model. ``fixed`` (the config file's per-persona
-    providers) wins over all of it."""
+    ``policy`` None means ``diverse`` when the models span two or more lineages, else ``chat``. ``diverse`` deals
+    one model per lineage (the chair's for its own lineage, else the first offered) round-robin from the chair's.
+    ``fixed`` (the config file's per-persona providers) wins over all of it."""
     offered = list({m.id: m for m in [chair, *models]}.values())
     fixed = {k.casefold(): v for k, v in (fixed or {}).items()}
     misses = _misses(personas, offered, policy)
@@ -136,12 +132,8 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
         seats = []
         for p in personas:
             want = wanted.get(p.casefold())
-            if want is None:
-                seats.append(Seat(persona=p, model=chair, why="chat"))
-            elif want in by_id:
-                seats.append(Seat(persona=p, model=by_id[want], why="map"))
-            else:
-                seats.append(Seat(persona=p, model=chair, why="map_unknown"))
+            why = "chat" if want is None else "map" if want in by_id else "map_unknown"
+            seats.append(Seat(persona=p, model=by_id[want] if why == "map" else chair, why=why))
         result = Seating(policy="map", chair=chair, seats=seats, offered=len(offered), misses=misses)
     else:
         spread = lineages(offered)

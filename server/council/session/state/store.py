@@ -1,11 +1,8 @@
-"""All live sessions of one sidecar, isolated from each other, evicted after a TTL or to make room; the
-idempotency memory of their requests (``KeyedOnce``).
-
-Nothing is written to disk. A finished session is evicted after the TTL, an unfinished one after a longer idle
-TTL. When the store is full, a new session takes the place of the least recently used *idle* one (no turn
-running: finished, or waiting on the user — finished ones go first); only when every session is running a turn
-is a new one refused. A request for an evicted session gets a validation error that says it expired
-(``details.reason == "expired"``); the ids of evicted sessions are remembered for that, boundedly.
+"""All live sessions of one sidecar, isolated from each other, and the idempotency memory of their requests
+(``KeyedOnce``). Nothing is written to disk. A finished session is evicted after the TTL, an unfinished one after a
+longer idle TTL; a full store evicts the least recently used idle session (no turn running; finished ones first) and
+refuses a new one only when every session runs a turn. Evicted ids are remembered, boundedly, so a request for one
+is refused as expired (docs/protocol.md, errors).
 """
 
 from __future__ import annotations
@@ -120,7 +117,6 @@ class SessionStore:
         return live
 
     def _make_room(self) -> None:
-        """Evict the least recently used idle session, finished ones first; never one running a turn."""
         idle = [x.rt for x in self._sessions.values() if x.rt.created and not x.lock.locked()]
         if idle:
             victim = min(idle, key=lambda rt: (rt.finished_at is None, rt.last_active))
