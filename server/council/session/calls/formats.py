@@ -1,13 +1,9 @@
 """How a prompt asks for its JSON reply: a compact key guide derived from the reply schema, never the schema itself.
 
-``format_block(schema)`` lists each key with its type and a one-line hint (``"summary": 5-7 short bullets``) —
-a few hundred characters where the full JSON schema took over a thousand, and the same text in every call that
-asks for the same reply, so it sits at the start of the prompt where prefix caches can reuse it. Backends that
-enforce the schema themselves get ``compact=True``: the keys and hints without types or counts in JSON terms.
-
-A PersonaReply is split: the keys every cycle asks for go in the stable part of the prompt; the debate keys of
-later cycles (the vote, a change of position) in an ``extra_block`` next to the cycle's instructions.
-``swaps(schema)`` pairs every block built for a schema with its compact form, for the call layer to substitute.
+``format_block(schema)`` lists each key with its type and a one-line hint (``hints.toml``): the same text in every
+call asking for the same reply, so prefix caches can reuse it; ``compact=True`` (backends that enforce the schema)
+drops the JSON types. A PersonaReply's debate keys (the vote, a change of position) go in an ``extra_block`` next to
+the cycle's instructions; ``swaps(schema)`` pairs every block with its compact form for the call layer.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
-Never raises for a model's failure: the caller gets ``reply=None``, a note and, when the provider failed, the
-classified :class:`~council.session.state.outputs.ModelFailure`, reported once (at once for the moderator and
-chair roles; by the caller when ``report=False``). Cancellation propagates. Every call is recorded in the session
-metadata; the log gets the technical cause, never a prompt or a reply.
-
-A model a turn found it cannot use at all (connection refused, unknown host — every model on it —, or the client
-said ``model_unavailable``/``no_consent``) is not called again in that turn: a seat falls back to the chat's model,
-a call on the chat's model fails at once with the same cause, and with no seat left the turn stops
-(:func:`stranded`). Transient failures are not remembered; a new turn tries every model again.
+Never raises for a model's failure: the caller gets ``reply=None``, a note and the classified ``ModelFailure``,
+reported once (by the caller when ``report=False``); cancellation propagates. Every call is recorded in the session
+metadata; the log gets the technical cause, never a prompt or a reply. A model a turn found unusable (unreachable
+host, ``model_unavailable``/``no_consent``) is not called again in that turn: its seats fall back to the chat's
+model, and with no seat left the turn stops (:func:`stranded`); transient failures are not remembered.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
 
-``run_cycle`` runs one cycle and records it. Cycle 1 is independent; later cycles show anonymised peers' positions.
-Cycle 2 may run :class:`Beside` the moderator's options call; each vote is then the option the recommendation it
-backs was placed under (:func:`backed_vote`).
-
-The personas of a cycle run at once, but the user reads one at a time (:class:`OrderedStream`): the persona at the
-head of the order streams live; the others' text is buffered and flushed when they reach the head. Completions are
-committed (journal + ``persona.completed``) in the same order, so turn sequence numbers and events are the same
-whatever the timing. A ``held`` stream passes nothing on and commits nothing until :meth:`OrderedStream.release`.
+Cycle 2 may run :class:`Beside` the moderator's options call (each vote is then the option of the recommendation it
+backs: :func:`backed_vote`). The personas run at once but the user reads one at a time (:class:`OrderedStream`):
+the head of the order streams live, the others are buffered until they reach it, and completions are committed in
+that order, so turn numbers and events are the same whatever the timing.
 """
 
 from __future__ import annotations

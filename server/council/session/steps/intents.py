@@ -1,12 +1,9 @@
 """What a chat turn means: the thin client forwards raw text (and maybe a slash command); this decides. What each
-word does is in README ("Using it") and docs/protocol.md (``council/turn``).
+word does is in README ("Using it") and docs/protocol.md (``council/turn``); the words are in ``intents.toml``.
 
-Keywords are matched on the whole trimmed turn (English and Russian), so "skip" skips but "skip the migration
-if it is risky" is an answer; a slash command always wins over the text. :func:`looks_like_new_problem` is
-deliberately narrow: recording a new question as the answer poisons the session, but asking back about a real
-answer is an annoyance too. So short turns, turns that start with yes/no, a number or a choice, and questions about
-the question never count; a turn counts when it is phrased as a question of its own and shares almost no content
-words with the open question, its choices and its default (an answer talks about what was asked).
+Keywords match the whole trimmed turn, so "skip" skips but "skip the migration if it is risky" is an answer; a slash
+command always wins. :func:`looks_like_new_problem` is deliberately narrow: recording a new question as the answer
+poisons the session, but asking back about a real answer is an annoyance too.
 """
 
 from __future__ import annotations

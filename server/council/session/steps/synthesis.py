@@ -1,11 +1,9 @@
 """The final synthesis: one consolidated answer from the final positions and the vote (README, "answers once").
 
-The chair model writes the recommendation, agreements, conflicts, risks, next steps and which numbered assumptions
-it hinges on; if it fails, the answer is consolidated from the personas' own replies. Either way the assumptions,
-the dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session
-itself, never from a model. Of the chair's hinges only what holds is kept (a real assumption, once, with an
-alternative), most critical first. What the debate changed compares the first vote (cycle 1's) with the final
-round's. The chair's reply streams to the observer as it comes (``Turn.answer_text``).
+The chair model writes the recommendation, agreements, conflicts, risks, next steps and the numbered assumptions it
+hinges on; if it fails, the answer is consolidated from the personas' replies. Either way the assumptions, the
+dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session itself,
+never from a model.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The first vote, folded into the options call, and the close of the debate (conclusions and the tally).
 
-One moderator call turns the first cycle's recommendations into 2–4 options and says which advisors recommend
-each; a persona listed under exactly one option votes for it with its own confidence, any other abstains (nothing
-is guessed). Only the final round's votes, on this fixed option list, are tallied.
-
-The options call runs beside the second debate cycle (:func:`options_beside_next_cycle`, issue 24). Nothing of
-that cycle is recorded or shown until the options and the first votes are in; if the first vote stops the debate,
-its calls are cancelled and nothing of it is kept. Every record is made in the order a cycle after the options
-would make it, so the journal, replay, a stop and a restore see the usual sequence.
+One moderator call turns the first cycle's recommendations into 2–4 options and says who recommends each; a persona
+listed under exactly one option votes for it, any other abstains (nothing is guessed). The call runs beside the
+second cycle (:func:`options_beside_next_cycle`, issue 24): nothing of that cycle is recorded or shown until the
+first votes are in, and its records come in the order a cycle after the options would make them (so the journal,
+replay, a stop and a restore see the usual sequence).
 """
 
 from __future__ import annotations
