@@ -84,18 +84,20 @@ def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: boo
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
     overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
-                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)}}
-    overrides["vote_confidence"] = {"minimum": 0, "maximum": 1}
+                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)},
+                       "vote_confidence": {"minimum": 0, "maximum": 1}}
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
     if backing:
         overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: max(1, len(session.personas) - 1)]]}
-        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("option_id", *omit)))
-    if cycle <= 1 or not session.options:
-        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
-    overrides["option_id"] = {"enum": [o.id for o in session.options]}
-    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("backs", *omit)))
+        omit += ("option_id",)
+    elif cycle <= 1 or not session.options:
+        omit += INDEPENDENT_OMIT
+    else:
+        overrides["option_id"] = {"enum": [o.id for o in session.options]}
+        omit += ("backs",)
+    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
 
 
 def _evidence_tools(schema: dict) -> dict:

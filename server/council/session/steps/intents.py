@@ -21,8 +21,6 @@ from council.word_match import content_stems, words
 
 
 class Intent(str, Enum):
-    """What the sidecar decided a turn means."""
-
     NEW_PROBLEM = "new_problem"
     ANSWER = "answer"
     SKIP = "skip"
@@ -112,8 +110,14 @@ def decide_intent(text: str, command: str | None, status: SessionStatus | None,
     found, norm = keyword_intent(text), normalized(text)
     if status is None:
         return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
-    if status in _AFTER_THE_END:
-        return _after_the_end(status, found, norm, extendable)
+    if status in _AFTER_THE_END:  # a completed session answers follow-ups, a cancelled one takes a new problem
+        if found in _AFTER_THE_END[status]:
+            return found
+        if status is SessionStatus.COMPLETED and extendable and norm in _words()["resume"] - _words()["again"]:
+            return Intent.EXTEND_DEBATE  # "continue" after a debate that stopped at its cycle limit
+        if found is not None or norm in _words()["resume"]:
+            return Intent.HINT  # a keyword with nothing to act on
+        return Intent.FOLLOW_UP if status is SessionStatus.COMPLETED else Intent.NEW_PROBLEM
     if stopped and norm in _words()["resume"]:
         return Intent.RETRY  # the status of a stopped session does not change: it resumes from any of them
     if status is SessionStatus.CLARIFYING:
@@ -129,18 +133,6 @@ def decide_intent(text: str, command: str | None, status: SessionStatus | None,
     if found in _WHILE_WORKING:
         return found
     return Intent.HINT if found else Intent.NEW_PROBLEM
-
-
-def _after_the_end(status: SessionStatus, found: Intent | None, norm: str, extendable: bool) -> Intent:
-    """A completed session answers follow-ups; a cancelled one takes a new problem; a keyword with nothing to act
-    on gets a hint."""
-    if found in _AFTER_THE_END[status]:
-        return found
-    if status is SessionStatus.COMPLETED and extendable and norm in _words()["resume"] - _words()["again"]:
-        return Intent.EXTEND_DEBATE  # "continue" after a debate that stopped at its cycle limit
-    if found is not None or norm in _words()["resume"]:
-        return Intent.HINT
-    return Intent.FOLLOW_UP if status is SessionStatus.COMPLETED else Intent.NEW_PROBLEM
 
 
 MIN_WORDS = 6  # a question of its own is longer than "This quarter?" or "Maybe cut costs?"

@@ -30,7 +30,6 @@ def _completed(s: e.ConversationSession, not_yet: str) -> None:
 
 
 def revisable_questions(s: e.ConversationSession) -> list[e.ClarificationQuestion]:
-    """The questions a completed session can revisit, in the order they were asked."""
     return [q for q in s.questions if q.status in REVISABLE]
 
 

@@ -78,16 +78,13 @@ async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
 
 def _first_votes(rt: Turn, latest: list[PersonaResponse], choice: dict[str, str]) -> None:
     """Record the first round's votes in council order: each placed persona's recommendation, its confidence."""
-    s = rt.session
-    cycle = s.debate_cycles
     for resp in latest:
         option = choice.get(resp.persona)
         if option is None:
             continue
         rt.record(r.VoteCast(at=rt.clock(), vote=Vote(
             persona=resp.persona, option_id=option, confidence=resp.vote_confidence, conclusion=resp.position,
-            rationale=resp.position, continue_debate=resp.continue_debate,
-            cycle=cycle)))
+            rationale=resp.position, continue_debate=resp.continue_debate, cycle=rt.session.debate_cycles)))
     unplaced = [x.persona for x in latest if x.persona not in choice]
     if unplaced:
         rt.note("unplaced", personas=unplaced)
