@@ -119,19 +119,6 @@ class Engine(ClarifyingMoves):
             out[p.name] = contract
         return out
 
-    def settings_for(self, req: NewSession) -> e.SessionSettings:
-        base = self.settings
-        max_cycles = req.max_cycles or base.max_cycles
-        return base.model_copy(update={
-            "max_cycles": max_cycles,
-            "min_cycles": min(base.min_cycles, max_cycles),
-            "extended_max_cycles": max(base.extended_max_cycles, max_cycles),
-            "depth": req.depth or base.depth,
-            "max_personas": req.max_personas or base.max_personas,
-            "clarify": req.clarify and base.clarify,
-            "language": req.language or session_language(req.text),
-        })
-
     # --- start ---------------------------------------------------------------------------------------------
     def plan(self, req: NewSession) -> Plan:
         """Check a new session's request and choose its council, before anything is created or said."""
@@ -140,7 +127,17 @@ class Engine(ClarifyingMoves):
         text = req.text.strip()
         if not text:
             raise validation_error(t("error.no_problem"), fields={"text": "required"})
-        settings = self.settings_for(req).model_copy(update={"max_model_calls": req.max_model_calls})
+        base, max_cycles = self.settings, req.max_cycles or self.settings.max_cycles
+        settings = base.model_copy(update={
+            "max_cycles": max_cycles,
+            "min_cycles": min(base.min_cycles, max_cycles),
+            "extended_max_cycles": max(base.extended_max_cycles, max_cycles),
+            "depth": req.depth or base.depth,
+            "max_personas": req.max_personas or base.max_personas,
+            "clarify": req.clarify and base.clarify,
+            "language": req.language or session_language(req.text),
+            "max_model_calls": req.max_model_calls,
+        })
         selection = self._choose(text, req.personas, settings.max_personas)
         cap = settings.cycle_cap(req.extended_debate)
         shape, cut = fit(Shape(len(selection.personas), cap, settings.clarify), req.max_model_calls)
@@ -233,10 +230,8 @@ class Engine(ClarifyingMoves):
         """Resume a stopped or stalled session from where it is: plan the first question it never got, re-show an
         open question (``"question_open"``, no model call), run the next debate cycle, or write the answer."""
         s = rt.session
-        if s.status is S.COMPLETED:
-            raise validation_error(t("error.resume_completed"), status=s.status.value)
-        if s.status is S.CANCELLED:
-            raise validation_error(t("error.resume_cancelled"), status=s.status.value)
+        if s.status in (S.COMPLETED, S.CANCELLED):
+            raise validation_error(t(f"error.resume_{s.status.value}"), status=s.status.value)
         rt.live.resume()
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
