@@ -59,7 +59,6 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    started = False
     messages = spec.messages
     if provider.constrains_json:  # the backend enforces the schema: the keys and hints, no types to copy
         messages = _compact(messages, spec.schema)
@@ -68,11 +67,13 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                                 session_id=rt.session_id, cycle=spec.cycle)
     failed: list[ModelFailure] = []
 
-    async def ask(req: CompletionRequest, sink: Callable[[str], Awaitable[None]] | None,
+    async def ask(repair: tuple[str, str] | None = None,
                   report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
-        nonlocal provider, started
-        retry, started = started, True
-        reply, provider = await _attempt(rt, pick, provider, req, spec.role, sink, retry)
+        """The call, or (``repair``: the bad reply and what was wrong with it) its one repair attempt."""
+        nonlocal provider
+        retry = repair is not None
+        req = request.model_copy(update={"messages": repair_messages(messages, *repair)}) if repair else request
+        reply, provider = await _attempt(rt, pick, provider, req, spec.role, None if retry else on_delta, retry)
         if isinstance(reply, ModelFailure):
             failed.append(reply)
             if (report(reply) if callable(report) else report) \
@@ -81,20 +82,14 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
             return None
         return reply
 
-    async def ask_again(bad_reply: str, reason: str,
-                        report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
-        """One repair attempt: the conversation, the bad reply and what was wrong with it."""
-        return await ask(request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)}),
-                         None, report)
-
-    text = await ask(request, on_delta)
+    text = await ask()
     if text is None:
         return CallOutcome(None, f"the model call failed ({failed[0].kind})", failure=failed[0])
     try:
         reply = _parse(text, spec)
     except ParseFailure as first:
         log.info("reply for %s did not parse; asking once for a repair", spec.role)
-        text2 = await ask_again(text, first.reason)
+        text2 = await ask((text, first.reason))
         if text2 is None:
             return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed",
                                failure=failed[0])
@@ -111,7 +106,7 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:
         return CallOutcome(reply)
-    text2 = await ask_again(text, shortfall, report=False)  # the reply is kept whatever happens to the repair
+    text2 = await ask((text, shortfall), report=False)  # the reply is kept whatever happens to the repair
     if text2 is not None:
         try:
             better = _parse(text2, spec)
