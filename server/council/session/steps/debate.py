@@ -309,11 +309,9 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
 
 
 def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
-    """Report a finished cycle's failures once; True when every advisor abstained (then the cycle is dropped
-    first: nothing to keep, it runs again on retry).
-
-    One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
-    when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
+    """Report a finished cycle's failures once: one problem per persona whose model call failed, or, when every
+    advisor abstained, one stall with every cause (a malformed reply is one); then True, and the cycle is dropped
+    (nothing to keep: it runs again on retry)."""
     if responses and all(x.abstained for x in responses):
         rt.live.drop_open_cycle("all_failed")
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))

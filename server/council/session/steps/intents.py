@@ -39,22 +39,9 @@ class Intent(str, Enum):
     REVISIT = "revisit"  # ask a skipped or deferred question again after the answer (slash command only)
 
 
-# slash command (the wire's TurnCommand value) → intent
-_COMMANDS: dict[str, Intent] = {
-    "new": Intent.NEW_PROBLEM,
-    "answer": Intent.ANSWER,
-    "skip": Intent.SKIP,
-    "skipAll": Intent.SKIP_ALL,
-    "more": Intent.MORE_QUESTIONS,
-    "defer": Intent.DEFER,
-    "extend": Intent.EXTEND_DEBATE,
-    "cancel": Intent.CANCEL,
-    "stop": Intent.STOP,
-    "status": Intent.STATUS,
-    "personas": Intent.PERSONAS,
-    "retry": Intent.RETRY,
-    "revisit": Intent.REVISIT,
-}
+# the slash commands (the wire's TurnCommand values) named otherwise than their intent; the rest are its value
+_COMMANDS = {"new": Intent.NEW_PROBLEM, "skipAll": Intent.SKIP_ALL, "more": Intent.MORE_QUESTIONS,
+             "extend": Intent.EXTEND_DEBATE}
 
 # keywords that act while a question is open (the rest — "extend", "retry" … — are answers)
 _WHILE_CLARIFYING = frozenset({Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER, Intent.MORE_QUESTIONS, Intent.CANCEL,
@@ -102,11 +89,11 @@ def keyword_intent(text: str) -> Intent | None:
 def decide_intent(text: str, command: str | None, status: SessionStatus | None,
                   question: ClarificationQuestion | None = None, *, stopped: bool = False,
                   extendable: bool = False) -> Intent:
-    """The intent of a turn given its slash command (if any), the session's status (None: no session yet), the
-    question waiting for an answer (if any), whether the session is stopped, and whether its completed debate
-    can be extended. A bare keyword never becomes the problem of a new session once a session exists."""
+    """The intent of a turn (``status`` None: no session yet). A bare keyword never becomes the problem of a new
+    session once a session exists."""
     if command is not None:
-        return _COMMANDS[str(getattr(command, "value", command))]
+        name = str(getattr(command, "value", command))
+        return _COMMANDS.get(name) or Intent(name)
     found, norm = keyword_intent(text), normalized(text)
     if status is None:
         return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
