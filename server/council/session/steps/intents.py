@@ -21,6 +21,8 @@ from council.word_match import content_stems, words
 
 
 class Intent(str, Enum):
+    """What the sidecar decided a turn means."""
+
     NEW_PROBLEM = "new_problem"
     ANSWER = "answer"
     SKIP = "skip"
