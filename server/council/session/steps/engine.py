@@ -138,7 +138,12 @@ class Engine(ClarifyingMoves):
             "language": req.language or session_language(req.text),
             "max_model_calls": req.max_model_calls,
         })
-        selection = self._choose(text, req.personas, settings.max_personas)
+        try:  # personas named in the text join the routed council; routing handles that and says so
+            selection = select_personas(self.library, text, override=req.personas or None,
+                                        max_personas=settings.max_personas, ranker=self.ranker_factory())
+        except UnknownPersonaError as exc:
+            said = t("error.unknown_personas", names=", ".join(map(repr, exc.unknown)), valid=", ".join(exc.valid))
+            raise validation_error(said, fields={"options.personas": said}, valid=self.library.names) from None
         cap = settings.cycle_cap(req.extended_debate)
         shape, cut = fit(Shape(len(selection.personas), cap, settings.clarify), req.max_model_calls)
         if cut is not None:  # fewer cycles, seats or no questions: the plan says what it cut
@@ -168,30 +173,18 @@ class Engine(ClarifyingMoves):
             settings=settings, context_text=context[: CONTEXT_BUDGET * 2],
             context_names=[name for name, _ in req.context], correlation_id=e.new_id(),
             extended_debate=req.extended_debate, workspace_overview=overview or []))
-        self._record_selection(rt, selection)
+        rt.record(r.PersonasSelected(at=rt.clock(), selection=e.PersonaSelection(
+            session_id=rt.session_id, request_classification=selection.classification,
+            selected_personas=[e.Participant(type=e.ParticipantType.PERSONA, name=p.name, role="advisor")
+                               for p in selection.personas],
+            reason=selection.reason, user_override=selection.user_override, overridden_personas=selection.overridden,
+            method=selection.method, chosen_for=selection.chosen_for, created_at=rt.clock())))
         if seating is not None:
             rt.record(r.SeatingDecided(at=rt.clock(), seating=seating))
         state_plan(rt, "start", plan.shape, plan.cut)
         record_attachments(rt, [Attachment(name, content, req.uris.get(name)) for name, content in req.context])
         await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
-
-    def _choose(self, text: str, personas: list[str] | None, max_personas: int) -> Selection:
-        try:  # personas named in the text join the routed council; routing handles that and says so
-            return select_personas(self.library, text, override=personas or None, max_personas=max_personas,
-                                   ranker=self.ranker_factory())
-        except UnknownPersonaError as exc:
-            said = t("error.unknown_personas", names=", ".join(map(repr, exc.unknown)), valid=", ".join(exc.valid))
-            raise validation_error(said, fields={"options.personas": said}, valid=self.library.names) from None
-
-    def _record_selection(self, rt: Turn, sel: Selection) -> None:
-        s = rt.session
-        persona = e.ParticipantType.PERSONA
-        participants = [e.Participant(type=persona, name=p.name, role="advisor") for p in sel.personas]
-        rt.record(r.PersonasSelected(at=rt.clock(), selection=e.PersonaSelection(
-            session_id=s.session_id, request_classification=sel.classification, selected_personas=participants,
-            reason=sel.reason, user_override=sel.user_override, overridden_personas=sel.overridden,
-            method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
 
     # --- the user's moves (answering questions: ClarifyingMoves) ----------------------------------------------
     async def extend(self, rt: Turn, pick: ProviderPicker) -> str | None:
