@@ -73,19 +73,12 @@ async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
         where = {x.persona: by_text[x.position.strip().lower()] for x in latest
                  if x.position.strip().lower() in by_text}
     rt.record(r.OptionsSet(at=rt.clock(), options=options))
-    _first_votes(rt, latest, {name: options[i].id for name, i in where.items()})
-
-
-def _first_votes(rt: Turn, latest: list[PersonaResponse], choice: dict[str, str]) -> None:
-    """Record the first round's votes in council order: each placed persona's recommendation, its confidence."""
-    for resp in latest:
-        option = choice.get(resp.persona)
-        if option is None:
-            continue
+    for resp in (x for x in latest if x.persona in where):  # the first votes, in council order
         rt.record(r.VoteCast(at=rt.clock(), vote=Vote(
-            persona=resp.persona, option_id=option, confidence=resp.vote_confidence, conclusion=resp.position,
-            rationale=resp.position, continue_debate=resp.continue_debate, cycle=rt.session.debate_cycles)))
-    unplaced = [x.persona for x in latest if x.persona not in choice]
+            persona=resp.persona, option_id=options[where[resp.persona]].id, confidence=resp.vote_confidence,
+            conclusion=resp.position, rationale=resp.position, continue_debate=resp.continue_debate,
+            cycle=s.debate_cycles)))
+    unplaced = [x.persona for x in latest if x.persona not in where]
     if unplaced:
         rt.note("unplaced", personas=unplaced)
 
