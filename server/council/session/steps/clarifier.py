@@ -217,9 +217,8 @@ class ClarifyingMoves:
 
     def _ask_next(self, rt: Turn) -> str | None:
         s = rt.session
-        if s.open_revisit is not None and not s.planned_questions:  # the revisited question is resolved: re-run
-            # what its answer changes
-            return after_revisit(rt)
+        if s.open_revisit is not None and not s.planned_questions:
+            return after_revisit(rt)  # the revisited question is resolved: re-run what its answer changes
         nxt = s.planned_questions[0] if s.planned_questions else next(
             (q for q in s.questions if q.status is e.QuestionStatus.DEFERRED), None)
         if nxt is None:

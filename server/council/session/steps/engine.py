@@ -311,8 +311,11 @@ class Engine(ClarifyingMoves):
 
     def _conclude_cycle(self, rt: Turn, cycle: int, previous: Convergence | None) -> Convergence:
         s = rt.session
+        before = {x.persona: x.position for x in s.responses if x.cycle == cycle - 1 and not x.abstained}
+        pairs = [(before[x.persona], x.position) for x in s.responses
+                 if x.cycle == cycle and not x.abstained and x.persona in before]
         conv = assess(cycle, s.votes_in(cycle), s.votes_in(cycle - 1), previous,
-                      similarity=self._similarity(s, cycle))
+                      similarity=position_similarity(pairs, self.ranker_factory()))
         stop = should_stop(conv, round_no=cycle, min_rounds=s.settings.min_cycles)
         at_limit = stop is None and cycle >= s.cycle_limit and s.open_revisit is None  # a revisit's one round
         rt.record(r.CycleConcluded(
@@ -320,9 +323,3 @@ class Engine(ClarifyingMoves):
             resolution_summary=self.writer.resolution_summary(s, cycle, conv, stop),
             status=e.DiscussionStatus.LIMIT_REACHED if at_limit else e.DiscussionStatus.CONCLUDED))
         return conv
-
-    def _similarity(self, session: e.ConversationSession, cycle: int) -> float | None:
-        before = {x.persona: x.position for x in session.responses if x.cycle == cycle - 1 and not x.abstained}
-        pairs = [(before[x.persona], x.position) for x in session.responses
-                 if x.cycle == cycle and not x.abstained and x.persona in before]
-        return position_similarity(pairs, self.ranker_factory())
