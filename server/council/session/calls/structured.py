@@ -138,28 +138,23 @@ def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
 async def _attempt(rt: Turn, pick: ProviderPicker, provider: Provider, request: CompletionRequest,
                    role: str, on_delta: Callable[[str], Awaitable[None]] | None,
                    retry: bool) -> tuple[str | ModelFailure, Provider]:
-    """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
-    there). The reply or failure, and the provider that gave it."""
+    """One call; when the seat's own model failed it, the seat leaves that model for the chat's (recorded by the
+    first call that noticed: once per model per session) and the same call runs once more there. The reply or
+    failure, and the provider that gave it."""
     seating = rt.session.seating if rt.created else None
     seat_id = None if seating is None else seating.model_of(role).id
     reply = await _run(rt, provider, request, role, on_delta, retry=retry)
-    if isinstance(reply, ModelFailure) and reply.kind != "over_budget" and _fell_back(rt, role, seat_id, reply):
+    seating = rt.session.seating if rt.created else None
+    if (not isinstance(reply, ModelFailure) or reply.kind == "over_budget" or seating is None
+            or seat_id in (None, seating.chair.id)):
+        return reply, provider
+    if seating.model_of(role).id == seat_id:
+        log.warning("%s's model failed (%s): its seats move to the chat's model", role, reply.kind)
+        rt.record(r.SeatFellBack(at=rt.clock(), model_id=seat_id, reason=fallback_reason(reply), detail=reply.detail))
+    if rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id:
         provider = pick(role)
         reply = await _run(rt, provider, request, role, on_delta, retry=True)
     return reply, provider
-
-
-def _fell_back(rt: Turn, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
-    """Whether ``role``'s seat left the model that just failed it for the chat's model (recorded by the first call
-    that noticed: once per model per session)."""
-    seating = rt.session.seating if rt.created else None
-    if seating is None or seat_id is None or seat_id == seating.chair.id:
-        return False
-    if seating.model_of(role).id == seat_id:
-        log.warning("%s's model failed (%s): its seats move to the chat's model", role, failure.kind)
-        rt.record(r.SeatFellBack(at=rt.clock(), model_id=seat_id, reason=fallback_reason(failure),
-                                 detail=failure.detail))
-    return rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id
 
 
 async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: str,

@@ -127,10 +127,6 @@ def _soft_checks(session: ConversationSession):
     return check
 
 
-COUNTERPOINTS_MISSING = ("as the Devil's Advocate, list your counterpoints in risks (what speaks against the course "
-                         "the others favour)")
-
-
 def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: list[str] | None = None):
     """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
     list (or backing nobody on it), and a Devil's Advocate without counterpoints (seed 000: it always gives
@@ -140,7 +136,8 @@ def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: lis
         if missing:
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
         if persona.always_include and not any(x.strip() for x in reply.risks):
-            raise ParseFailure(COUNTERPOINTS_MISSING)
+            raise ParseFailure("as the Devil's Advocate, list your counterpoints in risks (what speaks against the "
+                               "course the others favour)")
         if option_ids and reply.option_id.strip().upper() not in option_ids:
             raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
         if backs_ids and reply.backs.strip() not in backs_ids:
