@@ -82,10 +82,7 @@ def is_resume_word(text: str) -> bool:
 
 def keyword_intent(text: str) -> Intent | None:
     norm = normalized(text)
-    for intent, keywords in _words()["keywords"].items():
-        if norm in keywords:
-            return intent
-    return None
+    return next((intent for intent, keywords in _words()["keywords"].items() if norm in keywords), None)
 
 
 def decide_intent(text: str, command: str | None, status: SessionStatus | None,

@@ -109,10 +109,9 @@ Conclude = Callable[[Turn, int, Convergence | None], Convergence]
 async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
                                     cycle: int, previous: Convergence | None, *, conclude: Conclude,
                                     gather: Callable[[int], Awaitable[None]]) -> Convergence | None:
-    """The options call for ``cycle`` (the independent one, just run) beside the next cycle; ``conclude`` concludes
-    a cycle, ``gather`` serves the evidence a cycle asked for. Returns the last convergence (the caller reads the
-    stop reason off the last discussion), or None when every advisor failed in the next cycle (dropped: the session
-    waits for a retry)."""
+    """The options call for ``cycle`` (the independent one, just run) beside the next cycle. Returns the last
+    convergence (the caller reads the stop reason off the last discussion), or None when every advisor failed in the
+    next cycle (dropped: the session waits for a retry)."""
     beside = Beside()
     following: list[PersonaResponse] = []
 
