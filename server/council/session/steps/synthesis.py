@@ -208,12 +208,9 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
     final_tally = tally_votes(session.options, list(final.values()))
     replies = {(x.persona, x.cycle): x for x in session.responses if not x.abstained}
     flags = sum(1 for x in session.responses if x.cycle > first_round and x.conformity_flag and not x.abstained)
-    if final_round == first_round:
-        verdict = "no_debate"
-    elif first_tally.winner == final_tally.winner:  # both None: the first vote's tie stood
-        verdict = "confirmed"
-    else:
-        verdict = "overturned"
+    verdict = ("no_debate" if final_round == first_round
+               else "confirmed" if first_tally.winner == final_tally.winner  # both None: the first vote's tie stood
+               else "overturned")
     moves = []
     for p in session.personas:
         was = first[p.name].option_id if p.name in first else None
