@@ -267,7 +267,7 @@ class Narrator:
         if rec.status is DiscussionStatus.LIMIT_REACHED:
             extended, more = s.settings.cycle_cap(True), can_extend(s)
             self.emit(rt, ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit, can_extend=more,
-                      extended_limit=extended, markdown=debate.limit_reached(rec.cycle, s.cycle_limit, more, extended))
+                      extended_limit=extended, markdown=debate.limit_reached(s.cycle_limit, more, extended))
 
     def _forget(self, session_id: str) -> None:
         self._texts = {key: text for key, text in self._texts.items() if key[0] != session_id}

@@ -52,7 +52,7 @@ describe('the VSIX on a fresh machine', { skip, timeout: 240_000 }, () => {
     assert.ok(shippedServer.includes('server/council/__main__.py') && shippedServer.includes('server/council/py.typed'));
     // the package's data files (pyproject's package-data: the word catalogs, the lexicon, the stop words) ship too
     assert.deepEqual(shippedServer.filter((f) => !/^server\/council\/.*\.(py|typed|toml|txt)$/.test(f)), []);
-    assert.ok(['words/en.toml', 'words/ru.toml', 'personas/lexicon.toml', 'stopwords.txt'].every((f) => shippedServer.includes(`server/council/${f}`)));
+    assert.ok(['words/en.toml', 'words/ru.toml', 'personas/lexicon.toml', 'session/calls/hints.toml', 'session/steps/intents.toml', 'stopwords.txt'].every((f) => shippedServer.includes(`server/council/${f}`)));
   });
 
   it('a bare Python bootstraps the private venv from the VSIX; the installed sidecar answers JSON-RPC', async () => {

@@ -105,7 +105,7 @@ def cycle_summary(session: ConversationSession, cycle: int) -> str:
     return "  \n".join(lines) + "\n\n"
 
 
-def limit_reached(cycles: int, limit: int, can_extend: bool, extended_limit: int) -> str:
+def limit_reached(limit: int, can_extend: bool, extended_limit: int) -> str:
     text = t("debate.limit", cycles=n(limit, "cycle"))
     if can_extend:
         text += t("debate.limit_extend", cycles=n(extended_limit, "cycle_upto"))

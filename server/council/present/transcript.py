@@ -88,7 +88,7 @@ def _cycle(s: ConversationSession, cycle: int) -> str:
     out += [vote(v, s.options, models.get(v.persona)) for v in votes.values()]
     out.append(debate.cycle_summary(s, cycle))
     if next(d for d in s.discussions if d.cycle_number == cycle).status.value == "limit_reached":
-        out.append(debate.limit_reached(cycle, cycle, False, 0))
+        out.append(debate.limit_reached(cycle, False, 0))
     return "".join(out)
 
 

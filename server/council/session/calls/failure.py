@@ -1,10 +1,8 @@
-"""Why a model call failed: the one place a provider failure is classified (the data, ``ModelFailure``, is kept by
-the session: ``state.outputs``).
+"""Why a model call failed: the one place a provider failure is classified (the data, ``ModelFailure``, lives in
+``state.outputs``; ``council.present.failures`` words each kind once).
 
-A provider raises :class:`ProviderError` (maybe wrapped in an ``ExceptionGroup`` by a task group on the way);
-:func:`failure_of` unwraps it to the root cause and sorts it into a ``FailureKind`` with its HTTP status,
-provider, model and host kept as data. ``council.present.failures`` words each kind once; the technical text
-(``detail``) goes to logs and error details, never into the sentence a person reads first.
+:func:`failure_of` unwraps a ``ProviderError`` (maybe inside an ``ExceptionGroup``) to its root and sorts it into a
+``FailureKind``; the technical ``detail`` goes to logs and error details, never into the sentence a person reads.
 """
 
 from __future__ import annotations

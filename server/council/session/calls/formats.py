@@ -1,80 +1,31 @@
 """How a prompt asks for its JSON reply: a compact key guide derived from the reply schema, never the schema itself.
 
-``format_block(schema)`` lists each key with its type and a one-line hint (``"summary": 5-7 short bullets``) —
-a few hundred characters where the full JSON schema took over a thousand, and the same text in every call that
-asks for the same reply, so it sits at the start of the prompt where prefix caches can reuse it. Backends that
-enforce the schema themselves get ``compact=True``: the keys and hints without types or counts in JSON terms.
-
-A PersonaReply is split: the keys every cycle asks for go in the stable part of the prompt; the debate keys of
-later cycles (the vote, a change of position) in an ``extra_block`` next to the cycle's instructions.
-``swaps(schema)`` pairs every block built for a schema with its compact form, for the call layer to substitute.
+``format_block(schema)`` lists each key with its type and a one-line hint (``hints.toml``): the same text in every
+call asking for the same reply, so prefix caches can reuse it; ``compact=True`` (backends that enforce the schema)
+drops the JSON types. A PersonaReply's debate keys (the vote, a change of position) go in an ``extra_block`` next to
+the cycle's instructions; ``swaps(schema)`` pairs every block with its compact form for the call layer.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 from typing import Any
 
+from council.config import tomllib
 from council.providers.base import inline_refs
 
-#: One-line hints per reply kind (schema title) and key; the schema supplies types and counts.
-HINTS: dict[str, dict[str, str]] = {
-    "PersonaReply": {
-        "position": "your recommendation in one sentence",
-        "next_steps": "first step first",
-        "risks": "what could go wrong",
-        "assumptions": "what you had to assume",
-        "questions": "what you would ask",
-        "confidence_rationale": "why",
-        "vote_confidence": "how sure you are of it",
-        "continue_debate": "could more debate change your advice?",
-        "option_id": "your vote",
-        "backs": "your vote: own (your recommendation) or the letter of the advisor whose recommendation you back",
-        "change_reason": "if you changed: the argument that changed your mind, and whose",
-        "evidence_requests": "what to look up in the user's workspace; every advisor sees the results next cycle "
-                             "(empty if you need nothing)",
-        "query": "a path (path:10-80 for some lines), the text to search, or a glob",
-        "regex": "true: search for a regular expression",
-    },
-    "OptionsReply": {
-        "label": "a short name",
-        "description": "the course of action",
-        "supporters": "the advisors who recommend it",
-    },
-    "ClarifierReply": {
-        "reason": "why, in one sentence",
-        "question": "short and specific",
-        "candidates": "the courses of action the council will likely weigh: A, B, C, D in this order",
-        "choices": "likely answers, each with the candidate it favours",
-        "answer": "a likely answer",
-        "favours": "the letter of the candidate this answer favours (none: no lean)",
-        "default_assumption": "what you assume if the user skips it",
-    },
-    "SynthesisReply": {
-        "recommendation": "the council's answer", "next_steps": "first step first",
-        "hinges": "one per numbered assumption", "assumption": "its number",
-        "recommendation_depends": "would the council recommend something else if it were false?",
-        "criticality": "how much the recommendation rests on it",
-        "if_false": "what the council would recommend then ('' if nothing changes)",
-    },
-    "FollowUpReply": {"answer": "your answer to the follow-up, from what the council said"},
-    "RoleReply": {  # review mode (council.review)
-        "checklist": "one per checklist item, in order",
-        "answer": "your finding, with the figure or line it rests on",
-        "passed": "does the item pass?",
-        "concerns": "what worries you",
-        "blocking_issues": "what must be fixed before approval (empty if nothing)",
-        "required_actions": "what the proposer must do",
-        "verdict": "decided last, from your findings",
-        "confidence_score": "how sure you are",
-    },
-    "ChairReply": {"summary_reasoning": "two to four sentences"},
-}
 #: Keys a PersonaReply carries only in debate cycles (a vote, a change of position).
 DEBATE_KEYS = ("option_id", "backs", "changed_position", "change_reason")
 HEAD = "Reply with one JSON object only, no prose or code fences. Its keys:"
 COMPACT_HEAD = "Reply with one JSON object with the keys {keys}, filled with your own content"
+
+
+@functools.cache
+def _hints() -> dict[str, dict[str, str]]:
+    """One-line hints per reply kind (schema title) and key, from ``hints.toml`` (read on first use)."""
+    return tomllib.loads(Path(__file__).with_name("hints.toml").read_text(encoding="utf-8"))
 
 
 def _count(spec: dict[str, Any]) -> str:
@@ -145,7 +96,7 @@ def format_block(schema: dict[str, Any], *, compact: bool = False) -> str:
 def _format_block(schema_json: str, compact: bool) -> str:  # a session asks for the same few schemas again and again
     schema = json.loads(schema_json)
     base, _ = split(inline_refs(schema))
-    hints = HINTS.get(schema.get("title", ""), {})
+    hints = _hints().get(schema.get("title", ""), {})
     if compact:
         keys = ", ".join(base.get("properties", {}))
         return COMPACT_HEAD.format(keys=keys) + ": " + _keys(base, hints, True, sep="; ") + "."
@@ -157,7 +108,7 @@ def extra_block(schema: dict[str, Any], *, compact: bool = False) -> str:
     _, extra = split(schema)
     if not extra:
         return ""
-    hints = HINTS["PersonaReply"]
+    hints = _hints()["PersonaReply"]
     if compact:
         return "Also fill " + _keys(schema, hints, True, sep="; ", only=extra) + "."
     return "Also include in the JSON object:\n" + _keys(schema, hints, False, sep="\n", only=extra)

@@ -1,16 +1,11 @@
 """Defensive parsing of model output into reply models: find the JSON, validate it, explain what was wrong.
 
-Small models wrap JSON in prose or code fences, truncate it, or add keys; this module extracts the first balanced
-JSON object, clamps numbers and trims over-long lists (grammars do not enforce min/max), and validates. A failure
-returns a short, model-readable explanation used for the single repair retry.
-
-A reply still streaming (or cut off) is read by ``PartialObject`` with pydantic-core's partial JSON mode
-(``from_json(..., allow_partial="trailing-strings")``: an unfinished string or list comes back as far as it goes).
-pydantic-core does not say whether the object's last member is finished, which the live view needs (a paragraph
-ends at its closing quote, a list's last item shows at its ``]``), so ``Members``, the one hand-written piece here,
-follows the object's members as the text grows: string context, nesting, which key is being written and whether its
-value is still open. Text that cannot continue a JSON object ends parsing for good; what was read up to there stays.
-``parse_prefix(text)`` parses a whole prefix at once the same way (the salvage of cut-off replies uses it).
+Small models wrap JSON in prose or fences, truncate it or add keys: this extracts the first balanced JSON object,
+clamps numbers and trims over-long lists (grammars do not enforce min/max), and validates; a failure is a short,
+model-readable explanation for the one repair retry. A reply still streaming (or cut off) is read with
+pydantic-core's partial JSON mode (``PartialObject``), which does not say whether the object's last member is
+finished; ``Members``, the one hand-written piece here, follows the members as the text grows (the live view needs
+it: a paragraph ends at its closing quote, a list's last item shows at its ``]``).
 """
 
 from __future__ import annotations
@@ -123,7 +118,8 @@ def _parsable(text: str) -> bool:
 class PartialObject:
     """The prefix of a JSON object, chunk by chunk: ``feed`` text, ``parse()`` for the values seen so far and the
     keys whose value is complete. Text before the first ``{`` is skipped. An unfinished string or list is there as
-    far as it goes, an unfinished literal as None. ``reassigned``: a key came twice (its earlier value replaced)."""
+    far as it goes, an unfinished literal as None. ``reassigned``: a key came twice (its earlier value replaced).
+    Text that cannot continue a JSON object ends parsing for good; what was read up to there stays."""
 
     def __init__(self) -> None:
         self.text = ""  # from the '{' on

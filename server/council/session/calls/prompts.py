@@ -1,11 +1,9 @@
 """Prompt texts for every model call of a session, built from the session's state (no I/O, no model calls).
 
-Stable parts come first so a backend's prefix cache can reuse them: the system message opens with the reply
-format (the same for every call asking for the same reply kind, see ``formats``), then the role (a persona's
-contract, bounded); the user message opens with the problem brief (the same all session), then what changes per
-call. Every part is bounded: the contract, the format, each peer's line in the digest and the digest as a whole.
-Peers appear anonymised as "Advisor A/B/…" so personas weigh arguments, not names; the moderator numbers the
-advisors ("Advisor 1/2/…") so it can say which recommendation each option stands for.
+Stable parts come first for backends' prefix caches: the system message opens with the reply format (``formats``),
+then the role; the user message with the problem brief, then what changes per call. Every part is bounded. Peers
+appear as "Advisor A/B/…" so personas weigh arguments, not names; the moderator numbers them ("Advisor 1/2/…") so
+it can say which recommendation each option stands for.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
-Never raises for a model's failure: the caller gets ``reply=None``, a note and, when the provider failed, the
-classified :class:`~council.session.state.outputs.ModelFailure`, reported once (at once for the moderator and
-chair roles; by the caller when ``report=False``). Cancellation propagates. Every call is recorded in the session
-metadata; the log gets the technical cause, never a prompt or a reply.
-
-A model a turn found it cannot use at all (connection refused, unknown host — every model on it —, or the client
-said ``model_unavailable``/``no_consent``) is not called again in that turn: a seat falls back to the chat's model,
-a call on the chat's model fails at once with the same cause, and with no seat left the turn stops
-(:func:`stranded`). Transient failures are not remembered; a new turn tries every model again.
+Never raises for a model's failure: the caller gets ``reply=None``, a note and the classified ``ModelFailure``,
+reported once (by the caller when ``report=False``); cancellation propagates. Every call is recorded in the session
+metadata; the log gets the technical cause, never a prompt or a reply. A model a turn found unusable (unreachable
+host, ``model_unavailable``/``no_consent``) is not called again in that turn: its seats fall back to the chat's
+model, and with no seat left the turn stops (:func:`stranded`); transient failures are not remembered.
 """
 
 from __future__ import annotations
@@ -63,7 +59,6 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    started = False
     messages = spec.messages
     if provider.constrains_json:  # the backend enforces the schema: the keys and hints, no types to copy
         messages = _compact(messages, spec.schema)
@@ -72,11 +67,13 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                                 session_id=rt.session_id, cycle=spec.cycle)
     failed: list[ModelFailure] = []
 
-    async def ask(req: CompletionRequest, sink: Callable[[str], Awaitable[None]] | None,
+    async def ask(repair: tuple[str, str] | None = None,
                   report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
-        nonlocal provider, started
-        retry, started = started, True
-        reply, provider = await _attempt(rt, pick, provider, req, spec.role, sink, retry)
+        """The call, or (``repair``: the bad reply and what was wrong with it) its one repair attempt."""
+        nonlocal provider
+        retry = repair is not None
+        req = request.model_copy(update={"messages": repair_messages(messages, *repair)}) if repair else request
+        reply, provider = await _attempt(rt, pick, provider, req, spec.role, None if retry else on_delta, retry)
         if isinstance(reply, ModelFailure):
             failed.append(reply)
             if (report(reply) if callable(report) else report) \
@@ -85,20 +82,14 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
             return None
         return reply
 
-    async def ask_again(bad_reply: str, reason: str,
-                        report: bool | Callable[[ModelFailure], bool] = spec.report) -> str | None:
-        """One repair attempt: the conversation, the bad reply and what was wrong with it."""
-        return await ask(request.model_copy(update={"messages": repair_messages(messages, bad_reply, reason)}),
-                         None, report)
-
-    text = await ask(request, on_delta)
+    text = await ask()
     if text is None:
         return CallOutcome(None, f"the model call failed ({failed[0].kind})", failure=failed[0])
     try:
         reply = _parse(text, spec)
     except ParseFailure as first:
         log.info("reply for %s did not parse; asking once for a repair", spec.role)
-        text2 = await ask_again(text, first.reason)
+        text2 = await ask((text, first.reason))
         if text2 is None:
             return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed",
                                failure=failed[0])
@@ -115,7 +106,7 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:
         return CallOutcome(reply)
-    text2 = await ask_again(text, shortfall, report=False)  # the reply is kept whatever happens to the repair
+    text2 = await ask((text, shortfall), report=False)  # the reply is kept whatever happens to the repair
     if text2 is not None:
         try:
             better = _parse(text2, spec)
@@ -147,28 +138,23 @@ def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
 async def _attempt(rt: Turn, pick: ProviderPicker, provider: Provider, request: CompletionRequest,
                    role: str, on_delta: Callable[[str], Awaitable[None]] | None,
                    retry: bool) -> tuple[str | ModelFailure, Provider]:
-    """One call; when the seat's own model failed it, the same call once more on the chat's model (the seat moves
-    there). The reply or failure, and the provider that gave it."""
+    """One call; when the seat's own model failed it, the seat leaves that model for the chat's (recorded by the
+    first call that noticed: once per model per session) and the same call runs once more there. The reply or
+    failure, and the provider that gave it."""
     seating = rt.session.seating if rt.created else None
     seat_id = None if seating is None else seating.model_of(role).id
     reply = await _run(rt, provider, request, role, on_delta, retry=retry)
-    if isinstance(reply, ModelFailure) and reply.kind != "over_budget" and _fell_back(rt, role, seat_id, reply):
+    seating = rt.session.seating if rt.created else None
+    if (not isinstance(reply, ModelFailure) or reply.kind == "over_budget" or seating is None
+            or seat_id in (None, seating.chair.id)):
+        return reply, provider
+    if seating.model_of(role).id == seat_id:
+        log.warning("%s's model failed (%s): its seats move to the chat's model", role, reply.kind)
+        rt.record(r.SeatFellBack(at=rt.clock(), model_id=seat_id, reason=fallback_reason(reply), detail=reply.detail))
+    if rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id:
         provider = pick(role)
         reply = await _run(rt, provider, request, role, on_delta, retry=True)
     return reply, provider
-
-
-def _fell_back(rt: Turn, role: str, seat_id: str | None, failure: ModelFailure) -> bool:
-    """Whether ``role``'s seat left the model that just failed it for the chat's model (recorded by the first call
-    that noticed: once per model per session)."""
-    seating = rt.session.seating if rt.created else None
-    if seating is None or seat_id is None or seat_id == seating.chair.id:
-        return False
-    if seating.model_of(role).id == seat_id:
-        log.warning("%s's model failed (%s): its seats move to the chat's model", role, failure.kind)
-        rt.record(r.SeatFellBack(at=rt.clock(), model_id=seat_id, reason=fallback_reason(failure),
-                                 detail=failure.detail))
-    return rt.session.seating is not None and rt.session.seating.model_of(role).id != seat_id
 
 
 async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: str,

@@ -1,10 +1,8 @@
 """Resolving the active clarification question: an answer (free text, a choice value, label or number), a skip
 (which logs an assumption), a deferral, or skipping everything that is left.
 
-:class:`Earlier`: the replies the user gave a session a reload lost, sent by the client from the chat history. When
-the new session asks a question the user already replied to — the same words, or a TF-IDF cosine of at least
-:data:`SAME_QUESTION` — the reply is applied at once (:func:`reuse`); an earlier "skip all" also skips a question
-with no earlier reply. Each earlier reply is used once.
+:class:`Earlier`: the replies the user gave a session a reload lost (sent by the client from the chat history),
+applied at once to the same question or one close enough (:data:`SAME_QUESTION`), each once (:func:`reuse`).
 """
 
 from __future__ import annotations

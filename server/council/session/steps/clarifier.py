@@ -1,11 +1,9 @@
 """Clarification: plan one round of questions, keeping only those whose answer would change the recommendation.
 
-One moderator call returns the courses of action the council will likely weigh (candidates A–D) and at most three
-questions, each with its likely answers and the candidate each would favour. A question's decisiveness is computed
-here from those leans, never taken from the model; only decisive questions are asked, the others are recorded as
-weighed (``QuestionsDropped``). A failed clarifier does not block the council — unless no seat has a model that may
-still work: then the turn stops with the one line that says why. :class:`ClarifyingMoves` (a mixin of the engine)
-holds the user's moves while the council clarifies, so everything about which questions are asked lives here.
+One moderator call names the likely courses of action (candidates A–D) and at most three questions, each choice
+with the candidate it favours; decisiveness is computed here from those leans, never taken from the model, and only
+decisive questions are asked (the others are recorded as weighed). :class:`ClarifyingMoves` (a mixin of the engine)
+holds the user's moves while the council clarifies.
 """
 
 from __future__ import annotations
@@ -219,9 +217,8 @@ class ClarifyingMoves:
 
     def _ask_next(self, rt: Turn) -> str | None:
         s = rt.session
-        if s.open_revisit is not None and not s.planned_questions:  # the revisited question is resolved: re-run
-            # what its answer changes
-            return after_revisit(rt)
+        if s.open_revisit is not None and not s.planned_questions:
+            return after_revisit(rt)  # the revisited question is resolved: re-run what its answer changes
         nxt = s.planned_questions[0] if s.planned_questions else next(
             (q for q in s.questions if q.status is e.QuestionStatus.DEFERRED), None)
         if nxt is None:

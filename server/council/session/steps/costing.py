@@ -1,9 +1,6 @@
 """The engine's side of the budget: state each phase's plan before its first call, and stop a debate that cannot
-afford another cycle.
-
-Every phase that will call models records a :class:`~council.session.state.budget.CallPlan` first, fitted into what
-is left of ``settings.maxModelCalls``; its limits are totals over the session, which
-``council.session.calls.structured`` enforces call by call.
+afford another cycle. A :class:`~council.session.state.budget.CallPlan` is fitted into what is left of
+``settings.maxModelCalls``; its limits are session totals, which ``council.session.calls.structured`` enforces.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
 
-``run_cycle`` runs one cycle and records it. Cycle 1 is independent; later cycles show anonymised peers' positions.
-Cycle 2 may run :class:`Beside` the moderator's options call; each vote is then the option the recommendation it
-backs was placed under (:func:`backed_vote`).
-
-The personas of a cycle run at once, but the user reads one at a time (:class:`OrderedStream`): the persona at the
-head of the order streams live; the others' text is buffered and flushed when they reach the head. Completions are
-committed (journal + ``persona.completed``) in the same order, so turn sequence numbers and events are the same
-whatever the timing. A ``held`` stream passes nothing on and commits nothing until :meth:`OrderedStream.release`.
+Cycle 2 may run :class:`Beside` the moderator's options call (each vote is then the option of the recommendation it
+backs: :func:`backed_vote`). The personas run at once but the user reads one at a time (:class:`OrderedStream`):
+the head of the order streams live, the others are buffered until they reach it, and completions are committed in
+that order, so turn numbers and events are the same whatever the timing.
 """
 
 from __future__ import annotations
@@ -88,18 +84,20 @@ def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: boo
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets = {"minItems": lo, "maxItems": hi}
     overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
-                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)}}
-    overrides["vote_confidence"] = {"minimum": 0, "maximum": 1}
+                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)},
+                       "vote_confidence": {"minimum": 0, "maximum": 1}}
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
     if backing:
         overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: max(1, len(session.personas) - 1)]]}
-        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("option_id", *omit)))
-    if cycle <= 1 or not session.options:
-        return _evidence_tools(reply_schema(PersonaReply, overrides, omit=INDEPENDENT_OMIT + omit))
-    overrides["option_id"] = {"enum": [o.id for o in session.options]}
-    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=("backs", *omit)))
+        omit += ("option_id",)
+    elif cycle <= 1 or not session.options:
+        omit += INDEPENDENT_OMIT
+    else:
+        overrides["option_id"] = {"enum": [o.id for o in session.options]}
+        omit += ("backs",)
+    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
 
 
 def _evidence_tools(schema: dict) -> dict:
@@ -129,10 +127,6 @@ def _soft_checks(session: ConversationSession):
     return check
 
 
-COUNTERPOINTS_MISSING = ("as the Devil's Advocate, list your counterpoints in risks (what speaks against the course "
-                         "the others favour)")
-
-
 def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: list[str] | None = None):
     """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
     list (or backing nobody on it), and a Devil's Advocate without counterpoints (seed 000: it always gives
@@ -142,7 +136,8 @@ def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: lis
         if missing:
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
         if persona.always_include and not any(x.strip() for x in reply.risks):
-            raise ParseFailure(COUNTERPOINTS_MISSING)
+            raise ParseFailure("as the Devil's Advocate, list your counterpoints in risks (what speaks against the "
+                               "course the others favour)")
         if option_ids and reply.option_id.strip().upper() not in option_ids:
             raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
         if backs_ids and reply.backs.strip() not in backs_ids:
@@ -311,11 +306,9 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
 
 
 def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
-    """Report a finished cycle's failures once; True when every advisor abstained (then the cycle is dropped
-    first: nothing to keep, it runs again on retry).
-
-    One problem per persona whose model call failed (an unusable reply says so in its own contribution), or,
-    when nobody gave a position, one retryable problem with every advisor's cause (a malformed reply is one)."""
+    """Report a finished cycle's failures once: one problem per persona whose model call failed, or, when every
+    advisor abstained, one stall with every cause (a malformed reply is one); then True, and the cycle is dropped
+    (nothing to keep: it runs again on retry)."""
     if responses and all(x.abstained for x in responses):
         rt.live.drop_open_cycle("all_failed")
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))

@@ -119,19 +119,6 @@ class Engine(ClarifyingMoves):
             out[p.name] = contract
         return out
 
-    def settings_for(self, req: NewSession) -> e.SessionSettings:
-        base = self.settings
-        max_cycles = req.max_cycles or base.max_cycles
-        return base.model_copy(update={
-            "max_cycles": max_cycles,
-            "min_cycles": min(base.min_cycles, max_cycles),
-            "extended_max_cycles": max(base.extended_max_cycles, max_cycles),
-            "depth": req.depth or base.depth,
-            "max_personas": req.max_personas or base.max_personas,
-            "clarify": req.clarify and base.clarify,
-            "language": req.language or session_language(req.text),
-        })
-
     # --- start ---------------------------------------------------------------------------------------------
     def plan(self, req: NewSession) -> Plan:
         """Check a new session's request and choose its council, before anything is created or said."""
@@ -140,8 +127,23 @@ class Engine(ClarifyingMoves):
         text = req.text.strip()
         if not text:
             raise validation_error(t("error.no_problem"), fields={"text": "required"})
-        settings = self.settings_for(req).model_copy(update={"max_model_calls": req.max_model_calls})
-        selection = self._choose(text, req.personas, settings.max_personas)
+        base, max_cycles = self.settings, req.max_cycles or self.settings.max_cycles
+        settings = base.model_copy(update={
+            "max_cycles": max_cycles,
+            "min_cycles": min(base.min_cycles, max_cycles),
+            "extended_max_cycles": max(base.extended_max_cycles, max_cycles),
+            "depth": req.depth or base.depth,
+            "max_personas": req.max_personas or base.max_personas,
+            "clarify": req.clarify and base.clarify,
+            "language": req.language or session_language(req.text),
+            "max_model_calls": req.max_model_calls,
+        })
+        try:  # personas named in the text join the routed council; routing handles that and says so
+            selection = select_personas(self.library, text, override=req.personas or None,
+                                        max_personas=settings.max_personas, ranker=self.ranker_factory())
+        except UnknownPersonaError as exc:
+            said = t("error.unknown_personas", names=", ".join(map(repr, exc.unknown)), valid=", ".join(exc.valid))
+            raise validation_error(said, fields={"options.personas": said}, valid=self.library.names) from None
         cap = settings.cycle_cap(req.extended_debate)
         shape, cut = fit(Shape(len(selection.personas), cap, settings.clarify), req.max_model_calls)
         if cut is not None:  # fewer cycles, seats or no questions: the plan says what it cut
@@ -171,30 +173,18 @@ class Engine(ClarifyingMoves):
             settings=settings, context_text=context[: CONTEXT_BUDGET * 2],
             context_names=[name for name, _ in req.context], correlation_id=e.new_id(),
             extended_debate=req.extended_debate, workspace_overview=overview or []))
-        self._record_selection(rt, selection)
+        rt.record(r.PersonasSelected(at=rt.clock(), selection=e.PersonaSelection(
+            session_id=rt.session_id, request_classification=selection.classification,
+            selected_personas=[e.Participant(type=e.ParticipantType.PERSONA, name=p.name, role="advisor")
+                               for p in selection.personas],
+            reason=selection.reason, user_override=selection.user_override, overridden_personas=selection.overridden,
+            method=selection.method, chosen_for=selection.chosen_for, created_at=rt.clock())))
         if seating is not None:
             rt.record(r.SeatingDecided(at=rt.clock(), seating=seating))
         state_plan(rt, "start", plan.shape, plan.cut)
         record_attachments(rt, [Attachment(name, content, req.uris.get(name)) for name, content in req.context])
         await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
-
-    def _choose(self, text: str, personas: list[str] | None, max_personas: int) -> Selection:
-        try:  # personas named in the text join the routed council; routing handles that and says so
-            return select_personas(self.library, text, override=personas or None, max_personas=max_personas,
-                                   ranker=self.ranker_factory())
-        except UnknownPersonaError as exc:
-            said = t("error.unknown_personas", names=", ".join(map(repr, exc.unknown)), valid=", ".join(exc.valid))
-            raise validation_error(said, fields={"options.personas": said}, valid=self.library.names) from None
-
-    def _record_selection(self, rt: Turn, sel: Selection) -> None:
-        s = rt.session
-        persona = e.ParticipantType.PERSONA
-        participants = [e.Participant(type=persona, name=p.name, role="advisor") for p in sel.personas]
-        rt.record(r.PersonasSelected(at=rt.clock(), selection=e.PersonaSelection(
-            session_id=s.session_id, request_classification=sel.classification, selected_personas=participants,
-            reason=sel.reason, user_override=sel.user_override, overridden_personas=sel.overridden,
-            method=sel.method, chosen_for=sel.chosen_for, created_at=rt.clock())))
 
     # --- the user's moves (answering questions: ClarifyingMoves) ----------------------------------------------
     async def extend(self, rt: Turn, pick: ProviderPicker) -> str | None:
@@ -233,10 +223,8 @@ class Engine(ClarifyingMoves):
         """Resume a stopped or stalled session from where it is: plan the first question it never got, re-show an
         open question (``"question_open"``, no model call), run the next debate cycle, or write the answer."""
         s = rt.session
-        if s.status is S.COMPLETED:
-            raise validation_error(t("error.resume_completed"), status=s.status.value)
-        if s.status is S.CANCELLED:
-            raise validation_error(t("error.resume_cancelled"), status=s.status.value)
+        if s.status in (S.COMPLETED, S.CANCELLED):
+            raise validation_error(t(f"error.resume_{s.status.value}"), status=s.status.value)
         rt.live.resume()
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
@@ -323,8 +311,11 @@ class Engine(ClarifyingMoves):
 
     def _conclude_cycle(self, rt: Turn, cycle: int, previous: Convergence | None) -> Convergence:
         s = rt.session
+        before = {x.persona: x.position for x in s.responses if x.cycle == cycle - 1 and not x.abstained}
+        pairs = [(before[x.persona], x.position) for x in s.responses
+                 if x.cycle == cycle and not x.abstained and x.persona in before]
         conv = assess(cycle, s.votes_in(cycle), s.votes_in(cycle - 1), previous,
-                      similarity=self._similarity(s, cycle))
+                      similarity=position_similarity(pairs, self.ranker_factory()))
         stop = should_stop(conv, round_no=cycle, min_rounds=s.settings.min_cycles)
         at_limit = stop is None and cycle >= s.cycle_limit and s.open_revisit is None  # a revisit's one round
         rt.record(r.CycleConcluded(
@@ -332,9 +323,3 @@ class Engine(ClarifyingMoves):
             resolution_summary=self.writer.resolution_summary(s, cycle, conv, stop),
             status=e.DiscussionStatus.LIMIT_REACHED if at_limit else e.DiscussionStatus.CONCLUDED))
         return conv
-
-    def _similarity(self, session: e.ConversationSession, cycle: int) -> float | None:
-        before = {x.persona: x.position for x in session.responses if x.cycle == cycle - 1 and not x.abstained}
-        pairs = [(before[x.persona], x.position) for x in session.responses
-                 if x.cycle == cycle and not x.abstained and x.persona in before]
-        return position_similarity(pairs, self.ranker_factory())

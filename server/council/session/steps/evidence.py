@@ -1,10 +1,8 @@
 """Evidence-based deliberation and precedents, as the engine runs them (the tools and the memory are injected).
 
-After a cycle, the evidence its replies asked for is gathered before the next cycle (or before the chair writes):
-identical requests are served once, one answered earlier in the session is not run again, at most
-:data:`MAX_PER_CYCLE` run per cycle (the rest are refused as ``limit``). Results and refusals go in one
-``evidence_gathered`` record, so every persona reads them in the next prompt and a restore replays them. The
-user's attachments are recorded as cycle 0; similar past decisions are recalled when the session starts.
+After a cycle, the evidence its replies asked for is gathered before the next cycle (or the chair): identical
+requests once, none answered earlier again, at most :data:`MAX_PER_CYCLE` (the rest refused as ``limit``), all in
+one ``evidence_gathered`` record that the next prompts read and a restore replays.
 """
 
 from __future__ import annotations

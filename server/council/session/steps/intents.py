@@ -1,20 +1,21 @@
 """What a chat turn means: the thin client forwards raw text (and maybe a slash command); this decides. What each
-word does is in README ("Using it") and docs/protocol.md (``council/turn``).
+word does is in README ("Using it") and docs/protocol.md (``council/turn``); the words are in ``intents.toml``.
 
-Keywords are matched on the whole trimmed turn (English and Russian), so "skip" skips but "skip the migration
-if it is risky" is an answer; a slash command always wins over the text. :func:`looks_like_new_problem` is
-deliberately narrow: recording a new question as the answer poisons the session, but asking back about a real
-answer is an annoyance too. So short turns, turns that start with yes/no, a number or a choice, and questions about
-the question never count; a turn counts when it is phrased as a question of its own and shares almost no content
-words with the open question, its choices and its default (an answer talks about what was asked).
+Keywords match the whole trimmed turn, so "skip" skips but "skip the migration if it is risky" is an answer; a slash
+command always wins. :func:`looks_like_new_problem` is deliberately narrow: recording a new question as the answer
+poisons the session, but asking back about a real answer is an annoyance too.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from enum import Enum
+from pathlib import Path
+from typing import Any
 
+from council.config import tomllib
 from council.session.state.entities import ClarificationQuestion, SessionStatus
 from council.word_match import content_stems, words
 
@@ -40,54 +41,15 @@ class Intent(str, Enum):
     REVISIT = "revisit"  # ask a skipped or deferred question again after the answer (slash command only)
 
 
-# slash command (the wire's TurnCommand value) → intent
-_COMMANDS: dict[str, Intent] = {
-    "new": Intent.NEW_PROBLEM,
-    "answer": Intent.ANSWER,
-    "skip": Intent.SKIP,
-    "skipAll": Intent.SKIP_ALL,
-    "more": Intent.MORE_QUESTIONS,
-    "defer": Intent.DEFER,
-    "extend": Intent.EXTEND_DEBATE,
-    "cancel": Intent.CANCEL,
-    "stop": Intent.STOP,
-    "status": Intent.STATUS,
-    "personas": Intent.PERSONAS,
-    "retry": Intent.RETRY,
-    "revisit": Intent.REVISIT,
-}
-
-_KEYWORDS: dict[Intent, tuple[str, ...]] = {
-    Intent.SKIP_ALL: ("skip all", "skip the rest", "skip remaining", "skip all questions", "no more questions",
-                      "just answer", "пропустить все", "пропусти все", "пропустить всё", "пропусти всё"),
-    Intent.SKIP: ("skip", "pass", "skip this", "skip question", "i don't know", "dont know", "don't know",
-                  "no idea", "пропустить", "пропусти", "пропуск", "не знаю", "дальше"),
-    Intent.DEFER: ("later", "defer", "ask me later", "ask later", "позже", "потом", "отложить"),
-    Intent.MORE_QUESTIONS: ("more questions", "more", "ask more", "ask me more", "ask more questions",
-                            "ещё вопросы", "еще вопросы", "больше вопросов"),
-    Intent.EXTEND_DEBATE: ("extend debate", "extend the debate", "extend", "debate more", "continue debate",
-                           "keep debating", "продлить", "продлить дебаты", "продолжить дебаты"),
-    Intent.CANCEL: ("cancel", "abort", "cancel session", "отмена", "отменить"),
-    Intent.STOP: ("stop", "pause", "стоп", "пауза"),
-    Intent.STATUS: ("status", "where are we", "статус"),
-    Intent.PERSONAS: ("personas", "who is on the council", "who's on the council", "персоны"),
-    Intent.RETRY: ("retry", "try again", "повторить", "ещё раз", "еще раз"),
-}
+# the slash commands (the wire's TurnCommand values) named otherwise than their intent; the rest are its value
+_COMMANDS = {"new": Intent.NEW_PROBLEM, "skipAll": Intent.SKIP_ALL, "more": Intent.MORE_QUESTIONS,
+             "extend": Intent.EXTEND_DEBATE}
 
 # keywords that act while a question is open (the rest — "extend", "retry" … — are answers)
 _WHILE_CLARIFYING = frozenset({Intent.SKIP, Intent.SKIP_ALL, Intent.DEFER, Intent.MORE_QUESTIONS, Intent.CANCEL,
                                Intent.STOP, Intent.STATUS, Intent.PERSONAS})
 
 _TRIM = re.compile(r"^[\s/]+|[\s.!?…]+$")
-
-# what a person types to resume a stopped (or stalled) session; after a completed debate that stopped at its
-# cycle limit the same words extend it, since going on with that debate is what ``/extend`` does
-_AGAIN_WORDS = frozenset(_KEYWORDS[Intent.RETRY])  # "retry", "try again" …: resume, but never extend
-_RESUME_WORDS = _AGAIN_WORDS | {
-    "resume", "continue", "go on", "carry on", "keep going", "continue the debate", "continue debate",
-    "please continue", "please continue the debate", "keep debating",
-    "продолжить", "продолжай", "продолжи", "продолжим", "продолжаем", "возобновить", "продолжить дебаты",
-}
 
 # keywords that still act after a completed or cancelled session (slash commands act everywhere)
 _AFTER_THE_END = {SessionStatus.COMPLETED: (Intent.EXTEND_DEBATE, Intent.STATUS, Intent.PERSONAS),
@@ -97,6 +59,17 @@ _WHILE_WORKING = frozenset({Intent.CANCEL, Intent.STOP, Intent.STATUS, Intent.PE
                             Intent.EXTEND_DEBATE})
 
 
+@functools.cache
+def _words() -> dict[str, Any]:
+    """The words of ``intents.toml`` (read on the first turn): keywords by intent, the words that resume (``again``:
+    the retry keywords, which never extend) and the phrases a turn starts with, as :func:`words` reads a turn."""
+    data = tomllib.loads(Path(__file__).with_name("intents.toml").read_text(encoding="utf-8"))
+    again, phrases = frozenset(data["keywords"]["retry"]), data["phrases"]
+    return {"keywords": {Intent(k): tuple(v) for k, v in data["keywords"].items()}, "again": again,
+            "resume": again | set(phrases["resume"]),
+            **{k: tuple(" ".join(words(p)) for p in phrases[k]) for k in ("openers", "answer_starts", "meta")}}
+
+
 def normalized(text: str) -> str:
     """The turn as keywords are matched: trimmed, lower case, one space between words, plain apostrophes."""
     return " ".join(_TRIM.sub("", text).lower().replace("’", "'").split())
@@ -104,31 +77,34 @@ def normalized(text: str) -> str:
 
 def is_resume_word(text: str) -> bool:
     """The whole turn is a resume word ("continue", "go on", "продолжай" …)."""
-    return normalized(text) in _RESUME_WORDS
+    return normalized(text) in _words()["resume"]
 
 
 def keyword_intent(text: str) -> Intent | None:
     norm = normalized(text)
-    for intent, keywords in _KEYWORDS.items():
-        if norm in keywords:
-            return intent
-    return None
+    return next((intent for intent, keywords in _words()["keywords"].items() if norm in keywords), None)
 
 
 def decide_intent(text: str, command: str | None, status: SessionStatus | None,
                   question: ClarificationQuestion | None = None, *, stopped: bool = False,
                   extendable: bool = False) -> Intent:
-    """The intent of a turn given its slash command (if any), the session's status (None: no session yet), the
-    question waiting for an answer (if any), whether the session is stopped, and whether its completed debate
-    can be extended. A bare keyword never becomes the problem of a new session once a session exists."""
+    """The intent of a turn (``status`` None: no session yet). A bare keyword never becomes the problem of a new
+    session once a session exists."""
     if command is not None:
-        return _COMMANDS[str(getattr(command, "value", command))]
+        name = str(getattr(command, "value", command))
+        return _COMMANDS.get(name) or Intent(name)
     found, norm = keyword_intent(text), normalized(text)
     if status is None:
         return found if found in (Intent.STATUS, Intent.PERSONAS) else Intent.NEW_PROBLEM
-    if status in _AFTER_THE_END:
-        return _after_the_end(status, found, norm, extendable)
-    if stopped and norm in _RESUME_WORDS:
+    if status in _AFTER_THE_END:  # a completed session answers follow-ups, a cancelled one takes a new problem
+        if found in _AFTER_THE_END[status]:
+            return found
+        if status is SessionStatus.COMPLETED and extendable and norm in _words()["resume"] - _words()["again"]:
+            return Intent.EXTEND_DEBATE  # "continue" after a debate that stopped at its cycle limit
+        if found is not None or norm in _words()["resume"]:
+            return Intent.HINT  # a keyword with nothing to act on
+        return Intent.FOLLOW_UP if status is SessionStatus.COMPLETED else Intent.NEW_PROBLEM
+    if stopped and norm in _words()["resume"]:
         return Intent.RETRY  # the status of a stopped session does not change: it resumes from any of them
     if status is SessionStatus.CLARIFYING:
         if found in _WHILE_CLARIFYING:
@@ -138,23 +114,11 @@ def decide_intent(text: str, command: str | None, status: SessionStatus | None,
         return Intent.ANSWER
     # created / debating / final: a turn arrives while the council works, after a stop or after every advisor
     # failed (a stall): resume words resume, and plain text is a new problem
-    if norm in _RESUME_WORDS:
+    if norm in _words()["resume"]:
         return Intent.RETRY
     if found in _WHILE_WORKING:
         return found
     return Intent.HINT if found else Intent.NEW_PROBLEM
-
-
-def _after_the_end(status: SessionStatus, found: Intent | None, norm: str, extendable: bool) -> Intent:
-    """A completed session answers follow-ups; a cancelled one takes a new problem; a keyword with nothing to act
-    on gets a hint."""
-    if found in _AFTER_THE_END[status]:
-        return found
-    if status is SessionStatus.COMPLETED and extendable and norm in _RESUME_WORDS - _AGAIN_WORDS:
-        return Intent.EXTEND_DEBATE  # "continue" after a debate that stopped at its cycle limit
-    if found is not None or norm in _RESUME_WORDS:
-        return Intent.HINT
-    return Intent.FOLLOW_UP if status is SessionStatus.COMPLETED else Intent.NEW_PROBLEM
 
 
 MIN_WORDS = 6  # a question of its own is longer than "This quarter?" or "Maybe cut costs?"
@@ -164,31 +128,6 @@ _EXPLICIT = re.compile(
     r"^\s*(?:a\s+|one\s+more\s+|another\s+|new\s+|different\s+|separate\s+)(?:question|problem|topic|request)\s*[:—–-]"
     r"|^\s*(?:новый|другой|ещё\s+один|еще\s+один)\s+(?:вопрос|запрос|тема)\s*[:—–-]",
     re.IGNORECASE)
-
-
-def _phrases(*phrases: str) -> tuple[str, ...]:
-    """Phrases as :func:`words` reads a turn ("what's" → "whats")."""
-    return tuple(" ".join(words(p)) for p in phrases)
-
-
-_OPENERS = _phrases(
-    "should we", "should i", "shall we", "how do we", "how do i", "how can we", "how can i", "how should we",
-    "how should i", "how would we", "how to", "what's the best", "what is the best", "whats the best",
-    "what should we", "what should i", "what would you recommend", "which is better", "which should we",
-    "which one should", "is it worth", "is it a good idea", "is it better", "would it make sense",
-    "does it make sense", "do we need to", "do we really need", "can we", "could we", "when should we",
-    "where should we", "why should we", "help me decide", "help me choose", "i need advice", "i want advice",
-    "we are considering", "we're considering", "we are thinking about", "we're thinking about",
-    "i'm thinking about", "i am thinking about", "we are planning to", "we're planning to",
-    "стоит ли", "как нам", "как лучше", "как мне", "что лучше", "нужно ли", "надо ли", "можно ли",
-    "какой лучше", "какую лучше", "какое лучше", "посоветуйте", "подскажите",
-)
-
-_ANSWER_STARTS = _phrases("yes", "no", "nope", "yeah", "yep", "sure", "maybe", "probably", "definitely", "not really",
-                          "да", "нет", "наверное", "скорее", "возможно")
-
-_META = _phrases("what do you mean", "do you mean", "you mean", "what does that mean", "what does it mean",
-                 "i don't understand", "not sure what you", "что значит", "что вы имеете", "не понял", "не поняла")
 
 
 def _starts(norm: str, prefixes: Iterable[str]) -> bool:
@@ -214,9 +153,9 @@ def looks_like_new_problem(text: str, question: ClarificationQuestion) -> bool:
     if len(ws) < MIN_WORDS or ws[0].isdigit():
         return False
     choices = [" ".join(words(name)) for c in question.choices for name in (c.label, c.value)]
-    if _starts(norm, _ANSWER_STARTS) or _starts(norm, _META) or _starts(norm, choices):
+    if _starts(norm, _words()["answer_starts"]) or _starts(norm, _words()["meta"]) or _starts(norm, choices):
         return False
-    asks = text.rstrip().endswith(("?", "？")) or (_starts(norm, _OPENERS) and "?" not in text)
+    asks = text.rstrip().endswith(("?", "？")) or (_starts(norm, _words()["openers"]) and "?" not in text)
     if not asks:
         return False
     return overlap(text, question) <= MAX_OVERLAP

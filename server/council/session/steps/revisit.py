@@ -1,11 +1,8 @@
-"""After the council's answer: revisiting a skipped or deferred question (seed 002's ``deferred`` status),
-follow-up questions the moderator answers from the completed session, and re-opening the debate (README,
-"After the answer").
+"""After the council's answer (README, "After the answer"): revisiting a skipped or deferred question, follow-up
+questions the moderator answers from the completed session, and re-opening the debate.
 
-A revisit records what the answer was before and re-runs only what the new answer changes: answered, one more
-round of votes on the options the council has and a new answer that says what changed; skipped again, nothing
-runs. A follow-up is one structured call on the synthesis's provider, streamed and recorded (``FollowUpAnswered``);
-the session stays completed.
+A revisit re-runs only what the new answer changes: answered, one more round of votes and a new answer; skipped
+again, nothing runs. A follow-up is one streamed call on the chair's provider; the session stays completed.
 """
 
 from __future__ import annotations
@@ -33,7 +30,6 @@ def _completed(s: e.ConversationSession, not_yet: str) -> None:
 
 
 def revisable_questions(s: e.ConversationSession) -> list[e.ClarificationQuestion]:
-    """The questions a completed session can revisit, in the order they were asked."""
     return [q for q in s.questions if q.status in REVISABLE]
 
 

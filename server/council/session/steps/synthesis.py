@@ -1,11 +1,9 @@
 """The final synthesis: one consolidated answer from the final positions and the vote (README, "answers once").
 
-The chair model writes the recommendation, agreements, conflicts, risks, next steps and which numbered assumptions
-it hinges on; if it fails, the answer is consolidated from the personas' own replies. Either way the assumptions,
-the dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session
-itself, never from a model. Of the chair's hinges only what holds is kept (a real assumption, once, with an
-alternative), most critical first. What the debate changed compares the first vote (cycle 1's) with the final
-round's. The chair's reply streams to the observer as it comes (``Turn.answer_text``).
+The chair model writes the recommendation, agreements, conflicts, risks, next steps and the numbered assumptions it
+hinges on; if it fails, the answer is consolidated from the personas' replies. Either way the assumptions, the
+dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session itself,
+never from a model.
 """
 
 from __future__ import annotations
@@ -210,12 +208,9 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
     final_tally = tally_votes(session.options, list(final.values()))
     replies = {(x.persona, x.cycle): x for x in session.responses if not x.abstained}
     flags = sum(1 for x in session.responses if x.cycle > first_round and x.conformity_flag and not x.abstained)
-    if final_round == first_round:
-        verdict = "no_debate"
-    elif first_tally.winner == final_tally.winner:  # both None: the first vote's tie stood
-        verdict = "confirmed"
-    else:
-        verdict = "overturned"
+    verdict = ("no_debate" if final_round == first_round
+               else "confirmed" if first_tally.winner == final_tally.winner  # both None: the first vote's tie stood
+               else "overturned")
     moves = []
     for p in session.personas:
         was = first[p.name].option_id if p.name in first else None

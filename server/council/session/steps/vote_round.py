@@ -1,13 +1,10 @@
 """The first vote, folded into the options call, and the close of the debate (conclusions and the tally).
 
-One moderator call turns the first cycle's recommendations into 2–4 options and says which advisors recommend
-each; a persona listed under exactly one option votes for it with its own confidence, any other abstains (nothing
-is guessed). Only the final round's votes, on this fixed option list, are tallied.
-
-The options call runs beside the second debate cycle (:func:`options_beside_next_cycle`, issue 24). Nothing of
-that cycle is recorded or shown until the options and the first votes are in; if the first vote stops the debate,
-its calls are cancelled and nothing of it is kept. Every record is made in the order a cycle after the options
-would make it, so the journal, replay, a stop and a restore see the usual sequence.
+One moderator call turns the first cycle's recommendations into 2–4 options and says who recommends each; a persona
+listed under exactly one option votes for it, any other abstains (nothing is guessed). The call runs beside the
+second cycle (:func:`options_beside_next_cycle`, issue 24): nothing of that cycle is recorded or shown until the
+first votes are in, and its records come in the order a cycle after the options would make them (so the journal,
+replay, a stop and a restore see the usual sequence).
 """
 
 from __future__ import annotations
@@ -76,22 +73,12 @@ async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
         where = {x.persona: by_text[x.position.strip().lower()] for x in latest
                  if x.position.strip().lower() in by_text}
     rt.record(r.OptionsSet(at=rt.clock(), options=options))
-    _first_votes(rt, latest, {name: options[i].id for name, i in where.items()})
-
-
-def _first_votes(rt: Turn, latest: list[PersonaResponse], choice: dict[str, str]) -> None:
-    """Record the first round's votes in council order: each placed persona's recommendation, its confidence."""
-    s = rt.session
-    cycle = s.debate_cycles
-    for resp in latest:
-        option = choice.get(resp.persona)
-        if option is None:
-            continue
+    for resp in (x for x in latest if x.persona in where):  # the first votes, in council order
         rt.record(r.VoteCast(at=rt.clock(), vote=Vote(
-            persona=resp.persona, option_id=option, confidence=resp.vote_confidence, conclusion=resp.position,
-            rationale=resp.position, continue_debate=resp.continue_debate,
-            cycle=cycle)))
-    unplaced = [x.persona for x in latest if x.persona not in choice]
+            persona=resp.persona, option_id=options[where[resp.persona]].id, confidence=resp.vote_confidence,
+            conclusion=resp.position, rationale=resp.position, continue_debate=resp.continue_debate,
+            cycle=s.debate_cycles)))
+    unplaced = [x.persona for x in latest if x.persona not in where]
     if unplaced:
         rt.note("unplaced", personas=unplaced)
 
@@ -122,10 +109,9 @@ Conclude = Callable[[Turn, int, Convergence | None], Convergence]
 async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
                                     cycle: int, previous: Convergence | None, *, conclude: Conclude,
                                     gather: Callable[[int], Awaitable[None]]) -> Convergence | None:
-    """The options call for ``cycle`` (the independent one, just run) beside the next cycle; ``conclude`` concludes
-    a cycle, ``gather`` serves the evidence a cycle asked for. Returns the last convergence (the caller reads the
-    stop reason off the last discussion), or None when every advisor failed in the next cycle (dropped: the session
-    waits for a retry)."""
+    """The options call for ``cycle`` (the independent one, just run) beside the next cycle. Returns the last
+    convergence (the caller reads the stop reason off the last discussion), or None when every advisor failed in the
+    next cycle (dropped: the session waits for a retry)."""
     beside = Beside()
     following: list[PersonaResponse] = []
 
