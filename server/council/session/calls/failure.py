@@ -75,9 +75,7 @@ def _kind(err: ProviderError, status: int | None, provider: str) -> FailureKind:
 
 def _status_in(text: str) -> int | None:
     match = _STATUS_IN_TEXT.search(text)
-    if match is None:
-        return None
-    status = int(match.group(1))
+    status = int(match.group(1)) if match else 0
     return status if 400 <= status < 600 else None
 
 

@@ -116,8 +116,6 @@ def extra_block(schema: dict[str, Any], *, compact: bool = False) -> str:
 
 def swaps(schema: dict[str, Any]) -> list[tuple[str, str]]:
     """(block as built for prompts, its compact form) for every block a prompt for ``schema`` may contain."""
-    pairs = [(format_block(schema), format_block(schema, compact=True))]
-    extra = extra_block(schema)
-    if extra:
-        pairs.append((extra, extra_block(schema, compact=True)))
-    return pairs
+    pairs = [(format_block(schema), format_block(schema, compact=True)),
+             (extra_block(schema), extra_block(schema, compact=True))]
+    return [pair for pair in pairs if pair[0]]  # no debate keys: no extra block

@@ -185,9 +185,8 @@ def _move(name: str, rounds: list[int], votes: list[outputs.Vote],
     cycle, previous = rounds[-1], first
     for n in rounds[1:]:
         here = _by_persona(votes, n).get(name)
-        if here is not None and here.option_id != previous:
-            cycle = n
         if here is not None:
+            cycle = n if here.option_id != previous else cycle
             previous = here.option_id
     reply = replies.get((name, cycle))
     because = reply.change_reason.strip() if reply is not None else ""
