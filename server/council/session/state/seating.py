@@ -122,11 +122,13 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
     ``fixed`` (the config file's per-persona providers) wins over all of it."""
     offered = list({m.id: m for m in [chair, *models]}.values())
     fixed = {k.casefold(): v for k, v in (fixed or {}).items()}
-    misses = _misses(personas, offered, policy)
-    if len(offered) == 1 and not fixed:
-        return Seating(policy="single", chair=chair, offered=1, misses=misses,
-                       seats=[Seat(persona=p, model=chair, why="single") for p in personas])
-    if isinstance(policy, dict):
+    spread = lineages(offered)
+    chosen: Policy = (
+        "single" if len(offered) == 1 and not fixed else "map" if isinstance(policy, dict)
+        else policy or ("diverse" if len(spread) >= 2 else "chat"))
+    if chosen in ("single", "chat"):
+        seats = [Seat(persona=p, model=chair, why=chosen) for p in personas]
+    elif isinstance(policy, dict):
         by_id = {m.id: m for m in offered}
         wanted = {k.casefold(): v for k, v in policy.items()}
         seats = []
@@ -134,20 +136,14 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
             want = wanted.get(p.casefold())
             why = "chat" if want is None else "map" if want in by_id else "map_unknown"
             seats.append(Seat(persona=p, model=by_id[want] if why == "map" else chair, why=why))
-        result = Seating(policy="map", chair=chair, seats=seats, offered=len(offered), misses=misses)
     else:
-        spread = lineages(offered)
-        chosen = policy or ("diverse" if len(spread) >= 2 else "chat")
-        if chosen == "chat":
-            result = Seating(policy="chat", chair=chair, offered=len(offered),
-                             seats=[Seat(persona=p, model=chair, why="chat") for p in personas])
-        else:
-            order = [chair.lineage, *[x for x in spread if x != chair.lineage]]
-            pick = {chair.lineage: chair}
-            for m in offered:
-                pick.setdefault(m.lineage, m)
-            result = Seating(policy="diverse", chair=chair, offered=len(offered), seats=[
-                Seat(persona=p, model=pick[order[i % len(order)]], why="diverse") for i, p in enumerate(personas)])
+        order = [chair.lineage, *[x for x in spread if x != chair.lineage]]
+        pick = {chair.lineage: chair}
+        for m in offered:
+            pick.setdefault(m.lineage, m)
+        seats = [Seat(persona=p, model=pick[order[i % len(order)]], why="diverse") for i, p in enumerate(personas)]
+    result = Seating(policy=chosen, chair=chair, seats=seats, offered=len(offered),
+                     misses=_misses(personas, offered, policy))
     for s in result.seats:
         own = fixed.get(s.persona.casefold())
         if own is not None:
