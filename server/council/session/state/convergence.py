@@ -7,6 +7,7 @@ embeddings score "same topic, opposite stance" near 0.97, so they never decide.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Literal
 
 from council.camel import CamelModel
@@ -83,10 +84,8 @@ def position_similarity(pairs: list[tuple[str, str]], ranker: object | None = No
     for before, after in pairs:
         value: float | None = None
         if ranker is not None:
-            try:
+            with suppress(Exception):  # a failing ranker: word overlap instead
                 value = float(ranker.score(before, [after])[0])  # type: ignore[attr-defined]
-            except Exception:
-                value = None
         if value is None:
             a, b = set(before.lower().split()), set(after.lower().split())
             value = len(a & b) / len(a | b) if a | b else 1.0

@@ -74,5 +74,4 @@ def can_afford_cycle(s: ConversationSession) -> bool:
     left = b.first_calls_left(s.call_plans, s.metadata.first_calls)
     if left is None:
         return True
-    after = (b.FIXED_CALLS if not s.options else 1)
-    return left >= len(s.personas) + after
+    return left >= len(s.personas) + (1 if s.options else b.FIXED_CALLS)
