@@ -196,7 +196,7 @@ def extract_json_object(text: str) -> dict[str, Any]:
                 return _DECODER.raw_decode(chunk, start)[0]
             except json.JSONDecodeError:
                 pass
-            if not _closes(chunk[start:]):  # cut off: no later '{' is tried
+            if _balanced_end(chunk, start) is None:  # cut off: no later '{' is tried
                 break
             start = chunk.find("{", start + 1)  # malformed here: one nested in it may be whole
     if "{" in text:
@@ -204,11 +204,26 @@ def extract_json_object(text: str) -> dict[str, Any]:
     raise ParseFailure("the reply contained no JSON object")
 
 
-def _closes(text: str) -> bool:
-    """Whether the object ``text`` opens is closed in it (read by the live view's own scanner)."""
-    members = Members()
-    members.scan(text)
-    return members.closed
+def _balanced_end(text: str, start: int) -> int | None:
+    depth, in_str, escape = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
 
 
 def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
