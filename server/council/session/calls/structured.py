@@ -13,7 +13,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import reduce
 from typing import Any, Generic, TypeVar
 
 from council.errors import root_cause
@@ -120,8 +119,13 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
 
 def _compact(messages: list[ChatMessage], schema: dict[str, Any]) -> list[ChatMessage]:
     pairs = swaps(schema)
-    return [m.model_copy(update={"content": reduce(lambda text, pair: text.replace(*pair), pairs, m.content)})
-            for m in messages]
+    out = []
+    for m in messages:
+        content = m.content
+        for full, short in pairs:
+            content = content.replace(full, short)
+        out.append(m.model_copy(update={"content": content}))
+    return out
 
 
 def _parse(text: str, spec: CallSpec[T], *, salvage: bool = False) -> T:
