@@ -51,13 +51,13 @@ def cause(f: ModelFailure) -> str:
     return CAUSES[f.kind](f)
 
 
-def failed(role: str, f: ModelFailure) -> str:
+def failed(role: str, failure: ModelFailure) -> str:
     """One line: who could not answer and why."""
     if role in ROLES:
         head, after = t(f"role.{role}"), t(f"role.{role}.after")
     else:
         head, after = t("role.persona", role=role), ""
-    return t("failed", head=head, cause=cause(f), after=after)
+    return t("failed", head=head, cause=cause(failure), after=after)
 
 
 UNREACHABLE = ("unreachable", "model_unavailable")  # nothing answers there: no server, or the client has no such model
@@ -72,13 +72,13 @@ def unreachable(failures: dict[str, ModelFailure]) -> str | None:
                                          for f in failures.values())))
 
 
-def all_failed(failures: dict[str, ModelFailure]) -> str:
+def all_failed(failed: dict[str, ModelFailure]) -> str:
     """Every advisor failed: the common cause once, or each distinct cause with the advisors it hit."""
-    hosts = unreachable(failures)
+    hosts = unreachable(failed)
     if hosts is not None:
         return t("all_unreachable", hosts=hosts, fix=t("unreachable.fix"))
     groups: dict[str, list[str]] = {}
-    for persona, f in failures.items():
+    for persona, f in failed.items():
         groups.setdefault(cause(f), []).append(persona)
     if len(groups) == 1:
         why = next(iter(groups))
