@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from council.present.answer import PROVIDERS, provider_name
-from council.present.text import join_names, one_line
+from council.present.text import grouped, join_names, one_line
 from council.session.state.outputs import ModelFailure
 from council.words import speaking, t
 
@@ -77,9 +77,7 @@ def all_failed(failed: dict[str, ModelFailure]) -> str:
     hosts = unreachable(failed)
     if hosts is not None:
         return t("all_unreachable", hosts=hosts, fix=t("unreachable.fix"))
-    groups: dict[str, list[str]] = {}
-    for persona, f in failed.items():
-        groups.setdefault(cause(f), []).append(persona)
+    groups = grouped((cause(f), persona) for persona, f in failed.items())
     if len(groups) == 1:
         why = next(iter(groups))
     else:
