@@ -42,12 +42,6 @@ def _module(name: str):
     return importlib.import_module(f"council.cli.{name}")
 
 
-def _run(command: str):
-    def run(args: argparse.Namespace) -> int:
-        return _module(command).run(args)
-    return run
-
-
 def parser(only: str | None = None) -> OneLineErrors:
     """The command line; with ``only``, the other subcommands are listed without their arguments (not loaded)."""
     p = OneLineErrors(prog="council", description="A council of AI personas that asks before it answers.")
@@ -55,7 +49,6 @@ def parser(only: str | None = None) -> OneLineErrors:
     sub = p.add_subparsers(dest="command", required=True)
     for name, text in COMMANDS.items():
         s = sub.add_parser(name, help=text)
-        s.set_defaults(func=_run(name))
         if only is not None and only != name:
             continue
         _module(ARGUMENTS.get(name, name)).add_arguments(s)
@@ -73,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = p.parse_known_args(argv)
     if extra:  # reported with the subcommand's usage exit code (`council review` keeps 2 for NEEDS_MORE_INFO)
         p.exit(getattr(args, "usage_exit", 2), f"council: error: unrecognized arguments: {' '.join(extra)}\n")
-    return args.func(args)
+    return _module(args.command).run(args)
 
 
 if __name__ == "__main__":

@@ -40,12 +40,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def positive_seconds(text: str) -> float:
     try:
-        value = float(text)
+        if 0 < (value := float(text)) < 10**7:
+            return value
     except ValueError:
-        value = float("nan")
-    if not 0 < value < 10**7:
-        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
-    return value
+        pass
+    raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
 
 
 def sampling_policy(args: argparse.Namespace):

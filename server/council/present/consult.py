@@ -12,7 +12,7 @@ from council.present import outcome
 from council.present.cost import by_model as by_model_text
 from council.present.evidence import consensus
 from council.present.failures import cause, unreachable
-from council.present.text import bullets, join_names, numbered, one_line, plural
+from council.present.text import bullets, grouped, join_names, numbered, one_line, plural
 from council.session.state.outputs import DebateEffect, Hinge, ModelFailure, VoteOption
 from council.words import known, n, t
 
@@ -79,10 +79,8 @@ def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) 
     and whose model wrote them (the MCP client's model, over sampling); other failures give their cause."""
     who = client_model or t("consult.the_model")
     if causes and all(f.kind == "malformed" for f in causes.values()):
-        groups: dict[str, list[str]] = {}
-        for persona, f in causes.items():
-            reason = one_line(f.detail).removeprefix(REPAIRED) or t("consult.not_json")
-            groups.setdefault(reason, []).append(persona)
+        groups = grouped((one_line(f.detail).removeprefix(REPAIRED) or t("consult.not_json"), persona)
+                         for persona, f in causes.items())
         said = "; ".join(f"{join_names(names)}: {reason}" for reason, names in groups.items())
         return t("consult.unusable", who=who, said=said)
     hosts = unreachable(causes)

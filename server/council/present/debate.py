@@ -6,7 +6,7 @@ the persona lines did not show it); the transcript the full ones (``cycle_starte
 
 from __future__ import annotations
 
-from council.present.text import cell, join_names, one_line, percent
+from council.present.text import cell, grouped, join_names, one_line, percent
 from council.session.state.convergence import Convergence
 from council.session.state.entities import ConversationSession
 from council.session.state.outputs import Vote, VoteOption, VoteTally
@@ -89,9 +89,7 @@ def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | No
 def votes_words(session: ConversationSession, cycle: int, votes: list[Vote]) -> str:
     """"Votes: A 2 · B 1." — with the voters' names when their persona lines did not show their votes (the first
     vote is placed by the moderator after every advisor spoke)."""
-    by_option: dict[str, list[str]] = {}
-    for v in votes:
-        by_option.setdefault(v.option_id, []).append(v.persona)
+    by_option = grouped((v.option_id, v.persona) for v in votes)
     shown = {(x.persona, x.option_id) for x in session.responses if x.cycle == cycle and not x.abstained}
     named = any((v.persona, v.option_id) not in shown for v in votes)
     parts = [f"{k} {len(who)}" + (f" ({join_names(who)})" if named else "") for k, who in sorted(by_option.items())]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from council.present.answer import PROVIDERS, provider_name
-from council.present.text import join_names, one_line
+from council.present.text import grouped, join_names, one_line
 from council.session.state.outputs import ModelFailure
 from council.words import speaking, t
 
@@ -51,13 +51,13 @@ def cause(f: ModelFailure) -> str:
     return CAUSES[f.kind](f)
 
 
-def failed(role: str, f: ModelFailure) -> str:
+def failed(role: str, failure: ModelFailure) -> str:
     """One line: who could not answer and why."""
     if role in ROLES:
         head, after = t(f"role.{role}"), t(f"role.{role}.after")
     else:
         head, after = t("role.persona", role=role), ""
-    return t("failed", head=head, cause=cause(f), after=after)
+    return t("failed", head=head, cause=cause(failure), after=after)
 
 
 UNREACHABLE = ("unreachable", "model_unavailable")  # nothing answers there: no server, or the client has no such model
@@ -72,14 +72,12 @@ def unreachable(failures: dict[str, ModelFailure]) -> str | None:
                                          for f in failures.values())))
 
 
-def all_failed(failures: dict[str, ModelFailure]) -> str:
+def all_failed(failed: dict[str, ModelFailure]) -> str:
     """Every advisor failed: the common cause once, or each distinct cause with the advisors it hit."""
-    hosts = unreachable(failures)
+    hosts = unreachable(failed)
     if hosts is not None:
         return t("all_unreachable", hosts=hosts, fix=t("unreachable.fix"))
-    groups: dict[str, list[str]] = {}
-    for persona, f in failures.items():
-        groups.setdefault(cause(f), []).append(persona)
+    groups = grouped((cause(f), persona) for persona, f in failed.items())
     if len(groups) == 1:
         why = next(iter(groups))
     else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from council.present.text import join_names, one_line, plural
+from council.present.text import grouped, join_names, one_line, plural
 from council.review.models import Verdict
 from council.review.rules import APPROVAL_CONFIDENCE, Blocker
 from council.review.run import DecisionFacts
@@ -60,9 +60,7 @@ class ReviewWords:
         d = facts.debate
         if not d.held:
             return []
-        sides: dict[str, list[str]] = {}
-        for role, verdict in d.first_round.items():
-            sides.setdefault(verdict.value, []).append(role)
+        sides = grouped((verdict.value, role) for role, verdict in d.first_round.items())
         split = "; ".join(f"{verdict}: {join_names(roles)}" for verdict, roles in sides.items())
         final = {v.role: v.verdict.value for v in facts.verdicts}
         moves = [f"{role} {d.first_round[role].value} \u2192 {final[role]}" for role in d.changed]
@@ -74,9 +72,7 @@ class ReviewWords:
         text = f"The council {OUTCOME_WORDS[facts.outcome]} request {facts.request.request_id}: {RULES[facts.rule]}."
         if facts.blockers:
             text += " Blocking: " + "; ".join(self.blocking_issue(b) for b in facts.blockers[:3]) + "."
-        counts: dict[str, list[str]] = {}
-        for v in facts.verdicts:
-            counts.setdefault(v.verdict.value, []).append(v.role)
+        counts = grouped((v.verdict.value, v.role) for v in facts.verdicts)
         text += " Verdicts: " + "; ".join(f"{k} from {join_names(v)}" for k, v in counts.items()) + "."
         return text
 

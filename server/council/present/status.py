@@ -26,11 +26,8 @@ NOTES: dict[str, Callable[..., str]] = {
 PLAIN_NOTES = ("reading", "no_questions", "alone", "options_fallback", "chair", "follow_up")
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
-PROBLEMS: dict[str, Callable[..., str]] = {
-    "model_failed": lambda role, failure: failures.failed(role, failure),
-    "all_failed": lambda failed: failures.all_failed(failed),
-    "no_consent": lambda models: failures.no_consent(models),
-}
+PROBLEMS: dict[str, Callable[..., str]] = {"model_failed": failures.failed, "all_failed": failures.all_failed,
+                                           "no_consent": failures.no_consent}
 
 
 def note(kind: str, data: dict[str, Any]) -> str:

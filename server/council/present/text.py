@@ -60,5 +60,13 @@ def join_names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + t("and") + names[-1]
 
 
+def grouped(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """The second items of ``pairs`` listed under their first, keys in first-seen order."""
+    groups: dict[str, list[str]] = {}
+    for key, item in pairs:
+        groups.setdefault(key, []).append(item)
+    return groups
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word if n == 1 else word + 's'}"

@@ -64,8 +64,7 @@ class ClientProvider(PushProvider):
                 raise root from None
             if consumer:
                 raise consumer[0] from None
-            raise ProviderError(f"the client could not complete the prompt: {root}",
-                                kind="client") from None
+            raise ProviderError(f"the client could not complete the prompt: {root}", kind="client") from None
         if result.model and (self.model_id is None or getattr(self.bridge, "names_models", False)):
             self.model = result.model  # the client names its one model (a listed one has its name), or, when the
             # model asked for is only a preference (MCP sampling's hints), the model that actually answered
