@@ -11,7 +11,7 @@ from contextlib import nullcontext
 
 import anyio
 
-from council.config import CouncilConfig, load_config
+from council.config import CouncilConfig
 from council.personas.loader import PersonaLibrary, load_personas
 from council.present.review_words import ReviewWords, plan_line
 from council.protocol.methods import ClientCapabilities, ReviewPlan, SessionOptions
@@ -36,9 +36,7 @@ class Reviewer:
         self.writer = writer or ReviewWords()
 
     @classmethod
-    def from_config(cls, config: CouncilConfig | None = None, settings: ReviewSettings | None = None) -> Reviewer:
-        """A reviewer over the configured providers and persona folders (``load_config()`` when not given)."""
-        config = config or load_config()
+    def from_config(cls, config: CouncilConfig, settings: ReviewSettings | None = None) -> Reviewer:
         return cls(load_personas(config.personas_dirs or None), ProviderHub(config), settings)
 
     def plan(self, change_type: ChangeType) -> ReviewPlan:

@@ -141,7 +141,6 @@ class PersonaLibrary:
         return found
 
     def require(self, name_or_id: str) -> PersonaContract:
-        """Like :meth:`get`, but an unknown name raises :class:`UnknownPersonaError`."""
         persona = self.get(name_or_id)
         if persona is None:
             raise UnknownPersonaError([name_or_id], self.names)
@@ -162,7 +161,6 @@ class PersonaLibrary:
         return result
 
     def infos(self) -> list[PersonaInfo]:
-        """Every persona in its wire form, for ``council/personas``."""
         return [p.to_info(self.source(p.id)) for p in self._personas]
 
     def names_in_text(self, text: str) -> list[PersonaContract]:

@@ -386,5 +386,3 @@ METHODS: tuple[Method, ...] = (
         `review:<request_id>`. A review that cannot be done (a role's model failed, a timeout) is an `internal`
         error, never a verdict; `$/cancelRequest` cancels it."""),
 )
-
-METHODS_BY_NAME = {m.name: m for m in METHODS}
