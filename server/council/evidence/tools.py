@@ -3,6 +3,8 @@
 that fails, as ``error``). Searching and listing also stop at the deadline themselves and say the result was cut.
 No pattern a model writes is matched here while holding the GIL (why: :mod:`~council.evidence.search`,
 :mod:`~council.evidence.globs`): a search matches in a child process, a listing's glob in linear time.
+The rules README only shows by example: search_code ignores case when the query is all lowercase; list_files' glob
+without ``/`` matches at any depth and a folder name lists the folder; read_file returns numbered lines.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from council.word_match import words
 from council.words import known, speaking, t
 
 MAX_CHOICE_DIGITS = 3  # "2" picks the second choice; longer digit strings are free text
-SAME_QUESTION = 0.5
+SAME_QUESTION = 0.5  # TF-IDF cosine from which two questions are the same (identical words always are)
 
 
 @dataclass(frozen=True)

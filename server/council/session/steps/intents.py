@@ -3,7 +3,10 @@ word does is in README ("Using it") and docs/protocol.md (``council/turn``); the
 
 Keywords match the whole trimmed turn, so "skip" skips but "skip the migration if it is risky" is an answer; a slash
 command always wins. :func:`looks_like_new_problem` is deliberately narrow: recording a new question as the answer
-poisons the session, but asking back about a real answer is an annoyance too.
+poisons the session, but asking back about a real answer is an annoyance too. So short turns, turns that start with
+yes/no, a number or a choice, and questions about the question never count; a turn counts when it is phrased as a
+question of its own and shares almost no content words with the open question, its choices and its default (an answer
+talks about what was asked).
 """
 
 from __future__ import annotations
