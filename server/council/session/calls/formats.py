@@ -2,9 +2,9 @@
 
 ``format_block(schema)`` lists each key with its type and a one-line hint (``hints.toml``): a few hundred characters
 where the full JSON schema took over a thousand, and the same text in every call asking for the same reply, so prefix
-caches can reuse it; ``compact=True`` (backends that enforce the schema)
-drops the JSON types. A PersonaReply's debate keys (the vote, a change of position) go in an ``extra_block`` next to
-the cycle's instructions; ``swaps(schema)`` pairs every block with its compact form for the call layer.
+caches can reuse it; ``compact=True`` (backends that enforce the schema) drops the JSON types. A PersonaReply's debate
+keys (the vote, a change of position) go in an ``extra_block`` next to the cycle's instructions; ``swaps(schema)`` pairs
+every block with its compact form for the call layer.
 """
 
 from __future__ import annotations
