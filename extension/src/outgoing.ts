@@ -12,9 +12,16 @@ import { answerParams } from './buttons';
 import type { CouncilClient } from './client';
 import { isConnectionLost, isUnknownSession } from './errors';
 import { log } from './log';
-import type { CouncilResultMetadata } from './participant';
 import type { EarlierAnswer, EarlierSession, TurnParams, TurnResult } from './wire';
 import { MAX_TEXT } from './wire';
+
+/** What the previous council result of the conversation said (its metadata). */
+export interface PreviousTurn {
+  sessionId: string;
+  awaiting: 'answer' | 'nothing';
+  problem?: string;
+  question?: string;
+}
 
 export class OutgoingTurn {
   readonly params: TurnParams;
@@ -24,8 +31,7 @@ export class OutgoingTurn {
     base: Omit<TurnParams, 'newSessionId' | 'sessionId'>,
     sessionId: string | undefined,
     private submission: AnswerButtonArgs | undefined,
-    /** What the previous council result of the conversation said (its metadata). */
-    private readonly previous: CouncilResultMetadata | undefined,
+    private readonly previous: PreviousTurn | undefined,
     /** The user's replies to the previous session's questions (chat history), sent if that session is gone. */
     private readonly earlier: EarlierAnswer[] = [],
   ) {

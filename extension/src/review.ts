@@ -7,13 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { CouncilClient } from './client';
 import { handleError, isCancellation } from './errors';
 import type { Changes, GitRun } from './git';
 import { GitProblem, readChanges } from './git';
 import { log } from './log';
 import { chooseModel } from './models';
-import type { ParticipantDeps } from './participant';
 import { EventRenderer } from './render';
+import type { CouncilSettings } from './settings';
+import type { TurnRegistry } from './turns';
 import { localFolders } from './vscodeapi';
 import type { ChangeType, CouncilRequest, ReviewParams } from './wire';
 import { LIMITS } from './wire';
@@ -125,7 +127,13 @@ const PLAIN = {
   stopped: '\n\n_Review stopped._\n',
 };
 
-export type ReviewDeps = Pick<ParticipantDeps, 'client' | 'turns' | 'settings' | 'access'> & { git?: GitRun };
+export interface ReviewDeps {
+  client: CouncilClient;
+  turns: TurnRegistry<vscode.LanguageModelChat>;
+  settings(): CouncilSettings;
+  access?: Pick<vscode.LanguageModelAccessInformation, 'canSendRequest'>;
+  git?: GitRun;
+}
 
 /** A review's ChatResult: no session metadata (a review is no council session; the next turn continues the
  * conversation's session), at most the error. */
