@@ -91,6 +91,8 @@ class CouncilConfig(BaseModel):
     workspace: Path | None = None
     #: The folder the evidence tools read (None: no evidence). Only ever a workspace given explicitly.
     evidence_root: Path | None = None
+    #: Let the evidence tools read a root that is a home or system folder (refused by default: credentials live there).
+    evidence_any_root: bool = False
     #: Keep each completed decision in ``<workspace>/.council/decisions.sqlite3`` and recall similar ones (opt-in).
     memory: bool = False
     #: Write each completed session's transcript into this folder (opt-in).

@@ -15,7 +15,7 @@ import anyio
 from council.archive import Archive
 from council.config import CouncilConfig
 from council.errors import CouncilError, internal_error, root_cause, validation_error
-from council.evidence import WorkspaceTools
+from council.evidence.tools import workspace_tools
 from council.narrator import Narrator, language_of
 from council.personas.loader import PersonaLibrary
 from council.present import cost, failures, outcome
@@ -51,7 +51,7 @@ class Sessions:
         self.store = SessionStore(narrator, ttl=config.session_ttl_seconds, max_sessions=config.max_sessions)
         self.hub = ProviderHub(config, bridge)
         self.archive = Archive(config, ranker_factory)  # decision memory and transcript files (both opt-in)
-        tools = WorkspaceTools(config.evidence_root) if config.evidence_root is not None else None
+        tools, self.evidence_refused = workspace_tools(config.evidence_root, any_root=config.evidence_any_root)
         self.engine = Engine(library, settings or SessionSettings(), PresentWriter(), ranker_factory,
                              evidence=tools, memory=self.archive.memory)
 
@@ -70,6 +70,8 @@ class Sessions:
             if params.earlier is not None:  # in place of a session a reload lost: said first, in one line
                 self.narrator.replaced(rt, params.earlier.reason)
             turn.note("model", model=default.model, provider=default.id)
+            if self.evidence_refused is not None:  # a home or system folder: said once per session, in one line
+                turn.note("evidence_refused", folder=self.evidence_refused.folder, why=self.evidence_refused.why)
             return await self.engine.start(turn, plan, pick, seating)
 
         try:

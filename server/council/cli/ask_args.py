@@ -68,7 +68,8 @@ def serve_args(args: argparse.Namespace) -> list[str]:
             argv += [flag, str(Path(value).expanduser().resolve())]
     for folder in args.personas_dir:
         argv += ["--personas-dir", folder]
-    on = {"--no-evidence": args.no_evidence, "--memory": args.memory, "--no-embeddings": not args.embeddings}
+    on = {"--no-evidence": args.no_evidence, "--evidence-any-root": args.evidence_any_root, "--memory": args.memory,
+          "--no-embeddings": not args.embeddings}
     return argv + [flag for flag, given in on.items() if given]
 
 
@@ -127,6 +128,8 @@ def check_usage(args: argparse.Namespace) -> str | None:
             return t("usage.memory")
         if args.no_evidence and not args.workspace:
             return t("usage.no_evidence")
+        if args.evidence_any_root and not args.workspace:
+            return t("usage.needs", flag="--evidence-any-root", needed="--workspace")
         if args.script and args.provider != "scripted":
             return t("usage.needs", flag="--script", needed="--provider scripted")
         if args.question is not None and not args.question.strip():

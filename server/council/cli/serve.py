@@ -55,6 +55,8 @@ def add_council_arguments(p: argparse.ArgumentParser, *, serve: bool) -> None:
     no_evidence = ("never let the advisors read the workspace" if serve
                    else "with --workspace: never let the advisors read it")
     p.add_argument("--no-evidence", action="store_true", help=no_evidence)
+    p.add_argument("--evidence-any-root", action="store_true", help="let the advisors read a workspace that is a "
+                   "home folder or a system folder such as / or /etc (refused by default: credentials live there)")
     p.add_argument("--memory", action="store_true", help="keep decisions in <workspace>/.council/decisions.sqlite3 "
                                                          "and recall similar past ones (needs --workspace)")
 
@@ -83,6 +85,8 @@ def build_config(args: argparse.Namespace, *, check_transcripts: bool = True):
         overrides = config.workspace / OVERRIDES_DIR  # the last layer: what define_personas writes wins
         config.personas_dirs = [*(d for d in config.personas_dirs if d.resolve() != overrides), overrides]
         config.evidence_root = None if getattr(args, "no_evidence", False) else config.workspace
+    if getattr(args, "evidence_any_root", False):
+        config.evidence_any_root = True
     if getattr(args, "memory", False):
         if config.workspace is None:
             log.warning("--memory needs --workspace: decision memory stays off")

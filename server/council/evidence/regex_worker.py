@@ -8,8 +8,10 @@ bytes) and the limits in ``council.evidence.tools.LIMITS``. Output, JSON lines o
 match is searched further: ``{"searched": [files, bytes]}`` (progress), ``{"match": [path index, line number, the
 line squeezed and cut]}``, and last ``{"end": [files, bytes, cut]}`` (cut: a time, match or byte limit stopped it).
 
-Each file is opened as the sidecar's ``read_file`` opens one (:mod:`council.evidence.opening`, loaded by its path),
-so a file swapped for a symlink after the sidecar listed it is skipped, never followed, and a FIFO never blocks.
+Every line is redacted as ``read_file`` redacts it (:mod:`council.evidence.redaction`, loaded by its path), and it
+matches only when the redacted line still does: a pattern can neither find a secret nor tell by its hits what one
+holds. Each file is opened as the sidecar's ``read_file`` opens one (:mod:`council.evidence.opening`, loaded by its
+path), so a file swapped for a symlink after the sidecar listed it is skipped, never followed, and a FIFO never blocks.
 A search stuck inside one line is the sidecar's to kill at its deadline; an alarm ends this process a little later in
 any case, so it never outlives a sidecar that died.
 """
@@ -33,10 +35,16 @@ def emit(key: str, value: list, flush: bool = True) -> None:
         sys.stdout.flush()
 
 
-# council.evidence.opening, loaded from its file (this process cannot import council)
-_spec = importlib.util.spec_from_file_location("opening", os.path.join(os.path.dirname(__file__), "opening.py"))
-opening = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(opening)
+def load(name: str):
+    """``council.evidence.<name>``, loaded from its file (this process cannot import council)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(__file__), f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+opening = load("opening")
+redaction = load("redaction")
 
 
 def read_text(opener, path: bytes, max_bytes: int, sniff_bytes: int) -> bytes | None:
@@ -70,8 +78,11 @@ def search(job: dict, opener, deadline: float) -> list:
             emit("searched", [files, scanned])
             reported, last = (files, scanned), time.monotonic()
         lines = data.decode("utf-8", errors="replace").splitlines()
+        redactor = redaction.Redactor()
         for number, line in enumerate(lines, start=1):
-            if pattern.search(line[:line_chars]):
+            keyed = redactor.key_lines(line)  # a private-key block: never matched, whatever the pattern
+            line = line if keyed is None else keyed
+            if pattern.search(line[:line_chars]) and pattern.search((line := redaction.redact(line))[:line_chars]):
                 if reported != (files, scanned):
                     emit("searched", [files, scanned], flush=False)
                     reported = (files, scanned)

@@ -5,6 +5,8 @@ No pattern a model writes is matched here while holding the GIL (why: :mod:`~cou
 :mod:`~council.evidence.globs`): a search matches in a child process, a listing's glob in linear time.
 The rules README only shows by example: search_code ignores case when the query is all lowercase; list_files' glob
 without ``/`` matches at any depth and a folder name lists the folder; read_file returns numbered lines.
+Every text a tool returns is redacted (:mod:`~council.evidence.redaction`), and :func:`workspace_tools` refuses a
+root that is a home or system folder unless the user allowed it (:func:`~council.evidence.credentials.root_refusal`).
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import logging
 import os
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import anyio.to_thread
 
-from council.evidence import search
+from council.evidence import redaction, search
+from council.evidence.credentials import Why, root_refusal
 from council.evidence.globs import Glob, GlobError
 from council.evidence.opening import Refused
 from council.evidence.workspace import MAX_FILE_BYTES, SNIFF_BYTES, Located, Workspace
@@ -87,12 +91,27 @@ def read_file(ws: Workspace, query: str, regex: bool, deadline: float) -> Eviden
                               files=[found.rel], uris=[found.path.as_uri()])
     first = min(max(1, start or 1), max(1, len(lines)))
     last = max(first, min(len(lines), end or len(lines)))
-    numbered = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(first, last + 1))
-    truncated = len(numbered) > READ_CHARS
-    shown = numbered[:READ_CHARS].rsplit("\n", 1)[0] if truncated else numbered
+    shown, truncated = _numbered(lines, first, last)
     head = f"lines {first}-{last} of {len(lines)}" if (start or truncated) else _count(len(lines), "line")
     return EvidenceResult(ok=True, text=f"({head})\n{shown}", size=len(text.encode("utf-8")), count=len(lines),
                           truncated=truncated, files=[found.rel], uris=[found.path.as_uri()])
+
+
+def _numbered(lines: list[str], first: int, last: int) -> tuple[str, bool]:
+    """Lines ``first``-``last``, numbered and redacted, as many as :data:`READ_CHARS` holds (a first line longer
+    than that is cut), and whether any was left out."""
+    redactor = redaction.Redactor()
+    for line in lines[:first - 1]:
+        redactor.key_lines(line)  # a private-key block opened above the lines shown
+    shown: list[str] = []
+    used = -1
+    for n in range(first, last + 1):
+        entry = f"{n:>5}  {redactor.line(lines[n - 1])}"
+        used += len(entry) + 1
+        if used > READ_CHARS:
+            return "\n".join(shown) if shown else entry[:READ_CHARS], True
+        shown.append(entry)
+    return "\n".join(shown), False
 
 
 def _candidates(ws: Workspace, deadline: float) -> tuple[list[Located], bool]:
@@ -130,7 +149,7 @@ def search_code(ws: Workspace, query: str, regex: bool, deadline: float) -> Evid
     truncated = truncated or found.cut
     summary = (f"{_count(len(found.matches), 'match')} in {len(hit_files)} of {_count(found.files, 'file')} searched"
                + (" (cut)" if truncated else ""))
-    lines = [f"{candidates[i].rel}:{n}: {text}" for i, n, text in found.matches]
+    lines = [redaction.redact(f"{candidates[i].rel}:{n}: {text}") for i, n, text in found.matches]
     return EvidenceResult(ok=True, text="\n".join([summary, *lines]), size=found.size, count=len(lines),
                           truncated=truncated, files=[f.rel for f in hit_files],
                           uris=[f.path.as_uri() for f in hit_files[:MAX_REFERENCES]])
@@ -162,7 +181,7 @@ def list_files(ws: Workspace, query: str, regex: bool, deadline: float) -> Evide
         if pattern.match(found.rel):
             total += 1
             if len(listed) < MAX_LISTED:
-                listed.append(found.rel)
+                listed.append(redaction.redact(found.rel))
                 try:
                     size += os.lstat(found.path).st_size
                 except OSError:
@@ -192,7 +211,8 @@ class WorkspaceTools:
         try:
             with anyio.fail_after(self.seconds + GRACE_SECONDS):
                 ws = await self.workspace()
-                return await anyio.to_thread.run_sync(ws.overview, abandon_on_cancel=True)
+                names = await anyio.to_thread.run_sync(ws.overview, abandon_on_cancel=True)
+                return [redaction.redact(name) for name in names]
         except Exception as exc:  # the advisors can still list files themselves
             log.warning("could not list the workspace's top level: %s", exc)
             return []
@@ -211,3 +231,24 @@ class WorkspaceTools:
         except OSError as exc:
             log.info("%s %r failed: %s", tool, query, exc)
             return EvidenceResult(ok=False, refusal="error", detail=type(exc).__name__)
+
+
+@dataclass(frozen=True)
+class RootRefused:
+    """A workspace the evidence tools do not read: ``why`` it is a home or system folder (README, "Evidence")."""
+
+    folder: str
+    why: Why
+
+
+def workspace_tools(root: Path | None, *, any_root: bool = False) -> tuple[WorkspaceTools | None, RootRefused | None]:
+    """The evidence tools for ``root`` (None without one), or None and why a home or system folder is not read
+    (``any_root``: the user allowed any folder, ``--evidence-any-root``)."""
+    if root is None:
+        return None, None
+    why = None if any_root else root_refusal(root)
+    if why is not None:
+        log.warning("the workspace %s is a %s folder: the advisors do not read it (--evidence-any-root allows it)",
+                    root, why)
+        return None, RootRefused(str(root), why)
+    return WorkspaceTools(root), None

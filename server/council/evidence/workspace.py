@@ -1,7 +1,8 @@
 """The workspace root as the evidence tools see it: where a path may lead, and which files are never shown.
 
 A path is judged as asked and as resolved (every symlink followed): both must stay under the real root
-(``outside_workspace``), look like no secret (``secret``: :func:`is_secret`) and not be ignored by git
+(``outside_workspace``), look like no secret (``secret``: :func:`is_secret` by the name under the root, and
+:func:`~council.evidence.credentials.credential_location` by where the file really is) and not be ignored by git
 (``gitignored``); :meth:`Workspace.open` then opens what was judged (:mod:`council.evidence.opening`). Secret-looking
 names are the ``SECRET_*`` tables, ``secrets.py`` too (CircuitPython keeps passwords in it; a real module so named would
 shadow Python's ``secrets``); a name that only mentions secrets or credentials is not one when its suffix says source
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from council.encodable import encodable
+from council.evidence.credentials import credential_location
 from council.evidence.ignore import ignorer_for
 from council.evidence.opening import Opener
 from council.session.state.grounds import Refusal
@@ -114,7 +116,7 @@ class Workspace:
         if not self.inside(real):
             return "outside_workspace"  # a symlink that points out
         names = [self.relative(candidate), self.relative(real)]
-        if any(is_secret(rel) for rel in names):
+        if any(is_secret(rel) for rel in names) or credential_location(candidate) or credential_location(real):
             return "secret"
         if not os.path.lexists(candidate) or not os.path.exists(real):
             return "not_found"
@@ -156,11 +158,11 @@ class Workspace:
     def files(self, deadline: float) -> Iterator[Located]:
         """Every file that may be searched or listed (not ignored, not secret, inside the root once resolved)."""
         for rel in self.ignorer.files(deadline):
-            if is_secret(rel):
-                continue
             path = os.path.join(self.root, rel)
+            if is_secret(rel) or credential_location(path):
+                continue
             real = resolved(path)
-            if real is None or not self.inside(real) or not os.path.isfile(real):
+            if real is None or not self.inside(real) or not os.path.isfile(real) or credential_location(real):
                 continue
             if os.path.islink(path) and (is_secret(self.relative(real)) or self.ignored(self.relative(real), False)):
                 continue
@@ -175,12 +177,12 @@ class Workspace:
             return out
         for entry in entries:
             is_dir = entry.is_dir(follow_symlinks=False)
-            if is_secret(entry.name) or self.ignored(entry.name, is_dir):
+            if is_secret(entry.name) or credential_location(entry.path) or self.ignored(entry.name, is_dir):
                 continue
             if entry.is_symlink():  # shown only when what it points to may be shown
                 real = resolved(entry.path)
                 if real is None or not self.inside(real) or is_secret(self.relative(real)) or \
-                        self.ignored(self.relative(real), os.path.isdir(real)):
+                        credential_location(real) or self.ignored(self.relative(real), os.path.isdir(real)):
                     continue
             out.append(encodable(entry.name) + ("/" if is_dir else ""))
             if len(out) >= limit:
