@@ -99,3 +99,14 @@ def test_the_opt_in_is_a_flag_of_every_command_and_a_config_key(tmp_path: Path):
     assert "--evidence-any-root" in serve_args(ask) and check_usage(ask) is None
     alone = parser().parse_args(["ask", "--evidence-any-root", "q"])
     assert check_usage(alone) == "--evidence-any-root needs --workspace"
+
+
+def test_a_home_folder_an_mcp_client_shares_as_its_root_is_not_read(tmp_path: Path, monkeypatch):
+    from council.cli import mcp
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for argv, refused in ((["mcp"], True), (["mcp", "--evidence-any-root"], False)):
+        config = mcp.build_config(parser().parse_args(argv), str(tmp_path))
+        assert config.evidence_root == tmp_path.resolve()
+        tools, why = workspace_tools(config.evidence_root, any_root=config.evidence_any_root)
+        assert (tools is None, why is not None) == (refused, refused)
