@@ -113,6 +113,11 @@ def redact(line: str) -> str:
     return _ASSIGNMENT.sub(_assignment, line)
 
 
+def may_hold_key(data: bytes) -> bool:
+    """Whether a file's bytes may hold a private-key block (else :meth:`Redactor.key_lines` can be skipped)."""
+    return b"-----BEGIN" in data or b"Private-Lines:" in data
+
+
 class Redactor:
     """Redacts a file line by line, in order: it remembers whether a private-key block is open."""
 

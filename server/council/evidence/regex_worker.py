@@ -78,9 +78,9 @@ def search(job: dict, opener, deadline: float) -> list:
             emit("searched", [files, scanned])
             reported, last = (files, scanned), time.monotonic()
         lines = data.decode("utf-8", errors="replace").splitlines()
-        redactor = redaction.Redactor()
+        redactor = redaction.Redactor() if redaction.may_hold_key(data) else None
         for number, line in enumerate(lines, start=1):
-            keyed = redactor.key_lines(line)  # a private-key block: never matched, whatever the pattern
+            keyed = redactor and redactor.key_lines(line)  # a private-key block: never matched, whatever the pattern
             line = line if keyed is None else keyed
             if pattern.search(line[:line_chars]) and pattern.search((line := redaction.redact(line))[:line_chars]):
                 if reported != (files, scanned):
