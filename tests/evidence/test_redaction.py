@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 
+import anyio
 import pytest
 
-from council.evidence import redaction
+from council.evidence import WorkspaceTools, redaction
 
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -43,6 +44,13 @@ GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG", "secret"),
     ('"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0B\\n-----END PRIVATE KEY-----\\n"',
      "MIIEvQIBADANBgkqhkiG9w0B", "private key"),
+    ("AccountName=a;AccountKey=q1w2e3r4t5y6u7i8o9p0AbCdEfGh==;EndpointSuffix=x", "q1w2e3r4t5y6u7i8o9p0", "secret"),
+    ("DATABASE_URL=postgres://app:s3cr3tpw@db:5432/app", "s3cr3tpw", "password"),
+    ("curl -u admin:hunter22 https://example.com", "hunter22", "password"),
+    ("sshpass -p hunter22 ssh host", "hunter22", "password"),
+    ("SECRET_KEY_BASE=0123456789abcdef0123456789abcdef", "0123456789abcdef", "secret"),
+    ("twilio SK0123456789abcdef0123456789abcdef", "SK0123456789abcdef", "Twilio key"),
+    ("mailgun key-0123456789abcdef0123456789abcdef", "key-0123456789abcdef", "Mailgun key"),
 ])
 def test_secret_spans_are_redacted(line: str, secret: str, what: str):
     out = redaction.Redactor().line(line)
@@ -55,6 +63,7 @@ def test_secret_spans_are_redacted(line: str, secret: str, what: str):
     'api_key: str | None = Field(None, description="x")', "task-abcdefghijklmnopqrstuvwxyz0123",
     '"integrity": "sha512-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP=="', "password: null",
     "password: ${DB_PASSWORD}", "see https://example.com/docs:8080/page", "-----BEGIN CERTIFICATE-----",
+    "git push -u origin:main", "monkey-0123456789abcdef0123456789abcdef",
 ])
 def test_code_and_text_that_only_look_alike_are_kept(line: str):
     assert redaction.Redactor().line(line) == line
@@ -71,9 +80,25 @@ def test_a_private_key_block_is_redacted_line_by_line_and_an_unterminated_one_to
     assert "AAAAIGsecretbody" not in redaction.text(putty) and redaction.text(putty).endswith("end")
 
 
+def test_a_long_line_is_redacted_before_it_is_cut_and_a_key_it_opens_goes_on_below(tmp_path):
+    token = "ghp_" + "Z" * 36
+    lines = ["x" * 7_985 + f" {token}", "y" * 50_000 + " -----BEGIN RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEAsecretbody",
+             "-----END RSA PRIVATE KEY-----", "after"]
+    (tmp_path / "long.txt").write_text("\n".join(lines), encoding="utf-8")
+    tools = WorkspaceTools(tmp_path)
+    for query in ("long.txt", "long.txt:2-5", "long.txt:3-5"):
+        text = anyio.run(tools.run, "read_file", query, False).text
+        assert "ZZZZ" not in text and "secretbody" not in text, query
+    below = anyio.run(tools.run, "read_file", "long.txt:3-5", False).text
+    assert "3  [redacted: private key]" in below and "5  after" in below
+    found = anyio.run(tools.run, "search_code", "secretbody|ZZZZ", True)
+    assert found.ok and found.count == 0
+
+
 @pytest.mark.parametrize("text", ["a" * 1_000_000, "token=" * 170_000, "sk-" * 300_000, "-----BEGIN" * 100_000,
                                   ("eyJ" + "a" * 1990 + " ") * 500, ("a://" + "b" * 199 + ":") * 5000,
-                                  "password: \"" * 100_000, "1234567890:A" * 90_000])
+                                  "password: \"" * 100_000, "1234567890:A" * 90_000,
+                                  "curl -u " * 120_000, "sshpass -p " * 90_000])
 def test_a_megabyte_of_hostile_text_is_redacted_in_linear_time(text: str):
     started = time.monotonic()
     redaction.text(text)

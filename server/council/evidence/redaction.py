@@ -4,10 +4,12 @@
 What is redacted (README, "Evidence"): private-key blocks (PEM ``-----BEGIN … PRIVATE KEY-----`` to its ``END``, on
 one line or many, an unterminated one to the end of the file; PuTTY's ``Private-Lines``); token shapes (:data:`TOKENS`:
 GitHub, Anthropic, OpenAI, Hugging Face, Google, AWS, Slack, Stripe, npm, PyPI, GitLab … and JSON web tokens);
-passwords in URLs (``scheme://user:password@``); ``Authorization: Bearer|Basic`` values; password hashes
-(``$6$…`` as in ``/etc/shadow``); and values assigned to a name that ends in a secret word (:data:`SECRET_WORDS`:
-``OPENAI_API_KEY=…``, ``"oauth_token": "…"``, ``password: …``) when quoted, or bare and not a plain identifier.
-No entropy guessing: hashes and ids in lock files stay readable.
+passwords in URLs (``scheme://user:password@``) and on ``curl -u`` / ``sshpass -p`` command lines;
+``Authorization: Bearer|Basic`` values; password hashes (``$6$…`` as in ``/etc/shadow``); and values assigned to a
+name that ends in a secret word (:data:`SECRET_WORDS`: ``OPENAI_API_KEY=…``, ``"oauth_token": "…"``,
+``password: …``) when quoted, or bare and not a plain identifier. No entropy guessing: hashes and ids in lock files
+stay readable; a value on the line after its name (YAML) or under an arbitrary key (a Kubernetes Secret's ``data``)
+is not recognised.
 
 The patterns are modelled on the regex plugins of Yelp's detect-secrets, which is not used itself: it spends
 ~2.6 s on a 1 MB file with only its regex plugins (4.6 s with all, over a tool's 5 s limit), reports a value rather
@@ -25,6 +27,7 @@ from collections.abc import Iterable, Iterator
 
 MARK = "[redacted: {}]"
 KEY = "private key"
+SPAN = 10_000  # longer than any secret a pattern matches (a JSON web token is at most ~9,000 characters)
 
 
 def mark(what: str) -> str:
@@ -61,6 +64,8 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("DigitalOcean token", _shape("do[opr]_v1_", "[a-f0-9]{64}")),
     ("SendGrid key", _shape(r"SG\.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}")),
     ("Shopify token", _shape("shp(?:at|ca|pa|ss)_", "[a-fA-F0-9]{32}")),
+    ("Twilio key", _shape("SK", "[0-9a-fA-F]{32}(?![A-Za-z0-9])")),
+    ("Mailgun key", _shape("key-", "[0-9a-f]{32}(?![A-Za-z0-9])")),
     ("model provider key", _shape("(?:gsk_|xai-)", "[A-Za-z0-9]{30,100}")),
     ("model provider key", _shape("r8_", "[A-Za-z0-9]{30,100}")),
     ("model provider key", _shape("pplx-", "[A-Za-z0-9]{40,100}")),
@@ -70,11 +75,13 @@ TOKENS: tuple[tuple[str, str], ...] = (
     ("password hash", r"\$(?:1|2[abxy]|5|6|y|gy|7|sha1|md5)\$[^\s:'\"]{20,300}"),
 )
 # A value is a secret when the name it is given ends in one of these (``OPENAI_API_KEY``, ``oauth_token``).
-SECRET_WORDS = (r"api[_.\-]?key|apikey|secret|secret[_.\-]?key|token|passwd|password|passphrase|pwd|credentials?"
-                r"|private[_.\-]?key|access[_.\-]?key|account[_.\-]?key|shared[_.\-]?access[_.\-]?key|auth")
+SECRET_WORDS = (r"api[_.\-]?key|apikey|secret|secret[_.\-]?key(?:[_.\-]?base)?|token|passwd|password|passphrase|pwd"
+                r"|credentials?|private[_.\-]?key|access[_.\-]?key|account[_.\-]?key|shared[_.\-]?access[_.\-]?key|auth")
 _ASSIGNED = rf"(?i:{SECRET_WORDS})[\"']?[ \t]{{0,8}}(?::=|=>|=|:)[ \t]{{0,8}}"
 _TOKENS = tuple((re.compile(pattern), mark(what)) for what, pattern in TOKENS)
 _URL_PASSWORD = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]{0,20}://[^\s/:@'\"]{1,200}:)([^\s/@'\"]{1,500})(?=@)")
+_COMMAND_PASSWORD = re.compile(r"(\bcurl\b[^\n]{0,300}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]{1,100}:"
+                               r"|\bsshpass\s+-p\s*['\"]?)([^\s'\"]{1,200})")
 _BEARER = re.compile(r"(?i)(\b(?:bearer|basic)[ \t]+)([A-Za-z0-9_\-.=+/~]{16,4000})")
 _ASSIGNMENT = re.compile(rf"({_ASSIGNED})(?:([\"'])([^\"'\n]{{6,500}})\2|([^\s\"'#$;,&|(){{}}\[\]<>`]{{6,500}}))")
 _PASSWORD_WORD = re.compile(r"(?i)pass|pwd")
@@ -109,6 +116,7 @@ def redact(line: str) -> str:
     for shape, marked in _TOKENS:
         line = shape.sub(marked, line)
     line = _URL_PASSWORD.sub(lambda m: m.group(1) + mark("password"), line)
+    line = _COMMAND_PASSWORD.sub(lambda m: m.group(1) + mark("password"), line)
     line = _BEARER.sub(lambda m: m.group(1) + mark("credential"), line)
     return _ASSIGNMENT.sub(_assignment, line)
 
@@ -148,10 +156,12 @@ class Redactor:
                 self.in_key, at = True, begin.end()
         return "".join(out)
 
-    def line(self, line: str) -> str:
-        """One line, redacted."""
-        keyed = self.key_lines(line)
-        return redact(keyed if keyed is not None else line)
+    def line(self, line: str, shown: int | None = None) -> str:
+        """One line, redacted; ``shown``: only its first characters are shown (the rest is dropped before the span
+        patterns run, :data:`SPAN` past them so that no secret is cut where they end)."""
+        keyed = self.key_lines(line)  # the whole line: a key block that opens late goes on below
+        text = keyed if keyed is not None else line
+        return redact(text if shown is None else text[:shown + SPAN])
 
 
 def lines(text_lines: Iterable[str]) -> Iterator[str]:

@@ -82,7 +82,8 @@ def search(job: dict, opener, deadline: float) -> list:
         for number, line in enumerate(lines, start=1):
             keyed = redactor and redactor.key_lines(line)  # a private-key block: never matched, whatever the pattern
             line = line if keyed is None else keyed
-            if pattern.search(line[:line_chars]) and pattern.search((line := redaction.redact(line))[:line_chars]):
+            if pattern.search(line[:line_chars]) and \
+                    pattern.search((line := redaction.redact(line[:line_chars + redaction.SPAN]))[:line_chars]):
                 if reported != (files, scanned):
                     emit("searched", [files, scanned], flush=False)
                     reported = (files, scanned)

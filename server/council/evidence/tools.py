@@ -106,7 +106,7 @@ def _numbered(lines: list[str], first: int, last: int) -> tuple[str, bool]:
     shown: list[str] = []
     used = -1
     for n in range(first, last + 1):
-        entry = f"{n:>5}  {redactor.line(lines[n - 1])}"
+        entry = f"{n:>5}  {redactor.line(lines[n - 1], READ_CHARS)}"
         used += len(entry) + 1
         if used > READ_CHARS:
             return "\n".join(shown) if shown else entry[:READ_CHARS], True
