@@ -125,6 +125,7 @@ class ClientBridge:
         idle = [False]
         try:
             # the gate ends the request when the client answers, and when it is cancelled (see council.transport)
+            log.debug("council/complete %s for %s", msg_id, params.purpose)
             reply = asyncio.wrap_future(protocol.send_request(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id))
             reply.add_done_callback(lambda done: done.cancelled() or done.exception())  # taken, even if unawaited
             async with anyio.create_task_group() as tg:

@@ -243,6 +243,7 @@ class Gate:
             log.debug("$/cancelRequest for %r: no such request in flight", target)
             return
         self._cancelled.add(target)
+        log.debug("$/cancelRequest for %r: the request is cancelled", target)
         self._forward({"jsonrpc": "2.0", "method": lsp.CANCEL_REQUEST, "params": {"id": target}})
 
     def _response(self, resp: rpc.Response) -> None:
