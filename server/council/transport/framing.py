@@ -88,8 +88,7 @@ def _json_prefix(data: bytes) -> tuple[Any, int, bool] | None:
 
 
 class Envelope(NamedTuple):
-    """What the first members of a body that could not be read whole say: its ``id`` (None: not read), and whether
-    a ``result``/``error`` (``response``) or a ``method`` (``request``) came before the body broke off."""
+    """What a body read in part says: its ``id`` (None: not read); a ``result``/``error`` or a ``method`` came."""
 
     id: Any
     response: bool
@@ -322,18 +321,11 @@ class FrameReader:
             self._quiet = True  # a length that fell short leaves the body's tail: skip it without a second fault
             reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "invalid JSON"
             return Fault(PARSE_ERROR, f"the {len(body)}-byte body is not valid JSON: {str(exc)[:200]}",
-                         {"reason": reason, "declared": len(body)}, response_to=self._reply_to(body))
+                         {"reason": reason, "declared": len(body)},  # id null; a reply's id fails its request
+                         response_to=peek_envelope(body, final=True).reply_to)  # type: ignore[union-attr]
         del self._buf[:prefix[1]]
         self._quiet = True
         return Message(prefix[0], len(body), prefix[1])
-
-    @staticmethod
-    def _reply_to(body: bytes) -> Any:
-        """The id a broken body carries when it may be a reply to one of the sidecar's own requests (it has no
-        method before it broke off): that request then fails instead of waiting for an answer that came broken.
-        Refusals still go with id null (a parse error has no id to answer a request with)."""
-        peek = peek_envelope(body, final=True)
-        return peek.reply_to if peek is not None else None
 
     # --- faults ---------------------------------------------------------------------------------------------
     def _junk(self, at: int) -> object:
