@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import time
 import uuid
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any, get_args
 
 import anyio
@@ -34,6 +38,35 @@ from council.transport.pygls_adapter import HandlerError, raw_converter
 log = logging.getLogger(__name__)
 
 NOTIFICATIONS = frozenset({COMPLETE_DELTA_METHOD})  # the registered features that are notifications
+COMPLETE_IDLE_SECONDS = 600.0  # council/complete withdrawn after this long with neither a reply nor a streamed delta
+IDLE_ENV = "COUNCIL_COMPLETE_TIMEOUT"  # overrides COMPLETE_IDLE_SECONDS (seconds)
+WITHDRAW_WAIT_SECONDS = 10.0  # how long a model call about to start waits for its request's cancel to arrive
+_REQUEST: ContextVar[asyncio.Task | None] = ContextVar("council_request", default=None)  # the handler's task
+
+
+def withdrawn() -> bool:
+    """Whether the request this code runs for is being cancelled, so no model call may start for it: pygls cancelled
+    the handler's task (``$/cancelRequest``: marked at once, though the task and the turn's other tasks learn it
+    only at their next await), or a cancel scope around the caller was cancelled or is past its deadline
+    (``council/stop``, ``council/cancel``, a timeout)."""
+    task = _REQUEST.get()
+    if task is not None and (task.done() or task.cancelling()):
+        return True
+    return anyio.current_effective_deadline() <= anyio.current_time()
+
+
+async def wait_unless_withdrawn() -> None:
+    """Return at once, unless the request is being cancelled: then wait for the cancel to reach this task (it
+    raises here). A cancel that never comes (it was withdrawn: anyio uncancels a scope's own) lets the call go after
+    all; one still pending after :data:`WITHDRAW_WAIT_SECONDS` fails the call."""
+    if not withdrawn():
+        return
+    log.debug("a model call waits for the cancel of its request instead of starting")
+    with anyio.move_on_after(WITHDRAW_WAIT_SECONDS):
+        while withdrawn():
+            await anyio.sleep(0.05)
+        return
+    raise ProviderError("the request was cancelled before the model call started", kind="cancelled")
 
 
 class CouncilServer(LanguageServer):
@@ -59,40 +92,77 @@ class CouncilServer(LanguageServer):
         log.warning("server error (%s): %s", getattr(source, "__name__", source), error)
 
 
-class ClientBridge:
-    """Sends ``council/complete`` to the client, routes its deltas, cancels it with ``$/cancelRequest``."""
+@dataclass(eq=False)
+class _Stream:
+    """One pending ``council/complete``: where its deltas go, and when the client was last heard from on it."""
 
-    def __init__(self, server: CouncilServer) -> None:
+    send: anyio.abc.ObjectSendStream[str]
+    heard: float = field(default_factory=time.monotonic)
+
+
+class ClientBridge:
+    """Sends ``council/complete`` to the client, routes its deltas, cancels it with ``$/cancelRequest``.
+
+    Every request it sends ends: with the client's reply, an error (a malformed reply fails it in the gate), a cancel
+    or a deadline — ``idle_timeout`` seconds with neither a reply nor a streamed delta, so a live stream is never cut
+    and a client that never answers costs one seat's call, not the turn. A model call never starts once the request
+    running its turn is being cancelled (``$/cancelRequest``, ``council/stop``, ``council/cancel``): see
+    :func:`withdrawn`."""
+
+    def __init__(self, server: CouncilServer, idle_timeout: float = COMPLETE_IDLE_SECONDS) -> None:
         self.server = server
-        self.streams: dict[str, anyio.abc.ObjectSendStream[str]] = {}
+        self.idle_timeout = idle_timeout
+        self.streams: dict[str, _Stream] = {}
 
     async def complete(self, params: CompleteParams, on_delta: Callable[[str], Awaitable[None]]) -> CompleteResult:
+        await wait_unless_withdrawn()
         msg_id = f"council-complete-{uuid.uuid4().hex}"
         send, receive = anyio.create_memory_object_stream[str](10_000)
-        self.streams[params.stream_id] = send
+        self.streams[params.stream_id] = stream = _Stream(send)
         protocol = self.server.protocol
         outcome: list[Any] = []
+        reply: asyncio.Future[Any] | None = None
+        idle = [False]
         try:
-            # pygls settles the request when the client answers, even after a cancel (see council.transport)
+            # the gate ends the request when the client answers, and when it is cancelled (see council.transport)
+            log.debug("council/complete %s for %s", msg_id, params.purpose)
             reply = asyncio.wrap_future(protocol.send_request(COMPLETE_METHOD, params.to_wire(), msg_id=msg_id))
             reply.add_done_callback(lambda done: done.cancelled() or done.exception())  # taken, even if unawaited
             async with anyio.create_task_group() as tg:
+                watch = anyio.CancelScope()
+
                 async def pump() -> None:
                     async with receive:
                         async for text in receive:
                             await on_delta(text)
+
+                async def deadline() -> None:
+                    with watch:
+                        while (left := stream.heard + self.idle_timeout - time.monotonic()) > 0:
+                            await anyio.sleep(left)
+                        idle[0] = True
+                        log.warning("council/complete for %s: no reply and nothing streamed for %g s; withdrawn",
+                                    params.purpose, self.idle_timeout)
+                        protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))  # the gate ends it
+
                 tg.start_soon(pump)
+                tg.start_soon(deadline)
                 try:
                     outcome.append(await asyncio.shield(reply))
                 except Exception as exc:  # kept out of the task group, which would wrap it in an ExceptionGroup
                     outcome.append(exc)
                 finally:
-                    send.close()
+                    send.close()  # the pump forwards what was streamed, then ends
+                    watch.cancel()
         except anyio.get_cancelled_exc_class():
-            protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            if reply is None or not reply.done():
+                protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
             raise
         finally:
             self.streams.pop(params.stream_id, None)
+        if idle[0]:
+            raise ProviderError(f"the client's model did not answer within {self.idle_timeout:g} s (nothing "
+                                "streamed meanwhile)", kind="timeout")
         if isinstance(outcome[0], JsonRpcException):
             raise ProviderError(f"the client's model failed: {outcome[0].message}",
                                 kind=seat_reason(getattr(outcome[0], "data", None)) or "client")
@@ -108,11 +178,12 @@ class ClientBridge:
     def on_delta(self, raw: Any) -> None:
         if not isinstance(raw, dict):
             return
-        send = self.streams.get(str(raw.get("streamId", "")))
+        stream = self.streams.get(str(raw.get("streamId", "")))
         text = raw.get("text")
-        if send is not None and isinstance(text, str):
+        if stream is not None and isinstance(text, str):
+            stream.heard = time.monotonic()  # a live stream: the deadline starts again
             try:
-                send.send_nowait(text)
+                stream.send.send_nowait(text)
             except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 log.debug("dropped a completion delta for a closed stream")
 
@@ -129,6 +200,7 @@ def _handler(spec: Method, service: CouncilService) -> Callable[[Any], Awaitable
     method = spec.name
 
     async def handle(raw: Any) -> dict[str, Any]:
+        _REQUEST.set(asyncio.current_task())  # its model calls check it (withdrawn)
         try:
             try:
                 params = spec.params.model_validate(raw if raw is not None else {})
@@ -154,11 +226,25 @@ def _handler(spec: Method, service: CouncilService) -> Callable[[Any], Awaitable
     return handle
 
 
+def idle_timeout() -> float:
+    """``council/complete``'s idle deadline: :data:`IDLE_ENV` when it holds a positive number of seconds."""
+    raw = os.environ.get(IDLE_ENV, "").strip()
+    try:
+        value = float(raw) if raw else COMPLETE_IDLE_SECONDS
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        log.warning("%s=%r is not a positive number of seconds: %g s it is", IDLE_ENV, raw[:40],
+                    COMPLETE_IDLE_SECONDS)
+        return COMPLETE_IDLE_SECONDS
+    return value
+
+
 def build_server(make_service: Callable[[Callable[[dict[str, Any]], None], ClientBridge], CouncilService]
                  ) -> CouncilServer:
     """A server whose service is built by ``make_service(event_sink, client_bridge)``."""
     server = CouncilServer()
-    bridge = ClientBridge(server)
+    bridge = ClientBridge(server, idle_timeout())
     service = make_service(server.send_event, bridge)
     server.service = service
     for method in METHODS:

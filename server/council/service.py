@@ -26,7 +26,7 @@ from council.protocol.methods import Awaiting, TurnCommand, TurnParams, TurnResu
 from council.providers.client import ClientBridge
 from council.providers.registry import provider_statuses
 from council.session.state import records as r
-from council.session.state.entities import SessionSettings, SessionStatus
+from council.session.state.entities import ConversationSession, SessionSettings, SessionStatus
 from council.session.state.language import session_language
 from council.session.state.runtime import Turn, can_extend
 from council.session.state.store import KeyedOnce, Live
@@ -88,7 +88,7 @@ class CouncilService:
         intent = decide_intent(params.text, params.command, s.status if s else None, s.active_question if s else None,
                                stopped=s is not None and s.stopped, extendable=extendable)
         if intent is Intent.NEW_PROBLEM:
-            return await self._start(params)
+            return await self._start(_budget_kept(params, s))
         if live is None:
             if intent is Intent.PERSONAS:
                 chat = [p.name for p in self.library.all if p.chats]  # review-only roles are not named in chat
@@ -257,6 +257,15 @@ class CouncilService:
 
     async def aclose(self) -> None:
         await self.sessions.aclose()
+
+
+def _budget_kept(params: TurnParams, replaced: ConversationSession | None) -> TurnParams:
+    """A text turn that starts a new session in place of ``replaced`` (stalled, stopped or cancelled) keeps its
+    budget of model calls unless the turn sets one itself: a budget is the conversation's, not one session's."""
+    budget = replaced.settings.max_model_calls if replaced is not None else None
+    if budget is None or params.options.max_model_calls is not None:
+        return params
+    return params.model_copy(update={"options": params.options.model_copy(update={"max_model_calls": budget})})
 
 
 def _repeat(result: TurnResult) -> TurnResult:

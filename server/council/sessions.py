@@ -109,9 +109,11 @@ class Sessions:
         if live.lock.locked():
             raise validation_error(t("error.busy"), sessionId=rt.session_id,
                                    status=rt.session.status.value if rt.created else None)
+        scope = anyio.CancelScope()  # may be cancelled before it is entered: the turn then stops at its first await
+        turn = Turn(rt.session_id, rt.observer, rt.clock, rt, scope)  # a retry tries every model again
+        turn.follow_up = intent is Intent.FOLLOW_UP and rt.created and rt.session.status is SessionStatus.COMPLETED
+        live.turn = turn  # the running turn from the moment it holds the lock (taking it yields once)
         async with live.lock:
-            scope = anyio.CancelScope()
-            turn = live.turn = Turn(rt.session_id, rt.observer, rt.clock, rt, scope)  # a retry tries every model again
             try:
                 with scope:
                     drop_unoffered(rt, client)  # seats on a model the client no longer offers fall back first
@@ -150,10 +152,11 @@ class Sessions:
             rt.record(r.StatusSet(at=rt.clock(), status=SessionStatus.CANCELLED, reason=reason))
 
     def cancel(self, live: Live, reason: str) -> CancelResult:
-        """Cancel the session and its running turn; on a completed session, stop a running follow-up."""
+        """Cancel the session and its running turn; on a completed session, stop a running follow-up (refused
+        otherwise, even while the turn that completed it is still unwinding)."""
         rt, running = live.rt, live.running
         inflight = running.inflight_calls if running else 0
-        if rt.session.status is SessionStatus.COMPLETED and running is None:
+        if rt.session.status is SessionStatus.COMPLETED and (running is None or not running.follow_up):
             with speaking(language_of(rt)):
                 raise validation_error(t("error.already_completed"), sessionId=rt.session_id)
         self.mark_cancelled(rt, reason)  # a completed session stays completed

@@ -55,10 +55,11 @@ def assert_error(message: dict[str, Any], code: int, msg_id: Any = None, kind: s
 class RawSidecar:
     """``council serve`` on pipes; ``send`` raw bytes, ``until`` a response arrives."""
 
-    def __init__(self, argv: list[str] | None = None, extra_args: list[str] | None = None) -> None:
+    def __init__(self, argv: list[str] | None = None, extra_args: list[str] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(argv or [*SERVE, *(extra_args or [])], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env={**os.environ, "COUNCIL_LOG_LEVEL": "INFO"})
+                                     env={**os.environ, "COUNCIL_LOG_LEVEL": "INFO", **(env or {})})
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.stray: bytes | None = None
         self.stderr = bytearray()

@@ -192,7 +192,8 @@ PAD = "p" * 5000
 @pytest.mark.parametrize(("body", "msg_id", "response_to"), [
     ({"jsonrpc": "2.0", "id": 7, "method": "council/turn", "params": {"text": PAD}}, 7, None),
     ({"jsonrpc": "2.0", "id": "x\ud800", "method": "m", "params": [PAD]}, "x\ud800", None),
-    ({"id": "late", "params": {"text": PAD}, "method": "m"}, "late", None),  # method past the params: a request
+    ({"id": "late", "params": {"text": PAD}, "method": "m"}, "late", "late"),  # method past the params: a request,
+    # unless the sidecar waits for a reply with that id (the gate decides)
     ({"jsonrpc": "2.0", "params": {"text": PAD}, "id": 8, "method": "m"}, None, None),  # the id past the cut
     ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "m", "params": [PAD]}, None, None),  # not a valid id
     ({"jsonrpc": "2.0", "id": True, "method": "m", "params": [PAD]}, None, None),
@@ -256,3 +257,25 @@ def test_lone_surrogates_in_params_and_results_become_replacement_characters() -
     while isinstance(walked, list):
         (walked,) = walked
     assert walked == "\ufffd"
+
+
+@pytest.mark.parametrize(("body", "reply_to"), [
+    (b'{"jsonrpc": "2.0", "id": "c-1", "result": {"text": "cut', "c-1"),  # a reply cut inside its result
+    (b'{"jsonrpc": "2.0", "id": 4, garbage}', 4),  # an id, then junk: no method, so maybe a reply
+    (b'{"result": {"text": "x"}, "id": "c-2", "jsonrpc": "2.0"', "c-2"),  # the id after the result, unclosed
+    (b'{"jsonrpc": "2.0", "id": "c-3", "result": {"text": "\xff"}}', "c-3"),  # not UTF-8
+    (b'{"jsonrpc": "2.0", "id": 5, "method": "council/turn", "params": {', None),  # a request: never a reply
+    (b'{"jsonrpc": "2.0", "method": "m", "id": 6, oops}', None),
+    (b'{"jsonrpc": "2.0", "id": 1.5, "result": oops}', None),  # not a valid id
+    (b'{"jsonrpc": "2.0", "result": {"text": NaN}}', None),  # no id to read
+    (b"[1, 2", None),
+    (b"{not json}", None),
+])
+def test_a_body_that_is_not_json_names_the_reply_it_may_be(body: bytes, reply_to: object) -> None:
+    """A broken body is refused with id null (a parse error); the id it carries, when no method came before it
+    broke, is given as ``response_to``: the gate fails the sidecar's request with that id, if it waits for one."""
+    events = FrameReader().feed(frame(body) + frame(GOOD))
+    fault, message = events
+    assert isinstance(fault, Fault) and fault.code == -32700 and fault.id is None, fault
+    assert fault.response_to == reply_to
+    assert isinstance(message, Message) and message.value == GOOD

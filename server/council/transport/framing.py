@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from council.errors import ErrorCode
 from council.protocol.constants import INVALID_REQUEST, JSONRPC_CODES, PARSE_ERROR
@@ -53,8 +53,8 @@ class Message:
 @dataclass(frozen=True)
 class Fault:
     """A malformed frame: the JSON-RPC error code to answer with, a message and details. ``id``: the refused frame
-    is a request whose id could be read (answer with it, else id null); ``response_to``: it is a response to the
-    sidecar's own request with that id (which then settles as failed)."""
+    is a request whose id could be read (answer with it, else id null); ``response_to``: it may be a response to the
+    sidecar's own request with that id (no method was read; when the sidecar waits for one, it settles as failed)."""
 
     code: int
     message: str
@@ -87,9 +87,22 @@ def _json_prefix(data: bytes) -> tuple[Any, int, bool] | None:
     return value, used, bool(text[end:].strip())
 
 
-def peek_envelope(data: bytes, final: bool) -> tuple[Any, bool] | None:
-    """The id at the start of a body too large to read, and whether the body is a response: ``(id, response)``, or
-    None while more bytes could still tell (``final``: they cannot; take what was read).
+class Envelope(NamedTuple):
+    """What a body read in part says: its ``id`` (None: not read); a ``result``/``error`` or a ``method`` came."""
+
+    id: Any
+    response: bool
+    request: bool
+
+    @property
+    def reply_to(self) -> Any:
+        """The id of the sidecar's request this body answers: a response, or a body with an id and no method."""
+        return self.id if valid_id(self.id) and not self.request else None
+
+
+def peek_envelope(data: bytes, final: bool) -> Envelope | None:
+    """The id at the start of a body too large (or too broken) to read and what kind of message it is, or None
+    while more bytes could still tell (``final``: they cannot; take what was read).
 
     The body's top-level members are read in order with the JSON decoder until the id and the method (or a
     ``result``/``error``) are known, or a member runs past ``data`` (a request's big ``params`` usually come last)."""
@@ -98,16 +111,16 @@ def peek_envelope(data: bytes, final: bool) -> tuple[Any, bool] | None:
     response = False
     pos = _skip_blank(text, 0)
     if pos < len(text) and text[pos] != "{":
-        return None, False  # not an object: no id to answer with
+        return Envelope(None, False, False)  # not an object: no id to answer with
     pos = _skip_blank(text, pos + 1)
     while pos < len(text):
         if text[pos] != '"':  # "}" or not JSON: what was read is all there is
-            return seen.get("id"), response
+            return Envelope(seen.get("id"), response, "method" in seen)
         try:
             key, pos = json.decoder.scanstring(text, pos + 1)
             pos = _skip_blank(text, pos)
             if pos < len(text) and text[pos] != ":":
-                return seen.get("id"), response
+                return Envelope(seen.get("id"), response, "method" in seen)
             response = response or key in ("result", "error")
             value, pos = _DECODER.raw_decode(text, _skip_blank(text, pos + 1))
         except (ValueError, RecursionError):  # a key or value past the end of the bytes read (or broken)
@@ -121,7 +134,7 @@ def peek_envelope(data: bytes, final: bool) -> tuple[Any, bool] | None:
         if text[pos] == ",":
             pos = _skip_blank(text, pos + 1)
     if final or ("id" in seen and ("method" in seen or response)):
-        return seen.get("id"), response
+        return Envelope(seen.get("id"), response, "method" in seen)
     return None
 
 
@@ -281,10 +294,10 @@ class FrameReader:
         if peek is None:
             return _MORE
         self._refusing, self._scanning = None, True
-        msg_id, response = peek if valid_id(peek[0]) else (None, False)
+        msg_id = peek.id if valid_id(peek.id) and not peek.response else None
         return Fault(INVALID_REQUEST, f"a {length}-byte message exceeds the {self.max_message}-byte limit",
                      {"reason": "too large", "limit": self.max_message, "declared": length},
-                     id=None if response else msg_id, response_to=msg_id if response else None)
+                     id=msg_id, response_to=peek.reply_to)
 
     def _body(self) -> object:
         length = self._length
@@ -308,7 +321,8 @@ class FrameReader:
             self._quiet = True  # a length that fell short leaves the body's tail: skip it without a second fault
             reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "invalid JSON"
             return Fault(PARSE_ERROR, f"the {len(body)}-byte body is not valid JSON: {str(exc)[:200]}",
-                         {"reason": reason, "declared": len(body)})
+                         {"reason": reason, "declared": len(body)},  # id null; a reply's id fails its request
+                         response_to=peek_envelope(body, final=True).reply_to)  # type: ignore[union-attr]
         del self._buf[:prefix[1]]
         self._quiet = True
         return Message(prefix[0], len(body), prefix[1])

@@ -2,6 +2,11 @@
 hands the rest to pygls's protocol one top-level message at a time; what pygls sends passes back through it
 (``outgoing``), so pygls's errors get the contract's data and its responses end the requests in flight.
 
+The gate also keeps the requests the sidecar sends its client (``council/complete``) until each ends, once: with the
+client's reply, with an error when the reply is malformed (its id read wherever it can be: a body that is not JSON, a
+response without ``result`` or ``error``, one too large to read), or when the sidecar cancels it (``$/cancelRequest``
+leaving: the caller's deadline or cancel). A reply to a request that has ended (late, repeated, unknown) is dropped.
+
 Built with ``load`` (what ``council serve`` does), the gate answers ``initialize`` itself before pygls, lsprotocol
 and the service are imported, then loads them and runs pygls's own ``initialize`` with its answer kept back. pygls
 never gets ``exit`` (it would call ``sys.exit``): :meth:`Gate.close` lets a pending ``shutdown`` answer, closes the
@@ -19,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from council import __version__
 from council.errors import ErrorCode, from_pydantic
-from council.protocol.constants import JSONRPC_CODES, METHOD_NOT_FOUND, SERVER_NOT_INITIALIZED
+from council.protocol.constants import JSONRPC_CODES, METHOD_NOT_FOUND, REQUEST_CANCELLED, SERVER_NOT_INITIALIZED
 from council.transport import jsonrpc as rpc
 from council.transport import lsp
 from council.transport.framing import Fault, FrameWriter, Message
@@ -69,6 +74,7 @@ class Gate:
         self._shutdown_id: rpc.MsgId | None = None
         self._shut_down = asyncio.Event()
         self._muted: set[rpc.MsgId] = set()  # requests pygls runs whose answer the gate sent already (initialize)
+        self._asked: dict[rpc.MsgId, str] = {}  # the sidecar's own requests to the client not ended yet → method
         writer.outgoing = self._outgoing
         writer.on_broken = self.stop
         if protocol is not None:
@@ -89,17 +95,24 @@ class Gate:
         if isinstance(event, Fault):
             log.warning("malformed frame answered with id %r: %s", event.id, event.details.get("reason", event.code))
             log.debug("malformed frame: %s", event.message)  # may quote the client's bytes
-            self._refuse(event.id, rpc.RpcError(event.code, event.message, **event.details))
-            if event.response_to is not None:  # the client's answer to a request of the sidecar's: it fails now
-                self._response(rpc.Response(event.response_to, error={"code": event.code, "message": event.message}))
+            error = rpc.RpcError(event.code, event.message, **event.details)
+            if event.response_to in self._asked:  # the client's answer to a request of the sidecar's: it fails now
+                self._refuse(None, error)
+                self._end_asked(event.response_to, event.code, f"the client's reply was malformed: {event.message}")
+            else:
+                self._refuse(event.id, error)
             return
         envelope = rpc.classify(event.value)
         if event.length_mismatch:
             log.warning("Content-Length %d but the JSON ended after %d bytes: message refused",
                         event.declared, event.used)
-            self._refuse(envelope.id if isinstance(envelope, rpc.Request) else None, rpc.invalid(
-                f"Content-Length is {event.declared} but the JSON message ends after {event.used} bytes: "
-                "the message was not run", "length mismatch", declared=event.declared, used=event.used))
+            error = rpc.invalid(f"Content-Length is {event.declared} but the JSON message ends after {event.used} "
+                                "bytes: the message was not run", "length mismatch", declared=event.declared,
+                                used=event.used)
+            if not self._malformed_reply(event.value, error):
+                self._refuse(envelope.id if isinstance(envelope, rpc.Request) else None, error)
+            return
+        if isinstance(envelope, rpc.Invalid) and self._malformed_reply(event.value, envelope.error):
             return
         for item in envelope if isinstance(envelope, list) else [envelope]:
             self._dispatch(item)
@@ -230,17 +243,38 @@ class Gate:
             log.debug("$/cancelRequest for %r: no such request in flight", target)
             return
         self._cancelled.add(target)
+        log.debug("$/cancelRequest for %r: the request is cancelled", target)
         self._forward({"jsonrpc": "2.0", "method": lsp.CANCEL_REQUEST, "params": {"id": target}})
 
     def _response(self, resp: rpc.Response) -> None:
         if resp.id in self._in_flight:
             log.warning("a response with the id of the client's own request %r in flight was dropped", resp.id)
             return
-        if self.protocol is None:
-            log.debug("a response to %r before the sidecar asked anything: dropped", resp.id)
+        if self._asked.pop(resp.id, None) is None:
+            log.debug("a response to %r, which the sidecar is not waiting for (ended, or never asked): dropped",
+                      resp.id)
             return
         outcome = {"result": resp.result} if resp.error is None else {"error": resp.error}
         self._forward({"jsonrpc": "2.0", "id": resp.id, **outcome})
+
+    def _malformed_reply(self, value: Any, error: rpc.RpcError) -> bool:
+        """A refused message that is the client's reply to a request the sidecar is waiting for (no method, and the
+        id of that request): refused with id null (the id is the sidecar's, not a request of the client's) and the
+        request ends with the error. False for anything else (refused as usual)."""
+        msg_id = value.get("id") if isinstance(value, dict) and "method" not in value else None
+        if not rpc.valid_id(msg_id) or msg_id not in self._asked:
+            return False
+        log.warning("a malformed reply to the sidecar's request %r: %s", msg_id, error.message)
+        self._refuse(None, error)
+        self._end_asked(msg_id, error.code, f"the client's reply was malformed: {error.message}")
+        return True
+
+    def _end_asked(self, msg_id: rpc.MsgId, code: int, message: str) -> None:
+        """End the sidecar's request ``msg_id`` with an error (pygls's future fails), unless it has ended."""
+        if self._asked.pop(msg_id, None) is None:
+            log.debug("the sidecar's request %r had ended already", msg_id)
+            return
+        self._forward({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message[:2000]}})
 
     # --- to pygls -------------------------------------------------------------------------------------------
     def _forward(self, message: dict[str, Any], request_id: rpc.MsgId | None = None) -> None:
@@ -266,7 +300,15 @@ class Gate:
 
     def _outgoing(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """Every message pygls sends: its errors get the contract's data, its responses settle the bookkeeping; the
-        answer to a request the gate answered itself is not sent (None)."""
+        answer to a request the gate answered itself is not sent (None). The sidecar's own requests are kept until
+        they end; cancelling one ends it (the client's late answer is then dropped)."""
+        method = message.get("method")
+        if method is not None and rpc.valid_id(message.get("id")):
+            self._asked[message["id"]] = method
+        elif method == lsp.CANCEL_REQUEST and isinstance(params := message.get("params"), dict) \
+                and params.get("id") in self._asked:
+            asyncio.get_running_loop().call_soon(self._end_asked, params["id"], REQUEST_CANCELLED,
+                                                 "the sidecar cancelled the request")
         if "method" not in message and "id" in message:
             if message["id"] in self._muted:
                 self._muted.discard(message["id"])

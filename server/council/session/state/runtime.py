@@ -153,6 +153,7 @@ class Turn:
                  live: SessionRuntime | None = None, scope: anyio.CancelScope | None = None) -> None:
         self.session_id, self.observer, self.clock, self.live, self.scope = session_id, observer, clock, live, scope
         self.stop_requested = False  # the scope was cancelled by a stop, not a cancel
+        self.follow_up = False  # a follow-up on a completed session (council/cancel stops it; it stays completed)
         self.inflight_calls = self.pending_calls = self.pending_first = 0
         self.gone: dict[str, Any] = {}
         self.stalled_by: dict[str, Any] = {}
