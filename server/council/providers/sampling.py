@@ -29,6 +29,7 @@ import mcp.types as types
 from mcp.shared.exceptions import McpError
 from pydantic import ValidationError
 
+from council.mcpserver.guard import MALFORMED_RESPONSE, WITHDRAWN  # upward: the errors that end a request
 from council.protocol.completion import CompleteParams, CompleteResult  # upward: this provider speaks that wire
 from council.providers.base import ProviderError
 
@@ -36,13 +37,11 @@ log = logging.getLogger(__name__)
 
 CHAT_MODEL_ID = "client"  # the seat id of "whatever model the client picks" (no hint)
 WITHDRAW_GRACE = 5.0  # seconds a withdrawn request waits for the error that ends it (the transport's, at once)
-MALFORMED = "malformed_response"  # details.reason of the transport's error for a reply it could not use
-WITHDRAWN = "withdrawn"  # … for a request the server withdrew
 CANCELLED = "the council no longer needs this reply"  # the cancellation's reason (for the client's log)
 T = TypeVar("T")
 
 
-class ClientSession(Protocol):
+class ClientLink(Protocol):
     """What :func:`ask_client` needs of an MCP server session (``mcp.server.session.ServerSession`` is one): the id
     its next request takes, and a way to notify."""
 
@@ -53,7 +52,7 @@ class ClientSession(Protocol):
         ...
 
 
-class Sampler(ClientSession, Protocol):
+class Sampler(ClientLink, Protocol):
     """What the bridge needs of an MCP server session."""
 
     async def create_message(self, messages: list[types.SamplingMessage], *, max_tokens: int,
@@ -61,7 +60,7 @@ class Sampler(ClientSession, Protocol):
         ...
 
 
-async def ask_client(session: ClientSession, send: Callable[[], Awaitable[T]], *, timeout: float | None,
+async def ask_client(session: ClientLink, send: Callable[[], Awaitable[T]], *, timeout: float | None,
                      related_request_id: types.RequestId | None, expired: str | None = None) -> T:
     """``await send()`` — one request to the MCP client on ``session`` — so that it ends: the client's answer (an
     error is raised as ``McpError``), or, after ``timeout`` seconds (None: none), ``TimeoutError``; a cancelled
@@ -69,7 +68,7 @@ async def ask_client(session: ClientSession, send: Callable[[], Awaitable[T]], *
     ``expired`` or "no answer within … s" at the deadline)."""
     outcome: list[Any] = []
     done = anyio.Event()
-    sent: list[types.RequestId] = []
+    sent: list[types.RequestId | None] = []
     abandoned = [False]
     waiter = anyio.CancelScope(shield=True)  # the SDK's wait, never cancelled by the caller's cancellation
 
@@ -78,7 +77,8 @@ async def ask_client(session: ClientSession, send: Callable[[], Awaitable[T]], *
             with waiter:
                 if abandoned[0]:
                     return
-                sent.append(session._request_id)  # the id send() takes (it is assigned before send's first await)
+                sent.append(getattr(session, "_request_id", None))  # the id send() takes (the SDK assigns it
+                # before send's first await); None: a session that does not say, whose request cannot be withdrawn
                 try:
                     outcome.append(await send())
                 except Exception as exc:
@@ -89,7 +89,7 @@ async def ask_client(session: ClientSession, send: Callable[[], Awaitable[T]], *
     async def withdraw(reason: str) -> None:
         abandoned[0] = True
         with anyio.CancelScope(shield=True):
-            if sent and not done.is_set():
+            if sent and sent[0] is not None and not done.is_set():
                 try:
                     await session.send_notification(types.ServerNotification(types.CancelledNotification(
                         params=types.CancelledNotificationParams(requestId=sent[0], reason=reason))),
@@ -189,7 +189,7 @@ class SamplingBridge:
                 timeout=self.timeout, related_request_id=route.request_id)
         except McpError as exc:
             said = " ".join((exc.error.message or f"error {exc.error.code}").split())[:300]
-            if _reason(exc) == MALFORMED:
+            if _reason(exc) == MALFORMED_RESPONSE:
                 raise self._failed(route, f"its reply was malformed: {_details(exc).get('problem', said)}") from None
             if exc.error.code == types.INTERNAL_ERROR or _reason(exc) == WITHDRAWN:
                 raise self._failed(route, said) from None  # its model failed this call: the seat may fall back
