@@ -81,7 +81,7 @@ async def cancel_mid_call(session: ClientSession, tool: str, arguments: dict[str
     async def call() -> None:
         try:
             await session.call_tool(tool, arguments, progress_callback=on_progress)
-        except Exception:  # the server answers a cancelled request with an error
+        except Exception:  # a cancelled request gets no answer: the task group below ends the wait
             pass
 
     async with anyio.create_task_group() as tg:

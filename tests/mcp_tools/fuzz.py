@@ -1,6 +1,7 @@
 """A seeded fuzzer for ``council mcp``: hostile frames of every shape on a real subprocess's stdin, and what must
 hold — the server never exits on input, every request with an id is answered exactly once, every line that must
-be refused with id null is (exactly as many as expected), and a normal ``tools/list`` still works at the end.
+be refused with id null is (exactly as many as expected), a request cancelled on the next line is answered at most
+once (never, when the cancel came first: MCP), and a normal ``tools/list`` still works at the end.
 
 Frames: lines that are not JSON (truncated, NaN, invalid UTF-8, binary junk), JSON that is not an object, batches,
 requests with ids of every type (valid ones are unique per run, so each answer is counted), every MCP request
@@ -41,6 +42,7 @@ class Frame:
     ids: list[Any] = field(default_factory=list)
     nulls: int = 0
     kind: str = ""
+    cancelled: list[Any] = field(default_factory=list)  # ids answered at most once
 
 
 class Fuzzer:
@@ -164,11 +166,12 @@ class Fuzzer:
         return Frame(line.encode(), ids=[msg_id], kind="deep")
 
     def cancel_later(self) -> Frame:
-        """A request and, on the next line, its cancellation (the request is still answered exactly once)."""
+        """A request and, on the next line, its cancellation: answered once if it was done before the cancel came,
+        else never (MCP: a cancelled request gets no response)."""
         first = self.request("tools/call")
         cancel = dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": first.ids[0], "reason": "fuzz"}})
-        return Frame(first.line + b"\n" + cancel, ids=first.ids, kind="cancelled request")
+        return Frame(first.line + b"\n" + cancel, cancelled=first.ids, kind="cancelled request")
 
     def bad_envelope(self) -> Frame:
         msg_id = self.fresh_id()
@@ -190,6 +193,8 @@ class Report:
     bytes_sent: int = 0
     requests: int = 0
     answered: int = 0
+    cancelled: int = 0  # requests cancelled on the next line
+    cancelled_answered: int = 0  # of them, answered (done before the cancel came)
     null_answers: int = 0
     kinds: Counter = field(default_factory=Counter)
     seconds: float = 0.0
@@ -220,6 +225,8 @@ def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0, log: 
             with lock:
                 if message.get("id") is None:
                     nulls[0] += 1
+                elif key(message["id"]) in cancelled:
+                    cancelled[key(message["id"])] += 1
                 else:
                     answers[key(message["id"])] += 1
                     if key(message["id"]) not in expected:
@@ -227,6 +234,7 @@ def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0, log: 
                 lock.notify_all()
 
     expected: Counter = Counter()
+    cancelled: Counter = Counter()  # the cancelled requests' ids: each answered at most once
     expected_nulls = 0
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
@@ -237,6 +245,8 @@ def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0, log: 
         with lock:
             for msg_id in frame.ids:
                 expected[key(msg_id)] += 1
+            for msg_id in frame.cancelled:
+                cancelled[key(msg_id)] += 0
             expected_nulls += frame.nulls
         proc.stdin.write(frame.line + b"\n")
         proc.stdin.flush()
@@ -267,9 +277,12 @@ def run(seed: int, frames: int, workspace: Path, *, timeout: float = 50.0, log: 
             missing = {k: v for k, v in expected.items() if answers[k] != v}
             assert not missing, f"unanswered or answered twice: {list(missing.items())[:10]}"
             assert not stray, f"answers to ids never sent: {stray[:3]}"
+            twice = [k for k, n in cancelled.items() if n > 1]
+            assert not twice, f"cancelled requests answered twice: {twice[:10]}"
             assert nulls[0] == expected_nulls, f"{nulls[0]} answers with id null, expected {expected_nulls}"
         assert proc.poll() is None, f"the server exited ({proc.returncode})"
         report.answered = sum(answers.values())
+        report.cancelled, report.cancelled_answered = len(cancelled), sum(cancelled.values())
         report.null_answers = nulls[0]
     finally:
         if proc.stdin is not None:

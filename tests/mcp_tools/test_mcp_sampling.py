@@ -236,6 +236,8 @@ async def test_malformed_replies_of_the_clients_model_say_what_was_wrong_and_who
     assert "the MCP client's model" in err["message"] and "unusable" in err["message"]
     assert "JSON" in err["message"] and "check the model configuration" not in err["message"]
     assert set(err["details"]["causes"].values()) == {"malformed"}
+    assert err["code"] == "validation" and err["details"]["reason"] == "client_model_failed"  # not internal: the
+    # client's model did not do what it was asked (issue 30)
 
 
 async def test_a_review_runs_on_the_clients_model(mcp_server):

@@ -13,11 +13,11 @@ import io
 import logging
 import os
 import sys
-from contextlib import nullcontext
 
 from council.cli import serve
 
 ELICITATION_TIMEOUT = 600.0  # seconds a clarifying question waits for the user (then it becomes an assumption)
+SAMPLING_TIMEOUT = 300.0  # seconds a model call on the client's model may take (a long reply takes minutes)
 
 log = logging.getLogger("council.mcp")
 
@@ -28,6 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=os.environ.get("COUNCIL_ELICITATION_TIMEOUT", str(ELICITATION_TIMEOUT)),
                    help="seconds a clarifying question waits for an answer; then it and the rest become logged "
                         "assumptions (default %(default)s)")
+    p.add_argument("--sampling-timeout", type=positive_seconds,
+                   default=os.environ.get("COUNCIL_SAMPLING_TIMEOUT", str(SAMPLING_TIMEOUT)),
+                   help="seconds one model call on the client's model (MCP sampling) may take; then it is withdrawn "
+                        "and counts as that model failing (default %(default)s)")
     p.add_argument("--no-roots", action="store_true",
                    help="without --workspace, stay in the current directory even when the client offers MCP roots "
                         "(default: the workspace is the client's first root)")
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         args.provider = None
     config = build_config(args)
     router = EventRouter()
-    bridge = SamplingBridge() if policy.enabled else None
+    bridge = SamplingBridge(args.sampling_timeout) if policy.enabled else None
     service = serve.council_service(args, config, router, bridge)
 
     def for_root(folder):  # the service of a workspace a client names in its roots
@@ -109,8 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
-                async with bridge.serving() if bridge is not None else nullcontext():
-                    await server.run(read, write, server.create_initialization_options())
+                await server.run(read, write, server.create_initialization_options())
         finally:
             with anyio.CancelScope(shield=True):
                 for each in workspaces.all():

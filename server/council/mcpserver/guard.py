@@ -5,7 +5,9 @@ batch, too deep, a response whose ``result`` is not an object …) and its clien
 
 :class:`Guard` is sans-IO (``receive(line)`` → what to forward, what to answer). A malformed notification, or a
 malformed response to nothing the server asked (:meth:`Guard.asked`), is dropped (logged); a malformed answer to one
-it asked reaches the SDK as an error response (``malformed_response``), so the request waiting for it ends. Lone
+it asked — a line that is not JSON, or too long, included, when its id can be read — reaches the SDK as an error
+response (``malformed_response``), so the request waiting for it ends. A request the server withdraws
+(:meth:`Guard.withdrawn`) ends the same way (``withdrawn``), and a reply that comes after is dropped. Lone
 surrogates become U+FFFD, except in ids and methods, kept exactly so the answer matches the request.
 Beyond the README's list: an id still in flight → -32600 (``duplicate_id``); a notification's method sent with an id →
 -32601; bad params → -32602 with one ``details.fields`` entry per bad field.
@@ -34,7 +36,9 @@ log = logging.getLogger(__name__)
 MAX_LINE_BYTES = 16 * 1024 * 1024  # the largest message read (16 MiB, as the sidecar); longer lines are refused
 MAX_DEPTH = 64  # arrays and objects inside each other; tool arguments need a handful, the SDK's parser fails ~200
 ID_SCAN_BYTES = 64 * 1024  # how much of a refused line is searched for its id (and kept of an overlong one)
-MALFORMED_RESPONSE = "malformed_response"
+MALFORMED_RESPONSE = "malformed_response"  # details.reason of the error that ends a request the client answered badly
+WITHDRAWN = "withdrawn"  # … of the error that ends a request the server cancelled (its deadline passed, or its call)
+REQUEST_WITHDRAWN = -32001  # that error's code: the SDKs' "request timed out"
 
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _STRINGS = re.compile(_STRING)
@@ -70,21 +74,47 @@ def nesting_depth(line: bytes) -> int:
 
 def readable_id(line: bytes) -> MsgId | None:
     """The top-level ``"id"`` of a message that could not be parsed, when its bytes still show it (else None)."""
-    depth, expect = 0, 0  # expect: 1 after the "id" key, 2 after its colon
+    return readable_head(line).id
+
+
+@dataclass(frozen=True)
+class Head:
+    """What the first bytes of a line that could not be parsed still show: its top-level ``id`` and keys."""
+
+    id: MsgId | None
+    keys: frozenset[str]
+
+    @property
+    def reply(self) -> bool:
+        """Whether it reads as a response (a ``result`` or an ``error``, no ``method``)."""
+        return "method" not in self.keys and bool({"result", "error"} & self.keys)
+
+
+def readable_head(line: bytes) -> Head:
+    """The top-level ``id`` (when its value is readable) and keys of the first :data:`ID_SCAN_BYTES` of ``line``."""
+    depth, msg_id, keys = 0, None, set()
+    string: bytes | None = None  # a string at the top level: a key when a colon follows
+    value_of: bytes | None = None  # the key whose value comes next
     for m in _TOKEN.finditer(line[:ID_SCAN_BYTES]):
         token = m.group()
-        if expect == 2:
-            return _id_value(token)
-        if expect == 1:
-            expect = 2 if token == b":" else 0
+        if value_of is not None:
+            if value_of == b'"id"':
+                msg_id = _id_value(token)
+            value_of = None
+        elif string is not None and token == b":":
+            key = _id_value(string)
+            if isinstance(key, str):
+                keys.add(key)
+            value_of, string = string, None
             continue
+        string = None
         if token in (b"[", b"{"):
             depth += 1
         elif token in (b"]", b"}"):
             depth -= 1
-        elif depth == 1 and token == b'"id"':
-            expect = 1
-    return None
+        elif depth == 1 and token.startswith(b'"'):
+            string = token
+    return Head(msg_id, frozenset(keys))
 
 
 def _id_value(token: bytes) -> MsgId | None:
@@ -101,6 +131,7 @@ class Verdict:
 
     forward: list[types.JSONRPCMessage] = field(default_factory=list)
     answer: list[dict[str, Any]] = field(default_factory=list)
+    refused: bool = False  # the line could not be read
 
 
 class Guard:
@@ -123,7 +154,7 @@ class Guard:
             return verdict
         self.lines += 1
         value = self._parse(line, verdict)
-        if verdict.answer:
+        if verdict.refused:
             self.refused += 1
             return verdict
         if isinstance(value, list):
@@ -136,9 +167,10 @@ class Guard:
         """A line longer than :data:`MAX_LINE_BYTES` (its first bytes): refused unread."""
         self.lines += 1
         self.refused += 1
+        verdict = Verdict()
         message = f"the message is longer than {MAX_LINE_BYTES} bytes"
-        return Verdict(answer=[error_response(readable_id(head), PARSE_ERROR, message, "too_long",
-                                              limit=MAX_LINE_BYTES)])
+        self._unreadable(readable_head(head), verdict, message, "too_long", limit=MAX_LINE_BYTES)
+        return verdict
 
     def answered(self, msg_id: Any) -> None:
         """The server wrote a response (or an error) with this id."""
@@ -148,9 +180,46 @@ class Guard:
         """The server wrote a request of its own with this id (an elicitation, a ping)."""
         self.asking.add(msg_id)
 
+    def withdrawn(self, msg_id: Any, reason: str) -> types.JSONRPCMessage | None:
+        """The server cancelled its request ``msg_id`` (``notifications/cancelled``): the error that ends the SDK's
+        wait for it (``details.reason`` ``withdrawn``), when it still waits; a reply that comes later is dropped."""
+        if not valid_id(msg_id) or msg_id not in self.asking:
+            return None
+        self.asking.discard(msg_id)
+        message = f"request {msg_id!r} was withdrawn: {reason}"
+        return types.JSONRPCMessage.model_validate(error_response(msg_id, REQUEST_WITHDRAWN, message, WITHDRAWN))
+
+    def _their_reply(self, msg_id: Any) -> MsgId | None:
+        """``msg_id`` as the id of a request the server waits on (``"7"`` is 7, as the SDKs match it), or None."""
+        if isinstance(msg_id, str) and msg_id.isdecimal() and len(msg_id) < 20:
+            msg_id = int(msg_id)
+        return msg_id if valid_id(msg_id) and msg_id in self.asking else None
+
+    def _fail(self, msg_id: MsgId, what: str, verdict: Verdict) -> None:
+        """The client's reply to request ``msg_id`` is unusable: that request ends with an error saying why."""
+        self.asking.discard(msg_id)
+        message = f"the client's response to request {msg_id!r} is malformed: {what}"
+        log.info("%s", message)
+        error = error_response(msg_id, INVALID_REQUEST, message, MALFORMED_RESPONSE, problem=what)
+        verdict.forward.append(types.JSONRPCMessage.model_validate(error))
+
+    def _unreadable(self, head: Head, verdict: Verdict, message: str, reason: str, **details: Any) -> None:
+        """A line that could not be read: a reply fails the request it answers (when its id shows which; else
+        that request ends by its deadline); anything else is refused (-32700, with its id when readable)."""
+        if not head.reply:
+            verdict.answer.append(error_response(head.id, PARSE_ERROR, message, reason, **details))
+            return
+        msg_id = self._their_reply(head.id)
+        if msg_id is None:
+            log.info("a response that could not be read was dropped (%s): its id is not one the server waits on",
+                     reason)
+            return
+        self._fail(msg_id, message, verdict)
+
     def _parse(self, line: bytes, verdict: Verdict) -> Any:
         def refuse(message: str, reason: str, **details: Any) -> None:
-            verdict.answer.append(error_response(readable_id(line), PARSE_ERROR, message, reason, **details))
+            self._unreadable(readable_head(line), verdict, message, reason, **details)
+            verdict.refused = True
 
         try:
             text = line.decode("utf-8")
@@ -235,27 +304,22 @@ class Guard:
         verdict.forward.append(types.JSONRPCMessage.model_validate(value))
 
     def _response(self, value: dict[str, Any], verdict: Verdict) -> None:
-        msg_id = value.get("id")
-        if not valid_id(msg_id) or value.get("jsonrpc") != "2.0":
-            log.info("a response without a valid id or jsonrpc member was dropped")
-            return
-        if isinstance(msg_id, str) and msg_id.isdecimal() and len(msg_id) < 20:
-            msg_id = int(msg_id)  # the SDK matches "7" to its request 7, as the TypeScript SDK does
-        if msg_id not in self.asking:
+        msg_id = self._their_reply(value.get("id"))
+        if msg_id is None:
             log.debug("a response to %r was dropped: the server asked nothing by that id (or no longer waits)",
-                     str(msg_id)[:40])
+                      str(value.get("id"))[:40])
             return
         self.asking.discard(msg_id)
-        try:
-            verdict.forward.append(types.JSONRPCMessage.model_validate(value))
-            return
-        except ValidationError:
-            pass
-        if "result" in value and "error" not in value:
+        if value.get("jsonrpc") == "2.0" and ("result" in value) != ("error" in value):
+            try:
+                verdict.forward.append(types.JSONRPCMessage.model_validate({**value, "id": msg_id}))
+                return
+            except ValidationError:
+                pass
+        if value.get("jsonrpc") != "2.0":
+            what = 'its "jsonrpc" is not "2.0"'
+        elif "result" in value and "error" not in value:
             what = f"its result is {type(value['result']).__name__}, not an object"
         else:
             what = "it needs exactly one of result (an object) or error ({code, message})"
-        message = f"the client's response to request {msg_id!r} is malformed: {what}"
-        log.info("%s", message)
-        error = error_response(msg_id, INVALID_REQUEST, message, MALFORMED_RESPONSE)
-        verdict.forward.append(types.JSONRPCMessage.model_validate(error))
+        self._fail(msg_id, what, verdict)

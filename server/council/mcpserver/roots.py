@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -23,6 +22,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import ValidationError
 
 from council.evidence.workspace import is_secret
+from council.providers.sampling import ask_client
 from council.service import CouncilService
 
 log = logging.getLogger("council.mcp")
@@ -104,8 +104,13 @@ class Workspaces:
     async def _first_root(self, session) -> tuple[bool, Path | None]:
         """Whether the client listed its roots, and the first usable one."""
         try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
-            result = await session.send_request(types.ServerRequest(types.ListRootsRequest()), ListedRoots,
-                                                request_read_timeout_seconds=timedelta(seconds=ROOTS_TIMEOUT))
+            result = await ask_client(session, lambda: session.send_request(
+                types.ServerRequest(types.ListRootsRequest()), ListedRoots), timeout=ROOTS_TIMEOUT,
+                related_request_id=None)  # withdrawn at the deadline
+        except TimeoutError:
+            log.info("no roots/list answer within %g s; the workspace stays %s", ROOTS_TIMEOUT,
+                     self.current.config.workspace)
+            return False, None
         except McpError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
             return False, None

@@ -1,7 +1,9 @@
 """Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's; the order
 of choice and the errors are the README's "The client's own model (MCP sampling)". No model at all is one
 ``validation`` error before the council starts; a client that refuses its sampling requests is one ``permission``
-error after the session stops, with the fix — never "every advisor failed".
+error after the session stops, with the fix — never "every advisor failed". A call that ends because the client's
+model failed it (malformed or unusable replies, no answer in time) is a ``validation`` error (reason
+``client_model_failed``, with what the client sent): the client's fault, never ``internal``, never ``permission``.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from council.config import CouncilConfig
-from council.errors import CouncilError, permission_error, validation_error
+from council.errors import CouncilError, ErrorCode, permission_error, validation_error
 from council.present import errors as words
 from council.protocol.seating import ClientModel
 from council.providers.registry import build_provider, choose_default
-from council.providers.sampling import CHAT_MODEL_ID, SamplingBridge
+from council.providers.sampling import CHAT_MODEL_ID, Route, SamplingBridge
 
 log = logging.getLogger(__name__)
 
 DEFAULT_HINTS = ("claude", "gpt", "gemini")
+MAX_FAULTS = 5  # what the client sent wrong, listed in an error's details
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,18 @@ def seat_models(hints: tuple[str, ...]) -> list[ClientModel]:
     """The models a session may seat on: the client's own choice (the chair) and one per hint."""
     chair = ClientModel(id=CHAT_MODEL_ID, vendor="mcp", family="client", name=words.CHAT_MODEL_NAME)
     return [chair, *(ClientModel(id=h, vendor="mcp", family=h, name=h) for h in hints if h != CHAT_MODEL_ID)]
+
+
+def client_model_failed(err: CouncilError, route: Route) -> bool:
+    """Whether ``err`` ends a call because the client's model failed it — every advisor's reply unusable or failed
+    (a consult's ``causes``; Council's own crash is not one), or a review role's after replies the client's model
+    failed (``route.faults``) — not Council's fault: never ``internal``."""
+    if err.code is not ErrorCode.INTERNAL:
+        return False
+    causes = err.details.get("causes")
+    if isinstance(causes, dict) and causes:
+        return "crashed" not in causes.values()
+    return err.details.get("reason") == "roles_failed" and bool(route.faults)
 
 
 class CallModels:
@@ -86,11 +101,14 @@ class CallModels:
             try:
                 yield words.CHAT_MODEL_NAME
             except CouncilError as err:
-                if route.refusal is None:
-                    raise
-                raise permission_error(words.sampling_refused(route.refusal), reason="sampling_refused",
-                                       client_said=route.refusal,
-                                       **{k: v for k, v in err.details.items() if k == "sessionId"}) from None
+                if route.refusal is not None:
+                    raise permission_error(words.sampling_refused(route.refusal), reason="sampling_refused",
+                                           client_said=route.refusal,
+                                           **{k: v for k, v in err.details.items() if k == "sessionId"}) from None
+                if client_model_failed(err, route):
+                    raise validation_error(err.message, **{**err.details, "reason": "client_model_failed",
+                                                           "client_sent": route.faults[:MAX_FAULTS]}) from None
+                raise
 
     async def preflight(self) -> None:
         """A validation error when the automatic selection would end at an embedded model that cannot run (a

@@ -33,6 +33,7 @@ from council.present.review_words import progress_line
 from council.protocol.constants import MAX_TEXT
 from council.protocol.consult import DecisionsParams, DefinePersonasParams, ElicitedAnswer
 from council.protocol.methods import ReviewParams, ReviewResult
+from council.providers.sampling import ask_client
 from council.review.models import CouncilRequest
 from council.review.run import review_session_id
 from council.service import CouncilService
@@ -48,8 +49,8 @@ Report = Callable[[str | None], None]  # a progress message for the client (None
 class CouncilServer(Server):
     """The SDK's low-level server, surviving a client's ``notifications/cancelled`` that arrives while the answer is
     being sent: the SDK (1.x) then lets the request's own cancellation escape the request's task, which cancels the
-    server's task group and ends ``council mcp`` (found by the fuzzer). Such a request was answered ("Request
-    cancelled"); its task ends quietly."""
+    server's task group and ends ``council mcp`` (found by the fuzzer). Such a request gets no answer (MCP: a cancelled
+    request is not answered; ``council.mcpserver.stdio`` drops the SDK's); its task ends quietly."""
 
     async def _handle_message(self, message, *args, **kwargs) -> None:  # type: ignore[override]
         try:
@@ -239,26 +240,24 @@ def _asker(ctx, timeout: float) -> Asker | None:
                                "enum": [c.value for c in question.choices]}
         props["answer"] = {"type": "string", "title": t("consult.your_answer"),
                            "description": t("consult.answer_hint"), "maxLength": MAX_TEXT}
-        request_id = ctx.session._request_id  # the id elicit_form's request gets (assigned before it awaits)
-        with anyio.move_on_after(timeout) as deadline:
-            try:
-                result = await ctx.session.elicit_form(
-                    words.elicit_message(question.question, question.default_assumption),
-                    {"type": "object", "properties": props}, related_request_id=ctx.request_id)
-            except McpError as exc:
-                data = exc.error.data
-                if isinstance(data, dict) and data.get("details", {}).get("reason") == MALFORMED_RESPONSE:
-                    raise validation_error(f"the client's answer to a clarifying question is malformed: "
-                                           f"{exc.error.message}", fields={"elicitation": exc.error.message},
-                                           reason=MALFORMED_RESPONSE) from None
-                log.info("elicitation failed (%s); the council assumes", exc.error.message)  # the client cannot ask
-                return Reply("skip_all")
-            except ValidationError as exc:  # a result the SDK cannot read (an unknown action …)
-                raise from_pydantic(exc, "answer to a clarifying question", prefix="elicitation") from None
-        if deadline.cancelled_caught:
+        try:  # withdrawn when it expires or the call is cancelled
+            result = await ask_client(ctx.session, lambda: ctx.session.elicit_form(
+                words.elicit_message(question.question, question.default_assumption),
+                {"type": "object", "properties": props}, related_request_id=ctx.request_id),
+                timeout=timeout, related_request_id=ctx.request_id, expired=words.ELICITATION_EXPIRED)
+        except TimeoutError:
             log.info("no answer to a clarifying question within %g s; the council assumes and asks no more", timeout)
-            await _withdraw(ctx, request_id)
             return Reply("skip_all", unanswered=True)
+        except McpError as exc:
+            data = exc.error.data
+            if isinstance(data, dict) and data.get("details", {}).get("reason") == MALFORMED_RESPONSE:
+                raise validation_error(f"the client's answer to a clarifying question is malformed: "
+                                       f"{exc.error.message}", fields={"elicitation": exc.error.message},
+                                       reason=MALFORMED_RESPONSE) from None
+            log.info("elicitation failed (%s); the council assumes", exc.error.message)  # the client cannot ask
+            return Reply("skip_all")
+        except ValidationError as exc:  # a result the SDK cannot read (an unknown action …)
+            raise from_pydantic(exc, "answer to a clarifying question", prefix="elicitation") from None
         if result.action == "accept":
             try:  # the limits of council/answer: a client that ignores the form's maxLength is refused
                 content = ElicitedAnswer.model_validate(result.content or {})
@@ -269,13 +268,3 @@ def _asker(ctx, timeout: float) -> Asker | None:
         return Reply("skip") if result.action == "decline" else Reply("skip_all")
 
     return ask
-
-
-async def _withdraw(ctx, request_id: int) -> None:
-    """Tell the client the elicitation request is no longer wanted (it may close its form)."""
-    try:
-        await ctx.session.send_notification(types.ServerNotification(types.CancelledNotification(
-            params=types.CancelledNotificationParams(requestId=request_id, reason=words.ELICITATION_EXPIRED))),
-            related_request_id=ctx.request_id)
-    except Exception as exc:  # a client gone mid-call must not fail the consult
-        log.debug("could not withdraw the elicitation: %s", exc)

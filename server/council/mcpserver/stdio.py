@@ -3,13 +3,17 @@
 whose reader drops what it cannot parse without an answer). Stdin is read as ``council serve`` reads it, with
 bounded memory per line. One :class:`LineWriter` writes every message whole; it gives SDK-built errors the contract's
 ``data``, turns a result that cannot be serialised into an internal error for its id (the request is still
-answered), and a broken stdout stops the server.
+answered), and a broken stdout stops the server. A request the client cancels gets no response (the MCP spec's
+cancellation; the SDK answers it, the writer drops that). When the server cancels a request of its own
+(``notifications/cancelled``: its deadline passed, or the tool call it served ended), the SDK still waits for that
+request's answer: the error that ends the wait goes into the SDK's input, so no waiter is ever cancelled mid-reply.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, BinaryIO
@@ -74,20 +78,27 @@ class LineSplitter:
 
 
 class LineWriter:
-    """The protocol stdout: one whole line per message, written synchronously (so lines never interleave)."""
+    """The protocol stdout: one whole line per message, written synchronously (so lines never interleave).
+    ``withdrawn`` receives the error that ends the SDK's wait for a request the server cancels."""
 
-    def __init__(self, stream: BinaryIO, guard: Guard) -> None:
+    def __init__(self, stream: BinaryIO, guard: Guard,
+                 withdrawn: MemoryObjectSendStream[types.JSONRPCMessage] | None = None) -> None:
         self.stream = stream
         self.guard = guard
+        self.withdrawn = withdrawn
         self.broken = anyio.Event()
 
     def send(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/cancelled":  # the server withdrew one of its requests
+            self._withdraw(message.get("params") or {})
         if self.broken.is_set():
             return
         if "method" in message and "id" in message:
             self.guard.asked(message["id"])
-        elif message.get("method") == "notifications/cancelled":  # the server withdrew one of its requests
-            self.guard.asking.discard((message.get("params") or {}).get("requestId"))
+        elif cancelled(message):  # MCP: a request the client cancelled gets no response (the SDK sends one)
+            self.guard.answered(message.get("id"))
+            log.info("request %r cancelled by the client: not answered", message.get("id"))
+            return
         elif "error" in message or "result" in message:
             if isinstance(message.get("error"), dict):
                 message["error"] = contract_error(message["error"])
@@ -99,6 +110,15 @@ class LineWriter:
         except (OSError, ValueError) as exc:
             log.error("council mcp: writing to the client failed (%s); exiting", exc)
             self.broken.set()
+
+    def _withdraw(self, params: dict[str, Any]) -> None:
+        ending = self.guard.withdrawn(params.get("requestId"), str(params.get("reason") or "cancelled"))
+        if ending is None or self.withdrawn is None:
+            return
+        try:
+            self.withdrawn.send_nowait(ending)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):  # input closed: the SDK ends every wait
+            log.debug("the input is closed; request %r ends with it", params.get("requestId"))
 
     def send_session_message(self, session_message: SessionMessage) -> None:
         root = session_message.message.root
@@ -114,6 +134,12 @@ class LineWriter:
         self.send(message)
 
 
+def cancelled(message: dict[str, Any]) -> bool:
+    """Whether ``message`` is the SDK's answer to a request the client cancelled (code 0, "Request cancelled")."""
+    error = message.get("error")
+    return isinstance(error, dict) and error.get("code") == 0 and error.get("message") == "Request cancelled"
+
+
 def contract_error(error: dict[str, Any]) -> dict[str, Any]:
     """``error`` with ``data`` in the contract's shape (kept when it already is; else wrapping what was there)."""
     data = error.get("data")
@@ -123,8 +149,6 @@ def contract_error(error: dict[str, Any]) -> dict[str, Any]:
     code, message = error.get("code"), str(error.get("message", ""))
     kind = "validation" if code in _CLIENT_FAULTS else "internal"
     details = {} if data in (None, "") else {"data": data}
-    if code == 0 and message == "Request cancelled":  # the SDK's answer to notifications/cancelled
-        kind, details = "validation", {"reason": "cancelled"}
     return {**error, "data": {"code": kind, "message": message, "details": details}}
 
 
@@ -133,7 +157,8 @@ async def guarded_stdio(stdin_fd: int, stdout: BinaryIO) -> AsyncIterator[
         tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
     """``(read, write)`` streams for ``Server.run``, like the SDK's ``stdio_server``, with the guard in front."""
     guard = Guard()
-    writer = LineWriter(stdout, guard)
+    ends_send, ends_receive = anyio.create_memory_object_stream[types.JSONRPCMessage](math.inf)
+    writer = LineWriter(stdout, guard, ends_send)
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -143,7 +168,7 @@ async def guarded_stdio(stdin_fd: int, stdout: BinaryIO) -> AsyncIterator[
                 writer.send_session_message(session_message)
 
     async def read_in() -> None:
-        async with read_send:
+        async with read_send, ends_send:  # closing both ends the SDK's input
             async for verdict in _verdicts(stdin_fd, guard):
                 for answer in verdict.answer:
                     writer.send(answer)
@@ -151,12 +176,20 @@ async def guarded_stdio(stdin_fd: int, stdout: BinaryIO) -> AsyncIterator[
                     await read_send.send(SessionMessage(message))
         log.info("input closed (%d lines, %d refused); exiting", guard.lines, guard.refused)
 
+    async def end_withdrawn(into: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+        """The errors that end the waits for withdrawn requests, into the SDK's input beside the client's lines
+        (a queue of their own: the writer never waits on the reader)."""
+        async with into, ends_receive:
+            async for message in ends_receive:
+                await into.send(SessionMessage(message))
+
     async def stop_when_broken(scope: anyio.CancelScope) -> None:
         await writer.broken.wait()
         scope.cancel()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(write_out)
+        tg.start_soon(end_withdrawn, read_send.clone())
         tg.start_soon(read_in)
         tg.start_soon(stop_when_broken, tg.cancel_scope)
         try:
