@@ -16,6 +16,7 @@ import sys
 from contextlib import nullcontext
 
 from council.cli import serve
+from council.cli.usage import decimal_number, setup_or_refuse
 
 ELICITATION_TIMEOUT = 600.0  # seconds a clarifying question waits for the user (then it becomes an assumption)
 
@@ -40,9 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def positive_seconds(text: str) -> float:
     try:
-        if 0 < (value := float(text)) < 10**7:
+        if 0 < (value := decimal_number(text)) < 10**7:
             return value
-    except ValueError:
+    except argparse.ArgumentTypeError:
         pass
     raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
 
@@ -89,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
     policy = sampling_policy(args)
     if args.provider == "client":  # the client's model is the sampling bridge's, chosen per call
         args.provider = None
-    config = build_config(args)
+    config, refused = setup_or_refuse("mcp", args, build_config)
+    if refused is not None:
+        return refused
     router = EventRouter()
     bridge = SamplingBridge() if policy.enabled else None
     service = serve.council_service(args, config, router, bridge)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,11 +68,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or an exponent, refused when it overflows a double (``1e999``): it would become
+    infinity, which is not JSON either, and which the MCP SDK re-serialises as ``null`` (a budget of 1e999 became no
+    budget)."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:40]} is too large a number (beyond ±1.8e308)")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def decode_json(text: str) -> Any:
-    """Strict JSON (no NaN/Infinity); raises ValueError (or RecursionError for absurd nesting)."""
+    """Strict JSON (no NaN/Infinity, no number that overflows to infinity); raises ValueError (or RecursionError
+    for absurd nesting)."""
     return _DECODER.decode(text)
 
 
