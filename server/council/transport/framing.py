@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 from council.errors import ErrorCode
@@ -68,22 +69,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _finite_float(text: str) -> float:
-    """A JSON number with a fraction or an exponent, refused when it overflows a double (``1e999``): it would become
-    infinity, which is not JSON either, and which the MCP SDK re-serialises as ``null`` (a budget of 1e999 became no
-    budget)."""
+def _parse_float(text: str) -> float | int:
+    """A float, or for one too large for a double (``1e999``) the exact integer, which a field refuses by its range
+    (as infinity the MCP SDK made it ``null``); at 4300 digits (``int(str)``'s limit) or with a fraction, not JSON."""
     value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"{text[:40]} is too large a number (beyond ±1.8e308)")
-    return value
+    if not math.isinf(value):
+        return value
+    exact = Decimal(text)
+    if exact.adjusted() >= 4300 or exact != exact.to_integral_value():
+        raise ValueError(f"{text[:40]} is too large a number")
+    return int(exact)
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
 
 
 def decode_json(text: str) -> Any:
-    """Strict JSON (no NaN/Infinity, no number that overflows to infinity); raises ValueError (or RecursionError
-    for absurd nesting)."""
+    """Strict JSON (no NaN/Infinity; a number too large for a double is its exact integer); raises ValueError (or
+    RecursionError for absurd nesting)."""
     return _DECODER.decode(text)
 
 
