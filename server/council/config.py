@@ -67,7 +67,7 @@ class ProviderConfig(BaseModel):
     """One configured model endpoint. ``options`` are kind-specific (validated by the provider)."""
 
     # hide_input_in_errors: a validation error must not echo a pasted key back.
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True, allow_inf_nan=False)
 
     kind: ProviderKind
     model: str = ""
@@ -104,7 +104,7 @@ class ProviderConfig(BaseModel):
 
 
 class CouncilConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True, allow_inf_nan=False)
 
     #: Name of the provider in ``providers`` to use by default; None = automatic selection.
     default: str | None = None

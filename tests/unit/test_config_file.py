@@ -158,6 +158,17 @@ def test_a_bad_field_is_named_with_what_is_wrong_and_no_pydantic_footer(tmp_path
     assert "errors.pydantic.dev" not in text and "For further information" not in text
 
 
+@pytest.mark.parametrize(("name", "body"), [
+    ("c.json", '{"session_ttl_seconds": 1e999}'),  # JSON's overflow: infinity, a TTL that never ends
+    ("c.toml", "session_ttl_seconds = inf\n"),
+    ("c.toml", '[providers.a]\nkind = "ollama"\ntimeout = nan\n'),
+])
+def test_an_infinite_or_nan_number_is_a_bad_field(tmp_path: Path, name: str, body: str):
+    (tmp_path / name).write_text(body, encoding="utf-8")
+    err = refused(tmp_path / name)
+    assert err.problem == "fields" and "Input should be a finite number" in str(err)
+
+
 def test_the_error_is_written_in_the_language_being_written(tmp_path: Path):
     fifo = tmp_path / "council.json"
     os.mkfifo(fifo)

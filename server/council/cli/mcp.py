@@ -79,6 +79,13 @@ def run(args: argparse.Namespace) -> int:
     from council.logs import setup_logging
 
     setup_logging(args.log_level)
+    # the client's model is the sampling bridge's, chosen per call: `--provider client` configures no provider
+    configured = argparse.Namespace(**{**vars(args), "provider": None if args.provider == "client" else args.provider})
+    config, refused = setup_or_refuse("mcp", configured, build_config)  # before the MCP SDK loads: refused at once
+    if refused is not None:
+        return refused
+    policy = sampling_policy(args)
+    args.provider = configured.provider
     import anyio
 
     from council.mcpserver.roots import Workspaces
@@ -87,12 +94,6 @@ def run(args: argparse.Namespace) -> int:
     from council.personas.routing import exit_code
     from council.providers.sampling import SamplingBridge
 
-    policy = sampling_policy(args)
-    if args.provider == "client":  # the client's model is the sampling bridge's, chosen per call
-        args.provider = None
-    config, refused = setup_or_refuse("mcp", args, build_config)
-    if refused is not None:
-        return refused
     router = EventRouter()
     bridge = SamplingBridge() if policy.enabled else None
     service = serve.council_service(args, config, router, bridge)
