@@ -9,6 +9,7 @@ model packages keep their files (:func:`package_files`).
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import json
 import os
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,11 +39,35 @@ class ConfigError(ValueError):
     """The configuration is unusable; the message says what to change."""
 
 
+#: The largest config file read (a real one is a few KiB; the limit is checked before reading).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+class ConfigFileError(ConfigError):
+    """A config file that cannot be used: ``problem`` is its ``config.<problem>`` words key, ``params`` fill it.
+    ``str()`` writes it in the language being written, so catch it where that language is set."""
+
+    def __init__(self, path: str | Path, problem: str, **params: Any) -> None:
+        self.path, self.problem, self.params = str(path), problem, params
+        super().__init__(self.text())
+
+    def text(self) -> str:
+        from council.words import t
+
+        params = dict(self.params)
+        if "kind" in params:
+            params["kind"] = t(f"config.kind.{params['kind']}")
+        return t(f"config.{self.problem}", file=self.path, **params)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
 class ProviderConfig(BaseModel):
     """One configured model endpoint. ``options`` are kind-specific (validated by the provider)."""
 
     # hide_input_in_errors: a validation error must not echo a pasted key back.
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True, allow_inf_nan=False)
 
     kind: ProviderKind
     model: str = ""
@@ -79,7 +104,7 @@ class ProviderConfig(BaseModel):
 
 
 class CouncilConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True, allow_inf_nan=False)
 
     #: Name of the provider in ``providers`` to use by default; None = automatic selection.
     default: str | None = None
@@ -158,15 +183,82 @@ def package_files(module: str, distribution: str, pattern: str) -> list[Path]:
     return [Path(str(f.locate())) for f in files if fnmatch.fnmatch(f.name, pattern)]
 
 
+def read_config_file(path: str | Path) -> bytes:
+    """The bytes of the config file at ``path`` (links followed; ``~`` expanded); :class:`ConfigFileError` when it is
+    missing, a loop of links, not a regular file, larger than :data:`MAX_CONFIG_BYTES` or unreadable."""
+    from council.errors import CouncilError
+    from council.review.files import read_request_file
+
+    try:
+        real = Path(path).expanduser().resolve(strict=True)
+    except FileNotFoundError:
+        raise ConfigFileError(path, "missing") from None
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of links, before Python 3.13
+        if isinstance(exc, RuntimeError) or exc.errno == errno.ELOOP:
+            raise ConfigFileError(path, "loop") from None
+        raise ConfigFileError(path, "unreadable", reason=exc.strerror or str(exc)) from None
+    try:
+        return read_request_file(real, MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        raise ConfigFileError(path, "missing") from None
+    except CouncilError as err:
+        reason = err.details.get("reason")
+        if reason == "not_regular":
+            kind = str(err.details.get("kind", "special file")).replace(" ", "_")
+            raise ConfigFileError(path, "not_regular", kind=kind) from None
+        if reason == "too_large":
+            size = err.details.get("size")
+            raise ConfigFileError(path, "too_large", limit=_bytes(MAX_CONFIG_BYTES),
+                                  size=_bytes(size) if size is not None else "?") from None
+        raise ConfigFileError(path, "unreadable", reason=err.message) from None
+
+
+def parse_config_file(path: str | Path, raw: bytes) -> dict[str, Any]:
+    """The table a config file holds: TOML when its name ends in ``.toml``, else JSON (with no NaN or Infinity);
+    :class:`ConfigFileError` when it is not UTF-8, not that format, or not a table at the top."""
+    toml = Path(path).suffix == ".toml"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(path, "encoding", offset=exc.start) from None
+    try:
+        data = tomllib.loads(text) if toml else json.loads(text, parse_constant=_no_constant)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigFileError(path, "syntax", format="TOML", detail=str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigFileError(path, "syntax", format="JSON",
+                              detail=f"{exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:
+        raise ConfigFileError(path, "syntax", format="TOML" if toml else "JSON", detail=str(exc)) from None
+    if not isinstance(data, dict):
+        raise ConfigFileError(path, "not_table", format="JSON", type=type(data).__name__)
+    return data
+
+
+def field_errors(exc: ValidationError) -> str:
+    """``field.path: what is wrong`` for each bad field (pydantic's own words, no input echoed, no URL)."""
+    return "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '(top)'}: {err['msg']}"
+                     for err in exc.errors(include_url=False, include_input=False))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _bytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB" if size >= 1024 * 1024 else f"{size} bytes"
+
+
 def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> CouncilConfig:
     env = dict(os.environ) if env is None else env
     data: dict[str, Any] = {}
     path = path or env.get("COUNCIL_CONFIG")
     if path:
-        p = Path(path)
-        text = p.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if p.suffix == ".toml" else json.loads(text)
-    cfg = CouncilConfig.model_validate(data)
+        data = parse_config_file(path, read_config_file(path))
+    try:
+        cfg = CouncilConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigFileError(path or "", "fields", fields=field_errors(exc)) from None
     kind = env.get("COUNCIL_PROVIDER")
     if kind:
         cfg.providers["env"] = ProviderConfig(kind=kind, model=env.get("COUNCIL_MODEL", ""),  # type: ignore[arg-type]

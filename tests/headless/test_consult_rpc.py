@@ -98,6 +98,7 @@ async def test_cancelling_a_consult_cancels_the_session_and_every_model_call(sid
 
 async def test_define_personas_draft_then_confirm_then_visible(sidecar, tmp_path: Path):
     ws = tmp_path / "ws"
+    ws.mkdir()
     async with sidecar(args=["--workspace", str(ws)]) as sc:
         focus = ["Cost of delay for every option", "Reversibility of each step"]
         draft = await sc.call("council/definePersonas", {"overrides": {"Devil's Advocate": {"focus": focus}}})
@@ -125,6 +126,7 @@ async def test_define_personas_refuses_bad_overrides_and_has_no_workspace_by_def
         assert err.value.data["code"] == "permission"
         listed = await sc.call("council/definePersonas", {})
         assert len(listed["personas"]) >= 11 and "draft" not in listed
+    (tmp_path / "ws").mkdir()
     async with sidecar(args=["--workspace", str(tmp_path / "ws")]) as sc:
         bad = {"overrides": {"Devil's Advocate": {"constraints": ["Be nice to everyone."]}}}
         with pytest.raises(RpcError) as err:

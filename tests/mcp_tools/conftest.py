@@ -26,8 +26,10 @@ def mcp_client(tmp_path: Path):
     @asynccontextmanager
     async def run(script: dict[str, Any] | None = None, elicit: Callable[..., Awaitable[Any]] | None = None,
                   workspace: Path | None = None, extra: list[str] | None = None) -> AsyncIterator[ClientSession]:
+        ws = workspace or tmp_path / "ws"
+        ws.mkdir(parents=True, exist_ok=True)  # a workspace that is no folder is a usage error
         args = ["-m", "council", "mcp", "--provider", "scripted", "--no-embeddings",
-                "--workspace", str(workspace or tmp_path / "ws"), *(extra or [])]
+                "--workspace", str(ws), *(extra or [])]
         if script is not None:
             path = tmp_path / f"script-{len(list(tmp_path.glob('script-*')))}.json"
             path.write_text(json.dumps(script), encoding="utf-8")

@@ -85,6 +85,7 @@ async def test_a_client_without_roots_keeps_the_folder_the_server_started_in(tmp
 
 async def test_an_explicit_workspace_wins_and_the_roots_are_never_asked(tmp_path: Path):
     given, root = tmp_path / "given", tmp_path / "root"
+    given.mkdir()
     root.mkdir()
     roots = Roots(root)
     async with council_mcp(tmp_path, roots, "--workspace", str(given)) as s:

@@ -71,6 +71,7 @@ def mcp_server(tmp_path: Path):
     async def run(model: ScriptedClientModel | None = None, args: list[str] | None = None,
                   env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
         base = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_")}
+        (tmp_path / "ws").mkdir(exist_ok=True)
         params = StdioServerParameters(
             command=sys.executable, cwd=str(tmp_path),
             args=["-m", "council", "mcp", "--no-embeddings", "--workspace", str(tmp_path / "ws"), *(args or [])],

@@ -27,6 +27,7 @@ REVIEW_BAD = {"request_id": "r-1", "change_type": "SHIP_IT"}
 
 
 def server_args(tmp_path: Path, *extra: str) -> list[str]:
+    (tmp_path / "ws").mkdir(exist_ok=True)
     return ["-m", "council", "mcp", "--provider", "scripted", "--no-embeddings", "--workspace", str(tmp_path / "ws"),
             *extra]
 

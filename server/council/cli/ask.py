@@ -3,7 +3,9 @@ and exit codes: README, *In a terminal*.
 
 It starts ``council serve``, sends the question as a ``council/turn``, renders the ``council/event`` stream and asks
 the clarification questions one at a time (the sidecar decides what an answer means). Ctrl-C cancels: the pending
-request (``$/cancelRequest``), the session (``council/cancel``), then the sidecar is shut down; exit 130.
+request (``$/cancelRequest``), the session (``council/cancel``), then the sidecar is shut down; exit 130. SIGTERM and
+SIGHUP (a ``kill`` of the process group, a closed terminal) cancel the same way: the sidecar blocks them, as Ctrl-C,
+and is shut down by ``council ask``.
 """
 
 from __future__ import annotations
@@ -32,16 +34,19 @@ from council.client.rpc import FramingError, RpcError, Sidecar, start_sidecar
 from council.session.state.language import session_language
 from council.words import speaking, t
 
+#: The signals that cancel a run (Ctrl-C, a kill, the terminal closing); the sidecar is started with them blocked.
+CANCEL_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
 
 class Interrupt:
-    """Turns SIGINT/SIGTERM into cancellation of one scope (later signals are ignored while cleaning up)."""
+    """Turns :data:`CANCEL_SIGNALS` into cancellation of one scope (later signals are ignored while cleaning up)."""
 
     def __init__(self) -> None:
         self.scope = anyio.CancelScope()
         self.fired = False
 
     async def watch(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        with anyio.open_signal_receiver(*CANCEL_SIGNALS) as signals:
             task_status.started()
             async for _ in signals:
                 if not self.fired:
@@ -51,9 +56,10 @@ class Interrupt:
 
 @asynccontextmanager
 async def sidecar_for(args: argparse.Namespace, log_file: TextIO | None) -> AsyncIterator[Sidecar]:
-    """``start_sidecar`` with SIGINT blocked while the child is spawned: it inherits the mask and so ignores
-    the terminal's Ctrl-C; a Ctrl-C meanwhile stays pending here and is handled once the handshake is done."""
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    """``start_sidecar`` with :data:`CANCEL_SIGNALS` blocked while the child is spawned: it inherits the mask and so
+    ignores the terminal's Ctrl-C and a SIGTERM or SIGHUP sent to the whole process group (``council ask`` cancels and
+    then shuts it down); such a signal meanwhile stays pending here and is handled once the handshake is done."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, set(CANCEL_SIGNALS))
     try:
         async with start_sidecar(ask_args.serve_args(args), stderr=log_file) as sc:  # type: ignore[arg-type]
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
@@ -229,12 +235,12 @@ async def run_session(args: argparse.Namespace, question: str, out: TextIO, ui: 
                                    if cause else await _explain_death(
                                        sc, AskError(FAILED, f"the sidecar failed: {err.message}"), log_file))
                     finally:
-                        if interrupt.fired and asker.session_id:
+                        if interrupt.fired and asker.session_id and not sc.rpc.closed.is_set():
                             with anyio.CancelScope(shield=True), anyio.move_on_after(3):
                                 try:
                                     await sc.call("council/cancel", {"sessionId": asker.session_id})
-                                except RpcError:
-                                    pass
+                                except (RpcError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                                    pass  # the sidecar is gone (killed on its own): nothing is left to cancel
             except Exception as exc:  # the handshake failed (wrapped by start_sidecar's task group)
                 err = _find(exc, (RpcError, FramingError))
                 if err is None:

@@ -4,11 +4,12 @@ checks, and the exit codes (README, *In a terminal*). Apart from ``ask.py`` so t
 from __future__ import annotations
 
 import argparse
-import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from council.cli.serve import add_council_arguments, add_provider_arguments
+from council.cli.serve import add_council_arguments, add_provider_arguments, build_config
+from council.cli.usage import UsageError, checked_setup, locale_language, whole_number
 from council.client.rpc import RpcError
 from council.protocol.constants import MAX_MODEL_SPECS
 from council.session.state.language import session_language
@@ -32,14 +33,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                             "SmolLM2)", config_help="sidecar config file (JSON or TOML)")
     p.add_argument("--personas", help="comma-separated persona names (overrides routing)")
     add_council_arguments(p, serve=False)
-    p.add_argument("--max-personas", type=int, help="how many personas debate (1–12, default 5)")
+    p.add_argument("--max-personas", type=whole_number, help="how many personas debate (1–12, default 5)")
     p.add_argument("--models", help="comma-separated provider:model specs to seat the council on, e.g. "
                                     "openai:gpt-4o,ollama:qwen2.5:7b (the provider a kind or a --config provider "
                                     "name; the model may contain colons); the first is the moderator's and chair's; "
                                     "an openai spec takes OPENAI_API_KEY and OPENAI_BASE_URL")
     p.add_argument("--seating", choices=["diverse", "chat"], help="with --models: spread the personas over them "
                                                                   "(diverse, the default) or seat all on the first")
-    p.add_argument("--max-calls", type=int, help="budget of model calls, retries included (at least 3): the "
+    p.add_argument("--max-calls", type=whole_number, help="budget of model calls, retries included (at least 3): the "
                                                  "council plans fewer cycles or personas to fit and says so")
     p.add_argument("--language", choices=list(LANGUAGES), help="the language the council writes in (default: the "
                                                                 "question's, else the locale's when it does not tell)")
@@ -85,15 +86,6 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key, value in options.items() if value not in (None, 0, "")}  # what was given
 
 
-def locale_language() -> str | None:
-    """The terminal's language from the locale variables (``ru_RU.UTF-8`` → ``ru``), as POSIX orders them."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(name, "").split(".")[0]
-        if value:
-            return value[:35] if value not in ("C", "POSIX") else None
-    return None
-
-
 def model_specs(text: str) -> list[str]:
     """``--models``: specs split at commas (a model name may hold colons, as ``qwen2.5:7b``, never a comma)."""
     return [spec.strip() for spec in text.split(",") if spec.strip()]
@@ -106,8 +98,9 @@ def usage_language(args: argparse.Namespace) -> str:
 
 
 def check_usage(args: argparse.Namespace) -> str | None:
-    """A usage problem argparse cannot see, or None; in :func:`usage_language`. A ``--transcript`` folder that cannot
-    take the transcript is refused here, before the sidecar starts, so before any model call."""
+    """A usage problem argparse cannot see, or None; in :func:`usage_language`. A ``--workspace`` that is no folder, a
+    config file that cannot be used and a ``--transcript`` folder that cannot take the transcript are refused here,
+    before the sidecar starts, so before any model call."""
     with speaking(usage_language(args)):
         for flag, value, low, high in (("--max-cycles", args.max_cycles, 1, 50),
                                        ("--min-cycles", args.min_cycles, 1, 50),
@@ -134,6 +127,10 @@ def check_usage(args: argparse.Namespace) -> str | None:
             return t("usage.needs", flag="--script", needed="--provider scripted")
         if args.question is not None and not args.question.strip():
             return t("usage.empty_question")
+        try:  # what the sidecar would refuse at start: the workspace, the config file, the key variable
+            checked_setup(args, partial(build_config, check_transcripts=False))
+        except UsageError as err:
+            return err.message
         if args.transcript:
             from council.present.transcript import unusable_folder
             from council.transcripts import folder_problem

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from council.cli.usage import whole_number
+
 OK, NOT_FOUND, USAGE, UNUSABLE = 0, 1, 2, 3
 
 
@@ -21,10 +23,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the decisions as JSON")
     sub = p.add_subparsers(dest="action", required=True)
     listing = sub.add_parser("list", help="the newest decisions")
-    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--limit", type=whole_number, default=20)
     search = sub.add_parser("search", help="decisions whose questions are like QUERY, most similar first")
     search.add_argument("query", help="a question or topic")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=whole_number, default=10)
     show = sub.add_parser("show", help="one decision in full")
     show.add_argument("id", help="a decision id (or a prefix naming exactly one)")
     forget = sub.add_parser("forget", help="delete one decision")

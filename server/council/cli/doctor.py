@@ -2,7 +2,7 @@
 
 Providers are checked by the sidecar itself (``council/providers`` on a started ``council serve``), so the
 answer comes from the same code path a session uses. Exit 0 when at least one real provider (not the scripted
-test double, not the editor-only client) works; 3 otherwise.
+test double, not the editor-only client) works; 3 otherwise; 2 for a config file that cannot be used.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 import anyio
 
 from council.cli.render import Style
-from council.cli.serve import REAL_PROVIDERS
+from council.cli.serve import REAL_PROVIDERS, build_config
+from council.cli.usage import setup_or_refuse
 from council.client.rpc import RpcError, start_sidecar
 
 OK, UNAVAILABLE, FAILED = 0, 3, 4
@@ -57,6 +58,10 @@ async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    _, refused = setup_or_refuse("doctor", args, lambda a: build_config(
+        argparse.Namespace(**{"personas_dir": [], "script": None, **vars(a)})))  # what the sidecar will check
+    if refused is not None:
+        return refused
     style = Style.for_stream(sys.stdout)
     yes, no = style("ok", "green"), style("--", "red")
     print(style("Council doctor", "bold"))

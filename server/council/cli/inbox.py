@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from council.cli.review import add_model_arguments, check_usage, reviewer_for
+from council.cli.usage import decimal_number, whole_number
 
 OK, USAGE, COULD_NOT, INTERRUPTED = 0, 2, 3, 130
 
@@ -23,9 +24,9 @@ OK, USAGE, COULD_NOT, INTERRUPTED = 0, 2, 3, 130
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the folder holding inbox/ (created with its siblings if missing)")
     p.add_argument("--once", action="store_true", help="process what is there now, then exit")
-    p.add_argument("--jobs", type=int, default=2, help="reviews at once (default 2)")
-    p.add_argument("--interval", type=float, default=0.5, help="seconds between looks at inbox/ (default 0.5)")
-    p.add_argument("--settle", type=float, default=0.5,
+    p.add_argument("--jobs", type=whole_number, default=2, help="reviews at once (default 2)")
+    p.add_argument("--interval", type=decimal_number, default=0.5, help="seconds between looks at inbox/ (default 0.5)")
+    p.add_argument("--settle", type=decimal_number, default=0.5,
                    help="a drop is claimed once unchanged this many seconds (default 0.5; --once: 0)")
     p.add_argument("--quiet", "-q", action="store_true", help="no per-request lines on stderr")
     add_model_arguments(p)

@@ -15,6 +15,7 @@ import os
 import sys
 
 from council.cli import serve
+from council.cli.usage import decimal_number, setup_or_refuse
 
 ELICITATION_TIMEOUT = 600.0  # seconds a clarifying question waits for the user (then it becomes an assumption)
 SAMPLING_TIMEOUT = 300.0  # seconds a model call on the client's model may take (a long reply takes minutes)
@@ -44,9 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def positive_seconds(text: str) -> float:
     try:
-        if 0 < (value := float(text)) < 10**7:
+        if 0 < (value := decimal_number(text)) < 10**7:
             return value
-    except ValueError:
+    except argparse.ArgumentTypeError:
         pass
     raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
 
@@ -82,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
     from council.logs import setup_logging
 
     setup_logging(args.log_level)
+    # the client's model is the sampling bridge's, chosen per call: `--provider client` configures no provider
+    configured = argparse.Namespace(**{**vars(args), "provider": None if args.provider == "client" else args.provider})
+    config, refused = setup_or_refuse("mcp", configured, build_config)  # before the MCP SDK loads: refused at once
+    if refused is not None:
+        return refused
+    policy = sampling_policy(args)
+    args.provider = configured.provider
     import anyio
 
     from council.mcpserver.roots import Workspaces
@@ -90,10 +98,6 @@ def run(args: argparse.Namespace) -> int:
     from council.personas.routing import exit_code
     from council.providers.sampling import SamplingBridge
 
-    policy = sampling_policy(args)
-    if args.provider == "client":  # the client's model is the sampling bridge's, chosen per call
-        args.provider = None
-    config = build_config(args)
     router = EventRouter()
     bridge = SamplingBridge(args.sampling_timeout) if policy.enabled else None
     service = serve.council_service(args, config, router, bridge)

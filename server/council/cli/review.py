@@ -13,8 +13,10 @@ from typing import Any
 
 import anyio
 
-from council.cli.serve import add_provider_arguments
+from council.cli.serve import add_provider_arguments, build_config
+from council.cli.usage import UsageError, checked_setup, decimal_number, locale_language, whole_number
 from council.errors import CouncilError, validation_error
+from council.words import speaking
 
 APPROVE, REJECT, NEEDS_MORE_INFO, COULD_NOT_REVIEW, INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {"APPROVE": APPROVE, "REJECT": REJECT, "NEEDS_MORE_INFO": NEEDS_MORE_INFO}
@@ -25,10 +27,11 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     add_provider_arguments(p, provider_help="model provider (default: automatic: configured default, local Ollama, "
                                          "embedded SmolLM2)")
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
-    p.add_argument("--artifact-budget", type=int, help="characters of artifacts per role prompt (default 16000)")
-    p.add_argument("--max-tokens", type=int, help="reply budget of one role, in tokens (default 1500)")
+    p.add_argument("--artifact-budget", type=whole_number,
+                   help="characters of artifacts per role prompt (default 16000)")
+    p.add_argument("--max-tokens", type=whole_number, help="reply budget of one role, in tokens (default 1500)")
     p.add_argument("--no-debate", action="store_true", help="skip the debate round when the roles disagree")
-    p.add_argument("--timeout", type=float, help="give up on one review after this many seconds")
+    p.add_argument("--timeout", type=decimal_number, help="give up on one review after this many seconds")
     p.add_argument("--verbose", "-v", action="store_true", help="log to stderr")
 
 
@@ -48,6 +51,11 @@ def check_usage(args: argparse.Namespace) -> str | None:
         return "--max-tokens must be between 100 and 32768"
     if args.timeout is not None and args.timeout <= 0:
         return "--timeout must be positive"
+    with speaking(locale_language()):  # the config file, as the reviewer will read it
+        try:
+            checked_setup(args, build_config)
+        except UsageError as err:
+            return err.message
     return None
 
 

@@ -1,5 +1,6 @@
 """``council serve``: run the JSON-RPC sidecar on stdin/stdout (fd 1 is moved to stderr before anything runs); the
-exit code is LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1.
+exit code is LSP's: 0 after ``shutdown`` then ``exit`` (or the end of input after ``shutdown``), else 1; 2 for a usage
+error before it starts (a ``--workspace`` that is no folder, a config file that cannot be used: one line on stderr).
 
 Start-up is lazy: only the transport is imported before ``initialize`` is answered; a configuration file
 (``--config``, ``COUNCIL_CONFIG``) is read first, so a bad one fails before the handshake; pygls, the service, the
@@ -14,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 from typing import BinaryIO
+
+from council.cli.usage import setup_or_refuse, whole_number
 
 log = logging.getLogger("council.serve")
 
@@ -47,8 +50,8 @@ def add_council_arguments(p: argparse.ArgumentParser, *, serve: bool) -> None:
     default = "default " if serve else ""
     p.add_argument("--personas-dir", action="append", default=[], help="extra persona folder (repeatable)")
     p.add_argument("--depth", choices=["brief", "standard", "deep"], help=f"{default}answer depth")
-    p.add_argument("--max-cycles", type=int, help=f"{default}debate cycle cap (1–50, default 10)")
-    p.add_argument("--min-cycles", type=int, help="cycles before the council may stop early (default 2)")
+    p.add_argument("--max-cycles", type=whole_number, help=f"{default}debate cycle cap (1–50, default 10)")
+    p.add_argument("--min-cycles", type=whole_number, help="cycles before the council may stop early (default 2)")
     p.add_argument("--workspace", help="workspace folder: the advisors may read it as evidence (read_file, "
                                        "search_code, list_files) and its .council/personas overrides the personas"
                                        + ("; define_personas writes there" if serve else ""))
@@ -70,14 +73,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_config(args: argparse.Namespace, *, check_transcripts: bool = True):
-    from council.config import OVERRIDES_DIR, ProviderConfig, load_config
+    """The configuration of the flags over the config file's; :class:`council.config.ConfigError` (a
+    ``ConfigFileError`` for the file) names what cannot be used."""
+    from pydantic import ValidationError
+
+    from council.config import OVERRIDES_DIR, ConfigError, ProviderConfig, load_config
 
     config = load_config(args.config)
     if args.provider:
         options = {"script": args.script} if args.script else {}
-        config.providers["cli"] = ProviderConfig(kind=args.provider, model=args.model or "",
-                                                 base_url=args.base_url, api_key=args.api_key_env,
-                                                 options=options)
+        try:
+            config.providers["cli"] = ProviderConfig(kind=args.provider, model=args.model or "",
+                                                     base_url=args.base_url, api_key=args.api_key_env,
+                                                     options=options)
+        except ValidationError as exc:  # a literal key given as --api-key-env (never echoed)
+            raise ConfigError(f"--api-key-env: {exc.errors(include_url=False)[0]['msg']}") from None
         config.default = "cli"
     config.personas_dirs = [*config.personas_dirs, *(Path(d) for d in args.personas_dir)]
     if getattr(args, "workspace", None):  # `council review` and `council inbox` have no workspace
@@ -96,6 +106,12 @@ def build_config(args: argparse.Namespace, *, check_transcripts: bool = True):
         if check_transcripts:
             check_transcript_dir(config.transcript_dir)
     return config
+
+
+def eager_config(args: argparse.Namespace) -> bool:
+    """Whether ``council serve`` builds its configuration before the handshake: when something given can be wrong
+    (a config file, a key variable), so that it is refused at start (else it is built after the answer)."""
+    return bool(args.config or os.environ.get("COUNCIL_CONFIG") or args.api_key_env)
 
 
 def check_transcript_dir(folder: Path) -> None:
@@ -128,8 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.transcript_dir:
         check_transcript_dir(Path(args.transcript_dir).expanduser().resolve())
-    config = (build_config(args, check_transcripts=False) if args.config or os.environ.get("COUNCIL_CONFIG")
-              else None)  # else: after the answer
+    config, refused = setup_or_refuse("serve", args, (lambda a: build_config(a, check_transcripts=False))
+                                      if eager_config(args) else None)  # else: after the answer
+    if refused is not None:
+        return refused
     gate = Gate(None, FrameWriter(proto_out),
                 load=lambda: load(args, config or build_config(args, check_transcripts=False)))
     code = serve_stdio(gate, sys.stdin.fileno())

@@ -5,9 +5,11 @@ fields beyond the seed (votes, assumptions, the session id) say how the answer c
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import BeforeValidator, Field, StringConstraints, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from council.camel import SnakeModel
 from council.memory.models import Decision
@@ -20,6 +22,27 @@ Level = Literal["low", "medium", "high"]
 DRAFT_ID = r"^draft-[0-9a-f]{16}$"
 
 
+def whole_number(value: object) -> object:
+    """A budget as JSON writes an integer: a number with no fraction (``20``, also ``20.0``, which JSON Schema's
+    ``integer`` admits), never a string, a boolean, a fraction, an infinity (``1e999``) or NaN."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = "a boolean" if isinstance(value, bool) else "a string" if isinstance(value, str) else (
+            "null" if value is None else f"a {type(value).__name__}")
+        raise PydanticCustomError("whole_number", "Input should be a whole number such as 20, not {kind}",
+                                  {"kind": kind})
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise PydanticCustomError("whole_number", "Input should be a whole number such as 20, not {number}",
+                                      {"number": repr(value)})
+        return int(value)
+    return value
+
+
+#: A session's or a consult's budget of model calls (``maxModelCalls``, ``max_model_calls``, ``--max-calls``): the one
+#: rule of every surface.
+ModelCallBudget = Annotated[int, Field(ge=3, le=1000), BeforeValidator(whole_number)]
+
+
 class _Problem(SnakeModel):
     user_problem: str = Field(min_length=1, max_length=MAX_TEXT,
                               description="The problem or question for the council, in the user's words.")
@@ -30,10 +53,10 @@ class _Problem(SnakeModel):
                                     description="Limits the advice must respect (budget, deadline, stack …).")
     depth: Depth = Field(Depth.STANDARD, description="Output budget: brief = 2–3 bullets in each persona's "
                          "summary, advice and next_steps; standard = 5–7; deep = 10 or more.")
-    max_model_calls: int | None = Field(None, ge=3, le=1000,
-                                        description="The most model calls the consult may make, retries included: "
-                                                    "the council plans fewer cycles or personas to fit and says so "
-                                                    "(3 is the minimum: one persona, the options, the answer).")
+    max_model_calls: ModelCallBudget | None = Field(
+        None, description="The most model calls the consult may make, retries included: the council plans fewer "
+                          "cycles or personas to fit and says so (3 is the minimum: one persona, the options, the "
+                          "answer).")
 
     @field_validator("user_problem")
     @classmethod

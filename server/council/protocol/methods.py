@@ -98,11 +98,10 @@ class SessionOptions(CamelModel):
                     f"{MAX_MODEL_SPECS} (a council seats at most 12 personas, so more could never be used): the first "
                     "is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or "
                     "a kind; the model may contain colons.")
-    max_model_calls: int | None = Field(None, ge=3, le=1000,
-                                        description="The session's budget of model calls, retries included: the "
-                                                    "council plans fewer cycles or seats to fit and says so (3 is "
-                                                    "the smallest budget; a council of one needs 2: its answer "
-                                                    "and the chair's).")
+    max_model_calls: consult.ModelCallBudget | None = Field(
+        None, description="The session's budget of model calls, retries included: the council plans fewer cycles or "
+                          "seats to fit and says so (3 is the smallest budget; a council of one needs 2: its answer "
+                          "and the chair's).")
     language: Language | None = Field(None, description=LANGUAGE_DOC)
     ui_language: str | None = Field(None, max_length=35, description=UI_LANGUAGE_DOC)
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, BinaryIO, NamedTuple
 
 from council.errors import ErrorCode
@@ -67,11 +69,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+def _parse_float(text: str) -> float | int:
+    """A float, or for one too large for a double (``1e999``) the exact integer, which a field refuses by its range
+    (as infinity the MCP SDK made it ``null``); at 4300 digits (``int(str)``'s limit) or with a fraction, not JSON."""
+    value = float(text)
+    if not math.isinf(value):
+        return value
+    exact = Decimal(text)
+    if exact.adjusted() >= 4300 or exact != exact.to_integral_value():
+        raise ValueError(f"{text[:40]} is too large a number")
+    return int(exact)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
 
 
 def decode_json(text: str) -> Any:
-    """Strict JSON (no NaN/Infinity); raises ValueError (or RecursionError for absurd nesting)."""
+    """Strict JSON (no NaN/Infinity; a number too large for a double is its exact integer); raises ValueError (or
+    RecursionError for absurd nesting)."""
     return _DECODER.decode(text)
 
 
