@@ -261,7 +261,7 @@ async def test_the_consult_states_its_cost_in_progress_and_keeps_its_budget(mcp_
                               progress_callback=on_progress)
         too_small = await s.call_tool("council_consult", {"user_problem": PROBLEM, "max_model_calls": 2})
     assert not r.isError
-    cost = [m for m in messages if m.startswith("💰 At most")]
+    cost = [m for m in messages if m.startswith("💰 About")]
     assert cost and "to fit the budget of 5 model calls" in cost[0], messages
     assert messages.index(cost[0]) < next(i for i, m in enumerate(messages) if "answered (cycle" in m)
     result = r.structuredContent
