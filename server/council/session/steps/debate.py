@@ -164,19 +164,18 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     if text.upper() in ids:
         return ids[text.upper()]
     m = _LETTER.match(text)
-    if m is not None:
+    if m is not None:  # a letter or number, perhaps with words after it ("B: Wait")
         token = m.group(1)
         if token.isdigit():
             return options[int(token) - 1].id if 1 <= int(token) <= len(options) else None
-        if token.upper() in ids:
-            return ids[token.upper()]
+        return ids.get(token.upper())
     plain = _plain(text)
-    if not plain:
+    if len(plain) < 3:
         return None
     exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
     if len(exact) == 1:
         return exact[0]
-    within = [o.id for o in options if plain in _plain(o.label) or _plain(o.label) in plain]
+    within = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} " or f" {_plain(o.label)} " in f" {plain} "]
     return within[0] if len(within) == 1 else None
 
 
