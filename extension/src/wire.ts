@@ -965,6 +965,10 @@ export interface CallUsage {
   /** Every call made, retries included. */
   calls: number;
   byModel: Record<string, number>;
+  /** Of `calls`, those sent and then cancelled (not needed any more, or stopped): counted on the model that received them, not failed. */
+  cancelled: number;
+  /** Of `calls`, those that failed (the model gave no reply). */
+  failed: number;
   /** The most the session said it would spend (all phases). */
   maxCalls?: number;
   /** The session's `maxModelCalls`, if any. */

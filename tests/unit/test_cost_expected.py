@@ -83,6 +83,7 @@ async def test_cancelled_calls_are_named_as_cancelled_and_counted_on_their_model
     for label, count in m.calls_by_model.items():  # every model named with every call it received
         assert f"{count} on {label}" in line, line
     assert res.usage is not None and "3 cancelled" in res.usage.markdown
+    assert (res.usage.cancelled, res.usage.failed, res.usage.calls) == (3, 0, m.calls)
 
 
 def test_only_models_free_to_call_are_unmetered():

@@ -203,8 +203,8 @@ describe('chat turn handler', () => {
   });
 
   it("under the answer, the sidecar's line of model calls (TurnResult.usage.markdown) as is; no answer, no line", async () => {
-    const markdown = '_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n';
-    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 4, 'Gone Model': 1 }, maxCalls: 17, markdown };
+    const markdown = '_Model calls: 14 (it said about 9–13 model calls, at most 17) — 9 on GPT-5, 4 on Claude Sonnet 4; 2 cancelled (sent, then not needed), 1 failed._\n\n';
+    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 4, 'Gone Model': 1 }, cancelled: 2, failed: 1, maxCalls: 17, markdown };
     const { handler, emit } = setup((call) => {
       if (call.params.command === 'skipAll') emit(sample('final.answer'));
       return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage });
