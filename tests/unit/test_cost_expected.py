@@ -109,3 +109,28 @@ async def test_auto_speculates_only_where_no_seat_is_metered(make_service):
         settled = s.model_copy(update={"settings": s.settings.model_copy(update={"speculate": mode})})
         assert speculates(settled, lambda role: paid) is expected
         assert speculates(settled, lambda role: free) is expected
+
+
+def test_council_ask_passes_speculate_as_a_session_option():
+    import argparse
+
+    from council.cli.ask_args import add_arguments, session_options
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert session_options(p.parse_args(["--speculate", "always", "Split?"]))["speculate"] == "always"
+    assert "speculate" not in session_options(p.parse_args(["Split?"]))  # the sidecar's default: auto
+    SessionOptions.model_validate(session_options(p.parse_args(["--speculate", "never", "Split?"])))
+
+
+def test_a_consults_plan_counts_the_speculative_calls_only_when_asked(make_service):
+    """A consult lends the client's model (metered): by default its plan's minimum is the settled path without the
+    second cycle's calls; asked to speculate, they are in it."""
+    from council.protocol.consult import ConsultParams
+
+    h = make_service()
+    base = {"user_problem": PROBLEM, "selected_personas": TRIO}
+    default = h.service.consultant.plan(ConsultParams(**base))
+    always = h.service.consultant.plan(ConsultParams(**base, speculate="always"))
+    assert default.model_calls_min == 1 + 3 + 2 and always.model_calls_min == 1 + 3 + 3 + 2
+    assert default.model_calls_max == always.model_calls_max
