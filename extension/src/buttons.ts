@@ -1,6 +1,7 @@
 /**
- * The chat's buttons. A button carries a deterministic idempotency key (session, question, action, choice), so
- * re-rendering or double-clicking a button can never produce two different keys for one click. The command handler
+ * The chat's buttons. A button carries a deterministic idempotency key (session, question, its asking, action,
+ * choice), so re-rendering or double-clicking a button can never produce two different keys for one click, while a
+ * question asked again (deferred, or revisited after the answer) gets new buttons that answer it anew. The command handler
  * records the click here; the chat handler then takes it when the chat turn that the click opened arrives, and
  * submits it with `council/answer` and that key (the sidecar treats a repeated key as a no-op).
  */
@@ -57,6 +58,8 @@ export interface AnswerButtonArgs {
   /** What the user sees, and what the chat turn the click opens says. */
   label: string;
   idempotencyKey: string;
+  /** Which asking of the question the button belongs to (the sidecar's `timesAsked`; absent: the first). */
+  asking?: number;
 }
 
 /** A `vscode.Command`-shaped object (kept structural so this module does not need `vscode`). */
@@ -67,8 +70,14 @@ export interface ButtonCommand {
   tooltip?: string;
 }
 
-export function answerKey(sessionId: string, questionId: string, action: AnswerAction, choice?: string): string {
-  const digest = createHash('sha256').update(JSON.stringify([sessionId, questionId, action, choice ?? null])).digest('hex');
+/** The question's asking: 1 the first time, more once it is asked again (a revisit after the answer). */
+export const askingOf = (q: Pick<ClarificationQuestion, 'timesAsked'>): number =>
+  typeof q.timesAsked === 'number' && q.timesAsked > 1 ? Math.floor(q.timesAsked) : 1;
+
+export function answerKey(sessionId: string, questionId: string, action: AnswerAction, choice?: string, asking = 1): string {
+  const parts: unknown[] = [sessionId, questionId, action, choice ?? null];
+  if (asking > 1) parts.push(asking); // the first asking's keys as they always were
+  const digest = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
   return `btn-${action}-${digest.slice(0, 40)}`;
 }
 
@@ -79,10 +88,12 @@ export function answerButtonArgs(
   labels: ChatLabels = DEFAULT_LABELS,
 ): AnswerButtonArgs {
   const label = action === 'answer' && choice ? choice.label : action === 'skip' ? labels.skip : 'Defer';
+  const asking = askingOf(q);
   const args: AnswerButtonArgs = {
     sessionId: q.sessionId, questionId: q.questionId, action, label,
-    idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value),
+    idempotencyKey: answerKey(q.sessionId, q.questionId, action, choice?.value, asking),
   };
+  if (asking > 1) args.asking = asking;
   if (action === 'answer' && choice) args.choice = choice.value;
   return args;
 }
@@ -159,7 +170,8 @@ export function isAnswerButtonArgs(value: unknown): value is AnswerButtonArgs {
     (v.action === 'answer' || v.action === 'skip' || v.action === 'defer') &&
     typeof v.label === 'string' &&
     typeof v.idempotencyKey === 'string' &&
-    (v.choice === undefined || typeof v.choice === 'string')
+    (v.choice === undefined || typeof v.choice === 'string') &&
+    (v.asking === undefined || (typeof v.asking === 'number' && Number.isInteger(v.asking) && v.asking >= 1))
   );
 }
 
@@ -177,13 +189,17 @@ export function answerParams(a: AnswerButtonArgs, client: ClientCapabilities = {
   return params;
 }
 
+/** One asking of one question (a revisited question's buttons are another). */
+const askedKey = (args: AnswerButtonArgs): string => `${args.sessionId}\u0000${args.questionId}\u0000${args.asking ?? 1}`;
+
 /**
- * Clicks waiting for the chat turn they opened. One click per question: a second click on the same button
- * (same key) is a duplicate, a click on another button of an already clicked question is refused.
+ * Clicks waiting for the chat turn they opened. One click per asking of a question: a second click on the same
+ * button (same key) is a duplicate, a click on another button of the same asking is refused; the buttons of a
+ * question asked again (a revisit after the answer) are a new asking and answer it.
  */
 export class PendingAnswers {
   private readonly pending = new Map<string, { args: AnswerButtonArgs; at: number }>(); // by idempotency key
-  private readonly clickedQuestions = new Map<string, string>(); // questionId → key
+  private readonly clickedQuestions = new Map<string, string>(); // questionId and asking → key
   private readonly order: string[] = [];
 
   constructor(
@@ -195,10 +211,11 @@ export class PendingAnswers {
   /** Record a click. Only `submitted` should lead to a chat turn / `council/answer`. */
   click(args: AnswerButtonArgs): 'submitted' | 'duplicate' | 'alreadyAnswered' {
     this.expire();
-    const prior = this.clickedQuestions.get(args.questionId);
+    const asked = askedKey(args);
+    const prior = this.clickedQuestions.get(asked);
     if (prior !== undefined) return prior === args.idempotencyKey ? 'duplicate' : 'alreadyAnswered';
-    this.clickedQuestions.set(args.questionId, args.idempotencyKey);
-    this.order.push(args.questionId);
+    this.clickedQuestions.set(asked, args.idempotencyKey);
+    this.order.push(asked);
     while (this.order.length > this.maxRemembered) this.clickedQuestions.delete(this.order.shift() as string);
     this.pending.set(args.idempotencyKey, { args, at: this.now() });
     return 'submitted';
@@ -241,7 +258,7 @@ export class PendingAnswers {
     for (const [key, p] of this.pending) {
       if (p.at < limit) {
         this.pending.delete(key);
-        if (this.clickedQuestions.get(p.args.questionId) === key) this.clickedQuestions.delete(p.args.questionId);
+        if (this.clickedQuestions.get(askedKey(p.args)) === key) this.clickedQuestions.delete(askedKey(p.args));
       }
     }
   }

@@ -1,5 +1,11 @@
-/** Turns the chat request's attached references (#file, selections, pasted values) into bounded wire references. */
+/**
+ * Turns what the user attached to a chat request (#file, selections, pasted values) into bounded wire references.
+ * VS Code adds context of its own to `request.references` — the instruction files and the "Chat customizations index"
+ * (`vscode.prompt.instructions…`), the editor's file, selection or viewport (`vscode.implicit…`) — which the user did
+ * not attach: it is left out, so the council never presents it as the user's evidence.
+ */
 import * as vscode from 'vscode';
+import { log } from './log';
 import type { Reference } from './wire';
 import { LIMITS, MAX_REFERENCES } from './wire';
 
@@ -32,7 +38,16 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 14))}\n…(truncated)`;
 }
 
-/** At most `budget` characters of content in total; names and uris are always sent. */
+/** The id prefixes of context VS Code adds by itself (instruction files, the customizations index, the editor's view). */
+export const IMPLICIT_PREFIXES = ['vscode.prompt.instructions', 'vscode.implicit', 'vscode.customizations'] as const;
+
+/** Whether VS Code added `ref` by itself rather than the user attaching it. */
+export function isImplicit(ref: Pick<vscode.ChatPromptReference, 'id'>): boolean {
+  const id = typeof ref.id === 'string' ? ref.id : '';
+  return IMPLICIT_PREFIXES.some((prefix) => id === prefix || id.startsWith(`${prefix}.`) || id.startsWith(`${prefix}_`));
+}
+
+/** What the user attached (implicit context left out), at most `budget` characters of content in total; names and uris are always sent. */
 export async function collectReferences(
   refs: readonly vscode.ChatPromptReference[],
   budget: number,
@@ -40,7 +55,9 @@ export async function collectReferences(
 ): Promise<Reference[]> {
   const out: Reference[] = [];
   let left = budget;
-  for (const ref of refs.slice(0, MAX_REFERENCES)) {
+  const attached = refs.filter((ref) => !isImplicit(ref));
+  if (attached.length < refs.length) log.info(`left out ${refs.length - attached.length} reference(s) VS Code added by itself (not attached by the user)`);
+  for (const ref of attached.slice(0, MAX_REFERENCES)) {
     const value = ref.value;
     let name = ref.modelDescription ?? ref.id;
     let uri: string | undefined;

@@ -77,6 +77,7 @@ export function readSettings(config: ConfigReader) {
     models: modelsSetting(config.get('models')),
     maxModelCalls: int(config.get('maxModelCalls'), OPTION.maxModelCalls.minimum, OPTION.maxModelCalls.maximum, undefined),
     language: pick(config.get('language'), ['auto', 'en', 'ru'], 'auto'),
+    speculate: pick(config.get('debate.speculate'), ['auto', 'always', 'never'], 'auto'),
   };
 }
 
@@ -92,6 +93,7 @@ export function sessionOptions(s: CouncilSettings, chatModel?: string, uiLanguag
   if (s.maxPersonas !== undefined) options.maxPersonas = s.maxPersonas;
   if (s.personas.length > 0) options.personas = s.personas;
   if (s.maxModelCalls !== undefined) options.maxModelCalls = s.maxModelCalls;
+  if (s.speculate !== 'auto') options.speculate = s.speculate; // auto: the sidecar's default
   if (chatModel !== undefined) {
     options.provider = 'client';
     if (chatModel) options.model = chatModel.slice(0, OPTION.model.maxLength);

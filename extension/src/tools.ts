@@ -41,16 +41,19 @@ export interface ToolDeps {
   turns: TurnRegistry<vscode.LanguageModelChat>;
   /** The chat model a consult may borrow (undefined: the sidecar's configured provider answers). */
   chooseModel(): Promise<vscode.LanguageModelChat | undefined>;
-  /** `council.models` and `council.maxModelCalls` (unset: the sidecar's defaults, no budget). */
-  settings?(): { models: ModelsSetting; maxModelCalls?: number };
+  /** `council.models`, `council.maxModelCalls` and `council.debate.speculate` (unset: the sidecar's defaults). */
+  settings?(): { models: ModelsSetting; maxModelCalls?: number; speculate?: 'auto' | 'always' | 'never' };
   /** The user's chat models, offered to seat personas on (none: only the borrowed model). */
   models?: ChatModels;
 }
 
-/** The consult's input with `council.maxModelCalls` as the default budget. */
-function withBudget<T extends { max_model_calls?: number }>(deps: ToolDeps, input: T): T {
-  const budget = deps.settings?.().maxModelCalls;
-  return input.max_model_calls === undefined && budget !== undefined ? { ...input, max_model_calls: budget } : input;
+/** The consult's input with `council.maxModelCalls` as the default budget and `council.debate.speculate` as its default. */
+function withBudget<T extends { max_model_calls?: number; speculate?: 'auto' | 'always' | 'never' }>(deps: ToolDeps, input: T): T {
+  const settings = deps.settings?.();
+  const budget = settings?.maxModelCalls;
+  const out = input.max_model_calls === undefined && budget !== undefined ? { ...input, max_model_calls: budget } : input;
+  const speculate = settings?.speculate;
+  return out.speculate === undefined && speculate !== undefined && speculate !== 'auto' ? { ...out, speculate } : out;
 }
 
 function textResult(markdown: string): vscode.LanguageModelToolResult {

@@ -313,6 +313,8 @@ export interface ConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
+  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
 }
@@ -374,6 +376,8 @@ export interface PersonaConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
+  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  speculate?: 'auto' | 'always' | 'never';
   /** A persona's name or id. */
   persona_name: string;
 }
@@ -412,6 +416,8 @@ export interface ConsultPlanParams {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
+  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
   /** Plan `council/personaConsult` for this persona instead. */
@@ -942,6 +948,12 @@ export interface CallPlan {
   cycles: number;
   clarifier: boolean;
   cut?: BudgetCut;
+  /** The calls the likely path makes: settled at the first vote (or, once the options are set, at the next vote), retries not counted; 0 in a plan journaled before expectations. */
+  expectedLow: number;
+  /** The likely path with one debate cycle more than `expectedLow`. */
+  expectedHigh: number;
+  /** The second cycle starts beside the options call: its calls are sent (and cancelled) even when the first vote settles it. */
+  speculates: boolean;
   /** Session total: first calls allowed so far (all phases). */
   firstLimit: number;
   /** Session total: calls allowed so far, retries included. */
@@ -953,6 +965,10 @@ export interface CallUsage {
   /** Every call made, retries included. */
   calls: number;
   byModel: Record<string, number>;
+  /** Of `calls`, those sent and then cancelled (not needed any more, or stopped): counted on the model that received them, not failed. */
+  cancelled: number;
+  /** Of `calls`, those that failed (the model gave no reply). */
+  failed: number;
   /** The most the session said it would spend (all phases). */
   maxCalls?: number;
   /** The session's `maxModelCalls`, if any. */
@@ -1073,6 +1089,8 @@ export interface ClarificationQuestion {
   userAnswer?: ClarificationAnswer;
   status: QuestionStatus;
   revisited: boolean;
+  /** How often it was put to the user: a deferred or revisited question is asked again, and a client's buttons for each asking are new ones (their idempotency keys differ). */
+  timesAsked: number;
   createdAt: string;
   answeredAt?: string;
 }
@@ -1491,6 +1509,7 @@ export interface PersonaResponse {
   confidenceRationale: string;
   changedPosition: boolean;
   changeReason: string;
+  /** The option voted for: its id (what a model wrote — an id, `Option A`, a label — is mapped to the id). */
   optionId: string;
   /** In the cycle beside the options call, whose recommendation the persona backs: own, or a peer's letter (its vote is that one's). */
   backs: string;
@@ -1704,6 +1723,8 @@ export interface SessionMetadata {
   callsByModel: Record<string, number>;
   /** Of those, the calls that failed (the model gave no reply). */
   failedByModel: Record<string, number>;
+  /** Of those, the calls sent and then cancelled (not needed any more, or stopped): not failures. */
+  cancelledByModel: Record<string, number>;
   /** Every model call made. */
   calls: number;
   /** Model calls made that were not retries. */
@@ -1734,6 +1755,8 @@ export interface SessionOptions {
   language?: 'en' | 'ru';
   /** The client's display language (a BCP 47 tag such as `ru` or `en-US`), used when neither `language` nor the question tells; an unsupported one means English. */
   uiLanguage?: string;
+  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  speculate?: 'auto' | 'always' | 'never';
 }
 
 /** Per-session knobs, fixed at creation (extended by `extend debate`). */
@@ -1751,6 +1774,8 @@ export interface SessionSettings {
   evidence: boolean;
   /** The session's budget of model calls, retries included (None: no budget). */
   maxModelCalls?: number;
+  /** Whether the second cycle starts beside the options call: `auto` only where every seat's model is free to call (a local one), `always`, or `never` (README, "The cost before it is spent"). */
+  speculate: 'auto' | 'always' | 'never';
 }
 
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';

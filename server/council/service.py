@@ -138,6 +138,7 @@ class CouncilService:
         req = NewSession(text=params.text, personas=opts.personas, depth=opts.depth, max_cycles=opts.max_cycles,
                          max_personas=opts.max_personas, extended_debate=opts.extended_debate, clarify=opts.clarify,
                          user_name=opts.user_id or "User", max_model_calls=opts.max_model_calls,
+                         speculate=opts.speculate,
                          context=[(ref.name, ref.content) for ref in params.references],
                          uris={ref.name: ref.uri for ref in params.references if ref.uri},
                          language=session_language(params.text, opts.language, opts.ui_language),

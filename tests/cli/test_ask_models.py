@@ -70,8 +70,8 @@ def test_max_calls_bounds_a_cli_session(tmp_path):
 
 
 def stated_maximum(stderr: str) -> int:
-    """The most the session said it would spend, from its cost line (``At most N model calls``)."""
-    return int(re.search(r"At most (\d+) model calls?", stderr).group(1))
+    """The most the session said it would spend, from its cost line (``…; at most N model calls``)."""
+    return int(re.search(r"at most (\d+) model calls?", stderr).group(1))
 
 
 def test_a_failing_endpoint_never_gets_more_requests_than_the_stated_maximum(tmp_path):

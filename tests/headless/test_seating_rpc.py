@@ -165,7 +165,7 @@ async def test_the_budget_fits_the_council_and_calls_never_exceed_the_stated_max
         plan = cost["plan"]
         assert plan["budget"] == 7 and plan["maxCalls"] <= 7 and plan["planned"] <= 7
         assert plan["cut"]["cyclesFrom"] == 5 and plan["cycles"] == 1
-        assert "At most 7 model calls" in cost["markdown"] and "to fit the budget of 7 model calls" in cost["markdown"]
+        assert "at most 7 model calls" in cost["markdown"] and "to fit the budget of 7 model calls" in cost["markdown"]
         first = next(e for e in sc.session_events(sid) if e["type"] == "persona.started")
         assert cost["seq"] < first["seq"] and models.events_at_first_call is not None
         assert len(models.calls) == r["usage"]["calls"] <= plan["maxCalls"] <= 7
@@ -258,7 +258,8 @@ async def test_the_calls_line_names_only_models_that_answered_and_the_sidecar_wr
         r = await run_session(sc, {**CLIENT, "models": [ALPHA, BETA, gamma]})
         assert r["status"] == "completed" and "gamma/three" in {m for _, m in models.calls}  # asked once, failed
         line = r["usage"]["markdown"]
-        assert line.startswith(f"_Model calls: {r['usage']['calls']} (it said at most ") and line.endswith("._\n\n")
+        assert line.startswith(f"_Model calls: {r['usage']['calls']} (it said about ") and line.endswith("._\n\n")
+        assert ", at most " in line
         assert "on Alpha One" in line and "on Beta Two" in line and "1 failed" in line
         assert "Gamma" not in line
         snap = await sc.call("council/snapshot", {"sessionId": r["sessionId"]})

@@ -128,7 +128,7 @@ async def test_a_whole_consult_runs_on_the_clients_model(mcp_server):
     # calls are counted under the model that answered, and stay within what was stated before the first call
     assert sum(data["calls_by_model"].values()) == data["model_calls"] <= data["max_model_calls"]
     assert set(data["calls_by_model"]) == {"default-model", *(f"{h}-model" for h in hinted)}
-    cost = [m for m in progress if m.startswith("💰 At most")]
+    cost = [m for m in progress if m.startswith("💰 About")]
     assert len(cost) == 1 and f"at most {data['max_model_calls']} model calls".lower() in cost[0].lower()
     assert progress.index(cost[0]) < next(i for i, m in enumerate(progress) if "answered (cycle 1)" in m)
     assert any(m.startswith("🪑 Seats:") and "claude" in m for m in progress)

@@ -86,7 +86,7 @@ async def test_a_russian_consult_writes_and_refuses_in_russian(make_service):
     assert r.markdown.startswith("**Рекомендация:** ") and "_2 персоны, 1 цикл, " in r.markdown
     plan = h.service.consult_plan(ConsultPlanParams(**params))
     assert plan.markdown.startswith("Software Architect и Devil's Advocate (глубина brief, до 2 циклов дебатов): ")
-    assert plan.markdown.endswith("Вы выбрали их сами.")
+    assert plan.markdown.endswith("Их выбрал агент (входные данные инструмента).")
     model = [x for resp in r.responses for x in (resp.position, resp.summary, resp.advice, *resp.next_steps)]
     model += [r.synthesis.recommendation, *r.synthesis.next_steps, *r.synthesis.risks_tradeoffs, *r.open_questions,
               *r.assumptions, *COUNCIL, r.session_id]

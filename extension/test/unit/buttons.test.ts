@@ -131,6 +131,32 @@ describe('clicking a question button', () => {
     assert.equal(mock.messages[0]?.text, 'Council: that question was already answered.');
   });
 
+  it('a question skipped by its button and re-asked by /revisit is answered by its new buttons (issue 31)', async () => {
+    // "Council: that question was already answered." and nothing sent: the revisit's buttons were taken for the
+    // first asking's, whose Skip had been clicked.
+    const client = new FakeClient(() => turnResult({ intent: 'answer', status: 'completed' }));
+    const pending = new PendingAnswers();
+    const opened: string[] = [];
+    const d = deps(client, pending, async (query) => {
+      opened.push(query);
+      const [, command, prompt] = /^@council (?:\/(\w+) ?)?(.*)$/s.exec(query) ?? [];
+      assert.ok(pending.take(SID, prompt, command)); // the chat turn the click opened takes it
+    });
+    const first = question();
+    const skip = answerButtonArgs(first, 'skip');
+    await answerQuestion(d, skip);
+    const again = question('q1', { revisited: true, timesAsked: 2 }); // what question.asked carries on /revisit
+    const answer = answerButtonArgs(again, 'answer', again.choices[1]);
+    await answerQuestion(d, answer);
+    assert.deepEqual(opened, ['@council /skip', '@council /answer 10 to 50 engineers']);
+    assert.equal(mock.messages.length, 0);
+    // a new asking has new keys: skipping it again is not the first skip repeated (the sidecar would ignore that)
+    const skipAgain = answerButtonArgs(again, 'skip');
+    assert.notEqual(skipAgain.idempotencyKey, skip.idempotencyKey);
+    assert.equal(answerButtonArgs(first, 'skip').idempotencyKey, skip.idempotencyKey);
+    assert.equal(pending.click(answerButtonArgs(again, 'answer', again.choices[0])), 'alreadyAnswered'); // one per asking
+  });
+
   it('without a chat to continue in, submits directly with the same key', async () => {
     const client = new FakeClient(() => turnResult({ intent: 'skip', status: 'debating' }));
     const pending = new PendingAnswers();

@@ -22,6 +22,7 @@ export function question(id = 'q1', overrides: Partial<ClarificationQuestion> = 
     defaultAssumption: 'A team of about 20 engineers',
     status: 'pending',
     revisited: false,
+    timesAsked: 1,
     createdAt: AT,
     ...overrides,
   };
@@ -70,7 +71,7 @@ export const MARKDOWN: Record<EventType, string> = {
   'persona.started': '',
   'seating.decided': "_🪑 Seats: Devil's Advocate → Beta Two; Ops Architect → Alpha One. The moderator and the chair: Alpha One._\n\n",
   'seat.fellBack': "_⚠️ Beta Two cannot be used (Council has no permission to use it): Devil's Advocate speaks with Alpha One from now on._\n\n",
-  'cost.estimated': '_💰 At most 18 model calls (9 planned, up to 9 retries) — 6 on Alpha One, 3 on Beta Two._\n\n',
+  'cost.estimated': '_💰 About 5–7 model calls expected (5 if the first vote settles it, 7 with one debate cycle); at most 18 model calls (9 planned, up to 9 retries) — 6 on Alpha One, 3 on Beta Two._\n\n',
   'persona.delta': "#### Devil's Advocate\n\nSplitting now **adds risk**",
   'persona.completed': '\n\n_Confidence: high — Seen it before_\n\n',
   'vote.cast': "🗳️ **Devil's Advocate** votes **B · Modularise first** (80% confident)\n\n",
@@ -149,7 +150,7 @@ const PAYLOADS: Payloads = {
   'cost.estimated': {
     plan: {
       phase: 'start', planned: 9, maxCalls: 18, byModel: { 'Alpha One': 6, 'Beta Two': 3 }, seats: 2, cycles: 3,
-      clarifier: true, firstLimit: 9, callLimit: 18,
+      clarifier: true, firstLimit: 9, callLimit: 18, expectedLow: 5, expectedHigh: 7, speculates: false,
     },
   },
   'persona.delta': { persona: "Devil's Advocate", cycle: 1 },

@@ -67,6 +67,25 @@ describe('session id recovery from history', () => {
 describe('chat turn handler', () => {
   beforeEach(() => resetSeq());
 
+  it('sends only what the user attached: context VS Code adds by itself is not their evidence (issue 31)', async () => {
+    // "Your attachments are evidence for the council — ✓ E1 attached `Chat customizations index` — 12 lines", with
+    // nothing attached: VS Code's instructions index and the editor's view came in request.references.
+    const { handler, client } = setup(() => turnResult({ status: 'clarifying', awaiting: 'answer', question: question() }));
+    const index = { id: 'vscode.prompt.instructions.text', name: 'Chat customizations index', modelDescription: 'Chat customizations index', value: Array(12).fill('- rule').join('\n') };
+    const instructions = { id: 'vscode.prompt.instructions.root__file:///ws/.github/copilot-instructions.md', value: vscode.Uri.file('/ws/.github/copilot-instructions.md') };
+    const viewport = { id: 'vscode.implicit.viewport', value: new vscode.Location(vscode.Uri.file('/ws/src/open.ts'), new vscode.Range(0, 0, 9, 0)) };
+    const selection = { id: 'vscode.implicit.selection', value: new vscode.Location(vscode.Uri.file('/ws/src/open.ts'), new vscode.Range(2, 0, 3, 0)) };
+    await run(handler, chatRequest('Should we split our monolith?', { references: [index, instructions, viewport, selection] }));
+    assert.deepEqual(client.callsTo('council/turn')[0].params.references, []);
+    const fileRef = { id: 'vscode.file', value: vscode.Uri.file('/ws/src/app.ts') };
+    const pasted = { id: 'copilot.selection', modelDescription: 'Pasted note', value: 'ten engineers, one team' };
+    await run(handler, chatRequest('Should we split our monolith?', { references: [index, fileRef, viewport, pasted] }));
+    assert.deepEqual(client.callsTo('council/turn')[1].params.references, [
+      { name: 'src/app.ts', uri: 'file:///ws/src/app.ts', content: 'file content' },
+      { name: 'Pasted note', content: 'ten engineers, one team' },
+    ]);
+  });
+
   it('forwards a new question with options, references and the chat model, and renders events as they arrive', async () => {
     const { handler, client, emit, sessions } = setup((call) => {
       if (call.method === 'council/turn') {
@@ -184,8 +203,8 @@ describe('chat turn handler', () => {
   });
 
   it("under the answer, the sidecar's line of model calls (TurnResult.usage.markdown) as is; no answer, no line", async () => {
-    const markdown = '_Model calls: 14 (it said at most 17) — 9 on GPT-5, 5 on Claude Sonnet 4._\n\n';
-    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 4, 'Gone Model': 1 }, maxCalls: 17, markdown };
+    const markdown = '_Model calls: 14 (it said about 9–13 model calls, at most 17) — 9 on GPT-5, 4 on Claude Sonnet 4; 2 cancelled (sent, then not needed), 1 failed._\n\n';
+    const usage = { calls: 14, byModel: { 'GPT-5': 9, 'Claude Sonnet 4': 4, 'Gone Model': 1 }, cancelled: 2, failed: 1, maxCalls: 17, markdown };
     const { handler, emit } = setup((call) => {
       if (call.params.command === 'skipAll') emit(sample('final.answer'));
       return turnResult({ intent: call.params.command === 'skipAll' ? 'skip_all' : 'status', usage });

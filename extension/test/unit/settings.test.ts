@@ -34,6 +34,13 @@ describe('settings', () => {
     assert.equal(readSettings(cfg({ language: 'klingon' })).language, 'auto');
     assert.equal(sessionOptions(auto, undefined, 'x'.repeat(80)).uiLanguage?.length, 35);
   });
+  it('council.debate.speculate: auto sends none (the sidecar decides by the models), else the choice', () => {
+    assert.equal(readSettings(cfg({})).speculate, 'auto');
+    assert.equal(sessionOptions(readSettings(cfg({}))).speculate, undefined);
+    assert.equal(sessionOptions(readSettings(cfg({ 'debate.speculate': 'always' }))).speculate, 'always');
+    assert.equal(sessionOptions(readSettings(cfg({ 'debate.speculate': 'never' }))).speculate, 'never');
+    assert.equal(readSettings(cfg({ 'debate.speculate': 'sometimes' })).speculate, 'auto');
+  });
   it('council.models and council.maxModelCalls: the seating and the budget of a session', () => {
     const defaults = readSettings(cfg({}));
     assert.equal(defaults.models, 'diverse');

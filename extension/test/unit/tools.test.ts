@@ -47,6 +47,14 @@ describe('agent-mode tools', () => {
     assert.deepEqual(d.client.calls.map((c) => [c.method, c.params.max_model_calls]), [['council/consultPlan', 12], ['council/consult', 12], ['council/consult', 5]]);
   });
 
+  it('council.debate.speculate is the default of a consult; the input wins', async () => {
+    const d = { ...deps(() => ({ ...PLAN, markdown: 'ok' })), settings: () => ({ models: 'diverse' as const, speculate: 'always' as const }) };
+    await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?' } }, token());
+    await consultTool(d).invoke({ input: { user_problem: 'Split?' } } as any, token());
+    await consultTool(d).invoke({ input: { user_problem: 'Split?', speculate: 'never' } } as any, token());
+    assert.deepEqual(d.client.calls.map((c) => [c.method, c.params.speculate]), [['council/consultPlan', 'always'], ['council/consult', 'always'], ['council/consult', 'never']]);
+  });
+
   it('a plan that fails still asks, naming who would sit (or that the council chooses) and why there is no estimate', async () => {
     const d = deps(() => {
       throw new ResponseError(-32602, 'bad', { code: 'validation', message: 'unknown persona Chef', details: {} });

@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                                   "(diverse, the default) or seat all on the first")
     p.add_argument("--max-calls", type=whole_number, help="budget of model calls, retries included (at least 3): the "
                                                  "council plans fewer cycles or personas to fit and says so")
+    p.add_argument("--speculate", choices=["auto", "always", "never"],
+                   help="start the second debate cycle beside the options call (faster; its calls are sent even "
+                        "when the first vote settles it): auto (the default) only on free, local models")
     p.add_argument("--language", choices=list(LANGUAGES), help="the language the council writes in (default: the "
                                                                 "question's, else the locale's when it does not tell)")
     p.add_argument("--embeddings", dest="embeddings", action="store_true", default=False,
@@ -81,6 +84,7 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
         "model": args.model if not args.provider else None,
         "models": model_specs(args.models) if args.models else None,
         "seating": args.seating, "maxModelCalls": args.max_calls, "language": args.language,
+        "speculate": args.speculate,
         "uiLanguage": locale_language(),
     }
     return {key: value for key, value in options.items() if value not in (None, 0, "")}  # what was given

@@ -11,7 +11,7 @@ from council.errors import validation_error
 from council.personas.loader import PersonaLibrary
 from council.present.cost import cut_words
 from council.protocol.consult import ConsultParams, ConsultPlan, CouncilChoice, PersonaConsultParams
-from council.session.state.budget import max_calls
+from council.session.state.budget import expected, max_calls
 from council.session.state.entities import Depth
 from council.session.state.language import session_language
 from council.session.steps.engine import Engine, NewSession, Plan
@@ -59,7 +59,7 @@ def session_request(engine: Engine, params: ConsultParams | PersonaConsultParams
     context = [("Context", params.context)] if params.context and params.context.strip() else []
     req = NewSession(text=request_text(params), personas=personas, depth=params.depth, max_cycles=cycles,
                      max_personas=len(personas) if personas else None, clarify=True, context=context,
-                     max_model_calls=params.max_model_calls)
+                     max_model_calls=params.max_model_calls, speculate=params.speculate)
     return engine.plan(req)
 
 
@@ -71,11 +71,10 @@ def council_of(plan: Plan) -> CouncilChoice:
 def estimate(plan: Plan) -> ConsultPlan:
     """The model calls a consult makes: at least one reply per persona, at most one per persona and cycle; the
     hard bound counts a retry per call, within the budget (which the plan was fitted into)."""
-    n = len(plan.selection.personas)
     cycles = plan.settings.max_cycles
     shape = plan.shape
     return ConsultPlan(council=council_of(plan), depth=plan.settings.depth, max_cycles=cycles,
-                       model_calls_min=shape.planned if shape.alone else shape.planned - n * cycles + n,
+                       model_calls_min=expected(shape, False, plan.settings.speculate == "always")[0],
                        model_calls_max=shape.planned,
                        max_model_calls=max_calls(shape.planned, plan.settings.max_model_calls),
                        budget_cut=cut_words(plan.cut, plan.settings.max_model_calls, shape.seats) if plan.cut

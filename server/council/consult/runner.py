@@ -17,6 +17,7 @@ from council.consult.results import consult_result
 from council.errors import internal_error, permission_error, validation_error
 from council.present import consult as words
 from council.present.clarify import deciding_words, why_chosen
+from council.present.text import join_names
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.protocol.seating import ClientModel
@@ -52,9 +53,7 @@ class Consultant:
         with speaking(consult_language(params)):
             chosen = session_request(self.sessions.engine, params)
             plan = estimate(chosen)
-            sel = chosen.selection
-            why = why_chosen(sel.user_override, sel.method, sel.overridden, deciding_words(sel.names, sel.chosen_for))
-            plan.markdown = words.plan_text(plan.to_wire(), why)
+            plan.markdown = words.plan_text(plan.to_wire(), caller_chose(chosen.selection))
         return plan
 
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
@@ -98,6 +97,18 @@ class Consultant:
             result = consult_result(s, plan, declined)
             result.markdown = words.consult_text(result.to_wire())
             return result
+
+
+def caller_chose(sel) -> str:
+    """Why these personas sit, for a consult's confirmation: personas named in a consult's input were named by its
+    caller (an agent, whose tool input the user did not write), not by the user — so it says the agent chose them."""
+    decided = deciding_words(sel.names, sel.chosen_for)
+    if sel.user_override and sel.method == "override":
+        return t("consult.chosen_by_caller")
+    if sel.user_override:  # named in the input: added to the routed council
+        about = t("clarify.why.for", words=", ".join(decided)) if decided else ""
+        return t("consult.added_by_caller", about=about, names=join_names(sel.overridden))
+    return why_chosen(sel.user_override, sel.method, sel.overridden, decided)
 
 
 def _move(sessions: Sessions, question: ClarificationQuestion, reply: Reply, pick):

@@ -33,14 +33,28 @@ def cut_words(cut: BudgetCut, budget: int | None, seats: int) -> str:
     return f"{within}: " + "; ".join(parts)
 
 
+def expected_words(low: int, high: int) -> str:
+    """The likely spend in words: "7 model calls", or a range "7–11 model calls"."""
+    return n(low, "model_call") if low >= high else n(high, "model_call_range", low=low)
+
+
 def cost_line(plan: CallPlan) -> str:
-    """One line before the first model call of a phase (a follow-up's is not shown)."""
+    """One line before the first model call of a phase (a follow-up's is not shown): what the likely path spends
+    (settled at the first vote; with a debate cycle more), then the hard bound."""
     if plan.phase == "follow_up":
         return ""
     retries = plan.max_calls - plan.planned  # repairs, fallbacks and failed requests sent again
     spare = t("cost.spare", planned=plan.planned, retries=n(retries, "retry")) if retries else t("cost.no_spare")
     phase = t(f"phase.{plan.phase}") if plan.phase in PHASES else ""
-    line = phase + t("cost.at_most", calls=n(plan.max_calls, "model_call_of")) + spare
+    likely = ""
+    if plan.expected_high:  # a plan journaled before expectations has none
+        why = [t("cost.settled_first", low=plan.expected_low, high=plan.expected_high)] \
+            if plan.expected_low < plan.expected_high else []
+        if plan.speculates:
+            why.append(t("cost.beside", count=plan.seats))
+        likely = t("cost.expected", calls=expected_words(plan.expected_low, plan.expected_high))
+        likely += (f" ({'; '.join(why)})" if why else "") + "; "
+    line = phase + likely + t("cost.at_most", calls=n(plan.max_calls, "model_call_of")) + spare
     if len(plan.by_model) > 1:  # one model: the session's model note names it
         line += f" — {by_model(plan.by_model)}"
     cut = cut_words(plan.cut, plan.budget, plan.seats) if plan.cut else ""
@@ -81,18 +95,29 @@ def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: F
 
 
 def calls_line(s) -> str:
-    """The model calls the session made against what it said, per model that answered (a model that only failed
-    is not named: its calls are counted as failed). Empty: no calls."""
+    """The model calls the session made against what it said (the likely spend and the bound), per model that
+    received them — answered or cancelled (a cancelled call was sent: a metered model bills it); a model that only
+    failed is not named: its calls are counted as failed. Cancelled calls are named as such, apart from failed ones.
+    Empty: no calls."""
     m = s.metadata
     if not m.calls:
         return ""
-    stated = t("calls.stated", limit=s.call_plans[-1].call_limit) if s.call_plans else ""
-    answered = {label: k - m.failed_by_model.get(label, 0) for label, k in m.calls_by_model.items()}
-    answered = {label: k for label, k in answered.items() if k > 0}
+    stated = ""
+    if s.call_plans:
+        low = sum(p.expected_low for p in s.call_plans)
+        high = sum(p.expected_high for p in s.call_plans)
+        limit = s.call_plans[-1].call_limit
+        stated = t("calls.stated_expected", expected=expected_words(low, high), limit=limit) \
+            if all(p.expected_high for p in s.call_plans) else t("calls.stated", limit=limit)
+    received = {label: k - m.failed_by_model.get(label, 0) for label, k in m.calls_by_model.items()}
+    received = {label: k for label, k in received.items() if k > 0}
     failed = sum(m.failed_by_model.values())
-    parts = [by_model(answered)] if len(answered) > 1 else []
-    if failed:
-        parts.append(t("calls.failed", failed=failed))
+    cancelled = sum(m.cancelled_by_model.values())
+    parts = [by_model(received)] if len(received) > 1 else []
+    tail = ([t("calls.cancelled", cancelled=cancelled)] if cancelled else []) \
+        + ([t("calls.failed", failed=failed)] if failed else [])
+    if tail:
+        parts.append(", ".join(tail))
     where = f" — {'; '.join(parts)}" if parts else ""
     return t("calls.made", calls=m.calls, stated=stated, where=where)
 

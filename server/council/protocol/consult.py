@@ -15,6 +15,7 @@ from council.camel import SnakeModel
 from council.memory.models import Decision
 from council.protocol.constants import MAX_CHOICE, MAX_CONTEXT, MAX_TEXT
 from council.protocol.seating import SEATING_DOC, ClientModel, SeatingPolicy
+from council.session.state.budget import SPECULATE_DOC, Speculate
 from council.session.state.entities import Depth
 
 Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -57,6 +58,7 @@ class _Problem(SnakeModel):
         None, description="The most model calls the consult may make, retries included: the council plans fewer "
                           "cycles or personas to fit and says so (3 is the minimum: one persona, the options, the "
                           "answer).")
+    speculate: Speculate | None = Field(None, description=SPECULATE_DOC)
 
     @field_validator("user_problem")
     @classmethod

@@ -23,6 +23,7 @@ from council.protocol.language import LANGUAGE_DOC, UI_LANGUAGE_DOC, ChatLabels,
 from council.protocol.seating import SEATING_DOC, CallUsage, ClientModel, SeatingPolicy
 from council.providers.registry import ProviderInfo
 from council.review.models import ChangeType, CouncilRequest, ReviewedDecision
+from council.session.state.budget import SPECULATE_DOC, Speculate
 from council.session.state.entities import ClarificationQuestion, ConversationSession, Depth, SessionStatus
 from council.session.steps.intents import Intent
 
@@ -104,6 +105,7 @@ class SessionOptions(CamelModel):
                           "and the chair's).")
     language: Language | None = Field(None, description=LANGUAGE_DOC)
     ui_language: str | None = Field(None, max_length=35, description=UI_LANGUAGE_DOC)
+    speculate: Speculate | None = Field(None, description=SPECULATE_DOC)
 
 
 class ClientCapabilities(CamelModel):

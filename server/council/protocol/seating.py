@@ -37,6 +37,9 @@ class CallUsage(CamelModel):
 
     calls: int = Field(ge=0, description="Every call made, retries included.")
     by_model: dict[str, int] = Field(default_factory=dict)
+    cancelled: int = Field(0, ge=0, description="Of `calls`, those sent and then cancelled (not needed any more, or "
+                                                "stopped): counted on the model that received them, not failed.")
+    failed: int = Field(0, ge=0, description="Of `calls`, those that failed (the model gave no reply).")
     max_calls: int | None = Field(None, description="The most the session said it would spend (all phases).")
     budget: int | None = Field(None, description="The session's `maxModelCalls`, if any.")
     markdown: str = Field("", description="The line to show under the council's answer: the calls against what it "
@@ -45,5 +48,7 @@ class CallUsage(CamelModel):
     @classmethod
     def of(cls, s: ConversationSession) -> CallUsage:
         plans = s.call_plans
-        return cls(calls=s.metadata.calls, by_model=dict(s.metadata.calls_by_model),
+        m = s.metadata
+        return cls(calls=m.calls, by_model=dict(m.calls_by_model), cancelled=sum(m.cancelled_by_model.values()),
+                   failed=sum(m.failed_by_model.values()),
                    max_calls=plans[-1].call_limit if plans else None, budget=s.settings.max_model_calls)

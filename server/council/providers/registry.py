@@ -2,7 +2,8 @@
 
 Selection order: see README, "Models" (a local Ollama counts when it answers within ~300 ms). Provider modules are
 imported lazily by kind so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the
-Ollama probe) is used.
+Ollama probe) is used. :func:`metered` says which models cost the user per call (README, "The cost before it is
+spent": the council sends no speculative calls to them by default).
 """
 
 from __future__ import annotations
@@ -30,6 +31,23 @@ _CLASSES: dict[str, tuple[str, str]] = {
     "scripted": ("council.providers.scripted", "ScriptedProvider"),
     "client": ("council.providers.client", "ClientProvider"),
 }
+
+
+FREE_KINDS = frozenset({"embedded", "scripted"})  # in-process: a call costs nothing but time
+HTTP_KINDS = frozenset({"openai", "ollama"})  # free when the server runs on this machine (loopback), else metered
+
+
+def metered(provider: Provider) -> bool:
+    """Whether a call on ``provider`` may cost the user: a client's model (VS Code's chat models bill premium
+    requests; an MCP client's sampling model is the client's to bill), a remote HTTP server; not an in-process model
+    nor a server on this machine (``127.0.0.1``, ``localhost``, ``::1``)."""
+    if provider.id in FREE_KINDS:
+        return False
+    if provider.id in HTTP_KINDS:
+        from council.providers.http_common import is_loopback  # httpx: only for an HTTP provider
+
+        return not is_loopback(getattr(provider, "base_url", "") or "")
+    return True
 
 
 def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+import anyio
+
 from council.errors import root_cause
 from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete, retry_gate
 from council.session.calls.failure import failure_of, fallback_reason, host_of
@@ -172,17 +174,17 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         log.info("no model call for %s: the stated bound of calls is reached", role)
         return ModelFailure(kind="over_budget", provider=provider.id, model=provider.model)
     started = time.perf_counter()
-    failed = True
+    failed, cancelled = True, False
     rt.inflight_calls += 1
     rt.pending_calls += 1
     rt.pending_first += int(not retry)
 
-    def record(failed: bool) -> None:
+    def record(failed: bool, cancelled: bool = False) -> None:
         if rt.created:
             try:
                 rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
-                                      failed=failed, latency_ms=(time.perf_counter() - started) * 1000,
-                                      retry=retry))
+                                      failed=failed and not cancelled, cancelled=cancelled,
+                                      latency_ms=(time.perf_counter() - started) * 1000, retry=retry))
             except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
                 log.debug("could not record model use for %s", role, exc_info=True)
 
@@ -209,11 +211,14 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         else:
             log.warning("%s failed for %s: %s (%s)", provider.describe(), role, failure.kind, failure.detail)
         return failure
+    except anyio.get_cancelled_exc_class():  # sent, then not needed (or stopped): a call made, not a failure
+        cancelled = True
+        raise
     finally:
         rt.inflight_calls -= 1
         rt.pending_calls -= 1
         rt.pending_first -= int(not retry)
-        record(failed)
+        record(failed, cancelled)
 
 
 def _fits(rt: Turn, retry: bool) -> bool:

@@ -8,6 +8,7 @@ are counted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import Field
 
@@ -16,6 +17,11 @@ from council.camel import CamelModel
 MIN_CALLS = 3  # the smallest budget accepted (a council of one needs 2: its reply and the answer)
 FIXED_CALLS = 2  # the options and the synthesis
 ATTEMPTS = 2  # a call and one retry (a repair, a fallback, or a failed request sent again)
+Speculate = Literal["auto", "always", "never"]  # whether cycle 2 starts beside the options call (README, "votes first")
+SPECULATE_DOC = ("Whether the second debate cycle starts beside the options call, to save a wait: its calls are "
+                 "sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the "
+                 "default): only when every persona's model is free to call (embedded, scripted, or a server on "
+                 "this machine); `always`; `never`.")
 
 
 class BudgetCut(CamelModel):
@@ -41,6 +47,12 @@ class CallPlan(CamelModel):
     cycles: int = 0
     clarifier: bool = False
     cut: BudgetCut | None = None
+    expected_low: int = Field(0, ge=0, description="The calls the likely path makes: settled at the first vote (or, "
+                                                   "once the options are set, at the next vote), retries not "
+                                                   "counted; 0 in a plan journaled before expectations.")
+    expected_high: int = Field(0, ge=0, description="The likely path with one debate cycle more than `expectedLow`.")
+    speculates: bool = Field(False, description="The second cycle starts beside the options call: its calls are "
+                                                "sent (and cancelled) even when the first vote settles it.")
     first_limit: int = Field(0, ge=0, description="Session total: first calls allowed so far (all phases).")
     call_limit: int = Field(0, ge=0, description="Session total: calls allowed so far, retries included.")
 
@@ -83,6 +95,20 @@ def fit(shape: Shape, budget: int | None) -> tuple[Shape, BudgetCut | None]:
                     seats_from=shape.seats if seats != shape.seats else None,
                     clarifier=shape.clarifier and not clarifier)
     return Shape(seats, cycles, clarifier), cut
+
+
+def expected(shape: Shape, options_set: bool, speculate: bool) -> tuple[int, int]:
+    """The calls of the likely path (README, "The cost before it is spent"), retries not counted: settled at the
+    first vote after one round of replies (with ``speculate``, the second cycle's calls started beside the options
+    call are sent all the same), and the same with one debate cycle more; neither beyond the plan."""
+    planned = shape.planned - (1 if options_set else 0)
+    if shape.alone or shape.cycles == 0:
+        return planned, planned
+    first = int(shape.clarifier) + shape.seats + (0 if options_set else 1) + 1  # one round, options, the answer
+    beside = speculate and not options_set and shape.cycles >= 2
+    low = first + (shape.seats if beside else 0)
+    high = low + (shape.seats if shape.cycles >= (3 if beside else 2) else 0)
+    return min(low, planned), min(high, planned)
 
 
 def max_calls(planned: int, budget_left: int | None) -> int:

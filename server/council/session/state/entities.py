@@ -16,7 +16,7 @@ from pydantic import Field, model_validator
 
 from council.camel import CamelModel
 from council.errors import validation_error
-from council.session.state.budget import CallPlan
+from council.session.state.budget import CallPlan, Speculate
 from council.session.state.convergence import Convergence, StopReason
 from council.session.state.grounds import EvidenceUse, Precedent
 from council.session.state.outputs import CouncilSynthesis, PersonaResponse, Vote, VoteOption, VoteTally
@@ -167,6 +167,9 @@ class ClarificationQuestion(CamelModel):
     user_answer: ClarificationAnswer | None = None
     status: QuestionStatus = QuestionStatus.PENDING
     revisited: bool = False
+    times_asked: int = Field(0, ge=0, description="How often it was put to the user: a deferred or revisited "
+                                                  "question is asked again, and a client's buttons for each asking "
+                                                  "are new ones (their idempotency keys differ).")
     created_at: datetime
     answered_at: datetime | None = None
 
@@ -283,6 +286,10 @@ class SessionSettings(CamelModel):
                                               "has one, and evidence is on).")
     max_model_calls: int | None = Field(None, ge=3, description="The session's budget of model calls, retries "
                                                                 "included (None: no budget).")
+    speculate: Speculate = Field("auto", description="Whether the second cycle starts beside the options call: "
+                                                     "`auto` only where every seat's model is free to call (a local "
+                                                     "one), `always`, or `never` (README, \"The cost before it is "
+                                                     "spent\").")
 
     def cycle_cap(self, extended: bool) -> int:
         """The cycle cap before any re-opening (extended debate asked: the extended one)."""
@@ -309,6 +316,8 @@ class SessionMetadata(CamelModel):
                                                                              "retries included.")
     failed_by_model: dict[str, int] = Field(default_factory=dict, description="Of those, the calls that failed "
                                                                               "(the model gave no reply).")
+    cancelled_by_model: dict[str, int] = Field(default_factory=dict, description="Of those, the calls sent and then "
+                                               "cancelled (not needed any more, or stopped): not failures.")
     calls: int = Field(0, ge=0, description="Every model call made.")
     first_calls: int = Field(0, ge=0, description="Model calls made that were not retries.")
 

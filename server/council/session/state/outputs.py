@@ -88,7 +88,8 @@ class PersonaReply(ModelReply):
     confidence_rationale: str = Field(min_length=3, max_length=TEXT)
     changed_position: bool = False
     change_reason: str = Field("", max_length=TEXT)
-    option_id: str = Field("", max_length=2)
+    option_id: str = Field("", max_length=160, description="The option voted for: its id (what a model wrote — an "
+                                                            "id, `Option A`, a label — is mapped to the id).")
     backs: str = Field("", max_length=8, description="In the cycle beside the options call, whose recommendation the "
                                                     "persona backs: own, or a peer's letter (its vote is that one's).")
     vote_confidence: float = 0.5

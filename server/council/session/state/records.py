@@ -208,6 +208,7 @@ class ModelUsed(RecordBase):
     failed: bool = False
     latency_ms: float = 0.0
     retry: bool = False  # a repair, or the same call again on the chat's model after a seat's model failed
+    cancelled: bool = False  # sent, then cancelled before its reply (not needed any more, or stopped): not failed
 
 
 class SeatingDecided(RecordBase):

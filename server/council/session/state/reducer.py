@@ -212,6 +212,8 @@ def _model_used(s: e.ConversationSession, rec: r.ModelUsed) -> None:
     s.metadata.calls_by_model[label] = s.metadata.calls_by_model.get(label, 0) + 1
     if rec.failed:
         s.metadata.failed_by_model[label] = s.metadata.failed_by_model.get(label, 0) + 1
+    if rec.cancelled:
+        s.metadata.cancelled_by_model[label] = s.metadata.cancelled_by_model.get(label, 0) + 1
     s.metadata.calls += 1
     s.metadata.first_calls += int(not rec.retry)
 
@@ -333,11 +335,13 @@ def _question_asked(s: e.ConversationSession, rec: r.QuestionAsked) -> None:
     if planned is not None:
         s.planned_questions.remove(planned)
         planned.status = e.QuestionStatus.PENDING
+        planned.times_asked += 1
         s.questions.append(planned)
     else:
         assert deferred is not None
         deferred.status = e.QuestionStatus.PENDING
         deferred.revisited = True
+        deferred.times_asked += 1
         if again:  # a skipped or deferred question revisited after the answer: its earlier reply goes
             deferred.user_answer = None
             deferred.answered_at = None

@@ -5,6 +5,8 @@ afford another cycle. A :class:`~council.session.state.budget.CallPlan` is fitte
 
 from __future__ import annotations
 
+from council.providers.registry import metered
+from council.session.calls.structured import ProviderPicker
 from council.session.state import budget as b
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession
@@ -33,9 +35,10 @@ def planned_calls(s: ConversationSession, shape: b.Shape) -> int:
 
 
 def state_plan(rt: Turn, phase: str, shape: b.Shape, cut: b.BudgetCut | None = None,
-               calls: int | None = None) -> b.CallPlan | None:
+               calls: int | None = None, *, speculate: bool = False) -> b.CallPlan | None:
     """Fit ``shape`` (or ``calls`` plain calls, for a follow-up) into what is left of the budget and record the
-    plan; None when not even the smallest version fits (nothing is recorded: the caller says so, runs nothing)."""
+    plan with its likely spend (``speculate``: the second cycle would start beside the options call); None when not
+    even the smallest version fits (nothing is recorded: the caller says so, runs nothing)."""
     s = rt.session
     m = s.metadata
     budget = s.settings.max_model_calls
@@ -59,13 +62,27 @@ def state_plan(rt: Turn, phase: str, shape: b.Shape, cut: b.BudgetCut | None = N
         if s.options:
             by_model[chair] -= 1
     bound = b.max_calls(planned, left)
+    low, high = (calls, calls) if calls is not None else b.expected(shape, bool(s.options), speculate)
+    speculates = calls is None and speculate and not s.options and shape.cycles >= 2 and not shape.alone
     plan = b.CallPlan(phase=phase, planned=planned, max_calls=bound, by_model={k: v for k, v in by_model.items() if v},
+                      expected_low=low, expected_high=high, speculates=speculates,
                       budget=budget, budget_left=left, seats=shape.seats if calls is None else 0,
                       cycles=shape.cycles if calls is None else 0, clarifier=shape.clarifier and calls is None,
                       cut=cut if cut is not None and (cut.cycles_from or cut.seats_from or cut.clarifier) else None,
                       first_limit=m.first_calls + planned, call_limit=m.calls + bound)
     rt.record(r.CallsPlanned(at=rt.clock(), plan=plan))
     return plan
+
+
+def speculates(s: ConversationSession, pick: ProviderPicker) -> bool:
+    """Whether the second cycle starts beside the options call (the sidecar decides, once per step): ``always``,
+    ``never``, or (``auto``, the default) only when no seat's model is metered — calls started beside the options
+    call are sent and billed even when the first vote settles it and they are cancelled, so on premium requests or
+    an MCP client's model the council waits for the options instead (README, "The cost before it is spent")."""
+    mode = s.settings.speculate
+    if mode != "auto":
+        return mode == "always"
+    return not any(metered(pick(p.name)) for p in s.personas)
 
 
 def can_afford_cycle(s: ConversationSession) -> bool:

@@ -8,6 +8,7 @@ that order, so turn numbers and events are the same whatever the timing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import ascii_uppercase
@@ -23,7 +24,7 @@ from council.session.calls.structured import CallSpec, ProviderPicker, call_stru
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
 from council.session.state.grounds import EVIDENCE_TOOLS
-from council.session.state.outputs import ModelFailure, PersonaReply, PersonaResponse, Vote, reply_schema
+from council.session.state.outputs import ModelFailure, PersonaReply, PersonaResponse, Vote, VoteOption, reply_schema
 from council.session.state.runtime import Turn
 from council.session.state.seating import model_label
 from council.words import speaking, t
@@ -127,10 +128,61 @@ def _soft_checks(session: ConversationSession):
     return check
 
 
-def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: list[str] | None = None):
-    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, a vote off the
-    list (or backing nobody on it), and a Devil's Advocate without counterpoints (seed 000: it always gives
-    them)."""
+def _soft_vote(options: list[VoteOption]):
+    """A vote that names no option on the table (:func:`option_of`) is worth one repair; then the reply is kept
+    without a vote (nothing is guessed, and the council is not rejected for it)."""
+    def check(reply: PersonaReply) -> str | None:
+        if options and option_of(reply.option_id, options) is None:
+            return f"option_id must be one of {', '.join(o.id for o in options)} (the option's letter)"
+        return None
+    return check
+
+
+def _both(*checks):
+    """Soft checks together: every shortfall, in one repair."""
+    def check(reply: PersonaReply) -> str | None:
+        return "; ".join(said for said in (c(reply) for c in checks) if said) or None
+    return check
+
+
+_WORD = re.compile(r"[^\w]+")
+_LETTER = re.compile(r"^(?:option|вариант)?\s*[(\[]?\s*([a-z]|\d{1,2})\s*[)\].:,\-–—]?(?:\s|$)", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    return " ".join(_WORD.sub(" ", text.casefold()).split())
+
+
+def option_of(said: str, options: list[VoteOption]) -> str | None:
+    """The option a model's ``option_id`` names: its id in any case (``a``), with a word or brackets around it
+    (``Option A``, ``(B)``, ``A: …``), its number in the list (``2``), or its label (or description) as written;
+    None when it names none, or more than one."""
+    text = said.strip()
+    if not text or not options:
+        return None
+    ids = {o.id.upper(): o.id for o in options}
+    if text.upper() in ids:
+        return ids[text.upper()]
+    m = _LETTER.match(text)
+    if m is not None:  # a letter or number, perhaps with words after it ("B: Wait")
+        token = m.group(1)
+        if token.isdigit():
+            return options[int(token) - 1].id if 1 <= int(token) <= len(options) else None
+        return ids.get(token.upper())
+    plain = _plain(text)
+    if len(plain) < 3:
+        return None
+    exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
+    if len(exact) == 1:
+        return exact[0]
+    within = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} " or f" {_plain(o.label)} " in f" {plain} "]
+    return within[0] if len(within) == 1 else None
+
+
+def _check_reply(persona: PersonaContract, backs_ids: list[str] | None = None):
+    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, backing nobody
+    on the list, and a Devil's Advocate without counterpoints (seed 000: it always gives them). A vote off the
+    list is a soft problem (:func:`_soft_vote`)."""
     def check(reply: PersonaReply) -> None:
         missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
         if missing:
@@ -138,8 +190,6 @@ def _check_reply(persona: PersonaContract, option_ids: list[str], backs_ids: lis
         if persona.always_include and not any(x.strip() for x in reply.risks):
             raise ParseFailure("as the Devil's Advocate, list your counterpoints in risks (what speaks against the "
                                "course the others favour)")
-        if option_ids and reply.option_id.strip().upper() not in option_ids:
-            raise ParseFailure(f"option_id must be one of {', '.join(option_ids)}")
         if backs_ids and reply.backs.strip() not in backs_ids:
             raise ParseFailure(f"backs must be one of {', '.join(backs_ids)}")
     return check
@@ -166,6 +216,7 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
     stream = OrderedStream(rt, order, cycle, held=beside is not None)
     schema = persona_schema(s, cycle, backing=beside is not None)
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
+    options = [o for o in s.options if o.id in option_ids]
     backs_ids = list(schema["properties"].get("backs", {}).get("enum", []))
     kept: list[PersonaResponse] = []  # a council of one's unusable answer (returned, not recorded)
     where = CycleRef(cycle_type="debate", number=cycle) if cycle else None  # one for all the cycle's turns
@@ -181,10 +232,11 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
 
         spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
                         max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contracts[name], option_ids, backs_ids), soft_check=_soft_checks(s),
+                        check=_check_reply(contracts[name], backs_ids),
+                        soft_check=_both(_soft_vote(options), _soft_checks(s)),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
-        response, vote = response_of(s, contracts[name], cycle, outcome, option_ids, previous_votes.get(name))
+        response, vote = response_of(s, contracts[name], cycle, outcome, options, previous_votes.get(name))
         answered = pick(name)  # after a fallback: the chat's model
         response.model = model_label(answered.id, answered.model)
         stream.finish(name, lambda: _commit(rt, response, vote, kept, where, backing=beside is not None))
@@ -262,10 +314,11 @@ def _vote(response: PersonaResponse, option: str) -> Vote:
                 continue_debate=response.continue_debate, conclusion=response.position, cycle=response.cycle)
 
 
-def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, option_ids: list[str],
+def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, options: list[VoteOption],
                 before: Vote | None) -> tuple[PersonaResponse, Vote | None]:
     """What the session keeps of one persona's reply: its response (the Devil's Advocate's advice with its
-    counterpoints) and, in a voting cycle, its vote (an unusable reply is an abstention, never a guessed vote)."""
+    counterpoints) and, in a voting cycle, its vote on the option it names (:func:`option_of`); an unusable reply
+    is an abstention, a vote that names no option is kept without a vote — never a guessed one."""
     name = contract.name
     if outcome.reply is None:
         return PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
@@ -273,14 +326,14 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
                                note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
     reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
-    if option_ids:
-        reply["option_id"] = reply["option_id"].strip().upper()
-        moved = before is not None and before.option_id != reply["option_id"]
+    if options:
+        reply["option_id"] = option_of(reply["option_id"], options) or ""
+        moved = before is not None and bool(reply["option_id"]) and before.option_id != reply["option_id"]
         reply["changed_position"] = reply["changed_position"] or moved
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
     response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
-    vote = _vote(response, response.option_id) if option_ids else None
+    vote = _vote(response, response.option_id) if options and response.option_id else None
     return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
 
 

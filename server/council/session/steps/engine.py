@@ -29,7 +29,7 @@ from council.session.state.runtime import Turn, can_extend
 from council.session.state.seating import Seating
 from council.session.steps.answers import Earlier
 from council.session.steps.clarifier import ClarifyingMoves
-from council.session.steps.costing import can_afford_cycle, remaining, state_plan
+from council.session.steps.costing import can_afford_cycle, remaining, speculates, state_plan
 from council.session.steps.debate import report_failures, run_cycle
 from council.session.steps.evidence import (
     Attachment,
@@ -72,6 +72,7 @@ class NewSession:
     context: list[tuple[str, str]] = field(default_factory=list)  # (name, content) of attached references
     uris: dict[str, str] = field(default_factory=dict)  # attached reference name → its URI (chat references)
     max_model_calls: int | None = None  # the session's budget of model calls
+    speculate: str | None = None  # auto | always | never (None: the sidecar's setting)
     language: str | None = None  # the session's language (prompts.session_language); None: the question's
     earlier: Any = None  # council/turn's EarlierSession: what the user told a session a reload lost
 
@@ -137,6 +138,7 @@ class Engine(ClarifyingMoves):
             "clarify": req.clarify and base.clarify,
             "language": req.language or session_language(req.text),
             "max_model_calls": req.max_model_calls,
+            "speculate": req.speculate or base.speculate,
         })
         try:  # personas named in the text join the routed council; routing handles that and says so
             selection = select_personas(self.library, text, override=req.personas or None,
@@ -181,7 +183,7 @@ class Engine(ClarifyingMoves):
             method=selection.method, chosen_for=selection.chosen_for, created_at=rt.clock())))
         if seating is not None:
             rt.record(r.SeatingDecided(at=rt.clock(), seating=seating))
-        state_plan(rt, "start", plan.shape, plan.cut)
+        state_plan(rt, "start", plan.shape, plan.cut, speculate=speculates(rt.session, pick))
         record_attachments(rt, [Attachment(name, content, req.uris.get(name)) for name, content in req.context])
         await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
@@ -228,7 +230,8 @@ class Engine(ClarifyingMoves):
         rt.live.resume()
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
-        if state_plan(rt, "retry", remaining(s, clarifier=s.status is S.CREATED and s.settings.clarify)) is None:
+        if state_plan(rt, "retry", remaining(s, clarifier=s.status is S.CREATED and s.settings.clarify),
+                      speculate=speculates(s, pick)) is None:
             return "over_budget"
         if s.status is S.CREATED:
             return await self._begin(rt, pick)
@@ -275,7 +278,7 @@ class Engine(ClarifyingMoves):
             if report_failures(rt, responses):  # every advisor failed: the cycle was dropped
                 return "stalled"
             if not rt.session.votes_in(cycle):  # the independent first cycle: options carry the first votes
-                if self._next_beside_options(rt):
+                if self._next_beside_options(rt, pick):
                     step = await options_beside_next_cycle(
                         rt, pick, contracts, cycle, previous, conclude=self._conclude_cycle,
                         gather=lambda done: gather_evidence(rt, done, self.evidence))
@@ -293,12 +296,13 @@ class Engine(ClarifyingMoves):
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
         return None
 
-    def _next_beside_options(self, rt: Turn) -> bool:
-        """Whether the next cycle runs beside the options call: there is one (under the cap, in the stated plan)
-        and the options are still to come."""
+    def _next_beside_options(self, rt: Turn, pick: ProviderPicker) -> bool:
+        """Whether the next cycle runs beside the options call: there is one (under the cap, in the stated plan),
+        the options are still to come, and speculating is allowed (:func:`speculates`: not on metered models by
+        default)."""
         s = rt.session
         return (not s.options and s.open_revisit is None and s.debate_cycles + 1 <= s.cycle_limit
-                and can_afford_cycle(s))
+                and can_afford_cycle(s) and speculates(s, pick))
 
     async def _alone(self, rt: Turn, pick: ProviderPicker,
                      contracts: dict[str, PersonaContract]) -> str | None:

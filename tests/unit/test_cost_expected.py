@@ -1,0 +1,136 @@
+"""What a session says it will spend, against what it spends (issue 31): the likely spend beside the worst case,
+cancelled calls named and counted per model, and no speculative calls on metered models unless asked for.
+
+Scripted sessions through CouncilService; the scripted model's trace shows which calls were started and cancelled.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from unit_helpers import everyone_first, rule
+
+from council.config import ProviderConfig
+from council.present.cost import calls_line
+from council.protocol.methods import SessionOptions, TurnParams
+from council.providers.client import ClientProvider
+from council.providers.ollama import OllamaProvider
+from council.providers.openai_compat import OpenAICompatProvider
+from council.providers.registry import metered
+from council.providers.scripted import ScriptedProvider
+from council.session.state.entities import SessionSettings
+from council.session.steps.costing import speculates
+
+PROBLEM = "Should we split our monolith into services this quarter?"
+TRIO = ["Software Architect", "Senior Developer", "Devil's Advocate"]
+SLOW_SECOND = rule("PersonaReply", None, cycle=2, delay=0.05)  # auto replies, still open when the options come in
+
+
+def trace_of(path: Path) -> list[tuple[str, str, int]]:
+    return [(x["event"], x["purpose"], x["cycle"]) for x in map(json.loads, path.read_text().splitlines())]
+
+
+async def settled_session(make_service, tmp_path: Path, speculate: str | None, **options):
+    trace = tmp_path / f"trace-{speculate}.jsonl"
+    h = make_service({"trace": str(trace), "rules": [everyone_first("A", 0.9), SLOW_SECOND]},
+                     SessionSettings(min_cycles=2, max_cycles=4))
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(
+        clarify=False, personas=TRIO, speculate=speculate, **options)))
+    rt = h.runtime(res.session_id)
+    assert res.status.value == "completed" and rt.session.debate_cycles == 1  # settled by the first vote
+    return h, rt, trace_of(trace), res
+
+
+@pytest.mark.parametrize("speculate", ["never", "always", None])
+async def test_the_expected_spend_brackets_a_session_settled_by_the_first_vote(make_service, tmp_path, speculate):
+    """It said "at most 86" and spent 12: the line now says what the likely path costs — within 1.5× of what a
+    session settled by the first vote spends — beside the hard bound, in each speculation mode."""
+    h, rt, trace, _ = await settled_session(make_service, tmp_path, speculate)
+    s = rt.session
+    [plan] = s.call_plans
+    spent = s.metadata.calls
+    assert plan.expected_low <= spent <= plan.expected_high < plan.max_calls
+    assert (plan.expected_low + plan.expected_high) / 2 <= 1.5 * spent
+    assert plan.expected_low == spent  # the settled path is the one it names first
+    [cost] = h.of(s.session_id, "cost.estimated")
+    said = f"About {plan.expected_low}–{plan.expected_high} model calls expected ({plan.expected_low} if the first " \
+           f"vote settles it, {plan.expected_high} with one debate cycle"
+    assert cost["markdown"].startswith(f"_💰 {said}"), cost["markdown"]
+    assert f"; at most {plan.max_calls} model calls" in cost["markdown"]
+    second = [who for event, who, cycle in trace if event == "start" and cycle == 2]
+    if speculate == "never":
+        assert second == [] and not plan.speculates and spent == 3 + 2
+    else:  # scripted models are free: auto speculates, like always; the three cycle-2 calls are sent and cancelled
+        assert sorted(second) == sorted(TRIO) and plan.speculates and spent == 3 + 2 + 3
+        assert "3 of them for cycle 2, started beside the options call: sent even if the first vote" in cost["markdown"]
+
+
+async def test_cancelled_calls_are_named_as_cancelled_and_counted_on_their_model(make_service, tmp_path):
+    """"6 on Model A, 2 on Model B; 4 failed": the failed ones were the cycle-2 calls cancelled when the first vote
+    settled it, and Model B received 4. Cancelled calls are not failures, and each model counts what it received."""
+    _, rt, trace, res = await settled_session(make_service, tmp_path, "always", models=["s:alpha", "s:beta"])
+    m = rt.session.metadata
+    cancelled = [who for event, who, cycle in trace if event == "cancelled" and cycle == 2]
+    assert sorted(cancelled) == sorted(TRIO)
+    assert sum(m.cancelled_by_model.values()) == 3 and not m.failed_by_model
+    assert all(use.failures == 0 for use in m.models.values())
+    line = calls_line(rt.session)
+    assert "3 cancelled" in line and "failed" not in line, line
+    starts = sum(1 for event, _, _ in trace if event == "start")
+    assert sum(m.calls_by_model.values()) == m.calls == starts and len(m.calls_by_model) == 2
+    for label, count in m.calls_by_model.items():  # every model named with every call it received
+        assert f"{count} on {label}" in line, line
+    assert res.usage is not None and "3 cancelled" in res.usage.markdown
+    assert (res.usage.cancelled, res.usage.failed, res.usage.calls) == (3, 0, m.calls)
+
+
+def test_only_models_free_to_call_are_unmetered():
+    """Speculative calls are billed on premium requests and an MCP client's model; a local model costs nothing."""
+    local = ProviderConfig(kind="openai", model="m", base_url="http://127.0.0.1:8080/v1")
+    remote = ProviderConfig(kind="openai", model="m", base_url="https://api.openai.com/v1")
+    assert not metered(ScriptedProvider())
+    assert not metered(OpenAICompatProvider(local))
+    assert not metered(OllamaProvider(ProviderConfig(kind="ollama", model="q", base_url="http://localhost:11434")))
+    assert metered(OpenAICompatProvider(remote))
+    assert metered(OllamaProvider(ProviderConfig(kind="ollama", model="q", base_url="http://gpu-box:11434")))
+    assert metered(ClientProvider(bridge=None, model="Copilot"))  # VS Code's chat models, an MCP client's model
+
+
+async def test_auto_speculates_only_where_no_seat_is_metered(make_service):
+    h = make_service()
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    free, paid = ScriptedProvider(), ClientProvider(bridge=None, model="Copilot")
+    assert speculates(s, lambda role: free)
+    assert not speculates(s, lambda role: paid if role == "Senior Developer" else free)
+    for mode, expected in (("always", True), ("never", False)):
+        settled = s.model_copy(update={"settings": s.settings.model_copy(update={"speculate": mode})})
+        assert speculates(settled, lambda role: paid) is expected
+        assert speculates(settled, lambda role: free) is expected
+
+
+def test_council_ask_passes_speculate_as_a_session_option():
+    import argparse
+
+    from council.cli.ask_args import add_arguments, session_options
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert session_options(p.parse_args(["--speculate", "always", "Split?"]))["speculate"] == "always"
+    assert "speculate" not in session_options(p.parse_args(["Split?"]))  # the sidecar's default: auto
+    SessionOptions.model_validate(session_options(p.parse_args(["--speculate", "never", "Split?"])))
+
+
+def test_a_consults_plan_counts_the_speculative_calls_only_when_asked(make_service):
+    """A consult lends the client's model (metered): by default its plan's minimum is the settled path without the
+    second cycle's calls; asked to speculate, they are in it."""
+    from council.protocol.consult import ConsultParams
+
+    h = make_service()
+    base = {"user_problem": PROBLEM, "selected_personas": TRIO}
+    default = h.service.consultant.plan(ConsultParams(**base))
+    always = h.service.consultant.plan(ConsultParams(**base, speculate="always"))
+    assert default.model_calls_min == 1 + 3 + 2 and always.model_calls_min == 1 + 3 + 3 + 2
+    assert default.model_calls_max == always.model_calls_max

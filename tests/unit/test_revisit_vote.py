@@ -1,0 +1,73 @@
+"""The re-vote after /revisit finishes on the options it has (issue 31): "every advisor rejected (option_id must be
+one of A, B)" and "Every advisor failed: the model's output was malformed" — the models wrote "Option B" (cut to
+"Op"), a lowercase letter or the option's label. What a model writes is mapped to the options; a vote that names
+none is kept without a vote, never rejected for the council."""
+
+from __future__ import annotations
+
+from unit_helpers import first_vote_rules, persona_reply
+
+from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
+from council.session.state.entities import SessionStatus as S
+from council.session.state.outputs import VoteOption
+
+PROBLEM = "Should we split our monolith into services this quarter?"
+ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
+COUNCIL = [ARCH, DEV, DEVIL]
+ANSWER = "This year"
+OPTIONS = [VoteOption(id="A", label="Staged approach", description="Proceed in small, measured steps."),
+           VoteOption(id="B", label="Wait", description="Postpone until more information is available.")]
+
+
+def revote(**written: str) -> dict:
+    """Cycle 1: everyone recommends A. The round that sees the revisited answer votes as each model wrote it."""
+    later = [{"when": {"schema": "PersonaReply", "purpose": name, "anywhere": ANSWER},  # its repair too
+              "reply": {**persona_reply(2, option="B", changed=True, change_reason="the answer changes it", who=name),
+                        "option_id": said}}
+             for name, said in written.items()]
+    return {"rules": [*first_vote_rules(**{name: ("A", 0.9) for name in COUNCIL}), *later]}
+
+
+async def revisited(h):
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(personas=COUNCIL)))
+    sid = res.session_id
+    assert (await h.service.turn(TurnParams(session_id=sid, command=TurnCommand.SKIP_ALL))).status is S.COMPLETED
+    s = h.runtime(sid).session
+    timeline = next(q for q in s.questions if "timeline" in q.question)
+    before = timeline.times_asked  # 0: skipped with "skip all" before it was asked
+    await h.service.turn(TurnParams(session_id=sid, command=TurnCommand.REVISIT, question_id=timeline.question_id))
+    asked = h.of(sid, "question.asked")[-1]  # a new asking: the client's buttons for it are new ones
+    assert asked["revisit"] and asked["question"]["timesAsked"] == before + 1
+    done = await h.service.turn(TurnParams(session_id=sid, text=ANSWER))
+    return done, s
+
+
+async def test_the_revote_maps_what_the_models_wrote_to_the_options(make_service):
+    h = make_service(revote(**{ARCH: "Option B", DEV: "b", DEVIL: "Wait"}))
+    done, s = await revisited(h)
+    assert done.status is S.COMPLETED, done.message
+    last = {v.persona: v.option_id for v in s.votes_in(s.final_round)}
+    assert last == {ARCH: "B", DEV: "B", DEVIL: "B"} and s.tally.winner == "B"
+    assert not [p for p in h.of(s.session_id, "error")], h.of(s.session_id, "error")
+
+
+async def test_a_vote_naming_no_option_is_kept_without_a_vote_and_the_council_answers(make_service):
+    h = make_service(revote(**{ARCH: "Option B", DEV: "the cloud one", DEVIL: "Option Z"}))
+    done, s = await revisited(h)
+    assert done.status is S.COMPLETED and s.synthesis is not None, done.message
+    last = {v.persona: v.option_id for v in s.votes_in(s.final_round)}
+    assert last == {ARCH: "B"}  # the others gave positions but named no option on the table: no guessed vote
+    kept = {x.persona for x in s.responses if x.cycle == s.final_round and not x.abstained}
+    assert kept == set(COUNCIL)
+
+
+def test_option_of_reads_ids_letters_numbers_and_labels():
+    from council.session.steps.debate import option_of
+
+    for said, expected in (("A", "A"), ("b", "B"), (" Option A ", "A"), ("option b.", "B"), ("(B)", "B"),
+                           ("B: Wait", "B"), ("2", "B"), ("Option 1", "A"), ("Staged approach", "A"),
+                           ("wait", "B"), ("Postpone until more information is available.", "B"),
+                           ("Вариант B", "B"), ("the Wait option", "B")):
+        assert option_of(said, OPTIONS) == expected, said
+    for said in ("", "C", "Option Z", "3", "something else", "ai"):
+        assert option_of(said, OPTIONS) is None, said
