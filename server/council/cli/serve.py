@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 log = logging.getLogger("council.serve")
 
-REAL_PROVIDERS = ("openai", "ollama", "embedded")
+REAL_PROVIDERS = ("openai", "ollama", "embedded", "claude", "codex", "gemini", "copilot")
 
 
 def protect_stdout() -> BinaryIO:
