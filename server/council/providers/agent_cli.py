@@ -137,12 +137,15 @@ class AgentCliProvider(Provider):
     #: The npm package that installs it and the command that signs in (for the fix lines).
     package: str = ""
     login: str = ""
+    #: Whether the CLI writes events while the model works (else it is silent until the reply is whole, and only
+    #: the deadline bounds the wait).
+    streams_events: bool = True
 
     def __init__(self, cfg: ProviderConfig) -> None:
         super().__init__(cfg.model)
         self.cfg = cfg
         self.options = AgentCliOptions.model_validate(cfg.options)
-        self.silence = cfg.timeout
+        self.silence = cfg.timeout if self.streams_events else self.options.deadline
         self.last_usage: CliUsage | None = None
 
     # --- what each CLI defines ---

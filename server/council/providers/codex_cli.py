@@ -31,6 +31,7 @@ class CodexCliProvider(AgentCliProvider):
     title = "Codex"
     package = "@openai/codex"
     login = "codex login"
+    streams_events = False  # nothing on stdout between turn.started and the whole reply
 
     def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
         args = ["exec", "--json", "--ephemeral", "--skip-git-repo-check", "--sandbox", "read-only",
