@@ -26,7 +26,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-ProviderKind = Literal["openai", "ollama", "embedded", "scripted", "client"]
+ProviderKind = Literal["openai", "ollama", "embedded", "scripted", "client", "claude", "codex", "gemini", "copilot"]
+#: The kinds that run an agent CLI the user is signed into (README, "Seats on your agent CLIs").
+AGENT_CLI_KINDS = ("claude", "codex", "gemini", "copilot")
 
 #: Where a workspace keeps its persona overrides (the extension's *Edit Personas*, ``define_personas``).
 OVERRIDES_DIR = Path(".council") / "personas"

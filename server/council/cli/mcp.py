@@ -78,7 +78,15 @@ def build_config(args: argparse.Namespace, root: str | None = None):
     return config
 
 
+#: Exit status when ``council mcp`` is started by an agent CLI that Council itself seated (no recursion).
+SEATED = 5
+
+
 def run(args: argparse.Namespace) -> int:
+    if os.environ.get("COUNCIL_SEAT"):  # providers/agent_cli.SEAT_MARKER: this CLI is one of Council's seats
+        print("council mcp: not started: this agent CLI is a seat of a council already running (COUNCIL_SEAT is "
+              "set), and a seat never loads Council again", file=sys.stderr)
+        return SEATED
     proto_out = serve.protect_stdout()
     from council.logs import setup_logging
 

@@ -20,7 +20,7 @@ from council.cli.usage import setup_or_refuse, whole_number
 
 log = logging.getLogger("council.serve")
 
-REAL_PROVIDERS = ("openai", "ollama", "embedded")
+REAL_PROVIDERS = ("openai", "ollama", "embedded", "claude", "codex", "gemini", "copilot")
 
 
 def protect_stdout() -> BinaryIO:

@@ -30,6 +30,10 @@ _CLASSES: dict[str, tuple[str, str]] = {
     "embedded": ("council.providers.embedded", "EmbeddedProvider"),
     "scripted": ("council.providers.scripted", "ScriptedProvider"),
     "client": ("council.providers.client", "ClientProvider"),
+    "claude": ("council.providers.claude_code", "ClaudeCodeProvider"),
+    "codex": ("council.providers.codex_cli", "CodexCliProvider"),
+    "gemini": ("council.providers.gemini_cli", "GeminiCliProvider"),
+    "copilot": ("council.providers.copilot_cli", "CopilotCliProvider"),
 }
 
 

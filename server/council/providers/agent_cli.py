@@ -1,0 +1,294 @@
+"""The shared runner of the agent-CLI providers (``claude -p``, ``codex exec``, ``gemini``, ``copilot -p``): a seat
+on a CLI the user is signed into is one text completion, run as a child process.
+
+Every call: the prompt on stdin (never in argv); a fresh scratch working directory (0700, removed after); the
+process in its own process group, killed as a group when the call is cancelled, outlives its deadline
+(``options.deadline``) or is silent longer than ``timeout``; stdout read line by line as the CLI's JSON events and
+capped (``options.max_output_bytes``), stderr kept to its last :data:`STDERR_KEEP` bytes. The child's environment
+carries :data:`SEAT_MARKER`, which ``council mcp`` checks so that a CLI seated from inside Council never starts
+Council again. Each CLI module says how it turns off tools, MCP servers, plugins and hooks, and how it reads its
+events. A failure is an :class:`AgentCliError` whose ``failure`` is one of :data:`FAILURES`, with its fix in one
+line (``words``: ``agent_cli.*``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import tempfile
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from subprocess import PIPE
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+from pydantic import BaseModel, ConfigDict, Field
+
+from council.config import ProviderConfig
+from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, ProviderStatus
+from council.words import t
+
+log = logging.getLogger(__name__)
+
+#: Set in every seated CLI's environment; ``council mcp`` refuses to serve when it finds it (no recursion).
+SEAT_MARKER = "COUNCIL_SEAT"
+STDERR_KEEP = 16_384
+CHECK_DEADLINE = 60.0
+FAILURES = ("not_installed", "not_signed_in", "quota", "unknown_model", "timeout", "failed")
+
+# What a CLI says when it fails, in the words the vendors use (checked against the real CLIs' messages).
+_SIGNED_OUT = re.compile(r"not (logged|signed) in|please (run )?/?login|log ?in (first|again|required)|"
+                         r"invalid.{0,20}(api[ _-]?key|x-api-key|token)|unauthori[sz]ed|\b401\b|authenticat|"
+                         r"auth method|credentials? (not found|missing|expired)|oauth", re.I)
+_QUOTA = re.compile(r"rate.?limit|\b429\b|quota|usage limit|too many requests|resource.?exhausted|"
+                    r"out of (credits|premium requests)|billing|insufficient", re.I)
+_MODEL = re.compile(r"(model|models/)[^\n]{0,80}(not found|does not exist|not exist|unknown|invalid|not supported|"
+                    r"not available|unavailable|no access)|(unknown|invalid|unsupported) model|\b404\b", re.I)
+
+
+class AgentCliOptions(BaseModel):
+    """``ProviderConfig.options`` for the agent-CLI kinds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    binary: str | None = Field(None, description="The CLI's executable (default: found on PATH by its name).")
+    deadline: float = Field(600.0, gt=0, le=7200, description="Seconds one call may take in all.")
+    max_output_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Most bytes of output read from the CLI.")
+
+
+class AgentCliError(ProviderError):
+    """A seat's CLI failed; ``failure`` is one of :data:`FAILURES` and the message ends with its fix."""
+
+    def __init__(self, failure: str, message: str, *, kind: str, retryable: bool = False) -> None:
+        super().__init__(message, kind=kind, retryable=retryable)
+        self.failure = failure
+
+
+@dataclass
+class CliUsage:
+    """What the CLI reported the call used (absent figures stay None)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    premium_requests: float | None = None  # Copilot bills requests, not tokens
+
+
+@dataclass
+class Event:
+    """One thing read from the CLI's output: a text delta, the whole final text, usage, or an error it reported."""
+
+    delta: str = ""
+    final: str | None = None
+    usage: CliUsage | None = None
+    error: str | None = None
+
+
+def transcript(messages: Iterable[ChatMessage], *, with_system: bool = True) -> str:
+    """The prompt as one text for a CLI's stdin: a lone user message as it is, else each message under its role."""
+    kept = [m for m in messages if with_system or m.role != "system"]
+    if len(kept) == 1 and kept[0].role == "user":
+        return kept[0].content
+    names = {"system": "Instructions", "user": "User", "assistant": "Assistant"}
+    return "\n\n".join(f"## {names[m.role]}\n\n{m.content}" for m in kept)
+
+
+def system_text(messages: Iterable[ChatMessage]) -> str:
+    return "\n\n".join(m.content for m in messages if m.role == "system")
+
+
+def json_lines(line: bytes) -> dict[str, Any] | None:
+    """A JSON object from one output line, or None (banners, warnings: skipped)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def kill_group(process: Process) -> None:
+    """SIGKILL the process's whole group (it was started as a session leader)."""
+    if process.returncode is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            process.kill()
+        except ProcessLookupError:
+            pass
+
+
+class AgentCliProvider(Provider):
+    """A provider that runs one agent CLI per call. Subclasses give its name, argv, environment and event parser."""
+
+    #: The executable's name on PATH.
+    binary_name: str = ""
+    #: The CLI's name in people's words (``Claude Code``).
+    title: str = ""
+    #: The npm package that installs it and the command that signs in (for the fix lines).
+    package: str = ""
+    login: str = ""
+    #: Whether the CLI writes events while the model works (else it is silent until the reply is whole, and only
+    #: the deadline bounds the wait).
+    streams_events: bool = True
+
+    def __init__(self, cfg: ProviderConfig) -> None:
+        super().__init__(cfg.model)
+        self.cfg = cfg
+        self.options = AgentCliOptions.model_validate(cfg.options)
+        self.silence = cfg.timeout if self.streams_events else self.options.deadline
+        self.last_usage: CliUsage | None = None
+
+    # --- what each CLI defines ---
+    @abstractmethod
+    def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
+        """The arguments after the executable (files it needs go into ``scratch``)."""
+
+    @abstractmethod
+    def parse(self, data: dict[str, Any]) -> Iterable[Event]:
+        """The events one JSON line of the CLI's output holds."""
+
+    def prompt(self, request: CompletionRequest) -> str:
+        return transcript(request.messages)
+
+    def extra_env(self, scratch: Path) -> dict[str, str]:
+        return {}
+
+    # --- the runner ---
+    def executable(self) -> str:
+        found = shutil.which(self.options.binary or self.binary_name)
+        if found is None:
+            raise self.failure("not_installed")
+        return found
+
+    def environment(self, scratch: Path) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update({SEAT_MARKER: "1", "NO_COLOR": "1", "CI": env.get("CI", "1")})
+        env.update(self.extra_env(scratch))
+        return env
+
+    def failure(self, failure: str, said: str = "") -> AgentCliError:
+        kinds = {"not_installed": "config", "not_signed_in": "config", "quota": "rate_limit",
+                 "unknown_model": "model_unavailable", "timeout": "timeout", "failed": "server"}
+        fix = t(f"agent_cli.{failure}", cli=self.title, binary=self.binary_name, package=self.package,
+                login=self.login, model=self.model or "?", seconds=f"{self.options.deadline:.0f}")
+        said = " ".join(said.split())[:300]
+        message = f"{fix} ({said})" if said else fix
+        return AgentCliError(failure, message, kind=kinds[failure])
+
+    def classify(self, said: str) -> AgentCliError:
+        for failure, pattern in (("not_signed_in", _SIGNED_OUT), ("quota", _QUOTA), ("unknown_model", _MODEL)):
+            if pattern.search(said):
+                return self.failure(failure, said)
+        return self.failure("failed", said)
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
+        executable = self.executable()
+        scratch = Path(tempfile.mkdtemp(prefix=f"council-{self.id}-"))
+        process: Process | None = None
+        try:
+            argv = [executable, *self.argv(request, scratch)]
+            process = await anyio.open_process(argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=scratch,
+                                               env=self.environment(scratch), start_new_session=True)
+            async for chunk in self._run(process, self.prompt(request)):
+                yield chunk
+        finally:
+            if process is not None:
+                kill_group(process)
+                with anyio.CancelScope(shield=True):
+                    await process.aclose()
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    async def _run(self, process: Process, prompt: str) -> AsyncIterator[str]:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        stderr = bytearray()
+        errors: list[str] = []
+        final: str | None = None
+        streamed = False
+        usage: CliUsage | None = None
+
+        async def drain(stream: ByteReceiveStream) -> None:
+            async for piece in stream:
+                stderr.extend(piece)
+                del stderr[:-STDERR_KEEP]
+
+        try:
+            with anyio.fail_after(self.options.deadline):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(drain, process.stderr)
+                    try:
+                        await process.stdin.send(prompt.encode())
+                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        pass  # it exited before reading: its exit status and stderr say why
+                    await process.stdin.aclose()
+                    async for data in self._lines(process.stdout):
+                        for event in self.parse(data):
+                            if event.delta:
+                                streamed = True
+                                yield event.delta
+                            if event.final is not None:
+                                final = event.final
+                            if event.usage is not None:
+                                usage = event.usage
+                            if event.error:
+                                errors.append(event.error)
+                    await process.wait()
+        except TimeoutError:
+            raise self.failure("timeout") from None
+        said = "; ".join(errors) or bytes(stderr).decode("utf-8", "replace").strip()[-1200:]
+        if process.returncode != 0 or (errors and not streamed and not final):
+            log.debug("%s exited with %s: %s", self.binary_name, process.returncode, said)
+            raise self.classify(said or f"exit status {process.returncode}")
+        self.last_usage = usage
+        if usage is not None:
+            log.debug("%s used %s", self.describe(), usage)
+        if not streamed and final:
+            yield final
+
+    async def _lines(self, stdout: ByteReceiveStream) -> AsyncIterator[dict[str, Any]]:
+        """The CLI's JSON lines, each within ``timeout`` seconds of the last, at most ``max_output_bytes`` in all."""
+        reader = BufferedByteReceiveStream(stdout)
+        budget = self.options.max_output_bytes
+        while True:
+            try:
+                with anyio.fail_after(self.silence):
+                    line = await reader.receive_until(b"\n", budget)
+            except anyio.IncompleteRead:
+                return
+            except anyio.DelimiterNotFound:
+                raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes)) from None
+            except TimeoutError:
+                raise self.failure("timeout") from None
+            budget -= len(line) + 1
+            if budget <= 0:
+                raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes))
+            data = json_lines(line)
+            if data is not None:
+                yield data
+
+    async def check(self) -> ProviderStatus:
+        """Whether the CLI is on PATH and answers a tiny prompt within a short deadline."""
+        try:
+            path = self.executable()
+        except AgentCliError as err:
+            return ProviderStatus(available=False, detail=err.message)
+        probe = type(self)(self.cfg.model_copy(update={
+            "options": {**self.cfg.options, "deadline": min(self.options.deadline, CHECK_DEADLINE)}}))
+        request = CompletionRequest(purpose="doctor", max_tokens=16, temperature=0.0,
+                                    messages=[ChatMessage(role="user", content="Reply with the word OK.")])
+        try:
+            parts = [chunk async for chunk in probe.stream(request)]
+        except AgentCliError as err:
+            return ProviderStatus(available=False, detail=err.message)
+        return ProviderStatus(available=True, detail=t("agent_cli.answers", cli=self.title, path=path,
+                                                       said=" ".join("".join(parts).split())[:40]))
+

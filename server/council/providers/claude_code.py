@@ -1,0 +1,69 @@
+"""Claude Code as a seat: ``claude -p`` with its prompt on stdin, streaming ``stream-json`` events (text deltas
+from ``--include-partial-messages``; usage and cost from the final ``result``).
+
+A seat is a text completion: no built-in tools (``--tools ""``), no MCP servers (``--strict-mcp-config`` with an
+empty config), no user, project or local settings (``--setting-sources ""``: their hooks, plugins and permissions
+stay out) and hooks off besides, no slash commands, no session saved; Council's system text replaces Claude
+Code's own system prompt (``--system-prompt-file`` in the scratch folder, so it is not in argv). ``base_url`` sets
+``ANTHROPIC_BASE_URL`` (a proxy, or the tests' fake server).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from council.providers.agent_cli import AgentCliProvider, CliUsage, Event, system_text, transcript
+from council.providers.base import CompletionRequest
+
+NO_MCP = json.dumps({"mcpServers": {}})
+NO_HOOKS = json.dumps({"disableAllHooks": True})
+
+
+class ClaudeCodeProvider(AgentCliProvider):
+    id = "claude"
+    binary_name = "claude"
+    title = "Claude Code"
+    package = "@anthropic-ai/claude-code"
+    login = "claude auth login"
+
+    def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
+        args = ["-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+                "--tools", "", "--strict-mcp-config", "--mcp-config", NO_MCP, "--setting-sources", "",
+                "--settings", NO_HOOKS, "--disable-slash-commands", "--no-session-persistence",
+                "--permission-mode", "dontAsk"]
+        if self.model:
+            args += ["--model", self.model]
+        system = system_text(request.messages)
+        if system:
+            path = scratch / "system.md"
+            path.write_text(system, encoding="utf-8")
+            args += ["--system-prompt-file", str(path)]
+        return args
+
+    def prompt(self, request: CompletionRequest) -> str:
+        return transcript(request.messages, with_system=False)
+
+    def extra_env(self, scratch: Path) -> dict[str, str]:
+        env = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        if self.cfg.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.cfg.base_url
+        return env
+
+    def parse(self, data: dict[str, Any]) -> Iterable[Event]:
+        kind = data.get("type")
+        if kind == "stream_event":
+            event = data.get("event") or {}
+            delta = event.get("delta") or {}
+            if event.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
+                yield Event(delta=str(delta.get("text") or ""))
+        elif kind == "result":
+            usage = data.get("usage") or {}
+            yield Event(final=data.get("result") if isinstance(data.get("result"), str) else None,
+                        usage=CliUsage(input_tokens=usage.get("input_tokens"),
+                                       output_tokens=usage.get("output_tokens"),
+                                       cost_usd=data.get("total_cost_usd")))
+            if data.get("is_error"):
+                yield Event(error=str(data.get("result") or data.get("api_error_status") or data.get("subtype")))

@@ -1,0 +1,67 @@
+"""GitHub Copilot CLI as a seat: ``copilot -p ""`` with its prompt on stdin, streaming JSONL events
+(``assistant.message_delta``; the whole ``assistant.message``; premium requests used from the final ``result``).
+
+A seat is a text completion: only a tool that does not exist is available (``--available-tools``: the model is
+offered none), shell and write denied besides, no built-in MCP servers and each of the user's own disabled by name
+(``mcp-config.json`` in ``COPILOT_HOME``), no custom instructions, no questions to the user, no auto-update.
+``base_url`` selects Copilot CLI's own BYOK provider (``COPILOT_PROVIDER_BASE_URL``, an OpenAI-compatible server).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from council.providers.agent_cli import AgentCliProvider, CliUsage, Event
+from council.providers.base import CompletionRequest
+
+NO_TOOL = "council-no-tool"
+
+
+def user_mcp_servers() -> list[str]:
+    """The MCP servers the user configured for Copilot CLI (their names), to disable each."""
+    home = Path(os.environ.get("COPILOT_HOME") or Path.home() / ".copilot")
+    try:
+        servers = json.loads((home / "mcp-config.json").read_text(encoding="utf-8")).get("mcpServers") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [name for name in servers if isinstance(name, str)] if isinstance(servers, dict) else []
+
+
+class CopilotCliProvider(AgentCliProvider):
+    id = "copilot"
+    binary_name = "copilot"
+    title = "GitHub Copilot CLI"
+    package = "@github/copilot"
+    login = "copilot login"
+
+    def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
+        args = ["-p", "", "--output-format", "json", "--stream", "on", "-s", f"--available-tools={NO_TOOL}",
+                "--deny-tool=shell", "--deny-tool=write", "--disable-builtin-mcps", "--no-custom-instructions",
+                "--no-ask-user", "--no-auto-update", "--disable-client-telemetry"]
+        for name in user_mcp_servers():
+            args.append(f"--disable-mcp-server={name}")
+        if self.model:
+            args += ["--model", self.model]
+        return args
+
+    def extra_env(self, scratch: Path) -> dict[str, str]:
+        return {"COPILOT_PROVIDER_BASE_URL": self.cfg.base_url} if self.cfg.base_url else {}
+
+    def parse(self, data: dict[str, Any]) -> Iterable[Event]:
+        kind = str(data.get("type") or "")
+        body = data.get("data") if isinstance(data.get("data"), dict) else {}
+        if kind == "assistant.message_delta" and isinstance(body.get("deltaContent"), str):
+            yield Event(delta=body["deltaContent"])
+        elif kind == "assistant.message" and body.get("content"):
+            yield Event(final=str(body["content"]))
+        elif kind == "result":
+            usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+            yield Event(usage=CliUsage(premium_requests=usage.get("premiumRequests")))
+            if data.get("exitCode") not in (None, 0):
+                yield Event(error=f"exit code {data.get('exitCode')}")
+        elif kind == "error" or kind.endswith(".error"):
+            yield Event(error=str(body.get("message") or data.get("message") or data))

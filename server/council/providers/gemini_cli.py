@@ -1,0 +1,54 @@
+"""Gemini CLI as a seat: ``gemini`` in headless mode with its prompt on stdin (no ``-p``: piped stdin is the
+prompt), streaming ``stream-json`` events (assistant ``message`` deltas; usage from the final ``result``).
+
+A seat is a text completion: a policy file in the scratch folder denies every tool (``toolName = "*"``, so the model
+is offered none), no extensions (``-e none``), no MCP server allowed (``--allowed-mcp-server-names`` naming none),
+the empty scratch folder trusted for this run only (``--skip-trust``). ``base_url`` sets ``GOOGLE_GEMINI_BASE_URL``
+(API-key sign-in only, as Gemini CLI documents it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from council.providers.agent_cli import AgentCliProvider, CliUsage, Event
+from council.providers.base import CompletionRequest
+
+DENY_ALL = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
+NO_MCP = "council-no-mcp-server"
+
+
+class GeminiCliProvider(AgentCliProvider):
+    id = "gemini"
+    binary_name = "gemini"
+    title = "Gemini CLI"
+    package = "@google/gemini-cli"
+    login = "gemini"
+
+    def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
+        policy = scratch / "council-no-tools.toml"
+        policy.write_text(DENY_ALL, encoding="utf-8")
+        args = ["--output-format", "stream-json", "-e", "none", "--skip-trust", "--policy", str(policy),
+                "--allowed-mcp-server-names", NO_MCP]
+        if self.model:
+            args += ["-m", self.model]
+        return args
+
+    def extra_env(self, scratch: Path) -> dict[str, str]:
+        return {"GOOGLE_GEMINI_BASE_URL": self.cfg.base_url} if self.cfg.base_url else {}
+
+    def parse(self, data: dict[str, Any]) -> Iterable[Event]:
+        kind = data.get("type")
+        if kind == "message" and data.get("role") == "assistant" and isinstance(data.get("content"), str):
+            yield Event(delta=data["content"]) if data.get("delta") else Event(final=data["content"])
+        elif kind == "result":
+            stats = data.get("stats") or {}
+            yield Event(usage=CliUsage(input_tokens=stats.get("input_tokens"),
+                                       output_tokens=stats.get("output_tokens")))
+            if data.get("status") not in (None, "success"):
+                error = data.get("error") or {}
+                yield Event(error=str(error.get("message") if isinstance(error, dict) else error or data))
+        elif kind == "error" and data.get("severity") != "warning":
+            yield Event(error=str(data.get("message") or data))
