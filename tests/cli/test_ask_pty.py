@@ -5,6 +5,8 @@ from __future__ import annotations
 from tests.headless.conftest import FLIP_FLOP_COUNCIL, flip_flop_script
 
 from .conftest import PROBLEM, processes_with
+from .test_ask import CUT_OFF_CHAIR, DRAFT
+from .test_render import screen
 
 
 def test_answer_by_number_then_skip_then_the_answer(pty_session):
@@ -146,3 +148,17 @@ def test_retry_when_no_model_could_be_reached_at_the_start(pty_session, script_f
     assert s.wait() == 0
     assert "prepare questions" not in s.text
 
+
+
+def test_a_failed_draft_of_the_answer_is_taken_back_from_the_terminal(pty_session, script_file):
+    """Issue 31: on a terminal the chair's draft streams as it is written; when it fails it is cleared from the
+    screen (``answer.withdrawn``), and the answer that replaces it stands alone under its heading."""
+    s = pty_session("ask", "--provider", "scripted", "--script", script_file(CUT_OFF_CHAIR), "--no-embeddings",
+                    "--yes", "--max-cycles", "1", PROBLEM, env={"NO_COLOR": "1", "COLUMNS": "80"})
+    s.expect(DRAFT)  # it streamed
+    s.expect(r"Consolidated from the advisors' replies")
+    s.send("\r")
+    assert s.wait() == 0
+    shown = screen(s.output.replace("\r\n", "\n"))
+    assert shown.count("The council's answer") == 1 and DRAFT not in shown, shown
+    assert "Traceback" not in s.text
