@@ -51,7 +51,8 @@ def test_json_snapshot_carries_counterpoints_in_the_risks_the_hinges_and_the_deb
 def test_printed_answer_says_what_it_hinges_on_and_what_the_debate_changed(script_file):
     out = ask(script_file).stdout
     assert "What the debate changed" in out and "The debate confirmed the first vote" in out
-    assert "What the answer hinges on" in out and "If not, the council would recommend" in out
+    hinges = out.split("What the answer hinges on", 1)[1].split("Where the council agrees", 1)[0]
+    assert "If instead Cut costs, the council would lean to B · Wait. The chair: Wait until" in hinges
     risks = out.split("Risks and trade-offs", 1)[1].split("Next steps", 1)[0]
     assert COUNTERPOINT in risks
 
@@ -67,3 +68,23 @@ def test_transcript_file_gives_the_devils_advocate_advice_with_its_counterpoints
     for block in blocks:
         said = block.split(advice, 1)[1].split(risks, 1)[0]
         assert said.strip().endswith(f"- {label}: {COUNTERPOINT}"), said
+
+
+AGREES = {"rules": [  # the Devil's Advocate recommends and votes A like everyone: a unanimous vote
+    {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1},
+     "reply": {**FIRST, "position": "Devil's Advocate prefers option A."}},
+    {"when": {"schema": "PersonaReply", "purpose": DEVIL},
+     "reply": {**FIRST, "option_id": "A", "changed_position": False, "change_reason": ""}}]}
+
+
+def test_a_unanimous_vote_has_no_dissent_in_the_printed_answer_nor_the_json(script_file):
+    """Issue 31: "Vote: unanimous for A" then "Dissent" quoting the Devil's Advocate, who voted A. Its
+    counterpoints stay among the risks."""
+    args = ("ask", *FAST, "--script", script_file(AGREES), "--yes", "--personas", COUNCIL, "--max-cycles", "2")
+    out = run_council(*args, PROBLEM)
+    assert out.returncode == 0, out.stderr
+    assert "Vote: unanimous for A · Staged approach" in out.stdout and "Dissent" not in out.stdout
+    assert COUNTERPOINT in out.stdout.split("Risks and trade-offs", 1)[1].split("Next steps", 1)[0]
+    snapshot = run_council(*args, "--json", PROBLEM)
+    syn = json.loads(snapshot.stdout)["session"]["synthesis"]
+    assert syn["dissent"] == [] and COUNTERPOINT in syn["risksTradeoffs"]

@@ -24,7 +24,13 @@ def test_answer_by_number_then_skip_then_the_answer(pty_session):
         s.expect(rf"{persona}\S* — \S*{persona} recommends a staged approach \(cycle 1\)\. · medium confidence")
     s.expect(r"The council's answer")
     s.expect(r"Vote:\S* a majority for \S*A · Staged approach")
-    s.expect(r"Assumptions the council made\s+• The timeline is this quarter\.")
+    # issue 31: what the user answered stands in the answer beside what the council assumed, and the answer says
+    # what it hinges on (the goal's other likely answer, "Cut costs", favours B)
+    s.expect(r"What the answer hinges on\S*\s+1\. You answered “What is the main goal behind this request "
+             r"\(round 1\)\?”: \S*Ship faster\S*\. If instead \S*Cut costs\S*, the council would lean to \S*B · Wait")
+    s.expect(r"What you told the council\S*\s+• What is the main goal behind this request \(round 1\)\? → "
+             r"\S*Ship faster")
+    s.expect(r"Assumptions the council made\S*\s+• The timeline is this quarter\.")
     s.send("\r")  # finishes if the council offers more cycles; harmless otherwise
     assert s.wait() == 0
     assert "Assumed: The main goal" not in s.text  # question 1 was answered, not assumed

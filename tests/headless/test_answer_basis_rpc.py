@@ -62,14 +62,18 @@ async def test_chat_answer_marks_its_hinges_offers_revisits_and_says_what_the_de
         assert r["status"] == "completed"
         got = await sc.call("council/snapshot", {"sessionId": sid})
     snap, transcript = got["session"], got["transcriptMarkdown"]
-    # the scripted chair says the recommendation hinges on the first assumption: the first question's
+    # the first question's assumption ("ship faster") had another likely answer favouring another option ("cut
+    # costs": B): the engine states the hinge; the scripted chair, which hinges on the first assumption, refines it
     goal = snap["assumptionLog"][0]
     hinge = snap["synthesis"]["hinges"]
+    said = "Wait until more information is available."
     assert hinge == [{"assumptionId": goal["assumptionId"], "assumption": goal["assumption"],
-                      "questionId": asked["questionId"], "criticality": "high",
-                      "ifFalse": "Wait until more information is available."}]
+                      "questionId": asked["questionId"], "question": asked["question"], "basis": "assumed",
+                      "criticality": "high", "ifFalse": said, "chair": said,
+                      "alternatives": [{"answer": "Cut costs", "favours": "Wait", "optionId": "B"}]}]
     assert r["revisit"] == [{"questionId": asked["questionId"], "label": f"Revisit: {goal['assumption']}"}]
-    assert f"1. **{goal['assumption']}** If not, the council would recommend: Wait until" in r["finalAnswer"]
+    assert (f"1. **{goal['assumption']}** _(assumed: you skipped “{asked['question']}”)_ If instead *Cut costs*, the "
+            f"council would lean to **B · Wait**. The chair: {said} _(high)_") in r["finalAnswer"]
     # the scripted council votes A, A, B in both rounds: the debate confirmed the first vote
     debate = snap["synthesis"]["debate"]
     assert debate["verdict"] == "confirmed" and debate["firstWinner"] == debate["finalWinner"] == "A"
@@ -108,3 +112,38 @@ async def test_a_debate_that_overturns_the_first_vote_says_so_in_the_answer_snap
     chat, tool = got["session"]["synthesis"]["debate"], consult["debate"]
     assert chat["verdict"] == tool["verdict"] == "overturned" and len(chat["moves"]) == len(tool["moves"]) == 2
     assert chat["conformityFlags"] == tool["conformity_flags"] == 1
+
+
+def devil_agrees() -> dict:
+    """The Devil's Advocate recommends and votes A like the others, with its counterpoint: a unanimous vote."""
+    return {"rules": [
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1},
+         "reply": first_reply(position="Devil's Advocate prefers option A.", risks=[COUNTERPOINT])},
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL},
+         "reply": persona_reply(option_id="A", risks=[COUNTERPOINT], continue_debate=False)},
+    ]}
+
+
+async def test_a_unanimous_answer_has_no_dissent_and_lists_the_users_answers_on_every_surface(sidecar):
+    """Issue 31: "Vote: unanimous for A" followed by "Dissent" quoting the Devil's Advocate, who voted A; and the
+    user's own answers missing from the answer. The chat's answer, the snapshot, the transcript and a consult."""
+    async with sidecar(script=devil_agrees(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL}})
+        sid, goal = r["sessionId"], r["question"]
+        r = await sc.call("council/answer", {"sessionId": sid, "questionId": goal["questionId"],
+                                             "choice": "Reduce risk", "idempotencyKey": "k1"})
+        r = await sc.call("council/turn", {"sessionId": sid, "text": "", "command": "skip"})
+        assert r["status"] == "completed"
+        got = await sc.call("council/snapshot", {"sessionId": sid})
+        consult = await sc.call("council/consult", {"user_problem": PROBLEM, "selected_personas": COUNCIL})
+    snap, transcript = got["session"], got["transcriptMarkdown"]
+    assert snap["tally"]["consensus"] == consult["vote"]["consensus"] == "unanimous"
+    assert snap["synthesis"]["dissent"] == consult["synthesis"]["dissent"] == []
+    told = f"### What you told the council\n\n- {goal['question']} → **Reduce risk**\n\n"
+    assert snap["synthesis"]["userAnswers"] == [{"questionId": goal["questionId"], "question": goal["question"],
+                                                 "answer": "Reduce risk"}]
+    for text in (r["finalAnswer"], transcript):
+        assert "Dissent" not in text and f"- {COUNTERPOINT}" in text.split("### Risks and trade-offs")[1]
+        assert told + "### Assumptions the council made\n\n- The timeline is this quarter.\n" in text
+        assert f"1. You answered “{goal['question']}”: **Reduce risk**. If instead *Cut costs*" in text
+    assert "Dissent" not in consult["markdown"] and COUNTERPOINT in consult["synthesis"]["risks_tradeoffs"]
