@@ -57,13 +57,14 @@ def test_printed_answer_says_what_it_hinges_on_and_what_the_debate_changed(scrip
     assert COUNTERPOINT in risks
 
 
-@pytest.mark.parametrize(("language", "advice", "risks", "label"), [
-    ("en", "**Advice**", "**Risks**", "Counterpoint"), ("ru", "**Советы**", "**Риски**", "Контрдовод")])
+@pytest.mark.parametrize(("language", "advice", "risks", "label", "name"), [
+    ("en", "**Advice**", "**Risks**", "Counterpoint", DEVIL),
+    ("ru", "**Советы**", "**Риски**", "Контрдовод", "Адвокат дьявола")])  # issue 31: named in the session's language
 def test_transcript_file_gives_the_devils_advocate_advice_with_its_counterpoints(script_file, tmp_path, language,
-                                                                                 advice, risks, label):
+                                                                                 advice, risks, label, name):
     ask(script_file, "--transcript", str(tmp_path / "t"), "--language", language)
     [transcript] = (tmp_path / "t").glob("*.md")
-    blocks = transcript.read_text(encoding="utf-8").split(f"#### {DEVIL}")[1:]
+    blocks = transcript.read_text(encoding="utf-8").split(f"#### {name}")[1:]
     assert len(blocks) == 2  # cycle 1 and cycle 2: its advice ends with its counterpoint, beside its risks
     for block in blocks:
         said = block.split(advice, 1)[1].split(risks, 1)[0]

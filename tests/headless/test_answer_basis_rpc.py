@@ -147,3 +147,29 @@ async def test_a_unanimous_answer_has_no_dissent_and_lists_the_users_answers_on_
         assert told + "### Assumptions the council made\n\n- The timeline is this quarter.\n" in text
         assert f"1. You answered “{goal['question']}”: **Reduce risk**. If instead *Cut costs*" in text
     assert "Dissent" not in consult["markdown"] and COUNTERPOINT in consult["synthesis"]["risks_tradeoffs"]
+
+
+DRAFT = "Rewrite the billing service in Rust right now."
+CUT_OFF_CHAIR = {"rules": [{"when": {"schema": "SynthesisReply"},  # streams a recommendation, then breaks off
+                            "reply": '{"recommendation": "' + DRAFT + '", "agreements": ["x"], "risks'}]}
+
+
+async def test_a_draft_the_chair_could_not_finish_is_withdrawn_before_the_answer_that_replaces_it(sidecar):
+    """Issue 31: the chair's streamed draft failed and the answer consolidated from the advisors followed under the
+    same heading, the draft left standing above it. The sidecar withdraws the draft (``answer.withdrawn``): a chat,
+    which cannot take back what it showed, prints its line — the draft above is withdrawn, the answer below
+    replaces it — and ``final.answer`` brings the whole answer."""
+    async with sidecar(script=CUT_OFF_CHAIR, args=["--max-cycles", "1"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        events = sorted(sc.session_events(r["sessionId"]), key=lambda e: e["seq"])
+    kinds = [e["type"] for e in events if e["type"].startswith(("answer.", "final."))]
+    assert kinds[-2:] == ["answer.withdrawn", "final.answer"] and set(kinds[:-2]) == {"answer.delta"}
+    withdrawn = next(e for e in events if e["type"] == "answer.withdrawn")
+    assert withdrawn["text"] == DRAFT
+    final = next(e for e in events if e["type"] == "final.answer")
+    assert final["markdown"].startswith("## The council's answer\n\n") and DRAFT not in final["markdown"]
+    assert final["synthesis"]["source"] == "consolidated" and r["finalAnswer"] == final["markdown"]
+    chat = "".join(e.get("markdown") or "" for e in events)
+    draft, notice = chat.index(DRAFT), chat.index("_The chair's draft above could not be used: it is withdrawn")
+    assert draft < notice < chat.rindex("## The council's answer") and chat.count("## The council's answer") == 2

@@ -76,3 +76,28 @@ async def test_a_consult_result_lists_the_users_answers_its_hinges_and_no_dissen
     [hinge] = [h for h in data["hinges"] if h["basis"] == "answered"]
     assert hinge["assumption"] == "Reduce risk" and hinge["question_id"]
     assert f"- You answered “{goal['question']}”: **Reduce risk**. If instead *Cut costs*, the council" in text
+
+
+DRAFT = "Rewrite the billing service in Rust right now."
+CUT_OFF_CHAIR = {"rules": [{"when": {"schema": "SynthesisReply"},  # streams a recommendation, then breaks off
+                            "reply": '{"recommendation": "' + DRAFT + '", "agreements": ["x"], "risks'}]}
+
+
+async def test_a_withdrawn_draft_is_said_in_the_consults_progress_and_is_not_the_answer(mcp_client):
+    """Issue 31 on the consult tools: the answer so far is reported as the chair writes it; when that draft cannot
+    be used, the progress says it is withdrawn, and the result is the answer that replaced it."""
+    progress: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        if message:
+            progress.append(message)
+
+    async with mcp_client(script=CUT_OFF_CHAIR) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "selected_personas": COUNCIL,
+                                                  "depth": "brief"}, progress_callback=on_progress)
+    assert not r.isError, r.content[0].text
+    so_far = [i for i, m in enumerate(progress) if m.startswith("The council's answer so far:") and DRAFT in m]
+    withdrawn = progress.index("The chair's draft could not be used: it is withdrawn, and the final answer "
+                               "replaces it.")
+    assert so_far and so_far[-1] < withdrawn < progress.index("The chair wrote the synthesis.")
+    assert DRAFT not in r.content[0].text and r.structuredContent["synthesis"]["source"] == "consolidated"
