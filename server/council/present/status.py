@@ -81,7 +81,7 @@ def council_members(s: ConversationSession) -> str:
 def library(names: list[str], language: str | None = None) -> str:
     """The personas one can name (``/personas`` before any session), in ``language``."""
     with speaking(language):
-        return t("library", names=join_names(names)) + "\n"
+        return t("library", names=join_names([shown(x) for x in names])) + "\n"
 
 
 @in_session_language
