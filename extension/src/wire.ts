@@ -688,6 +688,19 @@ export interface AnswerDelta extends EventBase {
 }
 
 /**
+ * The answer that streamed (`answer.delta`) is not how the recorded answer begins — the chair's reply could
+ * not be used as it streamed (it was repaired, or the answer was consolidated from the advisors' replies after
+ * the chair failed) — so it is withdrawn, just before `final.answer` brings the whole answer. A client that can
+ * take back what it showed of the draft does so and skips `markdown`; one that cannot (a chat) shows
+ * `markdown`, which says the draft above is withdrawn and replaced by the answer below.
+ */
+export interface AnswerWithdrawn extends EventBase {
+  type: 'answer.withdrawn';
+  /** The withdrawn draft's recommendation, as plain text. */
+  text: string;
+}
+
+/**
  * The council's answer, recorded. `markdown` is what `answer.delta` events have not shown yet (all of the
  * answer when none streamed, or when what streamed is not how the answer begins: a reply that had to be repaired,
  * an answer consolidated from the advisors' replies).
@@ -802,6 +815,7 @@ export type CouncilEvent =
   | OptionsProposed
   | VotesTallied
   | AnswerDelta
+  | AnswerWithdrawn
   | FinalAnswer
   | FollowUpDelta
   | FollowUpAnswered
@@ -838,6 +852,7 @@ export const EVENT_TYPES = [
   'options.proposed',
   'votes.tallied',
   'answer.delta',
+  'answer.withdrawn',
   'final.answer',
   'followUp.delta',
   'followUp.answered',
@@ -1138,6 +1153,7 @@ export interface ConsultSynthesis {
   next_steps: string[];
   /** Nondeterminism, depth shortfalls, constraints. */
   notes: string[];
+  /** One entry per persona that voted against the winner in the final vote, with its reasons. */
   dissent: string[];
   source: 'model' | 'consolidated';
 }
@@ -1244,8 +1260,8 @@ export interface CouncilRequest {
 }
 
 /**
- * Seed-000 CouncilSynthesis plus the recommendation, dissent, the assumptions the council made (and those the
- * recommendation hinges on, most critical first) and what the debate changed.
+ * Seed-000 CouncilSynthesis plus the recommendation, dissent, what the user told the council and what it
+ * assumed (and those the recommendation hinges on, most critical first) and what the debate changed.
  */
 export interface CouncilSynthesis {
   recommendation: string;
@@ -1254,10 +1270,13 @@ export interface CouncilSynthesis {
   risksTradeoffs: string[];
   nextSteps: string[];
   notes: string[];
+  /** One entry per persona that voted against the winner in the final vote, with its reasons. */
   dissent: string[];
   assumptions: string[];
+  /** What the user told the council: each question it answered, and the answer. */
+  userAnswers: UserAnswer[];
   source: 'model' | 'consolidated';
-  /** The assumptions the recommendation depends on, most critical first. */
+  /** The answers and assumptions the recommendation depends on, most critical first. */
   hinges: council__session__state__outputs__Hinge[];
   /** The first vote against the final one (None: no vote). */
   debate?: DebateEffect;
@@ -1818,6 +1837,13 @@ export interface Truncation {
  */
 export type TurnCommand = 'new' | 'answer' | 'skip' | 'skipAll' | 'more' | 'defer' | 'extend' | 'cancel' | 'stop' | 'status' | 'personas' | 'retry' | 'revisit';
 
+/** A clarifying question the user answered: what they told the council. */
+export interface UserAnswer {
+  questionId: string;
+  question: string;
+  answer: string;
+}
+
 export type UserConfidence = 'high' | 'medium' | 'low';
 
 /** What the user added when re-opening a completed debate (every persona sees it from then on). */
@@ -1867,14 +1893,36 @@ export interface VoteTally {
   abstentions: string[];
 }
 
-/** An assumption the recommendation depends on (seed 002's Assumption, judged by the chair). */
+/**
+ * What the recommendation depends on (seed 002's Assumption): an answer the user gave or an assumption the
+ * council made whose alternatives favour another course (stated by the engine from the clarifier's plan), or an
+ * assumption the chair judged decisive.
+ */
 export interface council__protocol__consult__Hinge {
+  /** What the recommendation takes as given: the user's answer, or the council's assumption. */
   assumption: string;
-  /** What the council would recommend if the assumption is false. */
+  /** What the council would recommend if it were otherwise. */
   if_false: string;
   criticality: 'low' | 'medium' | 'high';
-  /** The skipped question behind it: a chat turn with `command: "revisit"` and this `questionId` in the consult's session asks it again. */
+  /** The question behind it; when it was skipped, a chat turn with `command: "revisit"` and this `questionId` in the consult's session asks it again. */
   question_id?: string;
+  /** That question's text. */
+  question: string;
+  /** answered: the user's answer; assumed: the council's assumption. */
+  basis: 'answered' | 'assumed';
+  /** The other likely answers and the course each favours (empty: the chair's hinge alone). */
+  alternatives: council__protocol__consult__HingeAlternative[];
+  /** The chair's words on what it would recommend instead ('' when none). */
+  chair: string;
+}
+
+/** Another likely answer to a question the council asked, and the course it favours (the clarifier's plan). */
+export interface council__protocol__consult__HingeAlternative {
+  answer: string;
+  /** The course of action it favours, as the plan named it. */
+  favours: string;
+  /** The vote's option that course is (none: none of them). */
+  option_id?: string;
 }
 
 /** A persona whose final vote differs from its first vote, and the argument it named for the change. */
@@ -1882,6 +1930,7 @@ export interface council__protocol__consult__PositionMove {
   persona: string;
   /** Its first vote (none: it was not placed). */
   from_option?: string;
+  /** Its final vote. */
   to_option?: string;
   /** The debate cycle in which it last changed its vote. */
   cycle: number;
@@ -1898,15 +1947,43 @@ export interface council__review__models__Seat {
   needs: string[];
 }
 
-/** An assumption the recommendation depends on: if it is false, the council would recommend `if_false`. */
+/**
+ * What the recommendation rests on: an answer the user gave or an assumption the council made, and what the
+ * council would recommend otherwise. The engine states it from the clarifier's plan whenever another likely answer
+ * to the question favours another course (`alternatives`); the chair's judgement refines it (`chair`,
+ * `criticality`) and adds the assumptions no planned question covers.
+ */
 export interface council__session__state__outputs__Hinge {
+  /** The assumption's id ('' for an answer the user gave). */
   assumptionId: string;
+  /** What the recommendation takes as given: the user's answer, or the council's assumption. */
   assumption: string;
-  /** The skipped question behind it (revisit it with the `revisit` command), if there is one. */
+  /** The question behind it (a skipped one can be revisited with the `revisit` command), if there is one. */
   questionId?: string;
+  /** That question's text ('' when there is none). */
+  question: string;
+  /** answered: the user's answer; assumed: the council's assumption. */
+  basis: 'answered' | 'assumed';
   criticality: 'low' | 'medium' | 'high';
-  /** What the council would recommend if the assumption is false. */
+  /** What the council would recommend if it were otherwise (the chair's words when it gave them, else the course the plan says the alternatives favour). */
   ifFalse: string;
+  /** The other likely answers that favour another course, from the clarifier's plan (empty: the chair's hinge alone). */
+  alternatives: council__session__state__outputs__HingeAlternative[];
+  /** The chair's own words on what it would recommend instead ('' when none). */
+  chair: string;
+}
+
+/**
+ * A likely answer to a planned question other than the one the council went on, and the course of action the
+ * clarifier's plan says it favours.
+ */
+export interface council__session__state__outputs__HingeAlternative {
+  /** The likely answer (one of the question's choices). */
+  answer: string;
+  /** The course of action it favours, as the plan named it. */
+  favours: string;
+  /** The vote's option that course is (None: none of them). */
+  optionId?: string;
 }
 
 /** A persona whose vote after the debate differs from its first vote, and the argument that moved it. */

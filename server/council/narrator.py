@@ -10,7 +10,7 @@ from typing import Any
 
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
-from council.present.answer import AnswerStream, streams
+from council.present.answer import AnswerStream, streams, withdrawn
 from council.present.live_render import limits_of
 from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
@@ -167,6 +167,9 @@ class Narrator:
 
     def _synthesis_set(self, rt: SessionRuntime, rec: r.SynthesisSet) -> None:
         current = self._answers.pop(rt.session_id, None)
+        if current is not None and current[1].withdrawn(rec.final_answer):  # the draft is not this answer
+            with speaking(language_of(rt)):
+                self.emit(rt, ev.AnswerWithdrawn, text=current[1].text, markdown=withdrawn())
         markdown = current[1].rest(rec.final_answer) if current is not None else rec.final_answer
         self.emit(rt, ev.FinalAnswer, synthesis=rec.synthesis, markdown=markdown)
 

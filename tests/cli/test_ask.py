@@ -164,3 +164,21 @@ def test_sidecar_crash_mid_session_is_reported(script_file):
         proc.kill()
     assert proc.returncode == 4, out + err
     assert "the sidecar stopped unexpectedly: it was killed by SIGSEGV" in one_error_line(err)
+
+
+# the chair streams a recommendation, then its reply is cut off (and its repair too): the answer is consolidated
+DRAFT = "Rewrite the billing service in Rust right now."
+CUT_OFF_CHAIR = {"rules": [{"when": {"schema": "SynthesisReply"},
+                            "reply": '{"recommendation": "' + DRAFT + '", "agreements": ["x"], "risks'}]}
+
+
+def test_a_failed_draft_of_the_answer_never_stands_beside_the_answer(script_file):
+    """Issue 31: ``council ask`` printed "The council's answer" twice with two recommendations, the chair's streamed
+    draft (which then failed) above the answer consolidated from the advisors. Off a terminal nothing printed can be
+    taken back, so the draft is never printed: one answer, one heading."""
+    script = script_file(CUT_OFF_CHAIR)
+    r = run_council("ask", "--provider", "scripted", "--script", script, "--no-embeddings", "--yes",
+                    "--max-cycles", "1", PROBLEM)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("The council's answer") == 1 and DRAFT not in r.stdout, r.stdout
+    assert "Consolidated from the advisors' replies" in r.stdout

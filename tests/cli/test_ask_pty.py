@@ -5,6 +5,8 @@ from __future__ import annotations
 from tests.headless.conftest import FLIP_FLOP_COUNCIL, flip_flop_script
 
 from .conftest import PROBLEM, processes_with
+from .test_ask import CUT_OFF_CHAIR, DRAFT
+from .test_render import screen
 
 
 def test_answer_by_number_then_skip_then_the_answer(pty_session):
@@ -22,7 +24,13 @@ def test_answer_by_number_then_skip_then_the_answer(pty_session):
         s.expect(rf"{persona}\S* — \S*{persona} recommends a staged approach \(cycle 1\)\. · medium confidence")
     s.expect(r"The council's answer")
     s.expect(r"Vote:\S* a majority for \S*A · Staged approach")
-    s.expect(r"Assumptions the council made\s+• The timeline is this quarter\.")
+    # issue 31: what the user answered stands in the answer beside what the council assumed, and the answer says
+    # what it hinges on (the goal's other likely answer, "Cut costs", favours B)
+    s.expect(r"What the answer hinges on\S*\s+1\. You answered “What is the main goal behind this request "
+             r"\(round 1\)\?”: \S*Ship faster\S*\. If instead \S*Cut costs\S*, the council would lean to \S*B · Wait")
+    s.expect(r"What you told the council\S*\s+• What is the main goal behind this request \(round 1\)\? → "
+             r"\S*Ship faster")
+    s.expect(r"Assumptions the council made\S*\s+• The timeline is this quarter\.")
     s.send("\r")  # finishes if the council offers more cycles; harmless otherwise
     assert s.wait() == 0
     assert "Assumed: The main goal" not in s.text  # question 1 was answered, not assumed
@@ -146,3 +154,17 @@ def test_retry_when_no_model_could_be_reached_at_the_start(pty_session, script_f
     assert s.wait() == 0
     assert "prepare questions" not in s.text
 
+
+
+def test_a_failed_draft_of_the_answer_is_taken_back_from_the_terminal(pty_session, script_file):
+    """Issue 31: on a terminal the chair's draft streams as it is written; when it fails it is cleared from the
+    screen (``answer.withdrawn``), and the answer that replaces it stands alone under its heading."""
+    s = pty_session("ask", "--provider", "scripted", "--script", script_file(CUT_OFF_CHAIR), "--no-embeddings",
+                    "--yes", "--max-cycles", "1", PROBLEM, env={"NO_COLOR": "1", "COLUMNS": "80"})
+    s.expect(DRAFT)  # it streamed
+    s.expect(r"Consolidated from the advisors' replies")
+    s.send("\r")
+    assert s.wait() == 0
+    shown = screen(s.output.replace("\r\n", "\n"))
+    assert shown.count("The council's answer") == 1 and DRAFT not in shown, shown
+    assert "Traceback" not in s.text

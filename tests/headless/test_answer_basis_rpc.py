@@ -62,14 +62,18 @@ async def test_chat_answer_marks_its_hinges_offers_revisits_and_says_what_the_de
         assert r["status"] == "completed"
         got = await sc.call("council/snapshot", {"sessionId": sid})
     snap, transcript = got["session"], got["transcriptMarkdown"]
-    # the scripted chair says the recommendation hinges on the first assumption: the first question's
+    # the first question's assumption ("ship faster") had another likely answer favouring another option ("cut
+    # costs": B): the engine states the hinge; the scripted chair, which hinges on the first assumption, refines it
     goal = snap["assumptionLog"][0]
     hinge = snap["synthesis"]["hinges"]
+    said = "Wait until more information is available."
     assert hinge == [{"assumptionId": goal["assumptionId"], "assumption": goal["assumption"],
-                      "questionId": asked["questionId"], "criticality": "high",
-                      "ifFalse": "Wait until more information is available."}]
+                      "questionId": asked["questionId"], "question": asked["question"], "basis": "assumed",
+                      "criticality": "high", "ifFalse": said, "chair": said,
+                      "alternatives": [{"answer": "Cut costs", "favours": "Wait", "optionId": "B"}]}]
     assert r["revisit"] == [{"questionId": asked["questionId"], "label": f"Revisit: {goal['assumption']}"}]
-    assert f"1. **{goal['assumption']}** If not, the council would recommend: Wait until" in r["finalAnswer"]
+    assert (f"1. **{goal['assumption']}** _(assumed: you skipped “{asked['question']}”)_ If instead *Cut costs*, the "
+            f"council would lean to **B · Wait**. The chair: {said} _(high)_") in r["finalAnswer"]
     # the scripted council votes A, A, B in both rounds: the debate confirmed the first vote
     debate = snap["synthesis"]["debate"]
     assert debate["verdict"] == "confirmed" and debate["firstWinner"] == debate["finalWinner"] == "A"
@@ -108,3 +112,64 @@ async def test_a_debate_that_overturns_the_first_vote_says_so_in_the_answer_snap
     chat, tool = got["session"]["synthesis"]["debate"], consult["debate"]
     assert chat["verdict"] == tool["verdict"] == "overturned" and len(chat["moves"]) == len(tool["moves"]) == 2
     assert chat["conformityFlags"] == tool["conformity_flags"] == 1
+
+
+def devil_agrees() -> dict:
+    """The Devil's Advocate recommends and votes A like the others, with its counterpoint: a unanimous vote."""
+    return {"rules": [
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL, "cycle": 1},
+         "reply": first_reply(position="Devil's Advocate prefers option A.", risks=[COUNTERPOINT])},
+        {"when": {"schema": "PersonaReply", "purpose": DEVIL},
+         "reply": persona_reply(option_id="A", risks=[COUNTERPOINT], continue_debate=False)},
+    ]}
+
+
+async def test_a_unanimous_answer_has_no_dissent_and_lists_the_users_answers_on_every_surface(sidecar):
+    """Issue 31: "Vote: unanimous for A" followed by "Dissent" quoting the Devil's Advocate, who voted A; and the
+    user's own answers missing from the answer. The chat's answer, the snapshot, the transcript and a consult."""
+    async with sidecar(script=devil_agrees(), args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL}})
+        sid, goal = r["sessionId"], r["question"]
+        r = await sc.call("council/answer", {"sessionId": sid, "questionId": goal["questionId"],
+                                             "choice": "Reduce risk", "idempotencyKey": "k1"})
+        r = await sc.call("council/turn", {"sessionId": sid, "text": "", "command": "skip"})
+        assert r["status"] == "completed"
+        got = await sc.call("council/snapshot", {"sessionId": sid})
+        consult = await sc.call("council/consult", {"user_problem": PROBLEM, "selected_personas": COUNCIL})
+    snap, transcript = got["session"], got["transcriptMarkdown"]
+    assert snap["tally"]["consensus"] == consult["vote"]["consensus"] == "unanimous"
+    assert snap["synthesis"]["dissent"] == consult["synthesis"]["dissent"] == []
+    told = f"### What you told the council\n\n- {goal['question']} → **Reduce risk**\n\n"
+    assert snap["synthesis"]["userAnswers"] == [{"questionId": goal["questionId"], "question": goal["question"],
+                                                 "answer": "Reduce risk"}]
+    for text in (r["finalAnswer"], transcript):
+        assert "Dissent" not in text and f"- {COUNTERPOINT}" in text.split("### Risks and trade-offs")[1]
+        assert told + "### Assumptions the council made\n\n- The timeline is this quarter.\n" in text
+        assert f"1. You answered “{goal['question']}”: **Reduce risk**. If instead *Cut costs*" in text
+    assert "Dissent" not in consult["markdown"] and COUNTERPOINT in consult["synthesis"]["risks_tradeoffs"]
+
+
+DRAFT = "Rewrite the billing service in Rust right now."
+CUT_OFF_CHAIR = {"rules": [{"when": {"schema": "SynthesisReply"},  # streams a recommendation, then breaks off
+                            "reply": '{"recommendation": "' + DRAFT + '", "agreements": ["x"], "risks'}]}
+
+
+async def test_a_draft_the_chair_could_not_finish_is_withdrawn_before_the_answer_that_replaces_it(sidecar):
+    """Issue 31: the chair's streamed draft failed and the answer consolidated from the advisors followed under the
+    same heading, the draft left standing above it. The sidecar withdraws the draft (``answer.withdrawn``): a chat,
+    which cannot take back what it showed, prints its line — the draft above is withdrawn, the answer below
+    replaces it — and ``final.answer`` brings the whole answer."""
+    async with sidecar(script=CUT_OFF_CHAIR, args=["--max-cycles", "1"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        events = sorted(sc.session_events(r["sessionId"]), key=lambda e: e["seq"])
+    kinds = [e["type"] for e in events if e["type"].startswith(("answer.", "final."))]
+    assert kinds[-2:] == ["answer.withdrawn", "final.answer"] and set(kinds[:-2]) == {"answer.delta"}
+    withdrawn = next(e for e in events if e["type"] == "answer.withdrawn")
+    assert withdrawn["text"] == DRAFT
+    final = next(e for e in events if e["type"] == "final.answer")
+    assert final["markdown"].startswith("## The council's answer\n\n") and DRAFT not in final["markdown"]
+    assert final["synthesis"]["source"] == "consolidated" and r["finalAnswer"] == final["markdown"]
+    chat = "".join(e.get("markdown") or "" for e in events)
+    draft, notice = chat.index(DRAFT), chat.index("_The chair's draft above could not be used: it is withdrawn")
+    assert draft < notice < chat.rindex("## The council's answer") and chat.count("## The council's answer") == 2

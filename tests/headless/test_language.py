@@ -104,3 +104,25 @@ async def test_the_language_is_journaled_and_restored(sidecar):
         status = await new.call("council/turn", {"sessionId": sid, "command": "status"})
         assert status["language"] == "ru" and status["message"].startswith("**Состояние:** уточняющие вопросы.")
         assert status["labels"]["skipAll"] == "Пропустить все вопросы"
+
+
+PERSONA_NAMES = {"Software Architect": "Архитектор ПО", "Senior Developer": "Старший разработчик",
+                 "Devil's Advocate": "Адвокат дьявола", "Moderator": "Модератор"}
+
+
+async def test_a_russian_session_names_the_personas_in_russian(sidecar):
+    """Issue 31: "Совет: Reliability Engineer, …" — a Russian session named its personas in English. Every name the
+    council writes is the persona's Russian name (its contract's ``names``); the wire keeps the stable English
+    names. What the scripted model wrote (which names the personas in English) is cut out first."""
+    async with sidecar(args=["--max-cycles", "2", "--min-cycles", "2"]) as sc:
+        texts, data, _first = await run_session(sc, RUSSIAN)
+    said = sorted(set().union(*(model_strings(d) for d in data)) - set(PERSONA_NAMES), key=len, reverse=True)
+    shown = "\n".join(texts)
+    for s in said:
+        shown = shown.replace(s, " ")
+    assert [name for name in PERSONA_NAMES if name in shown] == []
+    assert all(name in shown for name in PERSONA_NAMES.values())
+    assert "**Совет:** **Архитектор ПО**, **Старший разработчик** и **Адвокат дьявола**" in shown
+    session = data[-1]  # the wire keeps the stable names
+    assert [p["name"] for p in session["participants"] if p["type"] == "persona"] == COUNCIL
+    assert {x["persona"] for x in session["responses"]} == set(COUNCIL)

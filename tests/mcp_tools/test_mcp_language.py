@@ -57,7 +57,7 @@ async def test_a_russian_consult_speaks_russian_from_progress_to_refusal(mcp_cli
     assert not r.isError
     text = r.content[0].text
     assert text.startswith("**Рекомендация:** Делите монолит поэтапно.") and "Допущено:" in text
-    assert "Совет: Software Architect и Devil's Advocate." in progress and "Голоса подсчитаны." in progress
+    assert "Совет: Архитектор ПО и Адвокат дьявола." in progress and "Голоса подсчитаны." in progress  # issue 31
     assert "Уточнение: Какова главная цель?" in progress and "Председатель написал итог." in progress
     [question] = asked
     assert question.message.startswith("Совет спрашивает: Какова главная цель?")

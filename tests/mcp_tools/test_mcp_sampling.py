@@ -249,3 +249,32 @@ async def test_a_review_runs_on_the_clients_model(mcp_server):
     assert r.structuredContent["final_outcome"] == "APPROVE"
     assert len(model.requests) >= 2 and {"RoleReply", "ChairReply"} <= {
         p.metadata["response_schema"]["title"] for p in model.requests}
+
+
+class EverySecondCallFails(ScriptedClientModel):
+    """The client's model: every second sampling request is answered with a JSON-RPC error."""
+
+    async def __call__(self, ctx: Any, params: types.CreateMessageRequestParams):
+        reply = await super().__call__(ctx, params)
+        if len(self.requests) % 2 == 0:
+            return types.ErrorData(code=types.INTERNAL_ERROR, message="the client's model failed")
+        return reply
+
+
+async def test_a_consult_whose_model_fails_every_second_call_still_answers(mcp_server):
+    """Issue 30: with every second model call failed (budget 20) the consult spent its calls and ended in an
+    `internal` error — a persona whose first-cycle call failed has no first vote, the wire form dropped that None,
+    and reading the result back for its text failed ("moves.0.fromOption Field required"). A failed seat must never
+    sink the council's answer."""
+    model = EverySecondCallFails()
+    async with mcp_server(model) as s:
+        r = await consult(s, max_model_calls=20, depth="standard")
+        again = await consult(s, max_model_calls=20)  # the server keeps serving
+    assert not r.isError, r.content[0].text
+    data = r.structuredContent
+    assert data["synthesis"]["recommendation"] and data["model_calls"] <= data["max_model_calls"] <= 20
+    unplaced = [m for m in (data["debate"] or {}).get("moves", []) if m.get("from_option") is None]
+    assert unplaced, data["debate"]  # the case that sank it: a persona without a first vote that voted later
+    text = r.content[0].text
+    assert text.startswith("**Recommendation:**") and f"{unplaced[0]['persona']} moved to " in text, text
+    assert not again.isError, again.content[0].text

@@ -4,12 +4,14 @@ structured reply, checked against the session's own assumptions and ordered most
 
 from __future__ import annotations
 
+import pytest
 from unit_helpers import Builder, first_vote_rules, persona_reply, rule
 
+from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnCommand, TurnParams
 from council.session.state.entities import SessionSettings
 from council.session.state.outputs import HingeDraft
-from council.session.steps.synthesis import hinges_of
+from council.session.steps.hinges import hinges_of
 
 ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
 TRIO = [ARCH, DEV, DEVIL]
@@ -104,7 +106,11 @@ async def test_the_answer_marks_what_it_hinges_on_only_real_assumptions_most_cri
     assert f"1. {goal.assumption}\n2. {timeline.assumption}" in chair.messages[-1].content
     answer = res.final_answer
     assert answer.index("### What the answer hinges on") < answer.index("### Risks and trade-offs")
-    assert (f"1. **{goal.assumption}** If not, the council would recommend: Cut costs first. _(high)_\n"
+    goal_q = s.question(goal.related_question_id).question
+    # the goal's hinge is the engine's (another likely answer favours another option), the chair's words refine it;
+    # the timeline's alternative favours the recommended option: only the chair's judgement makes it a hinge
+    assert (f"1. **{goal.assumption}** _(assumed: you skipped “{goal_q}”)_ If instead *Cut costs*, the council "
+            "would lean to **B · Wait**. The chair: Cut costs first. _(high)_\n"
             f"2. **{timeline.assumption}** If not, the council would recommend: Split next year. _(medium)_\n"
             ) in answer
     assert [(r.question_id, r.label) for r in res.revisit] == [
@@ -136,3 +142,49 @@ async def test_without_assumptions_the_chair_is_not_asked_and_nothing_is_marked(
     assert "hinges" not in chair.json_schema["properties"] and "$defs" not in chair.json_schema
     assert s.synthesis.hinges == [] and res.revisit == []  # the hinges a chair sends anyway name nothing real
     assert "hinges on" not in res.final_answer
+
+
+# --- issue 31: the user's answers, and the hinges the engine knows of ------------------------------------------------
+GOAL = "What is the main goal behind this request (round 1)?"
+TIMELINE = "The timeline is this quarter."
+
+
+async def answered_then_skipped(make_service, rules: list[dict]):
+    """The goal answered "Reduce risk" (choice 3: it favours the staged approach, which wins), the timeline
+    skipped; the scripted council votes A 2 · B 1."""
+    h = make_service({"rules": rules}, SessionSettings(min_cycles=1, max_cycles=1))
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(personas=TRIO)))
+    res = await h.service.turn(TurnParams(session_id=res.session_id, text="3"))
+    res = await h.service.turn(TurnParams(session_id=res.session_id, text="", command=TurnCommand.SKIP))
+    return h, res, h.runtime(res.session_id).session
+
+
+ENGINE_HINGE = (f"1. You answered “{GOAL}”: **Reduce risk**. If instead *Cut costs*, the council would lean to "
+                "**B · Wait**. If instead *Ship faster*, the council would lean to **Split now**. _(high)_\n")
+
+
+@pytest.mark.parametrize("chair", [rule("SynthesisReply", {**SYNTHESIS, "hinges": []}),
+                                   rule("SynthesisReply", error="client")], ids=["chair_names_none", "chair_failed"])
+async def test_the_engine_states_what_the_answer_hinges_on_whatever_the_chair_writes(make_service, chair):
+    """The hinges appeared only when the chair model wrote them (never, in the English, Russian and agent runs):
+    the clarifier's plan says which option each likely answer favours, so the engine states the hinge itself."""
+    _h, res, s = await answered_then_skipped(make_service, [chair])
+    assert s.tally.winner == "A"
+    [hinge] = s.synthesis.hinges  # the timeline's other answer ("This year") favours A, the winner: no hinge
+    assert (hinge.basis, hinge.question, hinge.assumption, hinge.criticality) == ("answered", GOAL, "Reduce risk",
+                                                                                 "high")
+    assert [(a.answer, a.favours, a.option_id) for a in hinge.alternatives] == [
+        ("Cut costs", "Wait", "B"), ("Ship faster", "Split now", None)]
+    assert f"### What the answer hinges on\n\n{ENGINE_HINGE}" in res.final_answer
+    assert "revisit" not in res.final_answer.split("hinges on", 1)[1].split("###", 1)[0].lower()
+    assert res.revisit == []  # an answered question is not offered again
+
+
+async def test_the_answer_lists_what_the_user_told_the_council_beside_what_it_assumed(make_service):
+    """Issue 31: "Under 10 engineers" appeared nowhere in the answer; only the skipped question's assumption did."""
+    _h, res, s = await answered_then_skipped(make_service, [])
+    assert [(a.question, a.answer) for a in s.synthesis.user_answers] == [(GOAL, "Reduce risk")]
+    told = f"### What you told the council\n\n- {GOAL} → **Reduce risk**\n\n"
+    assumed = f"### Assumptions the council made\n\n- {TIMELINE}\n"
+    assert told + assumed in res.final_answer
+    assert told + assumed in transcript(s)

@@ -185,10 +185,11 @@ class TestDissent:
         # one entry per persona: the Devil's Advocate who voted against the winner is not listed twice
         assert out == ["Gamma voted B: why. Risks: r1; r2; r3"]
 
-    def test_devils_advocate_present_even_when_agreeing(self):
+    def test_a_devils_advocate_that_voted_with_the_winner_is_no_dissent(self):
+        """Issue 31: "unanimous for A" then "Dissent" quoting the Devil's Advocate, who voted A. Its counterpoints
+        stay among the risks (``with_counterpoints``), never under dissent."""
         b = _voted(debated(), {"Alpha": "A", "Beta": "A", "Gamma": "A"})
-        out = dissent(b.s, {"Alpha": Contract(always_include=True)})
-        assert out == ["Alpha (counterpoints): Alpha position in cycle 1 Risks: r"]
+        assert dissent(b.s, {"Alpha": Contract(always_include=True)}) == []
 
     def test_abstained_devils_advocate_has_no_counterpoints(self):
         b = _voted(debated(Alpha={"abstained": True}), {"Beta": "A", "Gamma": "A"})
@@ -207,9 +208,7 @@ class TestDissent:
         b.conclude(2)
         b.tally()
         assert b.s.tally.counts == {"A": 3, "B": 0} and b.s.tally.consensus == "unanimous"
-        assert dissent(b.s, {"Gamma": Contract(always_include=True)}) == [
-            "Gamma (counterpoints): Gamma position in cycle 2 Risks: r"
-        ]
+        assert dissent(b.s, {"Gamma": Contract(always_include=True)}) == []  # it came round: no dissent left
 
     def test_no_winner_no_voter_dissent(self):
         b = _voted(debated(), {"Alpha": "A", "Beta": "B"})

@@ -307,7 +307,7 @@ async def test_first_cycle_never_flags_conformity(make_service):
 
 
 # --- dissent --------------------------------------------------------------------------------------------------
-async def test_devils_advocate_counterpoints_kept_when_voting_with_the_majority(make_service):
+async def test_devils_advocate_voting_with_the_majority_is_no_dissent_its_counterpoints_are_risks(make_service):
     devil_risks = ["Hidden coupling in the billing module", "On-call load doubles", "Data migration drift"]
     script = {
         "rules": [
@@ -321,17 +321,16 @@ async def test_devils_advocate_counterpoints_kept_when_voting_with_the_majority(
     assert_completed_cleanly(res, s)
     assert s.tally.consensus == "unanimous" and s.tally.winner == "A"
     assert next(v for v in s.votes if v.persona == DEVIL).option_id == "A"
-    expected = (
-        "Devil's Advocate (counterpoints): Splitting now trades one problem for three; prefers option A anyway. "
-        "Risks: Hidden coupling in the billing module; On-call load doubles; Data migration drift"
-    )
-    assert s.synthesis.dissent == [expected]  # nobody voted against: only the counterpoints
-    assert f"### Dissent\n\n- {expected}" in s.final_answer
+    # issue 31: nobody voted against, so nobody dissents; the counterpoints are among the risks, each once
+    assert s.synthesis.dissent == [] and "Dissent" not in s.final_answer
+    assert [r for r in s.synthesis.risks_tradeoffs if r in devil_risks] == devil_risks
+    risks = s.final_answer.split("### Risks and trade-offs", 1)[1].split("###", 1)[0]
+    assert all(f"- {r}\n" in risks for r in devil_risks)
 
 
 async def test_dissent_uses_the_final_round_only(make_service):
-    """The Devil's Advocate votes B first, then joins A with a reason: no 'voted B' dissent, counterpoints from
-    the last cycle."""
+    """The Devil's Advocate votes B first, then joins A with a reason: no 'voted B' dissent, and no dissent at all
+    (it agreed in the end); its last cycle's counterpoints are among the risks."""
     script = {
         "rules": [
             *first_votes(**{ARCH: ("A", 0.8), DEV: ("A", 0.8), DEVIL: ("B", 0.8)}),
@@ -345,7 +344,7 @@ async def test_dissent_uses_the_final_round_only(make_service):
     res, s = await start(h, personas=TRIO)
     assert_completed_cleanly(res, s)
     assert s.debate_cycles == 2 and statuses(s) == ["refining", "converged"]
-    assert s.synthesis.dissent == ["Devil's Advocate (counterpoints): Fine, but watch the coupling. Risks: coupling"]
+    assert s.synthesis.dissent == [] and "coupling" in s.synthesis.risks_tradeoffs
 
 
 # --- only final-round votes count -----------------------------------------------------------------------------

@@ -81,11 +81,13 @@ async def test_a_russian_consult_writes_and_refuses_in_russian(make_service):
     params = {"user_problem": RUSSIAN, "selected_personas": COUNCIL, "depth": "brief"}
     r = await h.service.consult(ConsultParams(**params))
     notes = " ".join(r.synthesis.notes)
-    assert "Software Architect: в summary 1 пункт; глубина brief требует 2–3." in notes
+    assert "Архитектор ПО: в summary 1 пункт; глубина brief требует 2–3." in notes  # issue 31: names in Russian
     assert "- Контрдовод: Срыв сроков." in r.responses[1].advice
     assert r.markdown.startswith("**Рекомендация:** ") and "_2 персоны, 1 цикл, " in r.markdown
     plan = h.service.consult_plan(ConsultPlanParams(**params))
-    assert plan.markdown.startswith("Software Architect и Devil's Advocate (глубина brief, до 2 циклов дебатов): ")
+    assert plan.markdown.startswith("Архитектор ПО и Адвокат дьявола (глубина brief, до 2 циклов дебатов): ")
+    assert "- **Архитектор ПО** (высокая): Делить поэтапно." in r.markdown
+    assert not any(name in r.markdown + notes + plan.markdown for name in COUNCIL)
     assert plan.markdown.endswith("Их выбрал агент (входные данные инструмента).")
     model = [x for resp in r.responses for x in (resp.position, resp.summary, resp.advice, *resp.next_steps)]
     model += [r.synthesis.recommendation, *r.synthesis.next_steps, *r.synthesis.risks_tradeoffs, *r.open_questions,

@@ -80,6 +80,7 @@ export const MARKDOWN: Record<EventType, string> = {
   'options.proposed': '**Options:** A · Split now, B · Modularise first\n\n',
   'votes.tallied': '**Vote:** B · Modularise first wins 2 to 1.\n\n',
   'answer.delta': "## The council's answer\n\nModularise first",
+  'answer.withdrawn': "\n\n_The chair's draft above could not be used: it is withdrawn, and the council's answer below replaces it._\n\n",
   'final.answer': "## The council's answer\n\n**Modularise first**, then split the billing service.\n",
   'followUp.delta': '#### Moderator\n\nThe Devil\'s Advocate voted B',
   'followUp.answered': ' because splitting now adds risk.\n\n_To have the council debate this, send `/extend <what to weigh>`._\n\n',
@@ -175,8 +176,9 @@ const PAYLOADS: Payloads = {
     },
   },
   'answer.delta': { text: 'Modularise first' },
+  'answer.withdrawn': { text: 'Modularise first' },
   'final.answer': {
-    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], source: 'model', hinges: [] },
+    synthesis: { recommendation: 'Modularise first', agreements: [], conflicts: [], risksTradeoffs: [], nextSteps: ['Map contexts'], notes: [], dissent: [], assumptions: [], userAnswers: [], source: 'model', hinges: [] },
   },
   'followUp.delta': { followUpId: 'f1' },
   'followUp.answered': {

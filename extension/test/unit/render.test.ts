@@ -147,6 +147,17 @@ describe('EventRenderer layout: buttons per event type', () => {
     assert.equal(renderer.state.finalAnswer, true);
   });
 
+  it('a withdrawn draft stays above its withdrawal line, and the whole answer that replaces it follows (issue 31)', () => {
+    const final = "## The council's answer\n\nKeep the service and measure first.\n";
+    const { stream, unknown } = renderAll([
+      sample('answer.delta', { markdown: "## The council's answer\n\nRewrite it in Rust", text: 'Rewrite it in Rust' }),
+      sample('answer.withdrawn', { text: 'Rewrite it in Rust' }),
+      sample('final.answer', { markdown: final }),
+    ]);
+    assert.deepEqual(unknown, [], 'a known event: the chat cannot take back what it showed, so it prints the line');
+    assert.equal(stream.text, "## The council's answer\n\nRewrite it in Rust" + MARKDOWN['answer.withdrawn'] + final);
+  });
+
   it('final.answer is remembered (the result does not print it again)', () => {
     assert.equal(renderAll([sample('final.answer')]).renderer.state.finalAnswer, true);
   });

@@ -1,12 +1,15 @@
 """Terminal printing for ``council ask``: the sidecar's markdown as styled text (ANSI only on a tty, without
-``NO_COLOR``), and progress lines. Persona text (``persona.delta``) and the answer (``answer.delta``) are written as
-they come; lines that arrive while a stream is open wait until it ends, so one text is never cut in two.
+``NO_COLOR``), and progress lines. Persona text (``persona.delta``) and, on a terminal, the answer (``answer.delta``)
+are written as they come; lines that arrive while a stream is open wait until it ends, so one text is never cut in
+two. A withdrawn draft of the answer is taken back from the terminal (cleared), never left above the answer.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import unicodedata
 from typing import Any, TextIO
 
 from council.words import speaking, t
@@ -149,16 +152,21 @@ class StreamFormatter:
 class EventPrinter:
     """Prints ``council/event`` notifications on a text stream (``quiet`` keeps only warnings).
 
-    Every event's markdown is printed as it comes, the answer's first words too (``answer.delta``), except the rest
-    of the final answer, which is kept for the caller to print where the answer belongs (stdout): ``final_markdown``
-    is what was not printed yet (all of the answer when quiet). Progress events are dim status lines; a question's
-    choices are numbered under it (its layout, as VS Code's buttons are).
+    Every event's markdown is printed as it comes, except the final answer, which is kept for the caller to print
+    where the answer belongs (stdout): ``final_markdown`` is what was not printed yet. On a terminal (``live``) the
+    answer's first words print as the chair writes them (``answer.delta``); when that draft is withdrawn
+    (``answer.withdrawn``: the answer is not what streamed) the terminal takes it back — the lines it took are
+    cleared — so one answer stands under one heading. Elsewhere (a pipe, a file: nothing printed can be taken back)
+    and when quiet, the draft is kept back and ``final_markdown`` is the whole answer. Progress events are dim status
+    lines; a question's choices are numbered under it (its layout, as VS Code's buttons are).
     """
 
-    def __init__(self, out: TextIO, style: Style, *, quiet: bool = False) -> None:
+    def __init__(self, out: TextIO, style: Style, *, quiet: bool = False, live: bool | None = None) -> None:
         self.out = out
         self.style = style
         self.quiet = quiet
+        self.live = bool(getattr(out, "isatty", lambda: False)()) if live is None else live
+        self.draft: list[tuple[str, bool]] | None = None  # written since the answer's draft began: (text, is_draft)
         self.streaming = False  # a persona's text is being written
         self.formatter = StreamFormatter(style)
         self.at_line_start = True
@@ -170,11 +178,26 @@ class EventPrinter:
         self.language: str | None = None  # the session's: the words the printer adds (a choice's lean) are in it
 
     # --- low-level output ------------------------------------------------------------------------------------
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, draft: bool = False) -> None:
         self.out.write(text)
         self.out.flush()
         if text:
             self.at_line_start = text.endswith("\n")
+            if self.draft is not None:
+                self.draft.append((text, draft))
+
+    def _take_back(self) -> None:
+        """Clear what was written since the answer's draft began, then write again what was not the draft."""
+        if not self.draft:
+            self.draft = None
+            return
+        written, others = "".join(x for x, _ in self.draft), [x for x, is_draft in self.draft if not is_draft]
+        self.draft = None
+        up = rows_above(written, shutil.get_terminal_size().columns)
+        self.out.write("\r" + (f"\x1b[{up}F" if up else "") + "\x1b[J")
+        self.at_line_start = True
+        for text in others:
+            self._write(text)
 
     def line(self, text: str) -> None:
         """A line of its own; held back while a persona's text streams."""
@@ -188,9 +211,9 @@ class EventPrinter:
     def _end_stream(self) -> None:
         if not self.streaming:
             return
-        self._write(self.formatter.close())
+        self._write(self.formatter.close(), draft=True)
         if not self.at_line_start:
-            self._write("\n")
+            self._write("\n", draft=True)
         self.streaming = False
         held, self.held = self.held, []
         for text in held:
@@ -207,17 +230,30 @@ class EventPrinter:
         text = event.get("markdown") or ""
         if kind == "progress":
             self.line(self.style(f"· {event.get('message', '')}", "dim"))
-        elif kind in ("persona.delta", "answer.delta") or (kind == "persona.completed" and self.streaming):
-            if kind == "answer.delta":
-                self.answer_head += text
-            if not self.quiet:  # a persona's line (its completion ends it) or the answer's first words
+        elif kind == "answer.delta":
+            self.answer_head += text
+            if not self.quiet and self.live:  # the answer's first words, taken back if the draft is withdrawn
+                if self.draft is None:
+                    if not self.at_line_start:
+                        self._write("\n")
+                    self.draft = []
+                self.streaming = True
+                self._write(self.formatter.feed(text), draft=True)
+        elif kind == "answer.withdrawn":  # the final answer brings all of itself
+            self._end_stream()
+            self._take_back()
+            self.answer_head = ""
+        elif kind == "persona.delta" or (kind == "persona.completed" and self.streaming):
+            if not self.quiet:  # a persona's line (its completion ends it)
                 self.streaming = True
                 self._write(self.formatter.feed(text))
         elif kind == "final.answer":
             self._end_stream()
-            self.final_markdown = (self.answer_head + text) if self.quiet else text
-            self.final_continues = bool(self.answer_head) and not self.quiet
+            shown = bool(self.answer_head) and self.live and not self.quiet
+            self.final_markdown = text if shown else self.answer_head + text
+            self.final_continues = shown
             self.answer_head = ""
+            self.draft = None
         elif kind == "error":
             self.errors.append(event.get("message", ""))
             self.warn(event.get("message", ""))
@@ -227,6 +263,23 @@ class EventPrinter:
             self.line(block.strip("\n") + "\n")  # a block, then a blank line
         if kind in ("persona.completed", "cycle.completed"):
             self._end_stream()
+
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: colour codes none, combining marks none, wide characters two."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in _SGR.sub("", text))
+
+
+def rows_above(text: str, columns: int) -> int:
+    """How many rows above the cursor's ``text`` reaches, written from the start of a row on a terminal
+    ``columns`` wide (its lines wrap)."""
+    lines = text.split("\n")
+    rows = [max(1, -(-width(line) // max(1, columns))) for line in lines]
+    return sum(rows) - 1
 
 
 def choices(event: dict[str, Any], language: str | None = None) -> str:

@@ -106,8 +106,7 @@ def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> wi
     return wire.ConsultResult(
         responses=responses, synthesis=synthesis(s, responses, notes), session_id=s.session_id,
         depth=s.settings.depth, council=council_of(plan), vote=vote, clarifications=clar, debate=debate,
-        hinges=[wire.Hinge(assumption=h.assumption, if_false=h.if_false, criticality=h.criticality,
-                           question_id=h.question_id) for h in syn.hinges],
+        hinges=[wire.Hinge.model_validate(h.model_dump(exclude={"assumption_id"})) for h in syn.hinges],
         assumptions=[a.assumption for a in s.assumption_log], open_questions=open_questions,
         cycles=s.debate_cycles, model_calls=s.metadata.calls, calls_by_model=dict(s.metadata.calls_by_model),
         max_model_calls=s.call_plans[-1].call_limit if s.call_plans else 0,

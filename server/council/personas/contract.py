@@ -111,6 +111,9 @@ class PersonaContract(BaseModel):
     always_include: bool = False
     tone: str = Field("", max_length=120)
     aliases: list[str] = Field(default_factory=list, max_length=12, description="Other names users call it.")
+    names: dict[str, str] = Field(default_factory=dict, max_length=12, description=(
+        "Its name in other languages (language code → name): what people read in a session in that language; "
+        "ids and the wire keep ``name``."))
     review: ReviewRole | None = Field(None, description="Its seat on the review council (seed 004).")
 
     @field_validator("councils", "focus", "constraints", "allowed_tools", "aliases", "soul", "description")
@@ -119,6 +122,18 @@ class PersonaContract(BaseModel):
         if isinstance(value, str):
             return _squeezed(value, "must not be blank")
         return [_squeezed(item, "items must not be blank") for item in value]
+
+    @field_validator("names")
+    @classmethod
+    def _localized_names(cls, names: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for lang, name in names.items():
+            if not re.match(r"^[a-z]{2}$", lang):
+                raise ValueError(f"language {lang!r} must be a two-letter code like 'ru'")
+            out[lang] = _squeezed(name, "names must not be blank")
+            if len(out[lang]) > 80:
+                raise ValueError(f"the {lang} name is longer than 80 characters")
+        return out
 
     @field_validator("constraints")
     @classmethod

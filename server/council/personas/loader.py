@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from council.config import tomllib
 from council.personas.contract import PersonaContract, PersonaInfo
+from council.personas.names import remember
 from council.word_match import stem
 
 log = logging.getLogger(__name__)
@@ -91,8 +92,12 @@ class PersonaLibrary:
             for alias in p.aliases:
                 self._exact.setdefault(normalize_name(alias), p)
         for p in self._personas:
+            for localized in p.names.values():  # "Адвокат дьявола" names the Devil's Advocate too
+                self._exact.setdefault(normalize_name(localized), p)
+        for p in self._personas:
             self._exact[normalize_name(p.id)] = p
             self._exact[normalize_name(p.name)] = p
+        remember(self._personas)
 
     @property
     def all(self) -> list[PersonaContract]:

@@ -3,11 +3,13 @@
 
 :class:`AnswerStream` shows the heading and the recommendation while the chair writes (``answer.delta``); what
 streams is exactly how :func:`final_answer` begins, so ``final.answer`` adds only the rest — or, when they differ (a
-repaired reply, an answer consolidated after the chair failed), the whole answer after what streamed.
+repaired reply, an answer consolidated after the chair failed), the draft is withdrawn (``answer.withdrawn``, with
+:func:`withdrawn`'s line for a chat, which cannot take back what it showed) and ``final.answer`` has the whole answer.
 """
 
 from __future__ import annotations
 
+from council.personas.names import shown
 from council.present.debate import cycle_lines, option_name, tally_words
 from council.present.evidence import precedents_section
 from council.present.live_render import Fields, LiveRenderer
@@ -15,7 +17,7 @@ from council.present.outcome import debate_section, hinges_section
 from council.present.text import clipped, join_names, one_line, section
 from council.session.state.convergence import Convergence
 from council.session.state.entities import ConversationSession, Revisit
-from council.session.state.outputs import CouncilSynthesis
+from council.session.state.outputs import CouncilSynthesis, UserAnswer
 from council.words import n, speaking, t
 
 PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted")  # the kinds the catalog names (provider.<kind>)
@@ -47,12 +49,13 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
         out.append(t("answer.vote", words=tally_words(session.tally)) + "\n\n")
     out += [
         debate_section(syn.debate, session.options),
-        hinges_section(syn.hinges),
+        hinges_section(syn.hinges, session.options),
         section(t("answer.agreements"), syn.agreements),
         section(t("answer.conflicts"), syn.conflicts),
         section(t("answer.risks"), syn.risks_tradeoffs),
         section(t("answer.next_steps"), syn.next_steps, ordered=True),
         section(t("answer.dissent"), syn.dissent),
+        section(t("answer.user_answers"), told(syn.user_answers)),
         section(t("answer.assumptions"), syn.assumptions),
         section(t("answer.notes"), syn.notes),
         precedents_section(session),
@@ -63,6 +66,11 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
     out.append((t("answer.answered_with", models=models, cycles=cycles) if models else t("answer.after", cycles=cycles))
                + "\n")
     return "".join(out).strip() + "\n"
+
+
+def told(answers: list[UserAnswer]) -> list[str]:
+    """What the user told the council, one item per question: the question and their answer."""
+    return [t("answer.told", question=one_line(a.question), answer=one_line(a.answer)) for a in answers]
 
 
 def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
@@ -83,7 +91,7 @@ def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
         else:
             out.append(t("revisit.stands", after=after))
         votes = {x.persona: x.option_id for x in s.votes if x.cycle == s.final_round}
-        moved = [f"{p} ({v.votes_before[p]} → {o})" for p, o in votes.items()
+        moved = [f"{shown(p)} ({v.votes_before[p]} → {o})" for p, o in votes.items()
                  if p in v.votes_before and v.votes_before[p] != o]
         out.append(t("revisit.votes_changed", advisors=n(len(moved), "advisor"), names=join_names(moved)) + "\n\n"
                    if moved else t("revisit.no_vote_changed") + "\n\n")
@@ -121,11 +129,21 @@ class AnswerStream:
         """The recommendation shown so far, as plain text."""
         return self.live.sent.strip()
 
+    def withdrawn(self, final_markdown: str) -> bool:
+        """Whether what streamed is a draft the final answer does not begin with (it is withdrawn)."""
+        return bool(self.sent) and not final_markdown.startswith(self.sent)
+
     def rest(self, final_markdown: str) -> str:
-        """What ``final.answer`` shows: the final answer past what streamed, or all of it when they differ."""
+        """What ``final.answer`` shows: the final answer past what streamed, or all of it when the draft was
+        withdrawn (after the withdrawal's line)."""
         if final_markdown.startswith(self.sent):
             return final_markdown[len(self.sent):]
-        return ("\n\n" if self.sent and not self.sent.endswith("\n\n") else "") + final_markdown
+        return final_markdown
+
+
+def withdrawn() -> str:
+    """The line under a withdrawn draft, for a client that cannot take back what it showed (``answer.withdrawn``)."""
+    return f"\n\n{t('answer.withdrawn')}\n\n"
 
 
 class PresentWriter:

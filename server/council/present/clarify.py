@@ -4,6 +4,7 @@ check when an answer reads like a new question."""
 
 from __future__ import annotations
 
+from council.personas.names import shown
 from council.present.text import join_names, one_line
 from council.session.state.entities import Assumption, ClarificationQuestion, PersonaSelection, QuestionStatus
 from council.words import n, t
@@ -26,14 +27,14 @@ def why_chosen(user_override: bool, method: str, overridden: list[str], decided:
         return t("clarify.why.yours")
     if user_override:  # named in the request: added to the routed council
         about = t("clarify.why.for", words=words) if words else ""
-        return t("clarify.why.added", about=about, names=join_names(overridden))
+        return t("clarify.why.added", about=about, names=join_names([shown(x) for x in overridden]))
     return t("clarify.why.chosen_for", words=words) if words else t("clarify.why.best")
 
 
 def selection(sel: PersonaSelection) -> str:
     names = [p.name for p in sel.selected_personas]
     why = why_chosen(sel.user_override, sel.method, sel.overridden_personas, deciding_words(names, sel.chosen_for))
-    return t("clarify.council", names=join_names([f"**{name}**" for name in names]), why=why) + "\n\n"
+    return t("clarify.council", names=join_names([f"**{shown(name)}**" for name in names]), why=why) + "\n\n"
 
 
 def question(q: ClarificationQuestion, remaining: int, revisit: bool = False) -> str:

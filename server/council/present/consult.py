@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from council.personas.names import shown
 from council.present import outcome
 from council.present.cost import by_model as by_model_text
 from council.present.evidence import consensus
@@ -25,12 +26,12 @@ def bullet_text(items: list[str]) -> str:
 
 # --- notes a consult adds to the synthesis ---------------------------------------------------------------------
 def shortfall_note(persona: str, field: str, count: int, depth: str, lo: int, hi: int) -> str:
-    return t("consult.shortfall", persona=persona, items=n(count, "consult.item"), field=field, depth=depth, lo=lo,
-             hi=hi)
+    return t("consult.shortfall", persona=shown(persona), items=n(count, "consult.item"), field=field, depth=depth,
+             lo=lo, hi=hi)
 
 
 def trimmed_note(persona: str, fields: list[str], hi: int, depth: str) -> str:
-    return t("consult.trimmed", persona=persona, fields=", ".join(fields), items=n(hi, "consult.item_upto"),
+    return t("consult.trimmed", persona=shown(persona), fields=", ".join(fields), items=n(hi, "consult.item_upto"),
              depth=depth)
 
 
@@ -39,7 +40,8 @@ def steps_completed_note(count: int) -> str:
 
 
 def silent_note(personas: list[str]) -> str:
-    return t("consult.silent_one" if len(personas) == 1 else "consult.silent_many", names=join_names(personas))
+    return t("consult.silent_one" if len(personas) == 1 else "consult.silent_many",
+             names=join_names([shown(x) for x in personas]))
 
 
 # --- progress -------------------------------------------------------------------------------------------------
@@ -52,7 +54,7 @@ def stage(event: dict[str, Any]) -> str | None:
         return one_line(str(event.get("markdown", "")).strip().strip("_").strip()) or None  # underscores in names stay
     if kind == "personas.selected":
         names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
-        return t("consult.stage.council", names=join_names(names))
+        return t("consult.stage.council", names=join_names([shown(x) for x in names]))
     if kind == "question.asked":
         return t("consult.stage.clarifying", question=one_line(event.get("question", {}).get("question", "")))
     if kind == "persona.completed":
@@ -66,6 +68,8 @@ def stage(event: dict[str, Any]) -> str | None:
     if kind == "answer.delta":  # the answer as it comes: each report holds all of it so far
         text = one_line(str(event.get("text", "")))
         return t("consult.stage.answer_so_far", text=text) if text else None
+    if kind == "answer.withdrawn":  # the answer so far reported above is not the answer
+        return t("consult.stage.withdrawn")
     if kind == "final.answer":
         return t("consult.stage.answer")
     return None
@@ -79,7 +83,7 @@ def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) 
     and whose model wrote them (the MCP client's model, over sampling); other failures give their cause."""
     who = client_model or t("consult.the_model")
     if causes and all(f.kind == "malformed" for f in causes.values()):
-        groups = grouped((one_line(f.detail).removeprefix(REPAIRED) or t("consult.not_json"), persona)
+        groups = grouped((one_line(f.detail).removeprefix(REPAIRED) or t("consult.not_json"), shown(persona))
                          for persona, f in causes.items())
         said = "; ".join(f"{join_names(names)}: {reason}" for reason, names in groups.items())
         return t("consult.unusable", who=who, said=said)
@@ -103,9 +107,9 @@ def persona_stage(event: dict[str, Any]) -> str:
     persona, cycle = event.get("persona"), event.get("cycle")
     response = event.get("response") or {}
     if not response.get("abstained"):
-        return t("consult.stage.answered", persona=persona, cycle=cycle)
+        return t("consult.stage.answered", persona=shown(str(persona)), cycle=cycle)
     failure = ModelFailure.model_validate(response.get("failure") or {"kind": "malformed"})
-    return t("consult.stage.failed", persona=persona, cycle=cycle, cause=cause(failure))
+    return t("consult.stage.failed", persona=shown(str(persona)), cycle=cycle, cause=cause(failure))
 
 
 # --- clarifying questions through the client (MCP elicitation) -------------------------------------------------
@@ -160,9 +164,13 @@ def consult_text(result: dict[str, Any]) -> str:
     for resp in result["responses"]:
         level = resp["confidence"]
         confidence = t(f"level.{level}") if known(f"level.{level}") else level
-        lines.append(f"- **{resp['persona']}** ({confidence}): {one_line(resp['position'])}")
+        lines.append(f"- **{shown(resp['persona'])}** ({confidence}): {one_line(resp['position'])}")
     if result.get("open_questions"):
         lines += ["", t("consult.open_questions"), bullet_text(result["open_questions"][:TEXT_ITEMS])]
+    told = [c for c in result.get("clarifications", []) if c.get("status") == "answered" and c.get("answer")]
+    if told:
+        lines += ["", t("consult.told"), bullet_text([t("answer.told", question=one_line(c["question"]),
+                                                        answer=one_line(c["answer"])) for c in told])]
     if result.get("assumptions"):
         lines += ["", t("consult.assumed"), bullet_text(result["assumptions"][:TEXT_ITEMS])]
     council = result["council"]
@@ -177,14 +185,15 @@ def consult_text(result: dict[str, Any]) -> str:
 def outcome_lines(result: dict[str, Any]) -> list[str]:
     """What the debate changed and what the answer hinges on, in a few lines (none when there is neither)."""
     lines: list[str] = []
-    if result.get("debate") and result.get("vote"):
-        options = [VoteOption(id=k, label=v, description=v) for k, v in result["vote"]["options"].items()]
+    vote = result.get("vote") or {}
+    options = [VoteOption(id=k, label=v, description=v) for k, v in vote.get("options", {}).items()]
+    if result.get("debate") and vote:
         effect = DebateEffect.model_validate(result["debate"])
         lines += [outcome.debate_line(effect, options)] + [f"- {outcome.move_line(m)}." for m in effect.moves]
         lines.append("")
-    hinges = [Hinge.model_validate({**h, "assumption_id": ""}) for h in result.get("hinges", [])]
+    hinges = [Hinge.model_validate(h) for h in result.get("hinges", [])]
     if hinges:
-        lines += [t("consult.hinges")] + [f"- {outcome.hinge_line(h)}" for h in hinges[:TEXT_ITEMS]] + [""]
+        lines += [t("consult.hinges")] + [f"- {outcome.hinge_line(h, options)}" for h in hinges[:TEXT_ITEMS]] + [""]
     return lines
 
 
@@ -197,5 +206,5 @@ def plan_text(plan: dict[str, Any], why: str) -> str:
     retries = t("consult.plan_retries", bound=bound) if bound > plan["model_calls_max"] else ""
     how = t("consult.plan_alone") if len(names) == 1 else \
         t("consult.plan_cycles", cycles=n(plan["max_cycles"], "debate_cycle_after"))
-    return t("consult.plan", names=join_names(names), depth=plan["depth"], how=how, calls=calls, retries=retries,
-             reason=why)
+    return t("consult.plan", names=join_names([shown(x) for x in names]), depth=plan["depth"], how=how, calls=calls,
+             retries=retries, reason=why)

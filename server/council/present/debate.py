@@ -6,6 +6,7 @@ the persona lines did not show it); the transcript the full ones (``cycle_starte
 
 from __future__ import annotations
 
+from council.personas.names import shown
 from council.present.text import cell, grouped, join_names, one_line, percent
 from council.session.state.convergence import Convergence
 from council.session.state.entities import ConversationSession
@@ -67,14 +68,14 @@ def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | No
     responses = [x for x in session.responses if x.cycle == cycle]
     active = [x for x in responses if not x.abstained]
     lines = [t("cycle.spoke", active=len(active), advisors=n(len(responses), "advisor_of"))]
-    abstained = [x.persona for x in responses if x.abstained]
+    abstained = [shown(x.persona) for x in responses if x.abstained]
     if abstained:
         lines.append(t("cycle.abstained", names=join_names(abstained)))
     for x in active:
         if x.changed_position:
             why = one_line(x.change_reason) if x.change_reason.strip() else t("persona.no_new_argument")
             flag = t("cycle.conformity") if x.conformity_flag else ""
-            lines.append(t("cycle.changed", persona=x.persona, why=why, flag=flag))
+            lines.append(t("cycle.changed", persona=shown(x.persona), why=why, flag=flag))
     if conv is not None:
         votes = [v for v in session.votes if v.cycle == cycle]
         if votes:
@@ -89,9 +90,9 @@ def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | No
 def votes_words(session: ConversationSession, cycle: int, votes: list[Vote]) -> str:
     """"Votes: A 2 · B 1." — with the voters' names when their persona lines did not show their votes (the first
     vote is placed by the moderator after every advisor spoke)."""
-    by_option = grouped((v.option_id, v.persona) for v in votes)
-    shown = {(x.persona, x.option_id) for x in session.responses if x.cycle == cycle and not x.abstained}
-    named = any((v.persona, v.option_id) not in shown for v in votes)
+    by_option = grouped((v.option_id, shown(v.persona)) for v in votes)
+    on_lines = {(x.persona, x.option_id) for x in session.responses if x.cycle == cycle and not x.abstained}
+    named = any((v.persona, v.option_id) not in on_lines for v in votes)
     parts = [f"{k} {len(who)}" + (f" ({join_names(who)})" if named else "") for k, who in sorted(by_option.items())]
     return t("cycle.votes", votes=" · ".join(parts))
 
@@ -129,5 +130,5 @@ def tally(vt: VoteTally) -> str:
         rows.append(f"| {name} | {vt.counts.get(o.id, 0)} | {vt.weights.get(o.id, 0.0):.2f} |")
     head = t("tally.head", voters=n(vt.voters, "voter"), words=tally_words(vt)) + "\n\n"
     table = t("tally.columns") + "\n|---|---|---|\n" + "\n".join(rows) + "\n\n"
-    abst = t("tally.abstained", names=join_names(vt.abstentions)) + "\n\n" if vt.abstentions else ""
+    abst = t("tally.abstained", names=join_names([shown(x) for x in vt.abstentions])) + "\n\n" if vt.abstentions else ""
     return head + table + abst

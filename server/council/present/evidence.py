@@ -3,6 +3,7 @@ refused), the files the user attached, and the similar past decisions the counci
 
 from __future__ import annotations
 
+from council.personas.names import shown
 from council.present.text import join_names, one_line
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import EvidenceUse, Precedent
@@ -44,7 +45,8 @@ def use_line(u: EvidenceUse, *, who: bool = True) -> str:
         detail = f" ({one_line(u.detail)})" if u.detail and u.refusal == "bad_pattern" else ""
         body = t("evidence.refused", reason=reason, detail=detail)
         mark = "✗"
-    asked = f" _({join_names(u.requested_by)})_" if who and u.requested_by and u.tool != "attachment" else ""
+    by = join_names([shown(x) for x in u.requested_by])
+    asked = f" _({by})_" if who and u.requested_by and u.tool != "attachment" else ""
     return f"- {mark} {head}{body}{asked}\n"
 
 

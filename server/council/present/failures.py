@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from council.personas.names import shown
 from council.present.answer import PROVIDERS, provider_name
 from council.present.text import grouped, join_names, one_line
 from council.session.state.outputs import ModelFailure
@@ -56,7 +57,7 @@ def failed(role: str, failure: ModelFailure) -> str:
     if role in ROLES:
         head, after = t(f"role.{role}"), t(f"role.{role}.after")
     else:
-        head, after = t("role.persona", role=role), ""
+        head, after = t("role.persona", role=shown(role)), ""
     return t("failed", head=head, cause=cause(failure), after=after)
 
 
@@ -77,7 +78,7 @@ def all_failed(failed: dict[str, ModelFailure]) -> str:
     hosts = unreachable(failed)
     if hosts is not None:
         return t("all_unreachable", hosts=hosts, fix=t("unreachable.fix"))
-    groups = grouped((cause(f), persona) for persona, f in failed.items())
+    groups = grouped((cause(f), shown(persona)) for persona, f in failed.items())
     if len(groups) == 1:
         why = next(iter(groups))
     else:

@@ -6,10 +6,11 @@ consult tools' text uses the one-line forms, the chat's followups the revisit la
 
 from __future__ import annotations
 
+from council.personas.names import shown
 from council.present.debate import option_name
 from council.present.text import clipped, one_line
 from council.session.state.entities import ConversationSession, QuestionStatus, SessionStatus
-from council.session.state.outputs import DebateEffect, Hinge, PositionMove, VoteOption
+from council.session.state.outputs import DebateEffect, Hinge, HingeAlternative, PositionMove, VoteOption
 from council.words import n, t
 
 REVISIT_LABEL_CHARS = 60
@@ -45,7 +46,7 @@ def move_line(move: PositionMove) -> str:
     where = t("outcome.from_to", before=move.from_option, after=move.to_option) if move.from_option else \
         t("outcome.to", after=move.to_option)
     why = f": {one_line(move.because)}" if move.because.strip() else t("outcome.no_argument")
-    return t("outcome.moved", persona=move.persona, where=where, why=why) + (
+    return t("outcome.moved", persona=shown(move.persona), where=where, why=why) + (
         t("cycle.conformity") if move.conformity else "")
 
 
@@ -63,16 +64,36 @@ def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> st
     return "".join(out)
 
 
-def hinge_line(hinge: Hinge) -> str:
-    return t("outcome.hinge", assumption=one_line(hinge.assumption), if_false=one_line(hinge.if_false))
+def _course(alt: HingeAlternative, options: list[VoteOption]) -> str:
+    return f"**{option_name(options, alt.option_id)}**" if alt.option_id else f"**{one_line(alt.favours)}**"
 
 
-def hinges_section(hinges: list[Hinge]) -> str:
-    """The assumptions the recommendation depends on, most critical first ('' when there are none)."""
+def hinge_line(hinge: Hinge, options: list[VoteOption] | None = None) -> str:
+    """One hinge: what was taken as given, each alternative and the course it would lean to (the engine's, from the
+    clarifier's plan), then the chair's words; or, for a hinge of the chair's alone, what it would recommend."""
+    if not hinge.alternatives:
+        return t("outcome.hinge", assumption=one_line(hinge.assumption), if_false=one_line(hinge.if_false))
+    instead = ". ".join(t("outcome.if_instead", answer=one_line(a.answer), course=_course(a, options or []))
+                        for a in hinge.alternatives)
+    question = one_line(hinge.question)
+    if hinge.basis == "answered":
+        line = t("outcome.hinge_answered", question=question, answer=one_line(hinge.assumption).rstrip(" ."),
+                 alternatives=instead)
+    else:
+        line = t("outcome.hinge_assumed", question=question, assumption=one_line(hinge.assumption),
+                 alternatives=instead)
+    return line + (t("outcome.chair_adds", words=one_line(hinge.chair)) if hinge.chair.strip() else "")
+
+
+def hinges_section(hinges: list[Hinge], options: list[VoteOption] | None = None) -> str:
+    """What the recommendation depends on, most critical first ('' when nothing): the user's answers and the
+    assumptions another likely answer would move, and the chair's own judgement of the assumptions."""
     if not hinges:
         return ""
-    rows = "".join(f"{i}. {hinge_line(h)} _({t('level.' + h.criticality)})_\n" for i, h in enumerate(hinges, 1))
-    hint = f"\n{t('outcome.revisit_hint')}\n" if any(h.question_id for h in hinges) else ""
+    rows = "".join(f"{i}. {hinge_line(h, options)} _({t('level.' + h.criticality)})_\n"
+                   for i, h in enumerate(hinges, 1))
+    skipped = any(h.question_id and h.basis == "assumed" for h in hinges)
+    hint = f"\n{t('outcome.revisit_hint')}\n" if skipped else ""
     return f"### {t('outcome.hinges_heading')}\n\n{rows}{hint}\n"
 
 
@@ -88,4 +109,4 @@ def revisits(session: ConversationSession) -> list[dict[str, str]]:
         return []
     asked = ((h, session.question(h.question_id) if h.question_id else None) for h in session.synthesis.hinges)
     return [{"question_id": q.question_id, "label": revisit_label(h)} for h, q in asked
-            if q is not None and q.status is not QuestionStatus.ANSWERED]
+            if q is not None and q.status is not QuestionStatus.ANSWERED and h.basis == "assumed"]

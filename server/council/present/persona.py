@@ -6,6 +6,7 @@ transcript and the moderator's follow-up answers the full contribution, :class:`
 
 from __future__ import annotations
 
+from council.personas.names import shown
 from council.present.debate import option_name
 from council.present.failures import failed
 from council.present.live_render import FIELDS, Fields, Limits, LiveRenderer
@@ -19,7 +20,7 @@ POSITION_CHARS = 160  # a compact line: the rest of a long position is in the tr
 
 def heading(persona: str, model: str | None = None) -> str:
     """A persona's heading; it names the model it spoke with when the council sits on more than one."""
-    return f"#### {persona} · _{model}_\n\n" if model else f"#### {persona}\n\n"
+    return f"#### {shown(persona)} · _{model}_\n\n" if model else f"#### {shown(persona)}\n\n"
 
 
 class PersonaText:
@@ -96,7 +97,7 @@ class PersonaLine:
 
     def _head(self) -> str:
         model = f" · _{self.model}_" if self.model else ""
-        return f"- **{self.persona}**{model} — "
+        return f"- **{shown(self.persona)}**{model} — "
 
     def _position(self, text: str) -> str:
         text = self.space + text.replace("\r", " ").replace("\n", " ")
@@ -128,7 +129,7 @@ class PersonaLine:
 
 def no_reply(response: PersonaResponse) -> str:
     """Why an abstaining persona has no reply: its failure, its note, or just that."""
-    said = failed(response.persona, response.failure).replace("**", "") if response.failure else None
+    said = failed(shown(response.persona), response.failure).replace("**", "") if response.failure else None
     return f"_{one_line(said or response.note or t('persona.no_reply'))}_"
 
 
@@ -145,7 +146,7 @@ def footer(r: PersonaResponse) -> str:
 
 def vote(v: Vote, options: list[VoteOption], model: str | None = None) -> str:
     choice = option_name(options, v.option_id)
-    who = f"**{v.persona}** (_{model}_)" if model else f"**{v.persona}**"
+    who = f"**{shown(v.persona)}** (_{model}_)" if model else f"**{shown(v.persona)}**"
     line = t("persona.votes", who=who, choice=choice, share=percent(v.confidence))
     why = one_line(v.rationale)
     if why and why != one_line(v.conclusion):

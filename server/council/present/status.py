@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from council.personas.names import shown
 from council.present import failures
 from council.present.answer import provider_name
 from council.present.text import in_session_language, join_names, one_line
@@ -19,7 +20,7 @@ from council.words import n, speaking, t
 NOTES: dict[str, Callable[..., str]] = {
     "model": lambda model, provider: t("note.model", model=model or provider, where=provider_name(provider)),
     "thinking": lambda cycle, count: t("note.thinking", cycle=cycle, advisors=n(count, "advisor")),
-    "unplaced": lambda personas: t("note.unplaced", names=join_names(personas)),
+    "unplaced": lambda personas: t("note.unplaced", names=join_names([shown(x) for x in personas])),
     "evidence": lambda count: t("note.evidence", pieces=n(count, "evidence_piece")),
     "budget_stop": lambda cycles: t("note.budget_stop", cycles=n(cycles, "cycle_after")),
     "evidence_refused": lambda folder, why: t(f"note.evidence_{why}", folder=folder),
@@ -74,14 +75,14 @@ def resumed() -> str:
 
 @in_session_language
 def council_members(s: ConversationSession) -> str:
-    names = join_names([f"**{p.name}**" for p in s.personas])
+    names = join_names([f"**{shown(p.name)}**" for p in s.personas])
     return t("members", names=names) + "\n"
 
 
 def library(names: list[str], language: str | None = None) -> str:
     """The personas one can name (``/personas`` before any session), in ``language``."""
     with speaking(language):
-        return t("library", names=join_names(names)) + "\n"
+        return t("library", names=join_names([shown(x) for x in names])) + "\n"
 
 
 @in_session_language

@@ -151,7 +151,8 @@ class ConsultSynthesis(SnakeModel):
     risks_tradeoffs: list[str] = []
     next_steps: list[str] = Field(default_factory=list, description="Ordered and consolidated.")
     notes: list[str] = Field(default_factory=list, description="Nondeterminism, depth shortfalls, constraints.")
-    dissent: list[str] = []
+    dissent: list[str] = Field(default_factory=list, description="One entry per persona that voted against the "
+                                                                 "winner in the final vote, with its reasons.")
     source: Literal["model", "consolidated"] = "model"
 
 
@@ -182,23 +183,40 @@ class Clarification(SnakeModel):
     assumption: str | None = Field(None, description="What the council assumed instead of an answer.")
 
 
-class Hinge(SnakeModel):
-    """An assumption the recommendation depends on (seed 002's Assumption, judged by the chair)."""
+class HingeAlternative(SnakeModel):
+    """Another likely answer to a question the council asked, and the course it favours (the clarifier's plan)."""
 
-    assumption: str
-    if_false: str = Field(description="What the council would recommend if the assumption is false.")
+    answer: str
+    favours: str = Field(description="The course of action it favours, as the plan named it.")
+    option_id: str | None = Field(None, description="The vote's option that course is (none: none of them).")
+
+
+class Hinge(SnakeModel):
+    """What the recommendation depends on (seed 002's Assumption): an answer the user gave or an assumption the
+    council made whose alternatives favour another course (stated by the engine from the clarifier's plan), or an
+    assumption the chair judged decisive."""
+
+    assumption: str = Field(description="What the recommendation takes as given: the user's answer, or the "
+                                        "council's assumption.")
+    if_false: str = Field(description="What the council would recommend if it were otherwise.")
     criticality: Level
-    question_id: str | None = Field(None, description="The skipped question behind it: a chat turn with "
-                                                      "`command: \"revisit\"` and this `questionId` in the "
+    question_id: str | None = Field(None, description="The question behind it; when it was skipped, a chat turn "
+                                                      "with `command: \"revisit\"` and this `questionId` in the "
                                                       "consult's session asks it again.")
+    question: str = Field("", description="That question's text.")
+    basis: Literal["answered", "assumed"] = Field("assumed", description="answered: the user's answer; assumed: "
+                                                                         "the council's assumption.")
+    alternatives: list[HingeAlternative] = Field(default_factory=list, description=(
+        "The other likely answers and the course each favours (empty: the chair's hinge alone)."))
+    chair: str = Field("", description="The chair's words on what it would recommend instead ('' when none).")
 
 
 class PositionMove(SnakeModel):
     """A persona whose final vote differs from its first vote, and the argument it named for the change."""
 
     persona: str
-    from_option: str | None = Field(description="Its first vote (none: it was not placed).")
-    to_option: str | None
+    from_option: str | None = Field(None, description="Its first vote (none: it was not placed).")
+    to_option: str | None = Field(None, description="Its final vote.")
     cycle: int = Field(description="The debate cycle in which it last changed its vote.")
     because: str = Field("", description="The argument that moved it ('' when it named none).")
     conformity: bool = Field(False, description="Flagged as possible conformity: it changed without an argument.")

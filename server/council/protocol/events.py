@@ -213,6 +213,17 @@ class AnswerDelta(EventBase):
     text: str = Field(description="The recommendation so far, as plain text: all of it, not just this piece.")
 
 
+class AnswerWithdrawn(EventBase):
+    """The answer that streamed (``answer.delta``) is not how the recorded answer begins — the chair's reply could
+    not be used as it streamed (it was repaired, or the answer was consolidated from the advisors' replies after
+    the chair failed) — so it is withdrawn, just before ``final.answer`` brings the whole answer. A client that can
+    take back what it showed of the draft does so and skips ``markdown``; one that cannot (a chat) shows
+    ``markdown``, which says the draft above is withdrawn and replaced by the answer below."""
+
+    type: Literal["answer.withdrawn"] = "answer.withdrawn"
+    text: str = Field(description="The withdrawn draft's recommendation, as plain text.")
+
+
 class FinalAnswer(EventBase):
     """The council's answer, recorded. ``markdown`` is what ``answer.delta`` events have not shown yet (all of the
     answer when none streamed, or when what streamed is not how the answer begins: a reply that had to be repaired,
@@ -299,8 +310,8 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     StatusChanged, Progress, SessionReplaced, PersonasSelected, QuestionAsked, QuestionsDropped, QuestionResolved,
     QuestionConfirmNew, AssumptionRecorded, CycleStarted, PersonaStarted, SeatingDecided, SeatFellBack,
     CostEstimated, PersonaDelta, PersonaCompleted, VoteCast, CycleCompleted, DebateLimitReached, OptionsProposed,
-    VotesTallied, AnswerDelta, FinalAnswer, FollowUpDelta, FollowUpAnswered, DebateReopened, CycleDropped,
-    SessionStopped, SessionResumed, EvidenceGathered, MemoryRecalled, ErrorEvent,
+    VotesTallied, AnswerDelta, AnswerWithdrawn, FinalAnswer, FollowUpDelta, FollowUpAnswered, DebateReopened,
+    CycleDropped, SessionStopped, SessionResumed, EvidenceGathered, MemoryRecalled, ErrorEvent,
 )
 Event = Annotated[reduce(or_, EVENT_TYPES), Field(discriminator="type")]
 event_adapter: TypeAdapter[Event] = TypeAdapter(Event)

@@ -185,23 +185,52 @@ class VoteTally(CamelModel):
     abstentions: list[str] = []
 
 
-class Hinge(CamelModel):
-    """An assumption the recommendation depends on: if it is false, the council would recommend ``if_false``."""
+class HingeAlternative(CamelModel):
+    """A likely answer to a planned question other than the one the council went on, and the course of action the
+    clarifier's plan says it favours."""
 
-    assumption_id: str
-    assumption: str
-    question_id: str | None = Field(None, description="The skipped question behind it (revisit it with the "
-                                                      "`revisit` command), if there is one.")
+    answer: str = Field(description="The likely answer (one of the question's choices).")
+    favours: str = Field(description="The course of action it favours, as the plan named it.")
+    option_id: str | None = Field(None, description="The vote's option that course is (None: none of them).")
+
+
+class Hinge(CamelModel):
+    """What the recommendation rests on: an answer the user gave or an assumption the council made, and what the
+    council would recommend otherwise. The engine states it from the clarifier's plan whenever another likely answer
+    to the question favours another course (``alternatives``); the chair's judgement refines it (``chair``,
+    ``criticality``) and adds the assumptions no planned question covers."""
+
+    assumption_id: str = Field("", description="The assumption's id ('' for an answer the user gave).")
+    assumption: str = Field(description="What the recommendation takes as given: the user's answer, or the "
+                                        "council's assumption.")
+    question_id: str | None = Field(None, description="The question behind it (a skipped one can be revisited with "
+                                                      "the `revisit` command), if there is one.")
+    question: str = Field("", description="That question's text ('' when there is none).")
+    basis: Literal["answered", "assumed"] = Field("assumed", description="answered: the user's answer; assumed: "
+                                                                         "the council's assumption.")
     criticality: Level
-    if_false: str = Field(description="What the council would recommend if the assumption is false.")
+    if_false: str = Field(description="What the council would recommend if it were otherwise (the chair's words "
+                                      "when it gave them, else the course the plan says the alternatives favour).")
+    alternatives: list[HingeAlternative] = Field(default_factory=list, description=(
+        "The other likely answers that favour another course, from the clarifier's plan (empty: the chair's hinge "
+        "alone)."))
+    chair: str = Field("", description="The chair's own words on what it would recommend instead ('' when none).")
+
+
+class UserAnswer(CamelModel):
+    """A clarifying question the user answered: what they told the council."""
+
+    question_id: str
+    question: str
+    answer: str
 
 
 class PositionMove(CamelModel):
     """A persona whose vote after the debate differs from its first vote, and the argument that moved it."""
 
     persona: str
-    from_option: str | None = Field(description="Its first vote (None: it was not placed in the first vote).")
-    to_option: str | None = Field(description="Its final vote (None: it did not vote in the final round).")
+    from_option: str | None = Field(None, description="Its first vote (None: it was not placed in the first vote).")
+    to_option: str | None = Field(None, description="Its final vote (None: it did not vote in the final round).")
     cycle: int = Field(description="The cycle in which it last changed its vote.")
     because: str = Field("", description="The argument it named for the change ('' when it named none).")
     conformity: bool = Field(False, description="The change was flagged as possible conformity (no argument).")
@@ -223,8 +252,8 @@ class DebateEffect(CamelModel):
 
 
 class CouncilSynthesis(CamelModel):
-    """Seed-000 CouncilSynthesis plus the recommendation, dissent, the assumptions the council made (and those the
-    recommendation hinges on, most critical first) and what the debate changed."""
+    """Seed-000 CouncilSynthesis plus the recommendation, dissent, what the user told the council and what it
+    assumed (and those the recommendation hinges on, most critical first) and what the debate changed."""
 
     recommendation: str
     agreements: list[str] = []
@@ -232,11 +261,14 @@ class CouncilSynthesis(CamelModel):
     risks_tradeoffs: list[str] = []
     next_steps: list[str] = []
     notes: list[str] = []
-    dissent: list[str] = []
+    dissent: list[str] = Field(default_factory=list, description="One entry per persona that voted against the "
+                                                                 "winner in the final vote, with its reasons.")
     assumptions: list[str] = []
+    user_answers: list[UserAnswer] = Field(default_factory=list, description="What the user told the council: each "
+                                                                             "question it answered, and the answer.")
     source: Literal["model", "consolidated"] = "model"
-    hinges: list[Hinge] = Field(default_factory=list, description="The assumptions the recommendation depends on, "
-                                                                  "most critical first.")
+    hinges: list[Hinge] = Field(default_factory=list, description="The answers and assumptions the recommendation "
+                                                                  "depends on, most critical first.")
     debate: DebateEffect | None = Field(None, description="The first vote against the final one (None: no vote).")
 
 

@@ -1,22 +1,22 @@
 """The final synthesis: one consolidated answer from the final positions and the vote (README, "answers once").
 
-The chair model writes the recommendation, agreements, conflicts, risks, next steps and the numbered assumptions it
-hinges on; if it fails, the answer is consolidated from the personas' replies. Either way the assumptions, the
-dissent, the Devil's Advocate's counterpoints, the vote and what the debate changed come from the session itself,
-never from a model.
+The chair model writes the recommendation, agreements, conflicts, risks, next steps and its judgement of the
+numbered assumptions; if it fails, the answer is consolidated from the personas' replies. Either way what the user
+answered, the assumptions, what the answer hinges on (``hinges``), the dissent, the Devil's Advocate's counterpoints,
+the vote and what the debate changed come from the session itself, never from a model.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from council.personas.contract import PersonaContract
+from council.personas.names import shown
 from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, synthesis_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import outputs
 from council.session.state.convergence import describe_tally, tally_votes
-from council.session.state.entities import ConversationSession, new_id
+from council.session.state.entities import ConversationSession, QuestionStatus, new_id
 from council.session.state.runtime import Turn
+from council.session.steps.hinges import hinge_schema, hinges
 from council.words import speaking, t
 
 
@@ -32,26 +32,25 @@ def _dedupe(items: list[str], limit: int) -> list[str]:
 
 
 def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
-    """Voters against the winner, and the Devil's Advocate's counterpoints whatever they voted: one entry each."""
+    """Those who voted against the winner in the final vote, one entry each with their reasons (an always-included
+    persona's, the Devil's Advocate's, with its counterpoints too). Nobody else dissents: a persona that voted for
+    the winner agreed, whatever it warned of (its counterpoints are among the risks); one that abstained voted for
+    nothing (the notes name it); without a winner (a tie, no vote) there is nothing to dissent from."""
+    tally = session.tally
+    if tally is None or tally.winner is None:
+        return []
+    latest = {x.persona: x for x in session.latest_responses() if not x.abstained}
+    entries = []
     with speaking(session.settings.language):
-        entries: dict[str, str] = {}
-        tally = session.tally
-        final_votes = session.votes_in(session.final_round) if tally else []
-        if tally and tally.winner:
-            for v in final_votes:
-                if v.option_id != tally.winner:
-                    entries[v.persona] = t("synthesis.voted", persona=v.persona, option=v.option_id, why=v.rationale)
-        for resp in session.latest_responses():
-            contract = contracts.get(resp.persona)
-            if contract is not None and contract.always_include and not resp.abstained:
-                risks = "; ".join(resp.risks[:3])
-                tail = t("synthesis.risks", risks=risks) if risks else ""
-                if resp.persona in entries:  # voted against the winner: its counterpoints join that entry
-                    entries[resp.persona] = entries[resp.persona].rstrip(".") + "." + tail
-                else:
-                    entries[resp.persona] = t("synthesis.counterpoints", persona=resp.persona, position=resp.position,
-                                              risks=tail)
-        return list(entries.values())
+        for v in session.votes_in(session.final_round):
+            if v.option_id == tally.winner:
+                continue
+            entry = t("synthesis.voted", persona=shown(v.persona), option=v.option_id, why=v.rationale)
+            contract, resp = contracts.get(v.persona), latest.get(v.persona)
+            if contract is not None and contract.always_include and resp is not None and resp.risks:
+                entry = entry.rstrip(".") + "." + t("synthesis.risks", risks="; ".join(resp.risks[:3]))
+            entries.append(entry)
+    return entries
 
 
 def _key(text: str) -> str:
@@ -89,7 +88,7 @@ def consolidate(session: ConversationSession, latest: list[outputs.PersonaRespon
         return outputs.SynthesisReply(
             recommendation=recommendation,
             agreements=_dedupe([x.position for x in lead], 5),
-            conflicts=_dedupe([f"{x.persona}: {x.position}" for x in active if x not in lead], 5),
+            conflicts=_dedupe([f"{shown(x.persona)}: {x.position}" for x in active if x not in lead], 5),
             risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
             next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or [t("synthesis.revisit")],
             notes=[t("synthesis.no_chair")],
@@ -121,57 +120,22 @@ async def synthesize(rt: Turn, pick: ProviderPicker,
     abstained = [x.persona for x in latest if x.abstained]
     with speaking(s.settings.language):
         if abstained:
-            notes.append(t("synthesis.abstained", names=", ".join(abstained)))
+            notes.append(t("synthesis.abstained", names=", ".join(shown(x) for x in abstained)))
     return outputs.CouncilSynthesis(
         recommendation=reply.recommendation.strip(),
         agreements=reply.agreements, conflicts=reply.conflicts,
         risks_tradeoffs=with_counterpoints(s, reply.risks_tradeoffs, contracts),
         next_steps=reply.next_steps, notes=notes, dissent=dissent(s, contracts),
-        assumptions=[a.assumption for a in s.assumption_log],
+        assumptions=[a.assumption for a in s.assumption_log], user_answers=user_answers(s),
         source="model" if outcome.reply is not None else "consolidated",
-        hinges=hinges_of(s, reply.hinges), debate=debate_effect(s),
+        hinges=hinges(s, reply.hinges), debate=debate_effect(s),
     )
 
 
-RANK = {"high": 0, "medium": 1, "low": 2}
-
-
-def hinge_schema(schema: dict[str, Any], session: ConversationSession) -> dict[str, Any]:
-    """The synthesis schema with ``hinges`` bounded to the session's numbered assumptions (or left out when the
-    council assumed nothing)."""
-    count = len(session.assumption_log)
-    defs = schema.get("$defs", {})
-    if not count:
-        schema["properties"].pop("hinges", None)
-        schema["required"] = [k for k in schema.get("required", []) if k != "hinges"]
-        defs.pop("HingeDraft", None)
-        if not defs:
-            schema.pop("$defs", None)
-        return schema
-    schema["properties"]["hinges"]["maxItems"] = count
-    item = defs["HingeDraft"]
-    item.pop("description", None)
-    item.pop("title", None)
-    item["properties"]["assumption"] = {"type": "integer", "minimum": 1, "maximum": count}
-    return schema
-
-
-def hinges_of(session: ConversationSession, drafts: list[outputs.HingeDraft]) -> list[outputs.Hinge]:
-    """The chair's hinges that name a real assumption (once each) the recommendation depends on, most critical
-    first."""
-    log = session.assumption_log
-    kept: list[tuple[int, int, outputs.Hinge]] = []
-    seen: set[int] = set()
-    for order, draft in enumerate(drafts):
-        number, alternative = draft.assumption, " ".join(draft.if_false.split())
-        if not 1 <= number <= len(log) or number in seen or not draft.recommendation_depends or not alternative:
-            continue
-        seen.add(number)
-        a = log[number - 1]
-        kept.append((RANK[draft.criticality], order, outputs.Hinge(
-            assumption_id=a.assumption_id, assumption=a.assumption, question_id=a.related_question_id,
-            criticality=draft.criticality, if_false=alternative)))
-    return [hinge for _, _, hinge in sorted(kept, key=lambda x: (x[0], x[1]))]
+def user_answers(session: ConversationSession) -> list[outputs.UserAnswer]:
+    """What the user told the council: each question they answered, in the order asked, with their answer."""
+    return [outputs.UserAnswer(question_id=q.question_id, question=q.question, answer=q.user_answer.answer)
+            for q in session.questions if q.status is QuestionStatus.ANSWERED and q.user_answer is not None]
 
 
 def _by_persona(votes: list[outputs.Vote], cycle: int) -> dict[str, outputs.Vote]:
