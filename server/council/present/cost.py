@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from council.present.text import join_names
 from council.session.state.budget import BudgetCut, CallPlan
+from council.session.state.entities import Spend
 from council.session.state.seating import FallbackReason, ModelChoice, Seating, SeatMiss
 from council.words import n, t
 
@@ -119,7 +120,25 @@ def calls_line(s) -> str:
     if tail:
         parts.append(", ".join(tail))
     where = f" — {'; '.join(parts)}" if parts else ""
-    return t("calls.made", calls=m.calls, stated=stated, where=where)
+    spent = spent_words(m.spent_by_model)
+    return t("calls.made", calls=m.calls, stated=stated, where=where) + (f" {spent}" if spent else "")
+
+
+def spent_words(spent: dict[str, Spend]) -> str:
+    """What the models said their calls used, per model (tokens, cost, premium requests; empty: none said)."""
+    parts = []
+    for label, used in spent.items():
+        figures = []
+        if used.input_tokens is not None or used.output_tokens is not None:
+            figures.append(t("calls.tokens", tokens_in=used.input_tokens or 0,
+                             tokens_out=used.output_tokens or 0))
+        if used.cost_usd is not None:
+            figures.append(t("calls.cost", usd=f"{used.cost_usd:.4f}"))
+        if used.premium_requests is not None:
+            figures.append(t("calls.premium", count=f"{used.premium_requests:g}"))
+        if figures:
+            parts.append(f"{label} {', '.join(figures)}")
+    return t("calls.spent", spent="; ".join(parts)) if parts else ""
 
 
 def usage(s) -> str:
