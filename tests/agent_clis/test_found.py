@@ -164,3 +164,20 @@ def test_found_clis_can_be_turned_off(path_with, vendors, monkeypatch: pytest.Mo
     seating, chair = anyio.run(seat_with, load_config())
     assert not seating.found and chair.id == "embedded"
     assert not any(fake.requests for fake in vendors.values())  # not even checked
+
+
+def test_doctor_shows_the_check_that_seats_them(path_with, vendors):
+    """``council doctor`` reads the sidecar's check (the one a council with no model configured seats by): each
+    CLI found once, not among the providers, a signed-out one with its fix."""
+    path_with(*ON_PATH)
+    vendors["copilot"].status, vendors["copilot"].error = 401, "unauthorized: bad credentials"
+    done = subprocess.run([sys.executable, "-m", "council", "doctor"], capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "NO_COLOR": "1"})
+    out = done.stdout
+    providers, clis = out.split("Agent CLIs on PATH")
+    assert done.returncode == 0, out + done.stderr
+    assert "[ok] claude     default" in clis and "[ok] gemini     default" in clis, out
+    assert "[--] copilot    default" in clis and "GitHub Copilot CLI is not signed in: run `copilot login`" in clis
+    assert "claude" not in providers and "Ready: " in clis and "claude" in clis.split("Ready: ")[1]
+    for kind in ("claude", "gemini"):
+        assert checks(vendors[kind]) == 1, kind
