@@ -101,6 +101,7 @@ def test_council_ask_seats_the_clis_found_on_path_and_says_so_first(path_with, v
     bills = said.index("Each call runs the CLI headless and is billed as your sign-in bills it: Claude Code uses your "
                        "Claude plan's usage limits")
     assert "GitHub Copilot CLI spends your Copilot plan's premium requests" in said
+    assert "The council uses Claude Code on its default model." in said
     cost = said.index("on claude:default, 1 on gemini:default, 1 on copilot:default.")  # the calls per CLI
     first_call = said.index("The moderator reads your question")
     assert found_at < first_call and bills < first_call and cost < first_call, said
