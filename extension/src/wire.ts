@@ -1728,6 +1728,8 @@ export interface Seating {
   offered: number;
   /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
   misses: SeatMiss[];
+  /** Nothing chose a model (no provider asked for or configured as the default, no client model): the models are the agent CLIs found on PATH that answer, the chair's the first. */
+  found: boolean;
 }
 
 export interface SessionMetadata {
@@ -1744,6 +1746,8 @@ export interface SessionMetadata {
   failedByModel: Record<string, number>;
   /** Of those, the calls sent and then cancelled (not needed any more, or stopped): not failures. */
   cancelledByModel: Record<string, number>;
+  /** What the calls used per model label, where the model says (tokens, cost, premium requests). */
+  spentByModel: Record<string, Spend>;
   /** Every model call made. */
   calls: number;
   /** Model calls made that were not retries. */
@@ -1798,6 +1802,18 @@ export interface SessionSettings {
 }
 
 export type SessionStatus = 'created' | 'clarifying' | 'debating' | 'final' | 'completed' | 'cancelled';
+
+/** What model calls used, as their backends reported it (the agent CLIs do): a figure none reported stays None. */
+export interface Spend {
+  /** Prompt tokens (a prompt cache's included). */
+  inputTokens?: number;
+  /** Reply tokens. */
+  outputTokens?: number;
+  /** What the calls cost in US dollars (Claude Code says so when it bills API usage). */
+  costUsd?: number;
+  /** GitHub Copilot's premium requests used. */
+  premiumRequests?: number;
+}
 
 /** One persona's answer (seed 000's ToolResponse). `summary` and `advice` are markdown bullet lists. */
 export interface ToolResponse {

@@ -1,7 +1,8 @@
 """Sidecar configuration: which providers exist, which one is the default, which persona uses which.
 
 Sources, later wins: built-in defaults → a JSON/TOML file (``--config`` or ``COUNCIL_CONFIG``) → environment
-(``COUNCIL_PROVIDER``, ``COUNCIL_MODEL``, ``COUNCIL_BASE_URL``, ``COUNCIL_API_KEY_ENV``) → command-line flags.
+(``COUNCIL_PROVIDER``, ``COUNCIL_MODEL``, ``COUNCIL_BASE_URL``, ``COUNCIL_API_KEY_ENV``; ``COUNCIL_AGENT_CLIS=0`` seats
+no agent CLI found on PATH) → command-line flags.
 API keys are never stored here in clear: ``api_key`` holds a ``${VAR}`` reference or the name of an environment
 variable, resolved at call time. Also the package's ``tomllib`` (``tomli`` on Python 3.10) and where the optional
 model packages keep their files (:func:`package_files`).
@@ -128,6 +129,8 @@ class CouncilConfig(BaseModel):
     max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/state/store.py)
     #: Where automatic selection looks for a local Ollama.
     ollama_url: str = "http://127.0.0.1:11434"
+    #: Whether automatic selection seats the agent CLIs found on PATH that answer (README, "Models").
+    agent_clis: bool = True
 
     def persona_layers(self) -> list[Path] | None:
         """The persona folders to load, in order (None: the shipped ones only). The workspace's overrides folder
@@ -267,6 +270,8 @@ def load_config(path: str | Path | None = None, env: dict[str, str] | None = Non
                                               base_url=env.get("COUNCIL_BASE_URL") or None,
                                               api_key=env.get("COUNCIL_API_KEY_ENV") or None)
         cfg.default = "env"
+    if env.get("COUNCIL_AGENT_CLIS", "").strip().lower() in ("0", "false", "no", "off"):
+        cfg.agent_clis = False
     if env.get("COUNCIL_OLLAMA_URL"):
         cfg.ollama_url = env["COUNCIL_OLLAMA_URL"]
     if env.get("COUNCIL_PERSONAS_DIR"):

@@ -14,13 +14,14 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
-from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind, adhoc_provider
+from council.config import AGENT_CLI_KINDS, ConfigError, CouncilConfig, ProviderConfig, ProviderKind, adhoc_provider
 from council.errors import CouncilError, validation_error
 from council.personas.loader import PersonaLibrary
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
+from council.providers.agent_cli import DEFAULT_MODEL
 from council.providers.base import Provider, ProviderError
 from council.providers.client import ClientBridge, ClientProvider
-from council.providers.registry import build_provider, choose_default, provider_for_persona
+from council.providers.registry import build_provider, choose_default, found_clis, provider_for_persona
 from council.session.calls.structured import ProviderPicker
 from council.session.state import records as r
 from council.session.state.runtime import SessionRuntime
@@ -60,6 +61,9 @@ class ProviderHub:
             elif options.model:
                 cfg = cfg.model_copy(update={"model": options.model})
             return options.provider, cfg, f"provider {options.provider!r} requested for this session"
+        found = await self._found(options, client)
+        if found:
+            return found[0].kind, found[0], f"the agent CLIs found on PATH: {', '.join(c.kind for c in found)}"
         client_ok = client.completion and self.bridge is not None
         name, cfg, reason = await choose_default(self.config, client_available=client_ok)
         if cfg.kind == "client" and client.completion_model:
@@ -67,6 +71,12 @@ class ProviderHub:
         if options.model and cfg.kind != "client":
             cfg = cfg.model_copy(update={"model": options.model})
         return name, cfg, reason
+
+    async def _found(self, options: SessionOptions, client: ClientCapabilities) -> list[ProviderConfig]:
+        """The agent CLIs to seat when nothing chose a model (README, "Models"); none otherwise."""
+        if options.provider or options.models:
+            return []
+        return await found_clis(self.config, client_available=bool(client.completion and self.bridge is not None))
 
     async def picker(self, options: SessionOptions, client: ClientCapabilities) -> tuple[ProviderPicker, Provider]:
         """A role → provider function for one session, and its default provider (why it was chosen is logged)."""
@@ -98,8 +108,12 @@ class ProviderHub:
 
     async def _seat(self, options: SessionOptions, client: ClientCapabilities,
                     personas: list[str]) -> tuple[Seating, Provider]:
+        found = await self._found(options, client)
         if options.models:
             offered = [self._spec_choice(spec, i) for i, spec in enumerate(options.models)]
+            chair = offered[0]
+        elif found:  # spread over the CLIs as over model families, the moderator and the chair on the first
+            offered = [self._choice(cfg.kind, cfg, family=cfg.kind) for cfg in found]
             chair = offered[0]
         else:
             name, cfg, reason = await self.default_config(options, client)
@@ -117,6 +131,7 @@ class ProviderHub:
         fixed = {persona: self._choice(name, self.config.providers[name]) for persona in personas  # the config's map
                  if (name := provider_for_persona(self.config, persona))}
         seating = seat(personas, offered, chair, options.seating, fixed)
+        seating.found = bool(found)
         log.info("seating (%s): %s", seating.policy, ", ".join(f"{s.persona}={s.model.label}" for s in seating.seats))
         return seating, self.provider_of(chair)
 
@@ -145,7 +160,8 @@ class ProviderHub:
 
     def _choice(self, name: str, cfg: ProviderConfig, **more: str) -> ModelChoice:
         """The model choice of provider ``name`` (remembered: its seats are served by ``cfg``)."""
-        choice = ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or cfg.kind, vendor=cfg.kind,
+        default = DEFAULT_MODEL if cfg.kind in AGENT_CLI_KINDS else cfg.kind  # a CLI's own default model
+        choice = ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or default, vendor=cfg.kind,
                              **more)
         self._choices[choice.id] = cfg
         return choice

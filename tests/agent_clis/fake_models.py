@@ -3,7 +3,8 @@
 Gemini CLI, OpenAI Chat Completions SSE for Copilot CLI's BYOK provider).
 
 Each request is recorded (path and JSON body). What the fake answers is scripted: ``text`` (the reply, streamed in a
-few chunks), and ``tool_calls`` — the first that many requests are answered with a call to a tool that would run a
+few chunks) or ``answer`` (a function of the request's body that writes the reply: a scripted model), and
+``tool_calls`` — the first that many requests are answered with a call to a tool that would run a
 shell command writing ``marker`` and another that would write it as a file, so a test can check that nothing ran.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +33,7 @@ class Recorded:
 @dataclass
 class FakeModels:
     text: str = "Hello from the fake model."
+    answer: Callable[[dict[str, Any]], str] | None = None  # the reply to a request's body (else ``text``)
     marker: Path | None = None  # what a tool call would create
     tool_calls: int = 0  # the first N model requests answer with tool calls
     status: int = 200  # a failing endpoint answers every model request with this status
@@ -53,9 +55,13 @@ class FakeModels:
     def command(self) -> str:
         return f"touch {self.marker}"
 
-    def chunks(self) -> list[str]:
-        third = max(1, len(self.text) // 3)
-        return [self.text[i:i + third] for i in range(0, len(self.text), third)]
+    def reply(self, body: dict[str, Any]) -> str:
+        return self.text if self.answer is None else self.answer(body)
+
+    @staticmethod
+    def chunks(text: str) -> list[str]:
+        third = max(1, len(text) // 3)
+        return [text[i:i + third] for i in range(0, len(text), third)]
 
     # --- Anthropic Messages (Claude Code) ---
     def anthropic(self, body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -76,7 +82,7 @@ class FakeModels:
         else:
             yield "content_block_start", {"type": "content_block_start", "index": 0,
                                           "content_block": {"type": "text", "text": ""}}
-            for piece in self.chunks():
+            for piece in self.chunks(self.reply(body)):
                 yield "content_block_delta", {"type": "content_block_delta", "index": 0,
                                               "delta": {"type": "text_delta", "text": piece}}
             yield "content_block_stop", {"type": "content_block_stop", "index": 0}
@@ -107,14 +113,14 @@ class FakeModels:
                                                 "item": item}
             output.append(item)
         else:
-            item_id = "msg_fake"
+            item_id, text = "msg_fake", self.reply(body)
             yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": {
                 "type": "message", "id": item_id, "role": "assistant", "status": "in_progress", "content": []}}
-            for piece in self.chunks():
+            for piece in self.chunks(text):
                 yield "response.output_text.delta", {"type": "response.output_text.delta", "item_id": item_id,
                                                      "output_index": 0, "content_index": 0, "delta": piece}
             item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": self.text, "annotations": []}]}
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]}
             yield "response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
                                                 "item": item}
             output.append(item)
@@ -134,7 +140,7 @@ class FakeModels:
             yield "", {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
                                        "index": 0}], "usageMetadata": usage}
             return
-        pieces = self.chunks()
+        pieces = self.chunks(self.reply(body))
         for i, piece in enumerate(pieces):
             chunk: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]},
                                                      "index": 0}]}
@@ -157,7 +163,7 @@ class FakeModels:
         else:
             yield "", {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
                                             "finish_reason": None}]}
-            for piece in self.chunks():
+            for piece in self.chunks(self.reply(body)):
                 yield "", {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
             finish = "stop"
         yield "", {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],

@@ -102,3 +102,29 @@ def test_the_bound_counts_one_retry_per_call_within_the_budget_and_retries_use_o
     assert not allows(plans, 3, 3, 0, 0, retry=False)  # no first call beyond the plan
     assert not allows(plans, 1, 1, 1, 0, retry=True)  # a retry in flight counts
     assert allows([], 100, 100, 0, 0, retry=True)  # a session without a plan has no bound
+
+
+def test_seats_on_agent_cli_found_on_path_are_said_so_with_how_each_bills_in_both_languages():
+    """Issue 32: the CLIs found on PATH spread one per CLI (their family is the CLI); the seating line says they were
+    found, not configured, and how each bills a headless call; an explicit CLI seat still says how it bills."""
+    from council.present.cost import seating as seating_words
+    from council.words import speaking
+
+    clis = [ModelChoice(id=f"{kind}:", provider=kind, model="default", vendor=kind, family=kind)
+            for kind in ("claude", "codex", "gemini", "copilot")]
+    found = seat(COUNCIL, clis, clis[0])
+    found.found = True
+    assert found.policy == "diverse" and [s.model.provider for s in found.seats] == ["claude", "codex", "gemini",
+                                                                                      "copilot"]
+    en = seating_words(found)
+    assert en.index("No model is configured, so the council sits on the agent CLIs found on PATH that answer: "
+                    "Claude Code, Codex, Gemini CLI and GitHub Copilot CLI; the moderator and the chair on Claude "
+                    "Code.") < en.index("Seats: ") < en.index("Codex uses your ChatGPT plan's usage limits")
+    with speaking("ru"):
+        ru = seating_words(found)
+    assert "агентских CLI из PATH" in ru and "премиум-запросы вашего плана Copilot" in ru and "ChatGPT" in ru
+    alone = seat(COUNCIL[:1], clis[:1], clis[0])  # one CLI, chosen: no seats line, no found line, its bill
+    assert seating_words(alone) == ("_💳 Each call runs the CLI headless and is billed as your sign-in bills it: "
+                                    "Claude Code uses your Claude plan's usage limits (API cost when signed in with "
+                                    "an API key)._\n\n")
+    assert seating_words(seat(COUNCIL, [GPT, CLAUDE], GPT)).count("💳") == 0  # no CLI seated: no bill line

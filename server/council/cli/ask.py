@@ -31,6 +31,7 @@ from council.cli import ask_args
 from council.cli.ask_args import CANCELLED, FAILED, OK, UNAVAILABLE, USAGE, AskError, rpc_failure
 from council.cli.render import EventPrinter, Style, markdown, show_hint
 from council.client.rpc import FramingError, RpcError, Sidecar, start_sidecar
+from council.config import AGENT_CLI_KINDS
 from council.session.state.language import session_language
 from council.words import speaking, t
 
@@ -95,13 +96,17 @@ async def read_line(ui: TextIO, prompt_text: str) -> str | None:
 
 
 async def preflight(sc: Sidecar, args: argparse.Namespace) -> None:
-    """Fail fast (exit 3) when the provider this run would use cannot work right now."""
+    """Fail fast (exit 3) when the provider this run would use cannot work right now (``--models``: each spec says
+    for itself when it fails)."""
+    if args.models:
+        return
     result = await sc.call("council/providers")
     providers = result["providers"]
     if result["default"] != "automatic":
         chosen = [p for p in providers if p["id"] == result["default"]]
-    else:
-        chosen = [p for p in providers if p["kind"] in ("ollama", "embedded")]
+    else:  # the agent CLIs found on PATH, a local Ollama, the embedded model (README, "Models")
+        chosen = [p for p in providers if p["kind"] in ("ollama", "embedded")
+                  or (p["kind"] in AGENT_CLI_KINDS and p["id"] == p["kind"])]
     if chosen and not any(p["available"] for p in chosen):
         detail = "; ".join(f"{p['kind']}: {p['detail']}" for p in chosen)
         raise AskError(UNAVAILABLE, f"no usable model provider ({detail})")

@@ -3,8 +3,8 @@
 Providers are checked by the sidecar itself (``council/providers`` on a started ``council serve``), so the
 answer comes from the same code path a session uses. Exit 0 when at least one real provider (not the scripted
 test double, not the editor-only client) works; 3 otherwise; 2 for a config file that cannot be used. The agent CLIs
-found on PATH (Claude Code, Codex, Gemini CLI, Copilot CLI) are checked here, each with a tiny real call under a short
-deadline (:data:`CLI_DEADLINE`).
+found on PATH (Claude Code, Codex, Gemini CLI, Copilot CLI) are checked by the sidecar too, each with a tiny real call
+under a short deadline (:mod:`council.providers.found`): what a council with no model configured would seat.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import argparse
 import importlib.metadata
 import importlib.util
 import platform
-import shutil
 import sys
 from typing import Any
 
@@ -23,9 +22,9 @@ from council.cli.render import Style
 from council.cli.serve import REAL_PROVIDERS, build_config
 from council.cli.usage import setup_or_refuse
 from council.client.rpc import RpcError, start_sidecar
+from council.config import AGENT_CLI_KINDS
 
 OK, UNAVAILABLE, FAILED = 0, 3, 4
-CLI_DEADLINE = 30.0  # seconds for each agent CLI's tiny answer
 PACKAGES = (  # (import name, distribution, what it is for)
     ("sentence_transformers", "sentence-transformers", "embeddings for persona routing"),
     ("llama_cpp", "llama-cpp-python", "runs the embedded model"),
@@ -61,25 +60,6 @@ async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
             return await sc.call("council/providers")
 
 
-async def agent_cli_statuses() -> list[tuple[str, str, bool, str]]:
-    """``(kind, model, answers, detail)`` for each agent CLI on PATH, checked concurrently (its default model)."""
-    from council.config import AGENT_CLI_KINDS, ProviderConfig
-    from council.providers.registry import build_provider
-
-    found = [kind for kind in AGENT_CLI_KINDS if shutil.which(kind)]
-    results: dict[str, tuple[str, str, bool, str]] = {}
-
-    async def check(kind: str) -> None:
-        provider = build_provider(ProviderConfig(kind=kind, options={"deadline": CLI_DEADLINE}))  # type: ignore[arg-type]
-        status = await provider.check()
-        results[kind] = (kind, "(default model)", status.available, status.detail)
-
-    async with anyio.create_task_group() as tg:
-        for kind in found:
-            tg.start_soon(check, kind)
-    return [results[kind] for kind in found]
-
-
 def run(args: argparse.Namespace) -> int:
     _, refused = setup_or_refuse("doctor", args, lambda a: build_config(
         argparse.Namespace(**{"personas_dir": [], "script": None, **vars(a)})))  # what the sidecar will check
@@ -99,17 +79,16 @@ def run(args: argparse.Namespace) -> int:
         return FAILED
     print(style("Providers", "bold") + style(f"  (default: {result['default']})", "dim"))
     working = []
+    found = [p for p in result["providers"] if p["kind"] in AGENT_CLI_KINDS and p["id"] == p["kind"]]
     for p in result["providers"]:
         mark = yes if p["available"] else no
-        print(f"  [{mark}] {p['id']:<10} {p['kind']}:{p['model']}  {style(p.get('detail', ''), 'dim')}")
+        if p not in found:
+            print(f"  [{mark}] {p['id']:<10} {p['kind']}:{p['model']}  {style(p.get('detail', ''), 'dim')}")
         if p["available"] and p["kind"] in REAL_PROVIDERS:
             working.append(p["id"])
-    clis = anyio.run(agent_cli_statuses)
-    print(style("Agent CLIs on PATH", "bold") + ("" if clis else style("  (none found)", "dim")))
-    for kind, model, answers, detail in clis:
-        print(f"  [{yes if answers else no}] {kind:<10} {model}  {style(detail, 'dim')}")
-        if answers:
-            working.append(kind)
+    print(style("Agent CLIs on PATH", "bold") + ("" if found else style("  (none found)", "dim")))
+    for p in found:
+        print(f"  [{yes if p['available'] else no}] {p['kind']:<10} {p['model']}  {style(p['detail'], 'dim')}")
     if working:
         print(f"Ready: {', '.join(working)} can answer.")
         return OK

@@ -1,5 +1,6 @@
-"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's; the order
-of choice and the errors are the README's "The client's own model (MCP sampling)". No model at all is one
+"""Which model a tool call of ``council mcp`` runs on: the MCP client's own (sampling) or the server's (a configured
+default, else the agent CLIs found on PATH, a local Ollama, the embedded model); the order of choice and the errors
+are the README's "The client's own model (MCP sampling)". No model at all is one
 ``validation`` error before the council starts; a client that refuses its sampling requests is one ``permission``
 error after the session stops, with the fix — never "every advisor failed". A call that ends because the client's
 model failed it (malformed or unusable replies, no answer in time) is a ``validation`` error (reason
@@ -18,7 +19,7 @@ from council.config import CouncilConfig
 from council.errors import CouncilError, ErrorCode, permission_error, validation_error
 from council.present import errors as words
 from council.protocol.seating import ClientModel
-from council.providers.registry import build_provider, choose_default
+from council.providers.registry import build_provider, choose_default, found_clis
 from council.providers.sampling import CHAT_MODEL_ID, Route, SamplingBridge
 
 log = logging.getLogger(__name__)
@@ -112,8 +113,9 @@ class CallModels:
 
     async def preflight(self) -> None:
         """A validation error when the automatic selection would end at an embedded model that cannot run (a
-        configured or explicit provider speaks for itself when it fails)."""
-        if self.config.default:
+        configured or explicit provider speaks for itself when it fails; agent CLIs found on PATH that answer seat
+        the council)."""
+        if self.config.default or await found_clis(self.config, client_available=False):
             return
         _, cfg, reason = await choose_default(self.config, client_available=False)
         if cfg.kind != "embedded":

@@ -20,7 +20,8 @@ from council.session.state.entities import ConversationSession, Revisit
 from council.session.state.outputs import CouncilSynthesis, UserAnswer
 from council.words import n, speaking, t
 
-PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted")  # the kinds the catalog names (provider.<kind>)
+PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted",  # the kinds the catalog names (provider.<kind>)
+             "claude", "codex", "gemini", "copilot")
 RECOMMENDATION_CHARS = 200  # of the recommendation a revisit replaced
 FIELDS: Fields = (("recommendation", None),)  # what of the chair's SynthesisReply streams
 

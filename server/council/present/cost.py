@@ -3,8 +3,11 @@ session will spend (one line, before its first model call) and what a budget cut
 
 from __future__ import annotations
 
+from council.config import AGENT_CLI_KINDS
+from council.present.answer import provider_name
 from council.present.text import join_names
 from council.session.state.budget import BudgetCut, CallPlan
+from council.session.state.entities import Spend
 from council.session.state.seating import FallbackReason, ModelChoice, Seating, SeatMiss
 from council.words import n, t
 
@@ -68,15 +71,23 @@ def cost_line(plan: CallPlan) -> str:
 
 def seating(s: Seating) -> str:
     """The seats, when they are on more than one model (one model is said by the cost line), and the entries of a
-    persona → model map that did not apply (whatever the seats)."""
+    persona → model map that did not apply (whatever the seats); seats on agent CLIs nobody chose (found on PATH) are
+    said to be so, and how each CLI seated bills a call."""
     out = ""
+    clis = list(dict.fromkeys(m.provider for m in (s.chair, *(x.model for x in s.seats))
+                              if m.provider in AGENT_CLI_KINDS))
+    if s.found:
+        out += t("seats.found", clis=join_names([provider_name(k) for k in clis]),
+                 chair=provider_name(s.chair.provider)) + "\n\n"
     if s.differs:
         seats = "; ".join(f"{seat.persona} → {seat.model.label}"
                           + (t(f"seats.{seat.why}") if seat.why in ("map_unknown", "config") else "")
                           for seat in s.seats)
-        out = t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
+        out += t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
     if s.misses:
         out += t("seats.misses", misses="; ".join(_miss(m, s) for m in s.misses)) + "\n\n"
+    if clis:
+        out += t("seats.bills", bills="; ".join(t(f"bills.{kind}") for kind in clis)) + "\n\n"
     return out
 
 
@@ -119,7 +130,25 @@ def calls_line(s) -> str:
     if tail:
         parts.append(", ".join(tail))
     where = f" — {'; '.join(parts)}" if parts else ""
-    return t("calls.made", calls=m.calls, stated=stated, where=where)
+    spent = spent_words(m.spent_by_model)
+    return t("calls.made", calls=m.calls, stated=stated, where=where) + (f" {spent}" if spent else "")
+
+
+def spent_words(spent: dict[str, Spend]) -> str:
+    """What the models said their calls used, per model (tokens, cost, premium requests; empty: none said)."""
+    parts = []
+    for label, used in spent.items():
+        figures = []
+        if used.input_tokens is not None or used.output_tokens is not None:
+            figures.append(t("calls.tokens", tokens_in=used.input_tokens or 0,
+                             tokens_out=used.output_tokens or 0))
+        if used.cost_usd is not None:
+            figures.append(t("calls.cost", usd=f"{used.cost_usd:.4f}"))
+        if used.premium_requests is not None:
+            figures.append(t("calls.premium", count=f"{used.premium_requests:g}"))
+        if figures:
+            parts.append(f"{label} {', '.join(figures)}")
+    return t("calls.spent", spent="; ".join(parts)) if parts else ""
 
 
 def usage(s) -> str:

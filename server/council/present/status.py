@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from council.config import AGENT_CLI_KINDS
 from council.personas.names import shown
 from council.present import failures
 from council.present.answer import provider_name
 from council.present.text import in_session_language, join_names, one_line
+from council.providers.agent_cli import DEFAULT_MODEL
 from council.session.state.entities import ConversationSession, SessionStatus
 from council.session.steps.answers import Earlier
 from council.session.steps.revisit import revisable_questions
@@ -18,7 +20,9 @@ from council.words import n, speaking, t
 # progress notes: kind → text (shown as transient progress, not kept in the transcript); the PLAIN_NOTES are the
 # catalog's note.<kind> filled with the note's data as it is
 NOTES: dict[str, Callable[..., str]] = {
-    "model": lambda model, provider: t("note.model", model=model or provider, where=provider_name(provider)),
+    "model": lambda model, provider: t("note.model_default", where=provider_name(provider))
+    if model == DEFAULT_MODEL and provider in AGENT_CLI_KINDS  # an agent CLI on its own default model
+    else t("note.model", model=model or provider, where=provider_name(provider)),
     "thinking": lambda cycle, count: t("note.thinking", cycle=cycle, advisors=n(count, "advisor")),
     "unplaced": lambda personas: t("note.unplaced", names=join_names([shown(x) for x in personas])),
     "evidence": lambda count: t("note.evidence", pieces=n(count, "evidence_piece")),

@@ -33,7 +33,15 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
-from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, ProviderStatus
+from council.providers.base import (
+    ChatMessage,
+    CompletionRequest,
+    Provider,
+    ProviderError,
+    ProviderStatus,
+    Usage,
+    report_usage,
+)
 from council.words import t
 
 log = logging.getLogger(__name__)
@@ -42,6 +50,8 @@ log = logging.getLogger(__name__)
 SEAT_MARKER = "COUNCIL_SEAT"
 STDERR_KEEP = 16_384
 CHECK_DEADLINE = 60.0
+#: The model a seat names when none is configured: the CLI's own default (what the user's plan and settings pick).
+DEFAULT_MODEL = "default"
 FAILURES = ("not_installed", "not_signed_in", "quota", "unknown_model", "timeout", "failed")
 
 # What a CLI says when it fails, in the words the vendors use (checked against the real CLIs' messages).
@@ -73,22 +83,12 @@ class AgentCliError(ProviderError):
 
 
 @dataclass
-class CliUsage:
-    """What the CLI reported the call used (absent figures stay None)."""
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
-    premium_requests: float | None = None  # Copilot bills requests, not tokens
-
-
-@dataclass
 class Event:
     """One thing read from the CLI's output: a text delta, the whole final text, usage, or an error it reported."""
 
     delta: str = ""
     final: str | None = None
-    usage: CliUsage | None = None
+    usage: Usage | None = None
     error: str | None = None
 
 
@@ -142,11 +142,11 @@ class AgentCliProvider(Provider):
     streams_events: bool = True
 
     def __init__(self, cfg: ProviderConfig) -> None:
-        super().__init__(cfg.model)
+        super().__init__(cfg.model or DEFAULT_MODEL)  # no model named: the CLI's own default (no --model)
         self.cfg = cfg
         self.options = AgentCliOptions.model_validate(cfg.options)
         self.silence = cfg.timeout if self.streams_events else self.options.deadline
-        self.last_usage: CliUsage | None = None
+        self.last_usage: Usage | None = None  # the last call's (a seat's calls report theirs: report_usage)
 
     # --- what each CLI defines ---
     @abstractmethod
@@ -180,7 +180,7 @@ class AgentCliProvider(Provider):
         kinds = {"not_installed": "config", "not_signed_in": "config", "quota": "rate_limit",
                  "unknown_model": "model_unavailable", "timeout": "timeout", "failed": "server"}
         fix = t(f"agent_cli.{failure}", cli=self.title, binary=self.binary_name, package=self.package,
-                login=self.login, model=self.model or "?", seconds=f"{self.options.deadline:.0f}")
+                login=self.login, model=self.cfg.model or "?", seconds=f"{self.options.deadline:.0f}")
         said = " ".join(said.split())[:300]
         message = f"{fix} ({said})" if said else fix
         return AgentCliError(failure, message, kind=kinds[failure])
@@ -214,7 +214,7 @@ class AgentCliProvider(Provider):
         errors: list[str] = []
         final: str | None = None
         streamed = False
-        usage: CliUsage | None = None
+        usage: Usage | None = None
 
         async def drain(stream: ByteReceiveStream) -> None:
             async for piece in stream:
@@ -251,6 +251,7 @@ class AgentCliProvider(Provider):
         self.last_usage = usage
         if usage is not None:
             log.debug("%s used %s", self.describe(), usage)
+            report_usage(usage)
         if not streamed and final:
             yield final
 

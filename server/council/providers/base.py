@@ -4,7 +4,9 @@ Also the schema forms grammar converters take (:func:`inline_refs`, :func:`gramm
 
 Every retry an HTTP provider makes reaches the model and may be paid for, so a session asks a gate (:func:`retry_gate`,
 a context variable: concurrent seats each ask their own) whether one more attempt fits its bound and budget, and books
-it; without one (``council doctor``) the policy alone decides. It lives here so that a session loads no httpx.
+it; without one (``council doctor``) the policy alone decides. It lives here so that a session loads no httpx. What a
+call used (tokens, cost, premium requests), when the backend says, goes the same way to the session that made it
+(:func:`usage_sink`, :func:`report_usage`): a provider shared by concurrent seats keeps no per-call state.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -113,6 +116,52 @@ async def complete(provider: Provider, request: CompletionRequest, on_delta: Del
         if aclose is not None:
             await aclose()
     return "".join(parts)
+
+
+@dataclass
+class Usage:
+    """What one call used, as its backend reported it (a figure it did not report stays None)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    premium_requests: float | None = None  # GitHub Copilot bills requests, not tokens
+
+    @classmethod
+    def read(cls, *, input_tokens: Any = None, output_tokens: Any = None, cost_usd: Any = None,
+             premium_requests: Any = None) -> Usage:
+        """From a backend's JSON: a figure that is no finite number of at least 0 is left out."""
+        def number(value: Any) -> float | None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return None
+            return float(value) if value == value and 0 <= value < 1e15 else None
+
+        tokens_in, tokens_out = number(input_tokens), number(output_tokens)
+        return cls(input_tokens=None if tokens_in is None else int(tokens_in),
+                   output_tokens=None if tokens_out is None else int(tokens_out),
+                   cost_usd=number(cost_usd), premium_requests=number(premium_requests))
+
+
+UsageSink = Callable[[Usage], None]
+
+_usage: ContextVar[UsageSink | None] = ContextVar("council_usage_sink", default=None)
+
+
+def report_usage(usage: Usage) -> None:
+    """Tell the caller what the call now ending used (nothing listens outside a session's call)."""
+    sink = _usage.get()
+    if sink is not None:
+        sink(usage)
+
+
+@contextmanager
+def usage_sink(sink: UsageSink) -> Iterator[None]:
+    """Within the block, what a provider reports (:func:`report_usage`) goes to ``sink``."""
+    token = _usage.set(sink)
+    try:
+        yield
+    finally:
+        _usage.reset(token)
 
 
 RetryGate = Callable[[], bool]

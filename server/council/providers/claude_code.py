@@ -15,11 +15,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, CliUsage, Event, system_text, transcript
-from council.providers.base import CompletionRequest
+from council.providers.agent_cli import AgentCliProvider, Event, system_text, transcript
+from council.providers.base import CompletionRequest, Usage
 
 NO_MCP = json.dumps({"mcpServers": {}})
 NO_HOOKS = json.dumps({"disableAllHooks": True})
+
+
+def input_tokens(usage: dict[str, Any]) -> Any:
+    """The prompt's tokens: those read afresh and those written to or read from the prompt cache (Claude Code's
+    own system prompt is cached, so most of a call's input is there)."""
+    counts = [usage.get(key) for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+    if not isinstance(counts[0], int) or isinstance(counts[0], bool):
+        return counts[0]
+    return sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool) and c >= 0)
 
 
 class ClaudeCodeProvider(AgentCliProvider):
@@ -34,7 +43,7 @@ class ClaudeCodeProvider(AgentCliProvider):
                 "--tools", "", "--strict-mcp-config", "--mcp-config", NO_MCP, "--setting-sources", "",
                 "--settings", NO_HOOKS, "--disable-slash-commands", "--no-session-persistence",
                 "--permission-mode", "dontAsk"]
-        if self.model:
+        if self.cfg.model:
             args += ["--model", self.model]
         system = system_text(request.messages)
         if system:
@@ -60,10 +69,9 @@ class ClaudeCodeProvider(AgentCliProvider):
             if event.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
                 yield Event(delta=str(delta.get("text") or ""))
         elif kind == "result":
-            usage = data.get("usage") or {}
+            usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
             yield Event(final=data.get("result") if isinstance(data.get("result"), str) else None,
-                        usage=CliUsage(input_tokens=usage.get("input_tokens"),
-                                       output_tokens=usage.get("output_tokens"),
-                                       cost_usd=data.get("total_cost_usd")))
+                        usage=Usage.read(input_tokens=input_tokens(usage), output_tokens=usage.get("output_tokens"),
+                                         cost_usd=data.get("total_cost_usd")))
             if data.get("is_error"):
                 yield Event(error=str(data.get("result") or data.get("api_error_status") or data.get("subtype")))

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, CliUsage, Event
-from council.providers.base import CompletionRequest
+from council.providers.agent_cli import AgentCliProvider, Event
+from council.providers.base import CompletionRequest, Usage
 
 OFF_FEATURES = ("shell_tool", "unified_exec", "apps", "plugins", "hooks", "browser_use", "computer_use",
                 "image_generation", "view_image", "multi_agent", "goals", "tool_suggest", "sleep_tool",
@@ -44,7 +44,7 @@ class CodexCliProvider(AgentCliProvider):
                      "env_key": self.cfg.api_key_var() or "OPENAI_API_KEY"}
             inline = "{" + ",".join(f"{k}={json.dumps(v)}" for k, v in entry.items()) + "}"
             args += ["-c", f"model_providers.council={inline}", "-c", 'model_provider="council"']
-        if self.model:
+        if self.cfg.model:
             args += ["-m", self.model]
         return [*args, "-"]
 
@@ -55,8 +55,8 @@ class CodexCliProvider(AgentCliProvider):
             yield Event(final=item["text"])
         elif kind == "turn.completed":
             usage = data.get("usage") or {}
-            yield Event(usage=CliUsage(input_tokens=usage.get("input_tokens"),
-                                       output_tokens=usage.get("output_tokens")))
+            yield Event(usage=Usage.read(input_tokens=usage.get("input_tokens"),
+                                         output_tokens=usage.get("output_tokens")))
         elif kind in ("turn.failed", "error"):
             error = data.get("error") if isinstance(data.get("error"), dict) else data
             yield Event(error=str(error.get("message") or error))

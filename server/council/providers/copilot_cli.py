@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, CliUsage, Event
-from council.providers.base import CompletionRequest
+from council.providers.agent_cli import AgentCliProvider, Event
+from council.providers.base import CompletionRequest, Usage
 
 NO_TOOL = "council-no-tool"
 
@@ -44,7 +44,7 @@ class CopilotCliProvider(AgentCliProvider):
                 "--no-ask-user", "--no-auto-update", "--disable-client-telemetry"]
         for name in user_mcp_servers():
             args.append(f"--disable-mcp-server={name}")
-        if self.model:
+        if self.cfg.model:
             args += ["--model", self.model]
         return args
 
@@ -60,7 +60,7 @@ class CopilotCliProvider(AgentCliProvider):
             yield Event(final=str(body["content"]))
         elif kind == "result":
             usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-            yield Event(usage=CliUsage(premium_requests=usage.get("premiumRequests")))
+            yield Event(usage=Usage.read(premium_requests=usage.get("premiumRequests")))
             if data.get("exitCode") not in (None, 0):
                 yield Event(error=f"exit code {data.get('exitCode')}")
         elif kind == "error" or kind.endswith(".error"):

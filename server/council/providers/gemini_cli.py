@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, CliUsage, Event
-from council.providers.base import CompletionRequest
+from council.providers.agent_cli import AgentCliProvider, Event
+from council.providers.base import CompletionRequest, Usage
 
 DENY_ALL = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
 NO_MCP = "council-no-mcp-server"
@@ -32,7 +32,7 @@ class GeminiCliProvider(AgentCliProvider):
         policy.write_text(DENY_ALL, encoding="utf-8")
         args = ["--output-format", "stream-json", "-e", "none", "--skip-trust", "--policy", str(policy),
                 "--allowed-mcp-server-names", NO_MCP]
-        if self.model:
+        if self.cfg.model:
             args += ["-m", self.model]
         return args
 
@@ -45,8 +45,8 @@ class GeminiCliProvider(AgentCliProvider):
             yield Event(delta=data["content"]) if data.get("delta") else Event(final=data["content"])
         elif kind == "result":
             stats = data.get("stats") or {}
-            yield Event(usage=CliUsage(input_tokens=stats.get("input_tokens"),
-                                       output_tokens=stats.get("output_tokens")))
+            yield Event(usage=Usage.read(input_tokens=stats.get("input_tokens"),
+                                         output_tokens=stats.get("output_tokens")))
             if data.get("status") not in (None, "success"):
                 error = data.get("error") or {}
                 yield Event(error=str(error.get("message") if isinstance(error, dict) else error or data))

@@ -1,9 +1,10 @@
 """Building providers from config, picking the default one, and reporting their health for ``council doctor``.
 
-Selection order: see README, "Models" (a local Ollama counts when it answers within ~300 ms). Provider modules are
-imported lazily by kind so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the
-Ollama probe) is used. :func:`metered` says which models cost the user per call (README, "The cost before it is
-spent": the council sends no speculative calls to them by default).
+Selection order: see README, "Models" (the agent CLIs found on PATH count when they answer a tiny check,
+:mod:`council.providers.found`, and seat the council together; a local Ollama counts when it answers within ~300
+ms). Provider modules are imported lazily by kind so optional dependencies stay optional, and httpx loads only when an
+HTTP provider (or the Ollama probe) is used. :func:`metered` says which models cost the user per call (README, "The
+cost before it is spent": the council sends no speculative calls to them by default).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import anyio
 from pydantic import ValidationError
 
 from council.camel import CamelModel
-from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind
+from council.config import AGENT_CLI_KINDS, ConfigError, CouncilConfig, ProviderConfig, ProviderKind
 from council.providers.base import Provider, ProviderError, ProviderStatus
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,16 @@ async def choose_default(config: CouncilConfig, *, client_available: bool,
     return name, cfg, "no configured default, no client model and no local Ollama: using the embedded SmolLM2"
 
 
+async def found_clis(config: CouncilConfig, *, client_available: bool) -> list[ProviderConfig]:
+    """The agent CLIs automatic selection seats the council on, the chair's first: those on PATH that answer, when
+    no default is configured and the client lends no model of its own (else none)."""
+    if config.default or client_available or not config.agent_clis:
+        return []
+    from council.providers.found import answering  # checks each CLI once per process
+
+    return await answering(config)
+
+
 def provider_for_persona(config: CouncilConfig, persona_name: str) -> str | None:
     """The provider name configured for ``persona_name`` (case-insensitive), or None for the default."""
     mapping = {k.casefold(): v for k, v in config.persona_providers.items()}
@@ -126,14 +137,19 @@ class ProviderInfo(CamelModel):
 
 async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
     provider: Provider | None = None
+    limit = CHECK_SECONDS
+    if cfg.kind in AGENT_CLI_KINDS:  # a tiny real call: a Node CLI takes seconds to start
+        from council.providers.found import CHECK_DEADLINE
+
+        limit = CHECK_DEADLINE
     try:
         provider = build_provider(cfg)
-        with anyio.fail_after(CHECK_SECONDS):
+        with anyio.fail_after(limit):
             status = await provider.check()
     except (ProviderError, ConfigError) as err:  # a ProviderError's text is its message
         status = ProviderStatus(available=False, detail=str(err))
     except TimeoutError:
-        status = ProviderStatus(available=False, detail=f"no answer within {CHECK_SECONDS:.0f} s")
+        status = ProviderStatus(available=False, detail=f"no answer within {limit:.0f} s")
     except Exception as err:  # doctor must report, not crash
         log.debug("check of %s failed", name, exc_info=True)
         status = ProviderStatus(available=False, detail=f"{type(err).__name__}: {err}")
@@ -145,7 +161,8 @@ async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
 
 
 async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
-    """One entry per configured provider, plus local Ollama and the embedded model, checked concurrently."""
+    """One entry per configured provider, plus local Ollama, the embedded model and each agent CLI on PATH of a kind
+    no provider is configured for (unless ``config`` turns them off: :func:`found_clis`), checked concurrently."""
     entries = list(config.providers.items())
     if not any(cfg.kind == "ollama" for _, cfg in entries):
         from council.providers.ollama import list_models
@@ -156,11 +173,22 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
     if not any(cfg.kind == "embedded" for _, cfg in entries):
         entries.append(("embedded", ProviderConfig(kind="embedded")))
     results: list[ProviderInfo | None] = [None] * len(entries)
+    found: list[ProviderInfo] = []
 
     async def run(i: int, name: str, cfg: ProviderConfig) -> None:
         results[i] = await _status(name, cfg)
 
+    async def found_on_path() -> None:
+        from council.providers.found import DEFAULT_MODEL, statuses
+
+        configured = {cfg.kind for cfg in config.providers.values()}
+        found.extend(ProviderInfo(id=kind, kind=kind, model=DEFAULT_MODEL, available=status.available,
+                                  detail=status.detail.splitlines()[0] if status.detail else "")
+                     for kind, status in (await statuses()).items() if kind not in configured)
+
     async with anyio.create_task_group() as tg:
         for i, (name, cfg) in enumerate(entries):
             tg.start_soon(run, i, name, cfg)
-    return [r for r in results if r is not None]
+        if config.agent_clis:
+            tg.start_soon(found_on_path)
+    return [r for r in results if r is not None] + found

@@ -8,7 +8,9 @@ caller's ``purpose`` (persona name) and the cycle (:func:`auto_reply`). A JSON s
                          "anywhere": "…"},
                 "reply": {...} | "raw text", "error": "rate_limit|server|…", "wrap": true, "delay": 0.5, "times": 1}]}
 
-``contains`` looks at the last message, ``anywhere`` at every message. ``times`` limits how often a rule fires (to
+``usage`` (top level or in a rule: ``{"input_tokens": 30, "output_tokens": 10, "cost_usd": 0.01,
+"premium_requests": 1}``) is reported as what each call used, as an agent CLI reports it. ``contains`` looks at the
+last message, ``anywhere`` at every message. ``times`` limits how often a rule fires (to
 script "500 then success"). ``error`` injects a fault as the HTTP providers or a client report it (:func:`fault`);
 ``wrap`` raises it inside an ``ExceptionGroup``, as a task group would. A scripted vote (``option_id``) in the cycle
 that asks whom a persona backs becomes a backing (:func:`backing`). ``trace`` appends one JSON line per call start,
@@ -26,7 +28,7 @@ from typing import Any
 
 import anyio
 
-from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus
+from council.providers.base import CompletionRequest, Provider, ProviderError, ProviderStatus, Usage, report_usage
 
 if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
     from exceptiongroup import ExceptionGroup
@@ -75,6 +77,7 @@ class ScriptedProvider(Provider):
         self.chunk = int(data.get("chunk", 24))
         self.delay = float(data.get("delay", 0.0))
         self.trace = data.get("trace")
+        self.usage: dict[str, Any] | None = data.get("usage")
         self.calls: list[CompletionRequest] = []
         self._fired: dict[int, int] = {}
 
@@ -127,6 +130,9 @@ class ScriptedProvider(Provider):
             for i in range(0, len(text), step):
                 await anyio.sleep(delay)  # 0: a checkpoint, so a cancelled caller stops the stream
                 yield text[i:i + step]
+            usage = rule.get("usage", self.usage)
+            if usage:
+                report_usage(Usage.read(**usage))
         except anyio.get_cancelled_exc_class():
             self._trace("cancelled", request)
             raise

@@ -18,11 +18,21 @@ from typing import Any, Generic, TypeVar
 import anyio
 
 from council.errors import root_cause
-from council.providers.base import ChatMessage, CompletionRequest, Provider, ProviderError, complete, retry_gate
+from council.providers.base import (
+    ChatMessage,
+    CompletionRequest,
+    Provider,
+    ProviderError,
+    Usage,
+    complete,
+    retry_gate,
+    usage_sink,
+)
 from council.session.calls.failure import failure_of, fallback_reason, host_of
 from council.session.calls.formats import swaps
 from council.session.calls.parsing import ParseFailure, parse_reply
 from council.session.calls.prompts import repair_messages
+from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.budget import allows
 from council.session.state.outputs import ModelFailure, ModelReply
@@ -175,6 +185,7 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         return ModelFailure(kind="over_budget", provider=provider.id, model=provider.model)
     started = time.perf_counter()
     failed, cancelled = True, False
+    spent: list[Usage] = []  # what the backend said the call used (an agent CLI says)
     rt.inflight_calls += 1
     rt.pending_calls += 1
     rt.pending_first += int(not retry)
@@ -184,7 +195,8 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
             try:
                 rt.record(r.ModelUsed(at=rt.clock(), role=role, provider=provider.id, model=provider.model,
                                       failed=failed and not cancelled, cancelled=cancelled,
-                                      latency_ms=(time.perf_counter() - started) * 1000, retry=retry))
+                                      latency_ms=(time.perf_counter() - started) * 1000, retry=retry,
+                                      spent=_spend(spent)))
             except Exception:  # the session may have been cancelled meanwhile; metadata is best effort
                 log.debug("could not record model use for %s", role, exc_info=True)
 
@@ -199,7 +211,7 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         return True
 
     try:
-        with retry_gate(again):
+        with retry_gate(again), usage_sink(spent.append):
             text = await complete(provider, request, on_delta)
         failed = False
         return text
@@ -219,6 +231,15 @@ async def _run(rt: Turn, provider: Provider, request: CompletionRequest, role: s
         rt.pending_calls -= 1
         rt.pending_first -= int(not retry)
         record(failed, cancelled)
+
+
+def _spend(usage: list[Usage]) -> e.Spend | None:
+    """What the backend reported the call used, for its record (None: it said nothing)."""
+    if not usage:
+        return None
+    u = usage[-1]
+    return e.Spend(input_tokens=u.input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd,
+                   premium_requests=u.premium_requests)
 
 
 def _fits(rt: Turn, retry: bool) -> bool:

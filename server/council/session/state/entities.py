@@ -305,6 +305,22 @@ class ModelUse(CamelModel):
     failures: int = 0
 
 
+class Spend(CamelModel):
+    """What model calls used, as their backends reported it (the agent CLIs do): a figure none reported stays None."""
+
+    input_tokens: int | None = Field(None, ge=0, description="Prompt tokens (a prompt cache's included).")
+    output_tokens: int | None = Field(None, ge=0, description="Reply tokens.")
+    cost_usd: float | None = Field(None, ge=0, description="What the calls cost in US dollars (Claude Code says so "
+                                                         "when it bills API usage).")
+    premium_requests: float | None = Field(None, ge=0, description="GitHub Copilot's premium requests used.")
+
+    def plus(self, other: Spend) -> Spend:
+        def add(a: float | None, b: float | None) -> float | None:
+            return b if a is None else a if b is None else a + b
+
+        return Spend(**{key: add(getattr(self, key), getattr(other, key)) for key in type(self).model_fields})
+
+
 class SessionMetadata(CamelModel):
     correlation_id: str = Field(default_factory=new_id)
     models: dict[str, ModelUse] = {}
@@ -318,6 +334,8 @@ class SessionMetadata(CamelModel):
                                                                               "(the model gave no reply).")
     cancelled_by_model: dict[str, int] = Field(default_factory=dict, description="Of those, the calls sent and then "
                                                "cancelled (not needed any more, or stopped): not failures.")
+    spent_by_model: dict[str, Spend] = Field(default_factory=dict, description="What the calls used per model "
+                                             "label, where the model says (tokens, cost, premium requests).")
     calls: int = Field(0, ge=0, description="Every model call made.")
     first_calls: int = Field(0, ge=0, description="Model calls made that were not retries.")
 

@@ -209,6 +209,7 @@ class ModelUsed(RecordBase):
     latency_ms: float = 0.0
     retry: bool = False  # a repair, or the same call again on the chat's model after a seat's model failed
     cancelled: bool = False  # sent, then cancelled before its reply (not needed any more, or stopped): not failed
+    spent: e.Spend | None = None  # what the call used, where its backend said (the agent CLIs do)
 
 
 class SeatingDecided(RecordBase):

@@ -214,6 +214,9 @@ def _model_used(s: e.ConversationSession, rec: r.ModelUsed) -> None:
         s.metadata.failed_by_model[label] = s.metadata.failed_by_model.get(label, 0) + 1
     if rec.cancelled:
         s.metadata.cancelled_by_model[label] = s.metadata.cancelled_by_model.get(label, 0) + 1
+    if rec.spent is not None:
+        spent = s.metadata.spent_by_model.get(label)
+        s.metadata.spent_by_model[label] = rec.spent if spent is None else spent.plus(rec.spent)
     s.metadata.calls += 1
     s.metadata.first_calls += int(not rec.retry)
 

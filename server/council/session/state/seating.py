@@ -97,6 +97,9 @@ class Seating(CamelModel):
     misses: list[SeatMiss] = Field(default_factory=list, max_length=12,
                                    description="Map entries that did not apply, and why (a persona of the library "
                                                "who is not on this council is not one).")
+    found: bool = Field(False, description="Nothing chose a model (no provider asked for or configured as the "
+                                           "default, no client model): the models are the agent CLIs found on PATH "
+                                           "that answer, the chair's the first.")
 
     @property
     def differs(self) -> bool:
