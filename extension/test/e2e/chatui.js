@@ -41,6 +41,8 @@ function enterProbe() {
 
 function chatUi(page, log) {
   const input = page.locator(INPUT).first();
+  /** When the newest turn typed with send() was submitted (Date.now() just before its Enter); 0 before the first. */
+  let sentAt = 0;
   const responses = page.locator(`${ROW} ${RESPONSE}`);
   const requests = page.locator(`${ROW} ${REQUEST}`);
 
@@ -106,6 +108,7 @@ function chatUi(page, log) {
     }, 10_000);
     await until('the Send button stayed disabled', async () => (await page.locator(`${SEND}:not(.disabled)`).count()) > 0, 60_000);
     if (typed) await typed();
+    sentAt = Date.now();
     for (let press = 1; ; press++) {
       const seen = await page.evaluate(() => window.__councilEnters.length);
       await page.keyboard.press('Enter');
@@ -149,13 +152,25 @@ function chatUi(page, log) {
     await page.mouse.wheel(0, 20_000);
   }
 
-  /** The row of the newest response. */
+  /**
+   * The list scrolled to its end, so that its newest rows are rendered: a chat scrolled up (a screenshot, a person
+   * reading) renders only the rows in view, and VS Code does not always follow new rows down (under load it did not:
+   * the newest response was never rendered and the turn looked busy forever).
+   */
+  async function atEnd() {
+    await toBottom();
+    await painted(page); // every caller polls: a list still moving is read again on the next round
+  }
+
+  /** The row of the newest response (the list scrolled to its end first). */
   async function newest() {
+    await atEnd();
     return row(await lastIndex(RESPONSE));
   }
 
-  /** The text of the newest request row ('' when the conversation has none). */
+  /** The text of the newest request row ('' when the conversation has none; the list scrolled to its end first). */
   async function lastRequestText() {
+    await atEnd();
     const index = await lastIndex(REQUEST);
     return index < 0 ? '' : rowText(index);
   }
@@ -168,6 +183,7 @@ function chatUi(page, log) {
   async function idle(timeout = 180_000) {
     await until('the chat was still busy', async () => {
       if (await page.locator(STOP).count()) return false;
+      await atEnd();
       const [request, response] = [await lastIndex(REQUEST), await lastIndex(RESPONSE)];
       if (response < request) return false;
       const newestResponse = row(response).locator(RESPONSE).first();
@@ -228,8 +244,10 @@ function chatUi(page, log) {
 
   /** A new, empty chat conversation (so each scenario reads only its own turns). */
   async function newChat() {
-    // The Chat view's own "New Chat" action (the palette's "Chat: New Chat" may open a chat editor instead).
-    const action = page.locator('.part.auxiliarybar a.action-label[aria-label^="New Chat"], .part.sidebar a.action-label[aria-label^="New Chat"]').first();
+    // The Chat view's own "New Chat" action (the palette's "Chat: New Chat" may open a chat editor instead), named
+    // exactly: "New Chat" or "New Chat (<its keybinding>)", not "New Chat Editor" or another "New Chat…".
+    const named = ['[aria-label="New Chat"]', '[aria-label^="New Chat ("]'];
+    const action = page.locator(['.part.auxiliarybar', '.part.sidebar'].flatMap((part) => named.map((n) => `${part} a.action-label${n}`)).join(', ')).first();
     if (await action.count()) {
       await action.click();
     } else {
@@ -261,17 +279,37 @@ function chatUi(page, log) {
   }
 
   /**
-   * Run a palette command by its title: type it into the Command Palette, wait until the palette's focused entry is
-   * that command (the list filters as it is typed), then Enter, and wait for the palette to close.
+   * Run a palette command by its exact title: type it into the Command Palette, wait until the list (it filters as
+   * it is typed) shows the entry whose label is exactly that title — not one that only contains it, e.g. "Council
+   * Test: Invoke council_consult over MCP" for "Council Test: Invoke council_consult", which the palette lists first
+   * once it was used recently — make that entry the focused one with the arrow keys, then Enter, and wait for the
+   * palette to close.
    */
   async function palette(title) {
     const quickInput = page.locator('.quick-input-widget');
     await page.keyboard.press('F1');
     await quickInput.waitFor({ state: 'visible', timeout: 30_000 });
     await page.keyboard.type(title, { delay: 10 });
-    const focused = quickInput.locator('.quick-input-list .monaco-list-row.focused');
-    await until(`the Command Palette does not offer "${title}"`, async () =>
-      squash(await focused.first().innerText().catch(() => '')).includes(title), 30_000);
+    /** The entries' labels in list order, and which one has the focus (-1: none). */
+    const entries = () => quickInput.locator('.quick-input-list .monaco-list-row').evaluateAll((rows) => {
+      const shown = rows.map((r) => ({
+        index: Number(r.getAttribute('data-index')),
+        label: (r.querySelector('.label-name')?.textContent || '').replace(/\s+/g, ' ').trim(),
+        focused: r.classList.contains('focused'),
+      })).sort((a, b) => a.index - b.index);
+      return { labels: shown.map((e) => e.label), focus: shown.findIndex((e) => e.focused) };
+    });
+    let last = { labels: [], focus: -1 };
+    await until(`the Command Palette does not offer "${title}"`, async () => {
+      last = await entries();
+      const want = last.labels.indexOf(title);
+      if (want < 0 || last.focus < 0) return false;
+      if (want === last.focus) return true;
+      await page.keyboard.press(want > last.focus ? 'ArrowDown' : 'ArrowUp');
+      return false;
+    }, 30_000).catch((err) => {
+      throw new Error(`${err.message}; it lists ${JSON.stringify(last.labels.slice(0, 8))}`);
+    });
     await page.keyboard.press('Enter');
     await quickInput.waitFor({ state: 'hidden', timeout: 30_000 });
     log(`palette: ${title}`);
@@ -282,7 +320,18 @@ function chatUi(page, log) {
     return (await responses.allInnerTexts()).join('\n---\n');
   }
 
-  return { input, responses, requests, send, newest, lastRequestText, idle, see, click, stop, newChat, open, palette, modelSelected, transcript };
+  return {
+    input, responses, requests, send, newest, lastRequestText, idle, see, click, stop, newChat, open, palette,
+    modelSelected, transcript, atEnd, sentAt: () => sentAt,
+  };
+}
+
+/**
+ * Two animation frames of the page: what a wheel or a click changed has been laid out and painted (the list renders
+ * the rows now in view on the scroll event). For screenshots, and for a poll's next read.
+ */
+function painted(page) {
+  return page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))).catch(() => undefined);
 }
 
 /** The headless Chromium the drivers use (CHROMIUM: another binary). */
@@ -308,4 +357,4 @@ function killSidecar(runDir) {
   return pids;
 }
 
-module.exports = { chatUi, killSidecar, launchBrowser };
+module.exports = { chatUi, killSidecar, launchBrowser, painted };

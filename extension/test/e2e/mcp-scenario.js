@@ -12,9 +12,53 @@ const fs = require('fs');
 
 const COMMAND = 'Council Test: Invoke council_consult over MCP';
 
-/** The elicitation form (VS Code's quick input) is open and has the keyboard focus. */
-function formFocused(page) {
-  return page.evaluate(() => Boolean(document.activeElement?.closest('.quick-input-widget'))).catch(() => false);
+/**
+ * The elicitation form (VS Code's quick input) as it is now: null while it is closed; else its step (title, the
+ * input's placeholder and value, the entries listed), whether it has the keyboard focus, and whether it takes an
+ * Enter (a list step once an entry has the focus; a text step at once).
+ */
+function formState(page) {
+  return page.evaluate(() => {
+    const widget = document.querySelector('.quick-input-widget');
+    if (!widget || !widget.checkVisibility()) return null;
+    const input = widget.querySelector('.quick-input-box input');
+    const rows = [...widget.querySelectorAll('.quick-input-list .monaco-list-row')].filter((r) => r.checkVisibility());
+    return {
+      step: [widget.querySelector('.quick-input-title')?.textContent, input?.placeholder, input?.value, ...rows.map((r) => r.textContent)].join(' | '),
+      focused: widget.contains(document.activeElement),
+      ready: rows.length === 0 || rows.some((r) => r.classList.contains('focused')),
+    };
+  }).catch(() => null);
+}
+
+/** Poll formState until `done(state)`; returns that state; throws `what` after `ms`. */
+async function untilForm(page, what, done, ms) {
+  const start = Date.now();
+  for (;;) {
+    const state = await formState(page);
+    if (done(state)) return state;
+    if (Date.now() - start > ms) throw new Error(`${what} (waited ${ms / 1000} s; the form: ${JSON.stringify(state)})`);
+    await page.waitForTimeout(100);
+  }
+}
+
+/**
+ * Answer the open elicitation form: Enter on its first step picks the first choice; each further step it shows (the
+ * answer in own words) gets an empty Enter, until the form closes. Each Enter waits until the form shows a new step
+ * with the focus: an Enter pressed while the form has closed would go to the chat input and could start a chat
+ * request that cancels the running tool call; one pressed before the next step is shown would be lost.
+ */
+async function answerForm(page, ctx, first) {
+  let state = await untilForm(page, 'the elicitation form did not open with the focus', (s) => s && s.focused && s.ready, 60_000);
+  if (first) await ctx.shot('mcp-2-elicitation-form');
+  for (let steps = 1; ; steps++) {
+    await page.keyboard.press('Enter');
+    const before = state.step;
+    state = await untilForm(page, `the elicitation form neither closed nor went on after an Enter on ${JSON.stringify(before)}`,
+      (s) => !s || (s.step !== before && s.focused && s.ready), 60_000);
+    if (!state) return steps;
+    if (steps === 4) throw new Error(`the elicitation form is still open after 4 steps: ${JSON.stringify(state)}`);
+  }
 }
 
 /** Answer what VS Code asks while the tool runs, until the test model's log shows the tool's result or error. */
@@ -38,14 +82,8 @@ async function untilDone(page, ctx, from, timeoutMs) {
       const question = (await page.locator('.notification-list-item').first().innerText()).split('\n').slice(-1)[0];
       ctx.log(`clarifying question over MCP elicitation: ${question.slice(0, 120)}`);
       await respond.click();
-      const form = page.locator('.quick-input-widget');
-      await form.waitFor({ state: 'visible', timeout: 10_000 });
-      if (asked.questions === 1) await ctx.shot('mcp-2-elicitation-form');
-      await page.keyboard.press('Enter'); // the choice: the first one
-      await page.waitForTimeout(500);
-      // The answer in own words: none. Enter only while the form has the focus: once it has closed, an Enter would
-      // go to the chat input and could start a chat request that cancels the running tool call.
-      if (await formFocused(page)) await page.keyboard.press('Enter');
+      const steps = await answerForm(page, ctx, asked.questions === 1);
+      ctx.log(`answered the form in ${steps} step(s)`);
     }
     await page.waitForTimeout(500);
   }

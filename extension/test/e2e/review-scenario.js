@@ -5,6 +5,7 @@
 // Same shape as scenarios.js: `(ui, ctx)` with the chat UI of chatui.js; it throws on the first thing a person
 // would see wrong.
 'use strict';
+const { painted } = require('./chatui');
 
 const DECISION = /Council review: \S*\s*REJECT/;
 
@@ -31,9 +32,9 @@ async function shotOf(ctx, response, locator, name) {
     const box = await locator.boundingBox();
     if (!box || (box.y >= 150 && box.y <= 320)) break;
     await page.mouse.wheel(0, box.y < 150 ? Math.max(-600, box.y - 200) : Math.min(600, box.y - 200));
-    await page.waitForTimeout(120);
+    await painted(page);
   }
-  await page.waitForTimeout(300);
+  await painted(page);
   await ctx.shot(name);
 }
 

@@ -7,8 +7,11 @@
 # with no packages), so the installed VSIX bootstraps its private venv from the package index inside the fresh
 # profile (the driver waits for it and screenshots the progress). COUNCIL_E2E_PYTHON=project uses <repo>/.venv (fast
 # local iteration: the shipped sources run on that venv's packages); any other value is a Python to use as is.
-# Env: COUNCIL_E2E_PYTHON (bare|project|<path>, default bare), COUNCIL_E2E_PORT, COUNCIL_E2E_TIMEOUT (s, default 600),
-# PIP_CACHE_DIR (default $E2E_HOME/pip-cache: downloads are cached across runs, the venv is always new).
+# Env: COUNCIL_E2E_PYTHON (bare|project|<path>, default bare), COUNCIL_E2E_PORT, COUNCIL_E2E_TIMEOUT (s, per driver,
+# default 1200: the driver takes about 300 s on a busy 2-core machine; the rest is room for a CPU hog beside it),
+# COUNCIL_E2E_SCENARIOS (comma list, or none), COUNCIL_E2E_REOPEN_BY_ID=1 (after each reload also open the
+# conversation by its id, the path taken when VS Code does not restore it), PIP_CACHE_DIR (default
+# $E2E_HOME/pip-cache: downloads are cached across runs, the venv is always new).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -136,7 +139,7 @@ stop_cs() { stop_groups "$CS_PID"; CS_PID=""; }
 # drive SCRIPT [EXPECT_BOOTSTRAP]: run a driver against the running code-server, output also in $RUN/driver.log; sets RC.
 drive() {
   local t=$(date +%s)
-  COUNCIL_E2E_EXPECT_BOOTSTRAP=${2:-0} NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-600}" \
+  COUNCIL_E2E_EXPECT_BOOTSTRAP=${2:-0} NODE_PATH=$E2E_HOME/driver/node_modules setsid timeout "${COUNCIL_E2E_TIMEOUT:-1200}" \
     node "$HERE/$1" "http://127.0.0.1:$PORT/" "$SHOTS" < /dev/null > >(tee -a "$RUN/driver.log") 2>&1 &
   DRIVER_PID=$!
   wait "$DRIVER_PID"; RC=$?

@@ -3,12 +3,13 @@
 // while a question is open, Stop then Resume, the sidecar killed mid-debate, all advisors failing then Retry, a
 // window reload, (issue 19) seats on the two test models of different vendors, then one of them failing; (issue 21)
 // /cancel said once, and a Russian session; (issue 23) the Council custom agent (agent-scenario.js).
-// Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, shot(name), log}); it throws on
-// the first thing a person would see wrong.
+// Each scenario gets the chat UI (chatui.js) and `ctx` ({control(obj), runDir, setting(key, value), shot(name), log,
+// reload() → the conversation restored, turnSavedIn(conversation, turn)}); it throws on the first thing a person would
+// see wrong.
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { killSidecar } = require('./chatui');
+const { killSidecar, painted } = require('./chatui');
 const { personaLines } = require('./reading');
 
 const QUESTION = 'Should we split our monolith into services this quarter?';
@@ -65,9 +66,9 @@ async function shotAt(ctx, response, locator, name) {
     const box = await locator.boundingBox();
     if (!box || (box.y >= 120 && box.y <= 360)) break;
     await page.mouse.wheel(0, box.y < 120 ? Math.max(-600, box.y - 200) : Math.min(600, box.y - 200));
-    await page.waitForTimeout(120);
+    await painted(page);
   }
-  await page.waitForTimeout(300);
+  await painted(page);
   await ctx.shot(name);
 }
 
@@ -187,10 +188,12 @@ const scenarios = {
    * goes on to its answer without asking them again.
    */
   async 'reload'(ui, ctx) {
-    await ctx.reload();
-    const r = await ui.send('@council What would change if we had only 5 engineers?');
+    const saved = await ctx.reload();
+    const turn = '@council What would change if we had only 5 engineers?';
+    const r = await ui.send(turn);
     await ui.see(ANSWER_HEADING, r, 180_000);
     await ui.idle();
+    await ctx.turnSavedIn(saved, turn);
     const text = await r.innerText();
     ctx.log(`after the reload: ${JSON.stringify(text.slice(0, 300))}`);
     if (!/reuses your .* from before the reload/.test(text)) throw new Error(`the new session does not say it reused the replies: ${text.slice(0, 600)}`);
@@ -297,9 +300,11 @@ const scenarios = {
     await ui.send('@council /skipAll');
     await ui.see(ANSWER_HEADING, undefined, 180_000);
     await ui.idle();
-    await ctx.reload();
-    const r = await ui.send("@council Why did the Devil's Advocate disagree?");
+    const saved = await ctx.reload();
+    const turn = "@council Why did the Devil's Advocate disagree?";
+    const r = await ui.send(turn);
     await ui.idle();
+    await ctx.turnSavedIn(saved, turn);
     const text = await r.innerText();
     if (!/Moderator/.test(text)) throw new Error(`the kept session did not answer the follow-up: ${text.slice(0, 300)}`);
     expectAbsent(text, /earlier council session is gone/, 'the session was lost in the reload');

@@ -6,6 +6,7 @@
 'use strict';
 const vscode = require('vscode');
 const fs = require('fs');
+const path = require('path');
 const { replyText, chunks, whoFrom } = require('./replies');
 const { agentReply } = require('./agent-model');
 
@@ -100,6 +101,30 @@ function provider(info) {
   };
 }
 
+/**
+ * Open a saved chat conversation in the Chat view by its id, never by its title: the driver writes
+ * {"sessionId": …} (the id VS Code saved it under: workspaceStorage/…/chatSessions/<id>.jsonl) to
+ * $COUNCIL_E2E_RUN/open-session.json and runs this command from the palette. VS Code names a local conversation
+ * vscode-chat-session://local/<its id in base64url> (LocalChatSessionUri in VS Code 1.139); no command opens that
+ * resource in the Chat view directly, so this takes the path a person takes from the Agent Sessions list: "Open as
+ * Editor" (workbench.action.chat.openSessionInEditorGroup, given the session's resource), then "Move Chat into Side
+ * Bar" (workbench.action.chat.openInSidebar, which loads the active chat editor's session into the view). Logs
+ * `open-session {…}` when both have run, or `open-session-error {…}`; the driver checks what the view then shows.
+ */
+async function openChatSession() {
+  let sessionId;
+  try {
+    ({ sessionId } = JSON.parse(fs.readFileSync(path.join(process.env.COUNCIL_E2E_RUN || '', 'open-session.json'), 'utf8')));
+    if (typeof sessionId !== 'string' || !sessionId) throw new Error('open-session.json names no sessionId');
+    const resource = vscode.Uri.from({ scheme: 'vscode-chat-session', authority: 'local', path: `/${Buffer.from(sessionId, 'utf8').toString('base64url')}` });
+    await vscode.commands.executeCommand('workbench.action.chat.openSessionInEditorGroup', { resource });
+    await vscode.commands.executeCommand('workbench.action.chat.openInSidebar');
+    log('open-session', { sessionId, resource: resource.toString() });
+  } catch (err) {
+    log('open-session-error', { sessionId, error: String(err && err.message ? err.message : err) });
+  }
+}
+
 const MODELS = [
   { vendor: 'council-fake', info: modelInfo('council-test-model', 'Council Test Model', 'council-test', true) },
   { vendor: 'council-fake-b', info: modelInfo('council-test-model-b', 'Council Test Model B', 'other-test', false) },
@@ -127,6 +152,7 @@ exports.activate = function activate(context) {
       }
     }),
   );
+  context.subscriptions.push(vscode.commands.registerCommand('councilTest.openChatSession', openChatSession));
   require('./mcp-agent').register(context, log); // the same, through the MCP server (council.agentTools: mcp)
   require('./agent-harness').register(context, log); // the agent loop that runs custom agents (the Council agent)
   // VS Code resolves provider models lazily; asking for them once makes the chat's model picker list these models
