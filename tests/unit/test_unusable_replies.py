@@ -54,13 +54,14 @@ async def test_every_advisor_unusable_still_ends_with_an_answer_from_what_could_
     assert sum(c.json_schema["title"] == "PersonaReply" for c in calls) == 6  # each: the call and its repair
 
 
-async def test_nothing_readable_at_all_still_answers_and_says_so(make_service):
+async def test_nothing_readable_at_all_waits_for_a_retry_as_before(make_service):
+    """Prose from every advisor: nothing to answer from, so the one stall says what was wrong (issue 19)."""
     h = make_service({"rules": [rule("PersonaReply", "I cannot write JSON.")]})
     res = await ask(h)
-    assert res.status is S.COMPLETED, res.message
-    syn = h.runtime(res.session_id).session.synthesis
-    assert syn.recommendation == "The council could not reach a recommendation."
-    assert syn.next_steps == ["Revisit with more information."] and "No advisor's reply" in syn.notes[0]
+    assert res.status is S.DEBATING
+    (error,) = h.of(res.session_id, "error")
+    assert error["retryable"] and "the model's output was malformed" in error["message"]
+    assert h.runtime(res.session_id).session.synthesis is None
 
 
 async def test_a_second_cycle_without_a_usable_reply_ends_the_debate_on_the_first(make_service):

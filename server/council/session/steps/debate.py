@@ -327,15 +327,18 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
 
 def report_failures(rt: Turn, responses: list[PersonaResponse]) -> Literal["stalled", "unusable"] | None:
     """Report a finished cycle's failures once: one problem per persona whose model call failed. When every advisor
-    abstained: ``"unusable"`` if the models answered but no reply could be used (each malformed after its repair) —
-    the debate ends and the council answers from what it has (the earlier cycle's replies: this one is dropped; in
-    the first cycle, what could be read of these, kept); else ``"stalled"``, one stall with every cause, the cycle
-    dropped (it runs again on retry). A council of one's unusable answer stalls."""
+    abstained: ``"unusable"`` if the models answered but no reply could be used (each malformed after its repair)
+    and the council has something to answer from — the earlier cycle's replies (this one is dropped), or in the
+    first cycle what could be read of these (kept); else ``"stalled"``, one stall with every cause (nothing readable:
+    what was wrong, and whose), the cycle dropped (it runs again on retry). A council of one's unusable answer
+    stalls."""
     if responses and all(x.abstained for x in responses):
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
                   for x in responses}
-        if responses[0].cycle and all(x.failure is None for x in responses):
-            if any(not x.abstained and x.cycle < responses[0].cycle for x in rt.session.responses):
+        earlier = any(not x.abstained and x.cycle < responses[0].cycle for x in rt.session.responses)
+        if responses[0].cycle and all(x.failure is None for x in responses) and (
+                earlier or any(x.position != ABSTAINED for x in responses)):
+            if earlier:
                 rt.live.drop_open_cycle("all_failed")
             rt.note("unusable")
             return "unusable"
