@@ -12,7 +12,7 @@ from unit_helpers import Builder, rule
 from council.protocol.methods import SessionOptions, TurnParams
 from council.providers.base import grammar_schema
 from council.session.calls.parsing import parse_prefix, parse_reply
-from council.session.calls.profiles import FULL, LEFT_OUT, SMALL, fit, longest_reply
+from council.session.calls.profiles import AT_LEAST, FULL, LEFT_OUT, SMALL, fit, longest_reply
 from council.session.state import outputs
 from council.session.state.entities import Depth
 from council.session.state.entities import SessionStatus as S
@@ -129,6 +129,8 @@ def test_the_small_profile_schema_fits_under_its_max_tokens(name, schema):
              "FollowUpReply": outputs.FollowUpReply}[title]
     for key in LEFT_OUT.get(title, ()):
         assert key not in asked["properties"] and not model.model_fields[key].is_required()  # a default stands in
+    for key, least in AT_LEAST.get(title, {}).items():  # lists a small model would leave empty are filled
+        assert asked["properties"][key]["minItems"] >= least
     assert fit(schema, FULL, 1000) == (schema, 1000)  # other models are asked as before
 
 

@@ -2,12 +2,12 @@
 
 A provider names its profile (``Provider.reply_profile``; the embedded SmolLM2 says ``small``). :func:`fit` gives the
 schema actually asked and the reply's token budget: for ``small``, the optional keys of :data:`LEFT_OUT` go (each
-has a default in its reply model), every list of texts is capped (``maxItems``) and every string (``maxLength``, with a
-``minLength`` so a grammar cannot pass an empty one) — llama.cpp's JSON grammar enforces all three. A grammar cannot
-close an object the token limit cut, so the budget is at least the longest reply the schema allows
-(:func:`longest_reply`, in characters: every token of a grammar-bound reply is one character or more, about a
-quarter of real text's) and the string caps shrink until that fits the profile's ceiling. The full profile changes
-nothing.
+has a default in its reply model), the lists of :data:`AT_LEAST` must be filled, every list of texts is capped
+(``maxItems``) and every string (``maxLength``, with a ``minLength`` so a grammar cannot pass an empty one) —
+llama.cpp's JSON grammar enforces all of these. A grammar cannot close an object the token limit cut, so the budget
+is at least the longest reply the schema allows (:func:`longest_reply`, in characters: every token of a grammar-bound
+reply is one character or more, about a quarter of real text's) and the string caps shrink until that fits the
+profile's ceiling. The full profile changes nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +22,14 @@ from council.providers.base import GRAMMAR_MAX_ITEM, GRAMMAR_MAX_STRING, inline_
 LEFT_OUT: dict[str, tuple[str, ...]] = {
     "PersonaReply": ("assumptions", "questions", "changed_position", "continue_debate", "evidence_requests"),
     "SynthesisReply": ("conflicts", "notes"),
+}
+#: Reply kind → lists a small model must fill (``minItems``), which it would otherwise leave empty: the risks (the
+#: Devil's Advocate's counterpoints are its risks), the chair's agreements, and two candidates, which a clarifier's
+#: plan needs for its questions to say what hangs on them.
+AT_LEAST: dict[str, dict[str, int]] = {
+    "PersonaReply": {"risks": 1},
+    "SynthesisReply": {"agreements": 1, "risks_tradeoffs": 1},
+    "ClarifierReply": {"candidates": 2},
 }
 
 # The longest text each JSON value may take under llama.cpp's grammar (llama_grammar.py): one optional space after
@@ -43,10 +51,12 @@ class Profile:
     max_item: int = 0
     min_string: int = 0
     left_out: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    at_least: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 FULL = Profile("full")
-SMALL = Profile("small", max_tokens=1200, max_items=2, max_string=160, max_item=100, min_string=2, left_out=LEFT_OUT)
+SMALL = Profile("small", max_tokens=1200, max_items=2, max_string=160, max_item=100, min_string=2, left_out=LEFT_OUT,
+                at_least=AT_LEAST)
 PROFILES = {p.name: p for p in (FULL, SMALL)}
 MIN_SCALE = 0.25  # string caps shrink in tenths down to this before the budget grows instead
 
@@ -65,6 +75,9 @@ def fit(schema: dict[str, Any], profile: Profile, max_tokens: int) -> tuple[dict
         if key in props:
             del props[key]
             asked["required"] = [k for k in asked.get("required", []) if k != key]
+    for key, least in profile.at_least.get(asked.get("title", ""), {}).items():
+        if key in props:
+            props[key]["minItems"] = max(props[key].get("minItems", 0), least)
     scale = 1.0
     while True:
         capped = _capped(asked, profile, scale, in_items=False)
