@@ -9,10 +9,13 @@ from types import SimpleNamespace
 import pytest
 from unit_helpers import Builder, rule
 
+from council.config import ProviderConfig
 from council.protocol.methods import SessionOptions, TurnParams
 from council.providers.base import grammar_schema
+from council.providers.embedded import EmbeddedProvider
+from council.providers.scripted import ScriptedProvider
 from council.session.calls.parsing import parse_prefix, parse_reply
-from council.session.calls.profiles import AT_LEAST, FULL, LEFT_OUT, SMALL, fit, longest_reply
+from council.session.calls.profiles import AT_LEAST, FULL, LEFT_OUT, SMALL, fit, longest_reply, profile_of
 from council.session.state import outputs
 from council.session.state.entities import Depth
 from council.session.state.entities import SessionStatus as S
@@ -114,6 +117,11 @@ def small_model_schemas():
     three = SimpleNamespace(assumption_log=["timeline", "team", "budget"])  # hinges: one per assumption
     yield "synthesis", hinge_schema(outputs.reply_schema(outputs.SynthesisReply), three)
     yield "follow-up", outputs.reply_schema(outputs.FollowUpReply)
+
+
+def test_the_embedded_model_is_asked_the_small_profile_and_other_models_the_full_one():
+    assert profile_of(EmbeddedProvider(ProviderConfig(kind="embedded"))) is SMALL
+    assert profile_of(ScriptedProvider()) is FULL
 
 
 @pytest.mark.parametrize(("name", "schema"), list(small_model_schemas()))
