@@ -3,11 +3,11 @@
 A provider names its profile (``Provider.reply_profile``; the embedded SmolLM2 says ``small``). :func:`fit` gives the
 schema actually asked and the reply's token budget: for ``small``, the optional keys of :data:`LEFT_OUT` go (each
 has a default in its reply model), the lists of :data:`AT_LEAST` must be filled, every list of texts is capped
-(``maxItems``) and every string (``maxLength``, with a ``minLength`` so a grammar cannot pass an empty one) —
-llama.cpp's JSON grammar enforces all of these. A grammar cannot close an object the token limit cut, so the budget
-is at least the longest reply the schema allows (:func:`longest_reply`, in characters: every token of a grammar-bound
-reply is one character or more, about a quarter of real text's) and the string caps shrink until that fits the
-profile's ceiling. The full profile changes nothing.
+(``maxItems``, never below the ``minItems`` its caller needs) and every string (``maxLength``, with a ``minLength``
+so a grammar cannot pass an empty one) — llama.cpp's JSON grammar enforces all of these. A grammar cannot close an
+object the token limit cut, so the budget is at least the longest reply the schema allows (:func:`longest_reply`, in
+characters: every token of a grammar-bound reply is one character or more, about a quarter of real text's) and the
+string caps shrink until that fits the profile's ceiling, or the budget grows. The full profile changes nothing.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ def _capped(node: dict[str, Any], profile: Profile, scale: float, in_items: bool
         out["maxLength"] = max(low, min(out.get("maxLength", cap), cap))
         out["minLength"] = low
     elif kind == "array" and out.get("items", {}).get("type") in ("string", "object"):  # not a list of numbers
-        out["maxItems"] = min(out.get("maxItems", profile.max_items), profile.max_items)
-        out["minItems"] = min(out.get("minItems", 0), out["maxItems"])
+        least = out.get("minItems", 0)  # what the caller needs (a review's one answer per checklist item) stays
+        out["maxItems"] = max(least, min(out.get("maxItems", profile.max_items), profile.max_items))
     return out
 
 
