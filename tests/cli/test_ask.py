@@ -132,6 +132,18 @@ def test_failing_model_mid_session_exits_4(script_file):
     assert "Traceback" not in r.stderr + r.stdout
 
 
+def test_no_usable_reply_from_any_advisor_still_answers_and_exits_0(script_file):
+    """Issue 30: the quick start's session ended with "Every advisor failed: the model's output was malformed" (exit
+    4) when every reply stayed malformed; the council answers from what could be read of them, and says so."""
+    cut = '{"position": "Rewrite billing in Rust one module at a time", "summary": ["Rust is safe", "Start sm'
+    script = script_file({"rules": [{"when": {"schema": "PersonaReply"}, "reply": cut}]})
+    r = run_council("ask", *FAST, "--script", script, "--depth", "brief", "--max-cycles", "2", PROBLEM, stdin="")
+    assert r.returncode == 0, r.stdout + r.stderr
+    answer = r.stdout[r.stdout.index("The council's answer"):]
+    assert "Rewrite billing in Rust one module at a time" in answer
+    assert "No advisor's reply could be used" in answer and "Every advisor failed" not in r.stdout + r.stderr
+
+
 def test_sidecar_that_cannot_start_is_a_one_line_error(tmp_path):
     (tmp_path / "broken.toml").write_text("name = [\n", encoding="utf-8")
     r = run_council("ask", *FAST, "--yes", "--personas-dir", str(tmp_path), PROBLEM)

@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import anyio
 import pytest
@@ -16,8 +17,14 @@ from provider_helpers import request
 from test_llama_server import SCHEMA, Verdict
 
 from council.config import ProviderConfig
-from council.providers.base import ProviderError, complete
+from council.providers.base import ChatMessage, CompletionRequest, ProviderError, complete
 from council.providers.embedded import EmbeddedProvider, default_model_path, load_model
+from council.session.calls.formats import format_block
+from council.session.calls.parsing import parse_reply
+from council.session.calls.profiles import fit, profile_of
+from council.session.state.entities import Depth
+from council.session.state.outputs import PersonaReply
+from council.session.steps.debate import persona_schema
 
 pytestmark = pytest.mark.slow
 SERVER_DIR = Path(__file__).resolve().parents[2] / "server"
@@ -133,3 +140,22 @@ async def test_prompt_longer_than_the_context_says_how_to_fix(smollm2_path):
     with pytest.raises(ProviderError, match="n_ctx") as info:
         await complete(small, request("word " * 2000, max_tokens=8))
     assert info.value.kind == "client"
+
+
+async def test_a_persona_reply_under_the_small_profile_closes_and_parses(smollm2_path):
+    """Issue 30: SmolLM2 is asked the small profile's reply (fewer, shorter fields) with a token budget the longest
+    reply its grammar allows fits, so the object always closes; two seeds, a persona's first-cycle prompt."""
+    session = SimpleNamespace(settings=SimpleNamespace(depth=Depth.BRIEF, evidence=False), personas=[1, 2, 3],
+                              options=[])
+    schema = persona_schema(session, 1)  # type: ignore[arg-type]
+    for seed in (7, 8):
+        provider = EmbeddedProvider(ProviderConfig(kind="embedded", options={"seed": seed}))
+        asked, max_tokens = fit(schema, profile_of(provider), 1000)
+        system = format_block(asked, compact=True) + "\n\nYou are the Software Architect of an advisory council."
+        messages = [ChatMessage(role="system", content=system), ChatMessage(
+            role="user", content="The user's request:\nShould our team rewrite the billing service in Rust?\n\n"
+                                 "Give your independent assessment.")]
+        text = await complete(provider, CompletionRequest(purpose="Software Architect", messages=messages,
+                                                          json_schema=asked, max_tokens=max_tokens))
+        reply = parse_reply(text, PersonaReply, asked)  # raises ParseFailure if it was cut or malformed
+        assert reply.position and len(reply.summary) == 2 and len(reply.next_steps) == 2, text

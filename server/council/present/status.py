@@ -29,7 +29,7 @@ NOTES: dict[str, Callable[..., str]] = {
     "budget_stop": lambda cycles: t("note.budget_stop", cycles=n(cycles, "cycle_after")),
     "evidence_refused": lambda folder, why: t(f"note.evidence_{why}", folder=folder),
 }
-PLAIN_NOTES = ("reading", "no_questions", "alone", "options_fallback", "chair", "follow_up")
+PLAIN_NOTES = ("reading", "no_questions", "alone", "options_fallback", "chair", "follow_up", "unusable")
 
 # problems: kind → text (an ``error`` event; shown once, in plain words)
 PROBLEMS: dict[str, Callable[..., str]] = {"model_failed": failures.failed, "all_failed": failures.all_failed,

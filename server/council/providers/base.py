@@ -67,6 +67,9 @@ class Provider(ABC):
     id: str = "provider"
     #: Whether the backend constrains output to ``json_schema`` itself (grammar / structured outputs).
     constrains_json: bool = False
+    #: How much a reply may ask of the model: ``full``, or ``small`` (fewer, shorter fields within a token budget the
+    #: longest reply fits: ``council.session.calls.profiles``).
+    reply_profile: str = "full"
 
     def __init__(self, model: str) -> None:
         self.model = model

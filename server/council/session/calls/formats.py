@@ -4,7 +4,8 @@
 where the full JSON schema took over a thousand, and the same text in every call asking for the same reply, so prefix
 caches can reuse it; ``compact=True`` (backends that enforce the schema) drops the JSON types. A PersonaReply's debate
 keys (the vote, a change of position) go in an ``extra_block`` next to the cycle's instructions; ``swaps(schema)`` pairs
-every block with its compact form for the call layer.
+every block with its compact form (or the form of the schema a small model is asked, ``profiles``) for the call
+layer.
 """
 
 from __future__ import annotations
@@ -115,8 +116,11 @@ def extra_block(schema: dict[str, Any], *, compact: bool = False) -> str:
     return "Also include in the JSON object:\n" + _keys(schema, hints, False, sep="\n", only=extra)
 
 
-def swaps(schema: dict[str, Any]) -> list[tuple[str, str]]:
-    """(block as built for prompts, its compact form) for every block a prompt for ``schema`` may contain."""
-    pairs = [(format_block(schema), format_block(schema, compact=True)),
-             (extra_block(schema), extra_block(schema, compact=True))]
+def swaps(schema: dict[str, Any], asked: dict[str, Any] | None = None,
+          compact: bool = True) -> list[tuple[str, str]]:
+    """(block as built for prompts, the block to send instead) for every block a prompt for ``schema`` may contain:
+    the compact form, and for the schema a profile fitted (``asked``), that schema's keys and bounds."""
+    asked = schema if asked is None else asked
+    pairs = [(format_block(schema), format_block(asked, compact=compact)),
+             (extra_block(schema), extra_block(asked, compact=compact))]
     return [pair for pair in pairs if pair[0]]  # no debate keys: no extra block

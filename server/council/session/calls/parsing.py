@@ -2,10 +2,11 @@
 
 Small models wrap JSON in prose or fences, truncate it or add keys: this extracts the first balanced JSON object,
 clamps numbers and trims over-long lists (grammars do not enforce min/max), and validates; a failure is a short,
-model-readable explanation for the one repair retry. A reply still streaming (or cut off) is read with
-pydantic-core's partial JSON mode (``PartialObject``), which does not say whether the object's last member is
-finished; ``Members``, the one hand-written piece here, follows the members as the text grows (the live view needs
-it: a paragraph ends at its closing quote, a list's last item shows at its ``]``).
+model-readable explanation for the one repair retry. A raw control character (a line break inside a string, which
+llama.cpp's JSON grammar lets a model write and strict JSON refuses) is read as a space. A reply still streaming (or
+cut off) is read with pydantic-core's partial JSON mode (``PartialObject``), which does not say whether the object's
+last member is finished; ``Members``, the one hand-written piece here, follows the members as the text grows (the
+live view needs it: a paragraph ends at its closing quote, a list's last item shows at its ``]``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ _DECODER = json.JSONDecoder()
 _STRING_STOP = re.compile(r'["\\]')
 _SIGNIFICANT = re.compile(r"[^ \t\r\n]")  # between members: every token counts
 _NESTED = re.compile(r'["\[\]{}]')  # inside a member's value: only strings and nesting count
+_CONTROL = re.compile(r"[\x00-\x1f]")  # a space between tokens, and the only reading of one inside a string
 Parsed = tuple[dict[str, Any], set[str]]  # the values seen so far, and the keys whose value is complete
 
 
@@ -133,6 +135,7 @@ class PartialObject:
     def feed(self, chunk: str) -> None:
         if self._stopped is not None or not chunk:
             return
+        chunk = _CONTROL.sub(" ", chunk)
         if not self.text:
             start = chunk.find("{")
             if start == -1:
@@ -188,6 +191,7 @@ class ParseFailure(Exception):
 
 def extract_json_object(text: str) -> dict[str, Any]:
     """The first balanced JSON object in ``text`` (fences and surrounding prose ignored)."""
+    text = _CONTROL.sub(" ", text)
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     for chunk in candidates:
         start = chunk.find("{")
@@ -265,6 +269,14 @@ def salvage_truncated(text: str) -> dict[str, Any] | None:
         if key not in done and isinstance(value, list) and len(value) > 1:
             out[key] = value[:-1]
     return out or None
+
+
+def readable_parts(text: str) -> dict[str, Any]:
+    """What can be read of a reply that stayed unusable: its JSON object, or the complete members of one cut off."""
+    try:
+        return extract_json_object(text)
+    except ParseFailure:
+        return salvage_truncated(text) or {}
 
 
 def parse_reply(text: str, model: type[T], schema: dict[str, Any], *, salvage: bool = False) -> T:

@@ -1,5 +1,8 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
+The schema and token budget asked are the provider's profile's (``profiles``: a small model is asked fewer,
+shorter fields, with room for its grammar to close the object); an unusable reply keeps what could be read of it.
+
 Never raises for a model's failure: the caller gets ``reply=None``, a note and the classified ``ModelFailure``,
 reported once (by the caller when ``report=False``); cancellation propagates. Every call is recorded in the session
 metadata; the log gets the technical cause, never a prompt or a reply. A model a turn found unusable (unreachable
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 import anyio
@@ -30,7 +33,8 @@ from council.providers.base import (
 )
 from council.session.calls.failure import failure_of, fallback_reason, host_of
 from council.session.calls.formats import swaps
-from council.session.calls.parsing import ParseFailure, parse_reply
+from council.session.calls.parsing import ParseFailure, parse_reply, readable_parts
+from council.session.calls.profiles import fit, profile_of
 from council.session.calls.prompts import repair_messages
 from council.session.state import entities as e
 from council.session.state import records as r
@@ -51,6 +55,7 @@ class CallOutcome(Generic[T]):
     note: str | None = None
     repaired: bool = False
     failure: ModelFailure | None = None
+    readable: dict[str, Any] | None = None  # an unusable reply: what could be read of it (its complete members)
 
 
 @dataclass
@@ -71,9 +76,11 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
+    asked, max_tokens = fit(spec.schema, profile_of(provider), spec.max_tokens)  # a small model: what it completes
     messages = spec.messages
-    if provider.constrains_json:  # the backend enforces the schema: the keys and hints, no types to copy
-        messages = _compact(messages, spec.schema)
+    if provider.constrains_json or asked is not spec.schema:  # the backend enforces the schema: the keys and
+        messages = _compact(messages, spec.schema, asked, provider.constrains_json)  # hints, no types to copy
+    spec = replace(spec, schema=asked, max_tokens=max_tokens)
     request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
                                 session_id=rt.session_id, cycle=spec.cycle)
@@ -104,7 +111,7 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
         text2 = await ask((text, first.reason))
         if text2 is None:
             return CallOutcome(None, f"unusable reply ({first.reason}); the repair attempt failed",
-                               failure=failed[0])
+                               failure=failed[0], readable=readable_parts(text))
         try:
             return CallOutcome(_parse(text2, spec), repaired=True)
         except ParseFailure as second:
@@ -114,7 +121,8 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                                        "kept its complete parts", repaired=True)
                 except ParseFailure:
                     continue
-            return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}")
+            return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}",
+                               readable=max((readable_parts(t) for t in (text2, text)), key=len))
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:
         return CallOutcome(reply)
@@ -129,8 +137,9 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
     return CallOutcome(reply, note=f"kept as given: {shortfall}")
 
 
-def _compact(messages: list[ChatMessage], schema: dict[str, Any]) -> list[ChatMessage]:
-    pairs = swaps(schema)
+def _compact(messages: list[ChatMessage], schema: dict[str, Any], asked: dict[str, Any] | None = None,
+             compact: bool = True) -> list[ChatMessage]:
+    pairs = swaps(schema, asked, compact)
     out = []
     for m in messages:
         content = m.content

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from string import ascii_uppercase
+from typing import Literal
 
 import anyio
 
@@ -19,12 +20,20 @@ from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session.calls.failure import malformed
 from council.session.calls.parsing import ParseFailure
-from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, peer_labels, persona_messages
+from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, clip, peer_labels, persona_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
 from council.session.state.grounds import EVIDENCE_TOOLS
-from council.session.state.outputs import ModelFailure, PersonaReply, PersonaResponse, Vote, VoteOption, reply_schema
+from council.session.state.outputs import (
+    TEXT,
+    ModelFailure,
+    PersonaReply,
+    PersonaResponse,
+    Vote,
+    VoteOption,
+    reply_schema,
+)
 from council.session.state.runtime import Turn
 from council.session.state.seating import model_label
 from council.words import speaking, t
@@ -321,7 +330,7 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
     is an abstention, a vote that names no option is kept without a vote — never a guessed one."""
     name = contract.name
     if outcome.reply is None:
-        return PersonaResponse(persona=name, cycle=cycle, position="(abstained)", confidence="low",
+        return PersonaResponse(**readable(outcome.readable), persona=name, cycle=cycle, confidence="low",
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
                                note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
@@ -335,6 +344,25 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
     response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
     vote = _vote(response, response.option_id) if options and response.option_id else None
     return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
+
+
+ABSTAINED = "(abstained)"  # an abstention's position when nothing of its reply could be read
+READABLE_LISTS = ("summary", "advice", "risks", "next_steps")
+READABLE_ITEMS = 8  # items kept of each list (the smallest bound of a PersonaResponse's lists)
+
+
+def readable(parts: dict | None) -> dict:
+    """An abstention's position and lists: what could be read of its unusable reply (texts only, bounded), else the
+    :data:`ABSTAINED` placeholder — kept for an answer when no advisor's reply could be used."""
+    parts = parts or {}
+    position = parts.get("position")
+    out: dict = {"position": clip(position, TEXT) if isinstance(position, str) and len(position.strip()) >= 3
+                 else ABSTAINED}
+    for key in READABLE_LISTS:
+        items = parts.get(key)
+        out[key] = [clip(x, TEXT) for x in items if isinstance(x, str) and x.strip()][:READABLE_ITEMS] \
+            if isinstance(items, list) else []
+    return out
 
 
 def with_counterpoints(response: PersonaResponse, language: str | None) -> PersonaResponse:
@@ -358,20 +386,30 @@ def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> l
     return list(dict.fromkeys([*(f.model for f in causes.values() if f.model), *fallen]))
 
 
-def report_failures(rt: Turn, responses: list[PersonaResponse]) -> bool:
-    """Report a finished cycle's failures once: one problem per persona whose model call failed, or, when every
-    advisor abstained, one stall with every cause (a malformed reply is one); then True, and the cycle is dropped
-    (nothing to keep: it runs again on retry)."""
+def report_failures(rt: Turn, responses: list[PersonaResponse]) -> Literal["stalled", "unusable"] | None:
+    """Report a finished cycle's failures once: one problem per persona whose model call failed. When every advisor
+    abstained: ``"unusable"`` if the models answered but no reply could be used (each malformed after its repair)
+    and the council has something to answer from — the earlier cycle's replies (this one is dropped), or in the
+    first cycle what could be read of these (kept); else ``"stalled"``, one stall with every cause (nothing readable:
+    what was wrong, and whose), the cycle dropped (it runs again on retry). A council of one's unusable answer
+    stalls."""
     if responses and all(x.abstained for x in responses):
-        rt.live.drop_open_cycle("all_failed")
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
                   for x in responses}
+        earlier = any(not x.abstained and x.cycle < responses[0].cycle for x in rt.session.responses)
+        if responses[0].cycle and all(x.failure is None for x in responses) and (
+                earlier or any(x.position != ABSTAINED for x in responses)):
+            if earlier:
+                rt.live.drop_open_cycle("all_failed")
+            rt.note("unusable")
+            return "unusable"
+        rt.live.drop_open_cycle("all_failed")
         report_stall(rt, causes)
-        return True
+        return "stalled"
     for x in responses:
         if x.failure is not None:
             rt.problem("model_failed", persona=x.persona, role=x.persona, failure=x.failure)
-    return False
+    return None
 
 
 def report_stall(rt: Turn, causes: dict[str, ModelFailure]) -> None:

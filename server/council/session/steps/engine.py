@@ -41,6 +41,7 @@ from council.session.steps.evidence import (
 )
 from council.session.steps.intents import is_resume_word
 from council.session.steps.revisit import answer_follow_up, reopen_debate
+from council.session.steps.salvage import nothing_usable, salvaged_answer
 from council.session.steps.synthesis import synthesize
 from council.session.steps.vote_round import conclude, options_beside_next_cycle, propose_options
 from council.words import n, t
@@ -253,7 +254,7 @@ class Engine(ClarifyingMoves):
                     return "stalled"
             elif s.status is S.FINAL:
                 await gather_evidence(rt, s.debate_cycles, self.evidence)  # the last cycle's: for the chair
-                synthesis = await synthesize(rt, pick, self.contracts(rt))
+                synthesis = salvaged_answer(s) if nothing_usable(s) else await synthesize(rt, pick, self.contracts(rt))
                 rt.record(r.SynthesisSet(at=rt.clock(), synthesis=synthesis,
                                          final_answer=self.writer.final_answer(rt.session, synthesis)))
                 rt.record(r.StatusSet(at=rt.clock(), status=S.COMPLETED, reason="final answer delivered"))
@@ -263,7 +264,7 @@ class Engine(ClarifyingMoves):
     async def debate(self, rt: Turn, pick: ProviderPicker) -> str | None:
         """Vote-first deliberation until a stop (README, "votes first" and "debates"); then conclusions, tally and
         the final status. Returns ``"stalled"`` when every advisor failed: that cycle is dropped and the session
-        waits for a retry."""
+        waits for a retry; when the models answered but no reply could be used, the debate ends there instead."""
         contracts = self.contracts(rt)
         if len(rt.session.personas) == 1:  # a council of one answers without debating itself
             return await self._alone(rt, pick, contracts)
@@ -275,8 +276,13 @@ class Engine(ClarifyingMoves):
             cycle = rt.session.debate_cycles + 1
             await gather_evidence(rt, cycle - 1, self.evidence)  # what the last cycle asked for, for this one
             responses = await run_cycle(rt, pick, contracts, cycle)
-            if report_failures(rt, responses):  # every advisor failed: the cycle was dropped
+            verdict = report_failures(rt, responses)
+            if verdict == "stalled":  # every advisor failed: the cycle was dropped
                 return "stalled"
+            if verdict == "unusable":  # no reply could be used: the council answers from what it has
+                if rt.session.open_cycle == cycle:  # the first cycle, kept for what could be read of it
+                    self._conclude_cycle(rt, cycle, previous)
+                break
             if not rt.session.votes_in(cycle):  # the independent first cycle: options carry the first votes
                 if self._next_beside_options(rt, pick):
                     step = await options_beside_next_cycle(
@@ -285,8 +291,8 @@ class Engine(ClarifyingMoves):
                     if step is None:
                         return "stalled"
                     previous = step
-                    if rt.session.discussions[-1].stop_reason is not None:
-                        break
+                    if rt.session.discussions[-1].stop_reason is not None or rt.session.debate_cycles == cycle:
+                        break  # a stop, or no reply of the next cycle could be used (dropped): answer from this one
                     continue
                 await propose_options(rt, pick)
             previous = self._conclude_cycle(rt, cycle, previous)
@@ -308,7 +314,7 @@ class Engine(ClarifyingMoves):
                      contracts: dict[str, PersonaContract]) -> str | None:
         """The one persona's answer (its conclusion, cycle 0): no cycles, no options, no vote of one."""
         responses = await run_cycle(rt, pick, contracts, 0)
-        if report_failures(rt, responses):
+        if report_failures(rt, responses) == "stalled":
             return "stalled"
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="a council of one answers without a debate"))
         return None

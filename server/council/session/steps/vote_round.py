@@ -111,7 +111,8 @@ async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: d
                                     gather: Callable[[int], Awaitable[None]]) -> Convergence | None:
     """The options call for ``cycle`` (the independent one, just run) beside the next cycle. Returns the last
     convergence (the caller reads the stop reason off the last discussion), or None when every advisor failed in the
-    next cycle (dropped: the session waits for a retry)."""
+    next cycle (dropped: the session waits for a retry); when no reply of the next cycle could be used, it is
+    dropped and the first cycle's convergence returned."""
     beside = Beside()
     following: list[PersonaResponse] = []
 
@@ -127,6 +128,9 @@ async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: d
             tg.cancel_scope.cancel()  # settled at the first vote: the next cycle is not needed
             return previous
         beside.opened.set()
-    if report_failures(rt, following):  # every advisor failed: the cycle was dropped
+    verdict = report_failures(rt, following)
+    if verdict == "stalled":  # every advisor failed: the cycle was dropped
         return None
+    if verdict == "unusable":  # dropped too, and the debate ends: the council answers from the first cycle
+        return previous
     return conclude(rt, cycle + 1, previous)
