@@ -128,3 +128,22 @@ def test_seats_on_agent_cli_found_on_path_are_said_so_with_how_each_bills_in_bot
                                     "Claude Code uses your Claude plan's usage limits (API cost when signed in with "
                                     "an API key)._\n\n")
     assert seating_words(seat(COUNCIL, [GPT, CLAUDE], GPT)).count("💳") == 0  # no CLI seated: no bill line
+
+
+def test_a_russian_session_names_its_seats_and_fallbacks_in_russian():
+    """Issue 31: a Russian session named its personas in English; the seating line, a fallback and a budget cut name
+    them in the session's language too (the contracts' ``names``), while a map entry's names stay the ones to type."""
+    from council.personas.loader import load_personas
+    from council.present.cost import cut_words, fell_back
+    from council.present.cost import seating as seating_words
+    from council.session.state.budget import BudgetCut
+    from council.words import speaking
+
+    load_personas()  # the built-in contracts tell the names module their Russian names
+    seating = seat(COUNCIL, [GPT, CLAUDE], GPT)
+    with speaking("ru"):
+        line = seating_words(seating)
+        back = fell_back(["Security Expert"], CLAUDE, GPT, "no_consent")
+        cut = cut_words(BudgetCut(seats_from=5, dropped_seats=["Devil's Advocate"]), 6, 2)
+    assert "Архитектор ПО → " in line and "Software Architect" not in line, line
+    assert "Security Expert" not in back and "Devil's Advocate" not in cut, (back, cut)

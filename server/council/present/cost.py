@@ -4,6 +4,7 @@ session will spend (one line, before its first model call) and what a budget cut
 from __future__ import annotations
 
 from council.config import AGENT_CLI_KINDS
+from council.personas.names import shown
 from council.present.answer import provider_name
 from council.present.text import join_names
 from council.session.state.budget import BudgetCut, CallPlan
@@ -26,7 +27,8 @@ def cut_words(cut: BudgetCut, budget: int | None, seats: int) -> str:
     if cut.cycles_from is not None and not alone:
         parts.append(t("cost.fewer_cycles", before=cut.cycles_from))
     if cut.seats_from is not None:
-        left_out = t("cost.left_out", names=join_names(cut.dropped_seats)) if cut.dropped_seats else ""
+        dropped = [shown(x) for x in cut.dropped_seats]
+        left_out = t("cost.left_out", names=join_names(dropped)) if dropped else ""
         parts.append(t("cost.alone" if alone else "cost.fewer_seats", before=cut.seats_from, left_out=left_out))
     if cut.clarifier:
         parts.append(t("cost.no_questions"))
@@ -80,7 +82,7 @@ def seating(s: Seating) -> str:
         out += t("seats.found", clis=join_names([provider_name(k) for k in clis]),
                  chair=provider_name(s.chair.provider)) + "\n\n"
     if s.differs:
-        seats = "; ".join(f"{seat.persona} → {seat.model.label}"
+        seats = "; ".join(f"{shown(seat.persona)} → {seat.model.label}"
                           + (t(f"seats.{seat.why}") if seat.why in ("map_unknown", "config") else "")
                           for seat in s.seats)
         out += t("seats.line", seats=seats, chair=s.chair.label) + "\n\n"
@@ -92,17 +94,18 @@ def seating(s: Seating) -> str:
 
 
 def _miss(m: SeatMiss, s: Seating) -> str:
-    shown = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
+    valid = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
     if m.reason == "no_persona":
-        return t("seats.no_persona", name=m.persona) + (t("seats.the_personas", names=shown) if shown else "")
+        return t("seats.no_persona", name=m.persona) + (t("seats.the_personas", names=valid) if valid else "")
     return (t("seats.no_model", persona=m.persona, model=m.model_id)
-            + (t("seats.offered", names=shown) if shown else "")
-            + t("seats.speaks_with", persona=m.persona, label=s.model_of(m.persona).label))
+            + (t("seats.offered", names=valid) if valid else "")
+            + t("seats.speaks_with", persona=shown(m.persona), label=s.model_of(m.persona).label))
 
 
 def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: FallbackReason) -> str:
     key = "seats.fell_back_one" if len(personas) == 1 else "seats.fell_back_many"
-    return t(key, old=old.label, reason=t(f"fallback.{reason}"), names=join_names(personas), new=new.label) + "\n\n"
+    names = join_names([shown(x) for x in personas])
+    return t(key, old=old.label, reason=t(f"fallback.{reason}"), names=names, new=new.label) + "\n\n"
 
 
 def calls_line(s) -> str:
