@@ -57,13 +57,16 @@ class Sessions:
 
     async def start(self, params: TurnParams, plan: Plan, session_id: str | None, *,
                     then: Callable[[Live], Awaitable[None]] | None = None,
-                    cancelled: str | None = None) -> tuple[Live, TurnResult]:
+                    cancelled: str | None = None, one_shot: bool = False) -> tuple[Live, TurnResult]:
         """Create the session ``plan`` describes, seat it (``params``' options and client), run its first turn and
         ``then``; a session that was not created by then is forgotten. ``cancelled``: the session is cancelled (with
-        this reason) when the caller cancels, where a chat's is stopped."""
+        this reason) when the caller cancels, where a chat's is stopped. ``one_shot``: no retry will come (a consult),
+        so a later cycle whose every model call failed is dropped and the council answers from the cycles before it
+        (``debate.report_failures``), where a chat's waits for a retry."""
         seating, default = await self.hub.seat(self.engine.library, params, plan.selection.names)
         live = self.store.create(session_id, plan.settings.language)
         rt = live.rt
+        rt.one_shot = one_shot
         live.pick = pick = self.hub.picker_for(lambda: rt.session.seating if rt.created else seating, default)
 
         async def start(turn: Turn) -> str | None:

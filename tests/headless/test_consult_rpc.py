@@ -193,3 +193,31 @@ async def test_a_consult_on_a_model_the_user_did_not_allow_says_which_and_how_to
     assert data["text"].startswith("The council was not allowed to do this: the council could not answer: Council "
                                    "has no permission to use GPT Five")
     assert asked == ["clarifier"]  # asked once: the refusal holds for the rest of the consult
+
+
+async def test_a_consult_whose_later_cycle_fails_answers_from_the_earlier_one(sidecar):
+    """Issue 30: every advisor's call of the second cycle failed (the provider overloaded): a chat waits for Retry,
+    but no retry follows a consult — it ended in an `internal` error with the first cycle lost. It answers from the
+    first cycle, with a note that says the second cycle's calls failed."""
+    script = {"rules": [{"when": {"schema": "PersonaReply", "cycle": 2}, "error": "overloaded"}]}
+    async with sidecar(script=script) as sc:
+        r = await sc.call("council/consult", {"user_problem": PROBLEM, "depth": "brief"})
+        kinds = [e["type"] for e in sc.session_events(r["session_id"])]
+    assert r["cycles"] == 1 and {x["cycle"] for x in r["responses"]} == {1} and r["synthesis"]["recommendation"]
+    assert "Every advisor's model call in cycle 2 failed: this answer comes from the cycles before it." in \
+        r["synthesis"]["notes"]
+    assert r["vote"] and r["vote"]["counts"] and "final.answer" in kinds
+
+
+async def test_a_consult_whose_every_model_call_fails_is_a_validation_error_naming_the_cause(sidecar):
+    """Nothing to answer from: the models failed, not Council — `validation` (``internal`` is Council's own faults
+    only), naming the cause; the sidecar keeps serving."""
+    script = {"rules": [{"when": {"schema": "PersonaReply"}, "error": "overloaded"}]}
+    async with sidecar(script=script) as sc:
+        with pytest.raises(RpcError) as err:
+            await sc.call("council/consult", {"user_problem": PROBLEM, "depth": "brief"})
+        plan = await sc.call("council/consultPlan", {"user_problem": PROBLEM})
+    data = err.value.data
+    assert data["code"] == "validation" and data["details"]["reason"] == "models_failed"
+    assert "overloaded" in data["message"] and set(data["details"]["causes"].values()) == {"overloaded"}
+    assert plan["council"]["personas"]

@@ -76,5 +76,5 @@ async def test_a_russian_consult_with_no_answer_says_why_in_russian(mcp_client):
         r = await s.call_tool("council_consult", {"user_problem": RUSSIAN, "depth": "brief"})
     assert r.isError
     first = r.content[0].text
-    assert first.startswith("Ошибка Council (internal): совет не смог ответить: модель каждого советника дала сбой (")
+    assert first.startswith("Ошибка Council (validation): совет не смог ответить: модель каждого советника дала сбой (")
     assert english(first) == [], first

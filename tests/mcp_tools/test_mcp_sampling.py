@@ -278,3 +278,50 @@ async def test_a_consult_whose_model_fails_every_second_call_still_answers(mcp_s
     text = r.content[0].text
     assert text.startswith("**Recommendation:**") and f"{unplaced[0]['persona']} moved to " in text, text
     assert not again.isError, again.content[0].text
+
+
+class FailsAfter(ScriptedClientModel):
+    """The client's model: answers the first ``calls`` sampling requests, then a JSON-RPC error for every one."""
+
+    def __init__(self, calls: int) -> None:
+        super().__init__()
+        self.calls = calls
+
+    async def __call__(self, ctx: Any, params: types.CreateMessageRequestParams):
+        reply = await super().__call__(ctx, params)
+        if len(self.requests) > self.calls:
+            return types.ErrorData(code=types.INTERNAL_ERROR, message="the client's model failed")
+        return reply
+
+
+async def test_a_consult_whose_model_fails_in_a_later_cycle_answers_from_the_earlier_one(mcp_server):
+    """Issue 30: every call after the 4th failed (the clarifier and the first cycle's three advisors answered; the
+    options call, the whole second cycle and the chair failed): the session stalled waiting for a retry nobody sends
+    a consult, and the call ended in an `internal` "every advisor's model failed" error with the first cycle lost. It
+    answers from the first cycle, and says that the second cycle's calls failed."""
+    model = FailsAfter(4)
+    progress: list[str] = []
+    async with mcp_server(model) as s:
+        r = await consult(s, progress, depth="standard")
+    assert not r.isError, r.content[0].text
+    data = r.structuredContent
+    assert data["cycles"] == 1 and len(data["responses"]) == len(data["council"]["personas"]) == 3
+    assert {x["cycle"] for x in data["responses"]} == {1} and data["synthesis"]["recommendation"]
+    said = "Every advisor's model call in cycle 2 failed"
+    assert any(note.startswith(said) for note in data["synthesis"]["notes"]), data["synthesis"]["notes"]
+    assert any(line.startswith(said) and "the client's model failed" in line for line in progress), progress
+
+
+async def test_a_consult_whose_every_model_call_fails_is_no_internal_error(mcp_server):
+    """Nothing to answer from (the first cycle's calls failed too): the client's model failed, not Council — a
+    `validation` error naming the cause, and the server keeps serving."""
+    model = FailsAfter(0)
+    async with mcp_server(model) as s:
+        r = await consult(s)
+        model.calls = 10**6  # the client's model works again
+        again = await consult(s)
+    err = error_of(r)
+    assert err["code"] == "validation" and err["details"]["reason"] == "client_model_failed"
+    assert "the client's model failed" in err["message"] and set(err["details"]["causes"]) == {
+        "Software Architect", "Senior Developer", "Devil's Advocate"}
+    assert not again.isError, again.content[0].text

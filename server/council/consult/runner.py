@@ -3,7 +3,9 @@
 Each clarifying question goes to the caller's ``ask`` callback (MCP elicitation): an answer is used, a declined
 question becomes a logged assumption, a dismissed one (or one nobody answered in time) skips the rest. Without a
 callback every question is skipped at once and listed in the result as an open question. Cancelling the call
-cancels the session and every model call in flight.
+cancels the session and every model call in flight. No retry follows a consult: a later cycle whose every model call
+failed is dropped and the council answers from the cycles before it (noted); when no cycle could be kept, the error
+is ``validation`` naming the models' failures (``internal`` only when Council itself crashed).
 """
 
 from __future__ import annotations
@@ -80,20 +82,21 @@ class Consultant:
                         declined.add(question.question_id)  # the user saw it and said no
                     await sessions.run_turn(live, Intent(reply.action), _move(sessions, question, reply, live.pick))
 
-            live, _ = await sessions.start(turn, plan, session_id, then=clarify,
+            live, _ = await sessions.start(turn, plan, session_id, then=clarify, one_shot=True,
                                            cancelled="the caller cancelled the consult")
             s, stalled_by = live.rt.session, live.turn.stalled_by
             if s.status is SessionStatus.CANCELLED:
                 raise validation_error(t("error.consult_cancelled"), sessionId=s.session_id, reason="cancelled")
-            if s.status is not SessionStatus.COMPLETED:  # every advisor failed: the session waits for a retry
+            if s.status is not SessionStatus.COMPLETED:  # every advisor failed before any cycle could be kept
                 failures = {role: use.failures for role, use in s.metadata.models.items() if use.failures}
                 causes = {p: f.kind for p, f in stalled_by.items()}
                 if causes and set(causes.values()) == {"no_consent"}:  # the user did not allow the models: as the chat
                     models = refused_models(s, stalled_by)  # says it, with how to allow them
                     raise permission_error(words.not_allowed(models), sessionId=s.session_id, reason="no_consent",
                                            models=models, failures=failures, causes=causes)
-                raise internal_error(words.could_not_answer(stalled_by, client_model), sessionId=s.session_id,
-                                     failures=failures, causes=causes)
+                fault = internal_error if "crashed" in causes.values() else validation_error  # internal: ours only
+                raise fault(words.could_not_answer(stalled_by, client_model), sessionId=s.session_id,
+                            reason="models_failed", failures=failures, causes=causes)
             result = consult_result(s, plan, declined)
             result.markdown = words.consult_text(result.to_wire())
             return result

@@ -57,12 +57,10 @@ def client_model_failed(err: CouncilError, route: Route) -> bool:
     """Whether ``err`` ends a call because the client's model failed it — every advisor's reply unusable or failed
     (a consult's ``causes``; Council's own crash is not one), or a review role's after replies the client's model
     failed (``route.faults``) — not Council's fault: never ``internal``."""
-    if err.code is not ErrorCode.INTERNAL:
-        return False
     causes = err.details.get("causes")
-    if isinstance(causes, dict) and causes:
+    if err.details.get("reason") == "models_failed" and isinstance(causes, dict) and causes:
         return "crashed" not in causes.values()
-    return err.details.get("reason") == "roles_failed" and bool(route.faults)
+    return err.code is ErrorCode.INTERNAL and err.details.get("reason") == "roles_failed" and bool(route.faults)
 
 
 class CallModels:

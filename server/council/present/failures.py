@@ -78,12 +78,20 @@ def all_failed(failed: dict[str, ModelFailure]) -> str:
     hosts = unreachable(failed)
     if hosts is not None:
         return t("all_unreachable", hosts=hosts, fix=t("unreachable.fix"))
+    return t("all_failed", why=causes_of(failed))
+
+
+def causes_of(failed: dict[str, ModelFailure]) -> str:
+    """Why the advisors failed: the common cause once, or each distinct cause with the advisors it hit."""
     groups = grouped((cause(f), shown(persona)) for persona, f in failed.items())
     if len(groups) == 1:
-        why = next(iter(groups))
-    else:
-        why = "; ".join(f"{join_names(names)}: {text}" for text, names in groups.items())
-    return t("all_failed", why=why)
+        return next(iter(groups))
+    return "; ".join(f"{join_names(names)}: {text}" for text, names in groups.items())
+
+
+def later_failed(cycle: int, failed: dict[str, ModelFailure]) -> str:
+    """A one-shot session's later cycle whose every model call failed: dropped, the council answers from before."""
+    return t("note.later_failed", cycle=cycle, why=causes_of(failed))
 
 
 def no_consent(models: list[str]) -> str:

@@ -28,6 +28,7 @@ NOTES: dict[str, Callable[..., str]] = {
     "evidence": lambda count: t("note.evidence", pieces=n(count, "evidence_piece")),
     "budget_stop": lambda cycles: t("note.budget_stop", cycles=n(cycles, "cycle_after")),
     "evidence_refused": lambda folder, why: t(f"note.evidence_{why}", folder=folder),
+    "later_failed": failures.later_failed,
 }
 PLAIN_NOTES = ("reading", "no_questions", "alone", "options_fallback", "chair", "follow_up", "unusable")
 

@@ -78,6 +78,7 @@ class SessionRuntime:
         self.seq = 0
         self.last_active = mono()  # when it last changed (the store evicts by it)
         self.earlier: Any = None  # council.session.steps.answers.Earlier
+        self.one_shot = False  # no retry will come (a consult): a later cycle whose every call failed is dropped
 
     @property
     def session(self) -> e.ConversationSession:
@@ -147,7 +148,8 @@ class Turn:
     """One turn's context, made by the runner (``council.sessions``) as the turn starts, or by a review: the session
     it runs on (None for a review), its cancel scope, the model calls started and not journaled yet (the budget
     counts them), the models it found it cannot use (``session.unreachable``) and why every advisor failed, if they
-    did (``stalled_by``, persona → ModelFailure)."""
+    did (``stalled_by``, persona → ModelFailure), or, in a one-shot session, why a later cycle was dropped and the
+    council answered from the cycles before it (``dropped``: the cycle and persona → ModelFailure)."""
 
     def __init__(self, session_id: str, observer: SessionObserver, clock: Callable[[], datetime] = e.utcnow,
                  live: SessionRuntime | None = None, scope: anyio.CancelScope | None = None) -> None:
@@ -157,6 +159,7 @@ class Turn:
         self.inflight_calls = self.pending_calls = self.pending_first = 0
         self.gone: dict[str, Any] = {}
         self.stalled_by: dict[str, Any] = {}
+        self.dropped: tuple[int, dict[str, Any]] | None = None
 
     @property
     def session(self) -> e.ConversationSession:

@@ -390,18 +390,25 @@ def report_failures(rt: Turn, responses: list[PersonaResponse]) -> Literal["stal
     """Report a finished cycle's failures once: one problem per persona whose model call failed. When every advisor
     abstained: ``"unusable"`` if the models answered but no reply could be used (each malformed after its repair)
     and the council has something to answer from — the earlier cycle's replies (this one is dropped), or in the
-    first cycle what could be read of these (kept); else ``"stalled"``, one stall with every cause (nothing readable:
-    what was wrong, and whose), the cycle dropped (it runs again on retry). A council of one's unusable answer
-    stalls."""
+    first cycle what could be read of these (kept); in a one-shot session (a consult: no retry will come) also when
+    the calls of a later cycle failed — it is dropped, the answer comes from the cycles before it and says so
+    (``rt.dropped``); else ``"stalled"``, one stall with every cause (nothing readable: what was wrong, and whose),
+    the cycle dropped (it runs again on retry). A council of one's unusable answer stalls."""
     if responses and all(x.abstained for x in responses):
         causes = {x.persona: x.failure or malformed(None, (x.note or "").removeprefix(f"{x.persona} abstains: "))
                   for x in responses}
-        earlier = any(not x.abstained and x.cycle < responses[0].cycle for x in rt.session.responses)
-        if responses[0].cycle and all(x.failure is None for x in responses) and (
+        cycle = responses[0].cycle
+        earlier = any(not x.abstained and x.cycle < cycle for x in rt.session.responses)
+        if cycle and all(x.failure is None for x in responses) and (
                 earlier or any(x.position != ABSTAINED for x in responses)):
             if earlier:
                 rt.live.drop_open_cycle("all_failed")
             rt.note("unusable")
+            return "unusable"
+        if cycle and earlier and rt.live.one_shot:  # the calls failed, and nobody will retry: answer from before
+            rt.live.drop_open_cycle("all_failed")
+            rt.dropped = (cycle, causes)
+            rt.note("later_failed", cycle=cycle, failed=causes)
             return "unusable"
         rt.live.drop_open_cycle("all_failed")
         report_stall(rt, causes)

@@ -41,7 +41,7 @@ from council.session.steps.evidence import (
 )
 from council.session.steps.intents import is_resume_word
 from council.session.steps.revisit import answer_follow_up, reopen_debate
-from council.session.steps.salvage import nothing_usable, salvaged_answer
+from council.session.steps.salvage import nothing_usable, salvaged_answer, with_dropped_note
 from council.session.steps.synthesis import synthesize
 from council.session.steps.vote_round import conclude, options_beside_next_cycle, propose_options
 from council.words import n, t
@@ -255,6 +255,7 @@ class Engine(ClarifyingMoves):
             elif s.status is S.FINAL:
                 await gather_evidence(rt, s.debate_cycles, self.evidence)  # the last cycle's: for the chair
                 synthesis = salvaged_answer(s) if nothing_usable(s) else await synthesize(rt, pick, self.contracts(rt))
+                synthesis = with_dropped_note(rt, synthesis)
                 rt.record(r.SynthesisSet(at=rt.clock(), synthesis=synthesis,
                                          final_answer=self.writer.final_answer(rt.session, synthesis)))
                 rt.record(r.StatusSet(at=rt.clock(), status=S.COMPLETED, reason="final answer delivered"))

@@ -3,7 +3,9 @@
 The models answered, but every reply of the debate's first cycle stayed malformed after its repair
 (``debate.report_failures`` says ``"unusable"``): rather than stop, the council answers as it does when the chair
 fails (``synthesis.consolidate``), from the texts it has — each abstention's readable position and lists
-(``debate.readable``) — with no chair call on the model that just failed, and a note that says so.
+(``debate.readable``) — with no chair call on the model that just failed, and a note that says so. In a one-shot
+session (a consult) a later cycle whose every model call failed is dropped the same way, and the answer from the
+cycles before it says so (:func:`with_dropped_note`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from council.session.calls.prompts import DEPTH_BULLETS
 from council.session.state.entities import ConversationSession
 from council.session.state.outputs import CouncilSynthesis
+from council.session.state.runtime import Turn
 from council.session.steps.debate import ABSTAINED
 from council.words import speaking, t
 
@@ -44,3 +47,12 @@ def salvaged_answer(session: ConversationSession) -> CouncilSynthesis:
             assumptions=[a.assumption for a in session.assumption_log],
             source="consolidated",
         )
+
+
+def with_dropped_note(rt: Turn, synthesis: CouncilSynthesis) -> CouncilSynthesis:
+    """The answer, with a note when this turn dropped a later cycle whose every model call failed (``rt.dropped``)."""
+    if rt.dropped is None:
+        return synthesis
+    with speaking(rt.session.settings.language):
+        note = t("synthesis.later_failed", cycle=rt.dropped[0])
+    return synthesis.model_copy(update={"notes": [*synthesis.notes, note]})
