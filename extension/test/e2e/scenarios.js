@@ -245,7 +245,7 @@ const scenarios = {
     const asked = await ask(ui);
     const first = await asked.innerText(); // read now: the chat list drops rows scrolled out of view
     await shotAt(ctx, asked, asked.getByText(/🪑 Seats:/).first(), 'seats-and-cost');
-    const cost = /💰 At most \d+ model calls[^\n]*/.exec(first);
+    const cost = /💰 About \d+–\d+ model calls expected[^\n]*; at most \d+ model calls[^\n]*/.exec(first);
     if (!cost) throw new Error(`no cost line before the first model call: ${first.slice(0, 400)}`);
     ctx.log(`cost line: ${cost[0]}`);
     if (first.indexOf(cost[0]) > first.indexOf(FIRST_Q)) throw new Error('the cost line came after the first model call (the question)');
