@@ -143,7 +143,7 @@ const PAYLOADS: Payloads = {
   'persona.started': { persona: "Devil's Advocate", cycle: 1, provider: 'client', model: 'test-model', modelId: '' },
   'seating.decided': {
     seating: {
-      policy: 'diverse', offered: 2, chair: ALPHA, misses: [],
+      policy: 'diverse', offered: 2, chair: ALPHA, misses: [], found: false,
       seats: [{ persona: "Devil's Advocate", model: BETA, why: 'diverse' }, { persona: 'Ops Architect', model: ALPHA, why: 'diverse' }],
     },
   },
