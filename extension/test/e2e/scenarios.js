@@ -412,10 +412,12 @@ const scenarios = {
     const page = r.page();
     const toasts = page.locator('.notification-toast', { hasText: /already answered/ });
     await ui.click(/^\s*Revisit: /, 30_000);
-    const again = await ui.newest();
-    const choice = again.locator('.monaco-button').filter({ hasNotText: /Skip|Пропустить/ }).first();
-    await choice.waitFor({ timeout: 120_000 });
+    await ui.see(/The moderator asks again/, undefined, 120_000);
     await ui.idle();
+    const again = await ui.newest(); // looked up once the re-asked question is the newest response
+    // A choice of the re-asked question: a visible, labelled button, not Skip (the row holds unlabelled ones too).
+    const choice = again.locator('.monaco-button:visible').filter({ hasText: /\w/ }).filter({ hasNotText: /Skip|Пропустить/ }).first();
+    await choice.waitFor({ timeout: 30_000 });
     const label = ((await choice.innerText()) || '').trim();
     ctx.log(`the re-asked question: ${JSON.stringify((await again.innerText()).slice(0, 300))}; clicking ${JSON.stringify(label)}`);
     await ctx.shot('revisit-question');
