@@ -9,6 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { chatUi, launchBrowser, painted } = require('./chatui');
 const { textBeforeAnswer, renderings, personaLines } = require('./reading');
+const { costLine, checkSpend, checkAnswerWords } = require('./scenarios');
 const scenarios = { ...require('./scenarios').scenarios, ...require('./review-scenario'), ...require('./mcp-scenario') };
 
 const url = process.argv[2];
@@ -476,6 +477,18 @@ async function runScenarios() {
       await q1.waitFor({ timeout: 120_000 });
       await q1.locator('.monaco-button', { hasText: CHOICE }).first().waitFor({ timeout: 30_000 });
     });
+    let expected;
+    await phase('the cost line before the first call', async () => {
+      const opening = await q1.innerText();
+      expected = costLine(opening);
+      console.log(`[e2e] cost line: ${expected.line}`);
+      if (opening.indexOf(expected.line) > opening.indexOf('How large is the engineering team')) throw new Error('the cost line came after the first model call (the question)');
+      // Nothing is attached to this question: VS Code's own context is not presented as the user's attachment.
+      if (/Your attachments are evidence|Chat customizations index/.test(opening)) throw new Error(`implicit context presented as an attachment: ${opening.slice(0, 600)}`);
+      await q1.getByText(/💰/).first().scrollIntoViewIfNeeded();
+      await painted(page);
+      await shot('cost-line');
+    });
     await phase('each choice rendered once', async () => {
       await ui.idle();
       // VS Code shows a response's followups once it is complete: wait until what it saved of this one (by the
@@ -532,6 +545,28 @@ async function runScenarios() {
     if (answered !== 1) throw new Error(`the double click sent ${answered} chat turns, expected 1: ${JSON.stringify(turns)}`);
     const skips = turns.filter((t) => /\/skip\b/.test(t)).length;
     if (skips !== 1) throw new Error(`expected one /skip turn, saw ${skips}: ${JSON.stringify(turns)}`);
+    await phase('the answer: spend, the user answers, hinges (issue 31)', async () => {
+      const said = await final.innerText();
+      const spend = checkSpend(said, (m) => console.log(`[e2e] ${m}`), 'the main session');
+      if (spend.calls > expected.most) throw new Error(`${spend.calls} model calls, more than the cost line's worst case ${expected.most}`);
+      checkAnswerWords(said, 'the main session');
+      const told = said.search(/What you told the council/);
+      if (told < 0) throw new Error(`the answer does not say what the user told the council: ${said.slice(-1500)}`);
+      if (!/How large is the engineering team[^\n]*→\s*10 to 50 engineers/.test(said.slice(told))) {
+        throw new Error(`"What you told the council" does not give the answer ${CHOICE}: ${said.slice(told, told + 400)}`);
+      }
+      const hinges = said.match(/If instead [^\n]*/g) || [];
+      console.log(`[e2e] hinges: ${JSON.stringify(hinges)}`);
+      if (!/What the answer hinges on/.test(said) || hinges.length === 0) throw new Error(`no hinge ("If instead …") in the answer: ${said.slice(-1500)}`);
+      const calls = final.getByText(/Model calls: \d+/).first();
+      await calls.scrollIntoViewIfNeeded();
+      await painted(page);
+      await shot('answer-calls');
+      const toldAt = final.getByText(/What you told the council/).first();
+      await toldAt.scrollIntoViewIfNeeded();
+      await painted(page);
+      await shot('answer-told-hinges');
+    });
     const reading = await textBeforeAnswer(final);
     console.log(`[e2e] characters before the answer: ${reading.before} of ${reading.total} in its response (before issue 21: ${BEFORE_ISSUE_21}, cut by ${Math.round(100 - (100 * reading.before) / BEFORE_ISSUE_21)}%)`);
     if (reading.before > 0.3 * BEFORE_ISSUE_21) throw new Error(`${reading.before} characters above the answer, more than 30% of ${BEFORE_ISSUE_21}: ${reading.above.slice(0, 600)}`);

@@ -78,6 +78,52 @@ function expectAbsent(text, pattern, what) {
   if (pattern.test(text)) throw new Error(`${what}: ${JSON.stringify(text.match(pattern)[0])}`);
 }
 
+// Issue 31: what the council says it will spend, against what it spent.
+/**
+ * The cost line before the first model call ("💰 About L–H model calls expected (L if the first vote settles it, H with
+ * one debate cycle); at most W model calls …"): it must give the expected range and the worst case. Returns {low, high,
+ * most, line}.
+ */
+function costLine(text) {
+  const m = /💰 About (\d+)(?:–(\d+))? model calls? expected(?: \(([^\n]*?)\))?; at most (\d+) model calls?[^\n]*/.exec(text);
+  if (!m) throw new Error(`no cost line with the expected calls and the worst case before the first model call: ${text.slice(0, 600)}`);
+  const low = Number(m[1]);
+  const high = Number(m[2] || m[1]);
+  const most = Number(m[4]);
+  if (m[2] && !/(\d+) if the first vote settles it, (\d+) with one debate cycle/.test(m[3] || '')) {
+    throw new Error(`the cost line's range does not say what each end means: ${m[0]}`);
+  }
+  if (!(low <= high && high <= most)) throw new Error(`the cost line's numbers are out of order (${low}–${high}, at most ${most}): ${m[0]}`);
+  return { low, high, most, line: m[0] };
+}
+
+/**
+ * The calls line under an answer ("Model calls: N (it said about L–H model calls, at most W) — …"): never more than
+ * the worst case; when the first vote settled the session, L ≤ N ≤ H, the middle of the range within 1.5× of N, and
+ * (on the test's working chat models, default speculation) no call failed or was cancelled. Returns {calls, settled, line}.
+ */
+function checkSpend(text, log, what) {
+  const m = /Model calls: (\d+) \(it said about (\d+)(?:–(\d+))? model calls?, at most (\d+)\)([^\n]*)/.exec(text);
+  if (!m) throw new Error(`${what}: no calls line with what the council said it would spend: ${text.slice(-600)}`);
+  const [calls, low, most] = [Number(m[1]), Number(m[2]), Number(m[4])];
+  const high = Number(m[3] || m[2]);
+  const settled = /No debate cycle followed the first vote/.test(text);
+  log(`${what}: ${m[0]} (${settled ? 'settled by the first vote' : 'debated'})`);
+  if (calls > most) throw new Error(`${what}: ${calls} model calls, more than the worst case said (${most}): ${m[0]}`);
+  if (settled) {
+    if (calls < low || calls > high) throw new Error(`${what}: settled by the first vote with ${calls} model calls, outside the expected ${low}–${high}: ${m[0]}`);
+    if ((low + high) / 2 > 1.5 * calls) throw new Error(`${what}: the expected ${low}–${high} is more than 1.5× the ${calls} calls made: ${m[0]}`);
+    expectAbsent(m[0], /failed|cancelled/, `${what}: a first-vote session on working models names failed or cancelled calls`);
+  }
+  return { calls, settled, line: m[0] };
+}
+
+/** The answer of the scripted session: no implicit context as an attachment, no Dissent under a unanimous vote. */
+function checkAnswerWords(text, what) {
+  expectAbsent(text, /Your attachments are evidence|Chat customizations index/, `${what}: VS Code's implicit context is presented as the user's attachment`);
+  if (/Vote:\s*unanimous/.test(text)) expectAbsent(text, /^\s*Dissent\s*$/m, `${what}: a "Dissent" heading under a unanimous vote`);
+}
+
 const scenarios = {
   /** A question about the finished answer is answered in that session's context; the council is not re-run. */
   async 'follow-up after the answer'(ui) {
@@ -245,8 +291,7 @@ const scenarios = {
     const asked = await ask(ui);
     const first = await asked.innerText(); // read now: the chat list drops rows scrolled out of view
     await shotAt(ctx, asked, asked.getByText(/🪑 Seats:/).first(), 'seats-and-cost');
-    const cost = /💰 About \d+–\d+ model calls expected[^\n]*; at most \d+ model calls[^\n]*/.exec(first);
-    if (!cost) throw new Error(`no cost line before the first model call: ${first.slice(0, 400)}`);
+    const cost = [costLine(first).line];
     ctx.log(`cost line: ${cost[0]}`);
     if (first.indexOf(cost[0]) > first.indexOf(FIRST_Q)) throw new Error('the cost line came after the first model call (the question)');
     if (!cost[0].includes(MODEL_B)) throw new Error(`the cost line does not name ${MODEL_B}: ${cost[0]}`);
@@ -259,6 +304,7 @@ const scenarios = {
     await ui.see(ANSWER_HEADING, r, 180_000);
     await ui.idle();
     const answer = await r.innerText();
+    checkSpend(answer, ctx.log, 'the session on two models');
     const spent = /Model calls: \d+[^\n]*/.exec(answer);
     ctx.log(`under the answer: ${spent ? spent[0] : '(nothing)'}`);
     if (!spent || !spent[0].includes(`on ${MODEL_B}`)) throw new Error(`the answer does not say the calls made per model: ${answer.slice(-400)}`);
@@ -338,10 +384,59 @@ const scenarios = {
     const shown = (await followups.allInnerTexts()).join(' | ');
     expectAbsent(shown, /Ask a new question|Show transcript|Skip all questions/, 'English followups in a Russian session');
     await shotAt(ctx, await ui.newest(), (await ui.newest()).getByText(/Ответ совета/).first(), 'russian-answer');
+    // Issue 31: the council names its personas in Russian (the test model's own text, in English, is not checked).
+    const names = [...new Set((await personaLines(await ui.newest())).map((p) => p[0]))];
+    ctx.log(`Russian persona names: ${JSON.stringify(names)}`);
+    if (names.length < 2) throw new Error(`expected at least two personas named in the Russian answer: ${JSON.stringify(names)}`);
+    const english = names.filter((n) => /[A-Za-z]/.test(n));
+    if (english.length) throw new Error(`personas named in English in a Russian session: ${JSON.stringify(english)}`);
+    if (!names.includes('Архитектор ПО')) throw new Error(`the Software Architect is not named "Архитектор ПО": ${JSON.stringify(names)}`);
+    const seats = /🪑[^\n]*/.exec(first);
+    if (seats) expectAbsent(seats[0], /Software Architect|Devil.s Advocate/, 'the seats line names personas in English');
+  },
+
+  /**
+   * Revisit by button (issue 31): after an answer where the questions were skipped, the "Revisit: …" followup asks
+   * the question again; a click on a choice button answers it (no "already answered" notification), and the re-vote
+   * finishes with a new answer that says "Revisited".
+   */
+  async 'revisit by button'(ui, ctx) {
+    await ui.newChat();
+    await ask(ui);
+    const r = await ui.send('@council /skipAll');
+    await ui.see(ANSWER_HEADING, r, 180_000);
+    await ui.idle();
+    const answered = await r.innerText();
+    checkSpend(answered, ctx.log, 'the /skipAll session');
+    checkAnswerWords(answered, 'the /skipAll session');
+    const page = r.page();
+    const toasts = page.locator('.notification-toast', { hasText: /already answered/ });
+    await ui.click(/^\s*Revisit: /, 30_000);
+    await ui.see(/The moderator asks again/, undefined, 120_000);
+    await ui.idle();
+    const again = await ui.newest(); // looked up once the re-asked question is the newest response
+    // A choice of the re-asked question: a visible, labelled button, not Skip (the row holds unlabelled ones too).
+    const choice = again.locator('.monaco-button:visible').filter({ hasText: /\w/ }).filter({ hasNotText: /Skip|Пропустить/ }).first();
+    await choice.waitFor({ timeout: 30_000 });
+    const label = ((await choice.innerText()) || '').trim();
+    ctx.log(`the re-asked question: ${JSON.stringify((await again.innerText()).slice(0, 300))}; clicking ${JSON.stringify(label)}`);
+    await ctx.shot('revisit-question');
+    await choice.click();
+    await ui.see(/Revisited/, undefined, 120_000);
+    await ui.see(/What changed/, undefined, 180_000);
+    await ui.idle();
+    const revisited = await (await ui.newest()).innerText();
+    ctx.log(`after the revisit: ${JSON.stringify(revisited.slice(0, 400))}`);
+    if (await toasts.count()) throw new Error(`a notification says the question was already answered: ${await toasts.first().innerText()}`);
+    const all = await ui.transcript();
+    expectAbsent(all, /Every advisor failed/, 'the re-vote failed');
+    expectAbsent(all, /option_id must be one of/, 'a model reply was rejected in the re-vote');
+    if (!revisited.includes(label)) throw new Error(`the revisited answer does not name the choice clicked (${label}): ${revisited.slice(0, 600)}`);
+    await shotAt(ctx, await ui.newest(), (await ui.newest()).getByText(/Revisited/).first(), 'revisit-answer');
   },
 };
 
 // (issue 23) The Council custom agent: picked in the agent picker, one consult through it (agent-scenario.js).
 Object.assign(scenarios, require('./agent-scenario'));
 
-module.exports = { scenarios, QUESTION };
+module.exports = { scenarios, QUESTION, costLine, checkSpend, checkAnswerWords };
