@@ -57,6 +57,7 @@ async def test_revisit_asks_again_replaces_the_assumption_and_reruns_one_vote_ro
     assert s.tally.winner == "B" and s.revisits[-1].settled and s.revisits[-1].answer == ANSWER
     assert "**Revisited:**" in done.final_answer and "moved from **A · " in done.final_answer
     assert "3 advisors changed their vote" in done.final_answer
+    assert "(the council had assumed: " in done.final_answer and ".)." not in done.final_answer  # one full stop
     assert replay(h.runtime(sid).journal).model_dump() == s.model_dump()
 
 

@@ -81,7 +81,8 @@ def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
     v: Revisit | None = s.open_revisit
     if v is None or not v.answer:
         return ""
-    assumed = t("revisit.had_assumed", assumption=one_line(v.assumed)) if v.assumed else ""
+    # the sentence's own full stop follows the bracket: "(… assumed: no deadline)." never "(… deadline.)."
+    assumed = t("revisit.had_assumed", assumption=one_line(v.assumed).rstrip(" .")) if v.assumed else ""
     out = [t("revisit.revisited", question=one_line(v.question), answer=one_line(v.answer), assumed=assumed)
            + "\n\n"]
     winner = s.tally.winner if s.tally else None
