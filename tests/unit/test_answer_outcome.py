@@ -72,6 +72,9 @@ async def test_a_first_vote_that_settles_it_is_no_debate(make_service):
     s = h.runtime(res.session_id).session
     assert s.debate_cycles == 1 and s.synthesis.debate.verdict == "no_debate"
     assert "No debate cycle followed the first vote (A 3), so the first vote is the final one." in res.final_answer
+    # the footer agrees (it said "after 1 debate cycle", issue 31)
+    assert "after the first vote (no debate cycle followed it)._" in res.final_answer
+    assert "1 debate cycle" not in res.final_answer
 
 
 HINGES = [  # the chair's judgement in its own order: the less critical first

@@ -62,8 +62,12 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
         precedents_section(session),
     ]
     models = models_used(session)
-    cycles = n(session.debate_cycles, "debate_cycle_after") if session.discussions or len(session.personas) != 1 \
-        else t("answer.one_advisor")
+    if not session.discussions and len(session.personas) == 1:
+        cycles = t("answer.one_advisor")
+    elif session.debate_cycles == 1:  # settled by the first vote: "after 1 debate cycle" would contradict the answer
+        cycles = t("answer.first_vote")
+    else:
+        cycles = n(session.debate_cycles, "debate_cycle_after")
     out.append((t("answer.answered_with", models=models, cycles=cycles) if models else t("answer.after", cycles=cycles))
                + "\n")
     return "".join(out).strip() + "\n"
