@@ -1,6 +1,7 @@
 """Build tools, not shipped in the wheel: the generators of what is derived from the wire models (``docgen``:
-docs/protocol.md, ``tsgen``: extension/src/wire.ts, ``lmtools``: package.json's languageModelTools). Run each from
-the repository root as ``python -m tools.<name>``; ``--check`` exits 1 when the committed file is out of date."""
+docs/protocol.md, ``tsgen``: extension/src/wire.ts, ``lmtools``: package.json's languageModelTools; ``kindsgen``:
+the provider settings in package.json and extension/src/providerKinds.ts, from the provider table). Run each from the
+repository root as ``python -m tools.<name>``; ``--check`` exits 1 when the committed file is out of date."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
  * sidecar and each session.
  */
 import * as path from 'node:path';
+import { HTTP_PROVIDER_SETTING, PROVIDER_SETTING } from './providerKinds';
 import type { SessionOptions } from './wire';
 import { LIMITS, MAX_CONTEXT } from './wire';
 
@@ -54,9 +55,9 @@ export type CouncilSettings = ReturnType<typeof readSettings>;
  */
 export function readSettings(config: ConfigReader) {
   return {
-    provider: pick(config.get('provider'), ['chat', 'openai', 'ollama', 'embedded', 'scripted'], 'chat'),
+    provider: pick(config.get('provider'), PROVIDER_SETTING, 'chat'),
     http: {
-      provider: pick(config.get('http.provider'), ['auto', 'openai', 'ollama', 'embedded'], 'auto'),
+      provider: pick(config.get('http.provider'), HTTP_PROVIDER_SETTING, 'auto'),
       model: str(config.get('http.model')),
       baseUrl: str(config.get('http.baseUrl')),
       apiKeyEnv: str(config.get('http.apiKeyEnv')),

@@ -22,14 +22,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from council.providers.kinds import AGENT_CLI_KINDS, KINDS  # noqa: F401  (AGENT_CLI_KINDS: read here by many)
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-ProviderKind = Literal["openai", "ollama", "embedded", "scripted", "client", "claude", "codex", "gemini", "copilot"]
-#: The kinds that run an agent CLI the user is signed into (README, "Seats on your agent CLIs").
-AGENT_CLI_KINDS = ("claude", "codex", "gemini", "copilot")
+#: A provider kind: a row of the provider table (:mod:`council.providers.kinds`).
+ProviderKind = Literal[KINDS]  # type: ignore[valid-type]  # a tuple of strings: one Literal of them all
 
 #: Where a workspace keeps its persona overrides (the extension's *Edit Personas*, ``define_personas``).
 OVERRIDES_DIR = Path(".council") / "personas"

@@ -14,13 +14,14 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
-from council.config import AGENT_CLI_KINDS, ConfigError, CouncilConfig, ProviderConfig, ProviderKind, adhoc_provider
+from council.config import ConfigError, CouncilConfig, ProviderConfig, adhoc_provider
 from council.errors import CouncilError, validation_error
 from council.personas.loader import PersonaLibrary
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.providers.agent_cli import DEFAULT_MODEL
 from council.providers.base import Provider, ProviderError
 from council.providers.client import ClientBridge, ClientProvider
+from council.providers.kinds import BY_KIND, KINDS
 from council.providers.registry import build_provider, choose_default, found_clis, provider_for_persona
 from council.session.calls.structured import ProviderPicker
 from council.session.state import records as r
@@ -30,7 +31,6 @@ from council.session.state.seating import ModelChoice, Seating, SeatMiss, seat
 log = logging.getLogger(__name__)
 
 CACHE = 16
-KINDS: tuple[str, ...] = ProviderKind.__args__  # type: ignore[attr-defined]
 
 
 class ProviderHub:
@@ -160,9 +160,10 @@ class ProviderHub:
 
     def _choice(self, name: str, cfg: ProviderConfig, **more: str) -> ModelChoice:
         """The model choice of provider ``name`` (remembered: its seats are served by ``cfg``)."""
-        default = DEFAULT_MODEL if cfg.kind in AGENT_CLI_KINDS else cfg.kind  # a CLI's own default model
-        choice = ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or default, vendor=cfg.kind,
-                             **more)
+        cli = BY_KIND[cfg.kind].cli
+        default = DEFAULT_MODEL if cli else cfg.kind  # a CLI's own default model
+        choice = ModelChoice(id=f"{name}:{cfg.model}", provider=cfg.kind, model=cfg.model or default,
+                             vendor=cli.vendor if cli else cfg.kind, **more)
         self._choices[choice.id] = cfg
         return choice
 
@@ -185,8 +186,8 @@ class ProviderHub:
             return cfg.model_copy(update={"model": model}) if model else cfg
         if name == "ollama":
             return ProviderConfig(kind="ollama", model=model, base_url=self.config.ollama_url)
-        if name == "client" or name not in KINDS:
-            known = sorted({*self.config.providers, *(k for k in KINDS if k != "client")})
+        if name not in BY_KIND or BY_KIND[name].lent:  # the client's models are named by their ids, not by a spec
+            known = sorted({*self.config.providers, *(k for k in KINDS if not BY_KIND[k].lent)})
             raise validation_error(f"unknown provider {name!r} in model spec {spec!r}: use provider:model with a "
                                    f"provider one of {', '.join(known)}", valid=known)
         return _adhoc(name, model, self.config)

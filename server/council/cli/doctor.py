@@ -23,6 +23,7 @@ from council.cli.serve import REAL_PROVIDERS, build_config
 from council.cli.usage import setup_or_refuse
 from council.client.rpc import RpcError, start_sidecar
 from council.config import AGENT_CLI_KINDS
+from council.providers.kinds import choices
 
 OK, UNAVAILABLE, FAILED = 0, 3, 4
 PACKAGES = (  # (import name, distribution, what it is for)
@@ -33,7 +34,7 @@ PACKAGES = (  # (import name, distribution, what it is for)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--provider", choices=[*REAL_PROVIDERS, "scripted"], help="also check this provider")
+    p.add_argument("--provider", choices=choices(lent=False), help="also check this provider")
     p.add_argument("--model", help="model name (or GGUF path) for --provider")
     p.add_argument("--base-url", help="base URL for --provider")
     p.add_argument("--api-key-env", help="environment variable holding the API key")

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from council.cli.usage import setup_or_refuse, whole_number
+from council.providers.kinds import REAL_KINDS, choices
 
 log = logging.getLogger("council.serve")
 
-REAL_PROVIDERS = ("openai", "ollama", "embedded", "claude", "codex", "gemini", "copilot")
+REAL_PROVIDERS = REAL_KINDS  # the provider table's (council.providers.kinds): a user's models
 
 
 def protect_stdout() -> BinaryIO:
@@ -36,8 +37,7 @@ def add_provider_arguments(p: argparse.ArgumentParser, *, client: bool = False, 
                         config_help: str = "config file (JSON or TOML): providers, persona → provider map") -> None:
     """The model flags every command that runs a council shares: ``--provider --model --base-url --api-key-env
     --config --script`` (``client``: the provider a client lends)."""
-    kinds = [*REAL_PROVIDERS, "scripted", *(["client"] if client else [])]
-    p.add_argument("--provider", choices=kinds, help=provider_help)
+    p.add_argument("--provider", choices=choices(lent=client), help=provider_help)
     p.add_argument("--model", help="model name, or a GGUF path for the embedded provider")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible or Ollama server")
     p.add_argument("--api-key-env", help="name of the environment variable holding the API key")

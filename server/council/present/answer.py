@@ -15,20 +15,20 @@ from council.present.evidence import precedents_section
 from council.present.live_render import Fields, LiveRenderer
 from council.present.outcome import debate_section, hinges_section
 from council.present.text import clipped, join_names, one_line, section
+from council.providers.kinds import BY_KIND, KINDS
 from council.session.state.convergence import Convergence
 from council.session.state.entities import ConversationSession, Revisit
 from council.session.state.outputs import CouncilSynthesis, UserAnswer
 from council.words import n, speaking, t
 
-PROVIDERS = ("client", "embedded", "ollama", "openai", "scripted",  # the kinds the catalog names (provider.<kind>)
-             "claude", "codex", "gemini", "copilot")
+PROVIDERS = KINDS  # the kinds the catalog names (the provider table's words keys, provider.<kind>)
 RECOMMENDATION_CHARS = 200  # of the recommendation a revisit replaced
 FIELDS: Fields = (("recommendation", None),)  # what of the chair's SynthesisReply streams
 
 
 def provider_name(kind: str) -> str:
     """A provider kind in plain words ("your chat model"); an unknown kind as it is."""
-    return t(f"provider.{kind}") if kind in PROVIDERS else kind
+    return t(BY_KIND[kind].words) if kind in BY_KIND else kind
 
 
 def models_used(session: ConversationSession) -> str:

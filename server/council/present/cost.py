@@ -3,10 +3,10 @@ session will spend (one line, before its first model call) and what a budget cut
 
 from __future__ import annotations
 
-from council.config import AGENT_CLI_KINDS
 from council.personas.names import shown
 from council.present.answer import provider_name
 from council.present.text import join_names
+from council.providers.kinds import AGENT_CLI_KINDS, BY_KIND
 from council.session.state.budget import BudgetCut, CallPlan
 from council.session.state.entities import Spend
 from council.session.state.seating import FallbackReason, ModelChoice, Seating, SeatMiss
@@ -89,7 +89,7 @@ def seating(s: Seating) -> str:
     if s.misses:
         out += t("seats.misses", misses="; ".join(_miss(m, s) for m in s.misses)) + "\n\n"
     if clis:
-        out += t("seats.bills", bills="; ".join(t(f"bills.{kind}") for kind in clis)) + "\n\n"
+        out += t("seats.bills", bills="; ".join(t(BY_KIND[kind].cli.bills) for kind in clis)) + "\n\n"
     return out
 
 

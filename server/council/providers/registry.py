@@ -2,14 +2,14 @@
 
 Selection order: see README, "Models" (the agent CLIs found on PATH count when they answer a tiny check,
 :mod:`council.providers.found`, and seat the council together; a local Ollama counts when it answers within ~300
-ms). Provider modules are imported lazily by kind so optional dependencies stay optional, and httpx loads only when an
-HTTP provider (or the Ollama probe) is used. :func:`metered` says which models cost the user per call (README, "The
-cost before it is spent": the council sends no speculative calls to them by default).
+ms). The kinds are the provider table's (:mod:`council.providers.kinds`); their modules are imported lazily by kind
+so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the Ollama probe) is used.
+:func:`metered` says which models cost the user per call (README, "The cost before it is spent": the council sends no
+speculative calls to them by default).
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any
 
@@ -17,38 +17,23 @@ import anyio
 from pydantic import ValidationError
 
 from council.camel import CamelModel
-from council.config import AGENT_CLI_KINDS, ConfigError, CouncilConfig, ProviderConfig, ProviderKind
+from council.config import ConfigError, CouncilConfig, ProviderConfig, ProviderKind
 from council.providers.base import Provider, ProviderError, ProviderStatus
+from council.providers.kinds import AGENT_CLI_KINDS, BY_KIND, FREE_KINDS, LOOPBACK_KINDS, options_model, provider_class
 
 log = logging.getLogger(__name__)
 
 OLLAMA_PROBE_SECONDS = 0.3
 CHECK_SECONDS = 5.0
 
-_CLASSES: dict[str, tuple[str, str]] = {
-    "openai": ("council.providers.openai_compat", "OpenAICompatProvider"),
-    "ollama": ("council.providers.ollama", "OllamaProvider"),
-    "embedded": ("council.providers.embedded", "EmbeddedProvider"),
-    "scripted": ("council.providers.scripted", "ScriptedProvider"),
-    "client": ("council.providers.client", "ClientProvider"),
-    "claude": ("council.providers.claude_code", "ClaudeCodeProvider"),
-    "codex": ("council.providers.codex_cli", "CodexCliProvider"),
-    "gemini": ("council.providers.gemini_cli", "GeminiCliProvider"),
-    "copilot": ("council.providers.copilot_cli", "CopilotCliProvider"),
-}
-
-
-FREE_KINDS = frozenset({"embedded", "scripted"})  # in-process: a call costs nothing but time
-HTTP_KINDS = frozenset({"openai", "ollama"})  # free when the server runs on this machine (loopback), else metered
-
 
 def metered(provider: Provider) -> bool:
     """Whether a call on ``provider`` may cost the user: a client's model (VS Code's chat models bill premium
     requests; an MCP client's sampling model is the client's to bill), a remote HTTP server; not an in-process model
     nor a server on this machine (``127.0.0.1``, ``localhost``, ``::1``)."""
-    if provider.id in FREE_KINDS:
+    if provider.id in FREE_KINDS:  # in-process: a call costs nothing but time
         return False
-    if provider.id in HTTP_KINDS:
+    if provider.id in LOOPBACK_KINDS:  # free when the server runs on this machine, else metered
         from council.providers.http_common import is_loopback  # httpx: only for an HTTP provider
 
         return not is_loopback(getattr(provider, "base_url", "") or "")
@@ -58,18 +43,20 @@ def metered(provider: Provider) -> bool:
 def build_provider(cfg: ProviderConfig, *, bridge: Any = None) -> Provider:
     """A provider for ``cfg``. Bad options or a missing bridge raise ``ProviderError(kind="config")``."""
     try:
-        module, class_name = _CLASSES[cfg.kind]
-        cls = getattr(importlib.import_module(module), class_name)
+        cls = provider_class(cfg.kind)
+        options = options_model(cfg.kind)
+        if options is not None:  # the table's model: a kind's options are checked before it is built
+            options.model_validate(cfg.options)
         if cfg.kind == "scripted":
             return cls(model=cfg.model or "scripted", script=cfg.options.get("script"))
-        if cfg.kind == "client":
+        if BY_KIND[cfg.kind].lent:
             if bridge is None:
                 raise ProviderError(
                     "the client provider lends the editor's model and only works inside a client "
                     "that answers council/complete (VS Code); pick another provider here",
                     kind="config",
                 )
-            return cls(bridge, model=cfg.model or "client")
+            return cls(bridge, model=cfg.model or cfg.kind)
         return cls(cfg)
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in err.errors())
