@@ -22,11 +22,17 @@ async function openedList(page, ms = 10_000) {
     }
     if (await quick.isVisible().catch(() => false)) {
       await page.waitForTimeout(500); // the list fills in after the widget shows
-      return (await quick.locator('.quick-input-list .monaco-list-row').allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean);
+      return quickRows(page);
     }
     await page.waitForTimeout(200);
   }
   return null;
+}
+
+/** The rows of the open quick pick (a list, or a tree such as Configure Tools), each as one line of text. */
+async function quickRows(page) {
+  const rows = await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
+  return rows.map((r) => r.replace(/\s+/g, ' ').trim()).filter(Boolean);
 }
 
 async function closeList(page) {
@@ -70,17 +76,28 @@ module.exports = {
     const configure = page.locator(`${INPUT} a.action-label[aria-label^="Configure Tools"]`).first();
     if (!(await configure.count())) throw new Error(`no Configure Tools control: ${JSON.stringify(found)}`);
     await configure.click();
-    const tools = await openedList(page, 20_000);
+    const top = await openedList(page, 20_000);
+    ctx.log(`Configure Tools: ${JSON.stringify(top)}`);
+    // Each extension's tools are a group, collapsed: open Council's.
+    const group = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: /^\s*Council\s*$/ }).first();
+    if (!(await group.count())) throw new Error(`Configure Tools has no Council group: ${JSON.stringify(top)}`);
+    await group.locator('.monaco-tl-twistie').first().click();
+    await page.waitForTimeout(800);
+    const rows = await quickRows(page);
     await ctx.shot('host-2-configure-tools');
     await closeList(page);
-    const council = (tools || []).filter((row) => /council/i.test(row));
-    ctx.log(`Configure Tools: ${tools === null ? 'opened no list' : `${tools.length} rows`}; Council's: ${JSON.stringify(council.slice(0, 12))}`);
-    // Listed by display name, reference or tool name; the picker may group them under the extension ("Council").
-    const TOOLS = { council_consult: 'Consult the Council', persona_consult: 'Consult one Council persona',
-      council_define_personas: 'Define Council personas', council_review: 'Council review of a change' };
-    const listed = Object.entries(TOOLS).filter(([name, title]) => council.some((row) => row.includes(name) || row.includes(title)));
-    ctx.log(`Council's tools listed by name: ${JSON.stringify(listed.map(([name]) => name))}`);
-    if (!council.length) throw new Error(`Configure Tools lists nothing of Council's: ${JSON.stringify((tools || []).slice(0, 20))}`);
+    const at = rows.findIndex((row) => /^Council$/.test(row));
+    const council = rows.slice(at + 1, at + 5);
+    ctx.log(`Configure Tools, Council's: ${JSON.stringify(council)}`);
+    // Listed by reference (#council …), tool name or display name.
+    const TOOLS = [['council_consult', 'council', 'Consult the Council'], ['persona_consult', 'councilPersona', 'Consult one Council persona'],
+      ['council_define_personas', 'councilPersonas', 'Define Council personas'], ['council_review', 'councilReview', 'Council review of a change']];
+    for (const [name, ref, title] of TOOLS) {
+      const named = new RegExp(`(^|\\s|#)(${name}|${ref})(\\s|$)`);
+      if (!council.some((row) => named.test(row) || row.includes(title))) {
+        throw new Error(`Configure Tools does not list ${name} (#${ref}) under Council: ${JSON.stringify(council)}`);
+      }
+    }
 
     // In the Local target, typing @ offers the participant.
     await ui.input.click({ force: true });
