@@ -9,6 +9,7 @@ is refused; a client's persona → model map is a preference (a key naming no pe
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -30,6 +31,7 @@ from council.session.state.seating import ModelChoice, Seating, SeatMiss, seat
 log = logging.getLogger(__name__)
 
 CACHE = 16
+CLI_MODEL = re.compile(r"[A-Za-z0-9][\w.:/@+\[\]-]*")  # a model name an agent CLI takes as one argument's value
 KINDS: tuple[str, ...] = ProviderKind.__args__  # type: ignore[attr-defined]
 
 
@@ -141,7 +143,9 @@ class ProviderHub:
         """A persona → model map's agent-CLI seats: a value that is no offered model's id but a ``--models`` spec of
         an agent CLI (``codex:gpt-5.1-codex``, ``claude:``; read by the same parser) is that CLI's model. The options
         with those values as their choices' ids, the choices whose CLI is on PATH, and those whose CLI is not (id →
-        its fix; the persona sits on the chat's model, and the seating's misses say why)."""
+        its fix; the persona sits on the chat's model, and the seating's misses say why). A model name a CLI could read
+        as an option (``-y``, ``--yolo``) or as two arguments is no CLI's: the map comes from settings a workspace
+        may hold."""
         policy = options.seating
         if not isinstance(policy, dict):
             return options, [], {}
@@ -154,7 +158,7 @@ class ProviderHub:
                 cfg = self._spec_config(want)
             except CouncilError:  # no provider of that name: the map's miss says what it could name
                 continue
-            if cfg.kind in AGENT_CLI_KINDS:
+            if cfg.kind in AGENT_CLI_KINDS and (not cfg.model or CLI_MODEL.fullmatch(cfg.model)):
                 name = want.split(":", 1)[0].strip()
                 chosen[want] = self._choice(name, cfg, family=cfg.model or name)
         missing: dict[str, str] = {}

@@ -81,14 +81,19 @@ def test_a_map_value_reads_as_a_client_model_first_then_as_an_agent_cli_spec(onl
     assert "Claude Code расходует лимиты вашего плана Claude" in ru, ru
 
 
+HOSTILE = ["claude:--dangerously-skip-permissions", "claude:-p", "gemini:--yolo", "claude:a b", "claude:x\n--yolo",
+           "codex:-c", "claude:ü"]
+
+
 @pytest.mark.parametrize("value", ["openai:gpt-4o", "nonesuch:model", "claude", "gemini", ":", "claude :x:y",
-                                   "client:alpha/one", " claude:sonnet"])
+                                   "client:alpha/one", " claude:sonnet", "claude:claude-sonnet-4-6[1m]", *HOSTILE])
 def test_values_that_name_no_agent_cli_stay_misses_and_are_never_refused(only_claude: Path, value: str):
     """A value that is no chat model's id and no agent CLI's spec (another provider, no colon, an unknown name, the
-    client) is the miss it always was; a spec with spaces around the CLI's name still names it."""
+    client, a model name the CLI would read as an option or as two arguments: a workspace's settings can hold the
+    map) is the miss it always was; a spec with spaces around the CLI's name still names it."""
     seating = seat_map({"Security Expert": value})
     seat = next(s for s in seating.seats if s.persona == "Security Expert")
-    if value.split(":", 1)[0].strip() == "claude" and ":" in value:
+    if value.split(":", 1)[0].strip() == "claude" and ":" in value and value not in HOSTILE:
         assert seat.model.provider == "claude" and not seating.misses
     else:
         assert seat.model.id == "alpha/one"
@@ -105,3 +110,15 @@ def test_a_cli_seats_fallback_line_names_the_clis_fix(only_claude: Path):
     other = ModelChoice(id="beta/two", provider="client", model="Beta Two")  # a chat model: the plain reason
     assert "(it failed)" in fell_back(["Security Expert"], other, chat, "model_failed", "HTTP 500 from the client")
     assert os.environ["PATH"] == str(only_claude)
+
+
+def test_in_restricted_mode_a_workspaces_council_models_is_ignored():
+    """The map can run a program (an agent CLI) and send the question to its vendor: like the other settings that
+    do, a workspace's value is ignored until the workspace is trusted (VS Code's ``restrictedConfigurations``), and
+    the setting's description says how to write a CLI seat."""
+    import json
+
+    package = json.loads((Path(__file__).resolve().parents[2] / "package.json").read_text(encoding="utf-8"))
+    assert "council.models" in package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    described = package["contributes"]["configuration"]["properties"]["council.models"]["markdownDescription"]
+    assert "`<cli>:<model>`" in described and "Restricted Mode" in described
