@@ -143,9 +143,7 @@ class ProviderHub:
         """A persona → model map's agent-CLI seats: a value that is no offered model's id but a ``--models`` spec of
         an agent CLI (``codex:gpt-5.1-codex``, ``claude:``; read by the same parser) is that CLI's model. The options
         with those values as their choices' ids, the choices whose CLI is on PATH, and those whose CLI is not (id →
-        its fix; the persona sits on the chat's model, and the seating's misses say why). A model name a CLI could read
-        as an option (``-y``, ``--yolo``) or as two arguments is no CLI's: the map comes from settings a workspace
-        may hold."""
+        its fix; the persona sits on the chat's model, and the seating's misses say why)."""
         policy = options.seating
         if not isinstance(policy, dict):
             return options, [], {}
@@ -158,7 +156,7 @@ class ProviderHub:
                 cfg = self._spec_config(want)
             except CouncilError:  # no provider of that name: the map's miss says what it could name
                 continue
-            if cfg.kind in AGENT_CLI_KINDS and (not cfg.model or CLI_MODEL.fullmatch(cfg.model)):
+            if cfg.kind in AGENT_CLI_KINDS:
                 name = want.split(":", 1)[0].strip()
                 chosen[want] = self._choice(name, cfg, family=cfg.model or name)
         missing: dict[str, str] = {}
@@ -221,6 +219,11 @@ class ProviderHub:
         name, _, model = spec.partition(":")
         name, model = name.strip(), model.strip()
         cfg = self.config.providers.get(name)
+        if model and (cfg.kind if cfg is not None else name) in AGENT_CLI_KINDS and not CLI_MODEL.fullmatch(model):
+            # the model goes into the CLI's argv: one it could read as an option (--yolo) or as two arguments is
+            # refused (a workspace's settings can hold a seating map, a restored journal names its seats' specs)
+            raise validation_error(f"“{model}” in model spec {spec!r} is no model name: an agent CLI's model starts "
+                                   "with a letter or digit and holds no spaces", fields={"model": model})
         if cfg is not None:
             return cfg.model_copy(update={"model": model}) if model else cfg
         if name == "ollama":

@@ -122,3 +122,22 @@ def test_in_restricted_mode_a_workspaces_council_models_is_ignored():
     assert "council.models" in package["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
     described = package["contributes"]["configuration"]["properties"]["council.models"]["markdownDescription"]
     assert "`<cli>:<model>`" in described and "Restricted Mode" in described
+
+
+@pytest.mark.parametrize("spec", ["claude:--dangerously-skip-permissions", "gemini:-y", "codex:a b"])
+def test_a_models_spec_whose_cli_model_reads_as_an_option_is_refused(only_claude: Path, spec: str):
+    """``--models`` (and a restored seat) take the same parser: the CLI would read such a model as its own option."""
+    from council.errors import CouncilError
+
+    async def run():
+        hub = ProviderHub(CouncilConfig())
+        try:
+            await hub.seat(load_personas(), TurnParams(text="Should we?", options=SessionOptions(models=[spec])),
+                           COUNCIL)
+        finally:
+            await hub.aclose()
+
+    with pytest.raises(CouncilError) as refused:
+        anyio.run(run)
+    assert refused.value.code == "validation" and "is no model name" in refused.value.message
+
