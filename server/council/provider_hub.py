@@ -159,19 +159,18 @@ class ProviderHub:
             if cfg.kind in AGENT_CLI_KINDS:
                 name = want.split(":", 1)[0].strip()
                 chosen[want] = self._choice(name, cfg, family=cfg.model or name)
+        choices = list({c.id: c for c in chosen.values()}.values())
         missing: dict[str, str] = {}
-        for choice in {c.id: c for c in chosen.values()}.values():
+        for choice in choices:
             provider = self.provider_of(choice)
             try:
                 if isinstance(provider, AgentCliProvider):
-                    provider.executable()
+                    provider.executable()  # on PATH (the check a call makes first, with the same fix)
             except ProviderError as exc:
                 missing[choice.id] = exc.message[:300]
-        if not chosen:
-            return options, [], missing
         resolved = {persona: chosen[want].id if want in chosen else want for persona, want in policy.items()}
-        usable = [c for c in {c.id: c for c in chosen.values()}.values() if c.id not in missing]
-        return options.model_copy(update={"seating": resolved}), usable, missing
+        return (options.model_copy(update={"seating": resolved}), [c for c in choices if c.id not in missing],
+                missing)
 
     def picker_for(self, seating: Callable[[], Seating | None], fallback: Provider) -> ProviderPicker:
         """Role → provider from the session's seating as it is at each call (``fallback`` before it is seated)."""
