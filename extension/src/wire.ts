@@ -299,7 +299,7 @@ export interface ConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). A map's model may also be an agent CLI's, in `council ask --models` syntax `<cli>:<model>` (`claude:sonnet`, `codex:gpt-5.1-codex`; `claude:` for the CLI's default model): that persona's calls run the CLI in the sidecar, headless, on the user's sign-in. The map is a preference: an entry naming no persona, a model that is not offered, or a CLI that is not on PATH, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. A CLI seat that cannot answer (not signed in, out of quota) falls back to the chat's model at its first call (`seat.fellBack`, its line naming the fix). The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -362,7 +362,7 @@ export interface PersonaConsultRequest {
   client_model?: string;
   /** The models the client can serve (with `client_model` the id of the chat's one among them): the personas are seated on them. */
   client_models?: ClientModel[];
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). A map's model may also be an agent CLI's, in `council ask --models` syntax `<cli>:<model>` (`claude:sonnet`, `codex:gpt-5.1-codex`; `claude:` for the CLI's default model): that persona's calls run the CLI in the sidecar, headless, on the user's sign-in. The map is a preference: an entry naming no persona, a model that is not offered, or a CLI that is not on PATH, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. A CLI seat that cannot answer (not signed in, out of quota) falls back to the chat's model at its first call (`seat.fellBack`, its line naming the fix). The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** The problem or question for the council, in the user's words. */
   user_problem: string;
@@ -1710,12 +1710,14 @@ export interface SeatFallback {
 export interface SeatMiss {
   /** The map's key as given. */
   persona: string;
-  /** The model id the map gave it. */
+  /** The model id the map gave it (an agent CLI's: its `cli:model` spec). */
   modelId: string;
-  /** no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's model because no model with that id is on offer. */
-  reason: 'no_persona' | 'model_not_offered';
+  /** no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's model because no model with that id is on offer; cli_not_installed: the entry names an agent CLI's model (`codex:gpt-5.1-codex`) and that CLI is not on PATH (`detail` says how to install it), so the persona is seated on the chat's model. */
+  reason: 'no_persona' | 'model_not_offered' | 'cli_not_installed';
   /** What the entry could name: the personas, or the ids of the offered models. */
   valid: string[];
+  /** Why the model cannot be used, with its fix (cli_not_installed). */
+  detail: string;
 }
 
 /** Who speaks with which model. The moderator, the clarifier and the chair use `chair`. */
@@ -1768,7 +1770,7 @@ export interface SessionOptions {
   model?: string;
   /** The user's display name in the transcript. */
   userId?: string;
-  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a preference: an entry naming no persona, or a model that is not offered, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. The moderator, the clarifier and the chair always use the chat's model. */
+  /** How personas are seated on the offered models: `diverse` (the default when the models span two or more model families: seats spread across them, the chat's model included), `chat` (every seat on the chat's model), or a map persona name (or id) → model id (others on the chat's model). A map's model may also be an agent CLI's, in `council ask --models` syntax `<cli>:<model>` (`claude:sonnet`, `codex:gpt-5.1-codex`; `claude:` for the CLI's default model): that persona's calls run the CLI in the sidecar, headless, on the user's sign-in. The map is a preference: an entry naming no persona, a model that is not offered, or a CLI that is not on PATH, is not refused but listed in `seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this council does not apply. A CLI seat that cannot answer (not signed in, out of quota) falls back to the chat's model at its first call (`seat.fellBack`, its line naming the fix). The moderator, the clarifier and the chair always use the chat's model. */
   seating?: 'diverse' | 'chat' | Record<string, string>;
   /** `provider:model` specs to seat the council on (`council ask --models`), at most 12 (a council seats at most 12 personas, so more could never be used): the first is the chat's model (moderator, clarifier, chair); `provider` is a configured provider's name or a kind; the model may contain colons. */
   models?: string[];
@@ -2021,7 +2023,7 @@ export interface council__session__state__seating__Seat {
   persona: string;
   /** The model the persona speaks with (after any fallback). */
   model: ModelChoice;
-  /** single: only one model; chat: the `chat` policy; diverse: spread over model families; map: the explicit persona → model map; map_unknown: the map names a model nobody offered (the chat's model instead); config: the config file's persona_providers. */
+  /** single: only one model; chat: the `chat` policy; diverse: spread over model families; map: the explicit persona → model map; map_unknown: the map names a model nobody offered, or an agent CLI that is not on PATH (the chat's model instead); config: the config file's persona_providers. */
   why: 'single' | 'chat' | 'diverse' | 'map' | 'map_unknown' | 'config';
   fallback?: SeatFallback;
 }

@@ -242,7 +242,7 @@ class Narrator:
             return
         names, old = [x.persona for x in moved], moved[0].fallback.from_model  # type: ignore[union-attr]
         fields = {"personas": names, "from_model": old, "to_model": seating.chair, "reason": rec.reason,
-                  "markdown": cost.fell_back(names, old, seating.chair, rec.reason)}
+                  "markdown": cost.fell_back(names, old, seating.chair, rec.reason, rec.detail)}
         if self._block_open(rt.session_id):  # another persona's reply is streaming: the note waits for its end
             self._held.setdefault(rt.session_id, []).append((ev.SeatFellBack, fields))
         else:

@@ -9,6 +9,7 @@ is refused; a client's persona → model map is a preference (a key naming no pe
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -18,10 +19,10 @@ from council.config import ConfigError, CouncilConfig, ProviderConfig, adhoc_pro
 from council.errors import CouncilError, validation_error
 from council.personas.loader import PersonaLibrary
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
-from council.providers.agent_cli import DEFAULT_MODEL
+from council.providers.agent_cli import DEFAULT_MODEL, AgentCliProvider
 from council.providers.base import Provider, ProviderError
 from council.providers.client import ClientBridge, ClientProvider
-from council.providers.kinds import BY_KIND, KINDS
+from council.providers.kinds import AGENT_CLI_KINDS, BY_KIND, KINDS
 from council.providers.registry import build_provider, choose_default, found_clis, provider_for_persona
 from council.session.calls.structured import ProviderPicker
 from council.session.state import records as r
@@ -31,6 +32,7 @@ from council.session.state.seating import ModelChoice, Seating, SeatMiss, seat
 log = logging.getLogger(__name__)
 
 CACHE = 16
+CLI_MODEL = re.compile(r"[A-Za-z0-9][\w.:/@+\[\]-]*")  # a model name an agent CLI takes as one argument's value
 
 
 class ProviderHub:
@@ -130,10 +132,45 @@ class ProviderHub:
                 chair = next((m for m in offered if m.id == chair.id), offered[0])
         fixed = {persona: self._choice(name, self.config.providers[name]) for persona in personas  # the config's map
                  if (name := provider_for_persona(self.config, persona))}
-        seating = seat(personas, offered, chair, options.seating, fixed)
+        options, clis, missing = self._map_clis(options, offered)
+        seating = seat(personas, [*offered, *clis], chair, options.seating, fixed, missing)
         seating.found = bool(found)
         log.info("seating (%s): %s", seating.policy, ", ".join(f"{s.persona}={s.model.label}" for s in seating.seats))
         return seating, self.provider_of(chair)
+
+    def _map_clis(self, options: SessionOptions, offered: list[ModelChoice]
+                  ) -> tuple[SessionOptions, list[ModelChoice], dict[str, str]]:
+        """A persona → model map's agent-CLI seats: a value that is no offered model's id but a ``--models`` spec of
+        an agent CLI (``codex:gpt-5.1-codex``, ``claude:``; read by the same parser) is that CLI's model. The options
+        with those values as their choices' ids, the choices whose CLI is on PATH, and those whose CLI is not (id →
+        its fix; the persona sits on the chat's model, and the seating's misses say why)."""
+        policy = options.seating
+        if not isinstance(policy, dict):
+            return options, [], {}
+        ids = {m.id for m in offered}
+        chosen: dict[str, ModelChoice] = {}
+        for want in dict.fromkeys(policy.values()):
+            if want in ids or ":" not in want:
+                continue
+            try:
+                cfg = self._spec_config(want)
+            except CouncilError:  # no provider of that name: the map's miss says what it could name
+                continue
+            if cfg.kind in AGENT_CLI_KINDS:
+                name = want.split(":", 1)[0].strip()
+                chosen[want] = self._choice(name, cfg, family=cfg.model or name)
+        choices = list({c.id: c for c in chosen.values()}.values())
+        missing: dict[str, str] = {}
+        for choice in choices:
+            provider = self.provider_of(choice)
+            try:
+                if isinstance(provider, AgentCliProvider):
+                    provider.executable()  # on PATH (the check a call makes first, with the same fix)
+            except ProviderError as exc:
+                missing[choice.id] = exc.message[:300]
+        resolved = {persona: chosen[want].id if want in chosen else want for persona, want in policy.items()}
+        return (options.model_copy(update={"seating": resolved}), [c for c in choices if c.id not in missing],
+                missing)
 
     def picker_for(self, seating: Callable[[], Seating | None], fallback: Provider) -> ProviderPicker:
         """Role → provider from the session's seating as it is at each call (``fallback`` before it is seated)."""
@@ -182,6 +219,11 @@ class ProviderHub:
         name, _, model = spec.partition(":")
         name, model = name.strip(), model.strip()
         cfg = self.config.providers.get(name)
+        if model and (cfg.kind if cfg is not None else name) in AGENT_CLI_KINDS and not CLI_MODEL.fullmatch(model):
+            # the model goes into the CLI's argv: one it could read as an option (--yolo) or as two arguments is
+            # refused (a workspace's settings can hold a seating map, a restored journal names its seats' specs)
+            raise validation_error(f"“{model}” in model spec {spec!r} is no model name: an agent CLI's model starts "
+                                   "with a letter or digit and holds no spaces", fields={"model": model})
         if cfg is not None:
             return cfg.model_copy(update={"model": model}) if model else cfg
         if name == "ollama":

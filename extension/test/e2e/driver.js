@@ -465,6 +465,12 @@ async function runScenarios() {
     await openChat();
     const ui = chatUi(page, (m) => console.log(`[e2e] ${m}`));
     const { responses } = ui;
+    if (process.env.COUNCIL_E2E_MAIN === '0') { // the scenarios alone (run.sh: COUNCIL_E2E_MAIN)
+      await runScenarios();
+      console.log(`[e2e] RESULT: PASS (scenarios only) in ${since()}`);
+      await browser.close();
+      process.exit(0);
+    }
     await phase('ask @council', () => ui.send(`@council ${QUESTION}`, {
       typed: async () => {
         const typed = await page.locator('.interactive-input-part .interactive-input-editor .view-lines').first().innerText();

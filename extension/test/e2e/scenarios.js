@@ -438,5 +438,7 @@ const scenarios = {
 
 // (issue 23) The Council custom agent: picked in the agent picker, one consult through it (agent-scenario.js).
 Object.assign(scenarios, require('./agent-scenario'));
+// (issue 32) Where VS Code users land: what reaches Council in a new chat (host-scenario.js).
+Object.assign(scenarios, require('./host-scenario'));
 
 module.exports = { scenarios, QUESTION, costLine, checkSpend, checkAnswerWords };

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from council.personas.names import shown
 from council.present.answer import provider_name
-from council.present.text import join_names
+from council.present.text import join_names, one_line
 from council.providers.kinds import AGENT_CLI_KINDS, BY_KIND
 from council.session.state.budget import BudgetCut, CallPlan
 from council.session.state.entities import Spend
@@ -97,15 +97,22 @@ def _miss(m: SeatMiss, s: Seating) -> str:
     valid = ", ".join(m.valid[:20]) + (" …" if len(m.valid) > 20 else "")
     if m.reason == "no_persona":
         return t("seats.no_persona", name=m.persona) + (t("seats.the_personas", names=valid) if valid else "")
+    if m.reason == "cli_not_installed":
+        return (t("seats.cli_missing", persona=m.persona, model=m.model_id, why=m.detail)
+                + t("seats.speaks_with", persona=shown(m.persona), label=s.model_of(m.persona).label))
     return (t("seats.no_model", persona=m.persona, model=m.model_id)
             + (t("seats.offered", names=valid) if valid else "")
             + t("seats.speaks_with", persona=shown(m.persona), label=s.model_of(m.persona).label))
 
 
-def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: FallbackReason) -> str:
+def fell_back(personas: list[str], old: ModelChoice, new: ModelChoice, reason: FallbackReason,
+              detail: str = "") -> str:
+    """One line: the model a seat left, why, and who speaks with which model now; an agent CLI's ``detail`` is its
+    failure with the fix ("Codex is not signed in: run `codex login` …"), said in place of the plain reason."""
     key = "seats.fell_back_one" if len(personas) == 1 else "seats.fell_back_many"
     names = join_names([shown(x) for x in personas])
-    return t(key, old=old.label, reason=t(f"fallback.{reason}"), names=names, new=new.label) + "\n\n"
+    why = one_line(detail) if old.provider in AGENT_CLI_KINDS and detail.strip() else t(f"fallback.{reason}")
+    return t(key, old=old.label, reason=why, names=names, new=new.label) + "\n\n"
 
 
 def calls_line(s) -> str:

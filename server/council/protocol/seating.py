@@ -17,10 +17,15 @@ PersonaKey = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 SeatingPolicy = Literal["diverse", "chat"] | dict[PersonaKey, ModelId]
 SEATING_DOC = ("How personas are seated on the offered models: `diverse` (the default when the models span two or "
                "more model families: seats spread across them, the chat's model included), `chat` (every seat on the "
-               "chat's model), or a map persona name (or id) → model id (others on the chat's model). The map is a "
-               "preference: an entry naming no persona, or a model that is not offered, is not refused but listed in "
+               "chat's model), or a map persona name (or id) → model id (others on the chat's model). A map's model "
+               "may also be an agent CLI's, in `council ask --models` syntax `<cli>:<model>` (`claude:sonnet`, "
+               "`codex:gpt-5.1-codex`; `claude:` for the CLI's default model): that persona's calls run the CLI in the "
+               "sidecar, headless, on the user's sign-in. The map is a preference: an entry naming no persona, a "
+               "model that is not offered, or a CLI that is not on PATH, is not refused but listed in "
                "`seating.decided` (`seating.misses`, and a line saying so); one naming a persona who is not on this "
-               "council does not apply. The moderator, the clarifier and the chair always use the chat's model.")
+               "council does not apply. A CLI seat that cannot answer (not signed in, out of quota) falls back to the "
+               "chat's model at its first call (`seat.fellBack`, its line naming the fix). The moderator, the "
+               "clarifier and the chair always use the chat's model.")
 
 
 class ClientModel(CamelModel):

@@ -1,6 +1,7 @@
 """Seating: which persona speaks with which model, and why — a pure function over the models on offer (the
 policies: README, "Different models at the table"). The seating is data, journaled with the session; a seat whose
-model fails falls back to the chat's model (:func:`fall_back`), once per model per session. ``why`` codes are worded
+model fails falls back to the chat's model (:func:`fall_back`), once per model per session. A map's value may name
+an agent CLI's model (``codex:gpt-5.1-codex``): the hub offers it beside the client's models. ``why`` codes are worded
 by ``council.present``.
 """
 
@@ -70,8 +71,8 @@ class Seat(CamelModel):
     model: ModelChoice = Field(description="The model the persona speaks with (after any fallback).")
     why: SeatWhy = Field(description="single: only one model; chat: the `chat` policy; diverse: spread over model "
                                      "families; map: the explicit persona → model map; map_unknown: the map names a "
-                                     "model nobody offered (the chat's model instead); config: the config file's "
-                                     "persona_providers.")
+                                     "model nobody offered, or an agent CLI that is not on PATH (the chat's model "
+                                     "instead); config: the config file's persona_providers.")
     fallback: SeatFallback | None = None
 
 
@@ -79,12 +80,17 @@ class SeatMiss(CamelModel):
     """An entry of the persona → model map that did not apply (the map is a preference: it is said, not refused)."""
 
     persona: str = Field(max_length=80, description="The map's key as given.")
-    model_id: str = Field(max_length=300, description="The model id the map gave it.")
-    reason: Literal["no_persona", "model_not_offered"] = Field(
+    model_id: str = Field(max_length=401, description="The model id the map gave it (an agent CLI's: its "
+                                                      "`cli:model` spec).")
+    reason: Literal["no_persona", "model_not_offered", "cli_not_installed"] = Field(
         description="no_persona: no persona has that name; model_not_offered: the persona is seated on the chat's "
-                    "model because no model with that id is on offer.")
+                    "model because no model with that id is on offer; cli_not_installed: the entry names an agent "
+                    "CLI's model (`codex:gpt-5.1-codex`) and that CLI is not on PATH (`detail` says how to install "
+                    "it), so the persona is seated on the chat's model.")
     valid: list[str] = Field(default_factory=list, max_length=50,
                              description="What the entry could name: the personas, or the ids of the offered models.")
+    detail: str = Field("", max_length=300, description="Why the model cannot be used, with its fix "
+                                                        "(cli_not_installed).")
 
 
 class Seating(CamelModel):
@@ -117,12 +123,14 @@ def lineages(models: list[ModelChoice]) -> list[str]:
 
 def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
          policy: Literal["diverse", "chat"] | dict[str, str] | None = None,
-         fixed: dict[str, ModelChoice] | None = None) -> Seating:
+         fixed: dict[str, ModelChoice] | None = None, unusable: dict[str, str] | None = None) -> Seating:
     """Seat ``personas`` (council order) on ``models`` (``chair`` among them: the chat's model) by the policies.
 
     ``policy`` None means ``diverse`` when the models span two or more lineages, else ``chat``. ``diverse`` deals
     one model per lineage (the chair's for its own lineage, else the first offered) round-robin from the chair's.
-    ``fixed`` (the config file's per-persona providers) wins over all of it."""
+    ``fixed`` (the config file's per-persona providers) wins over all of it. ``unusable``: model ids the map may
+    name that cannot be used here (an agent CLI not on PATH) → why, with the fix; their personas sit on the chair's
+    model, and the miss says why."""
     offered = list({m.id: m for m in [chair, *models]}.values())
     fixed = {k.casefold(): v for k, v in (fixed or {}).items()}
     spread = lineages(offered)
@@ -146,7 +154,7 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
             pick.setdefault(m.lineage, m)
         seats = [Seat(persona=p, model=pick[order[i % len(order)]], why="diverse") for i, p in enumerate(personas)]
     result = Seating(policy=chosen, chair=chair, seats=seats, offered=len(offered),
-                     misses=_misses(personas, offered, policy))
+                     misses=_misses(personas, offered, policy, unusable or {}))
     for s in result.seats:
         own = fixed.get(s.persona.casefold())
         if own is not None:
@@ -155,13 +163,15 @@ def seat(personas: list[str], models: list[ModelChoice], chair: ModelChoice,
 
 
 def _misses(personas: list[str], offered: list[ModelChoice],
-            policy: Literal["diverse", "chat"] | dict[str, str] | None) -> list[SeatMiss]:
-    """The map's entries for this council's personas whose model is not on offer."""
+            policy: Literal["diverse", "chat"] | dict[str, str] | None, unusable: dict[str, str]) -> list[SeatMiss]:
+    """The map's entries for this council's personas whose model is not on offer, or cannot be used here."""
     if not isinstance(policy, dict):
         return []
     ids = {m.id for m in offered}
     seated = {p.casefold(): p for p in personas}
-    return [SeatMiss(persona=seated[key.casefold()], model_id=want, reason="model_not_offered",
+    return [SeatMiss(persona=seated[key.casefold()], model_id=want, reason="cli_not_installed", detail=unusable[want])
+            if want in unusable else
+            SeatMiss(persona=seated[key.casefold()], model_id=want, reason="model_not_offered",
                      valid=[m.id for m in offered][:50])
             for key, want in policy.items() if key.casefold() in seated and want not in ids][:12]
 
