@@ -120,6 +120,17 @@ def claude(*args: str, env: dict[str, str], cwd: Path, timeout: float = 120, std
     return done.stdout
 
 
+def council_log(home: Path) -> str:
+    """What the plugin's ``council mcp`` wrote on stderr (its INFO log: the CLIs found and whether each answered),
+    from the log Claude Code keeps of its MCP servers."""
+    lines = []
+    for log in sorted(home.glob(".cache/claude-cli-nodejs/*/mcp-logs-plugin-council-council/*.jsonl")):
+        for line in log.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            lines.append(str(entry.get("error") or entry.get("debug") or entry))
+    return "\n".join(lines)
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() if p.is_file() else b"<dir>" for p in folder.rglob("*")}
 
@@ -175,6 +186,7 @@ def test_claude_code_consults_the_council_whose_seats_run_on_the_agent_clis(host
                      env=env, cwd=workspace, timeout=HOST_DEADLINE + 60,
                      stdin=f"Ask the council: {QUESTION}")
         print(f"claude -p → council_consult → seats on {', '.join(SEATED)}: {time.monotonic() - start:.1f} s")
+    print("council mcp, as Claude Code logged it:\n" + council_log(Path(host_env["HOME"]))[-4000:])
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     init = next(e for e in events if e.get("type") == "system" and e.get("subtype") == "init")
     print("the host's MCP servers:", init.get("mcp_servers"), "its council tools:",
