@@ -80,11 +80,7 @@ def test_seat_answers_through_the_real_cli(kind, home, fake: FakeModels, model_u
     assert "7f3c" not in argv and "41d9" not in argv  # the prompt travels on stdin only
 
 
-GEMINI_HOOKS = pytest.mark.xfail(strict=True, reason="Gemini CLI runs the user's own hooks: hooksConfig.enabled is "
-                                 "read only from settings files (next: a system settings file in a safe folder)")
-
-
-@pytest.mark.parametrize("kind", [k if k != "gemini" else pytest.param(k, marks=GEMINI_HOOKS) for k in KINDS])
+@pytest.mark.parametrize("kind", KINDS)
 def test_user_hooks_and_mcp_servers_stay_out(kind, home, fake: FakeModels, model_url, setup_ran: Path):
     assert "".join(anyio.run(chunks_of, seat(kind, model_url))) == fake.text
     assert not setup_ran.exists(), setup_ran.read_text()  # no hook, no MCP server of the user's setup ran

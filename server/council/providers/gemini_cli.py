@@ -3,12 +3,19 @@ prompt), streaming ``stream-json`` events (assistant ``message`` deltas; usage f
 
 A seat is a text completion: a policy file in the scratch folder denies every tool (``toolName = "*"``, so the model
 is offered none), no extensions (``-e none``), no MCP server allowed (``--allowed-mcp-server-names`` naming none),
-the empty scratch folder trusted for this run only (``--skip-trust``). ``base_url`` sets ``GOOGLE_GEMINI_BASE_URL``
-(API-key sign-in only, as Gemini CLI documents it).
+the empty scratch folder trusted for this run only (``--skip-trust``). Hooks, built-in tools, tool discovery, MCP
+server commands, skills and subagents are settings only: the scratch folder (a fresh 0700 folder of Council's, the
+CLI's working folder) holds them as the *workspace* settings, ``.gemini/settings.json`` (:data:`SEAT_SETTINGS`), which
+override the user's own. The workspace must be trusted when the settings are read, before ``--skip-trust`` is
+parsed, so ``GEMINI_CLI_TRUST_WORKSPACE`` says so too. (Gemini CLI 0.61 reads a system settings file,
+``GEMINI_CLI_SYSTEM_SETTINGS_PATH``, only when it and every folder above it are root's and writable by no one else: not
+a place a user's process can write; the administrator's system settings stay above these.) ``base_url`` sets
+``GOOGLE_GEMINI_BASE_URL`` (API-key sign-in only, as Gemini CLI documents it).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,6 +25,15 @@ from council.providers.base import CompletionRequest, Usage
 
 DENY_ALL = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
 NO_MCP = "council-no-mcp-server"
+#: Each seat's workspace settings (Gemini CLI 0.61's keys): no hooks at all, no built-in tool (an empty ``tools.core``
+#: allow-list), no tool discovery or call command, no MCP server command and none allowed, no skills, no subagents.
+SEAT_SETTINGS = {
+    "hooksConfig": {"enabled": False},
+    "tools": {"core": [], "discoveryCommand": "", "callCommand": ""},
+    "mcp": {"serverCommand": "", "allowed": [NO_MCP]},
+    "skills": {"enabled": False},
+    "experimental": {"enableAgents": False},
+}
 
 
 class GeminiCliProvider(AgentCliProvider):
@@ -30,6 +46,9 @@ class GeminiCliProvider(AgentCliProvider):
     def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
         policy = scratch / "council-no-tools.toml"
         policy.write_text(DENY_ALL, encoding="utf-8")
+        settings = scratch / ".gemini" / "settings.json"
+        settings.parent.mkdir(mode=0o700, exist_ok=True)
+        settings.write_text(json.dumps(SEAT_SETTINGS), encoding="utf-8")
         args = ["--output-format", "stream-json", "-e", "none", "--skip-trust", "--policy", str(policy),
                 "--allowed-mcp-server-names", NO_MCP]
         if self.cfg.model:
@@ -37,7 +56,10 @@ class GeminiCliProvider(AgentCliProvider):
         return args
 
     def extra_env(self, scratch: Path) -> dict[str, str]:
-        return {"GOOGLE_GEMINI_BASE_URL": self.cfg.base_url} if self.cfg.base_url else {}
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}  # the scratch folder: its settings are Council's
+        if self.cfg.base_url:
+            env["GOOGLE_GEMINI_BASE_URL"] = self.cfg.base_url
+        return env
 
     def parse(self, data: dict[str, Any]) -> Iterable[Event]:
         kind = data.get("type")
