@@ -157,6 +157,9 @@ class AgentCliProvider(Provider):
     def parse(self, data: dict[str, Any]) -> Iterable[Event]:
         """The events one JSON line of the CLI's output holds."""
 
+    async def prepare(self, executable: str, scratch: Path) -> None:
+        """Write what the call needs into ``scratch`` that takes asking the CLI itself (before :meth:`argv`)."""
+
     def prompt(self, request: CompletionRequest) -> str:
         return transcript(request.messages)
 
@@ -196,6 +199,7 @@ class AgentCliProvider(Provider):
         scratch = Path(tempfile.mkdtemp(prefix=f"council-{self.id}-"))
         process: Process | None = None
         try:
+            await self.prepare(executable, scratch)
             argv = [executable, *self.argv(request, scratch)]
             process = await anyio.open_process(argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=scratch,
                                                env=self.environment(scratch), start_new_session=True)
