@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from council.providers.agent_cli import AgentCliProvider, Event
+from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event, ask_quietly
 from council.providers.base import CompletionRequest, Usage
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,17 @@ class CodexCliProvider(AgentCliProvider):
         if self.cfg.model:
             args += ["-m", self.model]
         return [*args, "-"]
+
+    async def unready(self, executable: str) -> AgentCliError | None:
+        """Not signed in: ``codex login status`` says so and no API key is in the environment (a signed-out Codex
+        otherwise retries its network until the deadline). A ``base_url`` seat needs its key variable, no sign-in."""
+        if self.cfg.base_url or any(os.environ.get(var) for var in ("CODEX_API_KEY", "OPENAI_API_KEY")):
+            return None
+        code, said = await ask_quietly([executable, "login", "status"])
+        if code is None or code == 0:
+            return None
+        lines = [line for line in said.splitlines() if line.strip() and not line.startswith("WARNING")]
+        return self.failure("not_signed_in", f"codex login status: {lines[0] if lines else code}")
 
     async def prepare(self, executable: str, scratch: Path) -> None:
         catalog = await bundled_catalog(executable, self.environment(scratch))
