@@ -59,7 +59,10 @@ def without_tools(catalog: dict[str, Any]) -> dict[str, Any] | None:
 
 async def bundled_catalog(executable: str, env: dict[str, str]) -> dict[str, Any] | None:
     """The model catalog ``executable`` ships, tools taken out (None: it has no ``debug models --bundled``)."""
-    key = (executable, os.stat(executable).st_mtime)
+    try:
+        key = (executable, os.stat(executable).st_mtime)
+    except OSError:
+        return None  # gone since it was found: the call itself will say so
     if key not in _catalogs:
         try:
             with anyio.fail_after(30):
@@ -84,8 +87,7 @@ class CodexCliProvider(AgentCliProvider):
 
     def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
         args = ["exec", "--json", "--ephemeral", "--skip-git-repo-check", "--sandbox", "read-only",
-                "--ignore-user-config", "--ignore-rules", "--color", "never", "-C", str(scratch),
-]
+                "--ignore-user-config", "--ignore-rules", "--color", "never", "-C", str(scratch)]
         for setting in OFF_CONFIG:
             args += ["-c", setting]
         if (scratch / CATALOG).is_file():
