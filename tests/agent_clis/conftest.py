@@ -46,7 +46,8 @@ def setup_ran(tmp_path: Path) -> Path:
 @pytest.fixture
 def home(tmp_path: Path, setup_ran: Path, cli_bin: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A user's home as a hostile setup leaves it: each CLI configured with an MCP server and hooks that would
-    create ``setup_ran``; Gemini CLI set to API-key sign-in (the only one a base URL applies to)."""
+    create ``setup_ran`` (Gemini CLI also a tool discovery command and an MCP server command); Gemini CLI set to
+    API-key sign-in (the only one a base URL applies to)."""
     home = tmp_path / "home"
     touch = tmp_path / "touch-marker.sh"
     touch.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {setup_ran}\n")
@@ -57,7 +58,9 @@ def home(tmp_path: Path, setup_ran: Path, cli_bin: str, monkeypatch: pytest.Monk
         ".claude/settings.json": {"hooks": {name: hook for name in ("SessionStart", "UserPromptSubmit", "Stop")}},
         ".claude.json": {"mcpServers": {"evil": server}},
         ".gemini/settings.json": {"security": {"auth": {"selectedType": "gemini-api-key"}},
-                                  "mcpServers": {"evil": server},
+                                  "mcpServers": {"evil": server}, "mcp": {"serverCommand": f"{touch} mcp-command"},
+                                  "tools": {"discoveryCommand": f"{touch} discovery"},
+                                  "hooksConfig": {"enabled": True},
                                   "hooks": {"SessionStart": hook, "BeforeAgent": hook}},
         ".copilot/mcp-config.json": {"mcpServers": {"evil": {**server, "type": "local", "tools": ["*"]}}},
     }

@@ -80,11 +80,7 @@ def test_seat_answers_through_the_real_cli(kind, home, fake: FakeModels, model_u
     assert "7f3c" not in argv and "41d9" not in argv  # the prompt travels on stdin only
 
 
-GEMINI_HOOKS = pytest.mark.xfail(strict=True, reason="Gemini CLI runs the user's own hooks: hooksConfig.enabled is "
-                                 "read only from settings files (next: a system settings file in a safe folder)")
-
-
-@pytest.mark.parametrize("kind", [k if k != "gemini" else pytest.param(k, marks=GEMINI_HOOKS) for k in KINDS])
+@pytest.mark.parametrize("kind", KINDS)
 def test_user_hooks_and_mcp_servers_stay_out(kind, home, fake: FakeModels, model_url, setup_ran: Path):
     assert "".join(anyio.run(chunks_of, seat(kind, model_url))) == fake.text
     assert not setup_ran.exists(), setup_ran.read_text()  # no hook, no MCP server of the user's setup ran
@@ -98,11 +94,27 @@ def test_tool_calls_run_nothing_and_write_nothing(kind, home, fake: FakeModels, 
     assert text == fake.text  # the CLI refused the calls and the model answered in words
     assert len(fake.model_requests()) == 2  # the tool turn, then the text turn
     assert not marker.exists(), f"something ran or wrote: {marker.read_text()}"
-    offered = offered_tools(kind, fake.model_requests()[0].body)
-    if kind == "codex":  # Codex always offers these two; the read-only sandbox refuses the patch (asserted above)
-        assert set(offered) <= {"apply_patch", "request_user_input"}, offered
-    else:
-        assert offered == [], offered
+    for request in fake.model_requests():  # no tool offered, in either turn
+        assert offered_tools(kind, request.body) == [], (request.path, offered_tools(kind, request.body))
+
+
+@pytest.mark.parametrize("model", ["gpt-5.5", "gpt-6-astra", "a-model-codex-does-not-know"])
+def test_codex_offers_no_tool_on_any_model_and_runs_none(model, home, fake: FakeModels, model_url, marker: Path):
+    """Codex's own tools are set per model in its catalog (``apply_patch``; code mode, subagents and experimental
+    tools on the GPT-6 models): whatever model a seat names, the model is offered none, and the shell command,
+    exec command and patch it calls anyway are answered as unsupported, not run."""
+    fake.tool_calls = 1
+    provider = build_provider(ProviderConfig(kind="codex", model=model, base_url=model_url + "/v1", timeout=60,
+                                             options={"deadline": 120}))
+    assert "".join(anyio.run(chunks_of, provider)) == fake.text
+    first, second = fake.model_requests()
+    assert [offered_tools("codex", r.body) for r in (first, second)] == [[], []]
+    assert model in first.body["model"]
+    outputs = {item.get("call_id"): str(item.get("output")) for item in second.body["input"]
+               if str(item.get("type")).endswith("call_output")}
+    assert set(outputs) == {"call_0", "call_1", "call_patch"}, outputs
+    assert all("unsupported" in said for said in outputs.values()), outputs  # refused as no tool, not by a sandbox
+    assert not marker.exists(), f"something ran or wrote: {marker.read_text()}"
 
 
 def test_claude_failures_are_classified_with_their_fix(home, fake: FakeModels, model_url):

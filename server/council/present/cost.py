@@ -19,6 +19,11 @@ def by_model(counts: dict[str, int]) -> str:
     return ", ".join(t("cost.on", count=count, label=label) for label, count in counts.items())
 
 
+def on_agent_cli(counts: dict[str, int]) -> bool:
+    """Whether any of these model labels (``claude:claude-sonnet-4-6``) is a seat on an agent CLI."""
+    return any(label.split(":", 1)[0] in AGENT_CLI_KINDS for label in counts)
+
+
 def cut_words(cut: BudgetCut, budget: int | None, seats: int) -> str:
     """What a budget cut to fit, in words (empty: nothing); ``seats``: the advisors left (one: it answers alone,
     so it has no debate cycles to cut)."""
@@ -60,8 +65,8 @@ def cost_line(plan: CallPlan) -> str:
         likely = t("cost.expected", calls=expected_words(plan.expected_low, plan.expected_high))
         likely += (f" ({'; '.join(why)})" if why else "") + "; "
     line = phase + likely + t("cost.at_most", calls=n(plan.max_calls, "model_call_of")) + spare
-    if len(plan.by_model) > 1:  # one model: the session's model note names it
-        line += f" — {by_model(plan.by_model)}"
+    if len(plan.by_model) > 1 or on_agent_cli(plan.by_model):  # one model: the session's model note names it,
+        line += f" — {by_model(plan.by_model)}"  # but not the calls a CLI's plan will bill
     cut = cut_words(plan.cut, plan.budget, plan.seats) if plan.cut else ""
     if cut:
         line += f"; {cut}"

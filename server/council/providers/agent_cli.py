@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import tempfile
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterable
@@ -56,6 +57,7 @@ FAILURES = ("not_installed", "not_signed_in", "quota", "unknown_model", "timeout
 
 # What a CLI says when it fails, in the words the vendors use (checked against the real CLIs' messages).
 _SIGNED_OUT = re.compile(r"not (logged|signed) in|please (run )?/?login|log ?in (first|again|required)|"
+                         r"authori[sz]ation is required|no authentication information|"
                          r"invalid.{0,20}(api[ _-]?key|x-api-key|token)|unauthori[sz]ed|\b401\b|authenticat|"
                          r"auth method|credentials? (not found|missing|expired)|oauth", re.I)
 _QUOTA = re.compile(r"rate.?limit|\b429\b|quota|usage limit|too many requests|resource.?exhausted|"
@@ -114,6 +116,20 @@ def json_lines(line: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+async def ask_quietly(argv: list[str], seconds: float = 20.0) -> tuple[int | None, str]:
+    """Run a CLI's own status command (no model call): its exit status and what it wrote, stdout first (None: it
+    could not run or took too long). It runs as a seat does: :data:`SEAT_MARKER` set, its own process group."""
+    env = {**os.environ, SEAT_MARKER: "1", "NO_COLOR": "1"}
+    try:
+        with anyio.fail_after(seconds):
+            done = await anyio.run_process(argv, env=env, check=False, stdin=subprocess.DEVNULL,
+                                           start_new_session=True)
+    except (OSError, TimeoutError) as err:
+        log.debug("%s could not tell: %s", argv[:3], err)
+        return None, ""
+    return done.returncode, (done.stdout + b"\n" + done.stderr).decode("utf-8", "replace")
+
+
 def kill_group(process: Process) -> None:
     """SIGKILL the process's whole group (it was started as a session leader)."""
     if process.returncode is not None:
@@ -137,6 +153,8 @@ class AgentCliProvider(Provider):
     #: The npm package that installs it and the command that signs in (for the fix lines).
     package: str = ""
     login: str = ""
+    #: Exit statuses by which the CLI says it is not signed in.
+    signed_out_codes: tuple[int, ...] = ()
     #: Whether the CLI writes events while the model works (else it is silent until the reply is whole, and only
     #: the deadline bounds the wait).
     streams_events: bool = True
@@ -157,6 +175,15 @@ class AgentCliProvider(Provider):
     def parse(self, data: dict[str, Any]) -> Iterable[Event]:
         """The events one JSON line of the CLI's output holds."""
 
+    async def prepare(self, executable: str, scratch: Path) -> None:
+        """Write what the call needs into ``scratch`` that takes asking the CLI itself (before :meth:`argv`)."""
+
+    async def unready(self, executable: str) -> AgentCliError | None:
+        """Why the CLI cannot answer, found without a model call (not signed in, a setting it lacks), or None (it
+        may: only a call tells). :meth:`check` asks this first: a signed-out CLI may otherwise wait on its
+        network until the check's deadline."""
+        return None
+
     def prompt(self, request: CompletionRequest) -> str:
         return transcript(request.messages)
 
@@ -176,16 +203,19 @@ class AgentCliProvider(Provider):
         env.update(self.extra_env(scratch))
         return env
 
-    def failure(self, failure: str, said: str = "") -> AgentCliError:
+    def failure(self, failure: str, said: str = "", *, fix_key: str | None = None) -> AgentCliError:
+        """A failure of :data:`FAILURES` with its fix (``agent_cli.<failure>``, or ``fix_key`` for a narrower one)."""
         kinds = {"not_installed": "config", "not_signed_in": "config", "quota": "rate_limit",
                  "unknown_model": "model_unavailable", "timeout": "timeout", "failed": "server"}
-        fix = t(f"agent_cli.{failure}", cli=self.title, binary=self.binary_name, package=self.package,
+        fix = t(fix_key or f"agent_cli.{failure}", cli=self.title, binary=self.binary_name, package=self.package,
                 login=self.login, model=self.cfg.model or "?", seconds=f"{self.options.deadline:.0f}")
         said = " ".join(said.split())[:300]
         message = f"{fix} ({said})" if said else fix
         return AgentCliError(failure, message, kind=kinds[failure])
 
-    def classify(self, said: str) -> AgentCliError:
+    def classify(self, said: str, code: int | None = None) -> AgentCliError:
+        if code is not None and code in self.signed_out_codes:
+            return self.failure("not_signed_in", said)
         for failure, pattern in (("not_signed_in", _SIGNED_OUT), ("quota", _QUOTA), ("unknown_model", _MODEL)):
             if pattern.search(said):
                 return self.failure(failure, said)
@@ -196,6 +226,7 @@ class AgentCliProvider(Provider):
         scratch = Path(tempfile.mkdtemp(prefix=f"council-{self.id}-"))
         process: Process | None = None
         try:
+            await self.prepare(executable, scratch)
             argv = [executable, *self.argv(request, scratch)]
             process = await anyio.open_process(argv, stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=scratch,
                                                env=self.environment(scratch), start_new_session=True)
@@ -247,7 +278,7 @@ class AgentCliProvider(Provider):
         said = "; ".join(errors) or bytes(stderr).decode("utf-8", "replace").strip()[-1200:]
         if process.returncode != 0 or (errors and not streamed and not final):
             log.debug("%s exited with %s: %s", self.binary_name, process.returncode, said)
-            raise self.classify(said or f"exit status {process.returncode}")
+            raise self.classify(said or f"exit status {process.returncode}", process.returncode)
         self.last_usage = usage
         if usage is not None:
             log.debug("%s used %s", self.describe(), usage)
@@ -282,6 +313,9 @@ class AgentCliProvider(Provider):
             path = self.executable()
         except AgentCliError as err:
             return ProviderStatus(available=False, detail=err.message)
+        unready = await self.unready(path)
+        if unready is not None:
+            return ProviderStatus(available=False, detail=unready.message)
         probe = type(self)(self.cfg.model_copy(update={
             "options": {**self.cfg.options, "deadline": min(self.options.deadline, CHECK_DEADLINE)}}))
         request = CompletionRequest(purpose="doctor", max_tokens=16, temperature=0.0,

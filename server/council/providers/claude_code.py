@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, Event, system_text, transcript
+from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event, ask_quietly, system_text, transcript
 from council.providers.base import CompletionRequest, Usage
 
 NO_MCP = json.dumps({"mcpServers": {}})
@@ -51,6 +51,20 @@ class ClaudeCodeProvider(AgentCliProvider):
             path.write_text(system, encoding="utf-8")
             args += ["--system-prompt-file", str(path)]
         return args
+
+    async def unready(self, executable: str) -> AgentCliError | None:
+        """Not signed in: ``claude auth status`` says ``loggedIn: false`` for Anthropic's own API (Bedrock, Vertex
+        and Foundry sign in with their own credentials, which it does not check)."""
+        _, said = await ask_quietly([executable, "auth", "status"])
+        try:
+            status = json.JSONDecoder().raw_decode(said.strip())[0]
+        except ValueError:
+            return None
+        if isinstance(status, dict) and status.get("loggedIn") is False \
+                and status.get("apiProvider", "firstParty") == "firstParty":
+            return self.failure("not_signed_in", f"claude auth status: loggedIn false, authMethod "
+                                                 f"{status.get('authMethod')}")
+        return None
 
     def prompt(self, request: CompletionRequest) -> str:
         return transcript(request.messages, with_system=False)

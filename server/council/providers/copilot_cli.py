@@ -11,19 +11,39 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, Event
+from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event
 from council.providers.base import CompletionRequest, Usage
 
 NO_TOOL = "council-no-tool"
+#: The variables that name the model of Copilot CLI's own provider (BYOK), which it must be given.
+BYOK_MODEL_VARS = ("COPILOT_MODEL", "COPILOT_PROVIDER_MODEL_ID")
+
+
+def copilot_home() -> Path:
+    return Path(os.environ.get("COPILOT_HOME") or Path.home() / ".copilot")
+
+
+def model_in_settings() -> bool:
+    """Whether Copilot CLI's own settings may name a model (``/config model``; a file that cannot be read counts)."""
+    for name in ("settings.json", "config.json"):
+        try:
+            if re.search(r'"model"\s*:', (copilot_home() / name).read_text(encoding="utf-8")):
+                return True
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+    return False
 
 
 def user_mcp_servers() -> list[str]:
     """The MCP servers the user configured for Copilot CLI (their names), to disable each."""
-    home = Path(os.environ.get("COPILOT_HOME") or Path.home() / ".copilot")
+    home = copilot_home()
     try:
         servers = json.loads((home / "mcp-config.json").read_text(encoding="utf-8")).get("mcpServers") or {}
     except (OSError, ValueError, AttributeError):
@@ -47,6 +67,22 @@ class CopilotCliProvider(AgentCliProvider):
         if self.cfg.model:
             args += ["--model", self.model]
         return args
+
+    def byok_without_model(self) -> AgentCliError | None:
+        """Copilot CLI's own provider (``COPILOT_PROVIDER_BASE_URL``, or ``base_url``) needs a model named, which it
+        then asks for in words no other failure has."""
+        if not (self.cfg.base_url or os.environ.get("COPILOT_PROVIDER_BASE_URL")) or self.cfg.model \
+                or any(os.environ.get(var) for var in BYOK_MODEL_VARS) or model_in_settings():
+            return None
+        return self.failure("unknown_model", fix_key="agent_cli.byok_model")
+
+    async def unready(self, executable: str) -> AgentCliError | None:
+        return self.byok_without_model()
+
+    def classify(self, said: str, code: int | None = None) -> AgentCliError:
+        if "explicit model" in said:
+            return self.failure("unknown_model", said, fix_key="agent_cli.byok_model")
+        return super().classify(said, code)
 
     def extra_env(self, scratch: Path) -> dict[str, str]:
         return {"COPILOT_PROVIDER_BASE_URL": self.cfg.base_url} if self.cfg.base_url else {}

@@ -3,21 +3,78 @@ prompt), streaming ``stream-json`` events (assistant ``message`` deltas; usage f
 
 A seat is a text completion: a policy file in the scratch folder denies every tool (``toolName = "*"``, so the model
 is offered none), no extensions (``-e none``), no MCP server allowed (``--allowed-mcp-server-names`` naming none),
-the empty scratch folder trusted for this run only (``--skip-trust``). ``base_url`` sets ``GOOGLE_GEMINI_BASE_URL``
-(API-key sign-in only, as Gemini CLI documents it).
+the empty scratch folder trusted for this run only (``--skip-trust``). Hooks, built-in tools, tool discovery, MCP
+server commands, skills and subagents are settings only: the scratch folder (a fresh 0700 folder of Council's, the
+CLI's working folder) holds them as the *workspace* settings, ``.gemini/settings.json`` (:data:`SEAT_SETTINGS`), which
+override the user's own. The workspace must be trusted when the settings are read, before ``--skip-trust`` is
+parsed, so ``GEMINI_CLI_TRUST_WORKSPACE`` says so too. (Gemini CLI 0.61 reads a system settings file,
+``GEMINI_CLI_SYSTEM_SETTINGS_PATH``, only when it and every folder above it are root's and writable by no one else: not
+a place a user's process can write; the administrator's system settings stay above these.) ``base_url`` sets
+``GOOGLE_GEMINI_BASE_URL`` (API-key sign-in only, as Gemini CLI documents it).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliProvider, Event
+from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event
 from council.providers.base import CompletionRequest, Usage
 
 DENY_ALL = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
 NO_MCP = "council-no-mcp-server"
+#: Each seat's workspace settings (Gemini CLI 0.61's keys): no hooks at all, no built-in tool (an empty ``tools.core``
+#: allow-list), no tool discovery or call command, no MCP server command and none allowed, no skills, no subagents.
+SEAT_SETTINGS = {
+    "hooksConfig": {"enabled": False},
+    "tools": {"core": [], "discoveryCommand": "", "callCommand": ""},
+    "mcp": {"serverCommand": "", "allowed": [NO_MCP]},
+    "skills": {"enabled": False},
+    "experimental": {"enableAgents": False},
+}
+
+#: The environment by which Gemini CLI 0.61 picks a sign-in without settings (its ``getAuthTypeFromEnv``).
+AUTH_ENV = {"GEMINI_API_KEY": None, "GOOGLE_GEMINI_BASE_URL": None, "GOOGLE_GENAI_USE_GCA": "true",
+            "GOOGLE_GENAI_USE_VERTEXAI": "true", "CLOUD_SHELL": "true", "GEMINI_CLI_USE_COMPUTE_ADC": "true"}
+#: A settings file that names one of these picks (or enforces) a sign-in.
+AUTH_KEYS = ("selectedType", "enforcedType", "selectedAuthType")
+#: Gemini CLI's exit status for a sign-in it cannot use (``FATAL_AUTHENTICATION_ERROR``).
+SIGNED_OUT_EXIT = 41
+
+
+def settings_files() -> list[Path]:
+    """The settings files Gemini CLI reads a sign-in from: the system's, the system defaults, the user's."""
+    if os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH"):
+        system = Path(os.environ["GEMINI_CLI_SYSTEM_SETTINGS_PATH"])
+    elif sys.platform == "darwin":
+        system = Path("/Library/Application Support/GeminiCli/settings.json")
+    elif sys.platform == "win32":
+        system = Path("C:/ProgramData/gemini-cli/settings.json")
+    else:
+        system = Path("/etc/gemini-cli/settings.json")
+    defaults = Path(os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or system.parent / "system-defaults.json")
+    home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
+    return [system, defaults, home / ".gemini" / "settings.json"]
+
+
+def sign_in_named() -> bool:
+    """Whether the environment or a settings file picks a sign-in (a file that cannot be read counts: unsure)."""
+    if any(os.environ.get(var) and (value is None or os.environ[var] == value) for var, value in AUTH_ENV.items()):
+        return True
+    for path in settings_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        if any(key in text for key in AUTH_KEYS):
+            return True
+    return False
 
 
 class GeminiCliProvider(AgentCliProvider):
@@ -26,10 +83,22 @@ class GeminiCliProvider(AgentCliProvider):
     title = "Gemini CLI"
     package = "@google/gemini-cli"
     login = "gemini"
+    signed_out_codes = (SIGNED_OUT_EXIT,)
+
+    async def unready(self, executable: str) -> AgentCliError | None:
+        """Not signed in: no settings file picks a sign-in and no variable does (Gemini CLI then refuses to start
+        headless); a sign-in picked but unusable shows in the check's call (exit status 41)."""
+        if self.cfg.base_url or sign_in_named():
+            return None
+        return self.failure("not_signed_in", "no security.auth.selectedType in " + str(settings_files()[-1])
+                            + " and none of GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA")
 
     def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
         policy = scratch / "council-no-tools.toml"
         policy.write_text(DENY_ALL, encoding="utf-8")
+        settings = scratch / ".gemini" / "settings.json"
+        settings.parent.mkdir(mode=0o700, exist_ok=True)
+        settings.write_text(json.dumps(SEAT_SETTINGS), encoding="utf-8")
         args = ["--output-format", "stream-json", "-e", "none", "--skip-trust", "--policy", str(policy),
                 "--allowed-mcp-server-names", NO_MCP]
         if self.cfg.model:
@@ -37,7 +106,10 @@ class GeminiCliProvider(AgentCliProvider):
         return args
 
     def extra_env(self, scratch: Path) -> dict[str, str]:
-        return {"GOOGLE_GEMINI_BASE_URL": self.cfg.base_url} if self.cfg.base_url else {}
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}  # the scratch folder: its settings are Council's
+        if self.cfg.base_url:
+            env["GOOGLE_GEMINI_BASE_URL"] = self.cfg.base_url
+        return env
 
     def parse(self, data: dict[str, Any]) -> Iterable[Event]:
         kind = data.get("type")
