@@ -138,8 +138,10 @@ class Narrator:
                   model_id=seating.model_of(persona).id if seating else "")
 
     def persona_text(self, rt: SessionRuntime, persona: str, cycle: int, chunk: str) -> None:
-        text = self._texts.setdefault((rt.session_id, persona, cycle),
-                                      PersonaLine(persona, model=_shown_model(rt, persona)))
+        key = (rt.session_id, persona, cycle)
+        text = self._texts.get(key)
+        if text is None:  # built once, not per delta (setdefault would build one for every chunk)
+            text = self._texts[key] = PersonaLine(persona, model=_shown_model(rt, persona))
         with speaking(language_of(rt)):
             markdown = text.feed(chunk)
         if markdown:

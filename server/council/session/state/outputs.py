@@ -290,8 +290,11 @@ def _tidy(node: Any) -> None:
 
 @functools.cache
 def _base_schema(model: type[ModelReply]) -> str:
-    """The model's JSON schema, generated once (callers get a fresh copy to patch)."""
-    return json.dumps(model.model_json_schema(by_alias=False))
+    """The model's JSON schema, generated and tidied once (callers get a fresh copy to patch)."""
+    schema = model.model_json_schema(by_alias=False)
+    _tidy(schema)
+    schema.pop("description", None)
+    return json.dumps(schema)
 
 
 def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] | None = None,
@@ -302,8 +305,8 @@ def reply_schema(model: type[ModelReply], overrides: dict[str, dict[str, Any]] |
     schema = json.loads(_base_schema(model))
     for name in omit:
         schema["properties"].pop(name, None)
-    _tidy(schema)
-    schema.pop("description", None)
+    if omit:
+        schema["required"] = list(schema["properties"])
     for name, patch in (overrides or {}).items():
         schema["properties"][name].update(patch)
     return schema

@@ -7,6 +7,7 @@ runs (or one review, which has no session). Its reports go to the observer (``co
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from collections.abc import Callable
@@ -31,18 +32,38 @@ def with_shared_fields_sets(node: T) -> T:
     ``model_fields_set``; every record and restored journal goes through it before it is applied. Why: pydantic
     keeps a set per instance (twenty names take over 2 KB) and a session keeps hundreds of models; an applied record
     and the session objects it shares never change again, and ``model_copy`` copies the set before touching it. A
-    model that does not share it yet is rebuilt with ``model_construct`` (its values are validated already)."""
+    model that does not share it yet is rebuilt as a shallow copy holding the shared set (its values are validated
+    already)."""
     if isinstance(node, BaseModel):
-        values: dict[str, Any] = {k: with_shared_fields_sets(v) for k, v in node.__dict__.items()}
+        values = _shared_within(node.__dict__)
         own = node.model_fields_set
         shared = _FIELDS_SETS.setdefault(frozenset(own), own)
-        if shared is own and all(values[k] is v for k, v in node.__dict__.items()):
+        if shared is own and values is None:
             return node
-        return type(node).model_construct(_fields_set=shared, **values, **(node.model_extra or {}))
+        new = copy.copy(node)  # pydantic's own shallow copy: no per-field work (model_construct's costs 10× more)
+        if values is not None:
+            object.__setattr__(new, "__dict__", values)
+        object.__setattr__(new, "__pydantic_fields_set__", shared)
+        return new
     if isinstance(node, list):
-        items = [with_shared_fields_sets(item) for item in node]
-        return node if all(a is b for a, b in zip(items, node, strict=True)) else items  # type: ignore[return-value]
+        items = _shared_within(node)
+        return node if items is None else items  # type: ignore[return-value]
     return node
+
+
+def _shared_within(values: dict[str, Any] | list[Any]) -> Any:
+    """A copy of a model's values (or a list) with :func:`with_shared_fields_sets` applied to the models and lists
+    in it, or None when none of them changed. Other values (text, numbers, dicts) are kept as they are, without a
+    call each: a record holds thousands of them."""
+    changed: Any = None
+    for key, value in (values.items() if isinstance(values, dict) else enumerate(values)):
+        if isinstance(value, (BaseModel, list)):
+            new = with_shared_fields_sets(value)
+            if new is not value:
+                if changed is None:
+                    changed = dict(values) if isinstance(values, dict) else list(values)
+                changed[key] = new
+    return changed
 
 
 class SessionObserver(Protocol):
