@@ -25,7 +25,8 @@ PROBE = re.compile(r"council-probe-\d+")
 FILES = {
     "claude": ["~/.claude/CLAUDE.md", "~/.claude/rules/probe.md", "~/.claude/skills/probe/SKILL.md",
                "~/.claude/agents/probe.md", "git/CLAUDE.md", "git/.claude/rules/probe.md", "git/.claude/AGENTS.md",
-               "../CLAUDE.local.md", "../AGENTS.md", "../.claude/CLAUDE.md"],
+               "../CLAUDE.local.md", "../AGENTS.md", "../.claude/CLAUDE.md", "~/.claude/memory/personal/MEMORY.md",
+               "automem/MEMORY.md"],
     "codex": ["~/.codex/skills/probe/SKILL.md", "~/.agents/skills/probe/SKILL.md", "git/AGENTS.override.md",
               "git/.agents/skills/probe/SKILL.md", "../AGENTS.md"],
     "gemini": ["~/.gemini/PERSONAL.md", "~/.gemini/AGENTS.md", "~/.gemini/skills/probe/SKILL.md",
@@ -64,9 +65,11 @@ EXTRA_ROOTS = ("notes", "xdg", "custom", "ide", "sysmd")
 
 def user_setup(home: Path, work: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     """The user's setup beyond the hostile home: Gemini CLI's own context file name, an include directory, its own
-    system prompt (``GEMINI_SYSTEM_MD``) and an IDE workspace it is told of; Copilot CLI's instruction folders by
+    system prompt (``GEMINI_SYSTEM_MD``) and an IDE workspace it is told of; Claude Code's auto memory of the git
+repository; Copilot CLI's instruction folders by
     variable and under ``XDG_CONFIG_HOME``; the scratch folders made in ``work/tmp`` (``work`` a git repository)."""
-    roots = {"~": home, "..": work / "tmp", "git": work, **{name: home / name for name in EXTRA_ROOTS}}
+    roots = {"~": home, "..": work / "tmp", "git": work, **{name: home / name for name in EXTRA_ROOTS},
+             "automem": home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(work)) / "memory"}
     settings = home / ".gemini" / "settings.json"
     data = json.loads(settings.read_text(encoding="utf-8"))
     data["context"] = {"fileName": ["GEMINI.md", "PERSONAL.md"], "includeDirectories": [str(roots["notes"])],
