@@ -31,7 +31,7 @@ FILES = {
               "git/.agents/skills/probe/SKILL.md", "../AGENTS.md"],
     "gemini": ["~/.gemini/PERSONAL.md", "~/.gemini/AGENTS.md", "~/.gemini/skills/probe/SKILL.md",
                "~/.agents/skills/probe/SKILL.md", "~/.gemini/agents/probe.md", "git/GEMINI.md", "../PERSONAL.md",
-               "ide/GEMINI.md", "sysmd/system.md"],
+               "ide/GEMINI.md", "sysmd/system.md", "~/.gemini/extensions/probe/GEMINI.md"],
     "copilot": ["~/.copilot/copilot-instructions.md", "~/.copilot/instructions/probe.instructions.md",
                 "~/.copilot/AGENTS.md", "~/.copilot/skills/probe/SKILL.md", "~/.copilot/agents/probe.agent.md",
                 "xdg/.copilot/copilot-instructions.md", "custom/probe.instructions.md",
@@ -64,10 +64,10 @@ EXTRA_ROOTS = ("notes", "xdg", "custom", "ide", "sysmd")
 
 
 def user_setup(home: Path, work: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    """The user's setup beyond the hostile home: Gemini CLI's own context file name, an include directory, its own
-    system prompt (``GEMINI_SYSTEM_MD``) and an IDE workspace it is told of; Claude Code's auto memory of the git
-repository; Copilot CLI's instruction folders by
-    variable and under ``XDG_CONFIG_HOME``; the scratch folders made in ``work/tmp`` (``work`` a git repository)."""
+    """The user's setup beyond the hostile home: Gemini CLI's own context file name, an extension, an include
+    directory, its own system prompt (``GEMINI_SYSTEM_MD``) and an IDE workspace it is told of; Claude Code's auto
+    memory of the git repository; Copilot CLI's instruction folders by variable and under ``XDG_CONFIG_HOME``; the
+    scratch folders made in ``work/tmp`` (``work`` a git repository)."""
     roots = {"~": home, "..": work / "tmp", "git": work, **{name: home / name for name in EXTRA_ROOTS},
              "automem": home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(work)) / "memory"}
     settings = home / ".gemini" / "settings.json"
@@ -75,6 +75,9 @@ repository; Copilot CLI's instruction folders by
     data["context"] = {"fileName": ["GEMINI.md", "PERSONAL.md"], "includeDirectories": [str(roots["notes"])],
                        "loadMemoryFromIncludeDirectories": True, "memoryBoundaryMarkers": [".git"]}
     settings.write_text(json.dumps(data), encoding="utf-8")
+    extension = home / ".gemini" / "extensions" / "probe"
+    extension.mkdir(parents=True)
+    (extension / "gemini-extension.json").write_text(json.dumps({"name": "probe", "version": "1.0.0"}))
     (work / "tmp").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(work)], check=True, timeout=30)
     for root in roots.values():
