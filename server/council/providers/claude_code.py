@@ -1,11 +1,11 @@
 """Claude Code as a seat: ``claude -p`` with its prompt on stdin, streaming ``stream-json`` events (text deltas
 from ``--include-partial-messages``; usage and cost from the final ``result``).
 
-A seat is a text completion: no built-in tools (``--tools ""``), no MCP servers (``--strict-mcp-config`` with an
-empty config), no user, project or local settings (``--setting-sources ""``: their hooks, plugins and permissions
-stay out) and hooks off besides, no slash commands, no session saved; Council's system text replaces Claude
-Code's own system prompt (``--system-prompt-file`` in the scratch folder, so it is not in argv). ``base_url`` sets
-``ANTHROPIC_BASE_URL`` (a proxy, or the tests' fake server).
+A seat is a text completion: no built-in tools (``--tools ""``), no MCP servers (``--strict-mcp-config`` with an empty
+config), no user, project or local settings (``--setting-sources ""``: their hooks, plugins, permissions and
+``CLAUDE.md`` files and rules stay out) and hooks off besides, no auto memory, no slash commands, no session saved;
+Council's system text replaces Claude Code's own system prompt (``--system-prompt-file`` in the scratch folder, so it
+is not in argv). ``base_url`` sets ``ANTHROPIC_BASE_URL`` (a proxy, or the tests' fake server).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event, 
 from council.providers.base import CompletionRequest, Usage
 
 NO_MCP = json.dumps({"mcpServers": {}})
-NO_HOOKS = json.dumps({"disableAllHooks": True})
+#: The seat's own settings (``--settings``): no hooks, no auto memory (``~/.claude/projects/<project>/memory``, which
+#: ``--setting-sources ""`` does not turn off).
+SEAT_SETTINGS = json.dumps({"disableAllHooks": True, "autoMemoryEnabled": False})
 
 
 def input_tokens(usage: dict[str, Any]) -> Any:
@@ -41,7 +43,7 @@ class ClaudeCodeProvider(AgentCliProvider):
     def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:
         args = ["-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
                 "--tools", "", "--strict-mcp-config", "--mcp-config", NO_MCP, "--setting-sources", "",
-                "--settings", NO_HOOKS, "--disable-slash-commands", "--no-session-persistence",
+                "--settings", SEAT_SETTINGS, "--disable-slash-commands", "--no-session-persistence",
                 "--permission-mode", "dontAsk"]
         if self.cfg.model:
             args += ["--model", self.model]
@@ -70,7 +72,8 @@ class ClaudeCodeProvider(AgentCliProvider):
         return transcript(request.messages, with_system=False)
 
     def extra_env(self, scratch: Path) -> dict[str, str]:
-        env = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        env = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+               "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
         if self.cfg.base_url:
             env["ANTHROPIC_BASE_URL"] = self.cfg.base_url
         return env

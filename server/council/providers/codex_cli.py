@@ -5,13 +5,15 @@ A seat is a text completion: the user's ``config.toml`` and rules are not loaded
 ``--ignore-rules``: their MCP servers, hooks and profiles stay out; sign-in still comes from ``CODEX_HOME``), no MCP
 servers, web search off, the tool features off (shell, exec, apps, plugins, hooks, browser and computer use, image
 tools, agents), the ``[tools]`` Codex's config turns off (``request_user_input``, ``update_plan``), no skills or
-``AGENTS.md`` instructions, a read-only sandbox with approvals never granted, nothing saved (``--ephemeral``).
-``apply_patch`` and a model's experimental tools are no setting but part of each model's entry in Codex's model
-catalog: each call gets the catalog the pinned binary ships (``codex debug models --bundled``, asked once per
-executable) with those tools taken out of every model (``model_catalog_json``, in the scratch folder), so the model
-is offered no tool at all (a model the catalog does not know gets Codex's defaults, which offer none either); a tool
-call it makes anyway is answered "unsupported call". ``base_url`` points Codex at another Responses API server (a
-``model_providers`` entry given with ``-c``; its key from the variable ``api_key`` names, else ``OPENAI_API_KEY``).
+project ``AGENTS.md`` instructions (Codex 0.169 still reads ``$CODEX_HOME/AGENTS.md``, or ``AGENTS.override.md``: no
+setting skips it, and another ``CODEX_HOME`` would lose the sign-in), a read-only sandbox with approvals never
+granted, nothing saved (``--ephemeral``). ``apply_patch`` and a model's experimental tools are no setting but part of
+each model's entry in Codex's model catalog: each call gets the catalog the pinned binary ships (``codex debug models
+--bundled``, asked once per executable) with those tools taken out of every model (``model_catalog_json``, in the
+scratch folder), so the model is offered no tool at all (a model the catalog does not know gets Codex's defaults,
+which offer none either); a tool call it makes anyway is answered "unsupported call". ``base_url`` points Codex at
+another Responses API server (a ``model_providers`` entry given with ``-c``; its key from the variable ``api_key``
+names, else ``OPENAI_API_KEY``).
 """
 
 from __future__ import annotations

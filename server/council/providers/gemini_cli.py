@@ -2,15 +2,18 @@
 prompt), streaming ``stream-json`` events (assistant ``message`` deltas; usage from the final ``result``).
 
 A seat is a text completion: a policy file in the scratch folder denies every tool (``toolName = "*"``, so the model
-is offered none), no extensions (``-e none``), no MCP server allowed (``--allowed-mcp-server-names`` naming none),
-the empty scratch folder trusted for this run only (``--skip-trust``). Hooks, built-in tools, tool discovery, MCP
-server commands, skills and subagents are settings only: the scratch folder (a fresh 0700 folder of Council's, the
-CLI's working folder) holds them as the *workspace* settings, ``.gemini/settings.json`` (:data:`SEAT_SETTINGS`), which
-override the user's own. The workspace must be trusted when the settings are read, before ``--skip-trust`` is
-parsed, so ``GEMINI_CLI_TRUST_WORKSPACE`` says so too. (Gemini CLI 0.61 reads a system settings file,
-``GEMINI_CLI_SYSTEM_SETTINGS_PATH``, only when it and every folder above it are root's and writable by no one else: not
-a place a user's process can write; the administrator's system settings stay above these.) ``base_url`` sets
-``GOOGLE_GEMINI_BASE_URL`` (API-key sign-in only, as Gemini CLI documents it).
+is offered none), no extensions (``-e none``), no MCP server allowed (``--allowed-mcp-server-names`` naming none), the
+empty scratch folder trusted for this run only (``--skip-trust``). Hooks, built-in tools, tool discovery, MCP server
+commands, skills, subagents and context files (``GEMINI.md`` and the user's own names) are settings only: the scratch
+folder (a fresh 0700 folder of Council's, the CLI's working folder) holds them as the *workspace* settings,
+``.gemini/settings.json`` (:data:`SEAT_SETTINGS`), which override the user's own. The workspace must be trusted when
+the settings are read, before ``--skip-trust`` is parsed, so ``GEMINI_CLI_TRUST_WORKSPACE`` says so too. (Gemini CLI
+0.61 reads a system settings file, ``GEMINI_CLI_SYSTEM_SETTINGS_PATH``, only when it and every folder above it are
+root's and writable by no one else: not a place a user's process can write; the administrator's system settings stay
+above these.) ``base_url`` sets ``GOOGLE_GEMINI_BASE_URL`` (API-key sign-in only, as Gemini CLI documents it). The
+user's ``GEMINI_SYSTEM_MD`` and an IDE's ``GEMINI_CLI_IDE_*`` variables are not passed on. Gemini CLI 0.61 still reads
+``~/.gemini/GEMINI.md`` and the ``GEMINI.md`` of the user's ``context.includeDirectories`` (no setting stops either:
+workspace settings only add names and folders), and ``GEMINI_CLI_HOME`` would move its sign-in with them.
 """
 
 from __future__ import annotations
@@ -27,15 +30,27 @@ from council.providers.base import CompletionRequest, Usage
 
 DENY_ALL = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
 NO_MCP = "council-no-mcp-server"
+#: The context file name a seat reads: one no folder holds (Gemini CLI adds ``GEMINI.md`` to any name it is given).
+NO_CONTEXT_FILE = "council-seat-reads-no-context-file.md"
 #: Each seat's workspace settings (Gemini CLI 0.61's keys): no hooks at all, no built-in tool (an empty ``tools.core``
-#: allow-list), no tool discovery or call command, no MCP server command and none allowed, no skills, no subagents.
+#: allow-list), no tool discovery or call command, no MCP server command and none allowed, no skills, no subagents;
+#: no context file name of the user's (``context.fileName``), no search for context files above the scratch folder
+#: (no ``memoryBoundaryMarkers``: the project root is the scratch folder itself), none in include directories, no
+#: auto memory, no IDE (whose workspace folders' context files it would read).
 SEAT_SETTINGS = {
     "hooksConfig": {"enabled": False},
     "tools": {"core": [], "discoveryCommand": "", "callCommand": ""},
     "mcp": {"serverCommand": "", "allowed": [NO_MCP]},
     "skills": {"enabled": False},
-    "experimental": {"enableAgents": False},
+    "experimental": {"enableAgents": False, "autoMemory": False},
+    "context": {"fileName": [NO_CONTEXT_FILE], "memoryBoundaryMarkers": [],
+                "loadMemoryFromIncludeDirectories": False},
+    "ide": {"enabled": False},
 }
+#: The user's variables a seat's environment drops: those by which an IDE hands Gemini CLI its workspace folders
+#: (whose context files it would read) and its connection, and the user's own system prompt file (and its copy).
+DROPPED_ENV_PREFIX = "GEMINI_CLI_IDE_"
+DROPPED_ENV = ("GEMINI_SYSTEM_MD", "GEMINI_WRITE_SYSTEM_MD")
 
 #: The environment by which Gemini CLI 0.61 picks a sign-in without settings (its ``getAuthTypeFromEnv``).
 AUTH_ENV = {"GEMINI_API_KEY": None, "GOOGLE_GEMINI_BASE_URL": None, "GOOGLE_GENAI_USE_GCA": "true",
@@ -104,6 +119,10 @@ class GeminiCliProvider(AgentCliProvider):
         if self.cfg.model:
             args += ["-m", self.model]
         return args
+
+    def environment(self, scratch: Path) -> dict[str, str]:
+        return {k: v for k, v in super().environment(scratch).items()
+                if not k.startswith(DROPPED_ENV_PREFIX) and k not in DROPPED_ENV}
 
     def extra_env(self, scratch: Path) -> dict[str, str]:
         env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}  # the scratch folder: its settings are Council's
