@@ -1298,8 +1298,12 @@ export interface DebateAudit {
 
 /** What the debate changed: the first vote (cycle 1) against the final one. */
 export interface DebateChange {
-  /** no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
-  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  /** no_debate: no debate cycle followed the first vote, so it is the final one; no_new_vote: debate cycles followed but nobody voted on the options in them, so the first vote stands; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'no_new_vote' | 'confirmed' | 'overturned';
+  /** What the final vote is compared with: the first vote, or (after a revisited question was answered) the vote before that answer. */
+  since: 'first_vote' | 'revisit';
+  /** The debate cycles that ran after the vote compared with. */
+  cycles_after: number;
   first_winner?: string;
   final_winner?: string;
   /** Option id → first votes. */
@@ -1311,10 +1315,17 @@ export interface DebateChange {
   conformity_flags: number;
 }
 
-/** What the debate changed: the first vote (cycle 1) against the final vote. */
+/**
+ * What the debate changed: the first vote (cycle 1) against the final vote; after a revisit, the vote the
+ * answer rested on before the user's new answer against the re-vote (`since`).
+ */
 export interface DebateEffect {
-  /** no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
-  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  /** no_debate: no cycle followed the first vote (or the revisit), so it is the final one; no_new_vote: cycles followed but nobody voted on the options in them, so the earlier vote stands; confirmed: the debate ended on the earlier vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'no_new_vote' | 'confirmed' | 'overturned';
+  /** What the final vote is compared with: the first vote, or (after a revisited question was answered) the vote before that answer. */
+  since: 'first_vote' | 'revisit';
+  /** The debate cycles that ran after the vote compared with. */
+  cyclesAfter: number;
   firstWinner?: string;
   finalWinner?: string;
   /** Option id → first votes. */
