@@ -313,7 +313,7 @@ export interface ConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
@@ -340,7 +340,7 @@ export interface ConsultResult {
   assumptions: string[];
   /** Questions nobody answered: unanswered clarifications and the personas' own questions. */
   open_questions: string[];
-  /** Debate cycles run. */
+  /** Cycles run, the first vote's (cycle 1) included: the debate cycles are the ones after it. */
   cycles: number;
   /** Model calls made, repairs included. */
   model_calls: number;
@@ -376,7 +376,7 @@ export interface PersonaConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** A persona's name or id. */
   persona_name: string;
@@ -416,7 +416,7 @@ export interface ConsultPlanParams {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
@@ -428,6 +428,7 @@ export interface ConsultPlanParams {
 export interface ConsultPlan {
   council: CouncilChoice;
   depth: Depth;
+  /** The most cycles it runs, the first vote's (cycle 1) included. */
   max_cycles: number;
   /** Clarifier, one reply per persona, options, synthesis. */
   model_calls_min: number;
@@ -1789,7 +1790,7 @@ export interface SessionOptions {
   language?: 'en' | 'ru';
   /** The client's display language (a BCP 47 tag such as `ru` or `en-US`), used when neither `language` nor the question tells; an unsupported one means English. */
   uiLanguage?: string;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
 }
 

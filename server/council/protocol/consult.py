@@ -269,7 +269,8 @@ class ConsultResult(SnakeModel):
     open_questions: list[str] = Field(default_factory=list,
                                       description="Questions nobody answered: unanswered clarifications and the "
                                                   "personas' own questions.")
-    cycles: int = Field(ge=0, description="Debate cycles run.")
+    cycles: int = Field(ge=0, description="Cycles run, the first vote's (cycle 1) included: the debate cycles are "
+                                           "the ones after it.")
     model_calls: int = Field(ge=0, description="Model calls made, repairs included.")
     calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model (a client "
                                            "model's name, else `provider:model`).")
@@ -285,7 +286,7 @@ class ConsultPlan(SnakeModel):
 
     council: CouncilChoice
     depth: Depth
-    max_cycles: int
+    max_cycles: int = Field(description="The most cycles it runs, the first vote's (cycle 1) included.")
     model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
     model_calls_max: int = Field(description="Every cycle up to the cap (retries not counted).")
     max_model_calls: int = Field(0, description="The hard bound, retries included: repairs, fallbacks and a "
