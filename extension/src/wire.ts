@@ -346,6 +346,8 @@ export interface ConsultResult {
   model_calls: number;
   /** Model calls made per model (a client model's name, else `provider:model`). */
   calls_by_model: Record<string, number>;
+  /** Of `calls_by_model`, the calls sent and then cancelled, per model (not needed once the first vote settled it, or stopped): a metered model bills them. */
+  cancelled_by_model: Record<string, number>;
   /** The most the consult said it would spend (retries included); `model_calls` never exceeds it. */
   max_model_calls: number;
   /** Persona → the model it spoke with. */

@@ -176,7 +176,10 @@ def consult_text(result: dict[str, Any]) -> str:
         lines += ["", t("consult.assumed"), bullet_text(result["assumptions"][:TEXT_ITEMS])]
     council = result["council"]
     by_model = result.get("calls_by_model") or {}
-    calls = n(result["model_calls"], "model_call") + (f" ({by_model_text(by_model)})" if by_model else "")
+    cancelled = sum((result.get("cancelled_by_model") or {}).values())  # sent: named, never hidden (issue 31)
+    where = "; ".join(x for x in (by_model_text(by_model) if by_model else "",
+                                  t("calls.cancelled", cancelled=cancelled) if cancelled else "") if x)
+    calls = n(result["model_calls"], "model_call") + (f" ({where})" if where else "")
     lines += ["", t("consult.footer", personas=n(len(council["personas"]), "consult.persona"),
                     cycles=cycles_run(result["cycles"]), calls=calls, depth=result["depth"],
                     session=result["session_id"])]

@@ -274,6 +274,9 @@ class ConsultResult(SnakeModel):
     model_calls: int = Field(ge=0, description="Model calls made, repairs included.")
     calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model (a client "
                                            "model's name, else `provider:model`).")
+    cancelled_by_model: dict[str, int] = Field(default_factory=dict, description="Of `calls_by_model`, the calls "
+                                               "sent and then cancelled, per model (not needed once the first vote "
+                                               "settled it, or stopped): a metered model bills them.")
     max_model_calls: int = Field(0, ge=0, description="The most the consult said it would spend (retries "
                                                       "included); `model_calls` never exceeds it.")
     seats: dict[str, str] = Field(default_factory=dict, description="Persona → the model it spoke with.")
