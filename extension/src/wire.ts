@@ -313,7 +313,7 @@ export interface ConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
@@ -340,12 +340,14 @@ export interface ConsultResult {
   assumptions: string[];
   /** Questions nobody answered: unanswered clarifications and the personas' own questions. */
   open_questions: string[];
-  /** Debate cycles run. */
+  /** Cycles run, the first vote's (cycle 1) included: the debate cycles are the ones after it. */
   cycles: number;
   /** Model calls made, repairs included. */
   model_calls: number;
   /** Model calls made per model (a client model's name, else `provider:model`). */
   calls_by_model: Record<string, number>;
+  /** Of `calls_by_model`, the calls sent and then cancelled, per model (not needed once the first vote settled it, or stopped): a metered model bills them. */
+  cancelled_by_model: Record<string, number>;
   /** The most the consult said it would spend (retries included); `model_calls` never exceeds it. */
   max_model_calls: number;
   /** Persona → the model it spoke with. */
@@ -376,7 +378,7 @@ export interface PersonaConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** A persona's name or id. */
   persona_name: string;
@@ -416,7 +418,7 @@ export interface ConsultPlanParams {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
@@ -428,6 +430,7 @@ export interface ConsultPlanParams {
 export interface ConsultPlan {
   council: CouncilChoice;
   depth: Depth;
+  /** The most cycles it runs, the first vote's (cycle 1) included. */
   max_cycles: number;
   /** Clarifier, one reply per persona, options, synthesis. */
   model_calls_min: number;
@@ -1298,8 +1301,12 @@ export interface DebateAudit {
 
 /** What the debate changed: the first vote (cycle 1) against the final one. */
 export interface DebateChange {
-  /** no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
-  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  /** no_debate: no debate cycle followed the first vote, so it is the final one; no_new_vote: debate cycles followed but nobody voted on the options in them, so the first vote stands; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'no_new_vote' | 'confirmed' | 'overturned';
+  /** What the final vote is compared with: the first vote, or (after a revisited question was answered) the vote before that answer. */
+  since: 'first_vote' | 'revisit';
+  /** The debate cycles that ran after the vote compared with. */
+  cycles_after: number;
   first_winner?: string;
   final_winner?: string;
   /** Option id → first votes. */
@@ -1311,10 +1318,17 @@ export interface DebateChange {
   conformity_flags: number;
 }
 
-/** What the debate changed: the first vote (cycle 1) against the final vote. */
+/**
+ * What the debate changed: the first vote (cycle 1) against the final vote; after a revisit, the vote the
+ * answer rested on before the user's new answer against the re-vote (`since`).
+ */
 export interface DebateEffect {
-  /** no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
-  verdict: 'no_debate' | 'confirmed' | 'overturned';
+  /** no_debate: no cycle followed the first vote (or the revisit), so it is the final one; no_new_vote: cycles followed but nobody voted on the options in them, so the earlier vote stands; confirmed: the debate ended on the earlier vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'no_new_vote' | 'confirmed' | 'overturned';
+  /** What the final vote is compared with: the first vote, or (after a revisited question was answered) the vote before that answer. */
+  since: 'first_vote' | 'revisit';
+  /** The debate cycles that ran after the vote compared with. */
+  cyclesAfter: number;
   firstWinner?: string;
   finalWinner?: string;
   /** Option id → first votes. */
@@ -1780,7 +1794,7 @@ export interface SessionOptions {
   language?: 'en' | 'ru';
   /** The client's display language (a BCP 47 tag such as `ru` or `en-US`), used when neither `language` nor the question tells; an unsupported one means English. */
   uiLanguage?: string;
-  /** Whether the second debate cycle starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
 }
 

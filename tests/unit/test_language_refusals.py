@@ -83,9 +83,11 @@ async def test_a_russian_consult_writes_and_refuses_in_russian(make_service):
     notes = " ".join(r.synthesis.notes)
     assert "Архитектор ПО: в summary 1 пункт; глубина brief требует 2–3." in notes  # issue 31: names in Russian
     assert "- Контрдовод: Срыв сроков." in r.responses[1].advice
-    assert r.markdown.startswith("**Рекомендация:** ") and "_2 персоны, 1 цикл, " in r.markdown
+    footer = "_2 персоны, первое голосование (цикла дебатов после него не было), "  # cycle 1: the first vote
+    assert r.markdown.startswith("**Рекомендация:** ") and footer in r.markdown
     plan = h.service.consult_plan(ConsultPlanParams(**params))
-    assert plan.markdown.startswith("Архитектор ПО и Адвокат дьявола (глубина brief, до 2 циклов дебатов): ")
+    assert plan.markdown.startswith("Архитектор ПО и Адвокат дьявола (глубина brief, первое голосование и до 1 "
+                                    "цикла дебатов): ")
     assert "- **Архитектор ПО** (высокая): Делить поэтапно." in r.markdown
     assert not any(name in r.markdown + notes + plan.markdown for name in COUNCIL)
     assert plan.markdown.endswith("Их выбрал агент (входные данные инструмента).")

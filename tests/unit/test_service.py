@@ -270,7 +270,7 @@ async def test_debate_cap_then_extend(make_service):
     assert s.tally.voters == 3  # only the last round counts
     assert sum(s.tally.counts.values()) == 3
     assert len(h.of(sid, "final.answer")) == 2
-    assert "after 5 debate cycles" in again.final_answer
+    assert "after the first vote and 4 debate cycles._" in again.final_answer  # cycle 1 is the first vote
     with pytest.raises(CouncilError, match="already extended"):
         await say(h, sid, "extend")
 

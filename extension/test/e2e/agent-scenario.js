@@ -65,7 +65,7 @@ module.exports = {
       await confirmation.waitFor({ state: 'visible', timeout: 120_000 });
       const asked = (await confirmation.innerText()).replace(/\s+/g, ' ');
       ctx.log(`confirmation: ${asked.slice(0, 240)}`);
-      if (!/Software Architect and Devil['’]s Advocate \(brief depth, up to \d+ debate cycles?\): \d+–\d+ model calls/.test(asked)) {
+      if (!/Software Architect and Devil['’]s Advocate \(brief depth, (?:the first vote and up to \d+ debate cycles?|the first vote only, no debate cycle)\): \d+–\d+ model calls/.test(asked)) {
         throw new Error(`the confirmation does not name the personas, the depth and the model calls: ${asked.slice(0, 300)}`);
       }
       if (logged(mark, 'response').length) throw new Error('the council called the model before the user confirmed');

@@ -268,6 +268,9 @@ async def drive(asker: Asker, question: str, out: TextIO) -> int:
         if printer.final_markdown:  # the rest of the answer whose first words streamed (else all of it)
             out.write(("" if printer.final_continues else "\n") + markdown(printer.final_markdown,
                                                                            Style.for_stream(out)))
+            spent = (result.get("usage") or {}).get("markdown")  # the calls made against what it said (issue 31)
+            if spent:
+                out.write("\n" + markdown(spent, Style.for_stream(out)))
             out.flush()
         extended = await asker.offer_extension(result)
         if extended is None:

@@ -43,8 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-calls", type=whole_number, help="budget of model calls, retries included (at least 3): the "
                                                  "council plans fewer cycles or personas to fit and says so")
     p.add_argument("--speculate", choices=["auto", "always", "never"],
-                   help="start the second debate cycle beside the options call (faster; its calls are sent even "
-                        "when the first vote settles it): auto (the default) only on free, local models")
+                   help="start cycle 2, the first debate cycle, beside the options call (faster; its calls are "
+                        "sent even when the first vote settles it): auto (the default) only on free, local models")
     p.add_argument("--language", choices=list(LANGUAGES), help="the language the council writes in (default: the "
                                                                 "question's, else the locale's when it does not tell)")
     p.add_argument("--embeddings", dest="embeddings", action="store_true", default=False,

@@ -109,5 +109,6 @@ def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> wi
         hinges=[wire.Hinge.model_validate(h.model_dump(exclude={"assumption_id"})) for h in syn.hinges],
         assumptions=[a.assumption for a in s.assumption_log], open_questions=open_questions,
         cycles=s.debate_cycles, model_calls=s.metadata.calls, calls_by_model=dict(s.metadata.calls_by_model),
+        cancelled_by_model={k: c for k, c in s.metadata.cancelled_by_model.items() if c},
         max_model_calls=s.call_plans[-1].call_limit if s.call_plans else 0,
         seats={seat.persona: seat.model.label for seat in s.seating.seats} if s.seating else {})

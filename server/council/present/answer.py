@@ -10,7 +10,7 @@ repaired reply, an answer consolidated after the chair failed), the draft is wit
 from __future__ import annotations
 
 from council.personas.names import shown
-from council.present.debate import cycle_lines, option_name, tally_words
+from council.present.debate import cycle_lines, cycles_run, option_name, tally_words
 from council.present.evidence import precedents_section
 from council.present.live_render import Fields, LiveRenderer
 from council.present.outcome import debate_section, hinges_section
@@ -64,10 +64,8 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
     models = models_used(session)
     if not session.discussions and len(session.personas) == 1:
         cycles = t("answer.one_advisor")
-    elif session.debate_cycles == 1:  # settled by the first vote: "after 1 debate cycle" would contradict the answer
-        cycles = t("answer.first_vote")
-    else:
-        cycles = n(session.debate_cycles, "debate_cycle_after")
+    else:  # the first vote is cycle 1, not a debate cycle: "after the first vote and 1 debate cycle"
+        cycles = cycles_run(session.debate_cycles, after=True)
     out.append((t("answer.answered_with", models=models, cycles=cycles) if models else t("answer.after", cycles=cycles))
                + "\n")
     return "".join(out).strip() + "\n"

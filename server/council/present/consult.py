@@ -11,6 +11,7 @@ from typing import Any
 from council.personas.names import shown
 from council.present import outcome
 from council.present.cost import by_model as by_model_text
+from council.present.debate import cycles_planned, cycles_run
 from council.present.evidence import consensus
 from council.present.failures import cause, unreachable
 from council.present.text import bullets, grouped, join_names, numbered, one_line, plural
@@ -175,9 +176,12 @@ def consult_text(result: dict[str, Any]) -> str:
         lines += ["", t("consult.assumed"), bullet_text(result["assumptions"][:TEXT_ITEMS])]
     council = result["council"]
     by_model = result.get("calls_by_model") or {}
-    calls = n(result["model_calls"], "model_call") + (f" ({by_model_text(by_model)})" if by_model else "")
+    cancelled = sum((result.get("cancelled_by_model") or {}).values())  # sent: named, never hidden (issue 31)
+    where = "; ".join(x for x in (by_model_text(by_model) if by_model else "",
+                                  t("calls.cancelled", cancelled=cancelled) if cancelled else "") if x)
+    calls = n(result["model_calls"], "model_call") + (f" ({where})" if where else "")
     lines += ["", t("consult.footer", personas=n(len(council["personas"]), "consult.persona"),
-                    cycles=n(result["cycles"], "cycle"), calls=calls, depth=result["depth"],
+                    cycles=cycles_run(result["cycles"]), calls=calls, depth=result["depth"],
                     session=result["session_id"])]
     return "\n".join(lines).strip() + "\n"
 
@@ -204,7 +208,6 @@ def plan_text(plan: dict[str, Any], why: str) -> str:
         f"{plan['model_calls_min']}–{plan['model_calls_max']}"
     bound = plan.get("max_model_calls") or 0
     retries = t("consult.plan_retries", bound=bound) if bound > plan["model_calls_max"] else ""
-    how = t("consult.plan_alone") if len(names) == 1 else \
-        t("consult.plan_cycles", cycles=n(plan["max_cycles"], "debate_cycle_after"))
+    how = t("consult.plan_alone") if len(names) == 1 else cycles_planned(plan["max_cycles"])
     return t("consult.plan", names=join_names([shown(x) for x in names]), depth=plan["depth"], how=how, calls=calls,
              retries=retries, reason=why)

@@ -21,6 +21,26 @@ def option_name(options: list[VoteOption], option_id: str | None) -> str:
     return f"{option_id} · {one_line(label)}" if label else str(option_id)
 
 
+def cycles_run(cycles: int, *, after: bool = False) -> str:
+    """How far a council went, in the one meaning every surface uses: the first vote is cycle 1 and not a debate
+    cycle; the debate cycles are the cycles after it ("the first vote and 1 debate cycle"). ``after``: the form that
+    follows "after" in the footer (Russian: genitive)."""
+    where = "answer" if after else "consult"
+    if cycles <= 0:
+        return n(cycles, "cycle")
+    if cycles == 1:
+        return t(f"{where}.first_vote")
+    return t(f"{where}.first_vote_and", cycles=n(cycles - 1, "debate_cycle_after" if after else "debate_cycle"))
+
+
+def cycles_planned(max_cycles: int) -> str:
+    """The most a plan runs, in the same meaning: "the first vote and up to 1 debate cycle" (``max_cycles`` counts
+    every cycle, the first vote's included)."""
+    if max_cycles <= 1:
+        return t("consult.plan_first_only")
+    return t("consult.plan_cycles", cycles=n(max_cycles - 1, "debate_cycle_after"))
+
+
 def cycle_started(cycle: int, limit: int | None) -> str:
     """The heading of a cycle (``limit`` None: the cap at the time is unknown, as in a transcript)."""
     if cycle == 1:

@@ -25,19 +25,24 @@ def _named(options: list[VoteOption], option_id: str | None) -> str:
 
 
 def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
-    """One sentence: whether the debate confirmed or overturned the first vote (cycle 1)."""
+    """One sentence: whether the debate confirmed or overturned the first vote (cycle 1), or, after a revisit,
+    whether the re-vote confirmed or overturned the vote before the user's answer (``revote_*`` keys); a cycle in
+    which nobody voted on the options is said to have run (``no_new_vote``), never to be missing."""
     first, final = _counts(effect.first_counts), _counts(effect.final_counts)
+    pre = "outcome.revote_" if effect.since == "revisit" else "outcome."
     if effect.verdict == "no_debate":
-        return t("outcome.no_debate", first=first)
+        return t(pre + "no_debate", first=first)
+    if effect.verdict == "no_new_vote":
+        return t(pre + "no_new_vote", first=first, cycles=n(effect.cycles_after, "debate_cycle"))
     if effect.verdict == "confirmed":
         if effect.final_winner is None:
-            return t("outcome.tie_kept", first=first, final=final)
-        return t("outcome.confirmed", winner=_named(options, effect.final_winner), first=first, final=final)
+            return t(pre + "tie_kept", first=first, final=final)
+        return t(pre + "confirmed", winner=_named(options, effect.final_winner), first=first, final=final)
     if effect.first_winner is None:
-        return t("outcome.tie_broken", winner=_named(options, effect.final_winner), first=first, final=final)
+        return t(pre + "tie_broken", winner=_named(options, effect.final_winner), first=first, final=final)
     if effect.final_winner is None:
-        return t("outcome.overturned_tie", led=_named(options, effect.first_winner), first=first, final=final)
-    return t("outcome.overturned", led=_named(options, effect.first_winner),
+        return t(pre + "overturned_tie", led=_named(options, effect.first_winner), first=first, final=final)
+    return t(pre + "overturned", led=_named(options, effect.first_winner),
              winner=_named(options, effect.final_winner), first=first, final=final)
 
 
@@ -57,7 +62,7 @@ def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> st
     out = [f"### {t('outcome.debate_heading')}\n\n{debate_line(effect, options)}\n\n"]
     if effect.moves:
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
-    elif effect.verdict != "no_debate":
+    elif effect.verdict not in ("no_debate", "no_new_vote"):
         out.append(t("outcome.nobody_moved") + "\n\n")
     if effect.conformity_flags:
         out.append(t("outcome.conformity", changes=n(effect.conformity_flags, "change")) + "\n\n")

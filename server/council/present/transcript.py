@@ -109,7 +109,7 @@ def transcript(s: ConversationSession) -> str:
         out.append(cost.seating(s.seating))
     out += [_clarifications(s), _assumptions(s)]
     for resp in (x for x in s.responses if x.cycle == 0):  # a council of one: its answers, no debate
-        out.append("## The answer of a council of one\n\n" + PersonaText(resp.persona).complete(resp))
+        out.append(f"{t('transcript.alone')}\n\n" + PersonaText(resp.persona).complete(resp))
     for d in s.discussions:
         if d.status.value != "in_progress":
             out += [_cycle(s, d.cycle_number), follow_up.transcript_inputs(s, d.cycle_number)]

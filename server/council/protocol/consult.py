@@ -225,9 +225,15 @@ class PositionMove(SnakeModel):
 class DebateChange(SnakeModel):
     """What the debate changed: the first vote (cycle 1) against the final one."""
 
-    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
-        description="no_debate: the first vote was final; confirmed: the debate ended on the first vote's winner "
-                    "(or its tie stood); overturned: on another winner, or on a tie after a winner.")
+    verdict: Literal["no_debate", "no_new_vote", "confirmed", "overturned"] = Field(
+        description="no_debate: no debate cycle followed the first vote, so it is the final one; no_new_vote: "
+                    "debate cycles followed but nobody voted on the options in them, so the first vote stands; "
+                    "confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on "
+                    "another winner, or on a tie after a winner.")
+    since: Literal["first_vote", "revisit"] = Field(
+        "first_vote", description="What the final vote is compared with: the first vote, or (after a revisited "
+                                  "question was answered) the vote before that answer.")
+    cycles_after: int = Field(0, ge=0, description="The debate cycles that ran after the vote compared with.")
     first_winner: str | None = None
     final_winner: str | None = None
     first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")
@@ -263,10 +269,14 @@ class ConsultResult(SnakeModel):
     open_questions: list[str] = Field(default_factory=list,
                                       description="Questions nobody answered: unanswered clarifications and the "
                                                   "personas' own questions.")
-    cycles: int = Field(ge=0, description="Debate cycles run.")
+    cycles: int = Field(ge=0, description="Cycles run, the first vote's (cycle 1) included: the debate cycles are "
+                                           "the ones after it.")
     model_calls: int = Field(ge=0, description="Model calls made, repairs included.")
     calls_by_model: dict[str, int] = Field(default_factory=dict, description="Model calls made per model (a client "
                                            "model's name, else `provider:model`).")
+    cancelled_by_model: dict[str, int] = Field(default_factory=dict, description="Of `calls_by_model`, the calls "
+                                               "sent and then cancelled, per model (not needed once the first vote "
+                                               "settled it, or stopped): a metered model bills them.")
     max_model_calls: int = Field(0, ge=0, description="The most the consult said it would spend (retries "
                                                       "included); `model_calls` never exceeds it.")
     seats: dict[str, str] = Field(default_factory=dict, description="Persona → the model it spoke with.")
@@ -279,7 +289,7 @@ class ConsultPlan(SnakeModel):
 
     council: CouncilChoice
     depth: Depth
-    max_cycles: int
+    max_cycles: int = Field(description="The most cycles it runs, the first vote's (cycle 1) included.")
     model_calls_min: int = Field(description="Clarifier, one reply per persona, options, synthesis.")
     model_calls_max: int = Field(description="Every cycle up to the cap (retries not counted).")
     max_model_calls: int = Field(0, description="The hard bound, retries included: repairs, fallbacks and a "

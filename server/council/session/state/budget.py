@@ -18,8 +18,8 @@ MIN_CALLS = 3  # the smallest budget accepted (a council of one needs 2: its rep
 FIXED_CALLS = 2  # the options and the synthesis
 ATTEMPTS = 2  # a call and one retry (a repair, a fallback, or a failed request sent again)
 Speculate = Literal["auto", "always", "never"]  # whether cycle 2 starts beside the options call (README, "votes first")
-SPECULATE_DOC = ("Whether the second debate cycle starts beside the options call, to save a wait: its calls are "
-                 "sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the "
+SPECULATE_DOC = ("Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its "
+                 "calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the "
                  "default): only when every persona's model is free to call (embedded, scripted, or a server on "
                  "this machine); `always`; `never`.")
 

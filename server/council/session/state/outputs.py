@@ -237,11 +237,18 @@ class PositionMove(CamelModel):
 
 
 class DebateEffect(CamelModel):
-    """What the debate changed: the first vote (cycle 1) against the final vote."""
+    """What the debate changed: the first vote (cycle 1) against the final vote; after a revisit, the vote the
+    answer rested on before the user's new answer against the re-vote (``since``)."""
 
-    verdict: Literal["no_debate", "confirmed", "overturned"] = Field(
-        description="no_debate: the first vote was the final one; confirmed: the debate ended on the first vote's "
-                    "winner (or its tie stood); overturned: on another winner, or on a tie after a winner.")
+    verdict: Literal["no_debate", "no_new_vote", "confirmed", "overturned"] = Field(
+        description="no_debate: no cycle followed the first vote (or the revisit), so it is the final one; "
+                    "no_new_vote: cycles followed but nobody voted on the options in them, so the earlier vote "
+                    "stands; confirmed: the debate ended on the earlier vote's winner (or its tie stood); "
+                    "overturned: on another winner, or on a tie after a winner.")
+    since: Literal["first_vote", "revisit"] = Field(
+        "first_vote", description="What the final vote is compared with: the first vote, or (after a revisited "
+                                  "question was answered) the vote before that answer.")
+    cycles_after: int = Field(0, ge=0, description="The debate cycles that ran after the vote compared with.")
     first_winner: str | None = None
     final_winner: str | None = None
     first_counts: dict[str, int] = Field({}, description="Option id → first votes.")

@@ -160,19 +160,30 @@ def _move(name: str, rounds: list[int], votes: list[outputs.Vote],
 
 
 def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
-    """The first vote against the final vote (None when nobody voted)."""
+    """The earlier vote against the final vote (None when nobody voted). The earlier vote is the first one; after a
+    revisited question was answered, the vote the answer rested on before (the re-vote is what changed). Whether
+    cycles followed it is read off the cycles run, not the votes: a cycle in which nobody named an option still ran
+    (``no_new_vote``)."""
     votes = session.votes
     if not votes or not session.options:
         return None
-    rounds = sorted({v.cycle for v in votes})
-    first_round, final_round = rounds[0], rounds[-1]
-    first, final = _by_persona(votes, first_round), _by_persona(votes, final_round)
+    revisit = session.open_revisit if session.open_revisit is not None and session.open_revisit.answer else None
+    after = revisit.after_cycle if revisit is not None else min(v.cycle for v in votes)
+    earlier = [v.cycle for v in votes if v.cycle <= after]
+    if not earlier:  # nobody voted before the revisit: compare with the first vote
+        revisit, after = None, min(v.cycle for v in votes)
+        earlier = [after]
+    base = max(earlier)
+    rounds = [base, *sorted({v.cycle for v in votes if v.cycle > after})]
+    first, final = _by_persona(votes, base), _by_persona(votes, rounds[-1])
     first_tally = tally_votes(session.options, list(first.values()))
     final_tally = tally_votes(session.options, list(final.values()))
     replies = {(x.persona, x.cycle): x for x in session.responses if not x.abstained}
-    flags = sum(1 for x in session.responses if x.cycle > first_round and x.conformity_flag and not x.abstained)
-    verdict = ("no_debate" if final_round == first_round
-               else "confirmed" if first_tally.winner == final_tally.winner  # both None: the first vote's tie stood
+    flags = sum(1 for x in session.responses if x.cycle > after and x.conformity_flag and not x.abstained)
+    cycles_after = max(0, session.debate_cycles - after)
+    verdict = ("no_debate" if not cycles_after
+               else "no_new_vote" if len(rounds) == 1
+               else "confirmed" if first_tally.winner == final_tally.winner  # both None: the earlier tie stood
                else "overturned")
     moves = []
     for p in session.personas:
@@ -182,4 +193,5 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
     return outputs.DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
                                 first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
-                                conformity_flags=flags)
+                                conformity_flags=flags, since="revisit" if revisit is not None else "first_vote",
+                                cycles_after=cycles_after)
