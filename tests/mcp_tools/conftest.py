@@ -56,7 +56,7 @@ async def council_mcp(args: list[str], cwd: Path, logs: Path, **client: Any) -> 
 def tool_error(result: types.CallToolResult) -> dict[str, Any]:
     """A failed call's ``{code, message, details}``: an error result has no ``structuredContent`` (clients check it
     against the outputSchema); its text is a readable line, then the JSON ``{"error": …}``."""
-    assert result.isError and result.structuredContent is None, result
+    assert result.is_error and result.structured_content is None, result
     first, data = result.content
     error = json.loads(data.text)["error"]
     assert first.text == f"Council {error['code']} error: {error['message']}"
@@ -78,7 +78,7 @@ async def cancel_mid_call(session: ClientSession, tool: str, arguments: dict[str
         if message and started_when in message:
             started.set()
 
-    request_id = session._request_id  # the id the next request gets
+    request_id = session._dispatcher._next_id + 1  # the id the next request gets (the SDK 2.x's JSON-RPC dispatcher)
 
     async def call() -> None:
         try:
@@ -91,8 +91,8 @@ async def cancel_mid_call(session: ClientSession, tool: str, arguments: dict[str
         with anyio.fail_after(20):
             await started.wait()
         await anyio.sleep(0.3)
-        await session.send_notification(types.ClientNotification(types.CancelledNotification(
-            params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
+        await session.send_notification(types.CancelledNotification(
+            params=types.CancelledNotificationParams(requestId=request_id, reason="test")))
         with anyio.fail_after(10):
             while not trace.exists() or trace.read_text().count('"cancelled"') < cancelled_calls:
                 await anyio.sleep(0.05)

@@ -18,7 +18,7 @@ from urllib.request import url2pathname
 
 import anyio
 import mcp.types as types
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from council.evidence.workspace import is_secret
@@ -76,10 +76,10 @@ class Workspaces:
         self.stale = True
 
     async def service(self, session) -> CouncilService:
-        """The service for this call (``session``: the SDK's ``ServerSession``)."""
+        """The service for this call (``session``: its :class:`~council.mcpserver.link.ClientLink`)."""
         if self.service_for is None or not self.stale:
             return self.current
-        client = session.client_params
+        client = session.client_params  # a handshake's client (2026-07-28 has no server→client requests)
         if client is None or client.capabilities.roots is None:
             return self.current
         async with self.lock:
@@ -105,13 +105,13 @@ class Workspaces:
         """Whether the client listed its roots, and the first usable one."""
         try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
             result = await ask_client(session, lambda: session.send_request(
-                types.ServerRequest(types.ListRootsRequest()), ListedRoots), timeout=ROOTS_TIMEOUT,
+                types.ListRootsRequest(), ListedRoots), timeout=ROOTS_TIMEOUT,
                 related_request_id=None)  # withdrawn at the deadline
         except TimeoutError:
             log.info("no roots/list answer within %g s; the workspace stays %s", ROOTS_TIMEOUT,
                      self.current.config.workspace)
             return False, None
-        except McpError as exc:
+        except MCPError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
             return False, None
         except ValidationError as exc:

@@ -1,4 +1,4 @@
-"""The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on the same
+"""The MCP server's wiring (official ``mcp`` SDK 2.x, low-level ``Server``): tools/list and tools/call on the same
 :class:`~council.service.CouncilService` the sidecar uses; what a client sees is the README's "As tools: MCP and
 agents". An unknown tool name is refused (-32602) before the SDK's handler, which would make it a tool result; every
 failure is a tool result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it
@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
 import mcp.types as types
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import McpError
-from mcp.shared.session import RequestResponder
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from council import __version__
@@ -24,6 +25,7 @@ from council.consult.request import consult_language
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.guard import MALFORMED_RESPONSE
+from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
 from council.mcpserver.sampling import CallModels
 from council.mcpserver.tools import TOOLS_BY_NAME, input_schema, offered, output_schema
@@ -44,22 +46,6 @@ log = logging.getLogger(__name__)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
 Report = Callable[[str | None], None]  # a progress message for the client (None or "": nothing worth saying)
-
-
-class CouncilServer(Server):
-    """The SDK's low-level server, surviving a client's ``notifications/cancelled`` that arrives while the answer is
-    being sent: the SDK (1.x) then lets the request's own cancellation escape the request's task, which cancels the
-    server's task group and ends ``council mcp`` (found by the fuzzer). Such a request gets no answer (MCP: a cancelled
-    request is not answered; ``council.mcpserver.stdio`` drops the SDK's); its task ends quietly."""
-
-    async def _handle_message(self, message, *args, **kwargs) -> None:  # type: ignore[override]
-        try:
-            await super()._handle_message(message, *args, **kwargs)
-        except anyio.get_cancelled_exc_class():
-            if isinstance(message, RequestResponder) and message.cancelled:
-                log.info("request %r cancelled by the client while it was being answered", message.request_id)
-                return
-            raise
 
 
 class EventRouter:
@@ -91,38 +77,40 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                      elicitation_timeout: float, workspaces: Workspaces) -> Server:
     """``models`` puts each consult and review on a model; ``elicitation_timeout``: seconds a clarifying question
     waits for the user's answer (``--elicitation-timeout``); ``workspaces`` gives each call its service."""
-    server: Server = CouncilServer("council", version=__version__)
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None,
                                                  from_roots=workspaces.service_for is not None)}
 
-    async def roots_changed(_notification: types.RootsListChangedNotification) -> None:
-        workspaces.roots_changed()
+    async def list_tools(_ctx: ServerRequestContext, _params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=spec.name, title=spec.title, description=spec.description,
+                       inputSchema=input_schema(spec), outputSchema=output_schema(spec),
+                       annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
+                                                         destructiveHint=spec.destructive,
+                                                         idempotentHint=spec.idempotent, openWorldHint=False))
+            for spec in specs.values()])
 
-    server.notification_handlers[types.RootsListChangedNotification] = roots_changed
-
-    @server.list_tools()
-    async def list_tools() -> list[types.Tool]:
-        return [types.Tool(name=spec.name, title=spec.title, description=spec.description,
-                           inputSchema=input_schema(spec), outputSchema=output_schema(spec),
-                           annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
-                                                             destructiveHint=spec.destructive,
-                                                             idempotentHint=spec.idempotent, openWorldHint=False))
-                for spec in specs.values()]
-
-    @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
-    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams) -> types.CallToolResult:
+        """An unknown name is a protocol error (-32602, with the contract's data); a known tool that is not offered
+        as started (``council_decisions`` without ``--memory``) is a tool error saying why, as is every failure."""
+        name, arguments = request.name, request.arguments
+        if name not in TOOLS_BY_NAME:
+            message = f"Unknown tool: {name}"
+            raise MCPError(types.INVALID_PARAMS, message, {
+                "code": "validation", "message": message,
+                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
+        call = Call(ClientLink(ctx.session), ctx.request_id, ctx.meta)
         try:
-            ctx = server.request_context
-            current = await workspaces.service(ctx.session)
-            spec = specs.get(name) or TOOLS_BY_NAME[name]  # not offered as started: the call says why (memory off)
+            current = await workspaces.service(call.link)
+            spec = specs.get(name) or TOOLS_BY_NAME[name]
             try:
                 params = spec.params.model_validate(arguments or {})
             except ValidationError as exc:
                 raise from_pydantic(exc, f"arguments for {name}") from None
             if isinstance(params, CouncilRequest):
-                result = await _review(ctx, current, params, models)
+                result = await _review(call, current, params, models)
                 data, text = result.decision.to_wire(), result.compact_markdown
             else:
                 if isinstance(params, DefinePersonasParams):
@@ -130,7 +118,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                 elif isinstance(params, DecisionsParams):
                     data = current.archive.decisions(params).to_wire()
                 else:
-                    data = (await _consult(ctx, current, router, params, models, elicitation_timeout)).to_wire()
+                    data = (await _consult(call, current, router, params, models, elicitation_timeout)).to_wire()
                 text = data.pop("markdown")  # the text content; structuredContent keeps the data
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                         isError=False)
@@ -141,28 +129,33 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
             log.exception("%s failed", name)
             return error_result(internal_error(f"{name} failed: {type(exc).__name__}: {exc}"[:2000]))
 
-    call_handler = server.request_handlers[types.CallToolRequest]
+    server: Server = Server("council", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
 
-    async def call_or_refuse(request: types.CallToolRequest) -> types.ServerResult:
-        """The SDK's handler turns every exception into a tool result; an unknown name must be a protocol error,
-        so it is refused before (a known tool that is not offered as started, say ``council_decisions`` without
-        ``--memory``, is a tool error saying why)."""
-        if request.params.name not in TOOLS_BY_NAME:  # MCP: -32602, with the contract's data
-            message = f"Unknown tool: {request.params.name}"
-            raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message, data={
-                "code": "validation", "message": message,
-                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}}))
-        return await call_handler(request)
+    async def roots_changed(_ctx: ServerRequestContext, _params: types.NotificationParams) -> None:
+        workspaces.roots_changed()
 
-    server.request_handlers[types.CallToolRequest] = call_or_refuse
+    server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
 
 
-async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
+@dataclass(frozen=True)
+class Call:
+    """One tool call: its line back to the client, its request id and its ``_meta`` (the progress token)."""
+
+    link: ClientLink
+    request_id: types.RequestId | None
+    meta: Any
+
+    @property
+    def progress_token(self) -> types.ProgressToken | None:
+        return self.meta.get("progress_token") if isinstance(self.meta, dict) else None
+
+
+async def _with_progress(call: Call, run: Callable[[Report], Awaitable[T]]) -> T:
     """Await ``run(report)``; each ``report(message)`` becomes an MCP progress notification (when the client sent
     a progress token; an empty message is none), in order, without ever blocking the work. ``run``'s exception is
     raised as is."""
-    token = ctx.meta.progressToken if ctx.meta is not None else None
+    token = call.progress_token
     send, receive = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
 
     def report(message: str | None) -> None:
@@ -180,8 +173,8 @@ async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
                 if token is None:
                     continue
                 try:
-                    await ctx.session.send_progress_notification(token, done, None, message,
-                                                                 related_request_id=ctx.request_id)
+                    await call.link.send_progress_notification(token, done, None, message,
+                                                               related_request_id=call.request_id)
                 except Exception as exc:  # a client gone mid-call must not fail the work
                     log.debug("progress notification failed: %s", exc)
 
@@ -199,7 +192,7 @@ async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
     return outcome[0]
 
 
-async def _consult(ctx, service: CouncilService, router: EventRouter, params, models: CallModels,
+async def _consult(call: Call, service: CouncilService, router: EventRouter, params, models: CallModels,
                    elicitation_timeout: float):
     session_id = new_id()
 
@@ -207,30 +200,30 @@ async def _consult(ctx, service: CouncilService, router: EventRouter, params, mo
         router.routes[session_id] = lambda event: report(words.stage(event))
         try:  # the consult's language for all it says, its model's refusals included
             with speaking(consult_language(params)):
-                async with models.consult(ctx, session_id) as on_model:
-                    return await service.consult(params, _asker(ctx, elicitation_timeout), session_id, **on_model)
+                async with models.consult(call, session_id) as on_model:
+                    return await service.consult(params, _asker(call, elicitation_timeout), session_id, **on_model)
         finally:
             router.routes.pop(session_id, None)
 
-    return await _with_progress(ctx, run)
+    return await _with_progress(call, run)
 
 
-async def _review(ctx, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
+async def _review(call: Call, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
     """One review; each stage (panel, every verdict, the debate, the decision) is a progress notification."""
 
     async def run(report: Report) -> ReviewResult:
-        async with models.review(ctx, review_session_id(request.request_id)) as on_model:
+        async with models.review(call, review_session_id(request.request_id)) as on_model:
             return await service.review(ReviewParams(request=request, **on_model),
                                         lambda kind, data: report(progress_line(kind, data)))
 
-    return await _with_progress(ctx, run)
+    return await _with_progress(call, run)
 
 
-def _asker(ctx, timeout: float) -> Asker | None:
+def _asker(call: Call, timeout: float) -> Asker | None:
     """Clarifying questions through MCP elicitation, when the client declared that it supports it; each waits at
     most ``timeout`` seconds for the answer."""
-    client = ctx.session.client_params
-    if client is None or client.capabilities.elicitation is None:
+    client = call.link.client_capabilities
+    if client is None or client.elicitation is None:
         return None
 
     async def ask(question: ClarificationQuestion) -> Reply:
@@ -241,14 +234,14 @@ def _asker(ctx, timeout: float) -> Asker | None:
         props["answer"] = {"type": "string", "title": t("consult.your_answer"),
                            "description": t("consult.answer_hint"), "maxLength": MAX_TEXT}
         try:  # withdrawn when it expires or the call is cancelled
-            result = await ask_client(ctx.session, lambda: ctx.session.elicit_form(
+            result = await ask_client(call.link, lambda: call.link.elicit_form(
                 words.elicit_message(question.question, question.default_assumption),
-                {"type": "object", "properties": props}, related_request_id=ctx.request_id),
-                timeout=timeout, related_request_id=ctx.request_id, expired=words.ELICITATION_EXPIRED)
+                {"type": "object", "properties": props}, related_request_id=call.request_id),
+                timeout=timeout, related_request_id=call.request_id, expired=words.ELICITATION_EXPIRED)
         except TimeoutError:
             log.info("no answer to a clarifying question within %g s; the council assumes and asks no more", timeout)
             return Reply("skip_all", unanswered=True)
-        except McpError as exc:
+        except MCPError as exc:
             data = exc.error.data
             if isinstance(data, dict) and data.get("details", {}).get("reason") == MALFORMED_RESPONSE:
                 raise validation_error(f"the client's answer to a clarifying question is malformed: "

@@ -121,7 +121,7 @@ class LineWriter:
             log.debug("the input is closed; request %r ends with it", params.get("requestId"))
 
     def send_session_message(self, session_message: SessionMessage) -> None:
-        root = session_message.message.root
+        root = session_message.message
         try:
             message = session_message.message.model_dump(by_alias=True, mode="json", exclude_none=True)
             json.dumps(message, allow_nan=False)
