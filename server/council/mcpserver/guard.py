@@ -46,7 +46,8 @@ _TOKEN = re.compile(_STRING + rb"|[\[\]{}:,]|-?[0-9][0-9.eE+-]*|true|false|null"
 _OPEN_CLOSE = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _REASONS = {"not JSON-RPC 2.0": "not_jsonrpc"}  # the sidecar's reasons, spelled as MCP's (else " " → "_")
-_ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
+_ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized (and
+# every request of a 2026-07-28 client, :func:`modern`)
 
 
 def _methods(union: Any) -> dict[str, type[BaseModel]]:
@@ -61,6 +62,13 @@ def as_message(value: dict[str, Any]) -> types.JSONRPCMessage:
 
 REQUESTS = _methods(types.ClientRequest)
 NOTIFICATIONS = _methods(types.ClientNotification)
+
+
+def modern(params: Any) -> bool:
+    """Whether a request carries the MCP 2026-07-28 envelope (``_meta``'s protocol version): such a client sends
+    no ``initialize``, each request says who it is."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
@@ -279,7 +287,7 @@ class Guard:
 
         if method not in REQUESTS:
             return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
-        if method not in _ALWAYS and not self.initialized:
+        if method not in _ALWAYS and not self.initialized and not modern(body.get("params")):
             return refuse(SERVER_NOT_INITIALIZED, f"{method} before notifications/initialized: initialize first",
                           "not_initialized")
         if msg_id in self.in_flight:

@@ -57,8 +57,12 @@ class ClientLink:
                                 related_request_id: types.RequestId | None = None) -> None:
         await self.session.send_notification(notification, related_request_id)  # type: ignore[arg-type]
 
-    async def send_progress_notification(self, token: types.ProgressToken, progress: float, total: float | None,
-                                         message: str | None, related_request_id: types.RequestId | None) -> None:
+    async def send_progress_notification(self, token: types.ProgressToken | None, progress: float,
+                                         total: float | None, message: str | None,
+                                         related_request_id: types.RequestId | None) -> None:
+        """Progress of the call (none when the client sent no progress token)."""
+        if token is None:
+            return
         await self.session.send_progress_notification(token, progress, total, message,
                                                       related_request_id=related_request_id)  # type: ignore[arg-type]
 

@@ -72,6 +72,11 @@ class CallModels:
         self.bridge = bridge
         self.policy = policy
 
+    @property
+    def bridge_timeout(self) -> float:
+        """Seconds one call on the client's model may take (0 without the bridge)."""
+        return self.bridge.timeout if self.bridge is not None else 0.0
+
     @asynccontextmanager
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:
         """Keyword arguments for ``CouncilService.consult`` (the client's models, or none: the server's)."""

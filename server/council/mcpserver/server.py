@@ -17,7 +17,9 @@ import anyio
 import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from council import __version__
@@ -27,6 +29,7 @@ from council.errors import CouncilError, from_pydantic, internal_error, validati
 from council.mcpserver.guard import MALFORMED_RESPONSE
 from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
+from council.mcpserver.rounds import Exchanges, RoundsLink, contract_state_errors
 from council.mcpserver.sampling import CallModels
 from council.mcpserver.tools import TOOLS_BY_NAME, input_schema, offered, output_schema
 from council.present import consult as words
@@ -43,6 +46,7 @@ from council.session.state.entities import ClarificationQuestion, new_id
 from council.words import speaking, t
 
 log = logging.getLogger(__name__)
+STATE_MARGIN = 300.0  # seconds a requestState outlives the longest wait of the work it resumes
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
 Report = Callable[[str | None], None]  # a progress message for the client (None or "": nothing worth saying)
@@ -92,16 +96,9 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                                                          idempotentHint=spec.idempotent, openWorldHint=False))
             for spec in specs.values()])
 
-    async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams) -> types.CallToolResult:
-        """An unknown name is a protocol error (-32602, with the contract's data); a known tool that is not offered
-        as started (``council_decisions`` without ``--memory``) is a tool error saying why, as is every failure."""
-        name, arguments = request.name, request.arguments
-        if name not in TOOLS_BY_NAME:
-            message = f"Unknown tool: {name}"
-            raise MCPError(types.INVALID_PARAMS, message, {
-                "code": "validation", "message": message,
-                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
-        call = Call(ClientLink(ctx.session), ctx.request_id, ctx.meta)
+    async def run_call(name: str, arguments: dict[str, Any] | None, call: Call) -> types.CallToolResult:
+        """One call of a known tool; a tool that is not offered as started (``council_decisions`` without
+        ``--memory``) is a tool error saying why, as is every failure."""
         try:
             current = await workspaces.service(call.link)
             spec = specs.get(name) or TOOLS_BY_NAME[name]
@@ -129,7 +126,45 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
             log.exception("%s failed", name)
             return error_result(internal_error(f"{name} failed: {type(exc).__name__}: {exc}"[:2000]))
 
-    server: Server = Server("council", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
+    async def in_rounds(ctx: ServerRequestContext, request: types.CallToolRequestParams
+                        ) -> types.CallToolResult | types.InputRequiredResult:
+        """A 2026-07-28 client's call: the first round starts the work, each retry brings the answers to what the
+        last one asked; a round returns the result, or what the work asks next (:mod:`council.mcpserver.rounds`)."""
+        this_round = Call(ClientLink(ctx.session), ctx.request_id, ctx.meta)
+        if request.request_state is None:
+            capabilities = ctx.session.client_capabilities
+            exchange = exchanges.start(lambda ex: run_call(request.name, request.arguments,
+                                                           Call(RoundsLink(ex, capabilities), None, None)))
+        else:
+            exchange = exchanges.resume(request.request_state, request.input_responses)
+        try:
+            result = await exchange.next_round(this_round.progress)
+        except anyio.get_cancelled_exc_class():  # the client cancelled the call: its work stops
+            exchanges.end(exchange)
+            raise
+        if isinstance(result, types.CallToolResult):
+            exchanges.end(exchange)
+        return result
+
+    async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams
+                        ) -> types.CallToolResult | types.InputRequiredResult:
+        """An unknown name is a protocol error (-32602, with the contract's data)."""
+        if request.name not in TOOLS_BY_NAME:
+            message = f"Unknown tool: {request.name}"
+            raise MCPError(types.INVALID_PARAMS, message, {
+                "code": "validation", "message": message,
+                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await in_rounds(ctx, request)
+        return await run_call(request.name, request.arguments, Call(ClientLink(ctx.session), ctx.request_id,
+                                                                    ctx.meta))
+
+    exchanges = Exchanges()
+    server: Server = Server("council", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
+                            lifespan=lambda _server: exchanges.running())
+    # a 2026-07-28 call's requestState: sealed by the SDK (a key of this process), refused in the contract's shape
+    security = RequestStateSecurity.ephemeral(ttl=max(elicitation_timeout, models.bridge_timeout) + STATE_MARGIN)
+    server.middleware += [contract_state_errors, RequestStateBoundary(security, default_audience="council")]
 
     async def roots_changed(_ctx: ServerRequestContext, _params: types.NotificationParams) -> None:
         workspaces.roots_changed()
@@ -142,7 +177,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
 class Call:
     """One tool call: its line back to the client, its request id and its ``_meta`` (the progress token)."""
 
-    link: ClientLink
+    link: ClientLink | RoundsLink
     request_id: types.RequestId | None
     meta: Any
 
@@ -150,12 +185,17 @@ class Call:
     def progress_token(self) -> types.ProgressToken | None:
         return self.meta.get("progress_token") if isinstance(self.meta, dict) else None
 
+    async def progress(self, done: float, message: str) -> None:
+        """A progress notification for this call (none when the client sent no progress token; a 2026-07-28
+        call's goes to the round open now)."""
+        await self.link.send_progress_notification(self.progress_token, done, None, message,
+                                                   related_request_id=self.request_id)
+
 
 async def _with_progress(call: Call, run: Callable[[Report], Awaitable[T]]) -> T:
     """Await ``run(report)``; each ``report(message)`` becomes an MCP progress notification (when the client sent
     a progress token; an empty message is none), in order, without ever blocking the work. ``run``'s exception is
     raised as is."""
-    token = call.progress_token
     send, receive = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
 
     def report(message: str | None) -> None:
@@ -170,11 +210,8 @@ async def _with_progress(call: Call, run: Callable[[Report], Awaitable[T]]) -> T
         async with receive:
             async for message in receive:
                 done += 1
-                if token is None:
-                    continue
                 try:
-                    await call.link.send_progress_notification(token, done, None, message,
-                                                               related_request_id=call.request_id)
+                    await call.progress(done, message)
                 except Exception as exc:  # a client gone mid-call must not fail the work
                     log.debug("progress notification failed: %s", exc)
 

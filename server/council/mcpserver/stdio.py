@@ -30,7 +30,9 @@ from council.transport.stdio import reading
 
 log = logging.getLogger("council.mcp")
 
-_CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
+_CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED,
+                  types.UNSUPPORTED_PROTOCOL_VERSION, types.MISSING_REQUIRED_CLIENT_CAPABILITY, types.HEADER_MISMATCH}
+# (the last three: a 2026-07-28 envelope the SDK refuses, an `initialize` after one …)
 
 
 class Overlong:
