@@ -191,9 +191,11 @@ class Exchanges:
         if exchange is None:
             raise refused_state("the call this requestState belongs to has ended, or its result was already "
                                 "fetched: start the call again without it")
-        if round_no != exchange.round or exchange.claimed == round_no:
-            raise refused_state(f"this requestState is from round {round_no} of the call, which is at round "
-                                f"{exchange.round}: a state is used once (replayed)", round=exchange.round)
+        if exchange.claimed == round_no or round_no != exchange.round:
+            said = "was already used" if exchange.claimed == round_no else \
+                f"is from round {round_no} of the call, which is at round {exchange.round}"
+            raise refused_state(f"this requestState {said}: each is used once (a replayed state is refused)",
+                                round=exchange.round)
         exchange.claimed = round_no
         exchange.deliver(responses)
         return exchange
