@@ -268,3 +268,24 @@ async def test_the_consult_states_its_cost_in_progress_and_keeps_its_budget(mcp_
     result = r.structured_content
     assert result["model_calls"] == sum(result["calls_by_model"].values()) <= result["max_model_calls"] <= 5
     assert "max_model_calls" in json.dumps(tool_error(too_small)["details"])
+
+
+async def test_progress_carries_the_answer_as_it_comes_in_pieces_not_all_of_it_each_time(mcp_client):
+    """Before: each progress line held the whole answer so far (quadratic in its length). Now the first line starts
+    it and each next one carries only what is new; joined, they are the recommendation."""
+    messages: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with mcp_client(script={"chunk": 4}) as s:
+        r = await s.call_tool("council_consult", {"user_problem": PROBLEM, "depth": "brief"},
+                              progress_callback=on_progress)
+    recommendation = r.structured_content["synthesis"]["recommendation"]
+    first, rest = "The council's answer so far: ", "The council's answer, continued: "
+    pieces = [m for m in messages if m.startswith((first, rest))]
+    assert len(pieces) >= 5 and pieces[0].startswith(first) and all(p.startswith(rest) for p in pieces[1:])
+    said = " ".join([pieces[0].removeprefix(first), *(p.removeprefix(rest) for p in pieces[1:])])
+    assert recommendation.startswith(said) and len(said.split()) >= len(recommendation.split()) - 1  # whole words
+    sent = sum(len(p) for p in pieces)
+    assert sent <= len(recommendation) + len(rest) * len(pieces), (sent, len(recommendation), len(pieces))

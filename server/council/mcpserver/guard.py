@@ -60,7 +60,8 @@ def as_message(value: dict[str, Any]) -> types.JSONRPCMessage:
     return types.jsonrpc_message_adapter.validate_python(value)
 
 
-REQUESTS = _methods(types.ClientRequest)
+REQUESTS = _methods(types.ClientRequest | types.GetTaskRequest | types.GetTaskPayloadRequest | types.CancelTaskRequest
+                    | types.ListTasksRequest)  # MCP tasks (2025-11-25): the SDK 2.x serves none, council mcp does
 NOTIFICATIONS = _methods(types.ClientNotification)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -31,10 +32,12 @@ from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
 from council.mcpserver.rounds import Exchanges, RoundsLink, contract_state_errors
 from council.mcpserver.sampling import CallModels
+from council.mcpserver.tasks import CouncilTask, TaskLink, Tasks
 from council.mcpserver.tools import TOOLS_BY_NAME, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.errors import tool_error_text
 from council.present.review_words import progress_line
+from council.present.text import one_line
 from council.protocol.constants import MAX_TEXT
 from council.protocol.consult import DecisionsParams, DefinePersonasParams, ElicitedAnswer
 from council.protocol.methods import ReviewParams, ReviewResult
@@ -47,6 +50,7 @@ from council.words import speaking, t
 
 log = logging.getLogger(__name__)
 STATE_MARGIN = 300.0  # seconds a requestState outlives the longest wait of the work it resumes
+LONG = frozenset({"council_consult", "persona_consult", "council_review"})  # may run as MCP tasks
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
 Report = Callable[[str | None], None]  # a progress message for the client (None or "": nothing worth saying)
@@ -91,6 +95,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
         return types.ListToolsResult(tools=[
             types.Tool(name=spec.name, title=spec.title, description=spec.description,
                        inputSchema=input_schema(spec), outputSchema=output_schema(spec),
+                       execution=types.ToolExecution(task_support="optional") if spec.name in LONG else None,
                        annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
                                                          destructiveHint=spec.destructive,
                                                          idempotentHint=spec.idempotent, openWorldHint=False))
@@ -146,25 +151,39 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
             exchanges.end(exchange)
         return result
 
-    async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams
-                        ) -> types.CallToolResult | types.InputRequiredResult:
+    def known(request: types.CallToolRequestParams) -> None:
         """An unknown name is a protocol error (-32602, with the contract's data)."""
         if request.name not in TOOLS_BY_NAME:
             message = f"Unknown tool: {request.name}"
             raise MCPError(types.INVALID_PARAMS, message, {
                 "code": "validation", "message": message,
                 "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
+
+    async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams
+                        ) -> types.CallToolResult | types.InputRequiredResult:
+        known(request)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return await in_rounds(ctx, request)
         return await run_call(request.name, request.arguments, Call(ClientLink(ctx.session), ctx.request_id,
                                                                     ctx.meta))
 
-    exchanges = Exchanges()
+    async def as_task(ctx: ServerRequestContext, request: types.CallToolRequestParams,
+                      task: CouncilTask) -> types.CallToolResult:
+        return await run_call(request.name, request.arguments, Call(TaskLink(ctx.session, task), None, ctx.meta))
+
+    exchanges, tasks = Exchanges(), Tasks()
+
+    @asynccontextmanager
+    async def lifespan(_server: Server) -> AsyncIterator[dict[str, Any]]:
+        async with exchanges.running():
+            tasks.tg = exchanges.tg
+            yield {}
     server: Server = Server("council", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
-                            lifespan=lambda _server: exchanges.running())
+                            lifespan=lifespan)
     # a 2026-07-28 call's requestState: sealed by the SDK (a key of this process), refused in the contract's shape
     security = RequestStateSecurity.ephemeral(ttl=max(elicitation_timeout, models.bridge_timeout) + STATE_MARGIN)
     server.middleware += [contract_state_errors, RequestStateBoundary(security, default_audience="council")]
+    tasks.serve(server, as_task, known)  # MCP tasks (2025-11-25): a long call polled, never cut by a timeout
 
     async def roots_changed(_ctx: ServerRequestContext, _params: types.NotificationParams) -> None:
         workspaces.roots_changed()
@@ -234,7 +253,8 @@ async def _consult(call: Call, service: CouncilService, router: EventRouter, par
     session_id = new_id()
 
     async def run(report: Report):
-        router.routes[session_id] = lambda event: report(words.stage(event))
+        shown = [""]  # the answer's text reported so far
+        router.routes[session_id] = lambda event: report(_stage(event, shown))
         try:  # the consult's language for all it says, its model's refusals included
             with speaking(consult_language(params)):
                 async with models.consult(call, session_id) as on_model:
@@ -243,6 +263,25 @@ async def _consult(call: Call, service: CouncilService, router: EventRouter, par
             router.routes.pop(session_id, None)
 
     return await _with_progress(call, run)
+
+
+def _stage(event: dict[str, Any], shown: list[str]) -> str | None:
+    """The progress line of a session event. The answer, as the chair writes it, comes in whole words: each line
+    carries the words written since the last one (``shown[0]``: the text reported so far), never all of it again
+    (that was quadratic in its length); a word still being written waits for the next line."""
+    if event.get("type") != "answer.delta":
+        return words.stage(event)
+    text = one_line(str(event.get("text", "")))
+    before = shown[0]
+    if not text.startswith(before):  # not how the reported text goes on: all of it again
+        before = shown[0] = ""
+    cut = text.rfind(" ", len(before))
+    if cut <= len(before):
+        return None
+    shown[0] = text[:cut + 1]
+    piece = text[len(before):cut].strip()
+    key = "consult.stage.answer_more" if before else "consult.stage.answer_so_far"
+    return t(key, text=piece) if piece else None
 
 
 async def _review(call: Call, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
