@@ -13,10 +13,11 @@ from typing import Any
 import anyio
 import mcp.types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 PROBLEM = "Should we split our monolith into services this quarter?"
+MODERN = "2026-07-28"  # the MCP revision without a handshake
 
 
 @pytest.fixture
@@ -36,6 +37,27 @@ def mcp_client(tmp_path: Path):
             args += ["--script", str(path)]
         async with council_mcp(args, tmp_path, tmp_path, elicitation_callback=elicit) as session:
             yield session
+
+    return run
+
+
+@pytest.fixture
+def modern_client(tmp_path: Path):
+    """``async with modern_client(args, elicit=…, model=…) as client`` → a 2026-07-28 ``Client`` of ``council mcp``
+    (``args`` after ``--workspace``, none with ``workspace=False``; the server's stderr in ``server.log``)."""
+
+    @asynccontextmanager
+    async def run(args: list[str], *, workspace: bool = True, **callbacks: Any) -> AsyncIterator[Client]:
+        (tmp_path / "ws").mkdir(exist_ok=True)
+        fixed = ["--workspace", str(tmp_path / "ws")] if workspace else []
+        env = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_")}
+        params = StdioServerParameters(
+            command=sys.executable, cwd=str(tmp_path), env={**env, "COUNCIL_OLLAMA_URL": "http://127.0.0.1:9"},
+            args=["-m", "council", "mcp", "--no-embeddings", *fixed, *args])
+        with (tmp_path / "server.log").open("a", encoding="utf-8") as errlog, anyio.fail_after(90):
+            async with Client(stdio_client(params, errlog=errlog), mode=MODERN, **callbacks) as client:
+                assert client.protocol_version == MODERN
+                yield client
 
     return run
 

@@ -7,45 +7,15 @@ altered, replayed or for another call is refused with ``validation``, and the se
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
 
-import anyio
 import mcp.types as types
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from .conftest import PROBLEM
-from .test_mcp_sampling import CLOSED_PORT_URL, ScriptedClientModel
+from .test_mcp_sampling import ScriptedClientModel
 
-MODERN = "2026-07-28"
 CONSULT = {"user_problem": PROBLEM, "depth": "brief"}
-
-
-@pytest.fixture
-def modern_client(tmp_path: Path):
-    """``async with modern_client(args, elicit=…, model=…) as client`` → a 2026-07-28 ``Client`` of ``council mcp``
-    (``args`` after ``--workspace``; the server's stderr in ``server.log``)."""
-
-    @asynccontextmanager
-    async def run(args: list[str], **callbacks: Any) -> AsyncIterator[Client]:
-        (tmp_path / "ws").mkdir(exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_")}
-        params = StdioServerParameters(
-            command=sys.executable, cwd=str(tmp_path), env={**env, "COUNCIL_OLLAMA_URL": CLOSED_PORT_URL},
-            args=["-m", "council", "mcp", "--no-embeddings", "--workspace", str(tmp_path / "ws"), *args])
-        with (tmp_path / "server.log").open("a", encoding="utf-8") as errlog, anyio.fail_after(90):
-            async with Client(stdio_client(params, errlog=errlog), mode=MODERN, **callbacks) as client:
-                assert client.protocol_version == MODERN
-                yield client
-
-    return run
 
 
 async def test_clarifying_questions_are_elicitation_input_requests(modern_client):

@@ -68,6 +68,16 @@ class EventRouter:
             route(event)
 
 
+WORKSPACE_PARAM = {"type": "string", "title": "Workspace", "description": (
+    "The absolute path of the project folder this call is about (its persona overrides, its decision memory, "
+    "its files as the advisors' evidence). Default: the server's --workspace, else the client's first root.")}
+
+
+def _with_workspace(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema with the MCP-only ``workspace`` argument (the language model tools have none)."""
+    return {**schema, "properties": {**schema.get("properties", {}), "workspace": WORKSPACE_PARAM}}
+
+
 def error_result(err: CouncilError) -> types.CallToolResult:
     """A failed call: no ``structuredContent`` (it would have to match the tool's ``outputSchema``); the text is a
     readable line, then the error as JSON ``{"error": {code, message, details}}``."""
@@ -94,7 +104,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                          ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
             types.Tool(name=spec.name, title=spec.title, description=spec.description,
-                       inputSchema=input_schema(spec), outputSchema=output_schema(spec),
+                       inputSchema=_with_workspace(input_schema(spec)), outputSchema=output_schema(spec),
                        execution=types.ToolExecution(task_support="optional") if spec.name in LONG else None,
                        annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
                                                          destructiveHint=spec.destructive,
@@ -105,10 +115,15 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
         """One call of a known tool; a tool that is not offered as started (``council_decisions`` without
         ``--memory``) is a tool error saying why, as is every failure."""
         try:
-            current = await workspaces.service(call.link)
+            arguments = dict(arguments or {})
+            named = arguments.pop("workspace", None)
+            if named is not None and not isinstance(named, str):
+                raise validation_error("workspace must be a folder's absolute path (a string)",
+                                       fields={"workspace": "not a string"})
+            current = await workspaces.service(call.link, named)
             spec = specs.get(name) or TOOLS_BY_NAME[name]
             try:
-                params = spec.params.model_validate(arguments or {})
+                params = spec.params.model_validate(arguments)
             except ValidationError as exc:
                 raise from_pydantic(exc, f"arguments for {name}") from None
             if isinstance(params, CouncilRequest):
