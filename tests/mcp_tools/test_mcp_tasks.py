@@ -41,6 +41,8 @@ async def start_task(session, arguments: dict[str, Any]) -> types.Task:
 
 async def test_a_consult_longer_than_the_clients_timeout_runs_as_a_task(mcp_client):
     async with mcp_client(script={"rules": [SLOW]}) as s:
+        tasks = s.server_capabilities.tasks  # what a client looks for before it asks for a task
+        assert tasks.requests.tools.call is not None and tasks.list is not None and tasks.cancel is not None
         listed = {t.name: t for t in (await s.list_tools()).tools}
         assert listed["council_consult"].execution.task_support == "optional"
         with pytest.raises(MCPError) as cut:  # as one request, the consult outlasts the client's clock

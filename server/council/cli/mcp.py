@@ -123,10 +123,11 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         from council.mcpserver.stdio import guarded_stdio
+        from council.mcpserver.tasks import with_tasks
 
         try:
             async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+                await server.run(read, write, with_tasks(server.create_initialization_options()))
         finally:
             with anyio.CancelScope(shield=True):
                 for each in workspaces.all():

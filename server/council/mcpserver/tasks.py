@@ -27,6 +27,7 @@ import anyio.abc
 import mcp.types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
@@ -113,6 +114,15 @@ class TaskLink(ClientLink):
 
 
 Work = Callable[[CouncilTask], Awaitable[types.CallToolResult]]
+
+
+def with_tasks(options: InitializationOptions) -> InitializationOptions:
+    """The server's capabilities with MCP tasks (2025-11-25: ``tools/call`` as a task, ``tasks/list``,
+    ``tasks/cancel``); clients look for them before asking for a task (an earlier revision's client drops them)."""
+    options.capabilities.tasks = types.ServerTasksCapability(
+        list=types.TasksListCapability(), cancel=types.TasksCancelCapability(),
+        requests=types.ServerTasksRequestsCapability(tools=types.TasksToolsCapability(call=types.TasksCallCapability())))
+    return options
 
 
 class Tasks:
