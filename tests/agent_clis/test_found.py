@@ -130,8 +130,8 @@ def test_council_mcp_without_sampling_seats_the_clis_that_answer(path_with, vend
     path_with(*ON_PATH)
     vendors["copilot"].status, vendors["copilot"].error = 401, "unauthorized: bad credentials"  # signed out
     result, messages = anyio.run(consult_without_sampling, tmp_path)
-    assert not result.isError, result.content[0].text
-    data = result.structuredContent
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
     assert set(data["calls_by_model"]) == {"claude:default", "gemini:default"}, data["calls_by_model"]
     asked = [json.dumps(r.body) for r in vendors["copilot"].model_requests()]
     assert asked and not any(HEAD in body for body in asked)  # checked, failed, never seated

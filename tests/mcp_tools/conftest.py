@@ -13,10 +13,11 @@ from typing import Any
 import anyio
 import mcp.types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 PROBLEM = "Should we split our monolith into services this quarter?"
+MODERN = "2026-07-28"  # the MCP revision without a handshake
 
 
 @pytest.fixture
@@ -40,6 +41,27 @@ def mcp_client(tmp_path: Path):
     return run
 
 
+@pytest.fixture
+def modern_client(tmp_path: Path):
+    """``async with modern_client(args, elicit=…, model=…) as client`` → a 2026-07-28 ``Client`` of ``council mcp``
+    (``args`` after ``--workspace``, none with ``workspace=False``; the server's stderr in ``server.log``)."""
+
+    @asynccontextmanager
+    async def run(args: list[str], *, workspace: bool = True, **callbacks: Any) -> AsyncIterator[Client]:
+        (tmp_path / "ws").mkdir(exist_ok=True)
+        fixed = ["--workspace", str(tmp_path / "ws")] if workspace else []
+        env = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_")}
+        params = StdioServerParameters(
+            command=sys.executable, cwd=str(tmp_path), env={**env, "COUNCIL_OLLAMA_URL": "http://127.0.0.1:9"},
+            args=["-m", "council", "mcp", "--no-embeddings", *fixed, *args])
+        with (tmp_path / "server.log").open("a", encoding="utf-8") as errlog, anyio.fail_after(90):
+            async with Client(stdio_client(params, errlog=errlog), mode=MODERN, **callbacks) as client:
+                assert client.protocol_version == MODERN
+                yield client
+
+    return run
+
+
 @asynccontextmanager
 async def council_mcp(args: list[str], cwd: Path, logs: Path, **client: Any) -> AsyncIterator[ClientSession]:
     """``python args…`` (a ``council mcp`` command line) started in ``cwd`` as the SDK's stdio client starts a
@@ -56,7 +78,7 @@ async def council_mcp(args: list[str], cwd: Path, logs: Path, **client: Any) -> 
 def tool_error(result: types.CallToolResult) -> dict[str, Any]:
     """A failed call's ``{code, message, details}``: an error result has no ``structuredContent`` (clients check it
     against the outputSchema); its text is a readable line, then the JSON ``{"error": …}``."""
-    assert result.isError and result.structuredContent is None, result
+    assert result.is_error and result.structured_content is None, result
     first, data = result.content
     error = json.loads(data.text)["error"]
     assert first.text == f"Council {error['code']} error: {error['message']}"
@@ -78,7 +100,7 @@ async def cancel_mid_call(session: ClientSession, tool: str, arguments: dict[str
         if message and started_when in message:
             started.set()
 
-    request_id = session._request_id  # the id the next request gets
+    request_id = session._dispatcher._next_id + 1  # the id the next request gets (the SDK 2.x's JSON-RPC dispatcher)
 
     async def call() -> None:
         try:
@@ -91,8 +113,8 @@ async def cancel_mid_call(session: ClientSession, tool: str, arguments: dict[str
         with anyio.fail_after(20):
             await started.wait()
         await anyio.sleep(0.3)
-        await session.send_notification(types.ClientNotification(types.CancelledNotification(
-            params=types.CancelledNotificationParams(requestId=request_id, reason="test"))))
+        await session.send_notification(types.CancelledNotification(
+            params=types.CancelledNotificationParams(requestId=request_id, reason="test")))
         with anyio.fail_after(10):
             while not trace.exists() or trace.read_text().count('"cancelled"') < cancelled_calls:
                 await anyio.sleep(0.05)

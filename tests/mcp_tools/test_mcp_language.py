@@ -54,18 +54,18 @@ async def test_a_russian_consult_speaks_russian_from_progress_to_refusal(mcp_cli
         r = await s.call_tool("council_consult", {"user_problem": RUSSIAN, "selected_personas": COUNCIL,
                                                   "depth": "brief"}, progress_callback=on_progress)
         bad = await s.call_tool("council_consult", {"user_problem": RUSSIAN, "selected_personas": ["Шеф"]})
-    assert not r.isError
+    assert not r.is_error
     text = r.content[0].text
     assert text.startswith("**Рекомендация:** Делите монолит поэтапно.") and "Допущено:" in text
     assert "Совет: Архитектор ПО и Адвокат дьявола." in progress and "Голоса подсчитаны." in progress  # issue 31
     assert "Уточнение: Какова главная цель?" in progress and "Председатель написал итог." in progress
     [question] = asked
     assert question.message.startswith("Совет спрашивает: Какова главная цель?")
-    schema = question.requestedSchema["properties"]
+    schema = question.requested_schema["properties"]
     assert (schema["choice"]["title"], schema["answer"]["title"]) == ("Вариант", "Ваш ответ")
     first, data = bad.content
     error = json.loads(data.text)["error"]
-    assert bad.isError and first.text == "Ошибка Council (validation): неизвестная персона 'Шеф'"
+    assert bad.is_error and first.text == "Ошибка Council (validation): неизвестная персона 'Шеф'"
     assert error["message"] == "неизвестная персона 'Шеф'"
     assert english("\n".join([text, *progress, question.message, first.text])) == []
 
@@ -74,7 +74,7 @@ async def test_a_russian_consult_with_no_answer_says_why_in_russian(mcp_client):
     script = {"rules": [{"when": {"schema": "PersonaReply"}, "error": "overloaded"}]}
     async with mcp_client(script=script) as s:
         r = await s.call_tool("council_consult", {"user_problem": RUSSIAN, "depth": "brief"})
-    assert r.isError
+    assert r.is_error
     first = r.content[0].text
     assert first.startswith("Ошибка Council (validation): совет не смог ответить: модель каждого советника дала сбой (")
     assert english(first) == [], first

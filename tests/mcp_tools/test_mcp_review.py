@@ -36,15 +36,15 @@ async def test_the_review_tool_is_listed_with_the_seed_schemas(mcp_client):
     async with mcp_client() as s:
         tool = {t.name: t for t in (await s.list_tools()).tools}["council_review"]
     assert tool.title == "Council review of a change"
-    assert tool.annotations.readOnlyHint is True and tool.annotations.idempotentHint is False
-    assert tool.annotations.destructiveHint is False and tool.annotations.openWorldHint is False
-    schema = tool.inputSchema
+    assert tool.annotations.read_only_hint is True and tool.annotations.idempotent_hint is False
+    assert tool.annotations.destructive_hint is False and tool.annotations.open_world_hint is False
+    schema = tool.input_schema
     assert schema["required"] == ["request_id", "timestamp", "proposer", "change_type", "context"]
     assert schema["properties"]["change_type"]["enum"] == ["DECLARE_PASS", "FREEZE_SPEC", "UPDATE_CONFIG",
                                                            "CODE_REFACTOR"]
     assert set(schema["properties"]["artifacts"]["properties"]) == {"spec_content", "diff_content",
                                                                     "validation_report", "monte_carlo_stats"}
-    out = tool.outputSchema
+    out = tool.output_schema
     assert {"request_id", "final_outcome", "axis_scores", "summary_reasoning", "verdicts", "audit"} <= set(
         out["required"])
     checklist = out["properties"]["verdicts"]["items"]["properties"]["checklist_results"]["items"]
@@ -56,8 +56,8 @@ async def test_the_seed_request_end_to_end_with_progress_per_stage(mcp_client):
     progress: list[tuple[float, str | None]] = []
     async with mcp_client(script=seed_story_script()) as s:
         r = await _review(s, SEED_REQUEST, progress)
-    assert not r.isError  # the SDK client validated structuredContent against the outputSchema
-    d = r.structuredContent
+    assert not r.is_error  # the SDK client validated structuredContent against the outputSchema
+    d = r.structured_content
     assert d["final_outcome"] == "REJECT" and d["summary_reasoning"] == SUMMARY
     assert d["axis_scores"] == expected_axes(FINAL_REPLIES)
     assert [v["role"] for v in d["verdicts"]] == list(FINAL_REPLIES)
@@ -81,11 +81,11 @@ async def test_a_refactor_with_its_diff_is_approved_and_without_it_needs_more_in
     async with mcp_client() as s:
         approved = await _review(s, REFACTOR)
         missing = await _review(s, no_diff)
-    d = approved.structuredContent
+    d = approved.structured_content
     assert d["final_outcome"] == "APPROVE" and d["audit"]["rule"] == "all_approve"
     assert [seat["role"] for seat in d["audit"]["panel"]] == ["Code Reviewer", "Quant Researcher",
                                                               "Devil's Advocate"]
-    m = missing.structuredContent
+    m = missing.structured_content
     assert m["final_outcome"] == "NEEDS_MORE_INFO" and m["audit"]["rule"] == "missing_artifacts"
     assert m["audit"]["missing_artifacts"] == {"Code Reviewer": ["diff_content"], "Quant Researcher": ["diff_content"]}
     assert m["next_steps"][0] == "Provide diff_content (needed by Code Reviewer and Quant Researcher)."
@@ -97,7 +97,7 @@ async def test_a_large_diff_is_cut_to_the_budget_and_the_decision_says_so(mcp_cl
     big["artifacts"]["diff_content"] = "".join(f"+line {i}: x = {i}\n" for i in range(5000))
     async with mcp_client() as s:
         r = await _review(s, big)
-    d = r.structuredContent
+    d = r.structured_content
     (cut,) = d["audit"]["truncated"]
     assert cut["artifact"] == "diff_content" and cut["original_chars"] == len(big["artifacts"]["diff_content"])
     assert cut["kept_chars"] <= 16_000
@@ -117,7 +117,7 @@ async def test_a_large_diff_is_cut_to_the_budget_and_the_decision_says_so(mcp_cl
 async def test_a_bad_request_is_a_tool_error_field_by_field(mcp_client, change, field):
     async with mcp_client() as s:
         r = await _review(s, {**REFACTOR, **change})
-        assert r.isError
+        assert r.is_error
         error = tool_error(r)
         assert error["code"] == "validation" and field in error["details"]["fields"], error
         assert r.content[0].text.startswith("Council validation error:")

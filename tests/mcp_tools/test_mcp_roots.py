@@ -40,14 +40,14 @@ async def council_mcp(tmp_path: Path, roots: Roots | None, *extra: str) -> Async
 
 async def override(session: ClientSession) -> types.CallToolResult:
     draft = await session.call_tool("council_define_personas", OVERRIDE)
-    assert not draft.isError, draft
-    applied = await session.call_tool("council_define_personas", {"confirm": draft.structuredContent["draft"]["id"]})
-    assert not applied.isError and applied.structuredContent["written"] == [str(WRITTEN)], applied
+    assert not draft.is_error, draft
+    applied = await session.call_tool("council_define_personas", {"confirm": draft.structured_content["draft"]["id"]})
+    assert not applied.is_error and applied.structured_content["written"] == [str(WRITTEN)], applied
     return applied
 
 
 def focus(listing: types.CallToolResult) -> list[str]:
-    return next(p["focus"] for p in listing.structuredContent["personas"] if p["name"] == "Devil's Advocate")
+    return next(p["focus"] for p in listing.structured_content["personas"] if p["name"] == "Devil's Advocate")
 
 
 async def test_the_workspace_is_the_clients_first_root_and_follows_its_changes(tmp_path: Path):

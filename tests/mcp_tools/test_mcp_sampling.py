@@ -45,20 +45,20 @@ class ScriptedClientModel:
         if self.refuse is not None:
             return self.refuse
         meta = params.metadata or {}
-        messages = [ChatMessage(role="system", content=params.systemPrompt)] if params.systemPrompt else []
+        messages = [ChatMessage(role="system", content=params.system_prompt)] if params.system_prompt else []
         messages += [ChatMessage(role=m.role, content=m.content.text) for m in params.messages]
         reply = auto_reply(CompletionRequest(purpose=meta.get("purpose", ""), messages=messages,
                                              json_schema=meta.get("response_schema")))
         if self.prose and meta.get("response_schema", {}).get("title") == "PersonaReply":
             return types.CreateMessageResult(role="assistant", model="chatty-model", stopReason="endTurn",
                                              content=types.TextContent(type="text", text="Split it, I think."))
-        hints = params.modelPreferences.hints if params.modelPreferences and params.modelPreferences.hints else []
+        hints = params.model_preferences.hints if params.model_preferences and params.model_preferences.hints else []
         model = f"{hints[0].name}-model" if hints else "default-model"
         return types.CreateMessageResult(role="assistant", model=model, stopReason="endTurn",
                                          content=types.TextContent(type="text", text=json.dumps(reply)))
 
     def hints(self) -> list[str | None]:
-        return [p.modelPreferences.hints[0].name if p.modelPreferences and p.modelPreferences.hints else None
+        return [p.model_preferences.hints[0].name if p.model_preferences and p.model_preferences.hints else None
                 for p in self.requests]
 
 
@@ -86,8 +86,8 @@ def mcp_server(tmp_path: Path):
 
 
 def error_of(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.isError
-    return (result.structuredContent or {}).get("error") or json.loads(result.content[-1].text)["error"]
+    assert result.is_error
+    return (result.structured_content or {}).get("error") or json.loads(result.content[-1].text)["error"]
 
 
 async def consult(session: ClientSession, progress: list[str] | None = None, **arguments: Any):
@@ -104,13 +104,13 @@ async def test_a_whole_consult_runs_on_the_clients_model(mcp_server):
     progress: list[str] = []
     async with mcp_server(model) as s:
         r = await consult(s, progress)
-    assert not r.isError, r.content[0].text
-    data = r.structuredContent
+    assert not r.is_error, r.content[0].text
+    data = r.structured_content
     assert len(data["responses"]) == len(data["council"]["personas"]) >= 2
     assert data["synthesis"]["recommendation"] == "Take the staged approach and measure each step."
     assert data["model_calls"] == len(model.requests) >= 2 + len(data["responses"])
     for p in model.requests:
-        assert p.systemPrompt and p.maxTokens >= 1 and p.includeContext == "none"
+        assert p.system_prompt and p.max_tokens >= 1 and p.include_context == "none"
         assert p.messages[0].role == "user" and all(m.content.type == "text" for m in p.messages)
         assert p.metadata["purpose"] and p.metadata["response_schema"]["title"].endswith("Reply")
     purposes = {p.metadata["purpose"] for p in model.requests}
@@ -124,7 +124,7 @@ async def test_a_whole_consult_runs_on_the_clients_model(mcp_server):
     assert data["seats"] == {name: order[i % 4] for i, name in enumerate(names)}
     for p in model.requests:
         seat = data["seats"].get(p.metadata["purpose"], chair)
-        assert (p.modelPreferences.hints[0].name if p.modelPreferences else chair) == seat
+        assert (p.model_preferences.hints[0].name if p.model_preferences else chair) == seat
     # calls are counted under the model that answered, and stay within what was stated before the first call
     assert sum(data["calls_by_model"].values()) == data["model_calls"] <= data["max_model_calls"]
     assert set(data["calls_by_model"]) == {"default-model", *(f"{h}-model" for h in hinted)}
@@ -139,32 +139,32 @@ async def test_sampling_hints_none_puts_every_seat_on_the_clients_choice(mcp_ser
     model = ScriptedClientModel()
     async with mcp_server(model, args=["--sampling-hints", "none"]) as s:
         r = await consult(s)
-    assert not r.isError, r.content[0].text
+    assert not r.is_error, r.content[0].text
     assert model.hints() == [None] * len(model.requests)
-    assert r.structuredContent["calls_by_model"] == {"default-model": len(model.requests)}
+    assert r.structured_content["calls_by_model"] == {"default-model": len(model.requests)}
 
 
 async def test_the_budget_holds_on_the_clients_model(mcp_server):
     model = ScriptedClientModel()
     async with mcp_server(model) as s:
         r = await consult(s, max_model_calls=5)
-    assert not r.isError, r.content[0].text
-    assert len(model.requests) == r.structuredContent["model_calls"] <= 5
+    assert not r.is_error, r.content[0].text
+    assert len(model.requests) == r.structured_content["model_calls"] <= 5
 
 
 async def test_a_client_without_sampling_keeps_the_servers_order(mcp_server):
     async with mcp_server(None, env={"COUNCIL_PROVIDER": "scripted"}) as s:
         r = await consult(s)
-    assert not r.isError, r.content[0].text
-    assert r.structuredContent["model_calls"] >= 4
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["model_calls"] >= 4
 
 
 async def test_sampling_comes_before_a_configured_provider(mcp_server):
     model = ScriptedClientModel()
     async with mcp_server(model, env={"COUNCIL_PROVIDER": "scripted"}) as s:
         r = await consult(s)
-    assert not r.isError, r.content[0].text
-    assert r.structuredContent["model_calls"] == len(model.requests) > 0
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["model_calls"] == len(model.requests) > 0
 
 
 @pytest.mark.parametrize("args", [["--provider", "scripted"], ["--no-sampling"]])
@@ -172,7 +172,7 @@ async def test_an_explicit_provider_or_no_sampling_keeps_the_client_model_out(mc
     model = ScriptedClientModel()
     async with mcp_server(model, args=args, env={"COUNCIL_PROVIDER": "scripted"}) as s:
         r = await consult(s)
-    assert not r.isError, r.content[0].text
+    assert not r.is_error, r.content[0].text
     assert model.requests == []
 
 
@@ -245,8 +245,8 @@ async def test_a_review_runs_on_the_clients_model(mcp_server):
     model = ScriptedClientModel()
     async with mcp_server(model) as s:
         r = await s.call_tool("council_review", REFACTOR)
-    assert not r.isError, r.content[0].text
-    assert r.structuredContent["final_outcome"] == "APPROVE"
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["final_outcome"] == "APPROVE"
     assert len(model.requests) >= 2 and {"RoleReply", "ChairReply"} <= {
         p.metadata["response_schema"]["title"] for p in model.requests}
 
@@ -270,14 +270,14 @@ async def test_a_consult_whose_model_fails_every_second_call_still_answers(mcp_s
     async with mcp_server(model) as s:
         r = await consult(s, max_model_calls=20, depth="standard")
         again = await consult(s, max_model_calls=20)  # the server keeps serving
-    assert not r.isError, r.content[0].text
-    data = r.structuredContent
+    assert not r.is_error, r.content[0].text
+    data = r.structured_content
     assert data["synthesis"]["recommendation"] and data["model_calls"] <= data["max_model_calls"] <= 20
     unplaced = [m for m in (data["debate"] or {}).get("moves", []) if m.get("from_option") is None]
     assert unplaced, data["debate"]  # the case that sank it: a persona without a first vote that voted later
     text = r.content[0].text
     assert text.startswith("**Recommendation:**") and f"{unplaced[0]['persona']} moved to " in text, text
-    assert not again.isError, again.content[0].text
+    assert not again.is_error, again.content[0].text
 
 
 class FailsAfter(ScriptedClientModel):
@@ -303,8 +303,8 @@ async def test_a_consult_whose_model_fails_in_a_later_cycle_answers_from_the_ear
     progress: list[str] = []
     async with mcp_server(model) as s:
         r = await consult(s, progress, depth="standard")
-    assert not r.isError, r.content[0].text
-    data = r.structuredContent
+    assert not r.is_error, r.content[0].text
+    data = r.structured_content
     assert data["cycles"] == 1 and len(data["responses"]) == len(data["council"]["personas"]) == 3
     assert {x["cycle"] for x in data["responses"]} == {1} and data["synthesis"]["recommendation"]
     said = "Every advisor's model call in cycle 2 failed"
@@ -324,4 +324,4 @@ async def test_a_consult_whose_every_model_call_fails_is_no_internal_error(mcp_s
     assert err["code"] == "validation" and err["details"]["reason"] == "client_model_failed"
     assert "the client's model failed" in err["message"] and set(err["details"]["causes"]) == {
         "Software Architect", "Senior Developer", "Devil's Advocate"}
-    assert not again.isError, again.content[0].text
+    assert not again.is_error, again.content[0].text

@@ -148,3 +148,20 @@ def test_the_typescript_clients_root_is_the_workspace(tmp_path: Path):
     draft = drafted["steps"][0]["result"]["structuredContent"]["draft"]
     assert drafted["rootsAsked"] == 1
     assert draft["directory"] == str(root.resolve() / ".council" / "personas"), draft
+
+
+def test_a_consult_longer_than_the_typescript_clients_timeout_runs_as_a_task(tmp_path: Path):
+    """The TypeScript SDK's own task client (``experimental.tasks.callToolStream``): with a 1 s timeout per request,
+    the consult cut as one call completes as a task, polled to its result."""
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"rules": [{"when": {"schema": "PersonaReply"}, "delay": 0.25}]}), encoding="utf-8")
+    consult = {"user_problem": PROBLEM, "depth": "brief"}
+    report = ts_client(tmp_path, [call("council_consult", consult, timeout=1000),
+                                  {"op": "task", "name": "council_consult", "arguments": consult, "timeout": 1000}],
+                       extra=("--script", str(script)))
+    cut, task = report["steps"]
+    assert cut["thrown"]["code"] == -32001  # "Request timed out"
+    kinds = [m["type"] for m in task["messages"]]
+    assert kinds[0] == "taskCreated" and kinds[-1] == "result", kinds
+    result = task["messages"][-1]["result"]
+    assert not result.get("isError") and result["structuredContent"]["responses"]

@@ -216,7 +216,7 @@ def test_the_guard_alone():
     g.asked(4)
     v = g.receive(b'{"jsonrpc":"2.0","id":4,"result":42}')  # not an object: the waiting request gets an error
     [error] = v.forward
-    assert error.root.error.data["details"]["reason"] == "malformed_response"
+    assert error.error.data["details"]["reason"] == "malformed_response"
     assert g.receive(b"   \r").answer == []
 
 

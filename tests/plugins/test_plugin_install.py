@@ -30,7 +30,8 @@ TOOLS = {"council_consult", "persona_consult", "council_define_personas", "counc
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> None:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # a fresh machine: pip sees only the venv
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, f"{' '.join(map(str, args))} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
 
 
@@ -67,9 +68,9 @@ async def test_the_plugins_mcp_command_serves_the_council_from_the_wheel(install
             init = await session.initialize()
             tools = {t.name for t in (await session.list_tools()).tools}
             listed = await session.call_tool("council_define_personas", {})
-    assert init.serverInfo.name and tools == TOOLS
-    assert not listed.isError, listed.content
-    names = {p["name"] for p in listed.structuredContent["personas"]}
+    assert init.server_info.name and tools == TOOLS
+    assert not listed.is_error, listed.content
+    names = {p["name"] for p in listed.structured_content["personas"]}
     shipped = len(list((ROOT / "personas").glob("*.toml")))
     assert len(names) == shipped and {"Devil's Advocate", "Software Architect", "Security Expert"} <= names
     assert "council MCP server ready" in (tmp_path / "server.log").read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 import pytest
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from council.protocol.completion import CompleteParams
@@ -74,8 +74,8 @@ async def test_the_request_and_the_model_that_answered():
 
 
 async def test_a_refusal_is_remembered_for_the_session_and_a_failed_model_call_is_not():
-    denied = McpError(types.ErrorData(code=-32000, message="The user has denied permission to call this method."))
-    failed = McpError(types.ErrorData(code=types.INTERNAL_ERROR, message="Unknown error: overloaded\n    at x"))
+    denied = MCPError(-32000, "The user has denied permission to call this method.")
+    failed = MCPError(types.INTERNAL_ERROR, "Unknown error: overloaded\n    at x")
     session = ScriptedSession(failed, text_reply("ok"), denied)
     bridge = SamplingBridge(timeout=30)
     with bridge.route("s1", session, 1) as route:
@@ -112,11 +112,11 @@ class SlowSession(ScriptedSession):
         self.release = anyio.Event()
         self.started = anyio.Event()
         self.outcome: list[str] = []
-        self.ended: McpError | None = None
+        self.ended: MCPError | None = None
 
     async def send_notification(self, notification, related_request_id=None) -> None:
         await super().send_notification(notification, related_request_id)
-        self.ended = McpError(types.ErrorData(code=-32001, message="withdrawn", data={
+        self.ended = MCPError.from_error_data(types.ErrorData(code=-32001, message="withdrawn", data={
             "code": "validation", "message": "withdrawn", "details": {"reason": "withdrawn"}}))
         self.release.set()
 
@@ -135,7 +135,7 @@ class SlowSession(ScriptedSession):
 
 
 def withdrawn(session: ScriptedSession) -> list[tuple[Any, str | None]]:
-    return [(n.root.params.requestId, n.root.params.reason) for n in session.notified]
+    return [(n.params.request_id, n.params.reason) for n in session.notified]
 
 
 async def test_a_request_the_council_stops_waiting_for_is_withdrawn_and_its_waiter_ends_uncancelled():
@@ -163,9 +163,9 @@ async def test_a_request_nobody_answers_is_withdrawn_at_its_deadline():
 async def test_a_malformed_reply_is_the_clients_model_failing_never_a_refusal():
     """Before: the transport's error for a malformed reply was taken for a refusal (``permission``); a result the
     SDK could not read went up as a bare ValidationError."""
-    malformed = McpError(types.ErrorData(code=-32600, message="the client's response to request 0 is malformed: x",
-                                         data={"code": "validation", "message": "x", "details": {
-                                             "reason": "malformed_response", "problem": "its result is list"}}))
+    malformed = MCPError(-32600, "the client's response to request 0 is malformed: x",
+                         data={"code": "validation", "message": "x", "details": {
+                             "reason": "malformed_response", "problem": "its result is list"}})
     unreadable = ValidationError.from_exception_data("CreateMessageResult", [
         {"type": "missing", "loc": ("model",), "input": {}}])
     bridge = SamplingBridge(timeout=30)

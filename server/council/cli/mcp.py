@@ -1,9 +1,9 @@
 """``council mcp``: serve the consult tools and ``council_review`` over MCP on stdin/stdout (newline-delimited
 JSON-RPC); README, *As tools: MCP and agents*. Flags: ``council serve``'s plus the MCP ones.
 
-The advisors read the workspace as evidence only when it was given with ``--workspace`` or is a root the client shared
-(:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is kept for the protocol; stdin is read through the guard
-of :mod:`council.mcpserver.stdio`, so every request is answered.
+The advisors read the workspace as evidence only when it was given with ``--workspace``, named by the tool call's
+``workspace`` argument or is a root the client shared (:mod:`council.mcpserver.roots`). As with ``serve``, fd 1 is
+kept for the protocol; stdin is read through the guard of :mod:`council.mcpserver.stdio`, so every request is answered.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "and counts as that model failing (default %(default)s)")
     p.add_argument("--no-roots", action="store_true",
                    help="without --workspace, stay in the current directory even when the client offers MCP roots "
-                        "(default: the workspace is the client's first root)")
+                        "or a tool call names a workspace (default: the call's workspace argument, else the "
+                        "client's first root)")
     p.add_argument("--no-sampling", action="store_true",
                    help="never use the MCP client's own model (sampling), even when it offers one")
     p.add_argument("--sampling-hints", metavar="A,B,…",
@@ -122,10 +123,11 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         from council.mcpserver.stdio import guarded_stdio
+        from council.mcpserver.tasks import with_tasks
 
         try:
             async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+                await server.run(read, write, with_tasks(server.create_initialization_options()))
         finally:
             with anyio.CancelScope(shield=True):
                 for each in workspaces.all():

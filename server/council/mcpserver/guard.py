@@ -46,17 +46,30 @@ _TOKEN = re.compile(_STRING + rb"|[\[\]{}:,]|-?[0-9][0-9.eE+-]*|true|false|null"
 _OPEN_CLOSE = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _REASONS = {"not JSON-RPC 2.0": "not_jsonrpc"}  # the sidecar's reasons, spelled as MCP's (else " " → "_")
-_ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized
+_ALWAYS = frozenset({"initialize", "ping"})  # the requests served before notifications/initialized (and
+# every request of a 2026-07-28 client, :func:`modern`)
 
 
 def _methods(union: Any) -> dict[str, type[BaseModel]]:
     """``{method: model}`` for the request (or notification) models of one of the SDK's unions."""
-    root = union.model_fields["root"].annotation
-    return {model.model_fields["method"].default: model for model in typing.get_args(root)}
+    return {model.model_fields["method"].default: model for model in typing.get_args(union)}
 
 
-REQUESTS = _methods(types.ClientRequest)
+def as_message(value: dict[str, Any]) -> types.JSONRPCMessage:
+    """``value`` as the SDK's JSON-RPC message model (a request, a notification, a response or an error)."""
+    return types.jsonrpc_message_adapter.validate_python(value)
+
+
+REQUESTS = _methods(types.ClientRequest | types.GetTaskRequest | types.GetTaskPayloadRequest | types.CancelTaskRequest
+                    | types.ListTasksRequest)  # MCP tasks (2025-11-25): the SDK 2.x serves none, council mcp does
 NOTIFICATIONS = _methods(types.ClientNotification)
+
+
+def modern(params: Any) -> bool:
+    """Whether a request carries the MCP 2026-07-28 envelope (``_meta``'s protocol version): such a client sends
+    no ``initialize``, each request says who it is."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
@@ -187,7 +200,7 @@ class Guard:
             return None
         self.asking.discard(msg_id)
         message = f"request {msg_id!r} was withdrawn: {reason}"
-        return types.JSONRPCMessage.model_validate(error_response(msg_id, REQUEST_WITHDRAWN, message, WITHDRAWN))
+        return as_message(error_response(msg_id, REQUEST_WITHDRAWN, message, WITHDRAWN))
 
     def _their_reply(self, msg_id: Any) -> MsgId | None:
         """``msg_id`` as the id of a request the server waits on (``"7"`` is 7, as the SDKs match it), or None."""
@@ -201,7 +214,7 @@ class Guard:
         message = f"the client's response to request {msg_id!r} is malformed: {what}"
         log.info("%s", message)
         error = error_response(msg_id, INVALID_REQUEST, message, MALFORMED_RESPONSE, problem=what)
-        verdict.forward.append(types.JSONRPCMessage.model_validate(error))
+        verdict.forward.append(as_message(error))
 
     def _unreadable(self, head: Head, verdict: Verdict, message: str, reason: str, **details: Any) -> None:
         """A line that could not be read: a reply fails the request it answers (when its id shows which; else
@@ -275,7 +288,7 @@ class Guard:
 
         if method not in REQUESTS:
             return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
-        if method not in _ALWAYS and not self.initialized:
+        if method not in _ALWAYS and not self.initialized and not modern(body.get("params")):
             return refuse(SERVER_NOT_INITIALIZED, f"{method} before notifications/initialized: initialize first",
                           "not_initialized")
         if msg_id in self.in_flight:
@@ -286,7 +299,7 @@ class Guard:
             err = from_pydantic(exc, f"params of {method}")
             return refuse(types.INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)
         self.in_flight.add(msg_id)
-        verdict.forward.append(types.JSONRPCMessage(types.JSONRPCRequest(jsonrpc="2.0", id=msg_id, **body)))
+        verdict.forward.append(types.JSONRPCRequest(jsonrpc="2.0", id=msg_id, **body))
 
     def _notification(self, value: dict[str, Any], body: dict[str, Any], verdict: Verdict) -> None:
         method = body["method"]
@@ -301,7 +314,7 @@ class Guard:
             return
         if method == "notifications/initialized":
             self.initialized = True
-        verdict.forward.append(types.JSONRPCMessage.model_validate(value))
+        verdict.forward.append(as_message(value))
 
     def _response(self, value: dict[str, Any], verdict: Verdict) -> None:
         msg_id = self._their_reply(value.get("id"))
@@ -312,7 +325,7 @@ class Guard:
         self.asking.discard(msg_id)
         if value.get("jsonrpc") == "2.0" and ("result" in value) != ("error" in value):
             try:
-                verdict.forward.append(types.JSONRPCMessage.model_validate({**value, "id": msg_id}))
+                verdict.forward.append(as_message({**value, "id": msg_id}))
                 return
             except ValidationError:
                 pass

@@ -1,5 +1,6 @@
-"""``council mcp``'s workspace when none was given: the client's filesystem roots (MCP ``roots/list``), as the README
-describes ("The workspace"). A root is judged by its path as given and resolved against the evidence rules' secret
+"""``council mcp``'s workspace: the folder a tool call names (its ``workspace`` argument), else ``--workspace``, else
+the client's filesystem roots (MCP ``roots/list``; clients of MCP 2026-07-28 have none), as the README describes
+("The workspace"). A root is judged by its path as given and resolved against the evidence rules' secret
 folders (those rules judge only the paths inside a root). A root whose service cannot be built fails each call with
 the cause until it can be: no call runs in another folder meanwhile. Each workspace has its own
 :class:`~council.service.CouncilService`, built on first use and kept (at most :data:`MAX_WORKSPACES`; an idle one
@@ -18,9 +19,10 @@ from urllib.request import url2pathname
 
 import anyio
 import mcp.types as types
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from council.errors import validation_error
 from council.evidence.workspace import is_secret
 from council.providers.sampling import ask_client
 from council.service import CouncilService
@@ -75,11 +77,15 @@ class Workspaces:
         log.info("the client's roots changed; asking again before the next tool call")
         self.stale = True
 
-    async def service(self, session) -> CouncilService:
-        """The service for this call (``session``: the SDK's ``ServerSession``)."""
+    async def service(self, session, named: str | None = None) -> CouncilService:
+        """The service for this call (``session``: its :class:`~council.mcpserver.link.ClientLink`): the folder the
+        call names (``named``, its ``workspace`` argument) first, then the one ``--workspace`` fixed, then the
+        client's first root (only a client that still offers roots), else where the server was started."""
+        if named is not None:
+            return await self._named(named)
         if self.service_for is None or not self.stale:
             return self.current
-        client = session.client_params
+        client = session.client_params  # a handshake's client (2026-07-28 has no server→client requests)
         if client is None or client.capabilities.roots is None:
             return self.current
         async with self.lock:
@@ -101,17 +107,42 @@ class Workspaces:
                         await idle.aclose()
         return self.current
 
+    async def _named(self, text: str) -> CouncilService:
+        """The service of the folder a call names: judged as a root is (an existing local folder by its absolute
+        path, not a secret-looking one); on a server whose workspace is fixed (``--workspace``, ``--no-roots``) only
+        that folder."""
+        try:
+            folder = root_folder(Path(text).as_uri()) if text and Path(text).is_absolute() else None
+        except ValueError:
+            folder = None
+        if folder is None:
+            raise validation_error(f"workspace {text[:300]!r} is not an existing local folder given by its absolute "
+                                   "path (or it looks like a secret folder)", fields={"workspace": "not usable"},
+                                   reason="workspace_unusable")
+        fixed = self.started.config.workspace
+        if self.service_for is None:
+            if fixed is not None and Path(fixed).resolve() == folder:
+                return self.started
+            raise validation_error(f"this server's workspace is fixed ({fixed}; it was started with --workspace or "
+                                   "--no-roots): leave out the workspace argument or name that folder",
+                                   fields={"workspace": "fixed by the server"}, reason="workspace_fixed")
+        async with self.lock:
+            service = self._service(folder)
+            for idle in self._evict():
+                await idle.aclose()
+        return service
+
     async def _first_root(self, session) -> tuple[bool, Path | None]:
         """Whether the client listed its roots, and the first usable one."""
         try:  # read leniently: a root the SDK's ListRootsResult refuses (an https:// URI …) is skipped, not fatal
             result = await ask_client(session, lambda: session.send_request(
-                types.ServerRequest(types.ListRootsRequest()), ListedRoots), timeout=ROOTS_TIMEOUT,
+                types.ListRootsRequest(), ListedRoots), timeout=ROOTS_TIMEOUT,
                 related_request_id=None)  # withdrawn at the deadline
         except TimeoutError:
             log.info("no roots/list answer within %g s; the workspace stays %s", ROOTS_TIMEOUT,
                      self.current.config.workspace)
             return False, None
-        except McpError as exc:
+        except MCPError as exc:
             log.info("roots/list failed (%s); the workspace stays %s", exc.error.message, self.current.config.workspace)
             return False, None
         except ValidationError as exc:

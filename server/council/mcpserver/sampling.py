@@ -72,6 +72,11 @@ class CallModels:
         self.bridge = bridge
         self.policy = policy
 
+    @property
+    def bridge_timeout(self) -> float:
+        """Seconds one call on the client's model may take (0 without the bridge)."""
+        return self.bridge.timeout if self.bridge is not None else 0.0
+
     @asynccontextmanager
     async def consult(self, ctx: Any, session_id: str) -> AsyncIterator[dict[str, Any]]:
         """Keyword arguments for ``CouncilService.consult`` (the client's models, or none: the server's)."""
@@ -89,14 +94,14 @@ class CallModels:
 
     @asynccontextmanager
     async def _routed(self, ctx: Any, session_id: str) -> AsyncIterator[str | None]:
-        client = ctx.session.client_params
-        if self.bridge is None or not self.policy.enabled or client is None or client.capabilities.sampling is None:
+        client = ctx.link.client_capabilities
+        if self.bridge is None or not self.policy.enabled or client is None or client.sampling is None:
             if self.policy.required:
                 raise validation_error(words.no_sampling_required(), reason="no_model", sampling=False)
             await self.preflight()
             yield None
             return
-        with self.bridge.route(session_id, ctx.session, ctx.request_id) as route:
+        with self.bridge.route(session_id, ctx.link, ctx.request_id) as route:
             try:
                 yield words.CHAT_MODEL_NAME
             except CouncilError as err:

@@ -1,4 +1,4 @@
-"""The MCP server's wiring (official ``mcp`` SDK 1.x, low-level ``Server``): tools/list and tools/call on the same
+"""The MCP server's wiring (official ``mcp`` SDK 2.x, low-level ``Server``): tools/list and tools/call on the same
 :class:`~council.service.CouncilService` the sidecar uses; what a client sees is the README's "As tools: MCP and
 agents". An unknown tool name is refused (-32602) before the SDK's handler, which would make it a tool result; every
 failure is a tool result with ``isError: true`` and no ``structuredContent``, since the TypeScript SDK validates it
@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
 import mcp.types as types
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import McpError
-from mcp.shared.session import RequestResponder
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.shared.exceptions import MCPError
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from council import __version__
@@ -24,12 +28,16 @@ from council.consult.request import consult_language
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.guard import MALFORMED_RESPONSE
+from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
+from council.mcpserver.rounds import Exchanges, RoundsLink, contract_state_errors
 from council.mcpserver.sampling import CallModels
+from council.mcpserver.tasks import CouncilTask, TaskLink, Tasks
 from council.mcpserver.tools import TOOLS_BY_NAME, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.errors import tool_error_text
 from council.present.review_words import progress_line
+from council.present.text import one_line
 from council.protocol.constants import MAX_TEXT
 from council.protocol.consult import DecisionsParams, DefinePersonasParams, ElicitedAnswer
 from council.protocol.methods import ReviewParams, ReviewResult
@@ -41,25 +49,11 @@ from council.session.state.entities import ClarificationQuestion, new_id
 from council.words import speaking, t
 
 log = logging.getLogger(__name__)
+STATE_MARGIN = 300.0  # seconds a requestState outlives the longest wait of the work it resumes
+LONG = frozenset({"council_consult", "persona_consult", "council_review"})  # may run as MCP tasks
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 T = TypeVar("T")
 Report = Callable[[str | None], None]  # a progress message for the client (None or "": nothing worth saying)
-
-
-class CouncilServer(Server):
-    """The SDK's low-level server, surviving a client's ``notifications/cancelled`` that arrives while the answer is
-    being sent: the SDK (1.x) then lets the request's own cancellation escape the request's task, which cancels the
-    server's task group and ends ``council mcp`` (found by the fuzzer). Such a request gets no answer (MCP: a cancelled
-    request is not answered; ``council.mcpserver.stdio`` drops the SDK's); its task ends quietly."""
-
-    async def _handle_message(self, message, *args, **kwargs) -> None:  # type: ignore[override]
-        try:
-            await super()._handle_message(message, *args, **kwargs)
-        except anyio.get_cancelled_exc_class():
-            if isinstance(message, RequestResponder) and message.cancelled:
-                log.info("request %r cancelled by the client while it was being answered", message.request_id)
-                return
-            raise
 
 
 class EventRouter:
@@ -72,6 +66,16 @@ class EventRouter:
         route = self.routes.get(str(event.get("sessionId")))
         if route is not None:
             route(event)
+
+
+WORKSPACE_PARAM = {"type": "string", "title": "Workspace", "description": (
+    "The absolute path of the project folder this call is about (its persona overrides, its decision memory, "
+    "its files as the advisors' evidence). Default: the server's --workspace, else the client's first root.")}
+
+
+def _with_workspace(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema with the MCP-only ``workspace`` argument (the language model tools have none)."""
+    return {**schema, "properties": {**schema.get("properties", {}), "workspace": WORKSPACE_PARAM}}
 
 
 def error_result(err: CouncilError) -> types.CallToolResult:
@@ -91,38 +95,39 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                      elicitation_timeout: float, workspaces: Workspaces) -> Server:
     """``models`` puts each consult and review on a model; ``elicitation_timeout``: seconds a clarifying question
     waits for the user's answer (``--elicitation-timeout``); ``workspaces`` gives each call its service."""
-    server: Server = CouncilServer("council", version=__version__)
     specs = {spec.name: spec for spec in offered(memory=service.archive.memory is not None,
                                                  transcripts=service.archive.transcript_dir is not None,
                                                  workspace=service.config.workspace is not None,
                                                  from_roots=workspaces.service_for is not None)}
 
-    async def roots_changed(_notification: types.RootsListChangedNotification) -> None:
-        workspaces.roots_changed()
+    async def list_tools(_ctx: ServerRequestContext, _params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=spec.name, title=spec.title, description=spec.description,
+                       inputSchema=_with_workspace(input_schema(spec)), outputSchema=output_schema(spec),
+                       execution=types.ToolExecution(task_support="optional") if spec.name in LONG else None,
+                       annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
+                                                         destructiveHint=spec.destructive,
+                                                         idempotentHint=spec.idempotent, openWorldHint=False))
+            for spec in specs.values()])
 
-    server.notification_handlers[types.RootsListChangedNotification] = roots_changed
-
-    @server.list_tools()
-    async def list_tools() -> list[types.Tool]:
-        return [types.Tool(name=spec.name, title=spec.title, description=spec.description,
-                           inputSchema=input_schema(spec), outputSchema=output_schema(spec),
-                           annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
-                                                             destructiveHint=spec.destructive,
-                                                             idempotentHint=spec.idempotent, openWorldHint=False))
-                for spec in specs.values()]
-
-    @server.call_tool(validate_input=False)  # the wire models validate, with the contract's error shape
-    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def run_call(name: str, arguments: dict[str, Any] | None, call: Call) -> types.CallToolResult:
+        """One call of a known tool; a tool that is not offered as started (``council_decisions`` without
+        ``--memory``) is a tool error saying why, as is every failure."""
         try:
-            ctx = server.request_context
-            current = await workspaces.service(ctx.session)
-            spec = specs.get(name) or TOOLS_BY_NAME[name]  # not offered as started: the call says why (memory off)
+            arguments = dict(arguments or {})
+            named = arguments.pop("workspace", None)
+            if named is not None and not isinstance(named, str):
+                raise validation_error("workspace must be a folder's absolute path (a string)",
+                                       fields={"workspace": "not a string"})
+            current = await workspaces.service(call.link, named)
+            spec = specs.get(name) or TOOLS_BY_NAME[name]
             try:
-                params = spec.params.model_validate(arguments or {})
+                params = spec.params.model_validate(arguments)
             except ValidationError as exc:
                 raise from_pydantic(exc, f"arguments for {name}") from None
             if isinstance(params, CouncilRequest):
-                result = await _review(ctx, current, params, models)
+                result = await _review(call, current, params, models)
                 data, text = result.decision.to_wire(), result.compact_markdown
             else:
                 if isinstance(params, DefinePersonasParams):
@@ -130,7 +135,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                 elif isinstance(params, DecisionsParams):
                     data = current.archive.decisions(params).to_wire()
                 else:
-                    data = (await _consult(ctx, current, router, params, models, elicitation_timeout)).to_wire()
+                    data = (await _consult(call, current, router, params, models, elicitation_timeout)).to_wire()
                 text = data.pop("markdown")  # the text content; structuredContent keeps the data
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structuredContent=data,
                                         isError=False)
@@ -141,28 +146,90 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
             log.exception("%s failed", name)
             return error_result(internal_error(f"{name} failed: {type(exc).__name__}: {exc}"[:2000]))
 
-    call_handler = server.request_handlers[types.CallToolRequest]
+    async def in_rounds(ctx: ServerRequestContext, request: types.CallToolRequestParams
+                        ) -> types.CallToolResult | types.InputRequiredResult:
+        """A 2026-07-28 client's call: the first round starts the work, each retry brings the answers to what the
+        last one asked; a round returns the result, or what the work asks next (:mod:`council.mcpserver.rounds`)."""
+        this_round = Call(ClientLink(ctx.session), ctx.request_id, ctx.meta)
+        if request.request_state is None:
+            capabilities = ctx.session.client_capabilities
+            exchange = exchanges.start(lambda ex: run_call(request.name, request.arguments,
+                                                           Call(RoundsLink(ex, capabilities), None, None)))
+        else:
+            exchange = exchanges.resume(request.request_state, request.input_responses)
+        try:
+            result = await exchange.next_round(this_round.progress)
+        except anyio.get_cancelled_exc_class():  # the client cancelled the call: its work stops
+            exchanges.end(exchange)
+            raise
+        if isinstance(result, types.CallToolResult):
+            exchanges.end(exchange)
+        return result
 
-    async def call_or_refuse(request: types.CallToolRequest) -> types.ServerResult:
-        """The SDK's handler turns every exception into a tool result; an unknown name must be a protocol error,
-        so it is refused before (a known tool that is not offered as started, say ``council_decisions`` without
-        ``--memory``, is a tool error saying why)."""
-        if request.params.name not in TOOLS_BY_NAME:  # MCP: -32602, with the contract's data
-            message = f"Unknown tool: {request.params.name}"
-            raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message, data={
+    def known(request: types.CallToolRequestParams) -> None:
+        """An unknown name is a protocol error (-32602, with the contract's data)."""
+        if request.name not in TOOLS_BY_NAME:
+            message = f"Unknown tool: {request.name}"
+            raise MCPError(types.INVALID_PARAMS, message, {
                 "code": "validation", "message": message,
-                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}}))
-        return await call_handler(request)
+                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
 
-    server.request_handlers[types.CallToolRequest] = call_or_refuse
+    async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams
+                        ) -> types.CallToolResult | types.InputRequiredResult:
+        known(request)
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await in_rounds(ctx, request)
+        return await run_call(request.name, request.arguments, Call(ClientLink(ctx.session), ctx.request_id,
+                                                                    ctx.meta))
+
+    async def as_task(ctx: ServerRequestContext, request: types.CallToolRequestParams,
+                      task: CouncilTask) -> types.CallToolResult:
+        return await run_call(request.name, request.arguments, Call(TaskLink(ctx.session, task), None, ctx.meta))
+
+    exchanges, tasks = Exchanges(), Tasks()
+
+    @asynccontextmanager
+    async def lifespan(_server: Server) -> AsyncIterator[dict[str, Any]]:
+        async with exchanges.running():
+            tasks.tg = exchanges.tg
+            yield {}
+    server: Server = Server("council", version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
+                            lifespan=lifespan)
+    # a 2026-07-28 call's requestState: sealed by the SDK (a key of this process), refused in the contract's shape
+    security = RequestStateSecurity.ephemeral(ttl=max(elicitation_timeout, models.bridge_timeout) + STATE_MARGIN)
+    server.middleware += [contract_state_errors, RequestStateBoundary(security, default_audience="council")]
+    tasks.serve(server, as_task, known)  # MCP tasks (2025-11-25): a long call polled, never cut by a timeout
+
+    async def roots_changed(_ctx: ServerRequestContext, _params: types.NotificationParams) -> None:
+        workspaces.roots_changed()
+
+    server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
 
 
-async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
+@dataclass(frozen=True)
+class Call:
+    """One tool call: its line back to the client, its request id and its ``_meta`` (the progress token)."""
+
+    link: ClientLink | RoundsLink
+    request_id: types.RequestId | None
+    meta: Any
+
+    @property
+    def progress_token(self) -> types.ProgressToken | None:
+        return self.meta.get("progress_token") if isinstance(self.meta, dict) else None
+
+    async def progress(self, done: float, message: str) -> None:
+        """A progress notification for this call (none when the client sent no progress token; a 2026-07-28
+        call's goes to the round open now)."""
+        await self.link.send_progress_notification(self.progress_token, done, None, message,
+                                                   related_request_id=self.request_id)
+
+
+async def _with_progress(call: Call, run: Callable[[Report], Awaitable[T]]) -> T:
     """Await ``run(report)``; each ``report(message)`` becomes an MCP progress notification (when the client sent
     a progress token; an empty message is none), in order, without ever blocking the work. ``run``'s exception is
     raised as is."""
-    token = ctx.meta.progressToken if ctx.meta is not None else None
     send, receive = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
 
     def report(message: str | None) -> None:
@@ -177,11 +244,8 @@ async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
         async with receive:
             async for message in receive:
                 done += 1
-                if token is None:
-                    continue
                 try:
-                    await ctx.session.send_progress_notification(token, done, None, message,
-                                                                 related_request_id=ctx.request_id)
+                    await call.progress(done, message)
                 except Exception as exc:  # a client gone mid-call must not fail the work
                     log.debug("progress notification failed: %s", exc)
 
@@ -199,38 +263,58 @@ async def _with_progress(ctx, run: Callable[[Report], Awaitable[T]]) -> T:
     return outcome[0]
 
 
-async def _consult(ctx, service: CouncilService, router: EventRouter, params, models: CallModels,
+async def _consult(call: Call, service: CouncilService, router: EventRouter, params, models: CallModels,
                    elicitation_timeout: float):
     session_id = new_id()
 
     async def run(report: Report):
-        router.routes[session_id] = lambda event: report(words.stage(event))
+        shown = [""]  # the answer's text reported so far
+        router.routes[session_id] = lambda event: report(_stage(event, shown))
         try:  # the consult's language for all it says, its model's refusals included
             with speaking(consult_language(params)):
-                async with models.consult(ctx, session_id) as on_model:
-                    return await service.consult(params, _asker(ctx, elicitation_timeout), session_id, **on_model)
+                async with models.consult(call, session_id) as on_model:
+                    return await service.consult(params, _asker(call, elicitation_timeout), session_id, **on_model)
         finally:
             router.routes.pop(session_id, None)
 
-    return await _with_progress(ctx, run)
+    return await _with_progress(call, run)
 
 
-async def _review(ctx, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
+def _stage(event: dict[str, Any], shown: list[str]) -> str | None:
+    """The progress line of a session event. The answer, as the chair writes it, comes in whole words: each line
+    carries the words written since the last one (``shown[0]``: the text reported so far), never all of it again
+    (that was quadratic in its length); a word still being written waits for the next line."""
+    if event.get("type") != "answer.delta":
+        return words.stage(event)
+    text = one_line(str(event.get("text", "")))
+    before = shown[0]
+    if not text.startswith(before):  # not how the reported text goes on: all of it again
+        before = shown[0] = ""
+    cut = text.rfind(" ", len(before))
+    if cut <= len(before):
+        return None
+    shown[0] = text[:cut + 1]
+    piece = text[len(before):cut].strip()
+    key = "consult.stage.answer_more" if before else "consult.stage.answer_so_far"
+    return t(key, text=piece) if piece else None
+
+
+async def _review(call: Call, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
     """One review; each stage (panel, every verdict, the debate, the decision) is a progress notification."""
 
     async def run(report: Report) -> ReviewResult:
-        async with models.review(ctx, review_session_id(request.request_id)) as on_model:
+        async with models.review(call, review_session_id(request.request_id)) as on_model:
             return await service.review(ReviewParams(request=request, **on_model),
                                         lambda kind, data: report(progress_line(kind, data)))
 
-    return await _with_progress(ctx, run)
+    return await _with_progress(call, run)
 
 
-def _asker(ctx, timeout: float) -> Asker | None:
+def _asker(call: Call, timeout: float) -> Asker | None:
     """Clarifying questions through MCP elicitation, when the client declared that it supports it; each waits at
     most ``timeout`` seconds for the answer."""
-    client = ctx.session.client_params
-    if client is None or client.capabilities.elicitation is None:
+    client = call.link.client_capabilities
+    if client is None or client.elicitation is None:
         return None
 
     async def ask(question: ClarificationQuestion) -> Reply:
@@ -241,14 +325,14 @@ def _asker(ctx, timeout: float) -> Asker | None:
         props["answer"] = {"type": "string", "title": t("consult.your_answer"),
                            "description": t("consult.answer_hint"), "maxLength": MAX_TEXT}
         try:  # withdrawn when it expires or the call is cancelled
-            result = await ask_client(ctx.session, lambda: ctx.session.elicit_form(
+            result = await ask_client(call.link, lambda: call.link.elicit_form(
                 words.elicit_message(question.question, question.default_assumption),
-                {"type": "object", "properties": props}, related_request_id=ctx.request_id),
-                timeout=timeout, related_request_id=ctx.request_id, expired=words.ELICITATION_EXPIRED)
+                {"type": "object", "properties": props}, related_request_id=call.request_id),
+                timeout=timeout, related_request_id=call.request_id, expired=words.ELICITATION_EXPIRED)
         except TimeoutError:
             log.info("no answer to a clarifying question within %g s; the council assumes and asks no more", timeout)
             return Reply("skip_all", unanswered=True)
-        except McpError as exc:
+        except MCPError as exc:
             data = exc.error.data
             if isinstance(data, dict) and data.get("details", {}).get("reason") == MALFORMED_RESPONSE:
                 raise validation_error(f"the client's answer to a clarifying question is malformed: "

@@ -11,7 +11,6 @@ request's answer: the error that ends the wait goes into the SDK's input, so no 
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import AsyncIterator
@@ -30,7 +29,9 @@ from council.transport.stdio import reading
 
 log = logging.getLogger("council.mcp")
 
-_CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED}
+_CLIENT_FAULTS = {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, types.INVALID_PARAMS, SERVER_NOT_INITIALIZED,
+                  types.UNSUPPORTED_PROTOCOL_VERSION, types.MISSING_REQUIRED_CLIENT_CAPABILITY, types.HEADER_MISMATCH}
+# (the last three: a 2026-07-28 envelope the SDK refuses, an `initialize` after one …)
 
 
 class Overlong:
@@ -103,13 +104,29 @@ class LineWriter:
             if isinstance(message.get("error"), dict):
                 message["error"] = contract_error(message["error"])
             self.guard.answered(message.get("id"))
-        data = encode_json(message)  # a lone surrogate is kept, as a \uXXXX escape
+        data = self._encoded(message)
+        if data is None:
+            return
         try:
             self.stream.write(data + b"\n")
             self.stream.flush()
         except (OSError, ValueError) as exc:
             log.error("council mcp: writing to the client failed (%s); exiting", exc)
             self.broken.set()
+
+    @staticmethod
+    def _encoded(message: dict[str, Any]) -> bytes | None:
+        """``message`` as JSON, encoded once (a lone surrogate is kept, as a \\uXXXX escape); one that cannot be
+        (NaN, a value JSON has not) becomes an internal error for its id when it answers a request, else nothing."""
+        try:
+            return encode_json(message)
+        except (TypeError, ValueError) as exc:
+            log.exception("council mcp: a message could not be serialised")
+            if "id" not in message or "method" in message:
+                return None
+            text = f"the answer could not be serialised: {type(exc).__name__}"
+            return encode_json({"jsonrpc": "2.0", "id": message["id"],
+                                "error": contract_error({"code": types.INTERNAL_ERROR, "message": text})})
 
     def _withdraw(self, params: dict[str, Any]) -> None:
         ending = self.guard.withdrawn(params.get("requestId"), str(params.get("reason") or "cancelled"))
@@ -121,10 +138,10 @@ class LineWriter:
             log.debug("the input is closed; request %r ends with it", params.get("requestId"))
 
     def send_session_message(self, session_message: SessionMessage) -> None:
-        root = session_message.message.root
+        """A message of the SDK's, dumped to JSON data here and encoded once by :meth:`send`."""
+        root = session_message.message
         try:
             message = session_message.message.model_dump(by_alias=True, mode="json", exclude_none=True)
-            json.dumps(message, allow_nan=False)
         except Exception as exc:  # never lose the answer: the request gets an internal error instead
             log.exception("council mcp: a message could not be serialised")
             if not isinstance(root, types.JSONRPCResponse | types.JSONRPCError):

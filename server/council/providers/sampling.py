@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 import anyio
 import mcp.types as types
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError as McpError  # the SDK 2.x name
 from pydantic import ValidationError
 
 from council.mcpserver.guard import MALFORMED_RESPONSE, WITHDRAWN  # upward: the errors that end a request
@@ -91,8 +91,8 @@ async def ask_client(session: ClientLink, send: Callable[[], Awaitable[T]], *, t
         with anyio.CancelScope(shield=True):
             if sent and sent[0] is not None and not done.is_set():
                 try:
-                    await session.send_notification(types.ServerNotification(types.CancelledNotification(
-                        params=types.CancelledNotificationParams(requestId=sent[0], reason=reason))),
+                    await session.send_notification(types.CancelledNotification(
+                        params=types.CancelledNotificationParams(requestId=sent[0], reason=reason)),
                         related_request_id=related_request_id)
                 except Exception as exc:  # a client gone mid-call: its wait ends below
                     log.debug("could not withdraw request %s: %s", sent[0], exc)

@@ -1,9 +1,10 @@
 // The official TypeScript MCP SDK client (`@modelcontextprotocol/sdk`, pinned in package.json) driving
 // `council mcp` over stdio, for the pytest suite (tests/mcp_tools/test_mcp_ts_client.py).
 //
-// Reads a plan as JSON on stdin: {command, args, cwd, elicit, steps: [{op: "list"} | {op: "call", name, arguments,
-// timeout}]} and prints one JSON object: {steps: [...], elicitations: [...], cancelled: [...]}. A call's outcome is
-// {result} (what Client.callTool returned, after its own outputSchema check) or {thrown: {code, message, data}}.
+// Reads a plan as JSON on stdin: {command, args, cwd, elicit, steps: [{op: "list"} | {op: "call" | "task", name,
+// arguments, timeout}]} and prints one JSON object: {steps: [...], elicitations: [...], cancelled: [...]}. A call's
+// outcome is {result} (what Client.callTool returned, after its own outputSchema check) or {thrown: {code, message,
+// data}}; a task's is {messages} (what experimental.tasks.callToolStream yielded: taskCreated, taskStatus …, result).
 // `elicit` says how the client answers the server's elicitation/create requests, on the wire and unchecked (the
 // SDK's own handler would refuse to send a bad answer): "not-object" (result 42), "unknown-action"
 // ({action: "maybe"}), "silent" (never answers), "decline", or absent (no elicitation capability). `roots` (a list
@@ -66,6 +67,14 @@ async function main() {
     try {
       if (step.op === 'list') {
         out.steps.push({ result: await client.listTools() });
+      } else if (step.op === 'task') {  // the call as an MCP task: every message the SDK's stream yields
+        const messages = [];
+        const stream = client.experimental.tasks.callToolStream({ name: step.name, arguments: step.arguments },
+          undefined, { timeout: step.timeout ?? 60000, task: { ttl: 60000 } });
+        for await (const message of stream) {
+          messages.push(message.type === 'error' ? { type: 'error', error: thrown(message.error) } : message);
+        }
+        out.steps.push({ messages });
       } else {
         const options = { timeout: step.timeout ?? 60000 };
         out.steps.push({ result: await client.callTool({ name: step.name, arguments: step.arguments }, undefined,
