@@ -20,9 +20,11 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import PIPE
@@ -34,6 +36,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
+from council.errors import root_cause
 from council.providers.base import (
     ChatMessage,
     CompletionRequest,
@@ -44,6 +47,9 @@ from council.providers.base import (
     report_usage,
 )
 from council.words import t
+
+if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
+    from exceptiongroup import BaseExceptionGroup
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +136,19 @@ async def ask_quietly(argv: list[str], seconds: float = 20.0) -> tuple[int | Non
     return done.returncode, (done.stdout + b"\n" + done.stderr).decode("utf-8", "replace")
 
 
+@contextmanager
+def unwrapped_group() -> Iterator[None]:
+    """A task group's failure as its one exception: an :class:`AgentCliError` raised inside the group (the output
+    too long, silent too long) surfaces as itself, classified, not as an ``ExceptionGroup`` that says nothing."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        root = root_cause(group)
+        if isinstance(root, AgentCliError):
+            raise root from None
+        raise
+
+
 def kill_group(process: Process) -> None:
     """SIGKILL the process's whole group (it was started as a session leader)."""
     if process.returncode is not None:
@@ -203,12 +222,18 @@ class AgentCliProvider(Provider):
         env.update(self.extra_env(scratch))
         return env
 
-    def failure(self, failure: str, said: str = "", *, fix_key: str | None = None) -> AgentCliError:
-        """A failure of :data:`FAILURES` with its fix (``agent_cli.<failure>``, or ``fix_key`` for a narrower one)."""
+    def failure(self, failure: str, said: str = "", *, fix_key: str | None = None,
+                seconds: float | None = None) -> AgentCliError:
+        """A failure of :data:`FAILURES` with its fix (``agent_cli.<failure>``, or ``fix_key`` for a narrower one);
+        ``seconds``: the limit a timeout hit (default: ``options.deadline``). An unknown model is a model the CLI
+        does not know (``model_not_found``), not a model server that is down."""
         kinds = {"not_installed": "config", "not_signed_in": "config", "quota": "rate_limit",
-                 "unknown_model": "model_unavailable", "timeout": "timeout", "failed": "server"}
+                 "unknown_model": "model_not_found", "timeout": "timeout", "failed": "server"}
+        if failure == "unknown_model" and not self.cfg.model and fix_key is None:
+            fix_key = "agent_cli.unknown_default_model"  # no model named: the CLI's own default is the one
         fix = t(fix_key or f"agent_cli.{failure}", cli=self.title, binary=self.binary_name, package=self.package,
-                login=self.login, model=self.cfg.model or "?", seconds=f"{self.options.deadline:.0f}")
+                login=self.login, model=self.cfg.model or DEFAULT_MODEL,
+                seconds=f"{self.options.deadline if seconds is None else seconds:.0f}")
         said = " ".join(said.split())[:300]
         message = f"{fix} ({said})" if said else fix
         return AgentCliError(failure, message, kind=kinds[failure])
@@ -253,7 +278,7 @@ class AgentCliProvider(Provider):
                 del stderr[:-STDERR_KEEP]
 
         try:
-            with anyio.fail_after(self.options.deadline):
+            with anyio.fail_after(self.options.deadline), unwrapped_group():
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(drain, process.stderr)
                     try:
@@ -299,7 +324,7 @@ class AgentCliProvider(Provider):
             except anyio.DelimiterNotFound:
                 raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes)) from None
             except TimeoutError:
-                raise self.failure("timeout") from None
+                raise self.failure("timeout", seconds=self.silence, fix_key="agent_cli.silent") from None
             budget -= len(line) + 1
             if budget <= 0:
                 raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes))
@@ -323,6 +348,8 @@ class AgentCliProvider(Provider):
         try:
             parts = [chunk async for chunk in probe.stream(request)]
         except AgentCliError as err:
+            if err.failure == "timeout":  # the check's own short deadline, not options.deadline: its own fix
+                err = probe.failure("timeout", fix_key="agent_cli.check_timeout")
             return ProviderStatus(available=False, detail=err.message)
         return ProviderStatus(available=True, detail=t("agent_cli.answers", cli=self.title, path=path,
                                                        said=" ".join("".join(parts).split())[:40]))
