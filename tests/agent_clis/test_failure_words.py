@@ -4,6 +4,8 @@ own short deadline — never an ``ExceptionGroup``, never another limit's advice
 
 from __future__ import annotations
 
+import time
+
 import anyio
 import pytest
 
@@ -42,3 +44,15 @@ def test_the_doctors_check_that_times_out_gives_advice_true_for_the_check(home, 
     assert not status.available
     assert "did not answer a one-word check within 5 s" in status.detail
     assert "options.deadline" not in status.detail and "ExceptionGroup" not in status.detail
+
+
+def test_gemini_cli_says_a_rate_limit_at_once_not_a_timeout(home, fake: FakeModels, model_url):
+    fake.status, fake.error = 429, "Resource has been exhausted (e.g. check quota)."
+    provider = seat("gemini", model_url, deadline=90)
+    provider.silence = 25  # Gemini CLI's own retries of a 429 would outlast it
+    start = time.monotonic()
+    with pytest.raises(AgentCliError) as err:
+        anyio.run(chunks_of, provider)
+    assert err.value.failure == "quota", err.value.message
+    assert "Gemini CLI hit a rate limit" in err.value.message and time.monotonic() - start < 20
+    assert len(fake.model_requests()) == 1  # one attempt: Council, not the CLI, retries a rate limit

@@ -68,6 +68,8 @@ _SIGNED_OUT = re.compile(r"not (logged|signed) in|please (run )?/?login|log ?in 
                          r"auth method|credentials? (not found|missing|expired)|oauth", re.I)
 _QUOTA = re.compile(r"rate.?limit|\b429\b|quota|usage limit|too many requests|resource.?exhausted|"
                     r"out of (credits|premium requests)|billing|insufficient", re.I)
+#: A rate limit said outright, checked before sign-in: Gemini CLI's 429 advice ends "or switch to another /auth method".
+_RATE_LIMITED = re.compile(r"\b429\b|resource.?exhausted|too many requests|rate.?limit|quota", re.I)
 _MODEL = re.compile(r"(model|models/)[^\n]{0,80}(not found|does not exist|not exist|unknown|invalid|not supported|"
                     r"not available|unavailable|no access)|(unknown|invalid|unsupported) model|\b404\b", re.I)
 
@@ -241,7 +243,8 @@ class AgentCliProvider(Provider):
     def classify(self, said: str, code: int | None = None) -> AgentCliError:
         if code is not None and code in self.signed_out_codes:
             return self.failure("not_signed_in", said)
-        for failure, pattern in (("not_signed_in", _SIGNED_OUT), ("quota", _QUOTA), ("unknown_model", _MODEL)):
+        for failure, pattern in (("quota", _RATE_LIMITED), ("not_signed_in", _SIGNED_OUT), ("quota", _QUOTA),
+                                 ("unknown_model", _MODEL)):
             if pattern.search(said):
                 return self.failure(failure, said)
         return self.failure("failed", said)
