@@ -56,3 +56,13 @@ def test_gemini_cli_says_a_rate_limit_at_once_not_a_timeout(home, fake: FakeMode
     assert err.value.failure == "quota", err.value.message
     assert "Gemini CLI hit a rate limit" in err.value.message and time.monotonic() - start < 20
     assert len(fake.model_requests()) == 1  # one attempt: Council, not the CLI, retries a rate limit
+
+
+def test_gemini_cli_stopping_itself_with_no_reply_is_a_failure_with_its_reason(home, fake: FakeModels, model_url):
+    fake.text = "All work and no play makes Jack a dull boy. " * 40  # Gemini CLI's loop detection stops it
+    provider = seat("gemini", model_url)
+    with pytest.raises(AgentCliError) as err:
+        anyio.run(chunks_of, provider)
+    assert err.value.failure == "failed" and "Loop detected" in err.value.message
+    said = all_failed({"Skeptic": failure_of(err.value, provider)})
+    assert "Gemini CLI failed" in said and "Loop detected" in said

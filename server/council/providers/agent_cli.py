@@ -94,12 +94,14 @@ class AgentCliError(ProviderError):
 
 @dataclass
 class Event:
-    """One thing read from the CLI's output: a text delta, the whole final text, usage, or an error it reported."""
+    """One thing read from the CLI's output: a text delta, the whole final text, usage, an error it reported, or a
+    warning (which fails the call only when no reply follows it: "Loop detected, stopping execution")."""
 
     delta: str = ""
     final: str | None = None
     usage: Usage | None = None
     error: str | None = None
+    warning: str | None = None
 
 
 def transcript(messages: Iterable[ChatMessage], *, with_system: bool = True) -> str:
@@ -271,6 +273,7 @@ class AgentCliProvider(Provider):
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         stderr = bytearray()
         errors: list[str] = []
+        warnings: list[str] = []
         final: str | None = None
         streamed = False
         usage: Usage | None = None
@@ -300,6 +303,8 @@ class AgentCliProvider(Provider):
                                 usage = event.usage
                             if event.error:
                                 errors.append(event.error)
+                            if event.warning:
+                                warnings.append(event.warning)
                     await process.wait()
         except TimeoutError:
             raise self.failure("timeout") from None
@@ -307,6 +312,8 @@ class AgentCliProvider(Provider):
         if process.returncode != 0 or (errors and not streamed and not final):
             log.debug("%s exited with %s: %s", self.binary_name, process.returncode, said)
             raise self.classify(said or f"exit status {process.returncode}", process.returncode)
+        if warnings and not streamed and not (final or "").strip():
+            raise self.failure("failed", "; ".join(warnings))  # it stopped itself with nothing said: why, not ""
         self.last_usage = usage
         if usage is not None:
             log.debug("%s used %s", self.describe(), usage)

@@ -144,5 +144,7 @@ class GeminiCliProvider(AgentCliProvider):
             if data.get("status") not in (None, "success"):
                 error = data.get("error") or {}
                 yield Event(error=str(error.get("message") if isinstance(error, dict) else error or data))
-        elif kind == "error" and data.get("severity") != "warning":
+        elif kind == "error" and data.get("severity") == "warning":
+            yield Event(warning=str(data.get("message") or data))
+        elif kind == "error":
             yield Event(error=str(data.get("message") or data))
