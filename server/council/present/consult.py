@@ -157,8 +157,10 @@ def define_text(result: dict[str, Any]) -> str:
 
 
 # --- the compact text of a consult ------------------------------------------------------------------------------
-def consult_text(result: dict[str, Any]) -> str:
-    """A few lines a person or an agent can read at a glance; the structured result has everything."""
+def consult_text(result: dict[str, Any], spent: str = "") -> str:
+    """A few lines a person or an agent can read at a glance; the structured result has everything. ``spent``: what
+    the calls used as the models reported it (tokens, cost, premium requests), worded as the chat says it under the
+    answer (``council.present.cost.spent_words``)."""
     syn = result["synthesis"]
     lines = [t("consult.recommendation", text=one_line(syn["recommendation"])), ""]
     vote = result.get("vote")
@@ -193,6 +195,8 @@ def consult_text(result: dict[str, Any]) -> str:
     lines += ["", t("consult.footer", personas=n(len(council["personas"]), "consult.persona"),
                     cycles=cycles_run(result["cycles"]), calls=calls, depth=result["depth"],
                     session=result["session_id"])]
+    if spent:
+        lines += ["", spent]
     return "\n".join(lines).strip() + "\n"
 
 
