@@ -334,6 +334,8 @@ class AgentCliProvider(Provider):
             except anyio.DelimiterNotFound:
                 raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes)) from None
             except TimeoutError:
+                if not self.streams_events:  # silent until the reply is whole: only the deadline bounds it
+                    raise self.failure("timeout") from None
                 raise self.failure("timeout", seconds=self.silence, fix_key="agent_cli.silent") from None
             budget -= len(line) + 1
             if budget <= 0:
