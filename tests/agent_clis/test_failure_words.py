@@ -55,7 +55,7 @@ def test_gemini_cli_says_a_rate_limit_at_once_not_a_timeout(home, fake: FakeMode
         anyio.run(chunks_of, provider)
     assert err.value.failure == "quota", err.value.message
     assert "Gemini CLI hit a rate limit" in err.value.message and time.monotonic() - start < 20
-    assert len(fake.model_requests()) == 1  # one attempt: Council, not the CLI, retries a rate limit
+    assert len(fake.model_requests()) == 1  # one attempt: the rate limit is said at once, not retried in silence
 
 
 def test_gemini_cli_stopping_itself_with_no_reply_is_a_failure_with_its_reason(home, fake: FakeModels, model_url):

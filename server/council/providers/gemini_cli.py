@@ -38,7 +38,7 @@ NO_CONTEXT_FILE = "council-seat-reads-no-context-file.md"
 #: (no ``memoryBoundaryMarkers``: the project root is the scratch folder itself), none in include directories, no
 #: auto memory, no IDE (whose workspace folders' context files it would read). One attempt per model request
 #: (``general.maxAttempts``): Gemini CLI would otherwise retry a rate limit (429) silently for minutes, past the
-#: seat's silence limit, and the seat would read it as a timeout; Council retries a rate limit itself.
+#: seat's silence limit, and the seat would read it as a timeout; a rate limit is said at once, with its fix.
 SEAT_SETTINGS = {
     "general": {"maxAttempts": 1},
     "hooksConfig": {"enabled": False},
