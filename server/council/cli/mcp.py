@@ -125,13 +125,37 @@ def run(args: argparse.Namespace) -> int:
         from council.mcpserver.stdio import guarded_stdio
         from council.mcpserver.tasks import with_tasks
 
-        try:
-            async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
-                await server.run(read, write, with_tasks(server.create_initialization_options()))
-        finally:
-            with anyio.CancelScope(shield=True):
-                for each in workspaces.all():
-                    await each.aclose()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_on_signal, tg.cancel_scope)
+            try:
+                async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
+                    await server.run(read, write, with_tasks(server.create_initialization_options()))
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_SECONDS):
+                    for each in workspaces.all():
+                        await each.aclose()
+            tg.cancel_scope.cancel()  # the client closed stdin: nothing is left to wait for
 
     anyio.run(main)
     return exit_code(0)
+
+
+#: Seconds the sessions have to close (their model calls cancelled, agent CLIs' process groups killed) on the way out.
+CLOSE_SECONDS = 0.5
+STOP_SIGNALS = ("SIGINT", "SIGTERM")
+
+
+async def stop_on_signal(scope) -> None:
+    """A client stopping the server (Claude Code sends SIGINT, then SIGTERM a moment later if it is still there):
+    the server stops at once and exits cleanly, its sessions closed, with no traceback."""
+    import signal
+
+    import anyio
+
+    if sys.platform == "win32":  # no signal handlers on Windows' event loop: the default handling stays
+        return
+    with anyio.open_signal_receiver(*(getattr(signal, name) for name in STOP_SIGNALS)) as signals:
+        async for signum in signals:
+            log.info("council mcp: %s received; exiting", signal.Signals(signum).name)
+            scope.cancel()
+            return

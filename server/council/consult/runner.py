@@ -19,6 +19,7 @@ from council.consult.results import consult_result
 from council.errors import internal_error, permission_error, validation_error
 from council.present import consult as words
 from council.present.clarify import deciding_words, why_chosen
+from council.present.cost import spent_words
 from council.present.text import join_names
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
@@ -98,7 +99,7 @@ class Consultant:
                 raise fault(words.could_not_answer(stalled_by, client_model), sessionId=s.session_id,
                             reason="models_failed", failures=failures, causes=causes)
             result = consult_result(s, plan, declined)
-            result.markdown = words.consult_text(result.to_wire())
+            result.markdown = words.consult_text(result.to_wire(), spent_words(s.metadata.spent_by_model))
             return result
 
 

@@ -6,6 +6,7 @@ language (its question's); the persona overrides of ``council_define_personas`` 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from council.personas.names import shown
@@ -46,13 +47,22 @@ def silent_note(personas: list[str]) -> str:
 
 
 # --- progress -------------------------------------------------------------------------------------------------
+_EMPHASIS = re.compile(r"\*\*|(?<!\w)_+|_+(?!\w)")  # bold, and underscores that open or close emphasis
+
+
+def plain(markdown: str) -> str:
+    """A sidecar's markdown paragraphs as one line of plain text: no emphasis markers (a progress message is not
+    rendered), the underscores inside names (``COUNCIL_AGENT_CLIS``, ``claude_code``) kept."""
+    return one_line(_EMPHASIS.sub("", markdown))
+
+
 def stage(event: dict[str, Any]) -> str | None:
     """A one-line progress message for a session event (None: not a stage worth reporting)."""
     kind = event.get("type")
     if kind == "progress":
         return str(event.get("message", "")) or None
     if kind in ("cost.estimated", "seat.fellBack", "seating.decided"):  # the cost before it is spent, the seats
-        return one_line(str(event.get("markdown", "")).strip().strip("_").strip()) or None  # underscores in names stay
+        return plain(str(event.get("markdown", ""))) or None
     if kind == "personas.selected":
         names = [p["name"] for p in event.get("selection", {}).get("selectedPersonas", [])]
         return t("consult.stage.council", names=join_names([shown(x) for x in names]))
@@ -147,8 +157,10 @@ def define_text(result: dict[str, Any]) -> str:
 
 
 # --- the compact text of a consult ------------------------------------------------------------------------------
-def consult_text(result: dict[str, Any]) -> str:
-    """A few lines a person or an agent can read at a glance; the structured result has everything."""
+def consult_text(result: dict[str, Any], spent: str = "") -> str:
+    """A few lines a person or an agent can read at a glance; the structured result has everything. ``spent``: what
+    the calls used as the models reported it (tokens, cost, premium requests), worded as the chat says it under the
+    answer (``council.present.cost.spent_words``)."""
     syn = result["synthesis"]
     lines = [t("consult.recommendation", text=one_line(syn["recommendation"])), ""]
     vote = result.get("vote")
@@ -183,6 +195,8 @@ def consult_text(result: dict[str, Any]) -> str:
     lines += ["", t("consult.footer", personas=n(len(council["personas"]), "consult.persona"),
                     cycles=cycles_run(result["cycles"]), calls=calls, depth=result["depth"],
                     session=result["session_id"])]
+    if spent:
+        lines += ["", spent]
     return "\n".join(lines).strip() + "\n"
 
 

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from council.personas.names import shown
 from council.present.answer import PROVIDERS, provider_name
 from council.present.text import grouped, join_names, one_line
+from council.providers.agent_cli import DEFAULT_MODEL
+from council.providers.kinds import AGENT_CLI_KINDS, provider_class
 from council.session.state.outputs import ModelFailure
 from council.words import speaking, t
 
@@ -48,8 +50,25 @@ CAUSES: dict[str, Callable[[ModelFailure], str]] = {
 ROLES = ("clarifier", "moderator", "synthesizer")  # what failed, by role (role.<role>); a persona is named in bold
 
 
+#: The failures an agent CLI words itself, with its fix (``agent_cli.*``: "Claude Code does not know the model …",
+#: "… wrote more than N bytes"): its message is the cause a person reads, not the kind's generic words.
+CLI_WORDED = ("model_not_found", "server_error", "timeout", "rate_limited")
+
+
 def cause(f: ModelFailure) -> str:
+    if f.provider in AGENT_CLI_KINDS and f.kind == "model_not_found":
+        return unknown_to_cli(f)
+    if f.provider in AGENT_CLI_KINDS and f.kind in CLI_WORDED and f.detail:
+        return f.detail
     return CAUSES[f.kind](f)
+
+
+def unknown_to_cli(f: ModelFailure) -> str:
+    """"Claude Code does not know the model “x”: …" in the reader's language (as ``council doctor`` says it)."""
+    cli = provider_class(f.provider)
+    named = f.model and f.model != DEFAULT_MODEL
+    return t("agent_cli.unknown_model" if named else "agent_cli.unknown_default_model", cli=cli.title,
+             binary=cli.binary_name, model=f.model)
 
 
 def failed(role: str, failure: ModelFailure) -> str:

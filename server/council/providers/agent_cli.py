@@ -20,9 +20,11 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import PIPE
@@ -34,6 +36,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ProviderConfig
+from council.errors import root_cause
 from council.providers.base import (
     ChatMessage,
     CompletionRequest,
@@ -44,6 +47,9 @@ from council.providers.base import (
     report_usage,
 )
 from council.words import t
+
+if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio depends on
+    from exceptiongroup import BaseExceptionGroup
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +68,8 @@ _SIGNED_OUT = re.compile(r"not (logged|signed) in|please (run )?/?login|log ?in 
                          r"auth method|credentials? (not found|missing|expired)|oauth", re.I)
 _QUOTA = re.compile(r"rate.?limit|\b429\b|quota|usage limit|too many requests|resource.?exhausted|"
                     r"out of (credits|premium requests)|billing|insufficient", re.I)
+#: A rate limit said outright, checked before sign-in: Gemini CLI's 429 advice ends "or switch to another /auth method".
+_RATE_LIMITED = re.compile(r"\b429\b|resource.?exhausted|too many requests|rate.?limit|quota", re.I)
 _MODEL = re.compile(r"(model|models/)[^\n]{0,80}(not found|does not exist|not exist|unknown|invalid|not supported|"
                     r"not available|unavailable|no access)|(unknown|invalid|unsupported) model|\b404\b", re.I)
 
@@ -86,12 +94,14 @@ class AgentCliError(ProviderError):
 
 @dataclass
 class Event:
-    """One thing read from the CLI's output: a text delta, the whole final text, usage, or an error it reported."""
+    """One thing read from the CLI's output: a text delta, the whole final text, usage, an error it reported, or a
+    warning (which fails the call only when no reply follows it: "Loop detected, stopping execution")."""
 
     delta: str = ""
     final: str | None = None
     usage: Usage | None = None
     error: str | None = None
+    warning: str | None = None
 
 
 def transcript(messages: Iterable[ChatMessage], *, with_system: bool = True) -> str:
@@ -128,6 +138,19 @@ async def ask_quietly(argv: list[str], seconds: float = 20.0) -> tuple[int | Non
         log.debug("%s could not tell: %s", argv[:3], err)
         return None, ""
     return done.returncode, (done.stdout + b"\n" + done.stderr).decode("utf-8", "replace")
+
+
+@contextmanager
+def unwrapped_group() -> Iterator[None]:
+    """A task group's failure as its one exception: an :class:`AgentCliError` raised inside the group (the output
+    too long, silent too long) surfaces as itself, classified, not as an ``ExceptionGroup`` that says nothing."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        root = root_cause(group)
+        if isinstance(root, AgentCliError):
+            raise root from None
+        raise
 
 
 def kill_group(process: Process) -> None:
@@ -203,12 +226,18 @@ class AgentCliProvider(Provider):
         env.update(self.extra_env(scratch))
         return env
 
-    def failure(self, failure: str, said: str = "", *, fix_key: str | None = None) -> AgentCliError:
-        """A failure of :data:`FAILURES` with its fix (``agent_cli.<failure>``, or ``fix_key`` for a narrower one)."""
+    def failure(self, failure: str, said: str = "", *, fix_key: str | None = None,
+                seconds: float | None = None) -> AgentCliError:
+        """A failure of :data:`FAILURES` with its fix (``agent_cli.<failure>``, or ``fix_key`` for a narrower one);
+        ``seconds``: the limit a timeout hit (default: ``options.deadline``). An unknown model is a model the CLI
+        does not know (``model_not_found``), not a model server that is down."""
         kinds = {"not_installed": "config", "not_signed_in": "config", "quota": "rate_limit",
-                 "unknown_model": "model_unavailable", "timeout": "timeout", "failed": "server"}
+                 "unknown_model": "model_not_found", "timeout": "timeout", "failed": "server"}
+        if failure == "unknown_model" and not self.cfg.model and fix_key is None:
+            fix_key = "agent_cli.unknown_default_model"  # no model named: the CLI's own default is the one
         fix = t(fix_key or f"agent_cli.{failure}", cli=self.title, binary=self.binary_name, package=self.package,
-                login=self.login, model=self.cfg.model or "?", seconds=f"{self.options.deadline:.0f}")
+                login=self.login, model=self.cfg.model or DEFAULT_MODEL,
+                seconds=f"{self.options.deadline if seconds is None else seconds:.0f}")
         said = " ".join(said.split())[:300]
         message = f"{fix} ({said})" if said else fix
         return AgentCliError(failure, message, kind=kinds[failure])
@@ -216,7 +245,8 @@ class AgentCliProvider(Provider):
     def classify(self, said: str, code: int | None = None) -> AgentCliError:
         if code is not None and code in self.signed_out_codes:
             return self.failure("not_signed_in", said)
-        for failure, pattern in (("not_signed_in", _SIGNED_OUT), ("quota", _QUOTA), ("unknown_model", _MODEL)):
+        for failure, pattern in (("quota", _RATE_LIMITED), ("not_signed_in", _SIGNED_OUT), ("quota", _QUOTA),
+                                 ("unknown_model", _MODEL)):
             if pattern.search(said):
                 return self.failure(failure, said)
         return self.failure("failed", said)
@@ -243,6 +273,7 @@ class AgentCliProvider(Provider):
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         stderr = bytearray()
         errors: list[str] = []
+        warnings: list[str] = []
         final: str | None = None
         streamed = False
         usage: Usage | None = None
@@ -253,7 +284,7 @@ class AgentCliProvider(Provider):
                 del stderr[:-STDERR_KEEP]
 
         try:
-            with anyio.fail_after(self.options.deadline):
+            with anyio.fail_after(self.options.deadline), unwrapped_group():
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(drain, process.stderr)
                     try:
@@ -272,6 +303,8 @@ class AgentCliProvider(Provider):
                                 usage = event.usage
                             if event.error:
                                 errors.append(event.error)
+                            if event.warning:
+                                warnings.append(event.warning)
                     await process.wait()
         except TimeoutError:
             raise self.failure("timeout") from None
@@ -279,6 +312,8 @@ class AgentCliProvider(Provider):
         if process.returncode != 0 or (errors and not streamed and not final):
             log.debug("%s exited with %s: %s", self.binary_name, process.returncode, said)
             raise self.classify(said or f"exit status {process.returncode}", process.returncode)
+        if warnings and not streamed and not (final or "").strip():
+            raise self.failure("failed", "; ".join(warnings))  # it stopped itself with nothing said: why, not ""
         self.last_usage = usage
         if usage is not None:
             log.debug("%s used %s", self.describe(), usage)
@@ -299,7 +334,9 @@ class AgentCliProvider(Provider):
             except anyio.DelimiterNotFound:
                 raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes)) from None
             except TimeoutError:
-                raise self.failure("timeout") from None
+                if not self.streams_events:  # silent until the reply is whole: only the deadline bounds it
+                    raise self.failure("timeout") from None
+                raise self.failure("timeout", seconds=self.silence, fix_key="agent_cli.silent") from None
             budget -= len(line) + 1
             if budget <= 0:
                 raise self.failure("failed", t("agent_cli.too_much", limit=self.options.max_output_bytes))
@@ -323,6 +360,8 @@ class AgentCliProvider(Provider):
         try:
             parts = [chunk async for chunk in probe.stream(request)]
         except AgentCliError as err:
+            if err.failure == "timeout":  # the check's own short deadline, not options.deadline: its own fix
+                err = probe.failure("timeout", fix_key="agent_cli.check_timeout")
             return ProviderStatus(available=False, detail=err.message)
         return ProviderStatus(available=True, detail=t("agent_cli.answers", cli=self.title, path=path,
                                                        said=" ".join("".join(parts).split())[:40]))

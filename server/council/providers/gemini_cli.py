@@ -36,8 +36,11 @@ NO_CONTEXT_FILE = "council-seat-reads-no-context-file.md"
 #: allow-list), no tool discovery or call command, no MCP server command and none allowed, no skills, no subagents;
 #: no context file name of the user's (``context.fileName``), no search for context files above the scratch folder
 #: (no ``memoryBoundaryMarkers``: the project root is the scratch folder itself), none in include directories, no
-#: auto memory, no IDE (whose workspace folders' context files it would read).
+#: auto memory, no IDE (whose workspace folders' context files it would read). One attempt per model request
+#: (``general.maxAttempts``): Gemini CLI would otherwise retry a rate limit (429) silently for minutes, past the
+#: seat's silence limit, and the seat would read it as a timeout; a rate limit is said at once, with its fix.
 SEAT_SETTINGS = {
+    "general": {"maxAttempts": 1},
     "hooksConfig": {"enabled": False},
     "tools": {"core": [], "discoveryCommand": "", "callCommand": ""},
     "mcp": {"serverCommand": "", "allowed": [NO_MCP]},
@@ -141,5 +144,7 @@ class GeminiCliProvider(AgentCliProvider):
             if data.get("status") not in (None, "success"):
                 error = data.get("error") or {}
                 yield Event(error=str(error.get("message") if isinstance(error, dict) else error or data))
-        elif kind == "error" and data.get("severity") != "warning":
+        elif kind == "error" and data.get("severity") == "warning":
+            yield Event(warning=str(data.get("message") or data))
+        elif kind == "error":
             yield Event(error=str(data.get("message") or data))

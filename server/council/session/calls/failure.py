@@ -63,7 +63,7 @@ def _kind(err: ProviderError, status: int | None, provider: str) -> FailureKind:
         return "server_error"
     by_kind: dict[str, FailureKind] = {"timeout": "timeout", "connection": "unreachable", "unreachable": "unreachable",
                                        "config": "not_configured", "malformed": "malformed",
-                                       "model_unavailable": "model_unavailable",
+                                       "model_unavailable": "model_unavailable", "model_not_found": "model_not_found",
                                        "no_consent": "no_consent", "model_failed": "client_model",
                                        "over_budget": "over_budget"}
     if err.kind in by_kind:
