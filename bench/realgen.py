@@ -104,6 +104,7 @@ async def council_run(ns: argparse.Namespace, proxy_url: str, personas: list[str
     info["status"] = session.get("status")
     info["cycles"] = session.get("debate_cycles", len(session.get("discussions") or []))
     info["speculated"] = any(find(snap, "speculates"))
+    info["snapshot"] = snap
     return info
 
 
@@ -170,11 +171,12 @@ async def session(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str, 
     else:
         info = await aicounsel_run(ns, proxy_url, personas, rounds)
     await anyio.sleep(0.5)  # a cancelled stream's record closes when the proxy sees the client go
+    snapshot = info.pop("snapshot", None)
     out = figures(engine, info, [c for c in proxy.calls if c.label == label], spawned)
     out["load"] = os.getloadavg()[0]
     if ns.log:
         with open(ns.log, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"run": label, **out, "calls_seen": [
+            fh.write(json.dumps({"run": label, **out, "snapshot": snapshot, "calls_seen": [
                 {k: v for k, v in vars(c).items() if k != "text"} | {"chars": sum(map(len, c.text))}
                 for c in proxy.calls if c.label == label]}, default=str) + "\n")
     print(f"# run {label}: wall {out['wall']:.1f} s, status {out.get('status')}, cycles {out.get('cycles')}, "

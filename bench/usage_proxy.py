@@ -160,7 +160,8 @@ class CountingProxy:
         except httpx.HTTPError:  # the server closed the stream mid-way: the client gets a stream that just ends
             call.cut = True
         finally:
-            call.cancelled = not finished and not call.cut
+            # a client may close as soon as the reply's last chunk (finish_reason) is in, before ``[DONE]``
+            call.cancelled = not finished and not call.cut and call.finish_reason is None
             call.ended = time.perf_counter()
             await upstream.aclose()
             self._count(call)
