@@ -102,7 +102,8 @@ async def council_run(ns: argparse.Namespace, proxy_url: str, personas: list[str
         return info
     session = snap.get("session", snap)
     info["status"] = session.get("status")
-    info["cycles"] = session.get("debate_cycles", len(session.get("discussions") or []))
+    info["cycles"] = session.get("debateCycles", len(session.get("discussions") or []))
+    info["stop"] = [d.get("stopReason") for d in session.get("discussions") or []][-1:]
     info["speculated"] = any(find(snap, "speculates"))
     info["snapshot"] = snap
     return info
@@ -216,7 +217,7 @@ def report_pair(work: str, council: list[dict[str, Any]], ai: list[dict[str, Any
     line("completion_tokens", "completion", ".0f")
     print(f"rounds_run_{work}: council {[r.get('cycles') for r in council]} | ai_counsel "
           f"{[r.get('cycles') for r in ai]} (status {[r.get('status') for r in council]} | "
-          f"{[r.get('status') for r in ai]})")
+          f"{[r.get('status') for r in ai]}; council's stop {[r.get('stop') for r in council]})")
     print(f"calls_by_kind_{work}: council {council[-1]['kinds'] if council else {}} | ai_counsel "
           f"{ai[-1]['kinds'] if ai else {}} (last run)")
     print(f"cancelled_calls_{work}: council {[r['cancelled'] for r in council]} | ai_counsel "
@@ -310,7 +311,7 @@ async def body(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str) -> 
         print(f"# workload {work}: {len(personas)} personas ({', '.join(personas)}) x {rounds} rounds, "
               f"{ns.reps} repetition(s), engines alternating (ABBA); Council --speculate {ns.speculate}", flush=True)
         runs: dict[str, list[dict[str, Any]]] = {"council": [], "ai_counsel": []}
-        for rep in range(ns.reps):
+        for rep in range(ns.rep_offset, ns.rep_offset + ns.reps):
             order = ("council", "ai_counsel") if rep % 2 == 0 else ("ai_counsel", "council")
             for engine in order:
                 if engine == "ai_counsel" and not ns.ai_counsel:
@@ -352,6 +353,8 @@ if __name__ == "__main__":
     p.add_argument("--max-tokens", type=int, default=1024,
                    help="max_tokens for requests that set none (Council's own default per call)")
     p.add_argument("--reps", type=int, default=2, help="repetitions per engine and workload")
+    p.add_argument("--rep-offset", type=int, default=0,
+                   help="number of the first repetition (odd: AI Counsel first), to continue an earlier run's ABBA")
     p.add_argument("--workloads", default="3x2,6x3")
     p.add_argument("--speculate", default="auto", choices=["auto", "always", "never"],
                    help="Council's --speculate in the side-by-side runs (auto: its default)")
