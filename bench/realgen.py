@@ -338,6 +338,27 @@ async def body(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str) -> 
         report_speculate(work, spec["always"], spec["never"])
 
 
+def summarize(logs: list[str]) -> None:
+    """The report over the runs of earlier invocations' ``--log`` files (medians over all their runs)."""
+    runs = [json.loads(line) for path in logs for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+    print(f"# summary of {len(runs)} runs from {len(logs)} log file(s); loads {min(r['load'] for r in runs):.2f}-"
+          f"{max(r['load'] for r in runs):.2f}")
+
+    def pick(engine: str, work: str, mode: str | None = None) -> list[dict[str, Any]]:
+        return [r for r in runs if r["run"].split(":")[0] == engine and r["run"].split(":")[1] == work
+                and (mode is None or r["run"].split(":")[2] == mode)]
+
+    for work in WORKLOADS:
+        if pick("ai_counsel", work):
+            report_pair(work, pick("council", work, "auto"), pick("ai_counsel", work))
+    for work in WORKLOADS:
+        council = pick("council", work)
+        always = [r for r in council if r.get("speculated")]
+        never = [r for r in council if r.get("speculated") is False]
+        if always and never:
+            report_speculate(work, always, never)
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--ai-counsel", default=os.environ.get("AI_COUNSEL_PATH", ""))
@@ -362,7 +383,11 @@ if __name__ == "__main__":
     p.add_argument("--speculate-reps", type=int, default=2)
     p.add_argument("--log", default="", help="append every run and its calls as a JSON line to this file")
     p.add_argument("--session-timeout", type=float, default=1800.0, help="seconds before a session is abandoned")
+    p.add_argument("--summarize", nargs="+", metavar="LOG", help="print the report over earlier --log files and exit")
     parsed = p.parse_args()
+    if parsed.summarize:
+        summarize(parsed.summarize)
+        sys.exit(0)
     if parsed.base_url and not parsed.model:
         p.error("--model is required with --base-url")
     anyio.run(main, parsed)
