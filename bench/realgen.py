@@ -223,6 +223,9 @@ def report_pair(work: str, council: list[dict[str, Any]], ai: list[dict[str, Any
     print(f"cancelled_calls_{work}: council {[r['cancelled'] for r in council]} | ai_counsel "
           f"{[r['cancelled'] for r in ai]}; replies cut at max_tokens: council "
           f"{sum(r['length_stops'] for r in council)} | ai_counsel {sum(r['length_stops'] for r in ai)}")
+    print(f"failed_calls_{work}: council {[r['failed'] for r in council]} | ai_counsel {[r['failed'] for r in ai]} "
+          "(answered with an HTTP error, e.g. a prompt longer than the model's context; their prompts are counted "
+          "above as sent)")
     wall, prompt = ratio(med(council, "wall"), med(ai, "wall")), ratio(med(council, "prompt"), med(ai, "prompt"))
     met_wall = wall != "n/a" and float(wall[:-1]) <= GOAL_WALL
     met_prompt = prompt != "n/a" and float(prompt[:-1]) <= GOAL_PROMPT
