@@ -24,8 +24,6 @@ import tempfile
 import time
 from pathlib import Path
 
-QUESTION_DEFAULT = "(given by realgen.py)"
-
 
 async def run(path: str, base_url: str, api_key: str | None, rounds: int, participants: list[str],
               question: str) -> dict:
