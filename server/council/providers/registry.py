@@ -1,11 +1,11 @@
 """Building providers from config, picking the default one, and reporting their health for ``council doctor``.
 
-Selection order: see README, "Models" (the agent CLIs found on PATH count when they answer a tiny check,
-:mod:`council.providers.found`, and seat the council together; a local Ollama counts when it answers within ~300
-ms). The kinds are the provider table's (:mod:`council.providers.kinds`); their modules are imported lazily by kind
-so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the Ollama probe) is used.
-:func:`metered` says which models cost the user per call (README, "The cost before it is spent": the council sends no
-speculative calls to them by default).
+Selection order: see README, "Models" (the agent CLIs found on PATH count when their own sign-in check passes,
+no model call, :mod:`council.providers.found`, and seat the council together; a local Ollama counts when it answers
+within ~300 ms). The kinds are the provider table's (:mod:`council.providers.kinds`); their modules are imported
+lazily by kind so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the Ollama
+probe) is used. :func:`metered` says which models cost the user per call (README, "The cost before it is spent": the
+council sends no speculative calls to them by default).
 """
 
 from __future__ import annotations
@@ -92,11 +92,12 @@ async def choose_default(config: CouncilConfig, *, client_available: bool,
 
 
 async def found_clis(config: CouncilConfig, *, client_available: bool) -> list[ProviderConfig]:
-    """The agent CLIs automatic selection seats the council on, the chair's first: those on PATH that answer, when
-    no default is configured and the client lends no model of its own (else none)."""
+    """The agent CLIs automatic selection seats the council on, the chair's first: those on PATH that are signed in
+    (their own checks, no model call), when no default is configured and the client lends no model of its own (else
+    none)."""
     if config.default or client_available or not config.agent_clis:
         return []
-    from council.providers.found import answering  # checks each CLI once per process
+    from council.providers.found import answering  # checks each CLI's sign-in once per process
 
     return await answering(config)
 
@@ -171,7 +172,7 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
         configured = {cfg.kind for cfg in config.providers.values()}
         found.extend(ProviderInfo(id=kind, kind=kind, model=DEFAULT_MODEL, available=status.available,
                                   detail=status.detail.splitlines()[0] if status.detail else "")
-                     for kind, status in (await statuses()).items() if kind not in configured)
+                     for kind, status in (await statuses(called=True)).items() if kind not in configured)
 
     async with anyio.create_task_group() as tg:
         for i, (name, cfg) in enumerate(entries):
