@@ -61,7 +61,7 @@ async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
             argv += [flag, value]
     with anyio.fail_after(60):
         async with start_sidecar(argv) as sc:
-            return await sc.call("council/providers")
+            return await sc.call("council/providers", {"askClis": True})
 
 
 def cli_calls(config: Any) -> int:
