@@ -1749,7 +1749,7 @@ export interface Seating {
   offered: number;
   /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
   misses: SeatMiss[];
-  /** Nothing chose a model (no provider asked for or configured as the default, no client model): the models are the agent CLIs found on PATH that answer, the chair's the first. */
+  /** Nothing chose a model (no provider asked for or configured as the default, no client model): the models are the agent CLIs found on PATH that are signed in, the chair's the first. */
   found: boolean;
 }
 
