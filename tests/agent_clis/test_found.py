@@ -169,14 +169,41 @@ def test_council_mcp_seat_whose_cli_fails_its_first_call_falls_back_with_one_lin
     assert not any(checks(vendors[kind]) for kind in ON_PATH)
 
 
+def signed_out_of_copilot(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No sign-in Copilot CLI could use: no token variable, no own provider, no ``gh`` sign-in (an empty config)."""
+    for var in ("COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GH_CONFIG_DIR", str(home / "no-gh-config"))
+    found.forget()
+
+
+@pytest.mark.parametrize(("config", "token", "signed_in"), [
+    ({"loggedInUsers": [{"host": "https://github.com", "login": "octocat"}]}, "", True),
+    ({"logged_in_users": [{"host": "https://github.com", "login": "octocat"}]}, "", True),  # before 1.0
+    ({"loggedInUsers": []}, "", False),
+    ({}, "GH_TOKEN", True),
+    ({}, "COPILOT_GITHUB_TOKEN", True),
+])
+def test_copilot_cli_sign_in_is_read_from_its_config_and_tokens(path_with, vendors, home: Path, config, token,
+                                                                 signed_in, monkeypatch: pytest.MonkeyPatch):
+    """Copilot CLI has no status command: a user ``copilot login`` kept in its ``config.json``, or a token variable
+    it signs in with, counts as signed in — read without starting it."""
+    path_with("copilot")
+    signed_out_of_copilot(home, monkeypatch)
+    (home / ".copilot" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    if token:
+        monkeypatch.setenv(token, "gho_not-a-real-token")
+    status = anyio.run(found.statuses)["copilot"]
+    assert status.available is signed_in, status.detail
+    assert never_started(home)
+
+
 def test_a_signed_out_cli_is_left_out_without_being_started(path_with, vendors, home: Path,
                                                             monkeypatch: pytest.MonkeyPatch):
     """Copilot CLI with no sign-in at all (no token variable, no user in its config, no own provider, no ``gh``):
     left out of the seats by its sign-in check alone, never started; the signed-in CLIs are seated without a call."""
     path_with(*ON_PATH)
-    for var in ("COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
-        monkeypatch.delenv(var, raising=False)
-    found.forget()
+    signed_out_of_copilot(home, monkeypatch)
     seating, chair = anyio.run(seat_with, load_config())
     assert seating.found and seating.chair.id == "claude:" and chair.id == "claude"
     assert sorted({seat.model.provider for seat in seating.seats}) == ["claude", "gemini"]
