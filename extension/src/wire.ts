@@ -286,6 +286,11 @@ export interface PersonasResult {
   councils: Record<string, string[]>;
 }
 
+export interface ProvidersParams {
+  /** Also ask each agent CLI one tiny prompt (“Reply with the word OK.”): one model call per CLI, billed as its sign-in bills it (`council doctor`). Without it an agent CLI is checked by its own sign-in check alone, no model call. */
+  askClis?: boolean;
+}
+
 export interface ProvidersResult {
   default: string;
   providers: ProviderInfo[];
@@ -491,7 +496,7 @@ export interface MethodTypes {
   'council/snapshot': { params: SnapshotParams; result: SnapshotResult };
   'council/restore': { params: RestoreParams; result: RestoreResult };
   'council/personas': { params: EmptyParams; result: PersonasResult };
-  'council/providers': { params: EmptyParams; result: ProvidersResult };
+  'council/providers': { params: ProvidersParams; result: ProvidersResult };
   'council/consult': { params: ConsultRequest; result: ConsultResult };
   'council/personaConsult': { params: PersonaConsultRequest; result: ConsultResult };
   'council/definePersonas': { params: DefinePersonasParams; result: DefinePersonasResult };
@@ -1744,7 +1749,7 @@ export interface Seating {
   offered: number;
   /** Map entries that did not apply, and why (a persona of the library who is not on this council is not one). */
   misses: SeatMiss[];
-  /** Nothing chose a model (no provider asked for or configured as the default, no client model): the models are the agent CLIs found on PATH that answer, the chair's the first. */
+  /** Nothing chose a model (no provider asked for or configured as the default, no client model): the models are the agent CLIs found on PATH that are signed in, the chair's the first. */
   found: boolean;
 }
 

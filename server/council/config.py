@@ -130,7 +130,7 @@ class CouncilConfig(BaseModel):
     max_sessions: int = Field(128, ge=1)  # running at once; idle ones make room (see session/state/store.py)
     #: Where automatic selection looks for a local Ollama.
     ollama_url: str = "http://127.0.0.1:11434"
-    #: Whether automatic selection seats the agent CLIs found on PATH that answer (README, "Models").
+    #: Whether automatic selection seats the agent CLIs found on PATH that are signed in (README, "Models").
     agent_clis: bool = True
 
     def persona_layers(self) -> list[Path] | None:

@@ -206,7 +206,7 @@ def _handler(spec: Method, service: CouncilService) -> Callable[[Any], Awaitable
                 params = spec.params.model_validate(raw if raw is not None else {})
             except ValidationError as exc:
                 raise from_pydantic(exc, f"params for {method}") from None
-            # personas and providers take nothing, stop and cancel the session's id (as tests and bench call them)
+            # personas takes nothing, stop and cancel the session's id (as tests and bench call them)
             by_id = spec.params is SessionRef
             args = () if spec.params is EmptyParams else (params.session_id if by_id else params,)
             result = getattr(service, spec.handler)(*args)

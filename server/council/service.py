@@ -252,8 +252,8 @@ class CouncilService:
         return methods.ReviewResult(decision=decision, markdown=decision_markdown(decision),
                                     compact_markdown=decision_text(decision))
 
-    async def providers(self) -> methods.ProvidersResult:
-        statuses = await provider_statuses(self.config)
+    async def providers(self, params: methods.ProvidersParams) -> methods.ProvidersResult:
+        statuses = await provider_statuses(self.config, ask_clis=params.ask_clis)
         return methods.ProvidersResult(default=self.config.default or "automatic", providers=statuses)
 
     async def aclose(self) -> None:

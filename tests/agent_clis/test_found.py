@@ -1,14 +1,18 @@
 """Found, not configured: with no provider configured and no client model, ``council ask`` and ``council mcp`` seat
-the council on the agent CLIs found on PATH that answer — the real CLIs, each pointed at its own vendor's scripted
+the council on the agent CLIs found on PATH that are signed in, by each CLI's own check and no model call — the real
+CLIs, each pointed at its own vendor's scripted
 model on 127.0.0.1 by its environment variables (Codex reads none, so it stays off this PATH) — spread as
 ``diverse`` spreads model families, the moderator and the chair on the first, and say so before the first call with
-the calls per CLI and how each bills. A CLI on PATH that does not answer is left out; with none on PATH, or with
+the calls per CLI and how each bills; the fake servers count what reached each model, so the calls made are the calls
+said. A CLI on PATH that is signed out is left out without being started; one that passes its sign-in check but fails
+its first call gives its seats to the chair's CLI, with one line saying so; with none on PATH, or with
 ``COUNCIL_AGENT_CLIS=0``, the selection goes on as before (a local Ollama, the embedded model)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -36,7 +40,8 @@ QUESTION = "Should we split our monolith into services this quarter?"
 PERSONAS = ["Software Architect", "Senior Developer", "Devil's Advocate"]
 ON_PATH = ("claude", "gemini", "copilot")
 CHECK = "Reply with the word OK."
-FOUND_LINE = "No model is configured, so the council sits on the agent CLIs found on PATH that answer: "
+FOUND_LINE = ("No model is configured, so the council sits on the agent CLIs found on PATH that are signed in (their "
+              "own checks, no model call): ")
 
 
 @pytest.fixture
@@ -70,10 +75,27 @@ def vendors(home: Path, marker: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         yield fakes
 
 
+def model_calls(fake: FakeModels) -> list[str]:
+    """The requests that reached the CLI's model, each as its JSON body (Gemini CLI in auto mode first asks a router
+    model, unanswered here: ``:generateContent``, not a call of the council's)."""
+    return [json.dumps(r.body) for r in fake.model_requests() if ":generateContent" not in r.path]
+
+
 def checks(fake: FakeModels) -> int:
-    """The CLI's checks that reached its model (Gemini CLI in auto mode first asks a router model, unanswered
-    here: ``:generateContent``)."""
-    return sum(CHECK in json.dumps(r.body) for r in fake.model_requests() if ":generateContent" not in r.path)
+    """The doctor's check prompts that reached the CLI's model."""
+    return sum(CHECK in body for body in model_calls(fake))
+
+
+def announced(said: str) -> dict[str, int]:
+    """The calls per model the 💰 line announced before the first call (``2 on claude:default, 1 on …``)."""
+    line = next(line for line in said.splitlines() if "💰" in line)
+    return {model: int(n) for n, model in re.findall(r"(\d+) on ([\w-]+:default)", line)}
+
+
+def never_started(home: Path) -> bool:
+    """Copilot CLI never ran in this home: its first start unpacks itself into ``~/.cache/copilot`` and logs to
+    ``~/.copilot/logs``."""
+    return not (home / ".cache" / "copilot").exists() and not (home / ".copilot" / "logs").exists()
 
 
 def test_council_ask_seats_the_clis_found_on_path_and_says_so_first(path_with, vendors, marker: Path):
@@ -105,8 +127,11 @@ def test_council_ask_seats_the_clis_found_on_path_and_says_so_first(path_with, v
     cost = said.index("on claude:default, 1 on gemini:default, 1 on copilot:default.")  # the calls per CLI
     first_call = said.index("The moderator reads your question")
     assert found_at < first_call and bills < first_call and cost < first_call, said
-    for kind, fake in vendors.items():  # each CLI checked once, though the preflight and the seating both asked
-        assert checks(fake) == 1, (kind, checks(fake))
+    calls = announced(said)
+    print("announced:", calls)
+    for kind, fake in vendors.items():  # no check prompt: each model got the calls the 💰 line said, no more
+        assert checks(fake) == 0, (kind, checks(fake))
+        assert len(model_calls(fake)) == calls[f"{kind}:default"], (kind, len(model_calls(fake)), calls)
     assert not marker.exists()
 
 
@@ -121,24 +146,71 @@ async def consult_without_sampling(tmp_path: Path) -> tuple[types.CallToolResult
     async with council_mcp(args, tmp_path, tmp_path) as session:  # the SDK's client offers no sampling
         with anyio.fail_after(400):
             result = await session.call_tool("council_consult", {
-                "user_problem": QUESTION, "depth": "brief", "selected_personas": PERSONAS[:2]},
+                "user_problem": QUESTION, "depth": "brief", "selected_personas": PERSONAS},
                 progress_callback=on_progress)
     return result, messages
 
 
-def test_council_mcp_without_sampling_seats_the_clis_that_answer(path_with, vendors, tmp_path: Path):
+def test_council_mcp_seat_whose_cli_fails_its_first_call_falls_back_with_one_line(path_with, vendors, tmp_path: Path):
+    """Copilot CLI passes its sign-in check (its own provider is set) but its model refuses every call: it is seated,
+    its first call fails, its seat moves to the chair's CLI with one line saying so, and the consult answers."""
     path_with(*ON_PATH)
     vendors["copilot"].status, vendors["copilot"].error = 401, "unauthorized: bad credentials"  # signed out
     result, messages = anyio.run(consult_without_sampling, tmp_path)
     assert not result.is_error, result.content[0].text
     data = result.structured_content
-    assert set(data["calls_by_model"]) == {"claude:default", "gemini:default"}, data["calls_by_model"]
-    asked = [json.dumps(r.body) for r in vendors["copilot"].model_requests()]
-    assert asked and not any(HEAD in body for body in asked)  # checked, failed, never seated
     found_line = next(m for m in messages if m.startswith("🔎"))
-    assert "Claude Code and Gemini CLI; the moderator and the chair on Claude Code" in found_line, messages
-    assert any("premium requests" not in m and "Gemini CLI uses the free tier" in m for m in messages), messages
+    assert "Claude Code, Gemini CLI and GitHub Copilot CLI; the moderator and the chair on Claude Code" in found_line
+    asked = model_calls(vendors["copilot"])
+    assert asked and all(HEAD in body for body in asked)  # the seat's own call (its CLI's tries of it), no check
+    fell = [m for m in messages if "⚠️" in m and "copilot" in m.lower()]
+    assert len(fell) == 1 and "speaks with claude:default" in fell[0], messages  # one line: now on the chair's CLI
     assert data["synthesis"]["recommendation"].endswith("[claude]")
+    assert not any(checks(vendors[kind]) for kind in ON_PATH)
+
+
+def signed_out_of_copilot(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No sign-in Copilot CLI could use: no token variable, no own provider, no ``gh`` sign-in (an empty config)."""
+    for var in ("COPILOT_PROVIDER_BASE_URL", "COPILOT_MODEL", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GH_CONFIG_DIR", str(home / "no-gh-config"))
+    found.forget()
+
+
+@pytest.mark.parametrize(("config", "token", "signed_in"), [
+    ({"loggedInUsers": [{"host": "https://github.com", "login": "octocat"}]}, "", True),
+    ({"logged_in_users": [{"host": "https://github.com", "login": "octocat"}]}, "", True),  # before 1.0
+    ({"loggedInUsers": []}, "", False),
+    ({}, "GH_TOKEN", True),
+    ({}, "COPILOT_GITHUB_TOKEN", True),
+])
+def test_copilot_cli_sign_in_is_read_from_its_config_and_tokens(path_with, vendors, home: Path, config, token,
+                                                                 signed_in, monkeypatch: pytest.MonkeyPatch):
+    """Copilot CLI has no status command: a user ``copilot login`` kept in its ``config.json``, or a token variable
+    it signs in with, counts as signed in — read without starting it."""
+    path_with("copilot")
+    signed_out_of_copilot(home, monkeypatch)
+    (home / ".copilot" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    if token:
+        monkeypatch.setenv(token, "gho_not-a-real-token")
+    status = anyio.run(found.statuses)["copilot"]
+    assert status.available is signed_in, status.detail
+    assert never_started(home)
+
+
+def test_a_signed_out_cli_is_left_out_without_being_started(path_with, vendors, home: Path,
+                                                            monkeypatch: pytest.MonkeyPatch):
+    """Copilot CLI with no sign-in at all (no token variable, no user in its config, no own provider, no ``gh``):
+    left out of the seats by its sign-in check alone, never started; the signed-in CLIs are seated without a call."""
+    path_with(*ON_PATH)
+    signed_out_of_copilot(home, monkeypatch)
+    seating, chair = anyio.run(seat_with, load_config())
+    assert seating.found and seating.chair.id == "claude:" and chair.id == "claude"
+    assert sorted({seat.model.provider for seat in seating.seats}) == ["claude", "gemini"]
+    assert never_started(home)
+    assert not any(fake.model_requests() for fake in vendors.values())  # seated without a model call
+    status = anyio.run(found.statuses)["copilot"]
+    assert not status.available and "GitHub Copilot CLI is not signed in: run `copilot login`" in status.detail
 
 
 async def seat_with(config: CouncilConfig):
@@ -168,13 +240,17 @@ def test_found_clis_can_be_turned_off(path_with, vendors, monkeypatch: pytest.Mo
 
 
 def test_doctor_shows_the_check_that_seats_them(path_with, vendors):
-    """``council doctor`` reads the sidecar's check (the one a council with no model configured seats by): each
-    CLI found once, not among the providers, a signed-out one with its fix."""
+    """``council doctor`` asks each CLI found one tiny prompt, after saying how many calls that is (a council with no
+    model configured seats by the sign-in check alone): each CLI found once, not among the providers, one whose
+    model refuses with its fix."""
     path_with(*ON_PATH)
     vendors["copilot"].status, vendors["copilot"].error = 401, "unauthorized: bad credentials"
     done = subprocess.run([sys.executable, "-m", "council", "doctor"], capture_output=True, text=True, timeout=180,
                           env={**os.environ, "NO_COLOR": "1"})
     out = done.stdout
+    says = out.index("Checks each agent CLI by asking it one tiny prompt (“Reply with the word OK.”): at most 3 model "
+                     "call(s)")
+    assert says < out.index("Agent CLIs on PATH"), out  # said before the calls' results
     providers, clis = out.split("Agent CLIs on PATH")
     assert done.returncode == 0, out + done.stderr
     assert "[ok] claude     default" in clis and "[ok] gemini     default" in clis, out

@@ -117,9 +117,10 @@ def test_seats_on_agent_cli_found_on_path_are_said_so_with_how_each_bills_in_bot
     assert found.policy == "diverse" and [s.model.provider for s in found.seats] == ["claude", "codex", "gemini",
                                                                                       "copilot"]
     en = seating_words(found)
-    assert en.index("No model is configured, so the council sits on the agent CLIs found on PATH that answer: "
-                    "Claude Code, Codex, Gemini CLI and GitHub Copilot CLI; the moderator and the chair on Claude "
-                    "Code.") < en.index("Seats: ") < en.index("Codex uses your ChatGPT plan's usage limits")
+    assert en.index("No model is configured, so the council sits on the agent CLIs found on PATH that are signed in "
+                    "(their own checks, no model call): Claude Code, Codex, Gemini CLI and GitHub Copilot CLI; the "
+                    "moderator and the chair on Claude Code.") < en.index("Seats: ") \
+        < en.index("Codex uses your ChatGPT plan's usage limits")
     with speaking("ru"):
         ru = seating_words(found)
     assert "агентских CLI из PATH" in ru and "премиум-запросы вашего плана Copilot" in ru and "ChatGPT" in ru

@@ -3,8 +3,9 @@
 Providers are checked by the sidecar itself (``council/providers`` on a started ``council serve``), so the
 answer comes from the same code path a session uses. Exit 0 when at least one real provider (not the scripted
 test double, not the editor-only client) works; 3 otherwise; 2 for a config file that cannot be used. The agent CLIs
-found on PATH (Claude Code, Codex, Gemini CLI, Copilot CLI) are checked by the sidecar too, each with a tiny real call
-under a short deadline (:mod:`council.providers.found`): what a council with no model configured would seat.
+found on PATH (Claude Code, Codex, Gemini CLI, Copilot CLI) are checked by the sidecar too: their own sign-in check,
+then a tiny real call under a short deadline (:mod:`council.providers.found`) — one billed model call per CLI, said
+with their number before they are made. A council with no model configured seats them by the sign-in check alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from council.cli.serve import REAL_PROVIDERS, build_config
 from council.cli.usage import setup_or_refuse
 from council.client.rpc import RpcError, start_sidecar
 from council.config import AGENT_CLI_KINDS
+from council.providers.found import on_path
 from council.providers.kinds import choices
+from council.words import t
 
 OK, UNAVAILABLE, FAILED = 0, 3, 4
 PACKAGES = (  # (import name, distribution, what it is for)
@@ -58,11 +61,19 @@ async def fetch_providers(args: argparse.Namespace) -> dict[str, Any]:
             argv += [flag, value]
     with anyio.fail_after(60):
         async with start_sidecar(argv) as sc:
-            return await sc.call("council/providers")
+            return await sc.call("council/providers", {"askClis": True})
+
+
+def cli_calls(config: Any) -> int:
+    """The model calls the doctor's check makes: one per agent CLI it asks (each configured one, and each found on
+    PATH of a kind none is configured for, unless the config turns the found CLIs off)."""
+    configured = [cfg.kind for cfg in config.providers.values() if cfg.kind in AGENT_CLI_KINDS]
+    found = [kind for kind in on_path() if kind not in configured] if config.agent_clis else []
+    return len(configured) + len(found)
 
 
 def run(args: argparse.Namespace) -> int:
-    _, refused = setup_or_refuse("doctor", args, lambda a: build_config(
+    config, refused = setup_or_refuse("doctor", args, lambda a: build_config(
         argparse.Namespace(**{"personas_dir": [], "script": None, **vars(a)})))  # what the sidecar will check
     if refused is not None:
         return refused
@@ -73,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     for module, dist, purpose in PACKAGES:
         found, detail = package_status(module, dist)
         print(f"  [{yes if found else no}] {dist:<22} {detail:<14} {style(purpose, 'dim')}")
+    calls = cli_calls(config)
+    if calls:
+        print(style(t("cli.doctor_asks", calls=calls), "dim"), flush=True)
     try:
         result = anyio.run(fetch_providers, args)
     except (RpcError, OSError, TimeoutError) as err:

@@ -116,8 +116,8 @@ class CallModels:
 
     async def preflight(self) -> None:
         """A validation error when the automatic selection would end at an embedded model that cannot run (a
-        configured or explicit provider speaks for itself when it fails; agent CLIs found on PATH that answer seat
-        the council)."""
+        configured or explicit provider speaks for itself when it fails; agent CLIs found on PATH that are signed in
+        seat the council)."""
         if self.config.default or await found_clis(self.config, client_available=False):
             return
         _, cfg, reason = await choose_default(self.config, client_available=False)

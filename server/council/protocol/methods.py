@@ -191,6 +191,13 @@ class EmptyParams(CamelModel):
     pass
 
 
+class ProvidersParams(CamelModel):
+    ask_clis: bool = Field(False, description=(
+        "Also ask each agent CLI one tiny prompt (“Reply with the word OK.”): one model call per CLI, billed as "
+        "its sign-in bills it (`council doctor`). Without it an agent CLI is checked by its own sign-in check "
+        "alone, no model call."))
+
+
 class Awaiting(str, Enum):
     """What the session waits for when a turn returns."""
 
@@ -351,8 +358,9 @@ METHODS: tuple[Method, ...] = (
         replayed through the same reducer that wrote it; a cycle the old sidecar did not finish is dropped, so
         `retry` runs it again. No events are sent for the replayed past; the next event's seq is `lastSeq + 1`."""),
     Method("council/personas", EmptyParams, PersonasResult, "personas", "The persona contracts the sidecar loaded."),
-    Method("council/providers", EmptyParams, ProvidersResult, "providers", """
-        Configured model providers and whether each answers right now."""),
+    Method("council/providers", ProvidersParams, ProvidersResult, "providers", """
+        Configured model providers and whether each answers right now (an agent CLI: whether it is signed in, or with
+        `askClis` whether it answers a tiny prompt)."""),
     Method("council/consult", consult.ConsultRequest, consult.ConsultResult, "consult_request", """
         Consult the council in one call (seed 000's `council.consult`; MCP tool `council_consult`; payloads are
         snake_case). It runs a whole session — routing (or `selected_personas`), clarification, vote-first debate,

@@ -12,16 +12,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event
+from council.providers.agent_cli import AgentCliError, AgentCliProvider, Event, ask_quietly
 from council.providers.base import CompletionRequest, Usage
 
 NO_TOOL = "council-no-tool"
 #: The variables that name the model of Copilot CLI's own provider (BYOK), which it must be given.
 BYOK_MODEL_VARS = ("COPILOT_MODEL", "COPILOT_PROVIDER_MODEL_ID")
+#: The variables whose token Copilot CLI 1.0 signs in with, before any stored sign-in (its ``copilot help``).
+TOKEN_VARS = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
+#: A non-empty list of signed-in users in Copilot CLI's ``config.json`` (``copilot login`` keeps them there; 1.0's
+#: runtime names them ``loggedInUsers``, earlier versions ``logged_in_users``).
+SIGNED_IN_USERS = re.compile(r'"(loggedInUsers|logged_in_users)"\s*:\s*\[\s*\{')
 
 
 def copilot_home() -> Path:
@@ -39,6 +45,16 @@ def model_in_settings() -> bool:
         except OSError:
             return True
     return False
+
+
+def users_in_config() -> bool:
+    """Whether Copilot CLI's ``config.json`` lists a signed-in user (a file that cannot be read counts: unsure)."""
+    try:
+        return bool(SIGNED_IN_USERS.search((copilot_home() / "config.json").read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def user_mcp_servers() -> list[str]:
@@ -77,7 +93,18 @@ class CopilotCliProvider(AgentCliProvider):
         return self.failure("unknown_model", fix_key="agent_cli.byok_model")
 
     async def unready(self, executable: str) -> AgentCliError | None:
-        return self.byok_without_model()
+        """Not signed in, told without a model call (Copilot CLI has no status command): none of its own provider
+        (BYOK: then only a model must be named), a token variable, a signed-in user in its ``config.json``, or a
+        GitHub CLI sign-in (``gh auth token``, which Copilot CLI falls back on; its output is not kept)."""
+        if self.cfg.base_url or os.environ.get("COPILOT_PROVIDER_BASE_URL"):
+            return self.byok_without_model()
+        if any(os.environ.get(var, "").strip() for var in TOKEN_VARS) or users_in_config():
+            return None
+        gh = shutil.which("gh")
+        if gh is not None and (await ask_quietly([gh, "auth", "token"], 10.0))[0] == 0:
+            return None
+        return self.failure("not_signed_in", f"no {', '.join(TOKEN_VARS)}, no signed-in user in "
+                                             f"{copilot_home() / 'config.json'}, no `gh auth token`")
 
     def classify(self, said: str, code: int | None = None) -> AgentCliError:
         if "explicit model" in said:

@@ -1,11 +1,11 @@
 """Building providers from config, picking the default one, and reporting their health for ``council doctor``.
 
-Selection order: see README, "Models" (the agent CLIs found on PATH count when they answer a tiny check,
-:mod:`council.providers.found`, and seat the council together; a local Ollama counts when it answers within ~300
-ms). The kinds are the provider table's (:mod:`council.providers.kinds`); their modules are imported lazily by kind
-so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the Ollama probe) is used.
-:func:`metered` says which models cost the user per call (README, "The cost before it is spent": the council sends no
-speculative calls to them by default).
+Selection order: see README, "Models" (the agent CLIs found on PATH count when their own sign-in check passes,
+no model call, :mod:`council.providers.found`, and seat the council together; a local Ollama counts when it answers
+within ~300 ms). The kinds are the provider table's (:mod:`council.providers.kinds`); their modules are imported
+lazily by kind so optional dependencies stay optional, and httpx loads only when an HTTP provider (or the Ollama
+probe) is used. :func:`metered` says which models cost the user per call (README, "The cost before it is spent": the
+council sends no speculative calls to them by default).
 """
 
 from __future__ import annotations
@@ -92,11 +92,12 @@ async def choose_default(config: CouncilConfig, *, client_available: bool,
 
 
 async def found_clis(config: CouncilConfig, *, client_available: bool) -> list[ProviderConfig]:
-    """The agent CLIs automatic selection seats the council on, the chair's first: those on PATH that answer, when
-    no default is configured and the client lends no model of its own (else none)."""
+    """The agent CLIs automatic selection seats the council on, the chair's first: those on PATH that are signed in
+    (their own checks, no model call), when no default is configured and the client lends no model of its own (else
+    none)."""
     if config.default or client_available or not config.agent_clis:
         return []
-    from council.providers.found import answering  # checks each CLI once per process
+    from council.providers.found import answering  # checks each CLI's sign-in once per process
 
     return await answering(config)
 
@@ -122,7 +123,7 @@ class ProviderInfo(CamelModel):
     detail: str = ""
 
 
-async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
+async def _status(name: str, cfg: ProviderConfig, ask_clis: bool) -> ProviderInfo:
     provider: Provider | None = None
     limit = CHECK_SECONDS
     if cfg.kind in AGENT_CLI_KINDS:  # a tiny real call: a Node CLI takes seconds to start
@@ -132,7 +133,12 @@ async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
     try:
         provider = build_provider(cfg)
         with anyio.fail_after(limit):
-            status = await provider.check()
+            if cfg.kind in AGENT_CLI_KINDS and not ask_clis:  # its own sign-in check: no model call
+                from council.providers.found import signed_in
+
+                status = await signed_in(provider)  # type: ignore[arg-type]
+            else:
+                status = await provider.check()
     except (ProviderError, ConfigError) as err:  # a ProviderError's text is its message
         status = ProviderStatus(available=False, detail=str(err))
     except TimeoutError:
@@ -147,9 +153,11 @@ async def _status(name: str, cfg: ProviderConfig) -> ProviderInfo:
                         available=status.available, detail=status.detail.splitlines()[0] if status.detail else "")
 
 
-async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
+async def provider_statuses(config: CouncilConfig, *, ask_clis: bool = False) -> list[ProviderInfo]:
     """One entry per configured provider, plus local Ollama, the embedded model and each agent CLI on PATH of a kind
-    no provider is configured for (unless ``config`` turns them off: :func:`found_clis`), checked concurrently."""
+    no provider is configured for (unless ``config`` turns them off: :func:`found_clis`), checked concurrently. An
+    agent CLI is checked by its own sign-in check, no model call; ``ask_clis`` (``council doctor``) also asks each
+    one tiny prompt: a billed model call per CLI."""
     entries = list(config.providers.items())
     if not any(cfg.kind == "ollama" for _, cfg in entries):
         from council.providers.ollama import list_models
@@ -163,7 +171,7 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
     found: list[ProviderInfo] = []
 
     async def run(i: int, name: str, cfg: ProviderConfig) -> None:
-        results[i] = await _status(name, cfg)
+        results[i] = await _status(name, cfg, ask_clis)
 
     async def found_on_path() -> None:
         from council.providers.found import DEFAULT_MODEL, statuses
@@ -171,7 +179,7 @@ async def provider_statuses(config: CouncilConfig) -> list[ProviderInfo]:
         configured = {cfg.kind for cfg in config.providers.values()}
         found.extend(ProviderInfo(id=kind, kind=kind, model=DEFAULT_MODEL, available=status.available,
                                   detail=status.detail.splitlines()[0] if status.detail else "")
-                     for kind, status in (await statuses()).items() if kind not in configured)
+                     for kind, status in (await statuses(called=ask_clis)).items() if kind not in configured)
 
     async with anyio.create_task_group() as tg:
         for i, (name, cfg) in enumerate(entries):

@@ -105,7 +105,7 @@ class Seating(CamelModel):
                                                "who is not on this council is not one).")
     found: bool = Field(False, description="Nothing chose a model (no provider asked for or configured as the "
                                            "default, no client model): the models are the agent CLIs found on PATH "
-                                           "that answer, the chair's the first.")
+                                           "that are signed in, the chair's the first.")
 
     @property
     def differs(self) -> bool:
