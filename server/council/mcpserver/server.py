@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -52,8 +54,11 @@ log = logging.getLogger(__name__)
 STATE_MARGIN = 300.0  # seconds a requestState outlives the longest wait of the work it resumes
 LONG = frozenset({"council_consult", "persona_consult", "council_review"})  # may run as MCP tasks
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
+#: Seconds without a stage message after which a progress notification says the council is still at work, so a
+#: client that resets its timeout on progress is never cut while the advisors think (``COUNCIL_MCP_HEARTBEAT``).
+HEARTBEAT = 10.0
 T = TypeVar("T")
-Report = Callable[[str | None], None]  # a progress message for the client (None or "": nothing worth saying)
+Report = Callable[[str | None], bool]  # a progress message for the client (None, "": nothing); False: not taken
 
 
 class EventRouter:
@@ -198,7 +203,17 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
     # a 2026-07-28 call's requestState: sealed by the SDK (a key of this process), refused in the contract's shape
     security = RequestStateSecurity.ephemeral(ttl=max(elicitation_timeout, models.bridge_timeout) + STATE_MARGIN)
     server.middleware += [contract_state_errors, RequestStateBoundary(security, default_audience="council")]
-    tasks.serve(server, as_task, known)  # MCP tasks (2025-11-25): a long call polled, never cut by a timeout
+    def known_task(request: types.CallToolRequestParams) -> None:
+        """A task-augmented call: a known tool that may run as a task (its ``execution.taskSupport``); another one
+        is refused as the spec's default ("forbidden") says, -32601 with the contract's data."""
+        known(request)
+        if request.name not in LONG:
+            message = f"{request.name} does not run as a task; call it without `task`"
+            raise MCPError(types.METHOD_NOT_FOUND, message, {
+                "code": "validation", "message": message,
+                "details": {"reason": "task_not_supported", "tools": sorted(LONG)}})
+
+    tasks.serve(server, as_task, known_task)  # MCP tasks (2025-11-25): a long call polled, never cut by a timeout
 
     async def roots_changed(_ctx: ServerRequestContext, _params: types.NotificationParams) -> None:
         workspaces.roots_changed()
@@ -231,18 +246,29 @@ async def _with_progress(call: Call, run: Callable[[Report], Awaitable[T]]) -> T
     a progress token; an empty message is none), in order, without ever blocking the work. ``run``'s exception is
     raised as is."""
     send, receive = anyio.create_memory_object_stream[str](PROGRESS_BUFFER)
+    heartbeat = _heartbeat_seconds()
 
-    def report(message: str | None) -> None:
+    def report(message: str | None) -> bool:
+        """Queue ``message``; False when the buffer is full (the caller keeps what it could not say for later)."""
         try:
             if message:
                 send.send_nowait(message)
+            return True
         except anyio.WouldBlock:
             log.debug("progress message dropped (buffer full)")
+            return False
 
     async def pump() -> None:
-        done = 0
+        done, started = 0, anyio.current_time()
         async with receive:
-            async for message in receive:
+            while True:
+                with anyio.move_on_after(heartbeat) as quiet:
+                    try:
+                        message = await receive.receive()
+                    except anyio.EndOfStream:
+                        return
+                if quiet.cancelled_caught:  # nothing to say for a while: say the council is still at work
+                    message = t("consult.stage.still", seconds=round(anyio.current_time() - started))
                 done += 1
                 try:
                     await call.progress(done, message)
@@ -263,40 +289,60 @@ async def _with_progress(call: Call, run: Callable[[Report], Awaitable[T]]) -> T
     return outcome[0]
 
 
+def _heartbeat_seconds() -> float:
+    try:
+        seconds = float(os.environ.get("COUNCIL_MCP_HEARTBEAT", HEARTBEAT))
+    except ValueError:
+        return HEARTBEAT
+    return seconds if math.isfinite(seconds) and seconds > 0 else HEARTBEAT
+
+
 async def _consult(call: Call, service: CouncilService, router: EventRouter, params, models: CallModels,
                    elicitation_timeout: float):
     session_id = new_id()
 
     async def run(report: Report):
-        shown = [""]  # the answer's text reported so far
-        router.routes[session_id] = lambda event: report(_stage(event, shown))
-        try:  # the consult's language for all it says, its model's refusals included
-            with speaking(consult_language(params)):
-                async with models.consult(call, session_id) as on_model:
-                    return await service.consult(params, _asker(call, elicitation_timeout), session_id, **on_model)
+        router.routes[session_id] = _stages(report)
+        try:
+            async with models.consult(call, session_id) as on_model:
+                return await service.consult(params, _asker(call, elicitation_timeout), session_id, **on_model)
         finally:
             router.routes.pop(session_id, None)
 
-    return await _with_progress(call, run)
+    with speaking(consult_language(params)):  # the consult's language for all it says (the progress task's too),
+        return await _with_progress(call, run)  # its model's refusals included
 
 
-def _stage(event: dict[str, Any], shown: list[str]) -> str | None:
-    """The progress line of a session event. The answer, as the chair writes it, comes in whole words: each line
-    carries the words written since the last one (``shown[0]``: the text reported so far), never all of it again
-    (that was quadratic in its length); a word still being written waits for the next line."""
+def _stages(report: Report) -> Callable[[dict[str, Any]], None]:
+    """A session's event sink that reports each event's progress line; the answer's words a full buffer could not
+    take are said with the next piece, never lost (each piece carries only the words since the last one)."""
+    shown = [""]  # the answer's text reported so far
+
+    def on_event(event: dict[str, Any]) -> None:
+        line, after = _stage(event, shown[0])
+        if line is None or report(line):
+            shown[0] = after
+
+    return on_event
+
+
+def _stage(event: dict[str, Any], shown: str) -> tuple[str | None, str]:
+    """The progress line of a session event, and the answer's text reported once it is sent. The answer, as the
+    chair writes it, comes in whole words: each line carries the words written since the last one (``shown``: the
+    text reported so far), never all of it again (that was quadratic in its length); a word still being written
+    waits for the next line."""
     if event.get("type") != "answer.delta":
-        return words.stage(event)
+        return words.stage(event), shown
     text = one_line(str(event.get("text", "")))
-    before = shown[0]
+    before = shown
     if not text.startswith(before):  # not how the reported text goes on: all of it again
-        before = shown[0] = ""
+        before = ""
     cut = text.rfind(" ", len(before))
     if cut <= len(before):
-        return None
-    shown[0] = text[:cut + 1]
+        return None, before
     piece = text[len(before):cut].strip()
     key = "consult.stage.answer_more" if before else "consult.stage.answer_so_far"
-    return t(key, text=piece) if piece else None
+    return (t(key, text=piece) if piece else None), text[:cut + 1]
 
 
 async def _review(call: Call, service: CouncilService, request: CouncilRequest, models: CallModels) -> ReviewResult:
