@@ -83,7 +83,9 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
 async function prepare(deps: ToolDeps, input: ConsultPlanParams, token: vscode.CancellationToken): Promise<vscode.PreparedToolInvocation> {
   const title = input.persona_name ? `Consult the Council's ${input.persona_name}?` : 'Consult the Council?';
   try {
-    const plan = await deps.client.request('council/consultPlan', withBudget(deps, input), token);
+    const model = await deps.chooseModel(); // the consult runs on it: the plan counts its calls there
+    const params = model ? { ...withBudget(deps, input), client_model: model.id } : withBudget(deps, input);
+    const plan = await deps.client.request('council/consultPlan', params, token);
     const cut = plan.budget_cut ? `\n\nPlanned smaller ${plan.budget_cut}.` : ''; // the sidecar's words for what the budget cut
     return { invocationMessage: new vscode.MarkdownString(plan.markdown), confirmationMessages: { title, message: new vscode.MarkdownString(plan.markdown + cut) } };
   } catch (err) {

@@ -107,6 +107,7 @@ export const LIMITS = {
     max_model_calls: { minimum: 3, maximum: 1000 },
     selected_personas: { minItems: 1, maxItems: 12 },
     persona_name: { minLength: 1, maxLength: 80 },
+    client_model: { minLength: 1, maxLength: 200 },
   },
   ReviewParams: {
     provider: { maxLength: 100 },
@@ -429,6 +430,8 @@ export interface ConsultPlanParams {
   selected_personas?: string[];
   /** Plan `council/personaConsult` for this persona instead. */
   persona_name?: string;
+  /** The client's model the consult will run on (as the consult's `client_model`): the estimate counts the calls on it, e.g. none started beside the options call on a metered model. */
+  client_model?: string;
 }
 
 /** What a consult would do, without any model call (for a confirmation prompt). */

@@ -211,8 +211,8 @@ class CouncilService:
                               ) -> consult.ConsultResult:
         return await self.consult(params, None, params.session_id, params.client_model, params.client_models)
 
-    def consult_plan(self, params: consult.ConsultPlanParams) -> consult.ConsultPlan:
-        return self.consultant.plan(params.consult_params())
+    async def consult_plan(self, params: consult.ConsultPlanParams) -> consult.ConsultPlan:
+        return await self.consultant.plan(params.consult_params(), params.client_model)
 
     def define_personas(self, params: consult.DefinePersonasParams) -> consult.DefinePersonasResult:
         result, written = self.overrides.define(params, self.library)

@@ -11,13 +11,13 @@ RU_PROBLEM = "Стоит ли нам разделить монолит на се
 COUNCIL = ["Software Architect", "Devil's Advocate"]
 
 
-def test_the_confirmation_says_the_agent_chose_the_personas_it_named(make_service):
+async def test_the_confirmation_says_the_agent_chose_the_personas_it_named(make_service):
     h = make_service()
-    named = h.service.consultant.plan(ConsultParams(user_problem=PROBLEM, selected_personas=COUNCIL))
+    named = await h.service.consultant.plan(ConsultParams(user_problem=PROBLEM, selected_personas=COUNCIL))
     assert "The agent chose them" in named.markdown and "You chose" not in named.markdown, named.markdown
-    ru = h.service.consultant.plan(ConsultParams(user_problem=RU_PROBLEM, selected_personas=COUNCIL))
+    ru = await h.service.consultant.plan(ConsultParams(user_problem=RU_PROBLEM, selected_personas=COUNCIL))
     assert "Их выбрал агент" in ru.markdown and "Вы выбрали" not in ru.markdown, ru.markdown
-    routed = h.service.consultant.plan(ConsultParams(user_problem=PROBLEM))
+    routed = await h.service.consultant.plan(ConsultParams(user_problem=PROBLEM))
     assert "agent" not in routed.markdown and "You chose" not in routed.markdown  # routing chose: it says why
 
 

@@ -123,14 +123,21 @@ def test_council_ask_passes_speculate_as_a_session_option():
     SessionOptions.model_validate(session_options(p.parse_args(["--speculate", "never", "Split?"])))
 
 
-def test_a_consults_plan_counts_the_speculative_calls_only_when_asked(make_service):
-    """A consult lends the client's model (metered): by default its plan's minimum is the settled path without the
-    second cycle's calls; asked to speculate, they are in it."""
-    from council.protocol.consult import ConsultParams
+async def test_a_consults_plan_counts_the_speculative_calls_as_the_consult_will_make_them(make_service):
+    """A consult on the client's model (metered): by default its plan's minimum is the settled path without the
+    second cycle's calls; asked to speculate, they are in it. On the sidecar's free model (the scripted one here),
+    ``auto`` speculates, so the minimum counts them too — the plan says what a settled consult really spends."""
+    from council.protocol.consult import ConsultParams, ConsultPlanParams
 
     h = make_service()
     base = {"user_problem": PROBLEM, "selected_personas": TRIO}
-    default = h.service.consultant.plan(ConsultParams(**base))
-    always = h.service.consultant.plan(ConsultParams(**base, speculate="always"))
-    assert default.model_calls_min == 1 + 3 + 2 and always.model_calls_min == 1 + 3 + 3 + 2
-    assert default.model_calls_max == always.model_calls_max
+    lent = await h.service.consult_plan(ConsultPlanParams(**base, client_model="gpt-x"))
+    always = await h.service.consult_plan(ConsultPlanParams(**base, client_model="gpt-x", speculate="always"))
+    assert lent.model_calls_min == 1 + 3 + 2 and always.model_calls_min == 1 + 3 + 3 + 2
+    assert lent.model_calls_max == always.model_calls_max
+    free = await h.service.consult_plan(ConsultPlanParams(**base))
+    never = await h.service.consult_plan(ConsultPlanParams(**base, speculate="never"))
+    assert free.model_calls_min == 1 + 3 + 3 + 2 and never.model_calls_min == 1 + 3 + 2
+    ran = await h.service.consult(ConsultParams(**base))
+    spent = sum(ran.calls_by_model.values())  # cancelled calls included: they were sent
+    assert free.model_calls_min <= spent <= free.model_calls_max, (spent, free)

@@ -47,7 +47,7 @@ async def test_a_council_of_one_states_what_it_will_spend(make_service):
 BILLING = "Should we move billing to an event-driven design?"  # routed to Software Architect, Senior Developer, DA
 
 
-def test_a_council_of_one_says_it_answers_alone_not_who_always_sits(make_service):
+async def test_a_council_of_one_says_it_answers_alone_not_who_always_sits(make_service):
     """Issue 19 audit: a budget that left one persona, or one persona asked for, still read "Devil's Advocate always
     sits on the council" (and "up to 3 debate cycles", "fewer debate cycles"): each says what happens instead."""
     h = make_service()
@@ -62,11 +62,11 @@ def test_a_council_of_one_says_it_answers_alone_not_who_always_sits(make_service
     two = engine.plan(NewSession(text=BILLING, max_model_calls=5)).selection  # a cut that keeps the DA: it still sits
     assert two.reason.endswith("Senior Developer was left out. Devil's Advocate always sits on the council.")
 
-    plan = service.consult_plan(ConsultPlanParams(user_problem=BILLING, max_model_calls=3))
+    plan = await service.consult_plan(ConsultPlanParams(user_problem=BILLING, max_model_calls=3))
     assert "(standard depth, no debate)" in plan.markdown and "always sits" not in plan.markdown
     assert plan.budget_cut == ("to fit the budget of 3 model calls: one advisor, who answers alone without a debate "
                                "(from 3: Senior Developer and Devil's Advocate left out); no clarifying questions")
-    named = service.consult_plan(ConsultPlanParams(user_problem=BILLING, selected_personas=["Security Expert"]))
+    named = await service.consult_plan(ConsultPlanParams(user_problem=BILLING, selected_personas=["Security Expert"]))
     assert named.council.reason == ("You requested Security Expert (routing skipped). A council of one: Security "
                                     "Expert answers alone, without a debate.")
     assert "debate cycle" not in named.markdown

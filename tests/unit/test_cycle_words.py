@@ -56,7 +56,7 @@ def test_the_consult_plan_agrees_with_its_cost_words():
 async def test_a_consult_and_its_footer_say_the_first_vote_and_the_debate_cycles_apart(make_service):
     h = make_service()
     params = {"user_problem": ENGLISH, "selected_personas": COUNCIL, "depth": "brief"}
-    plan = h.service.consult_plan(ConsultPlanParams(**params))
+    plan = await h.service.consult_plan(ConsultPlanParams(**params))
     assert plan.max_cycles == 2 and "the first vote and up to 1 debate cycle" in plan.markdown
     r = await h.service.consult(ConsultParams(**params))
     footer = r.markdown.strip().splitlines()[-1]

@@ -85,7 +85,7 @@ async def test_a_russian_consult_writes_and_refuses_in_russian(make_service):
     assert "- Контрдовод: Срыв сроков." in r.responses[1].advice
     footer = "_2 персоны, первое голосование (цикла дебатов после него не было), "  # cycle 1: the first vote
     assert r.markdown.startswith("**Рекомендация:** ") and footer in r.markdown
-    plan = h.service.consult_plan(ConsultPlanParams(**params))
+    plan = await h.service.consult_plan(ConsultPlanParams(**params))
     assert plan.markdown.startswith("Архитектор ПО и Адвокат дьявола (глубина brief, первое голосование и до 1 "
                                     "цикла дебатов): ")
     assert "- **Архитектор ПО** (высокая): Делить поэтапно." in r.markdown

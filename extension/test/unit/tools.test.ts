@@ -33,6 +33,12 @@ describe('agent-mode tools', () => {
     assert.equal(council!.confirmationMessages!.title, 'Consult the Council?');
   });
 
+  it('prepareInvocation plans on the model the consult will run on (the sidecar counts its calls there)', async () => {
+    const d = deps(() => PLAN, { id: 'copilot-gpt-x', vendor: 'copilot', family: 'gpt-x', name: 'GPT X' });
+    await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split the monolith?' } }, token());
+    assert.deepEqual(d.client.calls[0].params, { user_problem: 'Split the monolith?', client_model: 'copilot-gpt-x' });
+  });
+
   it("what the budget cut is part of the confirmation, in the sidecar's words", async () => {
     const d = deps(() => ({ ...PLAN, budget_cut: 'to fit the budget of 5 model calls: fewer debate cycles (from 3)' }));
     const prepared = await consultTool(d).prepareInvocation!({ input: { user_problem: 'Split?', max_model_calls: 5 } }, token());

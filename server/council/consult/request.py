@@ -68,13 +68,14 @@ def council_of(plan: Plan) -> CouncilChoice:
     return CouncilChoice(personas=sel.names, reason=sel.reason, method=sel.method, user_override=sel.user_override)
 
 
-def estimate(plan: Plan) -> ConsultPlan:
-    """The model calls a consult makes: at least one reply per persona, at most one per persona and cycle; the
-    hard bound counts a retry per call, within the budget (which the plan was fitted into)."""
+def estimate(plan: Plan, speculating: bool) -> ConsultPlan:
+    """The model calls a consult makes: from the likely path's low end (settled by the first vote; with
+    ``speculating``, the second cycle's calls started beside the options call count too) to one call per persona
+    and cycle; the hard bound counts a retry per call, within the budget (which the plan was fitted into)."""
     cycles = plan.settings.max_cycles
     shape = plan.shape
     return ConsultPlan(council=council_of(plan), depth=plan.settings.depth, max_cycles=cycles,
-                       model_calls_min=expected(shape, False, plan.settings.speculate == "always")[0],
+                       model_calls_min=expected(shape, False, speculating)[0],
                        model_calls_max=shape.planned,
                        max_model_calls=max_calls(shape.planned, plan.settings.max_model_calls),
                        budget_cut=cut_words(plan.cut, plan.settings.max_model_calls, shape.seats) if plan.cut

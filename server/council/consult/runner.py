@@ -16,7 +16,7 @@ from typing import Literal
 
 from council.consult.request import consult_language, estimate, session_request
 from council.consult.results import consult_result
-from council.errors import internal_error, permission_error, validation_error
+from council.errors import CouncilError, internal_error, permission_error, validation_error
 from council.present import consult as words
 from council.present.clarify import deciding_words, why_chosen
 from council.present.cost import spent_words
@@ -24,9 +24,12 @@ from council.present.text import join_names
 from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, PersonaConsultParams
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.protocol.seating import ClientModel
+from council.providers.base import ProviderError
+from council.providers.registry import metered
 from council.session.state.entities import ClarificationQuestion, SessionStatus
 from council.session.state.store import Live
 from council.session.steps.debate import refused_models
+from council.session.steps.engine import Plan
 from council.session.steps.intents import Intent
 from council.sessions import Sessions
 from council.words import speaking, t
@@ -52,12 +55,28 @@ class Consultant:
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
 
-    def plan(self, params: ConsultParams | PersonaConsultParams) -> ConsultPlan:
+    async def plan(self, params: ConsultParams | PersonaConsultParams, client_model: str | None = None) -> ConsultPlan:
+        """The consult's plan and its cost, counted on the models it would run on (``client_model``: the client's,
+        as the consult's own): whether the second cycle starts beside the options call follows from them."""
         with speaking(consult_language(params)):
             chosen = session_request(self.sessions.engine, params)
-            plan = estimate(chosen)
+            plan = estimate(chosen, await self._speculates(chosen, params, client_model))
             plan.markdown = words.plan_text(plan.to_wire(), caller_chose(chosen.selection))
         return plan
+
+    async def _speculates(self, chosen: Plan, params: ConsultParams | PersonaConsultParams,
+                          client_model: str | None) -> bool:
+        """As the session decides it (``costing.speculates``): ``always``/``never``, or under ``auto`` only when no
+        seat's model is metered — judged on the providers the consult would pick."""
+        mode = chosen.settings.speculate
+        if mode != "auto":
+            return mode == "always"
+        turn = _turn(params, client_model, None)
+        try:
+            pick, _ = await self.sessions.hub.picker(turn.options, turn.client)
+            return not any(metered(pick(name)) for name in chosen.selection.names)
+        except (CouncilError, ProviderError):  # no model to run on: the consult will say so; count no speculation
+            return False
 
     async def consult(self, params: ConsultParams | PersonaConsultParams, ask: Asker | None = None,
                       session_id: str | None = None, client_model: str | None = None,
@@ -68,11 +87,7 @@ class Consultant:
         with speaking(consult_language(params)):
             plan = session_request(self.sessions.engine, params)
             declined: set[str] = set()
-            seating = getattr(params, "seating", None)
-            turn = TurnParams(options=SessionOptions(provider="client", model=client_model, seating=seating),
-                              client=ClientCapabilities(completion=True, completion_model=client_model,
-                                                        models=client_models or [], chat_model_id=client_model)) \
-                if client_model else TurnParams(options=SessionOptions(seating=seating))
+            turn = _turn(params, client_model, client_models)
             sessions = self.sessions
 
             async def clarify(live: Live) -> None:
@@ -101,6 +116,17 @@ class Consultant:
             result = consult_result(s, plan, declined)
             result.markdown = words.consult_text(result.to_wire(), spent_words(s.metadata.spent_by_model))
             return result
+
+
+def _turn(params: ConsultParams | PersonaConsultParams, client_model: str | None,
+          client_models: list[ClientModel] | None) -> TurnParams:
+    """The turn a consult runs as: on the client's model when it lends one, else on the sidecar's providers."""
+    seating = getattr(params, "seating", None)
+    if not client_model:
+        return TurnParams(options=SessionOptions(seating=seating))
+    return TurnParams(options=SessionOptions(provider="client", model=client_model, seating=seating),
+                      client=ClientCapabilities(completion=True, completion_model=client_model,
+                                                models=client_models or [], chat_model_id=client_model))
 
 
 def caller_chose(sel) -> str:

@@ -111,9 +111,14 @@ class ConsultPlanParams(ConsultParams):
 
     persona_name: str | None = Field(None, min_length=1, max_length=80,
                                      description="Plan `council/personaConsult` for this persona instead.")
+    client_model: str | None = Field(None, min_length=1, max_length=200,
+                                     description="The client's model the consult will run on (as the consult's "
+                                                 "`client_model`): the estimate counts the calls on it, e.g. none "
+                                                 "started beside the options call on a metered model.")
 
     def consult_params(self) -> ConsultParams | PersonaConsultParams:
         data = self.model_dump(exclude_none=True)
+        data.pop("client_model", None)
         name = data.pop("persona_name", None)
         if name is None:
             return ConsultParams.model_validate(data)
