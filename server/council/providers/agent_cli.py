@@ -344,15 +344,25 @@ class AgentCliProvider(Provider):
             if data is not None:
                 yield data
 
-    async def check(self) -> ProviderStatus:
-        """Whether the CLI is on PATH and answers a tiny prompt within a short deadline."""
-        try:
-            path = self.executable()
-        except AgentCliError as err:
-            return ProviderStatus(available=False, detail=err.message)
-        unready = await self.unready(path)
+    async def signed_in(self, executable: str | None = None) -> ProviderStatus:
+        """The CLI's own sign-in check, without a model call (not on PATH: not available)."""
+        if executable is None:
+            try:
+                executable = self.executable()
+            except ProviderError as err:
+                return ProviderStatus(available=False, detail=err.message)
+        unready = await self.unready(executable)
         if unready is not None:
             return ProviderStatus(available=False, detail=unready.message)
+        return ProviderStatus(available=True, detail=t("agent_cli.signed_in", cli=self.title, path=executable))
+
+    async def check(self) -> ProviderStatus:
+        """Whether the CLI is on PATH, signed in (:meth:`signed_in`) and answers a tiny prompt within a short
+        deadline."""
+        ready = await self.signed_in()
+        if not ready.available:
+            return ready
+        path = self.executable()
         probe = type(self)(self.cfg.model_copy(update={
             "options": {**self.cfg.options, "deadline": min(self.options.deadline, CHECK_DEADLINE)}}))
         request = CompletionRequest(purpose="doctor", max_tokens=16, temperature=0.0,

@@ -21,10 +21,9 @@ import anyio.lowlevel
 
 from council.config import AGENT_CLI_KINDS, CouncilConfig, ProviderConfig
 from council.providers.agent_cli import DEFAULT_MODEL, AgentCliProvider
-from council.providers.base import ProviderError, ProviderStatus
-from council.words import t
+from council.providers.base import ProviderStatus
 
-__all__ = ["CHECK_DEADLINE", "DEFAULT_MODEL", "answering", "forget", "on_path", "signed_in", "statuses"]
+__all__ = ["CHECK_DEADLINE", "DEFAULT_MODEL", "answering", "forget", "on_path", "statuses"]
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +47,6 @@ def _loop_lock() -> anyio.Lock:
     return _lock[1]
 
 
-async def signed_in(provider: AgentCliProvider, executable: str | None = None) -> ProviderStatus:
-    """The CLI's own sign-in check, without a model call (not on PATH: not available)."""
-    if executable is None:
-        try:
-            executable = provider.executable()
-        except ProviderError as err:
-            return ProviderStatus(available=False, detail=err.message)
-    unready = await provider.unready(executable)
-    if unready is not None:
-        return ProviderStatus(available=False, detail=unready.message)
-    return ProviderStatus(available=True, detail=t("agent_cli.signed_in", cli=provider.title, path=executable))
-
-
 async def _check(kind: str, executable: str, called: bool) -> ProviderStatus:
     from council.providers.registry import build_provider
 
@@ -69,7 +55,7 @@ async def _check(kind: str, executable: str, called: bool) -> ProviderStatus:
         if called:
             return await provider.check()
         assert isinstance(provider, AgentCliProvider)
-        return await signed_in(provider, executable)
+        return await provider.signed_in(executable)
     except Exception as err:  # a check reports, never breaks the caller
         log.debug("checking %s failed", kind, exc_info=True)
         return ProviderStatus(available=False, detail=f"{type(err).__name__}: {err}")

@@ -134,9 +134,7 @@ async def _status(name: str, cfg: ProviderConfig, ask_clis: bool) -> ProviderInf
         provider = build_provider(cfg)
         with anyio.fail_after(limit):
             if cfg.kind in AGENT_CLI_KINDS and not ask_clis:  # its own sign-in check: no model call
-                from council.providers.found import signed_in
-
-                status = await signed_in(provider)  # type: ignore[arg-type]
+                status = await provider.signed_in()  # type: ignore[attr-defined]
             else:
                 status = await provider.check()
     except (ProviderError, ConfigError) as err:  # a ProviderError's text is its message
