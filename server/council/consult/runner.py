@@ -25,9 +25,9 @@ from council.protocol.consult import ConsultParams, ConsultPlan, ConsultResult, 
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.protocol.seating import ClientModel
 from council.providers.base import ProviderError
-from council.providers.registry import metered
 from council.session.state.entities import ClarificationQuestion, SessionStatus
 from council.session.state.store import Live
+from council.session.steps.costing import speculating
 from council.session.steps.debate import refused_models
 from council.session.steps.engine import Plan
 from council.session.steps.intents import Intent
@@ -69,12 +69,12 @@ class Consultant:
         """As the session decides it (``costing.speculates``): ``always``/``never``, or under ``auto`` only when no
         seat's model is metered — judged on the providers the consult would pick."""
         mode = chosen.settings.speculate
-        if mode != "auto":
-            return mode == "always"
+        if mode != "auto":  # the seats' models do not matter: no provider is picked
+            return speculating(mode, [])
         turn = _turn(params, client_model, None)
         try:
             pick, _ = await self.sessions.hub.picker(turn.options, turn.client)
-            return not any(metered(pick(name)) for name in chosen.selection.names)
+            return speculating(mode, [pick(name) for name in chosen.selection.names])
         except (CouncilError, ProviderError):  # no model to run on: the consult will say so; count no speculation
             return False
 

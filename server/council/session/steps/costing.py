@@ -5,6 +5,9 @@ afford another cycle. A :class:`~council.session.state.budget.CallPlan` is fitte
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from council.providers.base import Provider
 from council.providers.registry import metered
 from council.session.calls.structured import ProviderPicker
 from council.session.state import budget as b
@@ -75,14 +78,18 @@ def state_plan(rt: Turn, phase: str, shape: b.Shape, cut: b.BudgetCut | None = N
 
 
 def speculates(s: ConversationSession, pick: ProviderPicker) -> bool:
-    """Whether the second cycle starts beside the options call (the sidecar decides, once per step): ``always``,
-    ``never``, or (``auto``, the default) only when no seat's model is metered — calls started beside the options
-    call are sent and billed even when the first vote settles it and they are cancelled, so on premium requests or
-    an MCP client's model the council waits for the options instead (README, "The cost before it is spent")."""
-    mode = s.settings.speculate
+    """Whether the second cycle starts beside the options call (the sidecar decides, once per step)."""
+    return speculating(s.settings.speculate, (pick(p.name) for p in s.personas))  # picked only under auto
+
+
+def speculating(mode: str, seats: Iterable[Provider]) -> bool:
+    """The rule: ``always``, ``never``, or (``auto``, the default) only when no seat's model (``seats``, read only
+    under ``auto``) is metered — calls started beside the options call are sent and billed even when the first vote
+    settles it and they are cancelled, so on premium requests or an MCP client's model the council waits for the
+    options instead (README, "The cost before it is spent"). A consult's plan counts its calls by the same rule."""
     if mode != "auto":
         return mode == "always"
-    return not any(metered(pick(p.name)) for p in s.personas)
+    return not any(metered(seat) for seat in seats)
 
 
 def can_afford_cycle(s: ConversationSession) -> bool:
