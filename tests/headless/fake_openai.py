@@ -1,5 +1,6 @@
 """A fake OpenAI-compatible server for headless tests: real HTTP on 127.0.0.1, replies the scripted model would
-give (streamed as SSE), and a scripted list of HTTP failures served first (e.g. a 401 that echoes the key)."""
+give (streamed as SSE), and a scripted list of HTTP failures served first (e.g. a 401 that echoes the key). Its
+``GET /props`` answers as llama.cpp's server does (``total_slots``), fails, or hangs, as a test sets it."""
 
 from __future__ import annotations
 
@@ -18,10 +19,17 @@ class FakeOpenAI:
     """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request;
     ``always``: a status every request gets (a failing endpoint)."""
 
-    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None, always: int | None = None) -> None:
+    def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None, always: int | None = None,
+                 props: dict[str, Any] | int | None = None, props_hang: bool = False,
+                 slow: dict[str, float] | None = None) -> None:
         self.mark = mark  # every reply's text contains it (the persona "name" in the scripted replies)
         self.failures = list(failures or [])
         self.always = always
+        self.props = props  # GET /props: this JSON, an HTTP status to answer with, or None (404, no such page)
+        self.props_hang = props_hang  # GET /props never answers (until the server stops)
+        self.props_asked = 0
+        self.slow = dict(slow or {})  # a reply whose schema has this property waits so many seconds (a slow call)
+        self.stopped = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self.keys: list[str] = []  # the API key each request carried
         self.lock = threading.Lock()
@@ -41,6 +49,9 @@ class FakeOpenAI:
         if failure is not None:  # like OpenAI: the error quotes the key it was given
             said = {"error": {"message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}"}}
             return failure[1], json.dumps(said).encode(), "application/json"
+        wait = max((self.slow.get(key, 0.0) for key in schema.get("properties", {})), default=0.0)
+        if wait:
+            self.stopped.wait(wait)
         cycle = 2 if "option_id" in schema.get("properties", {}) else 1
         prompt = body["messages"][-1]["content"]
         reply = auto_reply(CompletionRequest(purpose=self.mark, json_schema=schema, cycle=cycle,
@@ -63,11 +74,24 @@ def fake_openai(server: FakeOpenAI) -> Iterator[str]:
             self.send_header("content-type", ctype)
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
-            self.wfile.write(payload)
+            try:
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):  # the client cancelled the call
+                pass
 
-        def do_GET(self) -> None:  # /models, the providers' health check
-            payload = json.dumps({"object": "list", "data": [{"id": server.mark, "object": "model"}]}).encode()
-            self.send_response(200)
+        def do_GET(self) -> None:  # /models, the providers' health check; /props, llama.cpp's server's
+            status = 200
+            if self.path.rstrip("/").endswith("/props"):
+                with server.lock:
+                    server.props_asked += 1
+                if server.props_hang:
+                    server.stopped.wait(60)
+                    return
+                status = 404 if server.props is None else server.props if isinstance(server.props, int) else 200
+                payload = json.dumps(server.props if status == 200 else {"error": "no"}).encode()
+            else:
+                payload = json.dumps({"object": "list", "data": [{"id": server.mark, "object": "model"}]}).encode()
+            self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
@@ -82,5 +106,6 @@ def fake_openai(server: FakeOpenAI) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     finally:
+        server.stopped.set()
         httpd.shutdown()
         httpd.server_close()

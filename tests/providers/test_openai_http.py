@@ -260,3 +260,58 @@ async def test_cancellation_closes_the_http_stream_at_once():
 
 async def _append(got: list[str], c: str) -> None:
     got.append(c)
+
+
+def test_props_url_is_at_the_servers_root():
+    from council.providers.openai_compat import props_url
+
+    assert props_url("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/props"
+    assert props_url("http://127.0.0.1:8080/") == "http://127.0.0.1:8080/props"
+    assert props_url("http://localhost:8080/llama/v1/chat/completions") == "http://localhost:8080/llama/props"
+
+
+async def test_parallel_calls_come_from_a_local_servers_props_asked_once():
+    """llama.cpp's server says its slots in ``/props`` (``total_slots``); the answer is kept for the provider's
+    life. A remote server is never asked (it is metered: auto never speculates there); two models on one server
+    share its slots (one backend)."""
+    script = Script(httpx.Response(200, json={"total_slots": 4, "model_path": "m.gguf"}))
+    local = provider(script, base_url="http://127.0.0.1:8080/v1")
+    assert await local.parallel_calls() == 4 and await local.parallel_calls() == 4
+    assert [str(r.url) for r in script.requests] == ["http://127.0.0.1:8080/props"]
+    other_model = provider(script, base_url="http://127.0.0.1:8080", model="n")
+    assert other_model.backend() == local.backend() != provider(base_url="http://127.0.0.1:8081/v1").backend()
+    remote = Script(httpx.Response(200, json={"total_slots": 8}))
+    assert await provider(remote).parallel_calls() == 1 and remote.requests == []
+
+
+@pytest.mark.parametrize("answer", [
+    httpx.Response(404, text="File Not Found"),  # llama-cpp-python's server, vLLM, LM Studio: no such page
+    httpx.Response(200, json={"total_slots": True}), httpx.Response(200, json={"total_slots": 0}),
+    httpx.Response(200, json=[4]), httpx.Response(200, text="<html>not json</html>"),
+])
+async def test_a_server_that_does_not_say_its_slots_runs_one_request_at_a_time(answer):
+    script = Script(answer)
+    p = provider(script, base_url="http://127.0.0.1:8080/v1")
+    assert await p.parallel_calls() == 1 and await p.parallel_calls() == 1
+    assert len(script.requests) == 1  # an answer that says nothing is an answer: not asked again
+
+
+async def test_a_server_that_fails_or_hangs_on_props_counts_as_one_within_the_bound_and_is_asked_again_later():
+    from council.providers import http_common
+
+    failing = Script(httpx.Response(503, json={"error": {"message": "Loading model"}}),
+                     httpx.Response(200, json={"total_slots": 2}))
+    p = provider(failing, base_url="http://127.0.0.1:8080/v1")
+    assert await p.parallel_calls() == 1  # loading: taken as one, asked again after a while
+    assert await p.parallel_calls() == 1 and len(failing.requests) == 1
+    p._slots_until = 0.0  # the retry interval has passed
+    assert await p.parallel_calls() == 2
+    refused = Script(httpx.ConnectError("connection refused"))
+    assert await provider(refused, base_url="http://127.0.0.1:8080/v1").parallel_calls() == 1
+    with socket.socket() as listener:  # a server that accepts the connection and never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        silent = provider(base_url=f"http://127.0.0.1:{listener.getsockname()[1]}/v1")
+        began = time.monotonic()
+        assert await silent.parallel_calls() == 1
+        assert time.monotonic() - began < http_common.SLOTS_PROBE_SECONDS + 1.0

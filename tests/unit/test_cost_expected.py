@@ -103,12 +103,36 @@ async def test_auto_speculates_only_where_no_seat_is_metered(make_service):
     res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False, personas=TRIO)))
     s = h.runtime(res.session_id).session
     free, paid = ScriptedProvider(), ClientProvider(bridge=None, model="Copilot")
-    assert speculates(s, lambda role: free)
-    assert not speculates(s, lambda role: paid if role == "Senior Developer" else free)
+    one = ScriptedProvider(script={"parallel": 1})
+    assert await speculates(s, lambda role: free)
+    assert not await speculates(s, lambda role: paid if role == "Senior Developer" else free)
+    assert not await speculates(s, lambda role: one)  # one call at a time: nothing runs beside the options call
+    assert await speculates(s, lambda role: one if role == "moderator" else free)  # the seats' calls run elsewhere
     for mode, expected in (("always", True), ("never", False)):
         settled = s.model_copy(update={"settings": s.settings.model_copy(update={"speculate": mode})})
-        assert speculates(settled, lambda role: paid) is expected
-        assert speculates(settled, lambda role: free) is expected
+        assert await speculates(settled, lambda role: paid) is expected
+        assert await speculates(settled, lambda role: free) is expected
+        assert await speculates(settled, lambda role: one) is expected
+
+
+@pytest.mark.parametrize("parallel", [1, 2])
+async def test_auto_speculates_only_where_the_calls_can_run_beside_the_options_call(make_service, tmp_path, parallel):
+    """Measured on a one-request-at-a-time server (issue 34): the speculative cycle overlapped nothing and queued the
+    options call behind it. A model that runs one call at a time gets no speculative calls under ``auto``, and the
+    plan's low end is what the settled session spends; one that runs two at once does, as before."""
+    trace = tmp_path / "trace.jsonl"
+    h = make_service({"trace": str(trace), "parallel": parallel, "rules": [everyone_first("A", 0.9), SLOW_SECOND]},
+                     SessionSettings(min_cycles=2, max_cycles=4))
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    [plan] = s.call_plans
+    second = [who for event, who, cycle in trace_of(trace) if event == "start" and cycle == 2]
+    assert res.status.value == "completed" and s.debate_cycles == 1
+    assert plan.expected_low == s.metadata.calls <= plan.expected_high
+    if parallel == 1:
+        assert not plan.speculates and second == [] and s.metadata.calls == 3 + 2
+    else:
+        assert plan.speculates and sorted(second) == sorted(TRIO) and s.metadata.calls == 3 + 2 + 3
 
 
 def test_council_ask_passes_speculate_as_a_session_option():

@@ -67,14 +67,15 @@ class Consultant:
     async def _speculates(self, chosen: Plan, params: ConsultParams | PersonaConsultParams,
                           client_model: str | None) -> bool:
         """As the session decides it (``costing.speculates``): ``always``/``never``, or under ``auto`` only when no
-        seat's model is metered — judged on the providers the consult would pick."""
+        seat's model is metered and the seats' calls can run beside the options call — judged on the providers the
+        consult would pick."""
         mode = chosen.settings.speculate
         if mode != "auto":  # the seats' models do not matter: no provider is picked
-            return speculating(mode, [])
+            return await speculating(mode, [], None)
         turn = _turn(params, client_model, None)
         try:
             pick, _ = await self.sessions.hub.picker(turn.options, turn.client)
-            return speculating(mode, [pick(name) for name in chosen.selection.names])
+            return await speculating(mode, [pick(name) for name in chosen.selection.names], pick("moderator"))
         except (CouncilError, ProviderError):  # no model to run on: the consult will say so; count no speculation
             return False
 

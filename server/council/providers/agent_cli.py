@@ -189,6 +189,10 @@ class AgentCliProvider(Provider):
         self.silence = cfg.timeout if self.streams_events else self.options.deadline
         self.last_usage: Usage | None = None  # the last call's (a seat's calls report theirs: report_usage)
 
+    async def parallel_calls(self) -> int | None:
+        """No limit of its own: each call runs the CLI in a process of its own."""
+        return None
+
     # --- what each CLI defines ---
     @abstractmethod
     def argv(self, request: CompletionRequest, scratch: Path) -> list[str]:

@@ -82,6 +82,17 @@ class Provider(ABC):
         """Whether this provider can answer right now (used by ``council doctor`` and selection)."""
         return ProviderStatus(available=True)
 
+    async def parallel_calls(self) -> int | None:
+        """How many calls :meth:`backend` runs at once (None: no limit of its own). Under ``speculate: auto`` the
+        second cycle starts beside the options call only where they can run side by side
+        (:func:`council.session.steps.costing.speculating`). 1 unless the provider knows better; bounded and cheap,
+        it never fails."""
+        return 1
+
+    def backend(self) -> str:
+        """What runs this provider's calls: providers with the same backend share its :meth:`parallel_calls`."""
+        return f"{self.id}@{id(self):x}"
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most providers hold nothing
         """Release connections, threads or model memory."""
 

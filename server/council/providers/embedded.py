@@ -173,6 +173,11 @@ class EmbeddedProvider(Provider):
     def model_path(self) -> Path:
         return self._path if self._path is not None else default_model_path()
 
+    def backend(self) -> str:
+        """This process: every embedded model shares its CPU, and each runs one generation at a time (its lock), so
+        :meth:`parallel_calls` is the default, 1."""
+        return "embedded"
+
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str]:
         path = self.model_path()
         llama, lock = await anyio.to_thread.run_sync(load_model, path, self.options)

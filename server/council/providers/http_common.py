@@ -5,6 +5,8 @@ Every failure leaves here as a :class:`ProviderError` whose text has the API key
 lines they cannot parse (logged at DEBUG, never the body at INFO) so one bad line does not end a reply. Only *opening*
 a stream is retried (429 / 5xx / connection errors), never a stream that already yielded text, so a retry cannot
 duplicate output; each retry asks the caller's gate first (``base.retry_gate``). Other 4xx fail at once.
+How many requests a server runs at once (:meth:`HttpProvider.parallel_calls`) is asked of it once, within
+:data:`SLOTS_PROBE_SECONDS`; a server that does not say, or does not answer in time, is taken to run one at a time.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import email.utils
 import ipaddress
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
@@ -33,6 +36,12 @@ log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
 
 MAX_ERROR_TEXT = 300
+#: How long a session's start may wait for a server to say how many requests it runs at once; then it is taken to
+#: run one at a time.
+SLOTS_PROBE_SECONDS = 0.5
+#: A server that did not answer that question (not up yet, or hung) is asked again after this long; an answer,
+#: even one that says nothing, is kept for the provider's life.
+SLOTS_RETRY_SECONDS = 60.0
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
@@ -210,10 +219,41 @@ class HttpProvider(Provider):
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._key: str | None = None  # an API key: scrubbed from every error
+        self._slots = 1
+        self._slots_until = 0.0  # time.monotonic() when the server is asked again (0: not asked yet)
 
     def headers(self) -> dict[str, str]:
         """The client's headers (asked once, when the client is made)."""
         return {}
+
+    def backend(self) -> str:
+        """The server: its scheme, host and port (two models on one server share its slots)."""
+        parts = urlsplit(self.base_url)
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:  # a port that is no number: the URL itself names the backend
+            return self.base_url
+        return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+    async def slots_said(self) -> int | None:
+        """How many requests the server says it runs at once (None: it has no way to say, or did not say); raises
+        when it does not answer. Nothing is asked here: a subclass whose server says it asks it."""
+        return None
+
+    async def parallel_calls(self) -> int | None:
+        """What the server says (:meth:`slots_said`), asked within :data:`SLOTS_PROBE_SECONDS` and remembered; 1
+        when it says nothing, fails, or does not answer in time (then asked again after :data:`SLOTS_RETRY_SECONDS`)."""
+        now = time.monotonic()
+        if now >= self._slots_until:
+            try:
+                with anyio.fail_after(SLOTS_PROBE_SECONDS):
+                    said = await self.slots_said()
+                self._slots, self._slots_until = said or 1, math.inf
+            except Exception as exc:  # a probe never fails a session: unknown is one request at a time
+                log.debug("%s at %s did not say how many requests it runs at once (%s); taking 1", self.id,
+                          self.base_url, type(exc).__name__)
+                self._slots, self._slots_until = 1, now + SLOTS_RETRY_SECONDS
+        return self._slots
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:

@@ -4,6 +4,8 @@ Structured output follows ``options.json_mode``: ``json_schema`` (OpenAI structu
 ``json_object_schema`` (llama.cpp server's ``{"type": "json_object", "schema": …}``; its json_schema form
 answers HTTP 500) or ``none``.
 The default is ``json_object_schema`` for loopback servers and ``json_schema`` otherwise.
+How many requests a server on this machine runs at once is what it says in ``GET /props`` (llama.cpp's server:
+``total_slots``, its ``--parallel``); a server that has no such page runs one at a time as far as Council knows.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from council.config import ConfigError, ProviderConfig
 from council.providers.base import CompletionRequest, ProviderError, ProviderStatus, grammar_schema, inline_refs
-from council.providers.http_common import HttpProvider, Sleep, is_loopback, iter_sse, provider_errors
+from council.providers.http_common import (
+    SLOTS_PROBE_SECONDS,
+    HttpProvider,
+    Sleep,
+    is_loopback,
+    iter_sse,
+    provider_errors,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +54,18 @@ def chat_url(base_url: str) -> str:
     if re.search(r"/v\d+$", base):
         return base + "/chat/completions"
     return base + "/v1/chat/completions"
+
+
+def props_url(base_url: str) -> str:
+    """llama.cpp's server's ``/props``, at the server's root: ``base_url`` without ``/chat/completions`` and ``/v1``."""
+    base = base_url.rstrip("/").removesuffix("/chat/completions")
+    return re.sub(r"/v\d+$", "", base) + "/props"
+
+
+def total_slots(said: Any) -> int | None:
+    """``total_slots`` of a ``/props`` answer when it is a whole number of at least 1 (else None)."""
+    slots = said.get("total_slots") if isinstance(said, dict) else None
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots >= 1 else None
 
 
 class OpenAICompatProvider(HttpProvider):
@@ -111,6 +132,24 @@ class OpenAICompatProvider(HttpProvider):
             if events == 0:
                 raise ProviderError(f"{name} at {self.url} sent no completion events; is it an OpenAI-compatible "
                                     "endpoint?", kind="server", retryable=True)
+
+    async def slots_said(self) -> int | None:
+        """``total_slots`` from ``GET /props`` of a server on this machine (a remote one is not asked: it is metered,
+        and ``speculate: auto`` never starts calls beside the options call there). A page that is not there or says
+        nothing of slots: None; a server error or no answer raises (asked again later)."""
+        if not is_loopback(self.base_url):
+            return None
+        client = self._http()
+        with provider_errors(self.id, self.url, [self._key]):
+            response = await client.get(props_url(self.base_url), timeout=SLOTS_PROBE_SECONDS)
+        if response.status_code >= 500:  # llama.cpp's server answers 503 while it loads the model
+            raise ProviderError(f"{self.base_url} answered HTTP {response.status_code} on /props", kind="server")
+        if response.status_code != 200:
+            return None
+        try:
+            return total_slots(response.json())
+        except ValueError:
+            return None
 
     async def check(self) -> ProviderStatus:
         try:

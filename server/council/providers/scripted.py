@@ -12,7 +12,9 @@ caller's ``purpose`` (persona name) and the cycle (:func:`auto_reply`). A JSON s
 "premium_requests": 1}``) is reported as what each call used, as an agent CLI reports it. ``contains`` looks at the
 last message, ``anywhere`` at every message. ``times`` limits how often a rule fires (to
 script "500 then success"). ``error`` injects a fault as the HTTP providers or a client report it (:func:`fault`);
-``wrap`` raises it inside an ``ExceptionGroup``, as a task group would. A scripted vote (``option_id``) in the cycle
+``wrap`` raises it inside an ``ExceptionGroup``, as a task group would. ``parallel`` (top level, a whole number of at
+least 1) declares how many calls its model runs at once, as a server says it (the double does not queue them); without
+it there is no limit (its calls are only awaits). A scripted vote (``option_id``) in the cycle
 that asks whom a persona backs becomes a backing (:func:`backing`). ``trace`` appends one JSON line per call start,
 end and cancellation (how tests prove that cancelling a session stops every model call).
 """
@@ -78,11 +80,17 @@ class ScriptedProvider(Provider):
         self.delay = float(data.get("delay", 0.0))
         self.trace = data.get("trace")
         self.usage: dict[str, Any] | None = data.get("usage")
+        parallel = data.get("parallel")
+        self.parallel = int(parallel) if parallel is not None else None
         self.calls: list[CompletionRequest] = []
         self._fired: dict[int, int] = {}
 
     async def check(self) -> ProviderStatus:
         return ProviderStatus(available=True, detail="deterministic scripted replies (for tests and demos)")
+
+    async def parallel_calls(self) -> int | None:
+        """What the script declares (``parallel``); None, no limit, when it declares nothing."""
+        return self.parallel
 
     def _match(self, request: CompletionRequest) -> dict[str, Any] | None:
         title = (request.json_schema or {}).get("title", "")

@@ -5,7 +5,7 @@ afford another cycle. A :class:`~council.session.state.budget.CallPlan` is fitte
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from council.providers.base import Provider
 from council.providers.registry import metered
@@ -77,19 +77,36 @@ def state_plan(rt: Turn, phase: str, shape: b.Shape, cut: b.BudgetCut | None = N
     return plan
 
 
-def speculates(s: ConversationSession, pick: ProviderPicker) -> bool:
+async def speculates(s: ConversationSession, pick: ProviderPicker) -> bool:
     """Whether the second cycle starts beside the options call (the sidecar decides, once per step)."""
-    return speculating(s.settings.speculate, (pick(p.name) for p in s.personas))  # picked only under auto
+    if s.settings.speculate != "auto":  # no provider is picked
+        return await speculating(s.settings.speculate, [], None)
+    return await speculating("auto", [pick(p.name) for p in s.personas], pick("moderator"))
 
 
-def speculating(mode: str, seats: Iterable[Provider]) -> bool:
-    """The rule: ``always``, ``never``, or (``auto``, the default) only when no seat's model (``seats``, read only
-    under ``auto``) is metered — calls started beside the options call are sent and billed even when the first vote
-    settles it and they are cancelled, so on premium requests or an MCP client's model the council waits for the
-    options instead (README, "The cost before it is spent"). A consult's plan counts its calls by the same rule."""
+async def speculating(mode: str, seats: Sequence[Provider], options: Provider | None) -> bool:
+    """The rule: ``always``, ``never``, or (``auto``, the default) only where it can save a wait and costs nothing:
+    no seat's model (``seats``, read only under ``auto``) is metered — calls started beside the options call are sent
+    and billed even when the first vote settles it and they are cancelled, so on premium requests or an MCP client's
+    model the council waits for the options instead — and every seat's call can run while the ``options`` call (the
+    moderator's model) runs (:func:`side_by_side`): on a server that runs one request at a time the speculative
+    calls would only queue with the options call and delay it (README, "The cost before it is spent"). A consult's
+    plan counts its calls by the same rule."""
     if mode != "auto":
         return mode == "always"
-    return not any(metered(seat) for seat in seats)
+    if options is None or any(metered(seat) for seat in seats):
+        return False
+    return await side_by_side(seats, options)
+
+
+async def side_by_side(seats: Sequence[Provider], options: Provider) -> bool:
+    """Whether the seats' calls can run while the options call runs: a seat on another backend than the options
+    call's can; a seat on the same one only when that backend runs at least two calls at once (what its provider
+    knows: :meth:`~council.providers.base.Provider.parallel_calls`, asked only then)."""
+    if all(seat.backend() != options.backend() for seat in seats):
+        return True
+    slots = await options.parallel_calls()
+    return slots is None or slots >= 2
 
 
 def can_afford_cycle(s: ConversationSession) -> bool:

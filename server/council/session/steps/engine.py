@@ -184,7 +184,7 @@ class Engine(ClarifyingMoves):
             method=selection.method, chosen_for=selection.chosen_for, created_at=rt.clock())))
         if seating is not None:
             rt.record(r.SeatingDecided(at=rt.clock(), seating=seating))
-        state_plan(rt, "start", plan.shape, plan.cut, speculate=speculates(rt.session, pick))
+        state_plan(rt, "start", plan.shape, plan.cut, speculate=await speculates(rt.session, pick))
         record_attachments(rt, [Attachment(name, content, req.uris.get(name)) for name, content in req.context])
         await recall_precedents(rt, self.memory)
         return await self._begin(rt, pick)
@@ -232,7 +232,7 @@ class Engine(ClarifyingMoves):
         if s.status is S.CLARIFYING and s.active_question is not None:
             return "question_open"
         if state_plan(rt, "retry", remaining(s, clarifier=s.status is S.CREATED and s.settings.clarify),
-                      speculate=speculates(s, pick)) is None:
+                      speculate=await speculates(s, pick)) is None:
             return "over_budget"
         if s.status is S.CREATED:
             return await self._begin(rt, pick)
@@ -285,7 +285,7 @@ class Engine(ClarifyingMoves):
                     self._conclude_cycle(rt, cycle, previous)
                 break
             if not rt.session.votes_in(cycle):  # the independent first cycle: options carry the first votes
-                if self._next_beside_options(rt, pick):
+                if await self._next_beside_options(rt, pick):
                     step = await options_beside_next_cycle(
                         rt, pick, contracts, cycle, previous, conclude=self._conclude_cycle,
                         gather=lambda done: gather_evidence(rt, done, self.evidence))
@@ -303,13 +303,13 @@ class Engine(ClarifyingMoves):
         rt.record(r.StatusSet(at=rt.clock(), status=S.FINAL, reason="votes tallied"))
         return None
 
-    def _next_beside_options(self, rt: Turn, pick: ProviderPicker) -> bool:
+    async def _next_beside_options(self, rt: Turn, pick: ProviderPicker) -> bool:
         """Whether the next cycle runs beside the options call: there is one (under the cap, in the stated plan),
-        the options are still to come, and speculating is allowed (:func:`speculates`: not on metered models by
-        default)."""
+        the options are still to come, and speculating is allowed (:func:`speculates`: by default not on metered
+        models, nor where the calls could not run beside the options call)."""
         s = rt.session
         return (not s.options and s.open_revisit is None and s.debate_cycles + 1 <= s.cycle_limit
-                and can_afford_cycle(s) and speculates(s, pick))
+                and can_afford_cycle(s) and await speculates(s, pick))
 
     async def _alone(self, rt: Turn, pick: ProviderPicker,
                      contracts: dict[str, PersonaContract]) -> str | None:
