@@ -319,7 +319,7 @@ export interface ConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine) and their calls can run while the options call runs (on another server, or on one that says it runs several requests at once: llama.cpp's server with `--parallel` 2 or more); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
@@ -384,7 +384,7 @@ export interface PersonaConsultRequest {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine) and their calls can run while the options call runs (on another server, or on one that says it runs several requests at once: llama.cpp's server with `--parallel` 2 or more); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** A persona's name or id. */
   persona_name: string;
@@ -424,7 +424,7 @@ export interface ConsultPlanParams {
   depth?: Depth;
   /** The most model calls the consult may make, retries included: the council plans fewer cycles or personas to fit and says so (3 is the minimum: one persona, the options, the answer). */
   max_model_calls?: number;
-  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine) and their calls can run while the options call runs (on another server, or on one that says it runs several requests at once: llama.cpp's server with `--parallel` 2 or more); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
   /** Persona names or ids. Default: routing picks the council and says why. */
   selected_personas?: string[];
@@ -1802,7 +1802,7 @@ export interface SessionOptions {
   language?: 'en' | 'ru';
   /** The client's display language (a BCP 47 tag such as `ru` or `en-US`), used when neither `language` nor the question tells; an unsupported one means English. */
   uiLanguage?: string;
-  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine); `always`; `never`. */
+  /** Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the default): only when every persona's model is free to call (embedded, scripted, or a server on this machine) and their calls can run while the options call runs (on another server, or on one that says it runs several requests at once: llama.cpp's server with `--parallel` 2 or more); `always`; `never`. */
   speculate?: 'auto' | 'always' | 'never';
 }
 
@@ -1821,7 +1821,7 @@ export interface SessionSettings {
   evidence: boolean;
   /** The session's budget of model calls, retries included (None: no budget). */
   maxModelCalls?: number;
-  /** Whether the second cycle starts beside the options call: `auto` only where every seat's model is free to call (a local one), `always`, or `never` (README, "The cost before it is spent"). */
+  /** Whether the second cycle starts beside the options call: `auto` only where every seat's model is free to call (a local one) and the calls can run beside the options call (another server, or one that runs several requests at once), `always`, or `never` (README, "The cost before it is spent"). */
   speculate: 'auto' | 'always' | 'never';
 }
 

@@ -278,7 +278,7 @@ async def test_parallel_calls_come_from_a_local_servers_props_asked_once():
     local = provider(script, base_url="http://127.0.0.1:8080/v1")
     assert await local.parallel_calls() == 4 and await local.parallel_calls() == 4
     assert [str(r.url) for r in script.requests] == ["http://127.0.0.1:8080/props"]
-    other_model = provider(script, base_url="http://127.0.0.1:8080", model="n")
+    other_model = provider(script, base_url="http://localhost:8080", model="n")
     assert other_model.backend() == local.backend() != provider(base_url="http://127.0.0.1:8081/v1").backend()
     remote = Script(httpx.Response(200, json={"total_slots": 8}))
     assert await provider(remote).parallel_calls() == 1 and remote.requests == []

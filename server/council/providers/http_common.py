@@ -227,13 +227,15 @@ class HttpProvider(Provider):
         return {}
 
     def backend(self) -> str:
-        """The server: its scheme, host and port (two models on one server share its slots)."""
+        """The server: its host and port (two models on one server share its slots; ``localhost`` is
+        ``127.0.0.1``)."""
         parts = urlsplit(self.base_url)
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:  # a port that is no number: the URL itself names the backend
             return self.base_url
-        return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+        host = "127.0.0.1" if is_loopback(self.base_url) else (parts.hostname or "").lower()
+        return f"{host}:{port}"
 
     async def slots_said(self) -> int | None:
         """How many requests the server says it runs at once (None: it has no way to say, or did not say); raises

@@ -21,7 +21,9 @@ Speculate = Literal["auto", "always", "never"]  # whether cycle 2 starts beside 
 SPECULATE_DOC = ("Whether cycle 2, the first debate cycle, starts beside the options call, to save a wait: its "
                  "calls are sent (and billed) even when the first vote settles it and they are cancelled. `auto` (the "
                  "default): only when every persona's model is free to call (embedded, scripted, or a server on "
-                 "this machine); `always`; `never`.")
+                 "this machine) and their calls can run while the options call runs (on another server, or on one "
+                 "that says it runs several requests at once: llama.cpp's server with `--parallel` 2 or more); "
+                 "`always`; `never`.")
 
 
 class BudgetCut(CamelModel):

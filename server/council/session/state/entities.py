@@ -288,8 +288,9 @@ class SessionSettings(CamelModel):
                                                                 "included (None: no budget).")
     speculate: Speculate = Field("auto", description="Whether the second cycle starts beside the options call: "
                                                      "`auto` only where every seat's model is free to call (a local "
-                                                     "one), `always`, or `never` (README, \"The cost before it is "
-                                                     "spent\").")
+                                                     "one) and the calls can run beside the options call (another "
+                                                     "server, or one that runs several requests at once), `always`, "
+                                                     "or `never` (README, \"The cost before it is spent\").")
 
     def cycle_cap(self, extended: bool) -> int:
         """The cycle cap before any re-opening (extended debate asked: the extended one)."""
