@@ -296,16 +296,22 @@ async def test_a_server_that_does_not_say_its_slots_runs_one_request_at_a_time(a
     assert len(script.requests) == 1  # an answer that says nothing is an answer: not asked again
 
 
-async def test_a_server_that_fails_or_hangs_on_props_counts_as_one_within_the_bound_and_is_asked_again_later():
+async def test_a_server_that_fails_or_hangs_on_props_counts_as_one_within_the_bound_and_is_asked_again_later(
+        monkeypatch):
     from council.providers import http_common
 
-    failing = Script(httpx.Response(503, json={"error": {"message": "Loading model"}}),
-                     httpx.Response(200, json={"total_slots": 2}))
+    def loading() -> Script:  # llama.cpp's server while it loads the model, then ready with two slots
+        return Script(httpx.Response(503, json={"error": {"message": "Loading model"}}),
+                      httpx.Response(200, json={"total_slots": 2}))
+
+    failing = loading()
     p = provider(failing, base_url="http://127.0.0.1:8080/v1")
-    assert await p.parallel_calls() == 1  # loading: taken as one, asked again after a while
+    assert await p.parallel_calls() == 1  # loading: taken as one, not asked again within the minute
     assert await p.parallel_calls() == 1 and len(failing.requests) == 1
-    p._slots_until = 0.0  # the retry interval has passed
-    assert await p.parallel_calls() == 2
+    monkeypatch.setattr(http_common, "SLOTS_RETRY_SECONDS", 0.0)  # the minute has passed at once
+    again = loading()
+    later = provider(again, base_url="http://127.0.0.1:8080/v1")
+    assert await later.parallel_calls() == 1 and await later.parallel_calls() == 2 and len(again.requests) == 2
     refused = Script(httpx.ConnectError("connection refused"))
     assert await provider(refused, base_url="http://127.0.0.1:8080/v1").parallel_calls() == 1
     with socket.socket() as listener:  # a server that accepts the connection and never answers

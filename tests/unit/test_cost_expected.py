@@ -115,6 +115,28 @@ async def test_auto_speculates_only_where_no_seat_is_metered(make_service):
         assert await speculates(settled, lambda role: one) is expected
 
 
+async def test_each_provider_says_how_many_calls_its_backend_runs_at_once(make_service):
+    """The in-process model runs one generation at a time (every embedded model shares the process); Ollama does
+    not say how many requests it runs at once (nothing is asked: one); an agent CLI runs a process per call; the
+    scripted double declares it. Under auto a council on the embedded model alone waits for the options."""
+    from council.providers.claude_code import ClaudeCodeProvider
+    from council.providers.embedded import EmbeddedProvider
+
+    embedded = EmbeddedProvider(ProviderConfig(kind="embedded"))
+    assert await embedded.parallel_calls() == 1
+    assert embedded.backend() == EmbeddedProvider(ProviderConfig(kind="embedded", model="/m/other.gguf")).backend()
+    ollama = OllamaProvider(ProviderConfig(kind="ollama", model="q", base_url="http://localhost:11434"))
+    assert await ollama.parallel_calls() == 1
+    assert await ClaudeCodeProvider(ProviderConfig(kind="claude")).parallel_calls() is None
+    assert await ScriptedProvider().parallel_calls() is None
+    assert await ScriptedProvider(script={"parallel": 3}).parallel_calls() == 3
+    h = make_service()
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    assert not await speculates(s, lambda role: embedded)
+    assert await speculates(s, lambda role: ollama if role == "moderator" else embedded)  # two backends
+
+
 @pytest.mark.parametrize("parallel", [1, 2])
 async def test_auto_speculates_only_where_the_calls_can_run_beside_the_options_call(make_service, tmp_path, parallel):
     """Measured on a one-request-at-a-time server (issue 34): the speculative cycle overlapped nothing and queued the
