@@ -20,13 +20,13 @@ class FakeOpenAI:
     ``always``: a status every request gets (a failing endpoint)."""
 
     def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None, always: int | None = None,
-                 props: dict[str, Any] | int | None = None, props_hang: bool = False,
+                 props: dict[str, Any] | int | None = None, props_hang: int = 0,
                  slow: dict[str, float] | None = None) -> None:
         self.mark = mark  # every reply's text contains it (the persona "name" in the scripted replies)
         self.failures = list(failures or [])
         self.always = always
         self.props = props  # GET /props: this JSON, an HTTP status to answer with, or None (404, no such page)
-        self.props_hang = props_hang  # GET /props never answers (until the server stops)
+        self.props_hang = props_hang  # the first so many GET /props never answer (until the server stops)
         self.props_asked = 0
         self.slow = dict(slow or {})  # a reply whose schema has this property waits so many seconds (a slow call)
         self.stopped = threading.Event()
@@ -84,7 +84,8 @@ def fake_openai(server: FakeOpenAI) -> Iterator[str]:
             if self.path.rstrip("/").endswith("/props"):
                 with server.lock:
                     server.props_asked += 1
-                if server.props_hang:
+                    hang = server.props_asked <= server.props_hang
+                if hang:
                     server.stopped.wait(60)
                     return
                 status = 404 if server.props is None else server.props if isinstance(server.props, int) else 200

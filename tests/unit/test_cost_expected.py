@@ -187,3 +187,23 @@ async def test_a_consults_plan_counts_the_speculative_calls_as_the_consult_will_
     ran = await h.service.consult(ConsultParams(**base))
     spent = sum(ran.calls_by_model.values())  # cancelled calls included: they were sent
     assert free.model_calls_min <= spent <= free.model_calls_max, (spent, free)
+
+
+async def test_the_plan_stated_for_more_questions_counts_the_speculative_calls_the_session_makes(make_service,
+                                                                                                 tmp_path):
+    """Asking for more clarifying questions states a new plan; it counts cycle 2's calls started beside the options
+    call as the session then makes them (it said none, and the session sent three), and the session keeps to it."""
+    trace = tmp_path / "trace.jsonl"
+    h = make_service({"trace": str(trace), "rules": [everyone_first("A", 0.9), SLOW_SECOND]},
+                     SessionSettings(min_cycles=2, max_cycles=4))
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(personas=TRIO)))
+    sid = res.session_id
+    await h.service.turn(TurnParams(session_id=sid, text="more questions"))
+    done = await h.service.turn(TurnParams(session_id=sid, text="skip all"))
+    s = h.runtime(sid).session
+    assert done.status.value == "completed" and s.debate_cycles == 1
+    plan = s.call_plans[-1]
+    second = [who for event, who, cycle in trace_of(trace) if event == "start" and cycle == 2]
+    assert plan.phase == "more_questions" and plan.speculates and sorted(second) == sorted(TRIO)
+    spent_since = s.metadata.calls - (plan.call_limit - plan.max_calls)  # the calls made after it was stated
+    assert plan.expected_low == spent_since == 1 + 3 + 3 + 2  # the clarifier, the first vote, cycle 2, options, answer

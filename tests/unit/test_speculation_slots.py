@@ -50,7 +50,7 @@ ONE_AT_A_TIME = {
     "no /props (llama-cpp-python, vLLM)": {"props": None},
     "/props fails": {"props": 500},
     "/props says nothing usable": {"props": {"total_slots": "4"}},
-    "/props hangs": {"props_hang": True},
+    "/props hangs": {"props_hang": 1_000},
 }
 
 
@@ -92,3 +92,17 @@ async def test_a_consults_plan_counts_speculation_as_the_server_allows_it(person
         assert plan.model_calls_min == 1 + SETTLED + cycle_two  # the clarifier's call, then the settled session
         result = await svc.consult(ConsultParams(user_problem=PROBLEM, selected_personas=TRIO))
     assert sum(result.calls_by_model.values()) == plan.model_calls_min
+
+
+async def test_a_server_that_answers_later_does_not_turn_speculation_on_against_the_stated_plan(persona_library,
+                                                                                                monkeypatch):
+    """/props hung at the start (the plan said: no speculative calls) and answers "2 slots" when cycle 2 is due (the
+    server is asked again once the retry interval has passed): the session keeps to what it stated."""
+    from council.providers import http_common
+
+    monkeypatch.setattr(http_common, "SLOTS_RETRY_SECONDS", 0.0)
+    fake = FakeOpenAI("m", props={"total_slots": 2}, props_hang=1, slow=SLOW_SECOND)
+    s, _, titles = await settled(persona_library, fake)
+    [plan] = s.call_plans
+    assert not plan.speculates and titles == ["PersonaReply"] * 3 + ["OptionsReply", "SynthesisReply"]
+    assert plan.expected_low == s.metadata.calls == SETTLED

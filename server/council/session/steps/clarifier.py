@@ -22,7 +22,7 @@ from council.session.state.entities import SessionStatus as S
 from council.session.state.outputs import CANDIDATE_IDS, NO_LEAN, ClarifierReply, PlannedQuestion, reply_schema
 from council.session.state.runtime import Turn
 from council.session.steps.answers import resolve, reuse
-from council.session.steps.costing import remaining, state_plan
+from council.session.steps.costing import remaining, speculates, state_plan
 from council.session.steps.debate import report_stall
 from council.session.steps.revisit import after_revisit, choose, revisable, start_revisit
 from council.words import n, t
@@ -191,7 +191,7 @@ class ClarifyingMoves:
             raise validation_error(t("error.rounds_capped", rounds=n(e.MAX_CLARIFICATION_ROUNDS, "rounds_upto")),
                                    rounds=s.planned_rounds, cap=e.MAX_CLARIFICATION_ROUNDS)
         round_number = s.planned_rounds + 1
-        if state_plan(rt, "more_questions", remaining(s, clarifier=True)) is None:
+        if state_plan(rt, "more_questions", remaining(s, clarifier=True), speculate=await speculates(s, pick)) is None:
             return "over_budget"
         plan = await plan_round(rt, pick, round_number)
         if plan.stranded:

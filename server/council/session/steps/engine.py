@@ -305,11 +305,13 @@ class Engine(ClarifyingMoves):
 
     async def _next_beside_options(self, rt: Turn, pick: ProviderPicker) -> bool:
         """Whether the next cycle runs beside the options call: there is one (under the cap, in the stated plan),
-        the options are still to come, and speculating is allowed (:func:`speculates`: by default not on metered
+        the options are still to come, the stated plan counted it (what a server said of its slots may have changed
+        since: the plan stays true) and speculating is still allowed (:func:`speculates`: by default not on metered
         models, nor where the calls could not run beside the options call)."""
         s = rt.session
+        stated = s.call_plans[-1].speculates if s.call_plans else True
         return (not s.options and s.open_revisit is None and s.debate_cycles + 1 <= s.cycle_limit
-                and can_afford_cycle(s) and await speculates(s, pick))
+                and can_afford_cycle(s) and stated and await speculates(s, pick))
 
     async def _alone(self, rt: Turn, pick: ProviderPicker,
                      contracts: dict[str, PersonaContract]) -> str | None:
