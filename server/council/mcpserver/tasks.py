@@ -194,7 +194,7 @@ class Tasks:
         (-32602, ``unknown_task``) when there is none."""
         task = self.tasks.get(task_id)
         if task is None or task.extension != extension:
-            raise task_error(types.INVALID_PARAMS, f"no task {task_id!r} (unknown, or past its time to live)",
+            raise task_error(types.INVALID_PARAMS, f"no task {task_id[:64]!r} (unknown, or past its time to live)",
                              "unknown_task", fields={"taskId": "unknown task"})
         return task
 
