@@ -33,6 +33,7 @@ CONSULT = {"user_problem": PROBLEM, "depth": "brief"}
 SLOW = {"when": {"schema": "PersonaReply"}, "delay": 0.25}  # each advisor's reply streams for a few seconds
 RAW = TypeAdapter(dict[str, Any])
 INPUT_REQUEST = TypeAdapter(types.InputRequest)
+CLOCK = 2.0  # the client's timeout for one request, in seconds
 POLL = 0.2  # seconds between polls (the server suggests 1 s; the tests do not wait that long)
 
 
@@ -149,10 +150,10 @@ async def test_a_consult_longer_than_the_clients_timeout_runs_as_an_extension_ta
     (tmp_path / "slow.json").write_text(json.dumps({"rules": [SLOW]}))
     tasks = TasksClient()
     async with modern_client(["--provider", "scripted", "--script", "slow.json"], extensions=[tasks],
-                             read_timeout_seconds=1.0) as c:
+                             read_timeout_seconds=CLOCK) as c:
         capabilities = await offered(c)
         assert capabilities.extensions == {EXTENSION: {}} and capabilities.tasks is None  # core tasks: 2025-11-25
-        result = await c.call_tool("council_consult", CONSULT)  # each request within the 1 s clock
+        result = await c.call_tool("council_consult", CONSULT)  # each request within the client's clock
     [handle] = tasks.handles
     assert handle.status == "working" and handle.poll_interval_ms and len(handle.task_id) >= 20
     statuses = [p["status"] for p in tasks.polls]
@@ -162,7 +163,7 @@ async def test_a_consult_longer_than_the_clients_timeout_runs_as_an_extension_ta
     assert not result.is_error and result.structured_content["responses"]
     async with modern_client(["--provider", "scripted", "--script", "slow.json"]) as plain:  # no extension
         with pytest.raises(MCPError) as cut:  # as one request, the consult outlasts the client's clock
-            await plain.call_tool("council_consult", CONSULT, read_timeout_seconds=1.0)
+            await plain.call_tool("council_consult", CONSULT, read_timeout_seconds=CLOCK)
         assert cut.value.error.code == types.REQUEST_TIMEOUT
         direct = await plain.call_tool("council_consult", CONSULT)
     assert same_answer(result) == same_answer(direct)
@@ -173,14 +174,14 @@ async def test_a_tasks_questions_are_answered_through_tasks_get_and_tasks_update
 
     async def elicit(_ctx, params):  # the user takes longer than the client's clock for one request
         asked.append(params)
-        await anyio.sleep(1.5)
+        await anyio.sleep(CLOCK + 1.0)
         return types.ElicitResult(action="accept", content={"choice": "Cut costs"} if len(asked) == 1 else
                                   {"answer": "By the end of next month"})
 
     tasks = TasksClient()
     async with modern_client(["--provider", "scripted"], extensions=[tasks], elicitation_callback=elicit,
-                             read_timeout_seconds=1.0) as c:
-        await offered(c)  # the server has started (the 1 s clock would count its start too)
+                             read_timeout_seconds=CLOCK) as c:
+        await offered(c)  # the server has started (the clock would count its start too)
         result = await c.call_tool("council_consult", CONSULT)
     assert len(tasks.handles) == 1 and len(asked) == 2
     waiting = [p for p in tasks.polls if p["status"] == "input_required"]
