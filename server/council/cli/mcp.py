@@ -123,13 +123,12 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         from council.mcpserver.stdio import guarded_stdio
-        from council.mcpserver.tasks import with_tasks
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_signal, tg.cancel_scope)
             try:
                 async with guarded_stdio(sys.stdin.fileno(), io.BufferedWriter(proto_out)) as (read, write):
-                    await server.run(read, write, with_tasks(server.create_initialization_options()))
+                    await server.run(read, write, server.create_initialization_options())
             finally:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_SECONDS):
                     for each in workspaces.all():

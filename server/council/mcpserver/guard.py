@@ -60,8 +60,22 @@ def as_message(value: dict[str, Any]) -> types.JSONRPCMessage:
     return types.jsonrpc_message_adapter.validate_python(value)
 
 
+class UpdateTaskParams(types.RequestParams):
+    """``tasks/update`` of the Tasks extension (2026-07-28): the task, and responses to its open input requests (each
+    read as its request's result where it is taken, :mod:`council.mcpserver.ext_tasks`)."""
+
+    task_id: str
+    input_responses: dict[str, Any]
+
+
+class UpdateTaskRequest(types.Request[UpdateTaskParams, typing.Literal["tasks/update"]]):
+    method: typing.Literal["tasks/update"] = "tasks/update"
+    params: UpdateTaskParams
+
+
 REQUESTS = _methods(types.ClientRequest | types.GetTaskRequest | types.GetTaskPayloadRequest | types.CancelTaskRequest
-                    | types.ListTasksRequest)  # MCP tasks (2025-11-25): the SDK 2.x serves none, council mcp does
+                    | types.ListTasksRequest  # MCP tasks (2025-11-25): the SDK 2.x serves none, council mcp does
+                    | UpdateTaskRequest)  # and the Tasks extension's update (2026-07-28)
 NOTIFICATIONS = _methods(types.ClientNotification)
 
 

@@ -21,7 +21,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import anyio.abc
@@ -56,6 +56,12 @@ async def contract_state_errors(ctx: ServerRequestContext, call_next: CallNext) 
                                 "(forged, altered, for other arguments, or older than its time to live): start the "
                                 "call again without it") from None
         raise
+
+
+def input_key(request: types.CreateMessageRequest | types.ElicitRequest, count: int) -> str:
+    """The key of a call's ``count``-th input request (``q``: a question, ``m``: a call on the client's model):
+    never used twice in one call."""
+    return f"{'q' if isinstance(request, types.ElicitRequest) else 'm'}{count}"
 
 
 @dataclass
@@ -94,7 +100,7 @@ class Exchange:
     async def ask(self, request: types.CreateMessageRequest | types.ElicitRequest) -> Any:
         """Wait for the client's answer to ``request`` (raw, as it came); cancelled with the work."""
         self.count += 1
-        key = f"{'q' if isinstance(request, types.ElicitRequest) else 'm'}{self.count}"
+        key = input_key(request, self.count)
         need = self.waiting[key] = Need(request)
         self._poke()
         try:
@@ -206,11 +212,21 @@ class Exchanges:
         exchange.scope.cancel()
 
 
+class Asks(Protocol):
+    """Where a 2026-07-28 call's work asks the client: an :class:`Exchange` (its rounds) or a task's inbox
+    (:class:`~council.mcpserver.ext_tasks.Inbox`); ``progress`` takes the work's progress lines (None: nobody)."""
+
+    progress: Callable[[float, str], Awaitable[None]] | None
+
+    async def ask(self, request: types.CreateMessageRequest | types.ElicitRequest) -> Any: ...
+
+
 class RoundsLink:
     """Where the client's session stands for a 2026-07-28 call: what the work asks becomes a :class:`Need`
-    of its exchange; capabilities are the request envelope's; there are no roots and nothing to withdraw."""
+    of its exchange (or its task's inbox); capabilities are the request envelope's; there are no roots and nothing
+    to withdraw."""
 
-    def __init__(self, exchange: Exchange, capabilities: types.ClientCapabilities | None) -> None:
+    def __init__(self, exchange: Asks, capabilities: types.ClientCapabilities | None) -> None:
         self.exchange = exchange
         self.client_capabilities = capabilities
         self.client_params = None  # no handshake: roots are never asked
@@ -229,7 +245,7 @@ class RoundsLink:
                    result_type: type[ResultT]) -> ResultT:
         answer = await self.exchange.ask(request)
         if answer is None:
-            raise MCPError(types.INVALID_REQUEST, f"the client's retry brought no answer to its {request.method}")
+            raise MCPError(types.INVALID_REQUEST, f"the client brought no answer to its {request.method}")
         if isinstance(answer, BaseModel):
             answer = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
         return result_type.model_validate(answer, by_name=False)  # a malformed one: the SDK's ValidationError

@@ -29,6 +29,7 @@ from council import __version__
 from council.consult.request import consult_language
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
+from council.mcpserver.ext_tasks import ExtensionTasks, declares_tasks
 from council.mcpserver.guard import MALFORMED_RESPONSE
 from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
@@ -52,7 +53,7 @@ from council.words import speaking, t
 
 log = logging.getLogger(__name__)
 STATE_MARGIN = 300.0  # seconds a requestState outlives the longest wait of the work it resumes
-LONG = frozenset({"council_consult", "persona_consult", "council_review"})  # may run as MCP tasks
+LONG = frozenset({"council_consult", "persona_consult", "council_review"})  # may run as MCP tasks (both revisions)
 PROGRESS_BUFFER = 1000  # stage messages waiting to be sent (more are dropped, never block the session)
 #: Seconds without a stage message after which a progress notification says the council is still at work, so a
 #: client that resets its timeout on progress is never cut while the advisors think (``COUNCIL_MCP_HEARTBEAT``).
@@ -180,9 +181,12 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                 "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
 
     async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams
-                        ) -> types.CallToolResult | types.InputRequiredResult:
+                        ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         known(request)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            if request.name in LONG and request.request_state is None and declares_tasks(ctx):
+                return ext_tasks.start(ctx, lambda link: run_call(request.name, request.arguments,
+                                                                  Call(link, None, None)))  # the Tasks extension
             return await in_rounds(ctx, request)
         return await run_call(request.name, request.arguments, Call(ClientLink(ctx.session), ctx.request_id,
                                                                     ctx.meta))
@@ -192,6 +196,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
         return await run_call(request.name, request.arguments, Call(TaskLink(ctx.session, task), None, ctx.meta))
 
     exchanges, tasks = Exchanges(), Tasks()
+    ext_tasks = ExtensionTasks(tasks)  # 2026-07-28's tasks, in the same store
 
     @asynccontextmanager
     async def lifespan(_server: Server) -> AsyncIterator[dict[str, Any]]:
@@ -214,6 +219,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                 "details": {"reason": "task_not_supported", "tools": sorted(LONG)}})
 
     tasks.serve(server, as_task, known_task)  # MCP tasks (2025-11-25): a long call polled, never cut by a timeout
+    ext_tasks.serve(server)  # and 2026-07-28's Tasks extension: tasks/* answer by the request's revision
 
     async def roots_changed(_ctx: ServerRequestContext, _params: types.NotificationParams) -> None:
         workspaces.roots_changed()

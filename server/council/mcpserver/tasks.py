@@ -9,7 +9,10 @@ token; a clarifying question or a call on the client's model goes out as a reque
 The SDK 2.x serves no ``tasks/*`` (its 2025-11-25 method tables leave them out), so they are Council's own handlers,
 and a task-augmented ``tools/call`` is answered by :meth:`Tasks.middleware` before the SDK's handler (which would read
 the ``CreateTaskResult`` as a ``CallToolResult``). Tasks live in this process; each is kept for its time to live
-(``ttl``, from its creation; at least until a minute after it ends) and then forgotten.
+(``ttl``, from its creation; at least until a minute after it ends) and then forgotten. The same store holds the
+tasks of 2026-07-28 clients (the Tasks extension, :mod:`council.mcpserver.ext_tasks`); each revision's methods see
+only its own tasks. The ``tasks`` capability is declared to 2025-11-25 clients only, the revision that has these
+methods (:func:`declare_tasks`); an earlier revision's client sees none.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import anyio.abc
 import mcp.types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
@@ -43,6 +45,8 @@ POLL_MS = 1000  # the interval suggested to pollers
 MAX_TASKS = 32  # tasks held at once; a new one beyond that is refused
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
+CORE_TASKS = frozenset({"2025-11-25"})  # the revisions whose core has tasks (tools/call with `task`, tasks/*)
+TASK_ID_BYTES = 16  # a task id is 128 random bits: the only handle on a task, never guessed
 
 
 def _now() -> str:
@@ -57,10 +61,12 @@ def task_error(code: int, message: str, reason: str, **details: Any) -> MCPError
 
 @dataclass
 class CouncilTask:
-    """One tool call run as a task."""
+    """One tool call run as a task (``extension``: a 2026-07-28 client's, with its ``inbox`` of input requests and,
+    when Council itself failed, the JSON-RPC ``error``)."""
 
     id: str
     ttl_ms: int
+    extension: bool = False
     status: str = "working"
     message: str | None = None
     created: str = field(default_factory=_now)
@@ -69,6 +75,8 @@ class CouncilTask:
     result: dict[str, Any] | None = None
     ended: anyio.Event = field(default_factory=anyio.Event)
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    inbox: Any = None
+    error: dict[str, Any] | None = None
 
     def set(self, status: str, message: str | None = None) -> None:
         if self.status in TERMINAL:
@@ -76,6 +84,11 @@ class CouncilTask:
         self.status, self.updated = status, _now()
         if message is not None:
             self.message = message
+
+    def say(self, message: str) -> None:
+        """The latest progress line, as the task's ``statusMessage``."""
+        if self.status not in TERMINAL:
+            self.message, self.updated = message, _now()
 
     def wire(self) -> dict[str, Any]:
         task = {"taskId": self.id, "status": self.status, "createdAt": self.created, "lastUpdatedAt": self.updated,
@@ -109,20 +122,30 @@ class TaskLink(ClientLink):
                                          total: float | None, message: str | None,
                                          related_request_id: types.RequestId | None) -> None:
         if message:
-            self.task.message = message
+            self.task.say(message)
         await super().send_progress_notification(token, progress, total, message, None)
 
 
 Work = Callable[[CouncilTask], Awaitable[types.CallToolResult]]
 
 
-def with_tasks(options: InitializationOptions) -> InitializationOptions:
-    """The server's capabilities with MCP tasks (2025-11-25: ``tools/call`` as a task, ``tasks/list``,
-    ``tasks/cancel``); clients look for them before asking for a task (an earlier revision's client drops them)."""
-    options.capabilities.tasks = types.ServerTasksCapability(
-        list=types.TasksListCapability(), cancel=types.TasksCancelCapability(),
-        requests=types.ServerTasksRequestsCapability(tools=types.TasksToolsCapability(call=types.TasksCallCapability())))
-    return options
+TASKS_CAPABILITY = types.ServerTasksCapability(
+    list=types.TasksListCapability(), cancel=types.TasksCancelCapability(),
+    requests=types.ServerTasksRequestsCapability(tools=types.TasksToolsCapability(call=types.TasksCallCapability())))
+
+
+async def declare_tasks(ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
+    """Middleware: the ``initialize`` result declares MCP tasks (2025-11-25: ``tools/call`` as a task,
+    ``tasks/list``, ``tasks/cancel``; clients look for them before asking for a task) when the negotiated revision
+    has them, and not otherwise."""
+    result = await call_next(ctx)
+    if ctx.method != "initialize" or not isinstance(result, dict):
+        return result
+    capabilities = dict(result.get("capabilities") or {})
+    capabilities.pop("tasks", None)
+    if result.get("protocolVersion") in CORE_TASKS:
+        capabilities["tasks"] = TASKS_CAPABILITY.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return {**result, "capabilities": capabilities}
 
 
 class Tasks:
@@ -132,13 +155,15 @@ class Tasks:
         self.tasks: dict[str, CouncilTask] = {}
         self.tg: anyio.abc.TaskGroup | None = None
 
-    def start(self, work: Work, ttl_ms: int | None) -> CouncilTask:
+    def start(self, work: Work, ttl_ms: int | None, *, extension: bool = False) -> CouncilTask:
+        """A new task running ``work``. A tool result with ``isError`` ends a 2025-11-25 task ``failed``, as that
+        revision says, and an extension task ``completed`` (its ``failed`` is for JSON-RPC errors only)."""
         live = sum(1 for t in self.tasks.values() if t.status not in TERMINAL)
         if self.tg is None or live >= MAX_TASKS:
             raise task_error(types.INVALID_REQUEST, f"{live} tasks are running; wait for one to end or cancel one",
                              "too_many_tasks", limit=MAX_TASKS)
         ttl = DEFAULT_TTL_MS if ttl_ms is None else max(1000, min(int(ttl_ms), MAX_TTL_MS))
-        task = CouncilTask(id=secrets.token_urlsafe(12), ttl_ms=ttl)
+        task = CouncilTask(id=secrets.token_urlsafe(TASK_ID_BYTES), ttl_ms=ttl, extension=extension)
         self.tasks[task.id] = task
 
         async def run() -> None:
@@ -146,10 +171,13 @@ class Tasks:
                 with task.scope:
                     result = await work(task)
                     task.result = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-                    task.set("failed" if result.is_error else "completed")
+                    task.set("failed" if result.is_error and not extension else "completed")
             except Exception as exc:  # run_call answers every failure itself: this is a fault of the task's own
                 log.exception("task %s failed", task.id)
-                task.set("failed", f"{type(exc).__name__}: {exc}"[:500])
+                message = f"{type(exc).__name__}: {exc}"[:500]
+                task.error = {"code": types.INTERNAL_ERROR, "message": message,
+                              "data": {"code": "internal", "message": message, "details": {}}}
+                task.set("failed", message)
             finally:
                 if task.status not in TERMINAL:
                     task.set("cancelled")
@@ -161,19 +189,21 @@ class Tasks:
         self.tg.start_soon(run)
         return task
 
-    def _task(self, task_id: str) -> CouncilTask:
+    def find(self, task_id: str, *, extension: bool = False) -> CouncilTask:
+        """The task ``task_id`` names among this revision's tasks (``extension``: the Tasks extension's); refused
+        (-32602, ``unknown_task``) when there is none."""
         task = self.tasks.get(task_id)
-        if task is None:
-            raise task_error(types.INVALID_PARAMS, f"no task {task_id!r} (unknown, or past its time to live)",
+        if task is None or task.extension != extension:
+            raise task_error(types.INVALID_PARAMS, f"no task {task_id[:64]!r} (unknown, or past its time to live)",
                              "unknown_task", fields={"taskId": "unknown task"})
         return task
 
     async def get(self, _ctx: ServerRequestContext, params: types.GetTaskRequestParams) -> dict[str, Any]:
-        return self._task(params.task_id).wire()
+        return self.find(params.task_id).wire()
 
     async def result(self, _ctx: ServerRequestContext, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         """The call's result once it ended (waits for it), tagged with the task."""
-        task = self._task(params.task_id)
+        task = self.find(params.task_id)
         await task.ended.wait()
         if task.result is None:
             message = f"task {task.id} was {task.status}: it has no result" + (f" ({task.message})"
@@ -183,7 +213,7 @@ class Tasks:
         return {**task.result, "_meta": meta}
 
     async def cancel(self, _ctx: ServerRequestContext, params: types.CancelTaskRequestParams) -> dict[str, Any]:
-        task = self._task(params.task_id)
+        task = self.find(params.task_id)
         if task.status in TERMINAL:
             raise task_error(types.INVALID_PARAMS, f"task {task.id} is already {task.status}", "task_ended",
                              status=task.status)
@@ -192,7 +222,7 @@ class Tasks:
         return task.wire()
 
     async def list(self, _ctx: ServerRequestContext, _params: types.PaginatedRequestParams) -> dict[str, Any]:
-        return {"tasks": [t.wire() for t in self.tasks.values()]}
+        return {"tasks": [t.wire() for t in self.tasks.values() if not t.extension]}
 
     def serve(self, server: Server, call: Callable[[ServerRequestContext, types.CallToolRequestParams, CouncilTask],
                                                  Awaitable[types.CallToolResult]],
@@ -216,4 +246,4 @@ class Tasks:
             log.info("%s runs as task %s", request.name, task.id)
             return {"task": task.wire()}
 
-        server.middleware.append(middleware)
+        server.middleware += [declare_tasks, middleware]
