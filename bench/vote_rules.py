@@ -181,8 +181,8 @@ def run_engine_rules(first: list[int], confidence: list[float], right: int, r: R
                      min_rounds: int = SETTINGS.min_cycles) -> Session:
     """The engine's deliberation loop on scripted votes (``Engine.debate``, ``options_beside_next_cycle``,
     ``Engine._conclude_cycle``, ``vote_round.conclude``): assess and should_stop after every cycle's votes, the
-    cycle cap, then the tally of the final round. ``min_rounds``: the engine's ``min_cycles`` (the proposal runs
-    it with 1)."""
+    cycle cap, then the tally of the final round. ``min_rounds``: the engine's ``min_cycles`` (the bench runs
+    it with 2 for the rule before issue 34's change)."""
     kappa = CONFORMITY[r.conformity]
     votes = votes_of(1, first, confidence)
     rounds = [votes]
@@ -215,8 +215,9 @@ def plurality(options: list[int], weights: list[float] | None = None) -> dict[in
 
 
 def council_credit(s: Session, right: int) -> float:
-    """The final answer: the tally's winner; on a head-count tie ``tally_votes`` names no winner and the chair
-    writes the answer from the tied sides — counted as a random pick among them."""
+    """The final answer: the tally's winner (a head-count tie goes to the side of more confidence); on an even tie
+    ``tally_votes`` names no winner and the chair writes the answer from the tied sides — counted as a random pick
+    among them."""
     if s.winner is not None:
         return float(ascii_uppercase.index(s.winner) == right)
     final = [ascii_uppercase.index(v.option_id) for v in s.rounds[-1]]
@@ -278,8 +279,8 @@ class Row:
     confidence_gap: float  # mean confidence − accuracy of the first answers
 
 
-RULES = ("best_seat", "majority_first", "weighted_first", "council_final", "final_weighted", "tie_by_weight",
-         "settle_first", "proposal")
+RULES = ("best_seat", "majority_first", "weighted_first", "council_final", "was", "final_weighted")
+WAS_MIN_CYCLES = 2  # the rule before issue 34's change (a850f71): a debate cycle always ran, a head-count tie open
 
 
 def run_regime(r: Regime, questions: int, seed: int) -> tuple[Row, Drawn, list[Session]]:
@@ -302,13 +303,8 @@ def run_regime(r: Regime, questions: int, seed: int) -> tuple[Row, Drawn, list[S
         per["weighted_first"].append(credit(plurality(first, [max(c, 0.05) for c in conf]), right))
         per["council_final"].append(council_credit(s, right))
         per["final_weighted"].append(credit(plurality(final, [max(c, 0.05) for c in final_conf]), right))
-        tie = {x: c + 1e-6 * w for (x, c), w in zip(plurality(final).items(),
-                                                      plurality(final, final_conf).values(), strict=True)}
-        per["tie_by_weight"].append(council_credit(s, right) if s.winner is not None else credit(tie, right))
-        early = run_engine_rules(first, conf, right, r, d.moves[q], min_rounds=1)
-        per["settle_first"].append(council_credit(early, right))
-        per["proposal"].append(credit(plurality([ascii_uppercase.index(v.option_id) for v in early.rounds[-1]],
-                                                [max(v.confidence, 0.05) for v in early.rounds[-1]]), right))
+        was = run_engine_rules(first, conf, right, r, d.moves[q], min_rounds=WAS_MIN_CYCLES)
+        per["was"].append(credit(plurality([ascii_uppercase.index(v.option_id) for v in was.rounds[-1]]), right))
     base = np.array(per["majority_first"])
     figures = {k: float(np.mean(v)) for k, v in per.items()}
     diffs = {k: (float(np.mean(np.array(v) - base)), float(np.std(np.array(v) - base) / math.sqrt(questions)))
@@ -350,10 +346,11 @@ COLUMNS = (
     "mean accuracy whose plurality is as accurate (majority of the first vote / Council's final answer)",
     "accuracy: best = the best single seat; maj = plain majority of the first vote (= Council's first-vote tally); "
     "wfirst = the first vote weighted by confidence (the leader Council's convergence rule weighs); council = "
-    "Council's final answer (a head-count tie has no winner: counted as the chair's random pick among the tied)",
-    "proposals: fw = the final round weighted by confidence; tb = Council's final with a head-count tie broken by "
-    "confidence; s1 = Council with min_cycles 1 (the settled rule from the first vote); prop = s1 and fw together",
-    "Δ = council − maj (± 1 se, paired; LOSES/wins: beyond 2 se), then wfirst − maj and prop − maj",
+    "Council's final answer (a head-count tie goes to the side of more confidence; an even tie has no winner: "
+    "counted as the chair's random pick among the tied)",
+    "was = the rule before issue 34's change (a850f71: min_cycles 2, a head-count tie has no winner); fw = Council's "
+    "final round weighted by confidence (the proposal left)",
+    "Δ = council − maj (± 1 se, paired; LOSES/wins: beyond 2 se), then wfirst − maj, was − maj and fw − maj",
     "cycles: mean cycles run; moved: share of seats whose final vote is not their first; stop reasons; conf−acc: "
     "mean confidence minus accuracy of the first answers",
 )
@@ -369,10 +366,10 @@ def print_rows(rows: list[Row], questions: int) -> None:
         stops = " ".join(f"{k}:{v}" for k, v in sorted(row.stops.items()))
         accuracy = " ".join(f"{label} {f[key]:.3f}" for label, key in (
             ("best", "best_seat"), ("maj", "majority_first"), ("wfirst", "weighted_first"),
-            ("council", "council_final"), ("fw", "final_weighted"), ("tb", "tie_by_weight"), ("s1", "settle_first"),
-            ("prop", "proposal")))
+            ("council", "council_final"), ("was", "was"), ("fw", "final_weighted")))
         deltas = (f"Δ {mean:+.3f}±{se:.3f} {verdict(row)} wfirst {d['weighted_first'][0]:+.3f} "
-                  f"{verdict(row, 'weighted_first')} prop {d['proposal'][0]:+.3f} {verdict(row, 'proposal')}")
+                  f"{verdict(row, 'weighted_first')} was {d['was'][0]:+.3f} {verdict(row, 'was')} "
+                  f"fw {d['final_weighted'][0]:+.3f} {verdict(row, 'final_weighted')}")
         print(f"vote_rules[{row.regime.name}]: rho {row.rho:.2f} n_eff {row.n_eff:.1f} eq {row.eq_majority}/"
               f"{row.eq_council} | {accuracy} | {deltas} | cycles {f['cycles']:.2f} moved {f['moved']:.2f} "
               f"{stops} | conf−acc {row.confidence_gap:+.2f}")
@@ -467,15 +464,18 @@ def main(argv: list[str] | None = None) -> int:
     print_rows(rows, args.questions)
     losses = [row for row in rows if verdict(row) == "LOSES"]
     print(f"vote_rules_regimes: {len(rows)}; Council's final answer loses to plain majority of the first vote in "
-          f"{len(losses)}, wins in {sum(verdict(x) == 'wins' for x in rows)}; the proposal loses in "
-          f"{sum(verdict(x, 'proposal') == 'LOSES' for x in rows)}, wins in "
-          f"{sum(verdict(x, 'proposal') == 'wins' for x in rows)}")
+          f"{len(losses)}, wins in {sum(verdict(x) == 'wins' for x in rows)}; the rule before (was) lost in "
+          f"{sum(verdict(x, 'was') == 'LOSES' for x in rows)}, won in {sum(verdict(x, 'was') == 'wins' for x in rows)}"
+          f"; the final round weighted by confidence (fw) loses in "
+          f"{sum(verdict(x, 'final_weighted') == 'LOSES' for x in rows)}, wins in "
+          f"{sum(verdict(x, 'final_weighted') == 'wins' for x in rows)}")
     for row in losses:
         print(f"vote_rules_loses[{row.regime.name}]: Council {row.figures['council_final']:.3f} < majority "
-              f"{row.figures['majority_first']:.3f} (proposal {row.figures['proposal']:.3f})")
-    gap = [(row.figures["proposal"] - row.figures["council_final"], row.regime.name) for row in rows]
-    print(f"vote_rules_proposal_vs_council: mean {np.mean([g for g, _ in gap]):+.3f}, worst {min(gap)[0]:+.3f} "
-          f"({min(gap)[1].strip()}), best {max(gap)[0]:+.3f} ({max(gap)[1].strip()})")
+              f"{row.figures['majority_first']:.3f}")
+    for label, key in (("was", "was"), ("fw", "final_weighted")):
+        gap = [(row.figures["council_final"] - row.figures[key], row.regime.name) for row in rows]
+        print(f"vote_rules_council_vs_{label}: mean {np.mean([g for g, _ in gap]):+.3f}, worst {min(gap)[0]:+.3f} "
+              f"({min(gap)[1].strip()}), best {max(gap)[0]:+.3f} ({max(gap)[1].strip()})")
     if args.crosscheck:
         checked = [Regime(5, "mixed", "calibrated", "weak", "high"), Regime(3, "same", "over", "strong", "low"),
                    Regime(9, "mixed", "over", "weak", "high")]

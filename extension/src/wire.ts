@@ -1811,7 +1811,7 @@ export interface SessionSettings {
   maxCycles: number;
   /** Ceiling when extended debate is requested. */
   extendedMaxCycles: number;
-  /** Cycles before the council may stop because most see no need to go on. */
+  /** Cycles before the council may stop because most see no need to go on (1: from the first vote, when two thirds of the advisors say another cycle would not change their vote). */
   minCycles: number;
   depth: Depth;
   maxPersonas: number;

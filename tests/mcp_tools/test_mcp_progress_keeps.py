@@ -14,7 +14,7 @@ from council.mcpserver.server import _stages
 
 from .conftest import PROBLEM
 
-SLOW_ADVISORS = {"when": {"schema": "PersonaReply"}, "delay": 1.5}
+SLOW_ADVISORS = {"when": {"schema": "PersonaReply"}, "delay": 0.1}  # per 24-character chunk: ~2 s a reply
 
 
 async def test_a_long_stage_still_sends_progress_so_a_clients_clock_is_reset(mcp_client, monkeypatch):

@@ -101,6 +101,26 @@ async def test_consensus_after_cycle_one_skips_further_cycles(make_service):
     assert not h.of(sid, "debate.limitReached")
 
 
+async def test_a_split_first_vote_nobody_wants_to_debate_is_the_answer(make_service):
+    """The default settled rule counts from the first vote (min_cycles 1, issue 34): a 2-1 split under the 75%
+    weighted share is not converged, but when every advisor says another cycle would not change their vote, the
+    cycle started beside the options call is cancelled and the first vote is the final one (on a850f71 a debate
+    cycle always ran: bench/vote_rules.py found it turned right majorities wrong as often as wrong ones right)."""
+    script = {"rules": [*first_votes(continue_debate=False, **{ARCH: ("A", 0.6), DEV: ("A", 0.6), DEVIL: ("B", 0.9)}),
+                        *persona_rules(ARCH, LATER, option="B", vote_confidence=0.9),
+                        *persona_rules(DEV, LATER, option="B", vote_confidence=0.9),
+                        *persona_rules(DEVIL, LATER, option="B", vote_confidence=0.9)]}
+    h = make_service(script, settings=SessionSettings())
+    res, s = await start(h, personas=TRIO)
+    assert_completed_cleanly(res, s)
+    assert s.settings.min_cycles == 1
+    conv = s.discussions[0].convergence
+    assert conv.status == "refining" and conv.stop_requests == 1.0
+    assert [d.stop_reason for d in s.discussions] == ["settled"] and s.debate_cycles == 1
+    assert not [x for x in s.responses if x.cycle == 2] and all(v.cycle == 1 for v in s.votes)
+    assert (s.tally.consensus, s.tally.winner) == ("majority", "A")
+
+
 # --- majority after debate ------------------------------------------------------------------------------------
 MAJORITY_SCRIPT = {
     "rules": [

@@ -52,7 +52,8 @@ def add_council_arguments(p: argparse.ArgumentParser, *, serve: bool) -> None:
     p.add_argument("--depth", choices=["brief", "standard", "deep"], help=f"{default}answer depth")
     p.add_argument("--max-cycles", type=whole_number, help=f"{default}cycle cap, the first vote's cycle "
                                                                 "included (1–50, default 10)")
-    p.add_argument("--min-cycles", type=whole_number, help="cycles before the council may stop early (default 2)")
+    p.add_argument("--min-cycles", type=whole_number,
+                   help="cycles before the council may stop early (default 1: from the first vote)")
     p.add_argument("--workspace", help="workspace folder: the advisors may read it as evidence (read_file, "
                                        "search_code, list_files) and its .council/personas overrides the personas"
                                        + ("; define_personas writes there" if serve else ""))

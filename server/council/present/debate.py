@@ -137,7 +137,8 @@ def tally_words(vt: VoteTally) -> str:
         return t(f"tally.{vt.consensus}", winner=winner)
     if vt.consensus == "tie":
         tied = [oid for oid, c in vt.counts.items() if c == max(vt.counts.values(), default=0)]
-        return t("tally.tie", names=join_names([f"**{option_name(vt.options, oid)}**" for oid in tied]))
+        names = join_names([f"**{option_name(vt.options, oid)}**" for oid in tied])
+        return t("tally.tie_broken", names=names, winner=winner) if vt.winner else t("tally.tie", names=names)
     if vt.winner:
         return t("tally.leads", winner=winner)
     return t("tally.none")

@@ -128,7 +128,9 @@ def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[
         if counts[winner] == voters and voters >= 2:
             consensus = "unanimous"
         elif len(ranked) > 1 and counts[ranked[1].id] == counts[winner]:
-            winner, consensus = None, "tie"
+            consensus = "tie"  # a head-count tie goes to the side its voters are surer of; an even one has no winner
+            if weights[ranked[1].id] == weights[winner]:
+                winner = None
         elif counts[winner] * 2 > voters:
             consensus = "majority"
     return VoteTally(options=options, counts=counts, weights=weights, winner=winner, consensus=consensus,
@@ -140,7 +142,7 @@ def describe_tally(t: VoteTally) -> str:
     labels = {o.id: o.label for o in t.options}
     counts = " · ".join(f"{oid} {n}" for oid, n in t.counts.items())
     if t.consensus == "tie":
-        return f"tie: {counts}"
+        return f"tie: {counts}" + (f"; {t.winner} ({labels[t.winner]}) leads on confidence" if t.winner else "")
     if t.winner is None:
         return "no votes were cast"
     return f"{t.consensus} for {t.winner} ({labels[t.winner]}): {counts}"

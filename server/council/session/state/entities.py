@@ -276,8 +276,10 @@ class SessionSettings(CamelModel):
 
     max_cycles: int = Field(DEFAULT_MAX_CYCLES, ge=1, le=50)
     extended_max_cycles: int = Field(20, ge=1, le=50, description="Ceiling when extended debate is requested.")
-    min_cycles: int = Field(2, ge=1, le=50,
-                            description="Cycles before the council may stop because most see no need to go on.")
+    min_cycles: int = Field(1, ge=1, le=50,
+                            description="Cycles before the council may stop because most see no need to go on (1: "
+                                        "from the first vote, when two thirds of the advisors say another cycle "
+                                        "would not change their vote).")
     depth: Depth = Depth.STANDARD
     max_personas: int = Field(5, ge=1, le=12)
     clarify: bool = True
