@@ -99,11 +99,12 @@ class Narrator:
 
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
-        with speaking(language_of(rt)):
-            if isinstance(rec, r.StatusSet) and previous is not None:
+        if isinstance(rec, r.StatusSet) and previous is not None:
+            with speaking(language_of(rt)):
                 self._status_set(rt, rec, previous)
-            elif type(rec) in self._on:
-                self._on[type(rec)](rt, rec)
+        elif (handle := self._on.get(type(rec))) is not None:  # most records say something; a model's use does not
+            with speaking(language_of(rt)):
+                handle(rt, rec)
 
     def _status_set(self, rt: SessionRuntime, rec: r.StatusSet, previous: SessionStatus) -> None:
         text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
