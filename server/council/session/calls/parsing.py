@@ -24,6 +24,7 @@ T = TypeVar("T", bound=ModelReply)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
+_PAIRS = json.JSONDecoder(object_pairs_hook=list)  # an object as the list of its members, in order (keys may repeat)
 _STRING_STOP = re.compile(r'["\\]')
 _SIGNIFICANT = re.compile(r"[^ \t\r\n]")  # between members: every token counts
 _NESTED = re.compile(r'["\[\]{}]')  # inside a member's value: only strings and nesting count
@@ -77,14 +78,13 @@ class Members:
         """Read ``text`` at once when it starts with a whole JSON object (a reply that came in one piece, or one a
         stream held back): the C decoder finds its end and its members, in order, and the state is what the
         token-by-token reading reaches at that end. False (nothing read) when it does not."""
-        members: list[list[tuple[str, Any]]] = []  # each object's members as the decoder closes it: the outer last
         if not text.startswith("{"):
             return False
         try:
-            _, end = json.JSONDecoder(object_pairs_hook=lambda pairs: members.append(pairs) or {}).raw_decode(text)
+            pairs, end = _PAIRS.raw_decode(text)
         except (ValueError, RecursionError):  # not whole (or nested past the decoder's depth): token by token
             return False
-        keys = [key for key, _ in members[-1]]
+        keys = [key for key, _ in pairs]
         self._keys = set(keys)
         self.reassigned = len(self._keys) < len(keys)
         self.key = keys[-1] if keys else None
