@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workload import QUESTION, WORKLOADS, FakeModel, aicounsel_reply, aicounsel_summary
+from workload import QUESTION, WORKLOADS, FakeModel, aicounsel_reply, aicounsel_summary, replay_cpu
 
 
 class FakeAdapter:
@@ -74,6 +74,8 @@ async def run(path: str, ready: Any = None, workload: str = "6x5", prefill: floa
         result = await engine.execute(request)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     tally = result.voting_result.final_tally if result.voting_result else {}
-    return {"wall": wall, "cpu": cpu, "rounds": rounds, "stages": fake.stages(), "calls": len(fake.calls),
+    model_cpu = await replay_cpu(fake, fake.calls)  # its fake model's share of that CPU, as Council's is measured
+    return {"wall": wall, "cpu": cpu, "model_cpu": model_cpu, "rounds": rounds, "stages": fake.stages(),
+            "calls": len(fake.calls),
             "prompt_chars": fake.prompt_chars(), "by_kind": fake.by_kind(), "tally": tally,
             "rounds_completed": result.rounds_completed, "summary": result.summary.consensus[:80]}

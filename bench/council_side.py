@@ -26,7 +26,7 @@ from council.protocol.completion import CompleteParams, CompleteResult
 from council.protocol.methods import ClientCapabilities, SessionOptions, TurnParams
 from council.service import CouncilService
 from council.session.state.entities import SessionSettings
-from workload import QUESTION, ROUNDS, SIX, WORKLOADS, Call, FakeModel, Workload, council_reply
+from workload import QUESTION, ROUNDS, SIX, WORKLOADS, FakeModel, Workload, council_reply, replay_cpu
 
 SIX_BY_FIVE = WORKLOADS["6x5"]
 
@@ -129,31 +129,7 @@ async def engine_cpu(chunk: int, work: Workload = SIX_BY_FIVE) -> float:
     await service.turn(turn_params(work))
     cpu = time.process_time() - cpu
     await service.aclose()
-    return cpu - await harness_cpu(model, model.calls)
-
-
-async def harness_cpu(like: FakeModel, calls: list[Call]) -> float:
-    """CPU seconds of the fake model alone replaying a session's calls (same texts, same deltas, same stages, a
-    no-op consumer): subtracted from a session's CPU, it leaves the engine's."""
-    model = FakeModel(latency=like.latency, chunk=like.chunk)
-
-    async def nothing(_: str) -> None:
-        return None
-
-    stages: list[list[Call]] = []
-    end = float("-inf")
-    for call in sorted(calls, key=lambda c: c.started):  # the session's stages: calls that overlapped in time
-        if stages and call.started < end:
-            stages[-1].append(call)
-        else:
-            stages.append([call])
-        end = max(end, call.ended)
-    cpu = time.process_time()
-    for stage in stages:
-        async with anyio.create_task_group() as tg:
-            for call in stage:
-                tg.start_soon(model.respond, "x", call.kind, 0, call.text, nothing)
-    return time.process_time() - cpu
+    return cpu - await replay_cpu(model, model.calls)
 
 
 async def retained_per_session(sessions: int = 3) -> float:

@@ -220,3 +220,28 @@ class FakeModel:
             n, chars = out.get(c.kind, (0, 0))
             out[c.kind] = (n + 1, chars + c.prompt_chars)
         return out
+
+
+async def replay_cpu(like: FakeModel, calls: list[Call]) -> float:
+    """CPU seconds of the fake model alone replaying a session's calls (same texts, same deltas, same stages, a
+    no-op consumer): subtracted from a session's CPU, it leaves the engine's (Council's, and AI Counsel's beside
+    it)."""
+    model = FakeModel(latency=like.latency, chunk=like.chunk)
+
+    async def nothing(_: str) -> None:
+        return None
+
+    stages: list[list[Call]] = []
+    end = float("-inf")
+    for call in sorted(calls, key=lambda c: c.started):  # the session's stages: calls that overlapped in time
+        if stages and call.started < end:
+            stages[-1].append(call)
+        else:
+            stages.append([call])
+        end = max(end, call.ended)
+    cpu = time.process_time()
+    for stage in stages:
+        async with anyio.create_task_group() as tg:
+            for call in stage:
+                tg.start_soon(model.respond, "x", call.kind, 0, call.text, nothing)
+    return time.process_time() - cpu

@@ -11,7 +11,7 @@ from typing import Any
 from council.errors import ErrorCode
 from council.present import clarify, cost, debate, evidence, follow_up, status
 from council.present.answer import AnswerStream, streams, withdrawn
-from council.present.live_render import limits_of
+from council.present.live_render import Limits, limits_of
 from council.present.persona import PersonaLine, PersonaText
 from council.present.review_words import progress_line
 from council.protocol import events as ev
@@ -32,6 +32,7 @@ class Narrator:
         self._follow_ups: dict[str, tuple[str, PersonaText]] = {}  # session → (follow-up id, its live text)
         self._reused: set[tuple[str, str]] = set()  # (session, question) answered with a reply from before a reload
         self._answers: dict[str, tuple[str, AnswerStream]] = {}  # session → (synthesis call, its streamed head)
+        self._limits: dict[str, tuple[tuple[int, int], Limits]] = {}  # session → ((cycle, records), reply limits)
         # events that wait for the persona block on screen to end (a seat's fallback note): session → (class, fields)
         self._held: dict[str, list[tuple[type[ev.EventBase], dict[str, Any]]]] = {}
         self._on: dict[type, Callable[[SessionRuntime, Any], None]] = {
@@ -98,11 +99,12 @@ class Narrator:
 
     # --- the observer contract -------------------------------------------------------------------------------
     def recorded(self, rt: SessionRuntime, rec: r.RecordBase, previous: SessionStatus | None) -> None:
-        with speaking(language_of(rt)):
-            if isinstance(rec, r.StatusSet) and previous is not None:
+        if isinstance(rec, r.StatusSet) and previous is not None:
+            with speaking(language_of(rt)):
                 self._status_set(rt, rec, previous)
-            elif type(rec) in self._on:
-                self._on[type(rec)](rt, rec)
+        elif (handle := self._on.get(type(rec))) is not None:  # most records say something; a model's use does not
+            with speaking(language_of(rt)):
+                handle(rt, rec)
 
     def _status_set(self, rt: SessionRuntime, rec: r.StatusSet, previous: SessionStatus) -> None:
         text = status.cancelled() if rec.status is SessionStatus.CANCELLED else ""
@@ -131,7 +133,11 @@ class Narrator:
                 self._ask(rt, rt.session.active_question, rt.session.open_revisit is not None)
 
     def persona_started(self, rt: SessionRuntime, persona: str, cycle: int, provider: str, model: str) -> None:
-        limits = limits_of(persona_schema(rt.session, cycle))
+        state = (cycle, len(rt.journal))  # the session changes only by a record: the same state, the same limits
+        known = self._limits.get(rt.session_id)
+        if known is None or known[0] != state:  # the cycle's first persona (every persona starts at once)
+            known = self._limits[rt.session_id] = (state, limits_of(persona_schema(rt.session, cycle)))
+        limits = known[1]
         self._texts[(rt.session_id, persona, cycle)] = PersonaLine(persona, limits, model=_shown_model(rt, persona))
         seating = rt.session.seating
         self.emit(rt, ev.PersonaStarted, persona=persona, cycle=cycle, provider=provider, model=model,
@@ -278,6 +284,7 @@ class Narrator:
         self._texts = {key: text for key, text in self._texts.items() if key[0] != session_id}
         self._follow_ups.pop(session_id, None)
         self._answers.pop(session_id, None)
+        self._limits.pop(session_id, None)
         self._held.pop(session_id, None)
         self._reused = {key for key in self._reused if key[0] != session_id}
 

@@ -3,7 +3,8 @@ so users watch advice, not braces (the reply so far is read by ``council.session
 
 Fields render in a fixed order and only text extending what was sent is emitted: rendering holds back at the first
 unfinished field, so output is never retracted; fields sent in full are not rendered again, and while a key or a
-held-back list item grows, nothing is parsed again.
+held-back list item grows, or once every field shown was sent in full (a chat line shows the position only), nothing
+is parsed again.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ class LiveRenderer:
         p.feed(chunk)
         if p.members.string == self._quiet >= 0:
             return ""  # inside an unfinished list item that already shows text: held back, so nothing changes
+        if self._frozen == len(self.fields) and not p.reassigned:
+            return ""  # every field shown was sent in full: the rest of the reply cannot change the render
         obj, done = parsed = p.parse()
         self._quiet = _held_back(p.members, obj)
         if p.reassigned:  # a key came twice: an earlier field may change, so render everything as it stands

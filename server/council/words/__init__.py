@@ -13,10 +13,8 @@ would add a build step and give no guarantee a table does not (the completeness 
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 Entry = str | tuple[str, ...]
@@ -59,14 +57,26 @@ def language() -> str:
     return _current.get()
 
 
-@contextmanager
-def speaking(lang: str | None) -> Iterator[str]:
-    """Write in ``lang`` (English when it has no catalog) inside the ``with`` block."""
-    token = _current.set(supported(lang) or DEFAULT)
-    try:
-        yield _current.get()
-    finally:
-        _current.reset(token)
+class speaking:  # lower case: used as the function it was, ``with speaking(lang):``
+    """Write in ``lang`` (English when it has no catalog) inside the ``with`` block. A plain context manager, not a
+    generator one: the narrator enters one for every event it words."""
+
+    __slots__ = ("_lang", "_token")
+
+    def __init__(self, lang: str | None) -> None:
+        self._lang = _supported(lang) if lang else DEFAULT
+
+    def __enter__(self) -> str:
+        self._token = _current.set(self._lang)
+        return self._lang
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
+
+
+@lru_cache(maxsize=64)
+def _supported(lang: str) -> str:
+    return supported(lang) or DEFAULT
 
 
 def plural_index(lang: str, count: int) -> int:

@@ -24,6 +24,7 @@ T = TypeVar("T", bound=ModelReply)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
+_PAIRS = json.JSONDecoder(object_pairs_hook=list)  # an object as the list of its members, in order (keys may repeat)
 _STRING_STOP = re.compile(r'["\\]')
 _SIGNIFICANT = re.compile(r"[^ \t\r\n]")  # between members: every token counts
 _NESTED = re.compile(r'["\[\]{}]')  # inside a member's value: only strings and nesting count
@@ -48,6 +49,8 @@ class Members:
         self._colon = False  # a ':' was read and the value has not started
 
     def scan(self, text: str) -> None:
+        if self.pos == 0 and self._whole(text):
+            return
         i, n = self.pos, len(text)
         while i < n and not self.closed:
             if self.string >= 0:
@@ -70,6 +73,23 @@ class Members:
             i = m.end()
             self._token(m.group(), m.start())
         self.pos = i
+
+    def _whole(self, text: str) -> bool:
+        """Read ``text`` at once when it starts with a whole JSON object (a reply that came in one piece, or one a
+        stream held back): the C decoder finds its end and its members, in order, and the state is what the
+        token-by-token reading reaches at that end. False (nothing read) when it does not."""
+        if not text.startswith("{"):
+            return False
+        try:
+            pairs, end = _PAIRS.raw_decode(text)
+        except (ValueError, RecursionError):  # not whole (or nested past the decoder's depth): token by token
+            return False
+        keys = [key for key, _ in pairs]
+        self._keys = set(keys)
+        self.reassigned = len(self._keys) < len(keys)
+        self.key = keys[-1] if keys else None
+        self.closed, self.pos = True, end
+        return True
 
     def _token(self, ch: str, at: int) -> None:
         if ch == '"':
@@ -100,10 +120,12 @@ class Members:
         if self.open == "string":
             self.open = None
             return
-        try:
-            key = json.loads(text[start:end])
-        except ValueError:  # a bad escape: the partial parse stops there anyway
-            key = text[start + 1:end - 1]
+        key = text[start + 1:end - 1]
+        if "\\" in key:  # without an escape the key is its text
+            try:
+                key = json.loads(text[start:end])
+            except ValueError:  # a bad escape: the partial parse stops there anyway
+                pass
         self.reassigned = self.reassigned or key in self._keys
         self._keys.add(key)
         self.key, self.open = key, None

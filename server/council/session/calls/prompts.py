@@ -8,6 +8,8 @@ it can say which recommendation each option stands for.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from string import ascii_uppercase
 from typing import Any
 
@@ -194,11 +196,18 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
 
 
 def persona_contract(persona: PersonaContract, session: ConversationSession) -> str:
-    """Who the persona is and the rules it keeps, bounded; the same in every cycle."""
+    """Who the persona is and the rules it keeps, bounded; the same in every cycle (built once per persona and
+    language)."""
+    return _contract(persona.name, persona.soul, tuple(persona.focus), tuple(persona.constraints),
+                     _language_line(session))
+
+
+@functools.lru_cache(maxsize=256)
+def _contract(name: str, soul: str, focus: tuple[str, ...], constraints: tuple[str, ...], language: str) -> str:
     return (
-        f"You are {persona.name}, an advisor on a council.\n{clip(persona.soul, SOUL_BUDGET)}\n"
-        f"Your focus: {_items(persona.focus, FOCUS_BUDGET)}\nYour rules: {_items(persona.constraints, RULES_BUDGET)}\n"
-        f"Be concrete and specific to the user's situation. {_language_line(session)}"
+        f"You are {name}, an advisor on a council.\n{clip(soul, SOUL_BUDGET)}\n"
+        f"Your focus: {_items(list(focus), FOCUS_BUDGET)}\nYour rules: {_items(list(constraints), RULES_BUDGET)}\n"
+        f"Be concrete and specific to the user's situation. {language}"
     )
 
 
@@ -240,7 +249,39 @@ BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set back
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
-    user = _paragraphs(problem_brief(session), evidence_block(session), tools_text(session))
+    return _persona_messages(persona, session, schema, cycle, previous, own_previous, votes,
+                             _CycleText.of(session, schema))
+
+
+def cycle_messages(personas: list[PersonaContract], session: ConversationSession, schema: dict[str, Any],
+                   cycle: int, previous: list[PersonaResponse],
+                   votes: dict[str, Vote] | None = None) -> dict[str, list[ChatMessage]]:
+    """:func:`persona_messages` of every persona in a cycle (``previous``: everyone's replies of the cycle before),
+    the parts they all read — the brief, the reply format — built once."""
+    shared = _CycleText.of(session, schema)
+    return {p.name: _persona_messages(p, session, schema, cycle, [x for x in previous if x.persona != p.name],
+                                      next((x for x in previous if x.persona == p.name), None), votes, shared)
+            for p in personas}
+
+
+@dataclass(frozen=True)
+class _CycleText:
+    """What every persona's prompt in a cycle shares: the brief (request, evidence, tools) and the reply format."""
+
+    brief: str
+    format: str
+    extra: str
+
+    @classmethod
+    def of(cls, session: ConversationSession, schema: dict[str, Any]) -> _CycleText:
+        return cls(_paragraphs(problem_brief(session), evidence_block(session), tools_text(session)),
+                   format_block(schema), extra_block(schema))
+
+
+def _persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
+                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
+                      votes: dict[str, Vote] | None, shared: _CycleText) -> list[ChatMessage]:
+    user = shared.brief
     if cycle == 1 or not previous:
         user += "\n\nGive your independent assessment."
     else:
@@ -256,8 +297,9 @@ def persona_messages(persona: PersonaContract, session: ConversationSession, sch
         elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
             user += "\n\n" + BACKING_RULE
         user += "\n\n" + DEBATE_RULES
-    user = _paragraphs(user, extra_block(schema))
-    return [_system(schema, persona_contract(persona, session)), ChatMessage(role="user", content=user)]
+    user = _paragraphs(user, shared.extra)
+    return [ChatMessage(role="system", content=shared.format + "\n\n" + persona_contract(persona, session)),
+            ChatMessage(role="user", content=user)]
 
 
 def options_messages(session: ConversationSession, schema: dict[str, Any],

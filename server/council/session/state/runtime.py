@@ -8,10 +8,14 @@ runs (or one review, which has no session). Its reports go to the observer (``co
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import time
+import types
+import typing
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
+from enum import Enum
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -35,7 +39,7 @@ def with_shared_fields_sets(node: T) -> T:
     model that does not share it yet is rebuilt as a shallow copy holding the shared set (its values are validated
     already)."""
     if isinstance(node, BaseModel):
-        values = _shared_within(node.__dict__)
+        values = _shared_fields(node)
         own = node.model_fields_set
         shared = _FIELDS_SETS.setdefault(frozenset(own), own)
         if shared is own and values is None:
@@ -51,19 +55,58 @@ def with_shared_fields_sets(node: T) -> T:
     return node
 
 
-def _shared_within(values: dict[str, Any] | list[Any]) -> Any:
-    """A copy of a model's values (or a list) with :func:`with_shared_fields_sets` applied to the models and lists
-    in it, or None when none of them changed. Other values (text, numbers, dicts) are kept as they are, without a
-    call each: a record holds thousands of them."""
-    changed: Any = None
-    for key, value in (values.items() if isinstance(values, dict) else enumerate(values)):
+def _shared_fields(node: BaseModel) -> dict[str, Any] | None:
+    """A copy of a model's values with :func:`with_shared_fields_sets` applied to those of its fields that can hold
+    a model (:func:`_walked`), or None when none of them changed."""
+    values = node.__dict__
+    changed: dict[str, Any] | None = None
+    for key in _walked(type(node)):
+        value = values.get(key)
         if isinstance(value, (BaseModel, list)):
             new = with_shared_fields_sets(value)
             if new is not value:
                 if changed is None:
-                    changed = dict(values) if isinstance(values, dict) else list(values)
+                    changed = dict(values)
                 changed[key] = new
     return changed
+
+
+def _shared_within(values: list[Any]) -> list[Any] | None:
+    """A copy of a list with :func:`with_shared_fields_sets` applied to the models and lists in it, or None when
+    none of them changed. Other values (text, numbers, dicts) are kept as they are, without a call each."""
+    changed: list[Any] | None = None
+    for key, value in enumerate(values):
+        if isinstance(value, (BaseModel, list)):
+            new = with_shared_fields_sets(value)
+            if new is not value:
+                if changed is None:
+                    changed = list(values)
+                changed[key] = new
+    return changed
+
+
+@functools.cache
+def _walked(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``cls`` whose values the sharing looks into: those whose type can hold a model (a model, a list
+    of models, a union with one, or a type it cannot tell). Text, numbers, enums, dicts and lists of text are never
+    looked at: a record holds thousands of them (a reply's lists), and none holds a model."""
+    return tuple(name for name, spec in cls.model_fields.items() if _can_hold_model(spec.annotation))
+
+
+def _can_hold_model(tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if origin is list or origin is typing.Annotated:
+        return _can_hold_model(typing.get_args(tp)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_can_hold_model(arg) for arg in typing.get_args(tp))
+    if origin is typing.Literal or origin in (dict, tuple, set, frozenset):
+        return False  # the walk does not go into them (only models and lists)
+    if origin is None and isinstance(tp, type):
+        return tp is list or issubclass(tp, BaseModel) or not issubclass(tp, _PLAIN)
+    return True  # a type it cannot tell (Any, a type variable): looked into, as before
+
+
+_PLAIN = (str, int, float, bool, bytes, datetime, date, Enum, dict, tuple, set, frozenset, type(None))
 
 
 class SessionObserver(Protocol):

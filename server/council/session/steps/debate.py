@@ -20,7 +20,7 @@ from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session.calls.failure import malformed
 from council.session.calls.parsing import ParseFailure
-from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, clip, peer_labels, persona_messages
+from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, clip, cycle_messages, peer_labels
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
@@ -229,9 +229,8 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
     backs_ids = list(schema["properties"].get("backs", {}).get("enum", []))
     kept: list[PersonaResponse] = []  # a council of one's unusable answer (returned, not recorded)
     where = CycleRef(cycle_type="debate", number=cycle) if cycle else None  # one for all the cycle's turns
-    messages = {p.name: persona_messages(  # built now: a cycle beside the options call must not see them
-        contracts[p.name], s, schema, cycle, [x for x in previous if x.persona != p.name],
-        next((x for x in previous if x.persona == p.name), None), previous_votes) for p in s.personas}
+    messages = cycle_messages(  # built now: a cycle beside the options call must not see them
+        [contracts[p.name] for p in s.personas], s, schema, cycle, previous, previous_votes)
     if beside is None:
         _begin(rt, pick, cycle)
 
