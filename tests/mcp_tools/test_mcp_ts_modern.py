@@ -1,9 +1,10 @@
 """``council mcp`` driven by clients we did not write, at MCP 2026-07-28: the TypeScript SDK 2.x ``Client``
-(``@modelcontextprotocol/client``, pinned to 2026-07-28) and the official Tasks extension's requester
+(``@modelcontextprotocol/client``, pinned to 2026-07-28), the official Tasks extension's requester
 (``@modelcontextprotocol/ext-tasks``, ``createTaskSessionFromClient`` with the raw request path it needs for a
-2026-07-28 server). A consult's questions reach the SDK's elicitation handler as input requests; a consult longer
-than the client's clock for one request runs as a task of the extension, its questions answered through
-``tasks/get``/``tasks/update``; progress resets the SDK's clock when asked to; ``tasks/cancel`` stops the task.
+2026-07-28 server) and the MCP Inspector CLI (``--protocol-era modern``). A consult's questions reach the SDK's
+elicitation handler as input requests; a consult longer than the client's clock for one request runs as a task of
+the extension, its questions answered through ``tasks/get``/``tasks/update``; progress resets the SDK's clock when
+asked to; ``tasks/cancel`` stops the task.
 
 The client is ``tests/mcp_tools/ts/modern.mjs`` run by ``node``; without node_modules (``npm ci``) these tests fail.
 """
@@ -11,6 +12,7 @@ The client is ``tests/mcp_tools/ts/modern.mjs`` run by ``node``; without node_mo
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Any
 
 from .conftest import PROBLEM
 from .test_mcp_tasks import advisors
-from .test_mcp_ts_client import ROOT, server_args
+from .test_mcp_ts_client import INSPECTOR, ROOT, server_args
 
 CLIENT = Path(__file__).with_name("ts") / "modern.mjs"
 CONSULT = {"user_problem": PROBLEM, "depth": "brief"}
@@ -94,3 +96,23 @@ def test_ext_tasks_cancel_stops_the_tasks_model_calls(tmp_path: Path):
     assert "tasks/cancel" in report["methods"]
     calls = advisors(trace)
     assert [x for x in calls if x["event"] == "start"] and not [x for x in calls if x["event"] == "end"], calls
+
+
+def test_the_inspector_cli_at_2026_07_28_runs_a_consult_as_an_extension_task(tmp_path: Path):
+    """The MCP Inspector CLI with ``--protocol-era modern`` (its 2026-07-28 client declares the Tasks extension):
+    a consult runs as a task, polled to its result; a failed call still shows its reason (exit 5)."""
+    command = [sys.executable, *server_args(tmp_path)]
+
+    def inspector(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["node", str(INSPECTOR), "--cli", *command, "--protocol-era", "modern",
+                               "--method", "tools/call", "--tool-name", "council_consult", *arguments],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "CI": "1"})
+
+    done = inspector("--tool-args-json", json.dumps(CONSULT))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "runs as task" in done.stderr and "(Tasks extension)" in done.stderr  # the server's log, inherited
+    assert json.loads(done.stdout)["structuredContent"]["responses"]
+    failed = inspector("--tool-arg", f"user_problem={PROBLEM}", "--tool-arg", "depth=epic")
+    assert failed.returncode == 5 and "tool_is_error" in failed.stderr, failed.stdout[-2000:] + failed.stderr[-2000:]
+    error = json.loads(json.loads(failed.stdout)["content"][1]["text"])["error"]
+    assert error["code"] == "validation" and "depth" in error["details"]["fields"]
