@@ -165,3 +165,24 @@ def test_a_consult_longer_than_the_typescript_clients_timeout_runs_as_a_task(tmp
     assert kinds[0] == "taskCreated" and kinds[-1] == "result", kinds
     result = task["messages"][-1]["result"]
     assert not result.get("isError") and result["structuredContent"]["responses"]
+
+
+def test_the_typescript_clients_task_asks_its_questions_and_is_cancelled_by_tasks_cancel(tmp_path: Path):
+    """The TypeScript SDK 1.32's task API at 2025-11-25: a task's clarifying questions reach the client as
+    elicitation requests; ``tasks/cancel`` ends a running task ``cancelled`` and stops its model calls."""
+    trace = tmp_path / "trace.jsonl"
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"trace": str(trace), "rules": [{"when": {"schema": "PersonaReply"}, "delay": 5.0}]}),
+                      encoding="utf-8")
+    consult = {"user_problem": PROBLEM, "depth": "brief"}
+    report = ts_client(tmp_path, [{"op": "task", "name": "council_consult", "arguments": consult, "timeout": 2000,
+                                   "cancelWhen": "thinking"}], elicit="decline", extra=("--script", str(script)))
+    [task] = report["steps"]
+    assert report["elicitations"], report  # the questions came during the task
+    assert task["cancel"]["status"] == "cancelled", task
+    statuses = [m["task"]["status"] for m in task["messages"] if m["type"] == "taskStatus"]
+    assert statuses[-1] == "cancelled", statuses
+    assert task["messages"][-1]["type"] == "error", task["messages"][-1]  # the stream ends: no result
+    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    advisors = [x for x in lines if x["purpose"] != "clarifier"]
+    assert [x for x in advisors if x["event"] == "start"] and not [x for x in advisors if x["event"] == "end"], lines

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from council.errors import from_pydantic
 from council.mcpserver.guard import UpdateTaskParams
 from council.mcpserver.rounds import Need, RoundsLink, input_key
-from council.mcpserver.tasks import POLL_MS, TERMINAL, CouncilTask, Tasks, task_error
+from council.mcpserver.tasks import CORE_TASKS, POLL_MS, TERMINAL, CouncilTask, Tasks, task_error
 
 log = logging.getLogger("council.mcp")
 
@@ -196,11 +196,13 @@ class ExtensionTasks:
 
 
 def by_revision(method: str, legacy: Handler | None, modern: Handler | None) -> Handler:
-    """One handler for ``method`` that answers as the request's protocol revision defines it; a revision without
-    the method gets -32601 (method not found)."""
+    """One handler for ``method`` that answers as the request's protocol revision defines it: 2026-07-28's
+    (``modern``), 2025-11-25's (``legacy``); a revision without the method (2025-06-18 and before have no tasks) gets
+    -32601 (method not found)."""
 
     async def handle(ctx: ServerRequestContext, params: Any) -> Any:
-        handler = modern if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else legacy
+        version = ctx.protocol_version
+        handler = modern if version in MODERN_PROTOCOL_VERSIONS else legacy if version in CORE_TASKS else None
         if handler is None:
             message = f"Method not found: MCP {ctx.protocol_version} has no {method}"
             raise MCPError(types.METHOD_NOT_FOUND, message, {"code": "validation", "message": message, "details": {

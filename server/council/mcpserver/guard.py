@@ -10,7 +10,9 @@ response (``malformed_response``), so the request waiting for it ends. A request
 (:meth:`Guard.withdrawn`) ends the same way (``withdrawn``), and a reply that comes after is dropped. Lone
 surrogates become U+FFFD, except in ids and methods, kept exactly so the answer matches the request.
 Beyond the README's list: an id still in flight → -32600 (``duplicate_id``); a notification's method sent with an id →
--32601; bad params → -32602 with one ``details.fields`` entry per bad field.
+-32601; bad params → -32602 with one ``details.fields`` entry per bad field, a 2026-07-28 request's envelope
+(``_meta``'s client info, capabilities, log level) included: checked here against that revision's own types, which the
+SDK checks with a frozen "Invalid request parameters" and no field named (:func:`envelope_errors`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from itertools import accumulate
 from typing import Any
 
 import mcp.types as types
+from mcp.types.methods import validate_client_request
 from pydantic import BaseModel, ValidationError
 
 from council.errors import from_pydantic
@@ -84,6 +87,22 @@ def modern(params: Any) -> bool:
     no ``initialize``, each request says who it is."""
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta
+
+
+def envelope_errors(method: str, params: Any) -> ValidationError | None:
+    """What is wrong with a 2026-07-28 request by that revision's own types (its ``_meta`` envelope included), or
+    None: fine, not a 2026-07-28 request, or a version or method that revision does not know (the SDK answers
+    those itself)."""
+    if not modern(params):
+        return None
+    version = params["_meta"][types.PROTOCOL_VERSION_META_KEY]
+    try:
+        validate_client_request(method, version, params)
+    except ValidationError as exc:
+        return exc
+    except (KeyError, ValueError, TypeError):  # not a method or version of the SDK's tables
+        return None
+    return None
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
@@ -309,6 +328,8 @@ class Guard:
             return refuse(INVALID_REQUEST, f"request id {msg_id!r} is still in flight", "duplicate_id")
         try:
             REQUESTS[method].model_validate(body)
+            if (wrong := envelope_errors(method, body.get("params"))) is not None:
+                raise wrong
         except ValidationError as exc:
             err = from_pydantic(exc, f"params of {method}")
             return refuse(types.INVALID_PARAMS, err.message[:2000], "bad_params", **err.details)

@@ -35,7 +35,7 @@ from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
 from council.mcpserver.rounds import Exchanges, RoundsLink, contract_state_errors
 from council.mcpserver.sampling import CallModels
-from council.mcpserver.tasks import CouncilTask, TaskLink, Tasks
+from council.mcpserver.tasks import CORE_TASKS, CouncilTask, TaskLink, Tasks
 from council.mcpserver.tools import TOOLS_BY_NAME, input_schema, offered, output_schema
 from council.present import consult as words
 from council.present.errors import tool_error_text
@@ -106,12 +106,14 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
                                                  workspace=service.config.workspace is not None,
                                                  from_roots=workspaces.service_for is not None)}
 
-    async def list_tools(_ctx: ServerRequestContext, _params: types.PaginatedRequestParams | None
+    async def list_tools(ctx: ServerRequestContext, _params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
+        tasks_here = ctx.protocol_version in CORE_TASKS or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         return types.ListToolsResult(tools=[
             types.Tool(name=spec.name, title=spec.title, description=spec.description,
                        inputSchema=_with_workspace(input_schema(spec)), outputSchema=output_schema(spec),
-                       execution=types.ToolExecution(task_support="optional") if spec.name in LONG else None,
+                       execution=types.ToolExecution(task_support="optional") if spec.name in LONG and tasks_here
+                       else None,  # a revision without tasks (2025-06-18 …) is offered none
                        annotations=types.ToolAnnotations(title=spec.title, readOnlyHint=spec.read_only,
                                                          destructiveHint=spec.destructive,
                                                          idempotentHint=spec.idempotent, openWorldHint=False))

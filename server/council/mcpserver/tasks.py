@@ -12,7 +12,8 @@ the ``CreateTaskResult`` as a ``CallToolResult``). Tasks live in this process; e
 (``ttl``, from its creation; at least until a minute after it ends) and then forgotten. The same store holds the
 tasks of 2026-07-28 clients (the Tasks extension, :mod:`council.mcpserver.ext_tasks`); each revision's methods see
 only its own tasks. The ``tasks`` capability is declared to 2025-11-25 clients only, the revision that has these
-methods (:func:`declare_tasks`); an earlier revision's client sees none.
+methods (:func:`declare_tasks`); an earlier revision's client sees none: its ``task`` field is ignored (a plain call)
+and its ``tasks/*`` are "method not found" (:func:`~council.mcpserver.ext_tasks.by_revision`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import mcp.types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from council.mcpserver.link import ClientLink
@@ -237,7 +237,7 @@ class Tasks:
         async def middleware(ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
             params = ctx.params
             if ctx.method != "tools/call" or not isinstance(params, Mapping) or params.get("task") is None or \
-                    ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # 2026-07-28 has no tasks of this shape
+                    ctx.protocol_version not in CORE_TASKS:  # another revision has no `task` field: a plain call
                 return await call_next(ctx)
             request = types.CallToolRequestParams.model_validate(params, by_name=False)
             known(request)

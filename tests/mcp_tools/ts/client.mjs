@@ -4,7 +4,8 @@
 // Reads a plan as JSON on stdin: {command, args, cwd, elicit, steps: [{op: "list"} | {op: "call" | "task", name,
 // arguments, timeout}]} and prints one JSON object: {steps: [...], elicitations: [...], cancelled: [...]}. A call's
 // outcome is {result} (what Client.callTool returned, after its own outputSchema check) or {thrown: {code, message,
-// data}}; a task's is {messages} (what experimental.tasks.callToolStream yielded: taskCreated, taskStatus …, result).
+// data}}; a task's is {messages} (what experimental.tasks.callToolStream yielded: taskCreated, taskStatus …, result;
+// with `cancelWhen` the task is cancelled, tasks/cancel's answer in {cancel}, once a status message contains it).
 // `elicit` says how the client answers the server's elicitation/create requests, on the wire and unchecked (the
 // SDK's own handler would refuse to send a bad answer): "not-object" (result 42), "unknown-action"
 // ({action: "maybe"}), "silent" (never answers), "decline", or absent (no elicitation capability). `roots` (a list
@@ -71,10 +72,15 @@ async function main() {
         const messages = [];
         const stream = client.experimental.tasks.callToolStream({ name: step.name, arguments: step.arguments },
           undefined, { timeout: step.timeout ?? 60000, task: { ttl: 60000 } });
+        let cancelled;
         for await (const message of stream) {
           messages.push(message.type === 'error' ? { type: 'error', error: thrown(message.error) } : message);
+          const said = message.type === 'taskStatus' ? message.task.statusMessage ?? '' : '';
+          if (step.cancelWhen && !cancelled && said.includes(step.cancelWhen)) {  // tasks/cancel, once
+            cancelled = client.experimental.tasks.cancelTask(message.task.taskId).catch(thrown);
+          }
         }
-        out.steps.push({ messages });
+        out.steps.push({ messages, ...(cancelled ? { cancel: await cancelled } : {}) });
       } else {
         const options = { timeout: step.timeout ?? 60000 };
         out.steps.push({ result: await client.callTool({ name: step.name, arguments: step.arguments }, undefined,
