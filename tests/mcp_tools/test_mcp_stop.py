@@ -1,7 +1,8 @@
 """``council mcp`` stops at once when its client stops it: Claude Code sends SIGINT and, if the server is still
-there a moment later, SIGTERM ("SIGINT failed, sending SIGTERM"). Either signal ends it cleanly at once — idle, or in the middle of a consult whose
-model calls it cancels (each would take 30 s) — with exit status 0 and no traceback. It takes ~0.15 s here; the bound
-is 3 s because a loaded 2-core runner once took 1.5 s to schedule the exit."""
+there a moment later, SIGTERM ("SIGINT failed, sending SIGTERM"). Either signal ends it cleanly at once — idle, or
+in the middle of a consult whose model calls it cancels (each would take 30 s) — with exit status 0 and no
+traceback. It takes ~0.15 s here; the bound is 3 s because a loaded 2-core runner once took 1.5 s to schedule the
+exit."""
 
 from __future__ import annotations
 
