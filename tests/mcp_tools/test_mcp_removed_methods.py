@@ -33,6 +33,9 @@ def test_a_method_2026_07_28_removed_is_method_not_found(server):
         error = server.answer(msg_id, timeout=20)["error"]
         assert error["code"] == -32601, (method, error)  # before: -32602, "invalid params of initialize: …"
         assert error["data"]["code"] == "validation", (method, error)
+    server.send({"jsonrpc": "2.0", "id": 50, "method": "subscriptions/listen",
+                 "params": {"_meta": MODERN, "notifications": {"toolsListChanged": True}}})
+    assert server.answer(50, timeout=20)["error"]["code"] == -32601  # no list-changed capability: nothing to listen to
     server.send({"jsonrpc": "2.0", "id": 99, "method": "tools/list", "params": {"_meta": MODERN}})
     assert server.answer(99, timeout=20)["result"]["tools"]  # still serving
 
