@@ -26,7 +26,7 @@ from itertools import accumulate
 from typing import Any
 
 import mcp.types as types
-from mcp.types.methods import validate_client_request
+from mcp.types.methods import SPEC_CLIENT_METHODS, validate_client_request
 from pydantic import BaseModel, ValidationError
 
 from council.errors import from_pydantic
@@ -103,6 +103,21 @@ def envelope_errors(method: str, params: Any) -> ValidationError | None:
     except (KeyError, ValueError, TypeError):  # not a method or version of the SDK's tables
         return None
     return None
+
+
+def removed(method: str, params: Any) -> bool:
+    """Whether a 2026-07-28 request names a method of MCP that its revision removed (``initialize``, ``ping``,
+    ``logging/setLevel``, ``resources/subscribe`` …, by the SDK's table): refused -32601 before its params are read,
+    as the spec (SEP-2575) and the SDK say, not as the older revision's params (-32602)."""
+    if not modern(params) or method not in SPEC_CLIENT_METHODS:
+        return False
+    try:
+        validate_client_request(method, params["_meta"][types.PROTOCOL_VERSION_META_KEY], {})
+    except KeyError:  # a known version without this method
+        return True
+    except (ValueError, TypeError):  # an unknown version (the SDK answers it), or params the method would refuse
+        return False
+    return False
 
 
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
@@ -321,6 +336,10 @@ class Guard:
 
         if method not in REQUESTS:
             return refuse(METHOD_NOT_FOUND, f"no request named {method!r}", "unknown_method", method=method)
+        if removed(method, body.get("params")):
+            version = body["params"]["_meta"][types.PROTOCOL_VERSION_META_KEY]
+            return refuse(METHOD_NOT_FOUND, f"MCP {version} has no request named {method!r}", "unknown_method",
+                          method=method)
         if method not in _ALWAYS and not self.initialized and not modern(body.get("params")):
             return refuse(SERVER_NOT_INITIALIZED, f"{method} before notifications/initialized: initialize first",
                           "not_initialized")

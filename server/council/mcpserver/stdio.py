@@ -158,7 +158,9 @@ def cancelled(message: dict[str, Any]) -> bool:
 
 
 def contract_error(error: dict[str, Any]) -> dict[str, Any]:
-    """``error`` with ``data`` in the contract's shape (kept when it already is; else wrapping what was there)."""
+    """``error`` with ``data`` in the contract's shape (kept when it already is; else wrapping what was there, in
+    ``details.data``, an object's fields also kept at the top of ``data``, where MCP puts them: an unsupported
+    version's ``supported`` and ``requested``, a missing capability's ``requiredCapabilities``)."""
     data = error.get("data")
     if isinstance(data, dict) and {"code", "message", "details"} <= set(data) and \
             data["code"] in ("validation", "permission", "internal"):
@@ -166,7 +168,8 @@ def contract_error(error: dict[str, Any]) -> dict[str, Any]:
     code, message = error.get("code"), str(error.get("message", ""))
     kind = "validation" if code in _CLIENT_FAULTS else "internal"
     details = {} if data in (None, "") else {"data": data}
-    return {**error, "data": {"code": kind, "message": message, "details": details}}
+    spec = data if isinstance(data, dict) else {}
+    return {**error, "data": {**spec, "code": kind, "message": message, "details": details}}
 
 
 @asynccontextmanager
