@@ -28,7 +28,7 @@ def _strings(node: Any, in_items: bool = False):
         return
     if node.get("type") == "string" and "enum" not in node:
         yield node.get("maxLength"), in_items
-    for key, value in (node.get("properties") or {}).items():
+    for value in (node.get("properties") or {}).values():
         yield from _strings(value, in_items)
     if isinstance(node.get("items"), dict):
         yield from _strings(node["items"], True)
