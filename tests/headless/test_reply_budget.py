@@ -65,16 +65,16 @@ async def test_a_llama_cpp_style_server_is_asked_capped_replies_with_a_budget_th
         for body in bodies:
             caps = list(_strings(body["response_format"]["schema"]))
             assert caps and all(cap is not None for cap, _ in caps), title
-            assert all(cap <= 100 for cap, in_items in caps if in_items), title  # a bullet: ~15 words
+            assert all(cap <= 80 for cap, in_items in caps if in_items), title  # a bullet: ~11 words
             if title == "PersonaReply":
-                assert all(cap <= 240 for cap, _ in caps)  # what the digest carries of a position
+                assert all(cap <= 160 for cap, _ in caps)  # as long as the chat shows a position
                 assert body["max_tokens"] <= DEPTH_TOKENS[Depth.STANDARD]
-                assert "Every bullet at most 14 words." in body["messages"][0]["content"]
-                assert "position (at most 34 words" in body["messages"][0]["content"]
+                assert "Every bullet at most 11 words." in body["messages"][0]["content"]
+                assert "position (at most 22 words" in body["messages"][0]["content"]
     chair = asked["SynthesisReply"][0]
     assert "recommendation (at most 128 words" in chair["messages"][0]["content"]  # the answer keeps room
     persona = asked["PersonaReply"][0]["response_format"]["schema"]["properties"]
-    assert persona["risks"]["maxItems"] <= 4 and persona["summary"]["minItems"] == 5  # the depth's bullets stay
+    assert persona["risks"]["maxItems"] == 3 and persona["summary"]["minItems"] == persona["summary"]["maxItems"] == 5
 
 
 @pytest.mark.parametrize("json_mode", ["none"])
@@ -107,5 +107,5 @@ async def test_a_backend_that_enforces_no_schema_reads_the_caps_in_words(tmp_pat
     assert personas and all("response_format" not in b for b in seen)
     for body in personas:
         system = body["messages"][0]["content"]
-        assert '"position": string, at most 34 words' in system and "Every bullet at most 14 words." in system
+        assert '"position": string, at most 22 words' in system and "Every bullet at most 11 words." in system
         assert body["max_tokens"] <= DEPTH_TOKENS[Depth.STANDARD]
