@@ -71,8 +71,9 @@ async def test_a_llama_cpp_style_server_is_asked_capped_replies_with_a_budget_th
                 assert body["max_tokens"] <= DEPTH_TOKENS[Depth.STANDARD]
                 assert "Every bullet at most 11 words." in body["messages"][0]["content"]
                 assert "position (at most 22 words" in body["messages"][0]["content"]
-    chair = asked["SynthesisReply"][0]
-    assert "recommendation (at most 128 words" in chair["messages"][0]["content"]  # the answer keeps room
+    chair = asked["SynthesisReply"][0]  # llama.cpp's grammar caps a text at 240 characters: the words say so
+    assert chair["response_format"]["schema"]["properties"]["recommendation"]["maxLength"] == 240
+    assert "recommendation (at most 34 words" in chair["messages"][0]["content"]
     persona = asked["PersonaReply"][0]["response_format"]["schema"]["properties"]
     assert persona["risks"]["maxItems"] == 3 and persona["summary"]["minItems"] == persona["summary"]["maxItems"] == 5
 
@@ -109,3 +110,5 @@ async def test_a_backend_that_enforces_no_schema_reads_the_caps_in_words(tmp_pat
         system = body["messages"][0]["content"]
         assert '"position": string, at most 22 words' in system and "Every bullet at most 11 words." in system
         assert body["max_tokens"] <= DEPTH_TOKENS[Depth.STANDARD]
+    chair = next(b for b in seen if '"recommendation"' in b["messages"][0]["content"])
+    assert '"recommendation": string, at most 128 words' in chair["messages"][0]["content"]  # no grammar: 900
