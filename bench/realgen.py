@@ -93,6 +93,8 @@ async def council_run(ns: argparse.Namespace, proxy_url: str, personas: list[str
             "--speculate", speculate, "--language", "en", "--yes", "--json", "--quiet", QUESTION]
     if ns.api_key_env:
         args[args.index("--model"):args.index("--model")] = ["--api-key-env", ns.api_key_env]
+    if ns.depth:
+        args[args.index("--language"):args.index("--language")] = ["--depth", ns.depth]
     wall, out, rc = await run_child(args, ns.session_timeout)
     info: dict[str, Any] = {"wall": wall, "rc": rc}
     try:
@@ -325,7 +327,8 @@ async def body(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str) -> 
     for work in works:
         personas, rounds = WORKLOADS[work]
         print(f"# workload {work}: {len(personas)} personas ({', '.join(personas)}) x {rounds} rounds, "
-              f"{ns.reps} repetition(s), engines alternating (ABBA); Council --speculate {ns.speculate}", flush=True)
+              f"{ns.reps} repetition(s), engines alternating (ABBA); Council --speculate {ns.speculate}"
+              + (f" --depth {ns.depth}" if ns.depth else ""), flush=True)
         runs: dict[str, list[dict[str, Any]]] = {"council": [], "ai_counsel": []}
         for rep in range(ns.rep_offset, ns.rep_offset + ns.reps):
             order = ("council", "ai_counsel") if rep % 2 == 0 else ("ai_counsel", "council")
@@ -398,6 +401,8 @@ if __name__ == "__main__":
                    help="Council's --speculate in the side-by-side runs (auto: its default)")
     p.add_argument("--speculate-workloads", default="3x2", help="workloads for always vs never ('' to skip)")
     p.add_argument("--speculate-reps", type=int, default=2)
+    p.add_argument("--depth", default="", choices=["", "brief", "standard", "deep"],
+                   help="Council's --depth (default: its own, standard)")
     p.add_argument("--log", default="", help="append every run and its calls as a JSON line to this file")
     p.add_argument("--session-timeout", type=float, default=1800.0, help="seconds before a session is abandoned")
     p.add_argument("--summarize", nargs="+", metavar="LOG", help="print the report over earlier --log files and exit")
