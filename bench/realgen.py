@@ -93,6 +93,8 @@ async def council_run(ns: argparse.Namespace, proxy_url: str, personas: list[str
             "--speculate", speculate, "--language", "en", "--yes", "--json", "--quiet", QUESTION]
     if ns.api_key_env:
         args[args.index("--model"):args.index("--model")] = ["--api-key-env", ns.api_key_env]
+    if ns.depth:
+        args[args.index("--language"):args.index("--language")] = ["--depth", ns.depth]
     wall, out, rc = await run_child(args, ns.session_timeout)
     info: dict[str, Any] = {"wall": wall, "rc": rc}
     try:
@@ -157,7 +159,10 @@ def figures(engine: str, info: dict[str, Any], calls: list[Call], spawned: float
             "cancelled_prompt": sum(c.prompt_tokens or 0 for c in calls if c.cancelled),
             "length_stops": sum(c.finish_reason == "length" for c in calls),
             "sources": sorted({c.usage_source for c in calls}),
-            "kinds": {k: sum(c.kind == k for c in calls) for k in sorted({c.kind for c in calls})}}
+            "kinds": {k: sum(c.kind == k for c in calls) for k in sorted({c.kind for c in calls})},
+            "per_call": {k: [[c.prompt_tokens or 0, c.completion_tokens or 0, (c.ended or c.started) - c.started]
+                             for c in calls if c.kind == k and not c.cancelled]
+                         for k in sorted({c.kind for c in calls})}}
 
 
 async def session(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str, engine: str, work: str,
@@ -220,6 +225,16 @@ def report_pair(work: str, council: list[dict[str, Any]], ai: list[dict[str, Any
           f"{[r.get('status') for r in ai]}; council's stop {[r.get('stop') for r in council]})")
     print(f"calls_by_kind_{work}: council {council[-1]['kinds'] if council else {}} | ai_counsel "
           f"{ai[-1]['kinds'] if ai else {}} (last run)")
+    for engine, runs in (("council", council), ("ai_counsel", ai)):
+        pooled: dict[str, list[list[float]]] = {}
+        for r in runs:
+            for kind, rows in (r.get("per_call") or {}).items():
+                pooled.setdefault(kind, []).extend(rows)
+        print(f"per_call_medians_{work}: {engine} " + "; ".join(
+            f"{kind} x{len(rows)}: prompt {statistics.median(x[0] for x in rows):.0f}, completion "
+            f"{statistics.median(x[1] for x in rows):.0f} (max {max(x[1] for x in rows):.0f}), "
+            f"{statistics.median(x[2] for x in rows):.1f} s" for kind, rows in sorted(pooled.items()))
+            + " (tokens and seconds per call, pooled over the runs; cancelled calls left out)")
     print(f"cancelled_calls_{work}: council {[r['cancelled'] for r in council]} | ai_counsel "
           f"{[r['cancelled'] for r in ai]}; replies cut at max_tokens: council "
           f"{sum(r['length_stops'] for r in council)} | ai_counsel {sum(r['length_stops'] for r in ai)}")
@@ -312,7 +327,8 @@ async def body(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str) -> 
     for work in works:
         personas, rounds = WORKLOADS[work]
         print(f"# workload {work}: {len(personas)} personas ({', '.join(personas)}) x {rounds} rounds, "
-              f"{ns.reps} repetition(s), engines alternating (ABBA); Council --speculate {ns.speculate}", flush=True)
+              f"{ns.reps} repetition(s), engines alternating (ABBA); Council --speculate {ns.speculate}"
+              + (f" --depth {ns.depth}" if ns.depth else ""), flush=True)
         runs: dict[str, list[dict[str, Any]]] = {"council": [], "ai_counsel": []}
         for rep in range(ns.rep_offset, ns.rep_offset + ns.reps):
             order = ("council", "ai_counsel") if rep % 2 == 0 else ("ai_counsel", "council")
@@ -341,8 +357,9 @@ async def body(ns: argparse.Namespace, proxy: CountingProxy, proxy_url: str) -> 
         report_speculate(work, spec["always"], spec["never"])
 
 
-def summarize(logs: list[str]) -> None:
-    """The report over the runs of earlier invocations' ``--log`` files (medians over all their runs)."""
+def summarize(logs: list[str], mode: str = "auto") -> None:
+    """The report over the runs of earlier invocations' ``--log`` files (medians over all their runs; Council's
+    side-by-side runs are those of ``--speculate`` ``mode``)."""
     runs = [json.loads(line) for path in logs for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
     print(f"# summary of {len(runs)} runs from {len(logs)} log file(s); loads {min(r['load'] for r in runs):.2f}-"
           f"{max(r['load'] for r in runs):.2f}")
@@ -353,7 +370,7 @@ def summarize(logs: list[str]) -> None:
 
     for work in WORKLOADS:
         if pick("ai_counsel", work):
-            report_pair(work, pick("council", work, "auto"), pick("ai_counsel", work))
+            report_pair(work, pick("council", work, mode), pick("ai_counsel", work))
     for work in WORKLOADS:
         council = pick("council", work)
         always = [r for r in council if r.get("speculated")]
@@ -384,12 +401,14 @@ if __name__ == "__main__":
                    help="Council's --speculate in the side-by-side runs (auto: its default)")
     p.add_argument("--speculate-workloads", default="3x2", help="workloads for always vs never ('' to skip)")
     p.add_argument("--speculate-reps", type=int, default=2)
+    p.add_argument("--depth", default="", choices=["", "brief", "standard", "deep"],
+                   help="Council's --depth (default: its own, standard)")
     p.add_argument("--log", default="", help="append every run and its calls as a JSON line to this file")
     p.add_argument("--session-timeout", type=float, default=1800.0, help="seconds before a session is abandoned")
     p.add_argument("--summarize", nargs="+", metavar="LOG", help="print the report over earlier --log files and exit")
     parsed = p.parse_args()
     if parsed.summarize:
-        summarize(parsed.summarize)
+        summarize(parsed.summarize, parsed.speculate)
         sys.exit(0)
     if parsed.base_url and not parsed.model:
         p.error("--model is required with --base-url")

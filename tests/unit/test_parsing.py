@@ -98,7 +98,9 @@ class TestParseReply:
     def test_strings_trimmed_to_max_length(self):
         schema = reply_schema(PersonaReply)
         reply = parse_reply(json.dumps(persona(position="  " + "x" * 700)), PersonaReply, schema)
-        assert reply.position == "x" * 600
+        assert reply.position == "x" * 599 + "…"  # within the cap, marked as cut
+        words = parse_reply(json.dumps(persona(position="word " * 200)), PersonaReply, schema).position
+        assert len(words) <= 600 and words.endswith("word…")  # at a word boundary (issue 34)
 
     def test_schema_mismatch_names_the_field(self):
         data = persona(confidence="enormous")

@@ -9,7 +9,15 @@ from unit_helpers import Builder
 from council.personas.loader import load_personas
 from council.providers.base import ChatMessage
 from council.session.calls.formats import extra_block, format_block, swaps
-from council.session.calls.prompts import DIGEST_BUDGET, SOUL_BUDGET, digest, peer_labels, persona_messages
+from council.session.calls.prompts import (
+    DIGEST_BUDGET,
+    REPAIR_ECHO,
+    SOUL_BUDGET,
+    digest,
+    peer_labels,
+    persona_messages,
+    repair_messages,
+)
 from council.session.calls.structured import _compact
 from council.session.state.outputs import OptionsReply, SynthesisReply, reply_schema
 from council.session.steps.debate import persona_schema
@@ -98,3 +106,18 @@ def test_every_reply_kind_has_a_guide():
     options = format_block(reply_schema(OptionsReply))
     assert '"supporters"' in options and "the advisors who recommend it" in options
     json.dumps(options)  # plain text
+
+
+def test_a_repair_repeats_only_the_start_of_the_bad_reply():
+    """Issue 34: a re-ask sent the whole bad reply back (up to 4,000 characters, ~1.5k tokens of prompt on
+    SmolLM2); it repeats its start, whitespace collapsed, and says what was wrong."""
+    b = debating()
+    asked = messages(b, "Software Architect", 2)
+    bad = '{"position": "' + "word  \n " * 2000 + '"'
+    repair = repair_messages(asked, bad, "the reply was cut off")
+    assert repair[: len(asked)] == asked and len(repair) == len(asked) + 2
+    echo = repair[-2].content
+    assert len(echo) <= REPAIR_ECHO and echo.startswith('{"position": "word word') and echo.endswith("…")
+    assert "the reply was cut off" in repair[-1].content
+    short = '{"position": "Split"}'
+    assert repair_messages(asked, short, "x")[-2].content == short  # a short reply is repeated as it is

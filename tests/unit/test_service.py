@@ -481,7 +481,7 @@ async def test_live_stream_matches_final_response_when_lists_are_trimmed(make_se
     assert shown == PersonaLine(who).complete(final) and "point" not in shown
     # and the transcript keeps the full reply as stored: one heading, the trimmed lists, a footer
     body = render(final.model_dump(), set(final.model_dump()), final=True)
-    assert "point 7" in body and "point 8" not in body
+    assert "point 5" in body and "point 6" not in body  # as many as were asked: standard depth's least (issue 34)
     assert f"#### {who}\n\n{body}_Confidence: " in transcript(h.runtime(done.session_id).session)
 
 

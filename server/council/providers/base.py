@@ -70,6 +70,9 @@ class Provider(ABC):
     #: How much a reply may ask of the model: ``full``, or ``small`` (fewer, shorter fields within a token budget the
     #: longest reply fits: ``council.session.calls.profiles``).
     reply_profile: str = "full"
+    #: Whether the schema goes to the backend as a grammar (``grammar_schema``: llama.cpp, Ollama), whose string caps
+    #: (:data:`GRAMMAR_MAX_STRING`) the prompt's words must not promise more than.
+    grammar: bool = False
 
     def __init__(self, model: str) -> None:
         self.model = model

@@ -164,6 +164,7 @@ class EmbeddedProvider(Provider):
     id = "embedded"
     constrains_json = True
     reply_profile = "small"  # SmolLM2-135M completes a few short fields, not the whole reply
+    grammar = True
 
     def __init__(self, cfg: ProviderConfig) -> None:
         self.options = EmbeddedOptions.model_validate(cfg.options)

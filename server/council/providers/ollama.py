@@ -56,6 +56,7 @@ def has_model(pulled: list[str], model: str) -> bool:
 class OllamaProvider(HttpProvider):
     id = "ollama"
     constrains_json = True
+    grammar = True  # ``format`` takes the schema as a grammar
 
     def __init__(self, cfg: ProviderConfig, *, transport: httpx.AsyncBaseTransport | None = None,
                  sleep: Sleep | None = None) -> None:

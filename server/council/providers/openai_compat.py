@@ -80,6 +80,7 @@ class OpenAICompatProvider(HttpProvider):
         loopback = is_loopback(self.base_url)
         self.json_mode: JsonMode = self.options.json_mode or ("json_object_schema" if loopback else "json_schema")
         self.constrains_json = self.json_mode != "none"
+        self.grammar = self.json_mode == "json_object_schema"  # llama.cpp's server turns it into a grammar
 
     def headers(self) -> dict[str, str]:
         try:

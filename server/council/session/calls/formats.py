@@ -2,10 +2,11 @@
 
 ``format_block(schema)`` lists each key with its type and a one-line hint (``hints.toml``): a few hundred characters
 where the full JSON schema took over a thousand, and the same text in every call asking for the same reply, so prefix
-caches can reuse it; ``compact=True`` (backends that enforce the schema) drops the JSON types. A PersonaReply's debate
-keys (the vote, a change of position) go in an ``extra_block`` next to the cycle's instructions; ``swaps(schema)`` pairs
-every block with its compact form (or the form of the schema a small model is asked, ``profiles``) for the call
-layer.
+caches can reuse it; ``compact=True`` (backends that enforce the schema) drops the JSON types. Every capped text says
+its cap in words (``profiles`` caps the texts of every provider, and not every backend enforces a cap). A
+PersonaReply's debate keys (the vote, a change of position) go in an ``extra_block`` next to the cycle's
+instructions; ``swaps(schema)`` pairs every block with its compact form (or the form of the schema a profile fitted,
+``profiles``) for the call layer.
 """
 
 from __future__ import annotations
@@ -39,8 +40,26 @@ def _count(spec: dict[str, Any]) -> str:
     return f"at least {lo}" if lo else ""
 
 
-def _kind(spec: dict[str, Any], hints: dict[str, str], compact: bool) -> str:
-    """What a value is, in a few words (``compact``: no JSON types)."""
+def words(chars: int) -> int:
+    """How many words a text of at most ``chars`` characters holds, told to a model (about 7 characters a word in
+    English, space included: a model that keeps to it stays inside the cap, with room for longer words)."""
+    return max(3, chars // 7)
+
+
+def _length(spec: dict[str, Any]) -> str:
+    """A string's cap in words ('' when it has none)."""
+    return f"at most {words(spec['maxLength'])} words" if spec.get("maxLength") else ""
+
+
+def bullet_cap(schema: dict[str, Any]) -> int | None:
+    """The cap (characters) the reply's lists of texts share, said once for them all (None: none shared)."""
+    caps = {spec.get("items", {}).get("maxLength") for spec in schema.get("properties", {}).values()
+            if spec.get("type") == "array" and spec.get("items", {}).get("type") == "string"}
+    return caps.pop() if len(caps) == 1 and None not in caps else None
+
+
+def _kind(spec: dict[str, Any], hints: dict[str, str], compact: bool, shared: int | None = None) -> str:
+    """What a value is, in a few words (``compact``: no JSON types); a text's cap in words."""
     if "enum" in spec:
         values = [str(v) for v in spec["enum"]]
         if compact:
@@ -54,24 +73,27 @@ def _kind(spec: dict[str, Any], hints: dict[str, str], compact: bool) -> str:
             inner = _keys(items, hints, compact, sep=", ")
             return f"{count} objects {{{inner}}}".strip() if not compact else f"{count} items with {inner}".strip()
         noun = "short bullets" if items.get("type") == "string" else "numbers"
-        return f"{count} {noun}".strip()
+        each = _length(items) if items.get("type") == "string" and items.get("maxLength") != shared else ""
+        return f"{count} {noun}".strip() + (f" of {each}" if each else "")
     if kind in ("number", "integer"):
         if "minimum" in spec and "maximum" in spec:
             span = f"{spec['minimum']}-{spec['maximum']}"
             return span if compact else f"number {span}"
         return "" if compact else "number"
+    if kind == "string":
+        return _length(spec) if compact else ", ".join(w for w in ("string", _length(spec)) if w)
     if compact:
         return ""
-    return {"boolean": "true | false", "string": "string"}.get(kind or "", "value")
+    return {"boolean": "true | false"}.get(kind or "", "value")
 
 
 def _keys(schema: dict[str, Any], hints: dict[str, str], compact: bool, sep: str,
-          only: tuple[str, ...] | None = None) -> str:
+          only: tuple[str, ...] | None = None, shared: int | None = None) -> str:
     parts = []
     for key, spec in schema.get("properties", {}).items():
         if only is not None and key not in only:
             continue
-        words = [w for w in (_kind(spec, hints, compact), hints.get(key, "")) if w]
+        words = [w for w in (_kind(spec, hints, compact, shared), hints.get(key, "")) if w]
         if compact:
             parts.append(f"{key} ({', '.join(words)})" if words else key)
         else:
@@ -99,10 +121,13 @@ def _format_block(schema_json: str, compact: bool) -> str:  # a session asks for
     schema = json.loads(schema_json)
     base, _ = split(inline_refs(schema))
     hints = _hints().get(schema.get("title", ""), {})
+    shared = bullet_cap(base)
+    each = f"Every bullet at most {words(shared)} words." if shared else ""
     if compact:
         keys = ", ".join(base.get("properties", {}))
-        return COMPACT_HEAD.format(keys=keys) + ": " + _keys(base, hints, True, sep="; ") + "."
-    return HEAD + "\n" + _keys(base, hints, False, sep="\n")
+        return " ".join(w for w in (COMPACT_HEAD.format(keys=keys) + ": " + _keys(base, hints, True, sep="; ",
+                                                                                   shared=shared) + ".", each) if w)
+    return HEAD + "\n" + _keys(base, hints, False, sep="\n", shared=shared) + (f"\n{each}" if each else "")
 
 
 def extra_block(schema: dict[str, Any], *, compact: bool = False) -> str:

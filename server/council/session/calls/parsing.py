@@ -252,6 +252,16 @@ def _balanced_end(text: str, start: int) -> int | None:
     return None
 
 
+def _clip(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters: cut at a word boundary with an ellipsis when longer (a model that was
+    told the cap in words, not held to it, may overrun it a little)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(1, limit - 1)]
+    head = cut.rsplit(" ", 1)[0] if " " in cut.strip() else cut
+    return head.rstrip(" ,;:") + "…"
+
+
 def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """Clamp numbers to min/max, trim lists to maxItems and strings to maxLength, drop empty list items."""
     props = schema.get("properties", {})
@@ -268,7 +278,7 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
                 items = items[: spec["maxItems"]]
             out[key] = items
         elif kind == "string" and isinstance(value, str) and "maxLength" in spec:
-            out[key] = value.strip()[: spec["maxLength"]]
+            out[key] = _clip(value.strip(), spec["maxLength"])
         elif kind in ("number", "integer") and isinstance(value, (int, float)) and not isinstance(value, bool):
             if "maximum" in spec:
                 value = min(value, spec["maximum"])

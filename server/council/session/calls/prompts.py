@@ -390,9 +390,15 @@ def follow_up_messages(session: ConversationSession, schema: dict[str, Any], lat
     return [_system(schema, FOLLOW_UP_ROLE + " " + _language_line(session)), ChatMessage(role="user", content=user)]
 
 
+REPAIR_ECHO = 1200  # characters of the bad reply a repair repeats (its start: what was written, not all of it)
+
+
 def repair_messages(messages: list[ChatMessage], bad_reply: str, reason: str) -> list[ChatMessage]:
-    """The original conversation plus the bad reply and what was wrong with it, for one repair attempt."""
-    return [*messages, ChatMessage(role="assistant", content=bad_reply[:4000]), ChatMessage(
+    """The original conversation plus the start of the bad reply (whitespace collapsed) and what was wrong with it,
+    for one repair attempt."""
+    echo = " ".join(bad_reply.split())
+    echo = echo if len(echo) <= REPAIR_ECHO else echo[: REPAIR_ECHO - 1] + "…"
+    return [*messages, ChatMessage(role="assistant", content=echo), ChatMessage(
         role="user",
         content=f"That reply could not be used: {reason}. Reply again with only the corrected JSON object.",
     )]

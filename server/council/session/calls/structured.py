@@ -1,7 +1,8 @@
 """One structured model call for a session role: stream, parse, one repair retry, else abstain with a note.
 
-The schema and token budget asked are the provider's profile's (``profiles``: a small model is asked fewer,
-shorter fields, with room for its grammar to close the object); an unusable reply keeps what could be read of it.
+The schema and token budget asked are the provider's profile's (``profiles``: every model is asked capped texts with
+a budget that fits them, a small one fewer and shorter fields, with room for its grammar to close the object); an
+unusable reply keeps what could be read of it.
 
 Never raises for a model's failure: the caller gets ``reply=None``, a note and the classified ``ModelFailure``,
 reported once (by the caller when ``report=False``); cancellation propagates. Every call is recorded in the session
@@ -28,6 +29,7 @@ from council.providers.base import (
     ProviderError,
     Usage,
     complete,
+    grammar_schema,
     retry_gate,
     usage_sink,
 )
@@ -76,7 +78,9 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    asked, max_tokens = fit(spec.schema, profile_of(provider), spec.max_tokens)  # a small model: what it completes
+    asked, max_tokens = fit(spec.schema, profile_of(provider), spec.max_tokens)  # the reply budget (``profiles``)
+    if provider.grammar:  # the texts as long as the grammar lets them be: the prompt says what holds
+        asked = grammar_schema(asked)
     messages = spec.messages
     if provider.constrains_json or asked is not spec.schema:  # the backend enforces the schema: the keys and
         messages = _compact(messages, spec.schema, asked, provider.constrains_json)  # hints, no types to copy
