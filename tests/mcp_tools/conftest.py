@@ -42,6 +42,18 @@ def mcp_client(tmp_path: Path):
 
 
 @pytest.fixture
+def raw(tmp_path: Path):
+    """A ``council mcp`` spoken to line by line (``test_mcp_wire.RawServer``), killed after the test if still up."""
+    from .test_mcp_wire import RawServer  # the test module that owns the raw-wire client
+
+    server = RawServer(tmp_path)
+    yield server
+    if server.proc.poll() is None:
+        server.proc.kill()
+        server.proc.wait()
+
+
+@pytest.fixture
 def modern_client(tmp_path: Path):
     """``async with modern_client(args, elicit=…, model=…) as client`` → a 2026-07-28 ``Client`` of ``council mcp``
     (``args`` after ``--workspace``, none with ``workspace=False``; the server's stderr in ``server.log``)."""

@@ -5,26 +5,14 @@ parameters" with empty details; and the server keeps serving."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-from .test_mcp_wire import RawServer
 
 VERSION = "io.modelcontextprotocol/protocolVersion"
 INFO = "io.modelcontextprotocol/clientInfo"
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 GOOD = {VERSION: "2026-07-28", INFO: {"name": "hostile", "version": "1"}, CAPABILITIES: {}}
-
-
-@pytest.fixture
-def server(tmp_path: Path):
-    raw = RawServer(tmp_path)
-    yield raw
-    if raw.proc.poll() is None:
-        raw.proc.kill()
-        raw.proc.wait()
 
 
 @pytest.mark.parametrize(("meta", "field"), [
@@ -35,15 +23,15 @@ def server(tmp_path: Path):
     ({**GOOD, INFO: {"name": "hostile"}}, INFO),
     ({**GOOD, "io.modelcontextprotocol/logLevel": 7}, "io.modelcontextprotocol/logLevel"),
 ])
-def test_a_malformed_2026_07_28_envelope_is_refused_naming_the_field(server, meta: dict[str, Any], field: str):
+def test_a_malformed_2026_07_28_envelope_is_refused_naming_the_field(raw, meta: dict[str, Any], field: str):
     for msg_id, method, params in ((1, "tools/list", {}),
                                    (2, "tools/call", {"name": "council_define_personas", "arguments": {}})):
-        server.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {**params, "_meta": meta}})
-        error = server.answer(msg_id, timeout=20)["error"]
+        raw.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {**params, "_meta": meta}})
+        error = raw.answer(msg_id, timeout=20)["error"]
         assert error["code"] == -32602, error
         data = error["data"]
         assert data["code"] == "validation" and data["details"]["reason"] == "bad_params", error
         assert any(field in name for name in data["details"]["fields"]), error  # before: details {}
         assert field in error["message"] and data["message"] == error["message"], error
-    server.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": GOOD}})
-    assert server.answer(3, timeout=20)["result"]["tools"]  # still serving
+    raw.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": GOOD}})
+    assert raw.answer(3, timeout=20)["result"]["tools"]  # still serving

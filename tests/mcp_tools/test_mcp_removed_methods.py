@@ -6,48 +6,33 @@ lacking the older revision's params — and an unsupported version's error keeps
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from .test_mcp_wire import RawServer
-
 VERSION = "io.modelcontextprotocol/protocolVersion"
 MODERN = {VERSION: "2026-07-28", "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "1"},
           "io.modelcontextprotocol/clientCapabilities": {}}
 
 
-@pytest.fixture
-def server(tmp_path: Path):
-    raw = RawServer(tmp_path)
-    yield raw
-    if raw.proc.poll() is None:
-        raw.proc.kill()
-        raw.proc.wait()
-
-
-def test_a_method_2026_07_28_removed_is_method_not_found(server):
+def test_a_method_2026_07_28_removed_is_method_not_found(raw):
     removed = ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]
     for msg_id, method in enumerate(removed, start=1):
-        server.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {"_meta": MODERN}})
-        error = server.answer(msg_id, timeout=20)["error"]
+        raw.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {"_meta": MODERN}})
+        error = raw.answer(msg_id, timeout=20)["error"]
         assert error["code"] == -32601, (method, error)  # before: -32602, "invalid params of initialize: …"
         assert error["data"]["code"] == "validation", (method, error)
-    server.send({"jsonrpc": "2.0", "id": 50, "method": "subscriptions/listen",
-                 "params": {"_meta": MODERN, "notifications": {"toolsListChanged": True}}})
-    assert server.answer(50, timeout=20)["error"]["code"] == -32601  # no list-changed capability: nothing to listen to
-    server.send({"jsonrpc": "2.0", "id": 99, "method": "tools/list", "params": {"_meta": MODERN}})
-    assert server.answer(99, timeout=20)["result"]["tools"]  # still serving
+    raw.send({"jsonrpc": "2.0", "id": 50, "method": "subscriptions/listen",
+              "params": {"_meta": MODERN, "notifications": {"toolsListChanged": True}}})
+    assert raw.answer(50, timeout=20)["error"]["code"] == -32601  # no list-changed capability: nothing to listen to
+    raw.send({"jsonrpc": "2.0", "id": 99, "method": "tools/list", "params": {"_meta": MODERN}})
+    assert raw.answer(99, timeout=20)["result"]["tools"]  # still serving
 
 
-def test_an_unsupported_version_keeps_mcps_data_fields(server):
+def test_an_unsupported_version_keeps_mcps_data_fields(raw):
     meta = {**MODERN, VERSION: "v999.0.0"}
-    server.send({"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {"_meta": meta}})
-    error = server.answer(7, timeout=20)["error"]
+    raw.send({"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {"_meta": meta}})
+    error = raw.answer(7, timeout=20)["error"]
     assert error["code"] == -32022, error
     data = error["data"]
     assert data["requested"] == "v999.0.0", error  # before: only under details.data
     assert "2026-07-28" in data["supported"], error
     assert data["code"] == "validation" and data["message"] == error["message"], error
-    server.send({"jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": {"_meta": MODERN}})
-    assert "2026-07-28" in server.answer(8, timeout=20)["result"]["supportedVersions"]
+    raw.send({"jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": {"_meta": MODERN}})
+    assert "2026-07-28" in raw.answer(8, timeout=20)["result"]["supportedVersions"]

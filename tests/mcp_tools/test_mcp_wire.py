@@ -13,8 +13,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from council.mcpserver.guard import MAX_DEPTH, Guard, nesting_depth, readable_id
 
 from .fuzz import run
@@ -61,15 +59,6 @@ class RawServer:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         return self.proc.wait(timeout=20)
-
-
-@pytest.fixture
-def raw(tmp_path: Path):
-    server = RawServer(tmp_path)
-    yield server
-    if server.proc.poll() is None:
-        server.proc.kill()
-        server.proc.wait()
 
 
 def ping(msg_id: Any) -> dict[str, Any]:
