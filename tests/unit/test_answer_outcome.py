@@ -191,3 +191,17 @@ async def test_the_answer_lists_what_the_user_told_the_council_beside_what_it_as
     assumed = f"### Assumptions the council made\n\n- {TIMELINE}\n"
     assert told + assumed in res.final_answer
     assert told + assumed in transcript(s)
+
+
+async def test_a_recommendation_without_a_word_is_replaced_by_the_winning_option(make_service):
+    """The embedded model under its grammar once wrote the recommendation "}, {" (scripts/ask, the README's quick
+    start): the answer's headline was punctuation. A recommendation with no letter or digit is replaced by the
+    winning option's label, as when the chair fails; the chair's other sections are kept."""
+    h = make_service({"rules": [rule("SynthesisReply", {**SYNTHESIS, "recommendation": "}, {"})]},
+                     SessionSettings(min_cycles=1, max_cycles=1))
+    res = await h.service.turn(TurnParams(text=PROBLEM, options=SessionOptions(clarify=False, personas=TRIO)))
+    s = h.runtime(res.session_id).session
+    winner = next(o.label for o in s.options if o.id == s.tally.winner)
+    assert s.synthesis.recommendation == winner and s.synthesis.source == "model"
+    assert s.synthesis.next_steps == ["Pick a first slice."]
+    assert "}, {" not in res.final_answer and winner in res.final_answer

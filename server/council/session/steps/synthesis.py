@@ -116,6 +116,8 @@ async def synthesize(rt: Turn, pick: ProviderPicker,
         reply_model=outputs.SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3),
         on_delta)
     reply = outcome.reply or consolidate(s, latest)
+    if not any(ch.isalnum() for ch in reply.recommendation):  # no word in it (a tiny model's "}, {"): the
+        reply = reply.model_copy(update={"recommendation": consolidate(s, latest).recommendation})  # vote's winner
     notes = list(reply.notes)
     abstained = [x.persona for x in latest if x.abstained]
     with speaking(s.settings.language):
