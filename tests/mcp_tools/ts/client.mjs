@@ -15,22 +15,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
+import { readStdin, thrown } from './plan.mjs';
 
 const ANSWERS = {
   'not-object': 42,
   'unknown-action': { action: 'maybe' },
   decline: { action: 'decline' },
 };
-
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-function thrown(err) {
-  return { code: err?.code ?? null, message: String(err?.message ?? err), data: err?.data ?? null };
-}
 
 async function main() {
   const plan = await readStdin();

@@ -16,19 +16,10 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createTaskSessionFromClient } from '@modelcontextprotocol/ext-tasks/client';
+import { readStdin, thrown } from './plan.mjs';
 
 const VERSION = '2026-07-28';
 const ANSWER = { action: 'accept', content: { answer: 'By the end of next month' } };
-
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-function thrown(err) {
-  return { code: err?.code ?? null, message: String(err?.message ?? err), data: err?.data ?? null };
-}
 
 // The host's raw request path the extension asks for: its own ids ("ext-N") on the client's transport, their
 // answers taken off the transport before the Client sees them.
