@@ -75,18 +75,30 @@ def with_counterpoints(session: ConversationSession, risks: list[str],
     return out
 
 
+def _lead(session: ConversationSession, active: list[outputs.PersonaResponse]) -> list[outputs.PersonaResponse]:
+    """The replies of those who voted for the tally's winner (all of ``active`` when none did)."""
+    tally = session.tally
+    winners = {v.persona for v in session.votes_in(session.final_round) if tally and v.option_id == tally.winner}
+    return [x for x in active if x.persona in winners] or active
+
+
+def recommended(session: ConversationSession, lead: list[outputs.PersonaResponse]) -> str:
+    """The recommendation the replies alone give: the winning option's label, else the position of one of ``lead``
+    (:func:`_lead`)."""
+    tally = session.tally
+    label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
+    with speaking(session.settings.language):
+        return label or (lead[0].position if lead else t("synthesis.no_recommendation"))
+
+
 def consolidate(session: ConversationSession, latest: list[outputs.PersonaResponse]) -> outputs.SynthesisReply:
     """A synthesis built from the replies alone (used when the chair model fails)."""
     with speaking(session.settings.language):
         _, hi = DEPTH_BULLETS[session.settings.depth]
         active = [x for x in latest if not x.abstained]
-        tally = session.tally
-        winners = {v.persona for v in session.votes_in(session.final_round) if tally and v.option_id == tally.winner}
-        lead = [x for x in active if x.persona in winners] or active
-        label = next((o.label for o in session.options if tally and o.id == tally.winner), None)
-        recommendation = label or (lead[0].position if lead else t("synthesis.no_recommendation"))
+        lead = _lead(session, active)
         return outputs.SynthesisReply(
-            recommendation=recommendation,
+            recommendation=recommended(session, lead),
             agreements=_dedupe([x.position for x in lead], 5),
             conflicts=_dedupe([f"{shown(x.persona)}: {x.position}" for x in active if x not in lead], 5),
             risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
@@ -116,8 +128,9 @@ async def synthesize(rt: Turn, pick: ProviderPicker,
         reply_model=outputs.SynthesisReply, schema=schema, max_tokens=DEPTH_TOKENS[s.settings.depth], temperature=0.3),
         on_delta)
     reply = outcome.reply or consolidate(s, latest)
-    if not any(ch.isalnum() for ch in reply.recommendation):  # no word in it (a tiny model's "}, {"): the
-        reply = reply.model_copy(update={"recommendation": consolidate(s, latest).recommendation})  # vote's winner
+    if not any(ch.isalnum() for ch in reply.recommendation):  # no word in it (a tiny model's "}, {"): the vote's
+        voters = _lead(s, [x for x in latest if not x.abstained])  # winner, as without a chair
+        reply = reply.model_copy(update={"recommendation": recommended(s, voters)})
     notes = list(reply.notes)
     abstained = [x.persona for x in latest if x.abstained]
     with speaking(s.settings.language):
