@@ -36,9 +36,9 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from council.errors import from_pydantic
-from council.mcpserver.guard import UpdateTaskParams
+from council.mcpserver.guard import UpdateTaskParams, refusal, refused_data
 from council.mcpserver.rounds import Need, RoundsLink, input_key
-from council.mcpserver.tasks import CORE_TASKS, POLL_MS, TERMINAL, CouncilTask, Tasks, task_error
+from council.mcpserver.tasks import CORE_TASKS, POLL_MS, TERMINAL, CouncilTask, Tasks
 
 log = logging.getLogger("council.mcp")
 
@@ -58,8 +58,8 @@ def missing_extension(method: str) -> MCPError:
     message = f"{method} needs the {EXTENSION} extension declared in this request's client capabilities"
     required = {"extensions": {EXTENSION: {}}}
     return MCPError(types.MISSING_REQUIRED_CLIENT_CAPABILITY, message, {
-        "code": "validation", "message": message, "requiredCapabilities": required,
-        "details": {"reason": "missing_required_client_capability", "requiredCapabilities": required}})
+        **refused_data(message, "missing_required_client_capability", requiredCapabilities=required),
+        "requiredCapabilities": required})
 
 
 class Inbox:
@@ -108,7 +108,7 @@ class Inbox:
                 expected.model_validate(response, by_name=False)
             except ValidationError as exc:
                 err = from_pydantic(exc, f"response to input request {key!r}", prefix=f"inputResponses.{key}")
-                raise task_error(types.INVALID_PARAMS, err.message, "malformed_input_response",
+                raise refusal(types.INVALID_PARAMS, err.message, "malformed_input_response",
                                  fields=err.details.get("fields", {})) from None
             taken[key] = response
         for key, response in taken.items():
@@ -205,8 +205,8 @@ def by_revision(method: str, legacy: Handler | None, modern: Handler | None) -> 
         handler = modern if version in MODERN_PROTOCOL_VERSIONS else legacy if version in CORE_TASKS else None
         if handler is None:
             message = f"Method not found: MCP {ctx.protocol_version} has no {method}"
-            raise MCPError(types.METHOD_NOT_FOUND, message, {"code": "validation", "message": message, "details": {
-                "reason": "method_not_found", "method": method, "protocolVersion": ctx.protocol_version}})
+            raise refusal(types.METHOD_NOT_FOUND, message, "method_not_found", method=method,
+                          protocolVersion=ctx.protocol_version)
         return await handler(ctx, params)
 
     return handle

@@ -26,6 +26,7 @@ from itertools import accumulate
 from typing import Any
 
 import mcp.types as types
+from mcp.shared.exceptions import MCPError
 from mcp.types.methods import SPEC_CLIENT_METHODS, validate_client_request
 from pydantic import BaseModel, ValidationError
 
@@ -120,9 +121,19 @@ def removed(method: str, params: Any) -> bool:
     return False
 
 
+def refused_data(message: str, reason: str, **details: Any) -> dict[str, Any]:
+    """A refusal's JSON-RPC ``data``: the contract's ``{code: validation, message, details}``, the reason first."""
+    return {"code": "validation", "message": message, "details": {"reason": reason, **details}}
+
+
+def refusal(code: int, message: str, reason: str, **details: Any) -> MCPError:
+    """A request refused (raised in a handler), with :func:`refused_data`."""
+    return MCPError(code, message, refused_data(message, reason, **details))
+
+
 def error_response(msg_id: MsgId | None, code: int, message: str, reason: str, **details: Any) -> dict[str, Any]:
-    data = {"code": "validation", "message": message, "details": {"reason": reason, **details}}
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message, "data": data}}
+    return {"jsonrpc": "2.0", "id": msg_id,
+            "error": {"code": code, "message": message, "data": refused_data(message, reason, **details)}}
 
 
 def nesting_depth(line: bytes) -> int:

@@ -30,6 +30,8 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from council.mcpserver.guard import refusal
+
 log = logging.getLogger("council.mcp")
 
 ResultT = TypeVar("ResultT", bound=BaseModel)
@@ -41,8 +43,7 @@ INVALID_STATE = "invalid_request_state"
 
 def refused_state(message: str, **details: Any) -> MCPError:
     """The error for a ``requestState`` that cannot be used: -32602 with the contract's ``data``."""
-    return MCPError(types.INVALID_PARAMS, message, {"code": "validation", "message": message, "details": {
-        "reason": INVALID_STATE, "fields": {"requestState": message}, **details}})
+    return refusal(types.INVALID_PARAMS, message, INVALID_STATE, fields={"requestState": message}, **details)
 
 
 async def contract_state_errors(ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
@@ -166,8 +167,7 @@ class Exchanges:
         """A new exchange running ``work``."""
         if self.tg is None or len(self.live) >= MAX_EXCHANGES:
             message = f"{len(self.live)} tool calls are waiting for their clients; finish one first"
-            raise MCPError(types.INVALID_REQUEST, message, {"code": "validation", "message": message, "details": {
-                "reason": "too_many_calls", "limit": MAX_EXCHANGES}})
+            raise refusal(types.INVALID_REQUEST, message, "too_many_calls", limit=MAX_EXCHANGES)
         exchange = Exchange(secrets.token_urlsafe(12))
         self.live[exchange.id] = exchange
 

@@ -30,7 +30,7 @@ from council.consult.request import consult_language
 from council.consult.runner import Asker, Reply
 from council.errors import CouncilError, from_pydantic, internal_error, validation_error
 from council.mcpserver.ext_tasks import ExtensionTasks, declares_tasks
-from council.mcpserver.guard import MALFORMED_RESPONSE
+from council.mcpserver.guard import MALFORMED_RESPONSE, refusal
 from council.mcpserver.link import ClientLink
 from council.mcpserver.roots import Workspaces
 from council.mcpserver.rounds import Exchanges, RoundsLink, contract_state_errors
@@ -178,9 +178,8 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
         """An unknown name is a protocol error (-32602, with the contract's data)."""
         if request.name not in TOOLS_BY_NAME:
             message = f"Unknown tool: {request.name}"
-            raise MCPError(types.INVALID_PARAMS, message, {
-                "code": "validation", "message": message,
-                "details": {"fields": {"name": "unknown tool"}, "valid": list(specs), "reason": "unknown_tool"}})
+            raise refusal(types.INVALID_PARAMS, message, "unknown_tool", fields={"name": "unknown tool"},
+                          valid=list(specs))
 
     async def call_tool(ctx: ServerRequestContext, request: types.CallToolRequestParams
                         ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
@@ -216,9 +215,7 @@ def build_mcp_server(service: CouncilService, router: EventRouter, models: CallM
         known(request)
         if request.name not in LONG:
             message = f"{request.name} does not run as a task; call it without `task`"
-            raise MCPError(types.METHOD_NOT_FOUND, message, {
-                "code": "validation", "message": message,
-                "details": {"reason": "task_not_supported", "tools": sorted(LONG)}})
+            raise refusal(types.METHOD_NOT_FOUND, message, "task_not_supported", tools=sorted(LONG))
 
     tasks.serve(server, as_task, known_task)  # MCP tasks (2025-11-25): a long call polled, never cut by a timeout
     ext_tasks.serve(server)  # and 2026-07-28's Tasks extension: tasks/* answer by the request's revision

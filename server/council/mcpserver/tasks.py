@@ -31,9 +31,9 @@ import anyio.abc
 import mcp.types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from council.mcpserver.guard import refusal
 from council.mcpserver.link import ClientLink
 
 log = logging.getLogger("council.mcp")
@@ -51,12 +51,6 @@ TASK_ID_BYTES = 16  # a task id is 128 random bits: the only handle on a task, n
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def task_error(code: int, message: str, reason: str, **details: Any) -> MCPError:
-    """A refused task request, with the contract's ``data``."""
-    return MCPError(code, message, {"code": "validation", "message": message, "details": {"reason": reason,
-                                                                                         **details}})
 
 
 @dataclass
@@ -160,7 +154,7 @@ class Tasks:
         revision says, and an extension task ``completed`` (its ``failed`` is for JSON-RPC errors only)."""
         live = sum(1 for t in self.tasks.values() if t.status not in TERMINAL)
         if self.tg is None or live >= MAX_TASKS:
-            raise task_error(types.INVALID_REQUEST, f"{live} tasks are running; wait for one to end or cancel one",
+            raise refusal(types.INVALID_REQUEST, f"{live} tasks are running; wait for one to end or cancel one",
                              "too_many_tasks", limit=MAX_TASKS)
         ttl = DEFAULT_TTL_MS if ttl_ms is None else max(1000, min(int(ttl_ms), MAX_TTL_MS))
         task = CouncilTask(id=secrets.token_urlsafe(TASK_ID_BYTES), ttl_ms=ttl, extension=extension)
@@ -194,7 +188,7 @@ class Tasks:
         (-32602, ``unknown_task``) when there is none."""
         task = self.tasks.get(task_id)
         if task is None or task.extension != extension:
-            raise task_error(types.INVALID_PARAMS, f"no task {task_id[:64]!r} (unknown, or past its time to live)",
+            raise refusal(types.INVALID_PARAMS, f"no task {task_id[:64]!r} (unknown, or past its time to live)",
                              "unknown_task", fields={"taskId": "unknown task"})
         return task
 
@@ -208,14 +202,14 @@ class Tasks:
         if task.result is None:
             message = f"task {task.id} was {task.status}: it has no result" + (f" ({task.message})"
                                                                                 if task.message else "")
-            raise task_error(types.INVALID_PARAMS, message, f"task_{task.status}", status=task.status)
+            raise refusal(types.INVALID_PARAMS, message, f"task_{task.status}", status=task.status)
         meta = {**task.result.get("_meta", {}), RELATED_TASK: {"taskId": task.id}}
         return {**task.result, "_meta": meta}
 
     async def cancel(self, _ctx: ServerRequestContext, params: types.CancelTaskRequestParams) -> dict[str, Any]:
         task = self.find(params.task_id)
         if task.status in TERMINAL:
-            raise task_error(types.INVALID_PARAMS, f"task {task.id} is already {task.status}", "task_ended",
+            raise refusal(types.INVALID_PARAMS, f"task {task.id} is already {task.status}", "task_ended",
                              status=task.status)
         task.set("cancelled", "cancelled by the client")
         task.scope.cancel()
