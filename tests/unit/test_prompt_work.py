@@ -23,8 +23,7 @@ async def test_a_cycles_prompts_are_each_personas_own(make_service):
         votes = {v.persona: v for v in s.votes_in(cycle - 1)}
         together = prompts.cycle_messages(contracts, s, schema, cycle, previous, votes)
         for c in contracts:
-            alone = prompts.persona_messages(c, s, schema, cycle, [x for x in previous if x.persona != c.name],
-                                             next((x for x in previous if x.persona == c.name), None), votes)
+            alone = prompts.persona_messages(c, s, schema, cycle, previous, votes)
             assert together[c.name] == alone
         if cycle > 1:
             assert "Debate cycle" in together[SIX[0]][1].content

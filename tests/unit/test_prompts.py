@@ -13,8 +13,8 @@ from council.session.calls.prompts import (
     DIGEST_BUDGET,
     REPAIR_ECHO,
     SOUL_BUDGET,
+    advisor_labels,
     digest,
-    peer_labels,
     persona_messages,
     repair_messages,
 )
@@ -42,9 +42,7 @@ def debating(cycle: int = 2) -> Builder:
 
 def messages(b: Builder, name: str, cycle: int) -> list[ChatMessage]:
     previous = [r for r in b.s.responses if r.cycle == cycle - 1]
-    return persona_messages(LIBRARY.get(name), b.s, persona_schema(b.s, cycle), cycle,
-                            [r for r in previous if r.persona != name],
-                            next((r for r in previous if r.persona == name), None))
+    return persona_messages(LIBRARY.get(name), b.s, persona_schema(b.s, cycle), cycle, previous)
 
 
 def test_the_client_gets_a_key_guide_not_the_json_schema():
@@ -68,22 +66,22 @@ def test_the_system_message_is_the_same_in_every_cycle_and_starts_with_the_forma
 def test_rules_and_focus_are_joined_cleanly():
     b = debating()
     for name in NAMES:
-        system = messages(b, name, 2)[0].content
-        assert ".;" not in system and ".." not in system
+        contract = messages(b, name, 2)[1].content.rsplit("\n\nYou are ", 1)[1]
+        assert contract.startswith(name) and ".;" not in contract and ".." not in contract
 
 
 def test_a_long_contract_is_clipped():
     persona = LIBRARY.get("Software Architect").model_copy(update={"soul": "word " * 800,
                                                                     "focus": ["focus item " * 20] * 12})
     b = debating()
-    system = persona_messages(persona, b.s, persona_schema(b.s, 1), 1, [], None)[0].content
-    assert len(system) < 700 + SOUL_BUDGET + 450 + 600 + 300 and "…" in system
+    contract = persona_messages(persona, b.s, persona_schema(b.s, 1), 1, [])[1].content.rsplit("\n\nYou are ", 1)[1]
+    assert len(contract) < SOUL_BUDGET + 450 + 600 + 300 and "…" in contract
 
 
 def test_the_digest_is_bounded_whatever_the_replies():
     b = debating()
-    text = digest(b.s.responses, peer_labels(b.s, "Software Architect"))
-    assert len(text) <= DIGEST_BUDGET + 10 and text.count("\n") == 4
+    text = digest(b.s.responses, advisor_labels(b.s))  # every advisor's line: one more than a persona's peers
+    assert len(text) <= DIGEST_BUDGET + 10 and text.count("\n") == len(NAMES) - 1
 
 
 def test_grammar_backends_get_the_compact_form_of_every_block():

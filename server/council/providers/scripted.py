@@ -157,7 +157,8 @@ OPTION_LABELS = [("Staged approach", "Proceed in small, measured steps."),
                  ("Wait", "Postpone until more information is available."),
                  ("Third way", "A third course of action."), ("Fourth way", "A fourth course of action.")]
 _ADVISOR = re.compile(r"^- Advisor (\d+) (.*)$", re.MULTILINE)
-_PEER = re.compile(r"^- Advisor ([A-Z]) \[[^\]]*\]: (.*)$", re.MULTILINE)  # a peer in a persona's digest
+_PEER = re.compile(r"^- Advisor ([A-Z]) \[[^\]]*\]: (.*)$", re.MULTILINE)  # an advisor in a persona's digest
+_SELF = re.compile(r"^You are Advisor ([A-Z]) in the list above\.$", re.MULTILINE)  # the persona's own line there
 _OWN = re.compile(r"^Your previous position: (.*)$", re.MULTILINE)
 _PREFERS = re.compile(r"prefers option ([A-D])")
 _OUTCOME = re.compile(r"Outcome \(fixed by the rules\): (\w+)")
@@ -223,14 +224,16 @@ def synthesis_reply(schema: dict[str, Any]) -> dict[str, Any]:
 def backing(reply: dict[str, Any], request: CompletionRequest) -> dict[str, Any]:
     """A reply scripted with a vote (``option_id``) for the cycle that runs beside the options call, which asks
     whose recommendation the persona backs instead: its own when the scripted moderator places its previous
-    position under that option, else the first advisor's in its digest placed there, as a model voting so would."""
+    position under that option, else the first other advisor's in its digest placed there, as a model voting so
+    would."""
     if "backs" in reply or "option_id" not in reply:
         return {k: v for k, v in reply.items() if k != "option_id"} | {"backs": reply.get("backs", "own")}
     prompt = request.messages[-1].content if request.messages else ""
     option = reply["option_id"]
-    own = _OWN.search(prompt)
+    own, me = _OWN.search(prompt), _SELF.search(prompt)
     backs = "own" if own is not None and placed(own.group(1)) == option else next(
-        (m.group(1) for m in _PEER.finditer(prompt) if placed(m.group(2)) == option), "own")
+        (m.group(1) for m in _PEER.finditer(prompt)
+         if placed(m.group(2)) == option and (me is None or m.group(1) != me.group(1))), "own")
     return {k: v for k, v in reply.items() if k != "option_id"} | {"backs": backs}
 
 

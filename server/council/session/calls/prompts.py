@@ -1,8 +1,12 @@
 """Prompt texts for every model call of a session, built from the session's state (no I/O, no model calls).
 
-Stable parts come first for backends' prefix caches: the system message opens with the reply format (``formats``),
-then the role; the user message with the problem brief, then what changes per call. Every part is bounded. Peers
-appear as "Advisor A/B/…" so personas weigh arguments, not names; the moderator numbers them ("Advisor 1/2/…") so
+Stable parts come first for backends' prefix caches (llama.cpp, Ollama and cloud caches reuse the longest prefix a
+request shares with an earlier one): the system message opens with the reply format (``formats``), then the role;
+the user message with the problem brief, then what changes per call. The personas of one cycle read one prompt up
+to its last part — the same system message, brief, digest of every advisor, options and rules — and only then
+each its own contract and place in the digest, so a one-slot server prefills that shared part once a cycle, not
+once per persona. Every part is bounded. Advisors appear as "Advisor A/B/…" (by the session's persona order, the
+same letter for everyone) so personas weigh arguments, not names; the moderator numbers them ("Advisor 1/2/…") so
 it can say which recommendation each option stands for.
 """
 
@@ -195,26 +199,33 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
     return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 
-def persona_contract(persona: PersonaContract, session: ConversationSession) -> str:
-    """Who the persona is and the rules it keeps, bounded; the same in every cycle (built once per persona and
-    language)."""
-    return _contract(persona.name, persona.soul, tuple(persona.focus), tuple(persona.constraints),
-                     _language_line(session))
+ADVISOR_ROLE = ("You are one of the advisors on a council. Who you are, and the rules you keep, close the user's "
+                "message. Be concrete and specific to the user's situation.")
+
+
+def advisor_role(session: ConversationSession) -> str:
+    """The role line every persona's system message carries: the same for all of them (their contracts close the
+    user message), in the session's language."""
+    return f"{ADVISOR_ROLE} {_language_line(session)}"
+
+
+def persona_contract(persona: PersonaContract) -> str:
+    """Who the persona is and the rules it keeps, bounded; the same in every cycle (built once per persona)."""
+    return _contract(persona.name, persona.soul, tuple(persona.focus), tuple(persona.constraints))
 
 
 @functools.lru_cache(maxsize=256)
-def _contract(name: str, soul: str, focus: tuple[str, ...], constraints: tuple[str, ...], language: str) -> str:
+def _contract(name: str, soul: str, focus: tuple[str, ...], constraints: tuple[str, ...]) -> str:
     return (
         f"You are {name}, an advisor on a council.\n{clip(soul, SOUL_BUDGET)}\n"
-        f"Your focus: {_items(list(focus), FOCUS_BUDGET)}\nYour rules: {_items(list(constraints), RULES_BUDGET)}\n"
-        f"Be concrete and specific to the user's situation. {language}"
+        f"Your focus: {_items(list(focus), FOCUS_BUDGET)}\nYour rules: {_items(list(constraints), RULES_BUDGET)}"
     )
 
 
-def peer_labels(session: ConversationSession, persona_name: str) -> dict[str, str]:
-    """Anonymous labels for every other persona, stable for the session."""
-    others = [p.name for p in session.personas if p.name != persona_name]
-    return {name: f"Advisor {ascii_uppercase[i % 26]}" for i, name in enumerate(others)}
+def advisor_labels(session: ConversationSession) -> dict[str, str]:
+    """Every persona's anonymous label, by the session's persona order: the same for every reader and every cycle
+    (a persona is told its own, and backs another by it)."""
+    return {p.name: f"Advisor {ascii_uppercase[i % 26]}" for i, p in enumerate(session.personas)}
 
 
 def _line(label: str, resp: PersonaResponse, vote: Vote | None, budget: int) -> str:
@@ -228,10 +239,12 @@ def _line(label: str, resp: PersonaResponse, vote: Vote | None, budget: int) -> 
 
 
 def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict[str, Vote] | None = None) -> str:
-    """Peers' latest positions, one bounded line each: stance, vote, key argument, main risk, changes."""
-    shown = [r for r in responses if r.persona in labels]
+    """The labelled advisors' latest positions in the labels' order, one bounded line each: stance, vote, key
+    argument, main risk, changes (all lines together within :data:`DIGEST_BUDGET`, or 200 characters a line)."""
+    latest = {r.persona: r for r in responses}
+    shown = [(label, latest[name]) for name, label in labels.items() if name in latest]
     budget = max(200, DIGEST_BUDGET // max(1, len(shown)))
-    return "\n".join(_line(labels[r.persona], r, (votes or {}).get(r.persona), budget) for r in shown)
+    return "\n".join(_line(label, r, (votes or {}).get(r.persona), budget) for label, r in shown)
 
 
 DEBATE_RULES = (
@@ -247,59 +260,73 @@ BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set back
 
 
 def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
-                     cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
+                     cycle: int, previous: list[PersonaResponse],
                      votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
-    return _persona_messages(persona, session, schema, cycle, previous, own_previous, votes,
-                             _CycleText.of(session, schema))
+    """One persona's prompt in ``cycle`` (``previous``: every advisor's replies of the cycle before, its own
+    included; ``votes``: their votes)."""
+    return _CycleText.of(session, schema, cycle, previous, votes).messages(persona)
 
 
 def cycle_messages(personas: list[PersonaContract], session: ConversationSession, schema: dict[str, Any],
                    cycle: int, previous: list[PersonaResponse],
                    votes: dict[str, Vote] | None = None) -> dict[str, list[ChatMessage]]:
-    """:func:`persona_messages` of every persona in a cycle (``previous``: everyone's replies of the cycle before),
-    the parts they all read — the brief, the reply format — built once."""
-    shared = _CycleText.of(session, schema)
-    return {p.name: _persona_messages(p, session, schema, cycle, [x for x in previous if x.persona != p.name],
-                                      next((x for x in previous if x.persona == p.name), None), votes, shared)
-            for p in personas}
+    """:func:`persona_messages` of every persona in a cycle, the part they all read built once."""
+    shared = _CycleText.of(session, schema, cycle, previous, votes)
+    return {p.name: shared.messages(p) for p in personas}
 
 
 @dataclass(frozen=True)
 class _CycleText:
-    """What every persona's prompt in a cycle shares: the brief (request, evidence, tools) and the reply format."""
+    """What every persona's prompt in a cycle shares, in the order it is sent: the system message (the reply
+    format, the role), then the user message's brief (request, evidence, tools) and, in a debate cycle, the digest
+    of every advisor, the options (or the backing rule) and the debate rules, then the debate keys. Each persona's
+    own part comes after all of it (:meth:`messages`)."""
 
-    brief: str
-    format: str
-    extra: str
+    system: str
+    shared: str
+    labels: dict[str, str]
+    previous: dict[str, PersonaResponse]
+    votes: dict[str, Vote]
+    debate: bool
 
     @classmethod
-    def of(cls, session: ConversationSession, schema: dict[str, Any]) -> _CycleText:
-        return cls(_paragraphs(problem_brief(session), evidence_block(session), tools_text(session)),
-                   format_block(schema), extra_block(schema))
+    def of(cls, session: ConversationSession, schema: dict[str, Any], cycle: int,
+           previous: list[PersonaResponse], votes: dict[str, Vote] | None) -> _CycleText:
+        votes = votes or {}
+        labels = advisor_labels(session)
+        debate = cycle > 1 and bool(previous)
+        parts = [problem_brief(session), evidence_block(session), tools_text(session)]
+        if debate:
+            parts.append(f"Debate cycle {cycle}. Every advisor's current position, yours included:\n"
+                         f"{digest(previous, labels, votes)}")
+            if session.options:
+                parts.append("The options on the table:\n" + "\n".join(
+                    f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options))
+            elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
+                parts.append(BACKING_RULE)
+            parts.append(DEBATE_RULES)
+        parts.append(extra_block(schema))
+        return cls(format_block(schema) + "\n\n" + advisor_role(session), _paragraphs(*parts), labels,
+                   {r.persona: r for r in previous}, votes, debate)
 
-
-def _persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
-                      cycle: int, previous: list[PersonaResponse], own_previous: PersonaResponse | None,
-                      votes: dict[str, Vote] | None, shared: _CycleText) -> list[ChatMessage]:
-    user = shared.brief
-    if cycle == 1 or not previous:
-        user += "\n\nGive your independent assessment."
-    else:
-        labels = peer_labels(session, persona.name)
-        user += f"\n\nDebate cycle {cycle}. The other advisors' current positions:\n{digest(previous, labels, votes)}"
-        own_vote = (votes or {}).get(persona.name)
-        if own_previous is not None and not own_previous.abstained:
-            voted = f" You voted {own_vote.option_id}." if own_vote else ""
-            user += f"\n\nYour previous position: {clip(own_previous.position, POSITION_BUDGET)}{voted}"
-        if session.options:
-            user += "\n\nThe options on the table:\n" + "\n".join(
-                f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options)
-        elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
-            user += "\n\n" + BACKING_RULE
-        user += "\n\n" + DEBATE_RULES
-    user = _paragraphs(user, shared.extra)
-    return [ChatMessage(role="system", content=shared.format + "\n\n" + persona_contract(persona, session)),
-            ChatMessage(role="user", content=user)]
+    def messages(self, persona: PersonaContract) -> list[ChatMessage]:
+        """``persona``'s prompt: the shared part, then its contract, its letter and previous position (a debate
+        cycle), and what to do."""
+        own: list[str] = [persona_contract(persona)]
+        if not self.debate:
+            own.append("Give your independent assessment.")
+        else:
+            label = self.labels.get(persona.name)
+            if label is not None:
+                own.append(f"You are {label} in the list above.")
+            before = self.previous.get(persona.name)
+            if before is not None and not before.abstained:
+                vote = self.votes.get(persona.name)
+                voted = f" You voted {vote.option_id}." if vote else ""
+                own.append(f"Your previous position: {clip(before.position, POSITION_BUDGET)}{voted}")
+            own.append("Give your assessment for this cycle.")
+        return [ChatMessage(role="system", content=self.system),
+                ChatMessage(role="user", content=_paragraphs(self.shared, "\n".join(own)))]
 
 
 def options_messages(session: ConversationSession, schema: dict[str, Any],

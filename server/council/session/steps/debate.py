@@ -1,4 +1,4 @@
-"""Debate cycles: every persona answers concurrently, seeing a digest of the others' previous positions.
+"""Debate cycles: every persona answers concurrently, seeing a digest of every advisor's previous position.
 
 Cycle 2 may run :class:`Beside` the moderator's options call (each vote is then the option of the recommendation it
 backs: :func:`backed_vote`). The personas run at once but the user reads one at a time (:class:`OrderedStream`):
@@ -20,7 +20,7 @@ from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session.calls.failure import malformed
 from council.session.calls.parsing import ParseFailure
-from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, clip, cycle_messages, peer_labels
+from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, advisor_labels, clip, cycle_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
@@ -100,7 +100,7 @@ def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: boo
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
     if backing:
-        overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: max(1, len(session.personas) - 1)]]}
+        overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: min(26, len(session.personas))]]}  # every letter
         omit += ("option_id",)
     elif cycle <= 1 or not session.options:
         omit += INDEPENDENT_OMIT
@@ -298,12 +298,13 @@ def _commit(rt: Turn, response: PersonaResponse, vote: Vote | None, kept: list[P
 
 def backed_vote(s: ConversationSession, response: PersonaResponse) -> tuple[PersonaResponse, Vote | None]:
     """A reply of the cycle beside the options call, once the first votes are in: its vote is the option the
-    recommendation it backs (its own, or the peer's its letter names) was placed under; a recommendation placed
-    under none gives no vote (nothing is guessed). Backing another option than its first vote is a change."""
+    recommendation it backs (its own, or the advisor's its letter names: :func:`advisor_labels`, its own letter
+    meaning its own) was placed under; a recommendation placed under none gives no vote (nothing is guessed).
+    Backing another option than its first vote is a change."""
     if response.abstained:
         return response, None
     first = {v.persona: v.option_id for v in s.votes_in(response.cycle - 1)}
-    letters = {label.removeprefix("Advisor "): name for name, label in peer_labels(s, response.persona).items()}
+    letters = {label.removeprefix("Advisor "): name for name, label in advisor_labels(s).items()}
     backed = response.persona if response.backs.strip().lower() in (OWN, "") else letters.get(response.backs.strip())
     option = first.get(backed or "")
     if option is None:
