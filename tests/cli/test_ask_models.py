@@ -25,11 +25,11 @@ def config(tmp_path, alpha: str, beta: str):
 
 
 def personas_of(server: FakeOpenAI) -> set[str]:
-    """Which personas' prompts reached a server (the persona is named in its system prompt)."""
+    """Which personas' prompts reached a server (the persona's contract closes its prompt)."""
     names = COUNCIL.split(",")
     return {n for body in server.requests for n in names
             if body["response_format"]["json_schema"]["schema"].get("title") == "PersonaReply"
-            and n in body["messages"][0]["content"]}
+            and f"You are {n}, an advisor" in body["messages"][-1]["content"]}
 
 
 def test_models_spreads_the_seats_over_two_endpoints_and_counts_calls_per_model(tmp_path):

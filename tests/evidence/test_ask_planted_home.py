@@ -47,7 +47,8 @@ class AskingModel(FakeOpenAI):
                 reply["evidence_requests"] = [{"tool": t, "query": q, "regex": r} for t, q, r in asks]
             if schema.get("title") == "OptionsReply":  # the first vote splits two to one
                 reply["options"][0]["supporters"], reply["options"][1]["supporters"] = [1, 3], [2]
-            who = next((i for i, name in enumerate(COUNCIL.split(",")) if name in body["messages"][0]["content"]), 0)
+            said = "\n".join(m["content"] for m in body["messages"])  # the persona's contract closes its prompt
+            who = next((i for i, name in enumerate(COUNCIL.split(",")) if f"You are {name}, an advisor" in said), 0)
             if "backs" in schema.get("properties", {}):  # the first vote's split, weighed otherwise (71%, not 67%)
                 reply.update(vote_confidence=0.9 if who == 0 else 0.6, continue_debate=True)
             options = schema.get("properties", {}).get("option_id", {}).get("enum")

@@ -182,11 +182,13 @@ async def test_peers_are_anonymised_and_see_votes_in_later_cycles(make_service):
     assert "votes" not in prompt and "options on the table" not in prompt and "set backs to own" in prompt
     assert "option_id" not in second.json_schema["properties"]
     assert second.json_schema["properties"]["backs"]["enum"] == ["own", "A", "B", "C"]  # one letter per advisor
-    assert "You are Advisor B in the list above." in prompt  # the developer's own letter, by the session's order
+    assert "You are Advisor B in the list above" in prompt  # the developer's own letter, by the session's order
     assert votes_by_cycle(s)[2] == {ARCH: "A", DEV: "A", DEVIL: "B"}  # the developer backed Advisor A: the architect
     # from cycle 3 the options are on the table and every peer's vote is shown
     prompt = calls(h, "PersonaReply", purpose=DEV, cycle=3)[0].messages[-1].content
-    assert "votes A (0.8)" in prompt and "votes B (0.6)" in prompt and "You voted A." in prompt
+    assert "votes A (0.8)" in prompt and "votes B (0.6)" in prompt
+    assert "- Advisor B [medium, votes A (0.5)]" in prompt  # the developer's own line: its position and vote
+    assert "You are Advisor B in the list above: that line is your previous position." in prompt
     assert calls(h, "PersonaReply", purpose=DEV, cycle=3)[0].json_schema["properties"]["option_id"]["enum"] == [
         "A",
         "B",

@@ -109,7 +109,7 @@ def test_every_persona_of_a_cycle_reads_one_shared_prefix_then_its_own_part(name
             letter = "ABCDEF"[i]  # by the session's order, the same for every reader
             assert f"- Advisor {letter} [" in shared and f"plan number {i} in cycle {cycle - 1}" in \
                 shared.split(f"- Advisor {letter} [", 1)[1].split("\n", 1)[0]
-            assert text.index(f"You are Advisor {letter} in the list above.") > len(shared)
+            assert text.index(f"You are Advisor {letter} in the list above: that line is your previous") > len(shared)
         else:
             assert text.endswith("Give your independent assessment.<|im_end|>\n<|im_start|>assistant\n")
 

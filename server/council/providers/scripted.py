@@ -158,8 +158,7 @@ OPTION_LABELS = [("Staged approach", "Proceed in small, measured steps."),
                  ("Third way", "A third course of action."), ("Fourth way", "A fourth course of action.")]
 _ADVISOR = re.compile(r"^- Advisor (\d+) (.*)$", re.MULTILINE)
 _PEER = re.compile(r"^- Advisor ([A-Z]) \[[^\]]*\]: (.*)$", re.MULTILINE)  # an advisor in a persona's digest
-_SELF = re.compile(r"^You are Advisor ([A-Z]) in the list above\.$", re.MULTILINE)  # the persona's own line there
-_OWN = re.compile(r"^Your previous position: (.*)$", re.MULTILINE)
+_SELF = re.compile(r"^You are Advisor ([A-Z]) in the list above\b", re.MULTILINE)  # the persona's own line there
 _PREFERS = re.compile(r"prefers option ([A-D])")
 _OUTCOME = re.compile(r"Outcome \(fixed by the rules\): (\w+)")
 AXES = ("assumptions", "applicability", "code_correctness", "realistic_newness", "overfitting", "implications")
@@ -224,16 +223,17 @@ def synthesis_reply(schema: dict[str, Any]) -> dict[str, Any]:
 def backing(reply: dict[str, Any], request: CompletionRequest) -> dict[str, Any]:
     """A reply scripted with a vote (``option_id``) for the cycle that runs beside the options call, which asks
     whose recommendation the persona backs instead: its own when the scripted moderator places its previous
-    position under that option, else the first other advisor's in its digest placed there, as a model voting so
-    would."""
+    position (its own line in the digest) under that option, else the first other advisor's in its digest placed
+    there, as a model voting so would."""
     if "backs" in reply or "option_id" not in reply:
         return {k: v for k, v in reply.items() if k != "option_id"} | {"backs": reply.get("backs", "own")}
     prompt = request.messages[-1].content if request.messages else ""
     option = reply["option_id"]
-    own, me = _OWN.search(prompt), _SELF.search(prompt)
-    backs = "own" if own is not None and placed(own.group(1)) == option else next(
-        (m.group(1) for m in _PEER.finditer(prompt)
-         if placed(m.group(2)) == option and (me is None or m.group(1) != me.group(1))), "own")
+    me = _SELF.search(prompt)
+    lines = {m.group(1): m.group(2) for m in _PEER.finditer(prompt)}
+    own = lines.pop(me.group(1), None) if me is not None else None
+    backs = "own" if own is not None and placed(own) == option else next(
+        (letter for letter, said in lines.items() if placed(said) == option), "own")
     return {k: v for k, v in reply.items() if k != "option_id"} | {"backs": backs}
 
 

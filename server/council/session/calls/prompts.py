@@ -199,14 +199,10 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
     return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 
-ADVISOR_ROLE = ("You are one of the advisors on a council. Who you are, and the rules you keep, close the user's "
-                "message. Be concrete and specific to the user's situation.")
-
-
 def advisor_role(session: ConversationSession) -> str:
-    """The role line every persona's system message carries: the same for all of them (their contracts close the
-    user message), in the session's language."""
-    return f"{ADVISOR_ROLE} {_language_line(session)}"
+    """The role line every persona's system message carries, the same for all of them (who each is closes its user
+    message: :func:`persona_contract`)."""
+    return f"Be concrete and specific to the user's situation. {_language_line(session)}"
 
 
 def persona_contract(persona: PersonaContract) -> str:
@@ -285,14 +281,12 @@ class _CycleText:
     system: str
     shared: str
     labels: dict[str, str]
-    previous: dict[str, PersonaResponse]
-    votes: dict[str, Vote]
+    spoke: frozenset[str]  # the advisors whose previous reply the digest shows (not an abstention)
     debate: bool
 
     @classmethod
     def of(cls, session: ConversationSession, schema: dict[str, Any], cycle: int,
            previous: list[PersonaResponse], votes: dict[str, Vote] | None) -> _CycleText:
-        votes = votes or {}
         labels = advisor_labels(session)
         debate = cycle > 1 and bool(previous)
         parts = [problem_brief(session), evidence_block(session), tools_text(session)]
@@ -307,23 +301,19 @@ class _CycleText:
             parts.append(DEBATE_RULES)
         parts.append(extra_block(schema))
         return cls(format_block(schema) + "\n\n" + advisor_role(session), _paragraphs(*parts), labels,
-                   {r.persona: r for r in previous}, votes, debate)
+                   frozenset(r.persona for r in previous if not r.abstained), debate)
 
     def messages(self, persona: PersonaContract) -> list[ChatMessage]:
-        """``persona``'s prompt: the shared part, then its contract, its letter and previous position (a debate
-        cycle), and what to do."""
+        """``persona``'s prompt: the shared part, then its contract, its letter (in a debate cycle: its line in the
+        digest is its previous position and vote), and what to do."""
         own: list[str] = [persona_contract(persona)]
         if not self.debate:
             own.append("Give your independent assessment.")
         else:
             label = self.labels.get(persona.name)
-            if label is not None:
-                own.append(f"You are {label} in the list above.")
-            before = self.previous.get(persona.name)
-            if before is not None and not before.abstained:
-                vote = self.votes.get(persona.name)
-                voted = f" You voted {vote.option_id}." if vote else ""
-                own.append(f"Your previous position: {clip(before.position, POSITION_BUDGET)}{voted}")
+            if label is not None:  # its line in the digest is its previous position and vote: not repeated
+                own.append(f"You are {label} in the list above" + (": that line is your previous position."
+                                                                     if persona.name in self.spoke else "."))
             own.append("Give your assessment for this cycle.")
         return [ChatMessage(role="system", content=self.system),
                 ChatMessage(role="user", content=_paragraphs(self.shared, "\n".join(own)))]
