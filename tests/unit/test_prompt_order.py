@@ -3,7 +3,7 @@ llama-cpp-python's, Ollama, cloud prompt caches) reuse the KV of the longest pre
 before, so everything persona-specific comes last — the system message is the reply format and one shared role,
 the user message the brief, then (debate cycles) the digest of every advisor under a letter that is the same for
 every reader, the options or the backing rule, the debate rules and the debate keys, and only then the persona's
-contract, its letter and its previous position. A persona backs another by that same letter.
+contract and its letter (its line in the digest is its previous position). A persona backs another by that letter.
 """
 
 from __future__ import annotations
