@@ -148,8 +148,10 @@ class ScriptedProvider(Provider):
 
 
 def _items(schema: dict[str, Any], field: str, make) -> list[str]:
+    """As many items as the schema requires (one where it says nothing); none where it lets the list be empty, as
+    a later debate cycle does for a persona that keeps its position (its earlier lists stand)."""
     spec = schema.get("properties", {}).get(field, {})
-    n = max(1, spec.get("minItems", 1))
+    n = spec.get("minItems", 1)
     return [make(i + 1) for i in range(n)]
 
 
