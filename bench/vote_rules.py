@@ -413,6 +413,10 @@ def crosscheck(r: Regime, drawn: Drawn, sessions: list[Session], count: int) -> 
                 reply = backing({**reply, "option_id": vote.option_id}, request)
             elif "option_id" in props:
                 reply["option_id"] = vote.option_id
+                before = self.plan.get((request.purpose, request.cycle - 1))
+                if before is not None and before.option_id != vote.option_id:  # a changed vote brings new lists
+                    for key in ("summary", "advice", "next_steps"):  # (a kept one leaves them empty: they stand)
+                        reply[key] = [f"{request.purpose} {key} {i}." for i in range(props[key].get("maxItems", 5))]
             yield json.dumps(reply)
 
     provider = SeatScript(script={"chunk": 1_000_000})

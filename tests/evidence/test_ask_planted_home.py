@@ -56,6 +56,8 @@ class AskingModel(FakeOpenAI):
                 self.votes[who] = self.votes.get(who, 0) + 1
                 reply.update(option_id=options[(who + self.votes[who]) % 2], vote_confidence=0.7,
                              continue_debate=True)
+                for key in ("summary", "advice", "next_steps"):  # a changed vote writes its lists anew (issue 34)
+                    reply[key] = [f"{key} {i}" for i in range(schema["properties"][key].get("maxItems", 5))]
         text = json.dumps(reply)
         events = "".join(f"data: {json.dumps({'choices': [{'delta': {'content': text[i:i + 40]}}]})}\n\n"
                          for i in range(0, len(text), 40))

@@ -5,6 +5,7 @@ give (streamed as SSE), and a scripted list of HTTP failures served first (e.g. 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,15 +15,19 @@ from typing import Any
 from council.providers.base import ChatMessage, CompletionRequest
 from council.providers.scripted import auto_reply
 
+PERSONA = re.compile(r"You are (.+?), an advisor on a council")  # a persona's system message (prompts._contract)
+
 
 class FakeOpenAI:
     """``failures``: (schema title, status) pairs, each answered once, in order, to the first matching request;
-    ``always``: a status every request gets (a failing endpoint)."""
+    ``always``: a status every request gets (a failing endpoint); ``personas``: a persona's reply is the scripted
+    model's for that persona (its name after the mark: the Devil's Advocate disagrees), not the same for all."""
 
     def __init__(self, mark: str, failures: list[tuple[str, int]] | None = None, always: int | None = None,
                  props: dict[str, Any] | int | None = None, props_hang: int = 0,
-                 slow: dict[str, float] | None = None) -> None:
+                 slow: dict[str, float] | None = None, personas: bool = False) -> None:
         self.mark = mark  # every reply's text contains it (the persona "name" in the scripted replies)
+        self.personas = personas
         self.failures = list(failures or [])
         self.always = always
         self.props = props  # GET /props: this JSON, an HTTP status to answer with, or None (404, no such page)
@@ -54,7 +59,9 @@ class FakeOpenAI:
             self.stopped.wait(wait)
         cycle = 2 if "option_id" in schema.get("properties", {}) else 1
         prompt = body["messages"][-1]["content"]
-        reply = auto_reply(CompletionRequest(purpose=self.mark, json_schema=schema, cycle=cycle,
+        who = PERSONA.search(body["messages"][0]["content"]) if self.personas else None
+        purpose = f"{self.mark} {who.group(1)}" if who else self.mark
+        reply = auto_reply(CompletionRequest(purpose=purpose, json_schema=schema, cycle=cycle,
                                              messages=[ChatMessage(role="user", content=prompt)]))
         text = json.dumps(reply)
         chunks = [text[i:i + 40] for i in range(0, len(text), 40)]

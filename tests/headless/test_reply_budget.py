@@ -34,8 +34,9 @@ def _strings(node: Any, in_items: bool = False):
         yield from _strings(node["items"], True)
 
 
-async def _session(tmp_path: Path, json_mode: str | None) -> FakeOpenAI:
-    fake = FakeOpenAI("BUDGET-MARK")
+async def _session(tmp_path: Path, json_mode: str | None, args: tuple[str, ...] = (),
+                   personas: bool = False) -> FakeOpenAI:
+    fake = FakeOpenAI("BUDGET-MARK", personas=personas)
     with fake_openai(fake) as base_url:
         options = {"json_mode": json_mode} if json_mode else {}
         config = tmp_path / "council.json"
@@ -43,7 +44,7 @@ async def _session(tmp_path: Path, json_mode: str | None) -> FakeOpenAI:
             "kind": "openai", "base_url": base_url, "model": "m", "max_retries": 0, "options": options}}}),
             encoding="utf-8")
         with anyio.fail_after(90):
-            async with start_sidecar(["--config", str(config), "--no-embeddings"]) as sc:
+            async with start_sidecar(["--config", str(config), "--no-embeddings", *args]) as sc:
                 r = await sc.call("council/turn", {"text": PROBLEM})
                 if r["status"] == "clarifying":
                     r = await sc.call("council/turn", {"sessionId": r["sessionId"], "text": "skip all"})
@@ -112,3 +113,22 @@ async def test_a_backend_that_enforces_no_schema_reads_the_caps_in_words(tmp_pat
         assert body["max_tokens"] <= DEPTH_TOKENS[Depth.STANDARD]
     chair = next(b for b in seen if '"recommendation"' in b["messages"][0]["content"])
     assert '"recommendation": string, at most 128 words' in chair["messages"][0]["content"]  # no grammar: 900
+
+
+async def test_a_later_cycle_leaves_the_lists_optional_with_room_for_a_changed_position(tmp_path: Path):
+    """Issue 34: a persona's reply in a later cycle (a vote, or whom it backs beside the options call) asks for no
+    summary, advice or next steps — its earlier ones stand unless its position changed — yet keeps room for the
+    depth's count (a changed position fills them); the prompt says so. Cycle 1 asks for them at the depth's count."""
+    fake = await _session(tmp_path, None, ("--min-cycles", "3", "--max-cycles", "3"), personas=True)  # a split
+    personas = [b for b in fake.requests if b["response_format"]["schema"]["title"] == "PersonaReply"]
+    later = [b for b in personas if {"option_id", "backs"} & set(b["response_format"]["schema"]["properties"])]
+    first = [b for b in personas if b not in later]
+    assert first and later
+    for body in personas:
+        props = body["response_format"]["schema"]["properties"]
+        least = 0 if body in later else 5
+        for field in ("summary", "advice", "next_steps"):
+            assert (props[field].get("minItems", 0), props[field]["maxItems"]) == (least, 5), field
+        assert "x-when-given" not in json.dumps(body)  # the budget's annotation is not sent
+        said = "If your position did not change, leave summary, advice, next_steps and risks empty"
+        assert (said in body["messages"][-1]["content"]) == (body in later)

@@ -147,9 +147,14 @@ class ScriptedProvider(Provider):
         self._trace("end", request)
 
 
-def _items(schema: dict[str, Any], field: str, make) -> list[str]:
+def _items(schema: dict[str, Any], field: str, make, owed: bool = True) -> list[str]:
+    """As many items as the schema requires (one where it says nothing). Where it lets the list be empty — a later
+    debate cycle, whose empty lists are the persona's earlier ones — none, unless they are ``owed`` (the persona has
+    no earlier position to stand on): then as many as it allows, as the cycle's rules ask."""
     spec = schema.get("properties", {}).get(field, {})
-    n = max(1, spec.get("minItems", 1))
+    n = spec.get("minItems", 1)
+    if n == 0 and owed:
+        n = spec.get("maxItems", 1)
     return [make(i + 1) for i in range(n)]
 
 
@@ -159,6 +164,7 @@ OPTION_LABELS = [("Staged approach", "Proceed in small, measured steps."),
 _ADVISOR = re.compile(r"^- Advisor (\d+) (.*)$", re.MULTILINE)
 _PEER = re.compile(r"^- Advisor ([A-Z]) \[[^\]]*\]: (.*)$", re.MULTILINE)  # an advisor in a persona's digest
 _SELF = re.compile(r"^You are Advisor ([A-Z]) in the list above\b", re.MULTILINE)  # the persona's own line there
+_OWN = re.compile(r"^You are Advisor [A-Z] in the list above: that line is your previous position\.", re.MULTILINE)
 _PREFERS = re.compile(r"prefers option ([A-D])")
 _OUTCOME = re.compile(r"Outcome \(fixed by the rules\): (\w+)")
 AXES = ("assumptions", "applicability", "code_correctness", "realistic_newness", "overfitting", "implications")
@@ -246,14 +252,15 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
     if title == "ClarifierReply":
         return clarifier_reply(prompt)
     if title == "PersonaReply":
+        owed = _OWN.search(prompt) is None  # no earlier position of its own: its lists are not carried
         reply = {
             "position": f"{who} recommends a staged approach (cycle {cycle}).",
-            "summary": _items(schema, "summary", lambda i: f"{who} summary point {i}."),
-            "advice": _items(schema, "advice", lambda i: f"{who} advice {i}: start small and measure."),
+            "summary": _items(schema, "summary", lambda i: f"{who} summary point {i}.", owed),
+            "advice": _items(schema, "advice", lambda i: f"{who} advice {i}: start small and measure.", owed),
             "risks": [f"{who} risk: the change could stall delivery."],
             "assumptions": ["The team has capacity for the change."],
             "questions": [],
-            "next_steps": _items(schema, "next_steps", lambda i: f"{who} step {i}."),
+            "next_steps": _items(schema, "next_steps", lambda i: f"{who} step {i}.", owed),
             "confidence": "medium",
             "confidence_rationale": "Scripted reply for a deterministic session.",
             "changed_position": False,

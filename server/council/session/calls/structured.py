@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", bound=ModelReply)
 
 ProviderPicker = Callable[[str], Provider]
+KEPT = "kept as given: "  # a reply's note after a soft shortfall its repair did not mend (then the shortfall)
 
 
 @dataclass
@@ -138,7 +139,7 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                 return CallOutcome(better, repaired=True)
         except ParseFailure:
             pass
-    return CallOutcome(reply, note=f"kept as given: {shortfall}")
+    return CallOutcome(reply, note=KEPT + shortfall)
 
 
 def _compact(messages: list[ChatMessage], schema: dict[str, Any], asked: dict[str, Any] | None = None,

@@ -20,8 +20,9 @@ from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session.calls.failure import malformed
 from council.session.calls.parsing import ParseFailure
+from council.session.calls.profiles import WHEN_GIVEN
 from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, advisor_labels, clip, cycle_messages
-from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.calls.structured import KEPT, CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
 from council.session.state.grounds import EVIDENCE_TOOLS
@@ -39,6 +40,9 @@ from council.session.state.seating import model_label
 from council.words import speaking, t
 
 INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id", "backs")
+LISTS = ("summary", "advice", "next_steps")  # a persona's lists at the depth's count (seed 000)
+CARRIED = (*LISTS, "risks")  # what a later cycle's reply may leave empty: the persona's earlier ones stand
+FEW_RISKS = 3  # the most risks a later cycle's reply asks for (new ones only; else the earlier ones stand)
 OWN = "own"  # ``backs``: the persona's own recommendation
 EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
 
@@ -90,10 +94,17 @@ def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: boo
     """The PersonaReply schema at the session's depth. Cycle 1 is independent: no options to vote on and no
     position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
     (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list, or,
-    ``backing`` (the cycle beside the options call), whose recommendation the persona backs."""
+    ``backing`` (the cycle beside the options call), whose recommendation the persona backs. In later cycles the
+    summary, advice, next steps and risks may be empty — the persona's earlier ones stand (:func:`response_of`) —
+    and a changed position fills the first three at the depth's count (:data:`~profiles.WHEN_GIVEN` keeps room
+    for them)."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
-    bullets = {"minItems": lo, "maxItems": hi}
-    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": {"maxItems": hi},
+    bullets: dict = {"minItems": lo, "maxItems": hi}
+    risks: dict = {"maxItems": hi}
+    if cycle >= 2:  # the earlier lists stand (:func:`response_of` carries them): a changed position fills them
+        bullets = {"minItems": 0, "maxItems": hi, WHEN_GIVEN: lo}
+        risks = {"maxItems": min(hi, FEW_RISKS)}
+    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": risks,
                        "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)},
                        "vote_confidence": {"minimum": 0, "maximum": 1}}
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
@@ -125,16 +136,32 @@ def _evidence_tools(schema: dict) -> dict:
     return schema
 
 
-def _soft_checks(session: ConversationSession):
-    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth."""
+def _soft_checks(session: ConversationSession, earlier: PersonaResponse | None = None,
+                 options: list[VoteOption] | None = None, before: Vote | None = None):
+    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth. In a later cycle
+    (``earlier``: the persona's previous usable response) an empty list is its earlier one, carried, while it keeps
+    its position; a changed position (:func:`_changed`) needs them anew."""
     lo, _ = DEPTH_BULLETS[session.settings.depth]
 
     def check(reply: PersonaReply) -> str | None:
-        short = [f for f in ("summary", "advice", "next_steps") if len(getattr(reply, f)) < lo]
-        if short:
-            return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
-        return None
+        kept = earlier is not None and not _changed(reply, options or [], before)
+        short = [f for f in LISTS if len(getattr(reply, f)) < lo and not (kept and not getattr(reply, f))]
+        if not short:
+            return None
+        said = f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
+        if earlier is not None and not kept:
+            return f"your position changed: {said}, for your new position"
+        return said + (", or leave them empty: your earlier ones stand" if kept else "")
     return check
+
+
+def _changed(reply: PersonaReply, options: list[VoteOption], before: Vote | None) -> bool:
+    """Whether a later cycle's reply changes the persona's position: it says so, or its vote names another option
+    than before (the cycle beside the options call learns of a moved vote only after the fact: ``backed_vote``)."""
+    if reply.changed_position:
+        return True
+    voted = option_of(reply.option_id, options) if options and before is not None else None
+    return voted is not None and before is not None and voted != before.option_id
 
 
 def _soft_vote(options: list[VoteOption]):
@@ -188,15 +215,17 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     return within[0] if len(within) == 1 else None
 
 
-def _check_reply(persona: PersonaContract, backs_ids: list[str] | None = None):
-    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists, backing nobody
-    on the list, and a Devil's Advocate without counterpoints (seed 000: it always gives them). A vote off the
-    list is a soft problem (:func:`_soft_vote`)."""
+def _check_reply(persona: PersonaContract, backs_ids: list[str] | None = None,
+                 earlier: PersonaResponse | None = None):
+    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists with nothing to carry
+    (``earlier``: the persona's previous usable response, whose lists a later cycle's empty ones keep), backing
+    nobody on the list, and a Devil's Advocate without counterpoints (seed 000: it always gives them). A vote off the
+    list, and a changed position without new lists, are soft problems (:func:`_soft_vote`, :func:`_soft_checks`)."""
     def check(reply: PersonaReply) -> None:
-        missing = [f for f in ("summary", "advice", "next_steps") if not getattr(reply, f)]
+        missing = [f for f in LISTS if not getattr(reply, f) and not (earlier and getattr(earlier, f))]
         if missing:
             raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
-        if persona.always_include and not any(x.strip() for x in reply.risks):
+        if persona.always_include and not any(x.strip() for x in [*reply.risks, *(earlier.risks if earlier else [])]):
             raise ParseFailure("as the Devil's Advocate, list your counterpoints in risks (what speaks against the "
                                "course the others favour)")
         if backs_ids and reply.backs.strip() not in backs_ids:
@@ -238,13 +267,15 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
         async def on_delta(chunk: str) -> None:
             stream.delta(name, chunk)
 
+        earlier = usable_before(previous, name)
+        before = previous_votes.get(name)
         spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
                         max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contracts[name], backs_ids),
-                        soft_check=_both(_soft_vote(options), _soft_checks(s)),
+                        check=_check_reply(contracts[name], backs_ids, earlier),
+                        soft_check=_both(_soft_vote(options), _soft_checks(s, earlier, options, before)),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
-        response, vote = response_of(s, contracts[name], cycle, outcome, options, previous_votes.get(name))
+        response, vote = response_of(s, contracts[name], cycle, outcome, options, before, earlier)
         answered = pick(name)  # after a fallback: the chat's model
         response.model = model_label(answered.id, answered.model)
         stream.finish(name, lambda: _commit(rt, response, vote, kept, where, backing=beside is not None))
@@ -323,11 +354,25 @@ def _vote(response: PersonaResponse, option: str) -> Vote:
                 continue_debate=response.continue_debate, conclusion=response.position, cycle=response.cycle)
 
 
+def usable_before(previous: list[PersonaResponse], name: str) -> PersonaResponse | None:
+    """The persona's response of the cycle before (``previous``), if it was usable: the lists a later cycle's reply
+    may leave empty (None: it abstained, or this is the first cycle — nothing to carry)."""
+    return next((x for x in previous if x.persona == name and not x.abstained), None)
+
+
 def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, options: list[VoteOption],
-                before: Vote | None) -> tuple[PersonaResponse, Vote | None]:
+                before: Vote | None, earlier: PersonaResponse | None = None) -> tuple[PersonaResponse, Vote | None]:
     """What the session keeps of one persona's reply: its response (the Devil's Advocate's advice with its
     counterpoints) and, in a voting cycle, its vote on the option it names (:func:`option_of`); an unusable reply
-    is an abstention, a vote that names no option is kept without a vote — never a guessed one."""
+    is an abstention, a vote that names no option is kept without a vote — never a guessed one.
+
+    In a later cycle a list the reply left empty is the persona's earlier one (``earlier``, its previous usable
+    response: its own advice, without the counterpoints folded into it, and its risks), so every reader — the
+    digest, the options call, the chair, the consult results, the transcript — gets its whole stand. A changed
+    position owes new lists (one repair asked for them, :func:`_soft_checks`); one that still gave none keeps the
+    earlier ones, with a note that says so. The cycle beside the options call learns that a vote moved only after
+    the fact (:func:`backed_vote`): there a reply that did not say it changed keeps its earlier lists, as
+    expected."""
     name = contract.name
     if outcome.reply is None:
         return PersonaResponse(**readable(outcome.readable), persona=name, cycle=cycle, confidence="low",
@@ -341,9 +386,37 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
         reply["changed_position"] = reply["changed_position"] or moved
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
+    carried = _carry(reply, earlier)
+    if reply["changed_position"] and any(f in carried for f in LISTS):
+        with speaking(s.settings.language):
+            kept = t("persona.lists_kept", lists=", ".join(t(f"field.{f}").lower() for f in LISTS if f in carried),
+                     cycle=earlier.cycle if earlier else cycle - 1)
+        note = "; ".join(x for x in (kept, _without_bullets(outcome.note)) if x)
     response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
     vote = _vote(response, response.option_id) if options and response.option_id else None
     return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
+
+
+def _carry(reply: dict, earlier: PersonaResponse | None) -> list[str]:
+    """Fill the lists a later cycle's ``reply`` left empty from the persona's ``earlier`` response (its own advice,
+    without the counterpoints: :func:`with_counterpoints` folds its risks again, once); the lists carried."""
+    if earlier is None:
+        return []
+    stand = {"summary": earlier.summary, "advice": earlier.own_advice, "next_steps": earlier.next_steps,
+             "risks": earlier.risks}
+    carried = [f for f in CARRIED if not reply[f] and stand[f]]
+    for f in carried:
+        reply[f] = list(stand[f])
+    return carried
+
+
+def _without_bullets(note: str | None) -> str | None:
+    """A kept reply's note without the bullets' shortfall (:func:`_soft_checks`) that carrying the earlier lists
+    answered; None when nothing else is left."""
+    if not note or not note.startswith(KEPT):
+        return note
+    rest = [x for x in note.removeprefix(KEPT).split("; ") if not x.startswith(("give at least", "your position"))]
+    return KEPT + "; ".join(rest) if rest else None
 
 
 ABSTAINED = "(abstained)"  # an abstention's position when nothing of its reply could be read
