@@ -15,7 +15,7 @@ from typing import Any
 from council.providers.base import ChatMessage, CompletionRequest
 from council.providers.scripted import auto_reply
 
-PERSONA = re.compile(r"You are (.+?), an advisor on a council")  # a persona's system message (prompts._contract)
+PERSONA = re.compile(r"You are (.+?), an advisor on a council")  # a persona's contract (prompts._contract)
 
 
 class FakeOpenAI:
@@ -59,7 +59,7 @@ class FakeOpenAI:
             self.stopped.wait(wait)
         cycle = 2 if "option_id" in schema.get("properties", {}) else 1
         prompt = body["messages"][-1]["content"]
-        who = PERSONA.search(body["messages"][0]["content"]) if self.personas else None
+        who = PERSONA.search("\n".join(m["content"] for m in body["messages"])) if self.personas else None
         purpose = f"{self.mark} {who.group(1)}" if who else self.mark
         reply = auto_reply(CompletionRequest(purpose=purpose, json_schema=schema, cycle=cycle,
                                              messages=[ChatMessage(role="user", content=prompt)]))
