@@ -149,7 +149,7 @@ def swaps(schema: dict[str, Any], asked: dict[str, Any] | None = None,
     return list(swaps_of(schema_json, schema_json if asked is None else json.dumps(asked), compact))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def swaps_of(schema_json: str, asked_json: str, compact: bool) -> tuple[tuple[str, str], ...]:
     """:func:`swaps` of schemas given as their JSON texts, built once per pair (every call of a debate cycle asks
     the same schema, fitted the same way)."""

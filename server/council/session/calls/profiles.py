@@ -101,7 +101,7 @@ def fit(schema: dict[str, Any], profile: Profile, max_tokens: int) -> tuple[dict
     return (schema if asked is None else json.loads(asked)), budget
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def fitted(schema_json: str, profile: Profile, max_tokens: int) -> tuple[str | None, int]:
     """:func:`fit` of a schema given as its JSON text, with the fitted schema as JSON text too (None: the schema as
     it was given). Fitted once per schema, profile and budget: a debate cycle asks six personas the same schema,
