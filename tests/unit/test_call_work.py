@@ -60,3 +60,17 @@ async def test_each_call_sends_what_fitting_afresh_gives_as_its_own_copy(make_se
         assert call.json_schema in [afresh(s) for s in schemas]
         text = "\n".join(m.content for m in call.messages)
         assert format_block(call.json_schema, compact=True) in text and format_block(schemas[0]) not in text
+
+
+async def test_applying_a_record_without_a_turn_raises_nothing(make_service, monkeypatch):
+    """The reducer reads a record's message turn from its values: asking a record that has none for it made pydantic
+    raise (and the reducer catch) an AttributeError, for most of a session's records."""
+    from pydantic import BaseModel
+
+    asked: list[str] = []
+    real = BaseModel.__getattr__
+    monkeypatch.setattr(BaseModel, "__getattr__", lambda self, name: (
+        asked.append(type(self).__name__) if name == "turn" else None) or real(self, name))
+    rt = await run(make_service(SCRIPT, SessionSettings(min_cycles=CYCLES, max_cycles=CYCLES)))
+    assert len(rt.journal) > 100 and rt.session.debate_cycles == CYCLES
+    assert asked == []  # once per record without a turn before (ModelUsed, VoteCast, StatusSet ...)
