@@ -90,7 +90,7 @@ def test_the_digest_is_bounded_whatever_the_replies():
 def test_grammar_backends_get_the_compact_form_of_every_block():
     b = debating()
     schema = persona_schema(b.s, 2)
-    compact = _compact(messages(b, "Devil's Advocate", 2), schema)
+    compact = _compact(messages(b, "Devil's Advocate", 2), tuple(swaps(schema)))
     text = "\n".join(m.content for m in compact)
     assert format_block(schema) not in text and extra_block(schema) not in text
     assert format_block(schema, compact=True) in text and extra_block(schema, compact=True) in text

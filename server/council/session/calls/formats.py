@@ -145,7 +145,15 @@ def swaps(schema: dict[str, Any], asked: dict[str, Any] | None = None,
           compact: bool = True) -> list[tuple[str, str]]:
     """(block as built for prompts, the block to send instead) for every block a prompt for ``schema`` may contain:
     the compact form, and for the schema a profile fitted (``asked``), that schema's keys and bounds."""
-    asked = schema if asked is None else asked
+    schema_json = json.dumps(schema)
+    return list(swaps_of(schema_json, schema_json if asked is None else json.dumps(asked), compact))
+
+
+@functools.lru_cache(maxsize=64)
+def swaps_of(schema_json: str, asked_json: str, compact: bool) -> tuple[tuple[str, str], ...]:
+    """:func:`swaps` of schemas given as their JSON texts, built once per pair (every call of a debate cycle asks
+    the same schema, fitted the same way)."""
+    schema, asked = json.loads(schema_json), json.loads(asked_json)
     pairs = [(format_block(schema), format_block(asked, compact=compact)),
              (extra_block(schema), extra_block(asked, compact=compact))]
-    return [pair for pair in pairs if pair[0]]  # no debate keys: no extra block
+    return tuple(pair for pair in pairs if pair[0])  # no debate keys: no extra block

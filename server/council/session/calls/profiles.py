@@ -21,6 +21,7 @@ asked as their callers built them.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ SESSION_KINDS = frozenset({"PersonaReply", "SynthesisReply", "ClarifierReply", "
 PROSE_FROM = 1000  # a string its reply model allows this long or longer is prose a person reads (``max_prose``)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one profile is one object (hashed by identity: a key of :func:`fitted`)
 class Profile:
     """The caps of one profile (0: the caller's count or length stands)."""
 
@@ -100,9 +101,20 @@ def profile_of(provider: object) -> Profile:
 
 def fit(schema: dict[str, Any], profile: Profile, max_tokens: int) -> tuple[dict[str, Any], int]:
     """The schema to ask for under ``profile`` and the reply's token budget (``small``: at least
-    :func:`longest_reply`; ``full``: what the longest capped reply needs, at most ``max_tokens``)."""
+    :func:`longest_reply`; ``full``: what the longest capped reply needs, at most ``max_tokens``). A fitted schema
+    is the caller's own copy; ``schema`` itself is returned when the profile leaves its kind as it is."""
+    asked, budget = fitted(json.dumps(schema), profile, max_tokens)
+    return (schema if asked is None else json.loads(asked)), budget
+
+
+@functools.lru_cache(maxsize=64)
+def fitted(schema_json: str, profile: Profile, max_tokens: int) -> tuple[str | None, int]:
+    """:func:`fit` of a schema given as its JSON text, with the fitted schema as JSON text too (None: the schema as
+    it was given). Fitted once per schema, profile and budget: a debate cycle asks six personas the same schema,
+    and a session asks the same few schemas again and again."""
+    schema = json.loads(schema_json)
     if profile.kinds is not None and schema.get("title") not in profile.kinds:
-        return schema, max_tokens
+        return None, max_tokens
     asked = inline_refs(schema)
     props = asked.get("properties", {})
     for key in profile.left_out.get(asked.get("title", ""), ()):
@@ -115,15 +127,15 @@ def fit(schema: dict[str, Any], profile: Profile, max_tokens: int) -> tuple[dict
     counts = profile.count_kinds is None or asked.get("title") in profile.count_kinds
     if not profile.max_tokens:  # no ceiling to squeeze into: the caps as they are, the budget they need
         capped = _capped(asked, profile, 1.0, in_items=False, counts=counts)
-        return capped, min(max_tokens, tokens_for(capped, profile))
+        return json.dumps(capped), min(max_tokens, tokens_for(capped, profile))
     scale = 1.0
     while True:
         capped = _capped(asked, profile, scale, in_items=False, counts=counts)
         longest = longest_reply(capped)
         if longest <= profile.max_tokens:
-            return capped, profile.max_tokens
+            return json.dumps(capped), profile.max_tokens
         if scale - 0.1 < MIN_SCALE:
-            return capped, longest  # the budget grows rather than cut the object
+            return json.dumps(capped), longest  # the budget grows rather than cut the object
         scale -= 0.1
 
 

@@ -13,6 +13,7 @@ model, and with no seat left the turn stops (:func:`stranded`); transient failur
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -34,9 +35,9 @@ from council.providers.base import (
     usage_sink,
 )
 from council.session.calls.failure import failure_of, fallback_reason, host_of
-from council.session.calls.formats import swaps
+from council.session.calls.formats import swaps_of
 from council.session.calls.parsing import ParseFailure, parse_reply, readable_parts
-from council.session.calls.profiles import fit, profile_of
+from council.session.calls.profiles import fitted, profile_of
 from council.session.calls.prompts import repair_messages
 from council.session.state import entities as e
 from council.session.state import records as r
@@ -79,12 +80,15 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    asked, max_tokens = fit(spec.schema, profile_of(provider), spec.max_tokens)  # the reply budget (``profiles``)
+    schema_json = json.dumps(spec.schema)  # the key of what is built once per schema (``fitted``, ``swaps_of``)
+    asked_json, max_tokens = fitted(schema_json, profile_of(provider), spec.max_tokens)  # the reply budget
+    asked = spec.schema if asked_json is None else json.loads(asked_json)  # (``profiles``); the call's own copy
     if provider.grammar:  # the texts as long as the grammar lets them be: the prompt says what holds
-        asked = grammar_schema(asked)
+        asked, asked_json = grammar_schema(asked), None
     messages = spec.messages
     if provider.constrains_json or asked is not spec.schema:  # the backend enforces the schema: the keys and
-        messages = _compact(messages, spec.schema, asked, provider.constrains_json)  # hints, no types to copy
+        pairs = swaps_of(schema_json, asked_json or json.dumps(asked), provider.constrains_json)  # hints, no
+        messages = _compact(messages, pairs)  # types to copy
     spec = replace(spec, schema=asked, max_tokens=max_tokens)
     request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
@@ -142,15 +146,14 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
     return CallOutcome(reply, note=KEPT + shortfall)
 
 
-def _compact(messages: list[ChatMessage], schema: dict[str, Any], asked: dict[str, Any] | None = None,
-             compact: bool = True) -> list[ChatMessage]:
-    pairs = swaps(schema, asked, compact)
+def _compact(messages: list[ChatMessage], pairs: tuple[tuple[str, str], ...]) -> list[ChatMessage]:
+    """``messages`` with every block of ``pairs`` swapped for its other form (a message without one: as it was)."""
     out = []
     for m in messages:
         content = m.content
         for full, short in pairs:
             content = content.replace(full, short)
-        out.append(m.model_copy(update={"content": content}))
+        out.append(m if content == m.content else m.model_copy(update={"content": content}))
     return out
 
 

@@ -44,7 +44,8 @@ def apply(session: e.ConversationSession | None, rec: r.RecordBase) -> e.Convers
     if session is None:
         raise validation_error("the first record must be session_created")
     _HANDLERS[type(rec)](session, rec)
-    turn = getattr(rec, "turn", None)  # the records that write a message turn (their handler checked it)
+    turn = rec.__dict__.get("turn")  # the records that write a message turn (their handler checked it); not
+    # getattr: on a record without one, pydantic raises and catches an AttributeError, for most records
     if turn is not None:
         session.message_turns.append(turn)
     session.updated_at = rec.at
