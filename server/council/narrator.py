@@ -19,7 +19,7 @@ from council.protocol.language import ChatLabels
 from council.session.state import records as r
 from council.session.state.entities import TERMINAL, ClarificationQuestion, DiscussionStatus, SessionStatus, utcnow
 from council.session.state.runtime import SessionRuntime, can_extend
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 from council.words import speaking
 
 EventSink = Callable[[dict[str, Any]], None]

@@ -24,7 +24,7 @@ from council.session.calls.parsing import parse_reply
 from council.session.calls.profiles import fit, profile_of
 from council.session.state.entities import Depth
 from council.session.state.outputs import PersonaReply
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 
 pytestmark = pytest.mark.slow
 SERVER_DIR = Path(__file__).resolve().parents[2] / "server"

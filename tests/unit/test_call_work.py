@@ -13,7 +13,7 @@ from test_memory import CYCLES, SCRIPT, run
 from council.session.calls import formats, profiles
 from council.session.calls.formats import format_block
 from council.session.state.entities import SessionSettings
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 
 
 def _clear_caches() -> None:

@@ -11,7 +11,7 @@ from council.session.calls.profiles import WHEN_GIVEN
 from council.session.state.convergence import Convergence, assess, should_stop
 from council.session.state.entities import Choice, Depth, SessionSettings
 from council.session.steps.answers import choice_value
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 from council.session.steps.synthesis import consolidate, dissent
 
 

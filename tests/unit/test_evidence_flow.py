@@ -16,7 +16,7 @@ from council.session.state.entities import SessionSettings
 from council.session.state.entities import SessionStatus as S
 from council.session.state.grounds import EvidenceResult
 from council.session.state.reducer import replay
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 
 PROBLEM = "Should we split our monolith into services this quarter?"
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]

@@ -1,6 +1,6 @@
 """Issue 34: a later cycle's reply may leave its lists empty — the persona's earlier ones stand (``response_of``
 carries them, the Devil's Advocate's counterpoints folded into its advice once) — while a changed position, or a
-persona with nothing to carry, still owes them (``_check_reply``: unusable; ``_soft_checks``: one repair)."""
+persona with nothing to carry, still owes them (``check_reply``: unusable; ``soft_checks``: one repair)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from unit_helpers import Builder, persona_reply
 from council.session.calls.parsing import ParseFailure
 from council.session.calls.structured import CallOutcome
 from council.session.state.outputs import PersonaReply, PersonaResponse, Vote
-from council.session.steps.debate import _check_reply, _soft_checks, response_of, with_counterpoints
+from council.session.steps.persona_reply import check_reply, response_of, soft_checks, with_counterpoints
 
 EMPTY = {"summary": [], "advice": [], "next_steps": [], "risks": []}
 
@@ -74,8 +74,8 @@ def test_a_changed_position_that_gave_no_lists_keeps_the_earlier_ones_with_a_not
 def test_checks_of_a_later_reply():
     s, before = session(), earlier()
     vote = Vote(persona="Gamma", option_id="A", confidence=0.8, rationale="x", conclusion="x", cycle=1)
-    soft = _soft_checks(s, before, s.options, vote)
-    _check_reply(Contract(always_include=True), None, before)(later())  # empty, with lists and risks to carry
+    soft = soft_checks(s, before, s.options, vote)
+    check_reply(Contract(always_include=True), None, before)(later())  # empty, with lists and risks to carry
     assert soft(later()) is None  # kept position: nothing owed
     for changed in (later(option_id="B"), later(changed_position=True, change_reason="Advisor A's point")):
         assert soft(changed) == ("your position changed: give at least 5 bullets in summary, advice, next_steps "
@@ -84,6 +84,6 @@ def test_checks_of_a_later_reply():
     assert soft(short) == ("give at least 5 bullets in summary (standard depth), or leave them empty: your earlier "
                            "ones stand")
     with pytest.raises(ParseFailure, match="must not be empty"):  # it abstained before: nothing to carry
-        _check_reply(Contract())(later())
+        check_reply(Contract())(later())
     with pytest.raises(ParseFailure, match="counterpoints"):
-        _check_reply(Contract(always_include=True), None, earlier().model_copy(update={"risks": []}))(later())
+        check_reply(Contract(always_include=True), None, earlier().model_copy(update={"risks": []}))(later())

@@ -35,7 +35,7 @@ from council.session.calls.prompts import (
 from council.session.state import records as r
 from council.session.state.entities import SessionSettings
 from council.session.state.outputs import VoteOption
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 from tests.headless.fake_openai import FakeOpenAI, fake_openai
 
 LIBRARY = load_personas()

@@ -9,7 +9,7 @@ from test_memory import CYCLES, SCRIPT, SIX, run
 
 from council.session.calls import prompts
 from council.session.state.entities import SessionSettings
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 
 
 async def test_a_cycles_prompts_are_each_personas_own(make_service):

@@ -20,7 +20,7 @@ from council.session.calls.prompts import (
 )
 from council.session.calls.structured import _compact
 from council.session.state.outputs import OptionsReply, SynthesisReply, reply_schema
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 
 LIBRARY = load_personas()
 NAMES = ("Software Architect", "Senior Developer", "Devil's Advocate", "Security Expert", "Product Manager",

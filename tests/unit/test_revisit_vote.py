@@ -62,7 +62,7 @@ async def test_a_vote_naming_no_option_is_kept_without_a_vote_and_the_council_an
 
 
 def test_option_of_reads_ids_letters_numbers_and_labels():
-    from council.session.steps.debate import option_of
+    from council.session.steps.persona_reply import option_of
 
     for said, expected in (("A", "A"), ("b", "B"), (" Option A ", "A"), ("option b.", "B"), ("(B)", "B"),
                            ("B: Wait", "B"), ("2", "B"), ("Option 1", "A"), ("Staged approach", "A"),

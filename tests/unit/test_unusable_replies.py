@@ -31,7 +31,7 @@ from council.session.state import outputs
 from council.session.state.entities import Depth
 from council.session.state.entities import SessionStatus as S
 from council.session.steps.clarifier import clarifier_schema
-from council.session.steps.debate import persona_schema
+from council.session.steps.persona_reply import persona_schema
 from council.session.steps.synthesis import hinge_schema
 
 PROBLEM = "Should our team rewrite the billing service in Rust?"

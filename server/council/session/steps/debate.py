@@ -8,10 +8,8 @@ that order, so turn numbers and events are the same whatever the timing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from string import ascii_uppercase
 from typing import Literal
 
 import anyio
@@ -19,32 +17,30 @@ import anyio
 from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
 from council.session.calls.failure import malformed
-from council.session.calls.parsing import ParseFailure
-from council.session.calls.profiles import WHEN_GIVEN
-from council.session.calls.prompts import DEPTH_BULLETS, DEPTH_TOKENS, advisor_labels, clip, cycle_messages
-from council.session.calls.structured import KEPT, CallSpec, ProviderPicker, call_structured
+from council.session.calls.prompts import DEPTH_TOKENS, advisor_labels, cycle_messages
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
-from council.session.state.grounds import EVIDENCE_TOOLS
 from council.session.state.outputs import (
-    TEXT,
     ModelFailure,
     PersonaReply,
     PersonaResponse,
     Vote,
-    VoteOption,
-    reply_schema,
 )
 from council.session.state.runtime import Turn
 from council.session.state.seating import model_label
-from council.words import speaking, t
-
-INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id", "backs")
-LISTS = ("summary", "advice", "next_steps")  # a persona's lists at the depth's count (seed 000)
-CARRIED = (*LISTS, "risks")  # what a later cycle's reply may leave empty: the persona's earlier ones stand
-FEW_RISKS = 3  # the most risks a later cycle's reply asks for (new ones only; else the earlier ones stand)
-OWN = "own"  # ``backs``: the persona's own recommendation
-EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
+from council.session.steps.persona_reply import (
+    ABSTAINED,
+    OWN,
+    both_checks,
+    check_reply,
+    persona_schema,
+    response_of,
+    soft_checks,
+    soft_vote,
+    usable_before,
+    vote_of,
+)
 
 
 class OrderedStream:
@@ -89,150 +85,6 @@ class OrderedStream:
             commit()
             self.head += 1
 
-
-def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: bool = False) -> dict:
-    """The PersonaReply schema at the session's depth. Cycle 1 is independent: no options to vote on and no
-    position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
-    (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list, or,
-    ``backing`` (the cycle beside the options call), whose recommendation the persona backs. In later cycles the
-    summary, advice, next steps and risks may be empty — the persona's earlier ones stand (:func:`response_of`) —
-    and a changed position fills the first three at the depth's count (:data:`~profiles.WHEN_GIVEN` keeps room
-    for them)."""
-    lo, hi = DEPTH_BULLETS[session.settings.depth]
-    bullets: dict = {"minItems": lo, "maxItems": hi}
-    risks: dict = {"maxItems": hi}
-    if cycle >= 2:  # the earlier lists stand (:func:`response_of` carries them): a changed position fills them
-        bullets = {"minItems": 0, "maxItems": hi, WHEN_GIVEN: lo}
-        risks = {"maxItems": min(hi, FEW_RISKS)}
-    overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": risks,
-                       "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)},
-                       "vote_confidence": {"minimum": 0, "maximum": 1}}
-    omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
-    if session.settings.evidence:
-        overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
-    if backing:
-        overrides["backs"] = {"enum": [OWN, *ascii_uppercase[: min(26, len(session.personas))]]}  # every letter
-        omit += ("option_id",)
-    elif cycle <= 1 or not session.options:
-        omit += INDEPENDENT_OMIT
-    else:
-        overrides["option_id"] = {"enum": [o.id for o in session.options]}
-        omit += ("backs",)
-    return _evidence_tools(reply_schema(PersonaReply, overrides, omit=omit))
-
-
-def _evidence_tools(schema: dict) -> dict:
-    """The schema with the evidence request inlined (its tool an enum), or without its definition when the
-    session has no evidence tools."""
-    defs = schema.pop("$defs", {})
-    request = defs.get("EvidenceRequest")
-    spec = schema["properties"].get("evidence_requests")
-    if spec is not None and request is not None:
-        request.pop("title", None)
-        request.pop("description", None)
-        request["properties"]["tool"] = {"type": "string", "enum": list(EVIDENCE_TOOLS)}
-        request["properties"]["query"].pop("minLength", None)  # an empty query is refused, not a repair
-        spec["items"] = request
-    return schema
-
-
-def _soft_checks(session: ConversationSession, earlier: PersonaResponse | None = None,
-                 options: list[VoteOption] | None = None, before: Vote | None = None):
-    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth. In a later cycle
-    (``earlier``: the persona's previous usable response) an empty list is its earlier one, carried, while it keeps
-    its position; a changed position (:func:`_changed`) needs them anew."""
-    lo, _ = DEPTH_BULLETS[session.settings.depth]
-
-    def check(reply: PersonaReply) -> str | None:
-        kept = earlier is not None and not _changed(reply, options or [], before)
-        short = [f for f in LISTS if len(getattr(reply, f)) < lo and not (kept and not getattr(reply, f))]
-        if not short:
-            return None
-        said = f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
-        if earlier is not None and not kept:
-            return f"your position changed: {said}, for your new position"
-        return said + (", or leave them empty: your earlier ones stand" if kept else "")
-    return check
-
-
-def _changed(reply: PersonaReply, options: list[VoteOption], before: Vote | None) -> bool:
-    """Whether a later cycle's reply changes the persona's position: it says so, or its vote names another option
-    than before (the cycle beside the options call learns of a moved vote only after the fact: ``backed_vote``)."""
-    if reply.changed_position:
-        return True
-    voted = option_of(reply.option_id, options) if options and before is not None else None
-    return voted is not None and before is not None and voted != before.option_id
-
-
-def _soft_vote(options: list[VoteOption]):
-    """A vote that names no option on the table (:func:`option_of`) is worth one repair; then the reply is kept
-    without a vote (nothing is guessed, and the council is not rejected for it)."""
-    def check(reply: PersonaReply) -> str | None:
-        if options and option_of(reply.option_id, options) is None:
-            return f"option_id must be one of {', '.join(o.id for o in options)} (the option's letter)"
-        return None
-    return check
-
-
-def _both(*checks):
-    """Soft checks together: every shortfall, in one repair."""
-    def check(reply: PersonaReply) -> str | None:
-        return "; ".join(said for said in (c(reply) for c in checks) if said) or None
-    return check
-
-
-_WORD = re.compile(r"[^\w]+")
-_LETTER = re.compile(r"^(?:option|вариант)?\s*[(\[]?\s*([a-z]|\d{1,2})\s*[)\].:,\-–—]?(?:\s|$)", re.IGNORECASE)
-
-
-def _plain(text: str) -> str:
-    return " ".join(_WORD.sub(" ", text.casefold()).split())
-
-
-def option_of(said: str, options: list[VoteOption]) -> str | None:
-    """The option a model's ``option_id`` names: its id in any case (``a``), with a word or brackets around it
-    (``Option A``, ``(B)``, ``A: …``), its number in the list (``2``), or its label (or description) as written;
-    None when it names none, or more than one."""
-    text = said.strip()
-    if not text or not options:
-        return None
-    ids = {o.id.upper(): o.id for o in options}
-    if text.upper() in ids:
-        return ids[text.upper()]
-    m = _LETTER.match(text)
-    if m is not None:  # a letter or number, perhaps with words after it ("B: Wait")
-        token = m.group(1)
-        if token.isdigit():
-            return options[int(token) - 1].id if 1 <= int(token) <= len(options) else None
-        return ids.get(token.upper())
-    plain = _plain(text)
-    if len(plain) < 3:
-        return None
-    exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
-    if len(exact) == 1:
-        return exact[0]
-    within = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} " or f" {_plain(o.label)} " in f" {plain} "]
-    return within[0] if len(within) == 1 else None
-
-
-def _check_reply(persona: PersonaContract, backs_ids: list[str] | None = None,
-                 earlier: PersonaResponse | None = None):
-    """Problems that make a reply unusable (one repair, then the persona abstains): empty lists with nothing to carry
-    (``earlier``: the persona's previous usable response, whose lists a later cycle's empty ones keep), backing
-    nobody on the list, and a Devil's Advocate without counterpoints (seed 000: it always gives them). A vote off the
-    list, and a changed position without new lists, are soft problems (:func:`_soft_vote`, :func:`_soft_checks`)."""
-    def check(reply: PersonaReply) -> None:
-        missing = [f for f in LISTS if not getattr(reply, f) and not (earlier and getattr(earlier, f))]
-        if missing:
-            raise ParseFailure(f"these lists must not be empty: {', '.join(missing)}")
-        if persona.always_include and not any(x.strip() for x in [*reply.risks, *(earlier.risks if earlier else [])]):
-            raise ParseFailure("as the Devil's Advocate, list your counterpoints in risks (what speaks against the "
-                               "course the others favour)")
-        if backs_ids and reply.backs.strip() not in backs_ids:
-            raise ParseFailure(f"backs must be one of {', '.join(backs_ids)}")
-    return check
-
-
 @dataclass
 class Beside:
     """Runs a cycle beside the moderator's options call: the caller sets ``opened`` once the previous cycle is
@@ -271,8 +123,8 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
         before = previous_votes.get(name)
         spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
                         max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
-                        check=_check_reply(contracts[name], backs_ids, earlier),
-                        soft_check=_both(_soft_vote(options), _soft_checks(s, earlier, options, before)),
+                        check=check_reply(contracts[name], backs_ids, earlier),
+                        soft_check=both_checks(soft_vote(options), soft_checks(s, earlier, options, before)),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
         response, vote = response_of(s, contracts[name], cycle, outcome, options, before, earlier)
@@ -345,111 +197,7 @@ def backed_vote(s: ConversationSession, response: PersonaResponse) -> tuple[Pers
     response = response.model_copy(update={
         "option_id": option, "changed_position": changed,
         "conformity_flag": changed and not response.change_reason.strip()})
-    return response, _vote(response, option)
-
-
-def _vote(response: PersonaResponse, option: str) -> Vote:
-    return Vote(persona=response.persona, option_id=option, confidence=response.vote_confidence,
-                rationale=response.change_reason.strip() or response.position,
-                continue_debate=response.continue_debate, conclusion=response.position, cycle=response.cycle)
-
-
-def usable_before(previous: list[PersonaResponse], name: str) -> PersonaResponse | None:
-    """The persona's response of the cycle before (``previous``), if it was usable: the lists a later cycle's reply
-    may leave empty (None: it abstained, or this is the first cycle — nothing to carry)."""
-    return next((x for x in previous if x.persona == name and not x.abstained), None)
-
-
-def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, outcome, options: list[VoteOption],
-                before: Vote | None, earlier: PersonaResponse | None = None) -> tuple[PersonaResponse, Vote | None]:
-    """What the session keeps of one persona's reply: its response (the Devil's Advocate's advice with its
-    counterpoints) and, in a voting cycle, its vote on the option it names (:func:`option_of`); an unusable reply
-    is an abstention, a vote that names no option is kept without a vote — never a guessed one.
-
-    In a later cycle a list the reply left empty is the persona's earlier one (``earlier``, its previous usable
-    response: its own advice, without the counterpoints folded into it, and its risks), so every reader — the
-    digest, the options call, the chair, the consult results, the transcript — gets its whole stand. A changed
-    position owes new lists (one repair asked for them, :func:`_soft_checks`); one that still gave none keeps the
-    earlier ones, with a note that says so. The cycle beside the options call learns that a vote moved only after
-    the fact (:func:`backed_vote`): there a reply that did not say it changed keeps its earlier lists, as
-    expected."""
-    name = contract.name
-    if outcome.reply is None:
-        return PersonaResponse(**readable(outcome.readable), persona=name, cycle=cycle, confidence="low",
-                               confidence_rationale="no usable reply", continue_debate=False, abstained=True,
-                               note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
-    reply = outcome.reply.model_dump()
-    reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
-    if options:
-        reply["option_id"] = option_of(reply["option_id"], options) or ""
-        moved = before is not None and bool(reply["option_id"]) and before.option_id != reply["option_id"]
-        reply["changed_position"] = reply["changed_position"] or moved
-    flag = reply["changed_position"] and not reply["change_reason"].strip()
-    note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
-    carried = _carry(reply, earlier)
-    if reply["changed_position"] and any(f in carried for f in LISTS):
-        with speaking(s.settings.language):
-            kept = t("persona.lists_kept", lists=", ".join(t(f"field.{f}").lower() for f in LISTS if f in carried),
-                     cycle=earlier.cycle if earlier else cycle - 1)
-        note = "; ".join(x for x in (kept, _without_bullets(outcome.note)) if x)
-    response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
-    vote = _vote(response, response.option_id) if options and response.option_id else None
-    return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
-
-
-def _carry(reply: dict, earlier: PersonaResponse | None) -> list[str]:
-    """Fill the lists a later cycle's ``reply`` left empty from the persona's ``earlier`` response (its own advice,
-    without the counterpoints: :func:`with_counterpoints` folds its risks again, once); the lists carried."""
-    if earlier is None:
-        return []
-    stand = {"summary": earlier.summary, "advice": earlier.own_advice, "next_steps": earlier.next_steps,
-             "risks": earlier.risks}
-    carried = [f for f in CARRIED if not reply[f] and stand[f]]
-    for f in carried:
-        reply[f] = list(stand[f])
-    return carried
-
-
-def _without_bullets(note: str | None) -> str | None:
-    """A kept reply's note without the bullets' shortfall (:func:`_soft_checks`) that carrying the earlier lists
-    answered; None when nothing else is left."""
-    if not note or not note.startswith(KEPT):
-        return note
-    rest = [x for x in note.removeprefix(KEPT).split("; ") if not x.startswith(("give at least", "your position"))]
-    return KEPT + "; ".join(rest) if rest else None
-
-
-ABSTAINED = "(abstained)"  # an abstention's position when nothing of its reply could be read
-READABLE_LISTS = ("summary", "advice", "risks", "next_steps")
-READABLE_ITEMS = 8  # items kept of each list (the smallest bound of a PersonaResponse's lists)
-
-
-def readable(parts: dict | None) -> dict:
-    """An abstention's position and lists: what could be read of its unusable reply (texts only, bounded), else the
-    :data:`ABSTAINED` placeholder — kept for an answer when no advisor's reply could be used."""
-    parts = parts or {}
-    position = parts.get("position")
-    out: dict = {"position": clip(position, TEXT) if isinstance(position, str) and len(position.strip()) >= 3
-                 else ABSTAINED}
-    for key in READABLE_LISTS:
-        items = parts.get(key)
-        out[key] = [clip(x, TEXT) for x in items if isinstance(x, str) and x.strip()][:READABLE_ITEMS] \
-            if isinstance(items, list) else []
-    return out
-
-
-def with_counterpoints(response: PersonaResponse, language: str | None) -> PersonaResponse:
-    """Seed 000: the Devil's Advocate's advice carries its counterpoints — its own advice, then one item per
-    counterpoint (its risks, each once), worded in the session's ``language``. Composed here, once, when the reply
-    is kept: the journal, the events, the snapshot (``council ask --json``), the transcript and the consult results
-    all read the advice from the response; the risks reach the synthesis's risks (``synthesis.with_counterpoints``)."""
-    points: list[str] = []
-    for risk in (" ".join(x.split()) for x in response.risks):  # one line each: an item of a list
-        if risk and risk.lower().rstrip(".") not in (p.lower().rstrip(".") for p in points):
-            points.append(risk)
-    with speaking(language):
-        folded = [t("persona.counterpoint", point=p) for p in points]
-    return response.model_copy(update={"advice": [*response.advice, *folded], "counterpoints": points})
+    return response, vote_of(response, option)
 
 
 def refused_models(s: ConversationSession, causes: dict[str, ModelFailure]) -> list[str]:

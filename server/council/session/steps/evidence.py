@@ -17,7 +17,7 @@ import anyio
 from council.session.state import records as r
 from council.session.state.grounds import EVIDENCE_TOOLS, EvidenceResult, EvidenceUse, Precedent
 from council.session.state.runtime import Turn
-from council.session.steps.debate import EVIDENCE_PER_REPLY
+from council.session.steps.persona_reply import EVIDENCE_PER_REPLY
 
 log = logging.getLogger(__name__)
 

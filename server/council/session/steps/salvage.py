@@ -3,7 +3,7 @@
 The models answered, but every reply of the debate's first cycle stayed malformed after its repair
 (``debate.report_failures`` says ``"unusable"``): rather than stop, the council answers as it does when the chair
 fails (``synthesis.consolidate``), from the texts it has — each abstention's readable position and lists
-(``debate.readable``) — with no chair call on the model that just failed, and a note that says so. In a one-shot
+(``persona_reply.readable``) — with no chair call on the model that just failed, and a note that says so. In a one-shot
 session (a consult) a later cycle whose every model call failed is dropped the same way, and the answer from the
 cycles before it says so (:func:`with_dropped_note`).
 """
@@ -14,7 +14,7 @@ from council.session.calls.prompts import DEPTH_BULLETS
 from council.session.state.entities import ConversationSession
 from council.session.state.outputs import CouncilSynthesis
 from council.session.state.runtime import Turn
-from council.session.steps.debate import ABSTAINED
+from council.session.steps.persona_reply import ABSTAINED
 from council.words import speaking, t
 
 
