@@ -115,10 +115,11 @@ async def test_a_backend_that_enforces_no_schema_reads_the_caps_in_words(tmp_pat
     assert '"recommendation": string, at most 128 words' in chair["messages"][0]["content"]  # no grammar: 900
 
 
-async def test_a_later_cycle_leaves_the_lists_optional_with_room_for_a_changed_position(tmp_path: Path):
-    """Issue 34: a persona's reply in a later cycle (a vote, or whom it backs beside the options call) asks for no
-    summary, advice or next steps — its earlier ones stand unless its position changed — yet keeps room for the
-    depth's count (a changed position fills them); the prompt says so. Cycle 1 asks for them at the depth's count."""
+async def test_a_later_cycle_asks_only_for_a_new_point_in_each_list(tmp_path: Path):
+    """Issue 34: a persona's reply in a later cycle (a vote, or whom it backs beside the options call) asks for at
+    most one new point in summary, advice, next steps and risks, or none — its earlier ones stand after it — and
+    not for its assumptions and questions; the prompt says so, and its token budget shrinks with it (what a server
+    receives). Cycle 1 asks for every list at the depth's count."""
     fake = await _session(tmp_path, None, ("--min-cycles", "3", "--max-cycles", "3"), personas=True)  # a split
     personas = [b for b in fake.requests if b["response_format"]["schema"]["title"] == "PersonaReply"]
     later = [b for b in personas if {"option_id", "backs"} & set(b["response_format"]["schema"]["properties"])]
@@ -126,9 +127,10 @@ async def test_a_later_cycle_leaves_the_lists_optional_with_room_for_a_changed_p
     assert first and later
     for body in personas:
         props = body["response_format"]["schema"]["properties"]
-        least = 0 if body in later else 5
         for field in ("summary", "advice", "next_steps"):
-            assert (props[field].get("minItems", 0), props[field]["maxItems"]) == (least, 5), field
-        assert "x-when-given" not in json.dumps(body)  # the budget's annotation is not sent
-        said = "If your position did not change, leave summary, advice, next_steps and risks empty"
+            assert (props[field].get("minItems", 0), props[field]["maxItems"]) == ((0, 1) if body in later else (5, 5))
+        assert props["risks"]["maxItems"] == (1 if body in later else 3)
+        assert ({"assumptions", "questions"} <= set(props)) == (body not in later)
+        said = "in each write only a point this cycle added (one at most"
         assert (said in body["messages"][-1]["content"]) == (body in later)
+    assert max(b["max_tokens"] for b in later) < min(b["max_tokens"] for b in first) / 2

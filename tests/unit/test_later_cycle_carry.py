@@ -1,6 +1,7 @@
-"""Issue 34: a later cycle's reply may leave its lists empty — the persona's earlier ones stand (``response_of``
-carries them, the Devil's Advocate's counterpoints folded into its advice once) — while a changed position, or a
-persona with nothing to carry, still owes them (``check_reply``: unusable; ``soft_checks``: one repair)."""
+"""Issue 34: a later cycle's reply adds at most one new point to each list, or none — the persona's earlier ones
+stand after it (``response_of``: new first, each once, the depth's most; the Devil's Advocate's counterpoints folded
+into its advice once); a changed position's note says which points came before it; no shortfall is worth a repair
+in a later cycle (``soft_checks``), and only a persona with nothing to carry owes its lists (``check_reply``)."""
 
 from __future__ import annotations
 
@@ -52,37 +53,40 @@ def test_a_kept_position_carries_every_empty_list_and_the_devils_counterpoints_f
     assert cast is not None and cast.option_id == "A"
 
 
-def test_written_lists_are_kept_as_written():
+def test_new_points_come_first_then_the_earlier_ones_each_once_up_to_the_depths_most():
     s, before = session(), earlier()
-    mine = {"summary": [f"new {i}" for i in range(5)], "risks": ["new risk"]}
+    mine = {"summary": ["new point"], "advice": [before.advice[2]], "risks": ["new risk"]}
     response, _ = response_of(s, Contract(), 2, CallOutcome(later(**mine)), s.options, None, before)
-    assert response.summary == mine["summary"] and response.risks == ["new risk"]
-    assert response.advice == before.advice  # the empty one carried
+    assert response.summary == ["new point", *before.summary]  # 5 earlier + 1 new: within standard's 7
+    a = before.advice
+    assert response.advice == [a[2], a[0], a[1], a[3], a[4]]  # its new point repeated an earlier one: once, first
+    assert response.risks == ["new risk", "r1", "r2"] and response.next_steps == before.next_steps
+    assert response.note is None
+    seven = earlier().model_copy(update={"summary": [f"old {i}" for i in range(7)]})
+    response, _ = response_of(s, Contract(), 2, CallOutcome(later(summary=["new"])), s.options, None, seven)
+    assert response.summary == ["new", *seven.summary[:6]]  # the depth's most (standard: 7), new first
 
 
-def test_a_changed_position_that_gave_no_lists_keeps_the_earlier_ones_with_a_note():
+def test_a_changed_position_says_which_points_came_before_it():
     s, before = session(), earlier()
     vote = Vote(persona="Gamma", option_id="A", confidence=0.8, rationale="x", conclusion="x", cycle=1)
-    outcome = CallOutcome(later(option_id="B"), note="kept as given: your position changed: give at least 5 "
-                                                     "bullets in summary, advice, next_steps (standard depth), "
-                                                     "for your new position")
-    response, _ = response_of(s, Contract(), 2, outcome, s.options, vote, before)
-    assert response.changed_position and response.summary == before.summary and response.advice == before.advice
-    assert response.note == "changed position but gave no new summary, advice, next steps: those of cycle 1 stand"
+    response, _ = response_of(s, Contract(), 2, CallOutcome(later(option_id="B", advice=["switch to B"])),
+                              s.options, vote, before)
+    assert response.changed_position and response.advice == ["switch to B", *before.advice]
+    assert response.summary == before.summary
+    assert response.note == ("changed position: after its new points, its summary, advice, next steps are those of "
+                             "cycle 1")
 
 
 def test_checks_of_a_later_reply():
     s, before = session(), earlier()
-    vote = Vote(persona="Gamma", option_id="A", confidence=0.8, rationale="x", conclusion="x", cycle=1)
-    soft = soft_checks(s, before, s.options, vote)
+    soft = soft_checks(s, before)
     check_reply(Contract(always_include=True), None, before)(later())  # empty, with lists and risks to carry
-    assert soft(later()) is None  # kept position: nothing owed
-    for changed in (later(option_id="B"), later(changed_position=True, change_reason="Advisor A's point")):
-        assert soft(changed) == ("your position changed: give at least 5 bullets in summary, advice, next_steps "
-                                 "(standard depth), for your new position")
-    short = later(summary=["only one"])
-    assert soft(short) == ("give at least 5 bullets in summary (standard depth), or leave them empty: your earlier "
-                           "ones stand")
+    for reply in (later(), later(option_id="B"), later(changed_position=True, change_reason="Advisor A's point"),
+                  later(summary=["only one"])):
+        assert soft(reply) is None  # a later cycle adds to lists that stand: never short, no repair
+    assert soft_checks(s)(later(summary=["only one"])) == (  # the first cycle still owes the depth's count
+        "give at least 5 bullets in summary, advice, next_steps (standard depth)")
     with pytest.raises(ParseFailure, match="must not be empty"):  # it abstained before: nothing to carry
         check_reply(Contract())(later())
     with pytest.raises(ParseFailure, match="counterpoints"):

@@ -47,10 +47,10 @@ def messages(b: Builder, name: str, cycle: int) -> list[ChatMessage]:
 
 def test_the_client_gets_a_key_guide_not_the_json_schema():
     b = debating()
-    for cycle, count in ((1, "5-7"), (2, "up to 7")):  # later: empty when the position stands (issue 34)
+    for cycle, count in ((1, "5-7 short bullets"), (2, "up to 1 short bullet")):  # later: a new point (issue 34)
         text = "\n".join(m.content for m in messages(b, "Devil's Advocate", cycle))
         assert '"properties"' not in text and '"required"' not in text and "$defs" not in text
-        assert f'"summary": {count} short bullets' in text and '"confidence": "low" | "medium" | "high"' in text
+        assert f'"summary": {count}\n' in text and '"confidence": "low" | "medium" | "high"' in text
     assert '"option_id": "A" | "B", your vote' in messages(b, "Devil's Advocate", 2)[1].content
     assert len(format_block(persona_schema(b.s, 2))) < 700
 
@@ -94,7 +94,7 @@ def test_grammar_backends_get_the_compact_form_of_every_block():
     text = "\n".join(m.content for m in compact)
     assert format_block(schema) not in text and extra_block(schema) not in text
     assert format_block(schema, compact=True) in text and extra_block(schema, compact=True) in text
-    assert "summary (up to 7 short bullets)" in text and '"' not in format_block(schema, compact=True)
+    assert "summary (up to 1 short bullet)" in text and '"' not in format_block(schema, compact=True)
 
 
 def test_every_reply_kind_has_a_guide():

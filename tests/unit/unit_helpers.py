@@ -375,8 +375,9 @@ def persona_reply(
         "vote_confidence": vote_confidence,
         "continue_debate": continue_debate,
     }
-    if cycle >= 2:
+    if cycle >= 2:  # a later cycle does not ask for assumptions and questions (the earlier ones stand)
         reply.update(changed_position=changed, change_reason=change_reason, option_id=option)
+        del reply["assumptions"], reply["questions"]
     return reply
 
 

@@ -72,7 +72,9 @@ def _kind(spec: dict[str, Any], hints: dict[str, str], compact: bool, shared: in
         if items.get("type") == "object":
             inner = _keys(items, hints, compact, sep=", ")
             return f"{count} objects {{{inner}}}".strip() if not compact else f"{count} items with {inner}".strip()
-        noun = "short bullets" if items.get("type") == "string" else "numbers"
+        one = spec.get("maxItems") == 1
+        noun = ("short bullet" if one else "short bullets") if items.get("type") == "string" else \
+            ("number" if one else "numbers")
         each = _length(items) if items.get("type") == "string" and items.get("maxLength") != shared else ""
         return f"{count} {noun}".strip() + (f" of {each}" if each else "")
     if kind in ("number", "integer"):

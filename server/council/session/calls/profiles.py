@@ -5,8 +5,7 @@ One rule, two profiles. A provider names its profile (``Provider.reply_profile``
 budget: every string is capped (``maxLength``: a list's items at ``max_item`` characters, a text a person reads as
 the answer — the chair's recommendation — at ``max_prose``, any other at ``max_string``), with a ``minLength`` so a
 grammar cannot pass an empty one; every list at most ``max_items`` (never below the ``minItems`` its caller needs:
-a depth's bullets, nor below the count an optional list must have when it is given at all, :data:`WHEN_GIVEN`),
-and the token budget is what the longest capped reply needs (:func:`longest_reply`, in
+a depth's bullets), and the token budget is what the longest capped reply needs (:func:`longest_reply`, in
 characters, over the profile's characters per token), never above the caller's. Grammar backends (llama.cpp,
 Ollama) enforce the caps; the prompt states them in words for every backend (``formats``), so a model that is not
 held to them keeps to them too, and one that is finishes its sentences inside them.
@@ -42,11 +41,6 @@ AT_LEAST: dict[str, dict[str, int]] = {
     "SynthesisReply": {"agreements": 1, "risks_tradeoffs": 1},
     "ClarifierReply": {"candidates": 2},
 }
-
-#: A list's annotation (taken out of the schema asked): the least count it must have when it is not left empty — a
-#: later debate cycle's summary, advice and next steps are optional (the earlier ones stand) but a changed position
-#: fills them at the depth's count, so their cap never drops below it.
-WHEN_GIVEN = "x-when-given"
 
 # The longest text each JSON value may take under llama.cpp's grammar (llama_grammar.py): one optional space after
 # every value, integral and decimal parts of up to 16 digits each.
@@ -141,7 +135,6 @@ def fitted(schema_json: str, profile: Profile, max_tokens: int) -> tuple[str | N
 
 def _capped(node: dict[str, Any], profile: Profile, scale: float, in_items: bool, counts: bool) -> dict[str, Any]:
     out = dict(node)
-    given = out.pop(WHEN_GIVEN, 0)
     if isinstance(out.get("properties"), dict):
         out["properties"] = {k: _capped(v, profile, scale, in_items, counts) for k, v in out["properties"].items()}
     if isinstance(out.get("items"), dict):
@@ -157,8 +150,7 @@ def _capped(node: dict[str, Any], profile: Profile, scale: float, in_items: bool
             out["minLength"] = low
     elif (kind == "array" and counts and profile.max_items
           and out.get("items", {}).get("type") in (("string", "object") if profile.count_objects else ("string",))):
-        least = max(out.get("minItems", 0), given)  # what the caller needs (a review's one answer per checklist
-        # item, a changed position's bullets) stays
+        least = out.get("minItems", 0)  # what the caller needs (a review's one answer per checklist item) stays
         out["maxItems"] = max(least, min(out.get("maxItems", profile.max_items), profile.max_items))
     return out
 

@@ -245,11 +245,10 @@ def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict
 
 DEBATE_RULES = (
     "Answer the strongest opposing argument in confidence_rationale. Keep your position and vote unless a new "
-    "argument changes your mind; then set changed_position to true, put that argument, and whose it was, in "
-    "change_reason (a change without one is flagged as conformity), and write summary, advice and next_steps anew "
-    "for your new position, as many bullets as the format allows. If your position did not change, leave summary, "
-    "advice, next_steps and risks empty: your earlier ones stand (if you gave none before, write them). Set "
-    "continue_debate to false if more debate would not change your advice."
+    "argument changes your mind; then set changed_position to true and put that argument, and whose it was, in "
+    "change_reason (a change without one is flagged as conformity). Your earlier summary, advice, next_steps and "
+    "risks stand: in each write only a point this cycle added (one at most; your new position's first, if it "
+    "changed), or leave it empty. Set continue_debate to false if more debate would not change your advice."
 )
 
 

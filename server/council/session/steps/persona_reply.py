@@ -15,9 +15,7 @@ from string import ascii_uppercase
 
 from council.personas.contract import PersonaContract
 from council.session.calls.parsing import ParseFailure
-from council.session.calls.profiles import WHEN_GIVEN
 from council.session.calls.prompts import DEPTH_BULLETS, clip
-from council.session.calls.structured import KEPT
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import EVIDENCE_TOOLS
 from council.session.state.outputs import (
@@ -32,8 +30,10 @@ from council.words import speaking, t
 
 INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id", "backs")
 LISTS = ("summary", "advice", "next_steps")  # a persona's lists at the depth's count (seed 000)
-CARRIED = (*LISTS, "risks")  # what a later cycle's reply may leave empty: the persona's earlier ones stand
-FEW_RISKS = 3  # the most risks a later cycle's reply asks for (new ones only; else the earlier ones stand)
+CARRIED = (*LISTS, "risks")  # lists a later cycle's reply may add one point to: the persona's earlier ones follow
+STANDING = ("assumptions", "questions")  # lists a later cycle does not ask for: the persona's earlier ones stand
+NEW_POINTS = 1  # the most new items a later cycle's reply may add to each list (its earlier ones stand after them)
+RISKS_KEPT = 8  # the most risks a response keeps (``PersonaReply.risks``)
 OWN = "own"  # ``backs``: the persona's own recommendation
 EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by the parser)
 
@@ -43,19 +43,23 @@ def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: boo
     position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
     (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list, or,
     ``backing`` (the cycle beside the options call), whose recommendation the persona backs. In later cycles the
-    summary, advice, next steps and risks may be empty — the persona's earlier ones stand (:func:`response_of`) —
-    and a changed position fills the first three at the depth's count (:data:`~profiles.WHEN_GIVEN` keeps room
-    for them)."""
+    summary, advice, next steps and risks take at most :data:`NEW_POINTS` new item each, or none: the persona's
+    earlier ones stand after them (:func:`response_of`), and its assumptions and questions are not asked (its
+    earlier ones stand), so a later reply is its vote, its position, its answer to the strongest opposing argument
+    and what changed — a grammar backend holds even a model that would rewrite everything to that."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets: dict = {"minItems": lo, "maxItems": hi}
     risks: dict = {"maxItems": hi}
-    if cycle >= 2:  # the earlier lists stand (:func:`response_of` carries them): a changed position fills them
-        bullets = {"minItems": 0, "maxItems": hi, WHEN_GIVEN: lo}
-        risks = {"maxItems": min(hi, FEW_RISKS)}
+    omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
+    if cycle >= 2:  # the earlier lists stand after what is new (:func:`response_of`)
+        bullets = {"minItems": 0, "maxItems": NEW_POINTS}
+        risks = {"maxItems": NEW_POINTS}
+        omit += STANDING
     overrides: dict = {"summary": bullets, "advice": bullets, "next_steps": bullets, "risks": risks,
                        "assumptions": {"maxItems": min(hi, 4)}, "questions": {"maxItems": min(hi, 3)},
                        "vote_confidence": {"minimum": 0, "maximum": 1}}
-    omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
+    for key in set(omit) & set(overrides):
+        del overrides[key]
     if session.settings.evidence:
         overrides["evidence_requests"] = {"maxItems": EVIDENCE_PER_REPLY}
     if backing:
@@ -84,32 +88,17 @@ def _evidence_tools(schema: dict) -> dict:
     return schema
 
 
-def soft_checks(session: ConversationSession, earlier: PersonaResponse | None = None,
-                 options: list[VoteOption] | None = None, before: Vote | None = None):
-    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth. In a later cycle
-    (``earlier``: the persona's previous usable response) an empty list is its earlier one, carried, while it keeps
-    its position; a changed position (:func:`_changed`) needs them anew."""
+def soft_checks(session: ConversationSession, earlier: PersonaResponse | None = None):
+    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth. A later cycle's
+    reply (``earlier``: the persona's previous usable response) adds to lists that already stand: never short."""
     lo, _ = DEPTH_BULLETS[session.settings.depth]
 
     def check(reply: PersonaReply) -> str | None:
-        kept = earlier is not None and not _changed(reply, options or [], before)
-        short = [f for f in LISTS if len(getattr(reply, f)) < lo and not (kept and not getattr(reply, f))]
-        if not short:
+        short = [f for f in LISTS if len(getattr(reply, f)) < lo]
+        if earlier is not None or not short:
             return None
-        said = f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
-        if earlier is not None and not kept:
-            return f"your position changed: {said}, for your new position"
-        return said + (", or leave them empty: your earlier ones stand" if kept else "")
+        return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
     return check
-
-
-def _changed(reply: PersonaReply, options: list[VoteOption], before: Vote | None) -> bool:
-    """Whether a later cycle's reply changes the persona's position: it says so, or its vote names another option
-    than before (the cycle beside the options call learns of a moved vote only after the fact: ``backed_vote``)."""
-    if reply.changed_position:
-        return True
-    voted = option_of(reply.option_id, options) if options and before is not None else None
-    return voted is not None and before is not None and voted != before.option_id
 
 
 def soft_vote(options: list[VoteOption]):
@@ -168,7 +157,7 @@ def check_reply(persona: PersonaContract, backs_ids: list[str] | None = None,
     """Problems that make a reply unusable (one repair, then the persona abstains): empty lists with nothing to carry
     (``earlier``: the persona's previous usable response, whose lists a later cycle's empty ones keep), backing
     nobody on the list, and a Devil's Advocate without counterpoints (seed 000: it always gives them). A vote off the
-    list, and a changed position without new lists, are soft problems (:func:`soft_vote`, :func:`soft_checks`)."""
+    list, and too few bullets in the first cycle, are soft problems (:func:`soft_vote`, :func:`soft_checks`)."""
     def check(reply: PersonaReply) -> None:
         missing = [f for f in LISTS if not getattr(reply, f) and not (earlier and getattr(earlier, f))]
         if missing:
@@ -199,13 +188,13 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
     counterpoints) and, in a voting cycle, its vote on the option it names (:func:`option_of`); an unusable reply
     is an abstention, a vote that names no option is kept without a vote — never a guessed one.
 
-    In a later cycle a list the reply left empty is the persona's earlier one (``earlier``, its previous usable
-    response: its own advice, without the counterpoints folded into it, and its risks), so every reader — the
-    digest, the options call, the chair, the consult results, the transcript — gets its whole stand. A changed
-    position owes new lists (one repair asked for them, :func:`soft_checks`); one that still gave none keeps the
-    earlier ones, with a note that says so. The cycle beside the options call learns that a vote moved only after
-    the fact (:func:`backed_vote`): there a reply that did not say it changed keeps its earlier lists, as
-    expected."""
+    In a later cycle each list is what the reply added (at most :data:`NEW_POINTS`) and then the persona's earlier
+    items (``earlier``, its previous usable response: its own advice, without the counterpoints folded into it, and
+    its risks), once each, up to the depth's most — so every reader (the digest, the options call, the chair, the
+    consult results, the transcript) gets its whole stand at the depth's count, new points first. A changed
+    position's note says which items came before the change. The cycle beside the options call learns that a vote
+    moved only after the fact (:func:`~council.session.steps.debate.backed_vote`): there a reply that did not say it
+    changed gets no note."""
     name = contract.name
     if outcome.reply is None:
         return PersonaResponse(**readable(outcome.readable), persona=name, cycle=cycle, confidence="low",
@@ -219,37 +208,39 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
         reply["changed_position"] = reply["changed_position"] or moved
     flag = reply["changed_position"] and not reply["change_reason"].strip()
     note = outcome.note or ("repaired after one retry" if outcome.repaired else None)
-    carried = _carry(reply, earlier)
-    if reply["changed_position"] and any(f in carried for f in LISTS):
+    carried = _carry(reply, earlier, DEPTH_BULLETS[s.settings.depth][1])
+    if reply["changed_position"] and any(f in carried for f in LISTS) and earlier is not None:
         with speaking(s.settings.language):
             kept = t("persona.lists_kept", lists=", ".join(t(f"field.{f}").lower() for f in LISTS if f in carried),
-                     cycle=earlier.cycle if earlier else cycle - 1)
-        note = "; ".join(x for x in (kept, _without_bullets(outcome.note)) if x)
+                     cycle=earlier.cycle)
+        note = "; ".join(x for x in (kept, note) if x)
     response = PersonaResponse(**reply, persona=name, cycle=cycle, conformity_flag=flag, note=note)
     vote = vote_of(response, response.option_id) if options and response.option_id else None
     return (with_counterpoints(response, s.settings.language) if contract.always_include else response), vote
 
 
-def _carry(reply: dict, earlier: PersonaResponse | None) -> list[str]:
-    """Fill the lists a later cycle's ``reply`` left empty from the persona's ``earlier`` response (its own advice,
-    without the counterpoints: :func:`with_counterpoints` folds its risks again, once); the lists carried."""
+def _carry(reply: dict, earlier: PersonaResponse | None, most: int) -> list[str]:
+    """Each list of a later cycle's ``reply``: its new items, then the persona's ``earlier`` ones (its own advice,
+    without the counterpoints: :func:`with_counterpoints` folds its risks again, once), each once, at most ``most``
+    (risks :data:`RISKS_KEPT`); the lists that kept earlier items."""
     if earlier is None:
         return []
     stand = {"summary": earlier.summary, "advice": earlier.own_advice, "next_steps": earlier.next_steps,
              "risks": earlier.risks}
-    carried = [f for f in CARRIED if not reply[f] and stand[f]]
-    for f in carried:
-        reply[f] = list(stand[f])
+    for f in STANDING:  # not asked in a later cycle: its earlier ones
+        reply[f] = reply[f] or list(getattr(earlier, f))
+    carried = []
+    for f in CARRIED:
+        seen = {_key(x) for x in reply[f]}
+        more = [x for x in stand[f] if _key(x) not in seen and not seen.add(_key(x))]
+        if more:
+            reply[f] = [*reply[f], *more][: RISKS_KEPT if f == "risks" else most]
+            carried.append(f)
     return carried
 
 
-def _without_bullets(note: str | None) -> str | None:
-    """A kept reply's note without the bullets' shortfall (:func:`soft_checks`) that carrying the earlier lists
-    answered; None when nothing else is left."""
-    if not note or not note.startswith(KEPT):
-        return note
-    rest = [x for x in note.removeprefix(KEPT).split("; ") if not x.startswith(("give at least", "your position"))]
-    return KEPT + "; ".join(rest) if rest else None
+def _key(item: str) -> str:
+    return " ".join(item.casefold().split()).rstrip(".")
 
 
 ABSTAINED = "(abstained)"  # an abstention's position when nothing of its reply could be read
