@@ -23,15 +23,9 @@ from council.protocol.methods import SessionOptions, TurnParams
 from council.providers.base import ChatMessage, CompletionRequest
 from council.providers.scripted import auto_reply
 from council.service import CouncilService
+from council.session.calls.debate_prompts import BACKING_RULE, DEBATE_RULES, cycle_messages, digest
 from council.session.calls.formats import extra_block
-from council.session.calls.prompts import (
-    BACKING_RULE,
-    DEBATE_RULES,
-    DIGEST_BUDGET,
-    cycle_messages,
-    digest,
-    problem_brief,
-)
+from council.session.calls.prompts import DIGEST_BUDGET, problem_brief
 from council.session.state import records as r
 from council.session.state.entities import SessionSettings
 from council.session.state.outputs import VoteOption

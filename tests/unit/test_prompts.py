@@ -8,16 +8,9 @@ from unit_helpers import Builder
 
 from council.personas.loader import load_personas
 from council.providers.base import ChatMessage
+from council.session.calls.debate_prompts import advisor_labels, digest, persona_messages
 from council.session.calls.formats import extra_block, format_block, swaps
-from council.session.calls.prompts import (
-    DIGEST_BUDGET,
-    REPAIR_ECHO,
-    SOUL_BUDGET,
-    advisor_labels,
-    digest,
-    persona_messages,
-    repair_messages,
-)
+from council.session.calls.prompts import DIGEST_BUDGET, REPAIR_ECHO, SOUL_BUDGET, repair_messages
 from council.session.calls.structured import _compact
 from council.session.state.outputs import OptionsReply, SynthesisReply, reply_schema
 from council.session.steps.persona_reply import persona_schema

@@ -2,28 +2,21 @@
 
 Stable parts come first for backends' prefix caches (llama.cpp, Ollama and cloud caches reuse the longest prefix a
 request shares with an earlier one): the system message opens with the reply format (``formats``), then the role;
-the user message with the problem brief, then what changes per call. The personas of one cycle read one prompt up
-to its last part — the same system message, brief, digest of every advisor, options and rules — and only then
-each its own contract and place in the digest, so a one-slot server prefills that shared part once a cycle, not
-once per persona. Every part is bounded. Advisors appear as "Advisor A/B/…" (by the session's persona order, the
-same letter for everyone) so personas weigh arguments, not names; the moderator numbers them ("Advisor 1/2/…") so
-it can say which recommendation each option stands for.
+the user message with the problem brief, then what changes per call (a debate cycle's persona prompts, which share
+all but their last part: :mod:`~council.session.calls.debate_prompts`). Every part is bounded. The moderator numbers
+the advisors ("Advisor 1/2/…") so it can say which recommendation each option stands for.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from string import ascii_uppercase
 from typing import Any
 
-from council.personas.contract import PersonaContract
 from council.providers.base import ChatMessage
-from council.session.calls.formats import extra_block, format_block
+from council.session.calls.formats import format_block
 from council.session.state.entities import ConversationSession, Depth, QuestionStatus
 from council.session.state.grounds import EvidenceUse
 from council.session.state.language import detect_language, session_language  # noqa: F401  (re-exported)
-from council.session.state.outputs import PersonaResponse, Vote
+from council.session.state.outputs import PersonaResponse
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
 SOUL_BUDGET, FOCUS_BUDGET, RULES_BUDGET = 600, 450, 600  # a persona contract in the prompt
@@ -55,7 +48,7 @@ def clip(text: str, limit: int) -> str:
     return cut.rstrip(",;:") + "…"
 
 
-def _items(items: list[str], limit: int) -> str:
+def items_text(items: list[str], limit: int) -> str:
     """Items joined with "; " (each without its own final period) until ``limit``; one period at the end."""
     out: list[str] = []
     size = 0
@@ -73,12 +66,12 @@ def _join(items: list[str], limit: int) -> str:
     return "; ".join(clip(x, limit).rstrip(". ") for x in items)
 
 
-def _language_line(session: ConversationSession) -> str:
+def language_line(session: ConversationSession) -> str:
     name = LANGUAGE_NAMES.get(session.settings.language, "English")
     return f"Write every text value in {name}, the user's language."
 
 
-def _paragraphs(*parts: str) -> str:
+def paragraphs(*parts: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
@@ -190,134 +183,13 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
         "every choice say which candidate that answer would favour (its letter, or none), and give the default "
         "you would assume if the user skips it. A question is worth asking only if its answers favour different "
         "candidates: leave out any question whose every answer leads to the same recommendation. If the request "
-        "is clear and specific, set needs_clarification to false and ask nothing. " + _language_line(session)
+        "is clear and specific, set needs_clarification to false and ask nothing. " + language_line(session)
     )
     user = problem_brief(session)
     if asked:
         user += "\n\nAlready asked (do not repeat):\n" + "\n".join(f"- {q}" for q in asked)
     user += f"\n\nThis is clarification round {round_number} of at most 3."
     return [_system(schema, role), ChatMessage(role="user", content=user)]
-
-
-def advisor_role(session: ConversationSession) -> str:
-    """The role line every persona's system message carries, the same for all of them (who each is closes its user
-    message: :func:`persona_contract`)."""
-    return f"Be concrete and specific to the user's situation. {_language_line(session)}"
-
-
-def persona_contract(persona: PersonaContract) -> str:
-    """Who the persona is and the rules it keeps, bounded; the same in every cycle (built once per persona)."""
-    return _contract(persona.name, persona.soul, tuple(persona.focus), tuple(persona.constraints))
-
-
-@functools.lru_cache(maxsize=256)
-def _contract(name: str, soul: str, focus: tuple[str, ...], constraints: tuple[str, ...]) -> str:
-    return (
-        f"You are {name}, an advisor on a council.\n{clip(soul, SOUL_BUDGET)}\n"
-        f"Your focus: {_items(list(focus), FOCUS_BUDGET)}\nYour rules: {_items(list(constraints), RULES_BUDGET)}"
-    )
-
-
-def advisor_labels(session: ConversationSession) -> dict[str, str]:
-    """Every persona's anonymous label, by the session's persona order: the same for every reader and every cycle
-    (a persona is told its own, and backs another by it)."""
-    return {p.name: f"Advisor {ascii_uppercase[i % 26]}" for i, p in enumerate(session.personas)}
-
-
-def _line(label: str, resp: PersonaResponse, vote: Vote | None, budget: int) -> str:
-    if resp.abstained:
-        return f"- {label}: abstained."
-    tag = f"{resp.confidence}, votes {vote.option_id} ({vote.confidence:.1f})" if vote else resp.confidence
-    change = f" (changed: {clip(resp.change_reason, POINT_BUDGET)})" if resp.changed_position else ""
-    key = f" Argument: {clip(resp.advice[0], POINT_BUDGET)}" if resp.advice else ""
-    risk = f" Risk: {clip(resp.risks[0], POINT_BUDGET)}" if resp.risks else ""
-    return clip(f"- {label} [{tag}]: {clip(resp.position, POSITION_BUDGET)}{change}{key}{risk}", budget)
-
-
-def digest(responses: list[PersonaResponse], labels: dict[str, str], votes: dict[str, Vote] | None = None) -> str:
-    """The labelled advisors' latest positions in the labels' order, one bounded line each: stance, vote, key
-    argument, main risk, changes (all lines together within :data:`DIGEST_BUDGET`, or 200 characters a line)."""
-    latest = {r.persona: r for r in responses}
-    shown = [(label, latest[name]) for name, label in labels.items() if name in latest]
-    budget = max(200, DIGEST_BUDGET // max(1, len(shown)))
-    return "\n".join(_line(label, r, (votes or {}).get(r.persona), budget) for label, r in shown)
-
-
-DEBATE_RULES = (
-    "Answer the strongest opposing argument in confidence_rationale. Keep your position and vote unless a new "
-    "argument changes your mind; then set changed_position to true and put that argument, and whose it was, in "
-    "change_reason (a change without one is flagged as conformity). Your earlier summary, advice, next_steps and "
-    "risks stand: in each write only a point this cycle added (one at most; your new position's first, if it "
-    "changed), or leave it empty. Set continue_debate to false if more debate would not change your advice."
-)
-
-
-BACKING_RULE = ("Your vote this cycle is whose recommendation you back: set backs to own (your previous position) or "
-                "to the letter of the advisor whose recommendation you now support.")
-
-
-def persona_messages(persona: PersonaContract, session: ConversationSession, schema: dict[str, Any],
-                     cycle: int, previous: list[PersonaResponse],
-                     votes: dict[str, Vote] | None = None) -> list[ChatMessage]:
-    """One persona's prompt in ``cycle`` (``previous``: every advisor's replies of the cycle before, its own
-    included; ``votes``: their votes)."""
-    return _CycleText.of(session, schema, cycle, previous, votes).messages(persona)
-
-
-def cycle_messages(personas: list[PersonaContract], session: ConversationSession, schema: dict[str, Any],
-                   cycle: int, previous: list[PersonaResponse],
-                   votes: dict[str, Vote] | None = None) -> dict[str, list[ChatMessage]]:
-    """:func:`persona_messages` of every persona in a cycle, the part they all read built once."""
-    shared = _CycleText.of(session, schema, cycle, previous, votes)
-    return {p.name: shared.messages(p) for p in personas}
-
-
-@dataclass(frozen=True)
-class _CycleText:
-    """What every persona's prompt in a cycle shares, in the order it is sent: the system message (the reply
-    format, the role), then the user message's brief (request, evidence, tools) and, in a debate cycle, the digest
-    of every advisor, the options (or the backing rule) and the debate rules, then the debate keys. Each persona's
-    own part comes after all of it (:meth:`messages`)."""
-
-    system: str
-    shared: str
-    labels: dict[str, str]
-    spoke: frozenset[str]  # the advisors whose previous reply the digest shows (not an abstention)
-    debate: bool
-
-    @classmethod
-    def of(cls, session: ConversationSession, schema: dict[str, Any], cycle: int,
-           previous: list[PersonaResponse], votes: dict[str, Vote] | None) -> _CycleText:
-        labels = advisor_labels(session)
-        debate = cycle > 1 and bool(previous)
-        parts = [problem_brief(session), evidence_block(session), tools_text(session)]
-        if debate:
-            parts.append(f"Debate cycle {cycle}. Every advisor's current position, yours included:\n"
-                         f"{digest(previous, labels, votes)}")
-            if session.options:
-                parts.append("The options on the table:\n" + "\n".join(
-                    f"- {o.id}: {clip(o.label, OPTION_BUDGET)}" for o in session.options))
-            elif "backs" in schema.get("properties", {}):  # beside the options call: the vote is whom you back
-                parts.append(BACKING_RULE)
-            parts.append(DEBATE_RULES)
-        parts.append(extra_block(schema))
-        return cls(format_block(schema) + "\n\n" + advisor_role(session), _paragraphs(*parts), labels,
-                   frozenset(r.persona for r in previous if not r.abstained), debate)
-
-    def messages(self, persona: PersonaContract) -> list[ChatMessage]:
-        """``persona``'s prompt: the shared part, then its contract, its letter (in a debate cycle: its line in the
-        digest is its previous position and vote), and what to do."""
-        own: list[str] = [persona_contract(persona)]
-        if not self.debate:
-            own.append("Give your independent assessment.")
-        else:
-            label = self.labels.get(persona.name)
-            if label is not None:  # its line in the digest is its previous position and vote: not repeated
-                own.append(f"You are {label} in the list above" + (": that line is your previous position."
-                                                                     if persona.name in self.spoke else "."))
-            own.append("Give your assessment for this cycle.")
-        return [ChatMessage(role="system", content=self.system),
-                ChatMessage(role="user", content=_paragraphs(self.shared, "\n".join(own)))]
 
 
 def options_messages(session: ConversationSession, schema: dict[str, Any],
@@ -327,7 +199,7 @@ def options_messages(session: ConversationSession, schema: dict[str, Any],
         "You moderate an advisory council. From the advisors' recommendations, extract 2 to 4 concrete, mutually "
         "exclusive options the council can vote on (each a course of action, not a topic). List under each option "
         "the numbers of the advisors who recommend it; leave out an advisor whose recommendation fits no option "
-        "or more than one. " + _language_line(session)
+        "or more than one. " + language_line(session)
     )
     budget = max(200, DIGEST_BUDGET // max(1, len(latest)))
     lines = [clip(f"- Advisor {i} [{r.confidence}, {r.vote_confidence:.1f}]: {clip(r.position, POSITION_BUDGET)}"
@@ -350,9 +222,9 @@ def synthesis_messages(session: ConversationSession, schema: dict[str, Any], out
         "You chair an advisory council and write its single consolidated answer for the user: a clear "
         "recommendation, where the advisors agree, where they conflict, the risks and trade-offs, and one ordered "
         "list of next steps (first step first). Do not invent facts the advisors did not raise. "
-        + _language_line(session)
+        + language_line(session)
     )
-    user = _paragraphs(problem_brief(session), evidence_block(session),
+    user = paragraphs(problem_brief(session), evidence_block(session),
                        f"Advisors' final positions:\n{positions}\n\nVote outcome: {outcome}")
     if session.assumption_log:
         user += ("\n\nThe assumptions, numbered. In hinges, for each: would your recommendation change if it were "
@@ -391,7 +263,7 @@ def follow_up_messages(session: ConversationSession, schema: dict[str, Any], lat
                        outcome: str | None, question: str) -> list[ChatMessage]:
     """The moderator answers a follow-up from the session: problem, positions and votes, the answer, earlier
     follow-ups, then the question."""
-    user = _paragraphs(problem_brief(session), evidence_block(session),
+    user = paragraphs(problem_brief(session), evidence_block(session),
                        f"Advisors' final positions and votes:\n{_final_positions(session, latest)}")
     user += f"\n\nVote outcome: {outcome}" if outcome else ""
     syn = session.synthesis
@@ -405,7 +277,7 @@ def follow_up_messages(session: ConversationSession, schema: dict[str, Any], lat
         user += "\n\nEarlier follow-up questions:\n" + "\n".join(
             f"- Q: {clip(f.question, POINT_BUDGET)}\n  A: {clip(f.answer, POSITION_BUDGET)}" for f in earlier)
     user += f"\n\nThe user's follow-up question:\n{clip(question, INPUT_BUDGET)}"
-    return [_system(schema, FOLLOW_UP_ROLE + " " + _language_line(session)), ChatMessage(role="user", content=user)]
+    return [_system(schema, FOLLOW_UP_ROLE + " " + language_line(session)), ChatMessage(role="user", content=user)]
 
 
 REPAIR_ECHO = 1200  # characters of the bad reply a repair repeats (its start: what was written, not all of it)

@@ -16,8 +16,9 @@ import anyio
 
 from council.errors import ErrorCode
 from council.personas.contract import PersonaContract
+from council.session.calls.debate_prompts import advisor_labels, cycle_messages
 from council.session.calls.failure import malformed
-from council.session.calls.prompts import DEPTH_TOKENS, advisor_labels, cycle_messages
+from council.session.calls.prompts import DEPTH_TOKENS
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
