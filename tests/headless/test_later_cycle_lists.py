@@ -86,7 +86,7 @@ def moved(**over) -> dict:
                             **EMPTY, **over})
 
 
-NOTE = "changed position: after its new points, its summary, advice, next steps are those of cycle 1"
+NOTE = "changed position: its summary, advice, next steps still hold its points of cycle 1 (after any new ones)"
 
 
 @pytest.mark.parametrize("new", [{}, {"summary": ["B first."], "advice": ["Move to B."], "next_steps": ["Plan B."]}])

@@ -74,8 +74,8 @@ def test_a_changed_position_says_which_points_came_before_it():
                               s.options, vote, before)
     assert response.changed_position and response.advice == ["switch to B", *before.advice]
     assert response.summary == before.summary
-    assert response.note == ("changed position: after its new points, its summary, advice, next steps are those of "
-                             "cycle 1")
+    assert response.note == ("changed position: its summary, advice, next steps still hold its points of cycle 1 "
+                             "(after any new ones)")
 
 
 def test_checks_of_a_later_reply():
