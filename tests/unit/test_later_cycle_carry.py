@@ -80,11 +80,14 @@ def test_a_changed_position_says_which_points_came_before_it():
 
 def test_checks_of_a_later_reply():
     s, before = session(), earlier()
-    soft = soft_checks(s, before)
+    soft = soft_checks(s, 2)
     check_reply(Contract(always_include=True), None, before)(later())  # empty, with lists and risks to carry
     for reply in (later(), later(option_id="B"), later(changed_position=True, change_reason="Advisor A's point"),
                   later(summary=["only one"])):
         assert soft(reply) is None  # a later cycle adds to lists that stand: never short, no repair
+    # one that abstained before and answers now: its later schema holds one point a list, so no repair could mend
+    # the depth's count (test_mcp_sampling's every-second-failure consult spent its calls on such repairs)
+    assert soft(later(summary=["one"], advice=["one"], next_steps=["one"])) is None
     assert soft_checks(s)(later(summary=["only one"])) == (  # the first cycle still owes the depth's count
         "give at least 5 bullets in summary, advice, next_steps (standard depth)")
     with pytest.raises(ParseFailure, match="must not be empty"):  # it abstained before: nothing to carry

@@ -125,7 +125,7 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
         spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
                         max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
                         check=check_reply(contracts[name], backs_ids, earlier),
-                        soft_check=both_checks(soft_vote(options), soft_checks(s, earlier)),
+                        soft_check=both_checks(soft_vote(options), soft_checks(s, cycle)),
                         report=False)  # the engine reports the cycle's failures once it has them all
         outcome = await call_structured(rt, pick, spec, on_delta)
         response, vote = response_of(s, contracts[name], cycle, outcome, options, before, earlier)

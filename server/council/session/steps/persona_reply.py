@@ -88,14 +88,16 @@ def _evidence_tools(schema: dict) -> dict:
     return schema
 
 
-def soft_checks(session: ConversationSession, earlier: PersonaResponse | None = None):
-    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth. A later cycle's
-    reply (``earlier``: the persona's previous usable response) adds to lists that already stand: never short."""
+def soft_checks(session: ConversationSession, cycle: int = 1):
+    """A shortfall worth one repair, then kept with a visible note: too few bullets for the depth in the first cycle.
+    A later cycle's reply adds at most one point to lists that already stand — its schema cannot hold the depth's
+    count, so no repair could mend it (a persona that abstained before and answers now keeps what it wrote; the
+    consult's result notes the shortfall)."""
     lo, _ = DEPTH_BULLETS[session.settings.depth]
 
     def check(reply: PersonaReply) -> str | None:
         short = [f for f in LISTS if len(getattr(reply, f)) < lo]
-        if earlier is not None or not short:
+        if cycle >= 2 or not short:
             return None
         return f"give at least {lo} bullets in {', '.join(short)} ({session.settings.depth.value} depth)"
     return check
