@@ -80,7 +80,7 @@ class CallSpec(Generic[T]):
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    schema_json = json.dumps(spec.schema)  # the key of what is built once per schema (``fitted``, ``swaps_of``)
+    schema_json = json_of(spec.schema)  # the key of what is built once per schema (``fitted``, ``swaps_of``)
     asked_json, max_tokens = fitted(schema_json, profile_of(provider), spec.max_tokens)  # the reply budget
     asked = spec.schema if asked_json is None else json.loads(asked_json)  # (``profiles``); the call's own copy
     if provider.grammar:  # the texts as long as the grammar lets them be: the prompt says what holds
@@ -144,6 +144,23 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
         except ParseFailure:
             pass
     return CallOutcome(reply, note=KEPT + shortfall)
+
+
+_WRITTEN: list[tuple[dict[str, Any], dict[str, Any], str]] = []  # the last schemas asked: each, a copy, its JSON
+WRITTEN_KEPT = 4  # a few, for sessions whose cycles run at once
+
+
+def json_of(schema: dict[str, Any]) -> str:
+    """``json.dumps(schema)``, written once for a schema asked again: every call of a debate cycle asks the same
+    schema object, and one of the last few asked that is still equal to the copy taken when it was written has that
+    text (a schema changed in place since is written afresh)."""
+    for known, copy, text in _WRITTEN:
+        if known is schema and copy == schema:
+            return text
+    text = json.dumps(schema)
+    _WRITTEN.insert(0, (schema, json.loads(text), text))
+    del _WRITTEN[WRITTEN_KEPT:]
+    return text
 
 
 def _compact(messages: list[ChatMessage], pairs: tuple[tuple[str, str], ...]) -> list[ChatMessage]:
