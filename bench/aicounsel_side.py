@@ -32,10 +32,10 @@ class FakeAdapter:
                      working_directory: str | None = None, reasoning_effort: str | None = None) -> str:
         full = f"{context}\n\n{prompt}" if context else prompt
         if model not in self.names:  # the summarizer (model "sonnet"), after the last round
-            return await self.fake.respond("summary", "summary", len(full), aicounsel_summary(), None)
+            return await self.fake.respond("summary", "summary", len(full), self.fake.build(aicounsel_summary), None)
         name = self.names[model]
         cycle = self.fake.next_cycle(name)
-        return await self.fake.respond(name, "round", len(full), aicounsel_reply(name, cycle), None)
+        return await self.fake.respond(name, "round", len(full), self.fake.build(aicounsel_reply, name, cycle), None)
 
 
 def load(path: str) -> Any:
@@ -74,7 +74,8 @@ async def run(path: str, ready: Any = None, workload: str = "6x5", prefill: floa
         result = await engine.execute(request)
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     tally = result.voting_result.final_tally if result.voting_result else {}
-    model_cpu = await replay_cpu(fake, fake.calls)  # its fake model's share of that CPU, as Council's is measured
+    model_cpu = await replay_cpu(fake, fake.calls)  # its fake model's share of that CPU (the replay and its replies'
+    # building), as Council's is measured
     return {"wall": wall, "cpu": cpu, "model_cpu": model_cpu, "rounds": rounds, "stages": fake.stages(),
             "calls": len(fake.calls),
             "prompt_chars": fake.prompt_chars(), "by_kind": fake.by_kind(), "tally": tally,

@@ -51,7 +51,12 @@ assert (SIX, ROUNDS) == (SIX_BY_FIVE.personas, SIX_BY_FIVE.rounds)
 
 
 def answer(model: FakeModel, params: CompleteParams) -> tuple[str, str, int]:
-    """(reply text, reply kind, prompt characters) for one ``council/complete``."""
+    """(reply text, reply kind, prompt characters) for one ``council/complete``; the fake client's CPU for it is
+    counted in ``model.build_cpu`` (subtracted from the engine's, as AI Counsel's reply building is)."""
+    return model.build(_answer, model, params)
+
+
+def _answer(model: FakeModel, params: CompleteParams) -> tuple[str, str, int]:
     schema = params.json_schema or {}
     title = schema.get("title", "")
     prompt = "\n".join(m.content for m in params.messages)
@@ -122,7 +127,7 @@ async def in_process(chunk: int = 0, ready: Callable[[], None] | None = None, cp
 
 
 async def engine_cpu(chunk: int, work: Workload = SIX_BY_FIVE) -> float:
-    """CPU seconds of one session minus its fake model's replay."""
+    """CPU seconds of one session minus its fake model's replay and its fake client's reply building."""
     model = FakeModel(latency=0.1, chunk=chunk)
     service = service_for(model, lambda e: None, work)
     cpu = time.process_time()

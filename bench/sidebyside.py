@@ -181,11 +181,11 @@ async def main(path: str, prefill: float = 0.0, source: str = "") -> None:
     both("start_s", f"{council['start']:.2f}", a("start", "{:.2f}"), "spawn -> engine ready, in process")
     both("engine_cpu_ms_whole_replies", f"{council['engine_cpu'] * 1000:.0f}",
          f"{ai['cpu'] * 1000:.0f}" if ai else "n/a",
-         "council: session CPU minus its fake model's, least of 5; ai_counsel: one session's CPU")
+         "council: session CPU minus its fake model's and fake client's, least of 5; ai_counsel: one session's CPU")
     if ai:
         print(f"ai_counsel_engine_cpu_ms_minus_fake_model: {(ai['cpu'] - ai['model_cpu']) * 1000:.0f} (its "
-              f"session's CPU minus its fake model's replay, {ai['model_cpu'] * 1000:.0f} ms, as Council's is "
-              "measured; one run)")
+              f"session's CPU minus its fake model's replay and reply building, {ai['model_cpu'] * 1000:.0f} ms, as "
+              "Council's is measured; one run)")
     both("peak_rss_mb", f"{council['peak_rss_kb'] / 1024:.0f}", f"{ai['peak_rss_kb'] / 1024:.0f}" if ai else "n/a")
     rounds_c = pure_rounds(council["rounds"], "council")
     rounds_a = pure_rounds(ai["rounds"], "ai") if ai else []

@@ -23,7 +23,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -34,6 +34,7 @@ SIX = ["Software Architect", "Senior Developer", "Security Expert", "Reliability
 THREE = ["Software Architect", "Security Expert", "Devil's Advocate"]
 ROUNDS = 5
 LATENCY = 0.5
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,17 @@ class FakeModel:
     chunk: int = 0  # delta size in characters; 0 = the whole reply in one delta
     prefill: float = 0.0  # extra seconds per 1,000 prompt characters (0 = the fixed latency alone)
     calls: list[Call] = field(default_factory=list)
+    build_cpu: float = 0.0  # CPU seconds the fake client spent building its replies (:meth:`build`)
     _cycles: dict[str, int] = field(default_factory=dict)
+
+    def build(self, make: Callable[..., T], *args: Any) -> T:
+        """``make(*args)``: a reply the fake client writes (Council's JSON, AI Counsel's prose), its CPU counted in
+        ``build_cpu``: a real client's model writes it, not the engine, so both engines' CPU figures subtract it."""
+        cpu = time.process_time()
+        try:
+            return make(*args)
+        finally:
+            self.build_cpu += time.process_time() - cpu
 
     def next_cycle(self, purpose: str) -> int:
         self._cycles[purpose] = self._cycles.get(purpose, 0) + 1
@@ -224,8 +235,8 @@ class FakeModel:
 
 async def replay_cpu(like: FakeModel, calls: list[Call]) -> float:
     """CPU seconds of the fake model alone replaying a session's calls (same texts, same deltas, same stages, a
-    no-op consumer): subtracted from a session's CPU, it leaves the engine's (Council's, and AI Counsel's beside
-    it)."""
+    no-op consumer) plus what its client spent building the replies (``like.build_cpu``): subtracted from a
+    session's CPU, it leaves the engine's (Council's, and AI Counsel's beside it, measured alike)."""
     model = FakeModel(latency=like.latency, chunk=like.chunk)
 
     async def nothing(_: str) -> None:
@@ -244,4 +255,4 @@ async def replay_cpu(like: FakeModel, calls: list[Call]) -> float:
         async with anyio.create_task_group() as tg:
             for call in stage:
                 tg.start_soon(model.respond, "x", call.kind, 0, call.text, nothing)
-    return time.process_time() - cpu
+    return time.process_time() - cpu + like.build_cpu

@@ -74,3 +74,39 @@ async def test_applying_a_record_without_a_turn_raises_nothing(make_service, mon
     rt = await run(make_service(SCRIPT, SessionSettings(min_cycles=CYCLES, max_cycles=CYCLES)))
     assert len(rt.journal) > 100 and rt.session.debate_cycles == CYCLES
     assert asked == []  # once per record without a turn before (ModelUsed, VoteCast, StatusSet ...)
+
+
+async def test_a_cycles_schema_is_written_as_json_once_not_once_a_call(make_service, monkeypatch):
+    """Every call of a debate cycle asks the same schema: its JSON text (the key of the fitted schema and the
+    reply-format swaps) is written once, not once per call (issue 34: the engine's CPU per session); a schema changed
+    in place after it was written is written afresh."""
+    import types
+
+    from council.session.calls import structured
+
+    written: list[str] = []
+    real = json.dumps
+
+    def dumps(value, *args, **kwargs):
+        if isinstance(value, dict) and value.get("title") == "PersonaReply":
+            written.append(value["title"])
+        return real(value, *args, **kwargs)
+
+    monkeypatch.setattr(structured, "json", types.SimpleNamespace(dumps=dumps, loads=json.loads))  # its own calls
+    h = make_service(SCRIPT, SessionSettings(min_cycles=CYCLES, max_cycles=CYCLES))
+    rt = await run(h)
+    provider = next(iter(h.service.hub._cache.values()))
+    assert rt.session.debate_cycles == CYCLES
+    assert sum(c.json_schema["title"] == "PersonaReply" for c in provider.calls) == 6 * CYCLES
+    assert len(written) <= CYCLES + 1  # one per cycle's schema; once per call (30) before
+    monkeypatch.setattr(structured, "json", json)
+    assert getattr(structured, "_WRITTEN", {}) == {}  # nothing kept once no call runs (memory per session)
+    written = getattr(structured, "written", None)
+    if written is not None:  # a schema changed in place while a call that asked it runs is written afresh
+        schema = {"title": "X", "properties": {"a": {"type": "string", "maxLength": 5}}}
+        with written(schema) as first:
+            schema["properties"]["a"]["maxLength"] = 9
+            with written(schema) as second:
+                assert (first, second) == (json.dumps({**schema, "properties": {"a": {
+                    "type": "string", "maxLength": 5}}}), json.dumps(schema))
+        assert structured._WRITTEN == {}

@@ -42,3 +42,23 @@ async def test_a_replys_lists_of_text_are_not_walked(make_service, monkeypatch):
     assert len(spoken) == 30 and all(len(rec.response.advice) >= 5 for rec in spoken)
     texts = [v for v in walked if isinstance(v, list) and v and all(isinstance(x, str) for x in v)]
     assert texts == []  # each reply's summary, advice, risks, next steps... were looked at item by item before
+
+
+async def test_sharing_makes_no_pydantic_copy(make_service, monkeypatch):
+    """A model that does not share its fields set yet is rebuilt with the shared set and its values, not copied
+    with pydantic's ``__copy__`` (which copies the set and the values only for them to be replaced): about 250 such
+    copies a 6×5 session before (issue 34: the engine's CPU per session)."""
+    import copy as copy_module
+    import types
+
+    copied: list[str] = []
+    real = copy_module.copy
+    monkeypatch.setattr(runtime, "copy", types.SimpleNamespace(
+        copy=lambda x: copied.append(type(x).__name__) or real(x)))
+    rt = await run(make_service(SCRIPT, SessionSettings(min_cycles=CYCLES, max_cycles=CYCLES)))
+    assert rt.session.debate_cycles == CYCLES and len(rt.journal) > 100
+    assert copied == []
+    found = [m for rec in rt.journal for m in models_in(rec)]
+    assert all(runtime._FIELDS_SETS[frozenset(m.model_fields_set)] is m.__pydantic_fields_set__ for m in found)
+    first = next(rec for rec in rt.journal if isinstance(rec, r.PersonaSpoke))
+    assert first.response.model_dump() == rt.session.responses[0].model_dump()

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -79,8 +80,13 @@ class CallSpec(Generic[T]):
 
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
+    with written(spec.schema) as schema_json:  # the key of what is built once per schema (``fitted``, ``swaps_of``)
+        return await _call(rt, pick, spec, schema_json, on_delta)
+
+
+async def _call(rt: Turn, pick: ProviderPicker, spec: CallSpec[T], schema_json: str,
+                on_delta: Callable[[str], Awaitable[None]] | None) -> CallOutcome[T]:
     provider = pick(spec.role)
-    schema_json = json.dumps(spec.schema)  # the key of what is built once per schema (``fitted``, ``swaps_of``)
     asked_json, max_tokens = fitted(schema_json, profile_of(provider), spec.max_tokens)  # the reply budget
     asked = spec.schema if asked_json is None else json.loads(asked_json)  # (``profiles``); the call's own copy
     if provider.grammar:  # the texts as long as the grammar lets them be: the prompt says what holds
@@ -144,6 +150,38 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
         except ParseFailure:
             pass
     return CallOutcome(reply, note=KEPT + shortfall)
+
+
+@dataclass
+class _Written:
+    schema: dict[str, Any]
+    copy: dict[str, Any]  # as it was when written: a schema changed in place since is written afresh
+    text: str
+    calls: int = 0  # the calls running that asked it
+
+
+_WRITTEN: dict[int, _Written] = {}  # id → a schema the running calls asked, written as JSON (it holds the schema)
+
+
+@contextmanager
+def written(schema: dict[str, Any]) -> Iterator[str]:
+    """``json.dumps(schema)`` for one call, written once for the calls that run at the same time and ask the same
+    schema object, unchanged (every call of a debate cycle asks the same); nothing is kept once none of them runs,
+    so a finished session leaves nothing here."""
+    known = _WRITTEN.get(id(schema))
+    if known is not None and known.copy != schema:  # changed in place since: its own text, not shared
+        yield json.dumps(schema)
+        return
+    if known is None:
+        text = json.dumps(schema)
+        known = _WRITTEN[id(schema)] = _Written(schema, json.loads(text), text)
+    known.calls += 1
+    try:
+        yield known.text
+    finally:
+        known.calls -= 1
+        if not known.calls:
+            del _WRITTEN[id(schema)]
 
 
 def _compact(messages: list[ChatMessage], pairs: tuple[tuple[str, str], ...]) -> list[ChatMessage]:

@@ -44,15 +44,33 @@ def with_shared_fields_sets(node: T) -> T:
         shared = _FIELDS_SETS.setdefault(frozenset(own), own)
         if shared is own and values is None:
             return node
-        new = copy.copy(node)  # pydantic's own shallow copy: no per-field work (model_construct's costs 10× more)
-        if values is not None:
-            object.__setattr__(new, "__dict__", values)
-        object.__setattr__(new, "__pydantic_fields_set__", shared)
-        return new
+        return _shallow_copy(node, values, shared)
     if isinstance(node, list):
         items = _shared_within(node)
         return node if items is None else items  # type: ignore[return-value]
     return node
+
+
+def _shallow_copy(node: BaseModel, values: dict[str, Any] | None, shared: set[str]) -> BaseModel:
+    """A shallow copy of ``node`` holding ``values`` (None: a copy of its own) and the ``shared`` fields set: what
+    pydantic's ``__copy__`` gives (no per-field work; ``model_construct``'s costs 10× more), without its copies of
+    the fields set and values that would be replaced at once. A model with extra or private values (none in the
+    journal: extra fields are refused, and records hold no private attributes) takes pydantic's own copy."""
+    if node.__pydantic_extra__ is not None or getattr(node, "__pydantic_private__", None) is not None:
+        new = copy.copy(node)
+        if values is not None:
+            _set(new, "__dict__", values)
+    else:
+        new = _new(type(node))
+        _set(new, "__dict__", dict(node.__dict__) if values is None else values)
+        _set(new, "__pydantic_extra__", None)
+        _set(new, "__pydantic_private__", None)
+    _set(new, "__pydantic_fields_set__", shared)
+    return new
+
+
+_new = object.__new__  # a pydantic model defines no __new__ of its own (pydantic's __copy__ starts the same way)
+_set = object.__setattr__
 
 
 def _shared_fields(node: BaseModel) -> dict[str, Any] | None:
