@@ -234,7 +234,12 @@ def _carry(reply: dict, earlier: PersonaResponse | None, most: int) -> list[str]
     carried = []
     for f in CARRIED:
         seen = {_key(x) for x in reply[f]}
-        more = [x for x in stand[f] if _key(x) not in seen and not seen.add(_key(x))]
+        more = []
+        for x in stand[f]:
+            key = _key(x)
+            if key not in seen:
+                seen.add(key)
+                more.append(x)
         if more:
             reply[f] = [*reply[f], *more][: RISKS_KEPT if f == "risks" else most]
             carried.append(f)
