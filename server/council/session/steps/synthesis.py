@@ -175,20 +175,21 @@ def _move(name: str, rounds: list[int], votes: list[outputs.Vote],
 
 
 def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
-    """The earlier vote against the final vote (None when nobody voted). The earlier vote is the first one; after a
-    revisited question was answered, the vote the answer rested on before (the re-vote is what changed). Whether
-    cycles followed it is read off the cycles run, not the votes: a cycle in which nobody named an option still ran
-    (``no_new_vote``)."""
+    """The earlier vote against the final vote (None when nobody voted). The earlier vote is the first one (the
+    independent cycle's, with no votes when the moderator could place nobody); after a revisited question was
+    answered, the vote the answer rested on before (the re-vote is what changed). Whether cycles followed it is read
+    off the cycles run, not the votes: a cycle in which nobody named an option still ran (``no_new_vote``)."""
     votes = session.votes
     if not votes or not session.options:
         return None
+    # the first vote is the independent cycle's, placed by the options call — even when it placed nobody (then it
+    # has no votes, and the cycles after it still ran: never "no debate followed")
+    first_vote = min((x.cycle for x in session.responses if x.cycle >= 1), default=min(v.cycle for v in votes))
     revisit = session.open_revisit if session.open_revisit is not None and session.open_revisit.answer else None
-    after = revisit.after_cycle if revisit is not None else min(v.cycle for v in votes)
-    earlier = [v.cycle for v in votes if v.cycle <= after]
-    if not earlier:  # nobody voted before the revisit: compare with the first vote
-        revisit, after = None, min(v.cycle for v in votes)
-        earlier = [after]
-    base = max(earlier)
+    after = revisit.after_cycle if revisit is not None else first_vote
+    if revisit is not None and not any(v.cycle <= after for v in votes):  # nobody voted before the revisit
+        revisit, after = None, first_vote  # compare with the first vote
+    base = max((v.cycle for v in votes if v.cycle <= after), default=after)
     rounds = [base, *sorted({v.cycle for v in votes if v.cycle > after})]
     first, final = _by_persona(votes, base), _by_persona(votes, rounds[-1])
     first_tally = tally_votes(session.options, list(first.values()))
