@@ -95,5 +95,15 @@ async def test_a_pending_call_fails_when_the_stream_breaks_and_a_request_is_answ
     assert json.loads(sent[-1]) == {"jsonrpc": "2.0", "id": "c-1", "result": {"x": 1}}
 
 
+async def test_a_call_after_the_stream_ended_fails_at_once_not_waits_forever() -> None:
+    connection = Connection(Bytes(frame(EVENT), 1 << 16), Sink())  # type: ignore[arg-type]
+    async with anyio.create_task_group() as tg:
+        await connection.run(tg)
+    assert connection.closed.is_set()
+    with anyio.fail_after(2), pytest.raises(RpcError) as caught:
+        await connection.request("council/turn", {})
+    assert caught.value.code == -32099
+
+
 async def _echo(params: Any) -> Any:
     return params

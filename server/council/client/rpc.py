@@ -121,6 +121,8 @@ class Connection:
         await self._write({"jsonrpc": "2.0", "method": method, "params": params})
 
     async def request(self, method: str, params: Any = None) -> Any:
+        if self.closed.is_set():  # nothing will answer it (the pending calls were settled when it closed)
+            raise RpcError(-32099, "connection closed")
         msg_id = next(self._ids)
         event: anyio.Event = anyio.Event()
         box: list[Any] = []
