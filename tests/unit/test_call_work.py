@@ -1,5 +1,5 @@
 """A model call's schema and prompt for less work (issue 34: the engine's CPU per session): the reply budget
-(``profiles.fit``) and the compact reply-format blocks (``formats.swaps``) are built once per schema, not once per
+(``profiles.fitted``) and the compact reply-format blocks (``formats.swaps_of``) are built once per schema, not once per
 call (a debate cycle asks six personas the same schema); every call still sends the schema fitted afresh would give,
 as its own copy, and the prompt with every block swapped as before.
 """
@@ -49,11 +49,9 @@ async def test_each_call_sends_what_fitting_afresh_gives_as_its_own_copy(make_se
     assert len(persona_calls) == 6 * CYCLES
     first, second = persona_calls[0].json_schema, persona_calls[1].json_schema
     assert first == second and first["properties"] is not second["properties"]  # a call cannot change another's
-    uncached = getattr(getattr(profiles, "fitted", None), "__wrapped__", None)  # passes on main, which has none
 
     def afresh(schema: dict) -> dict:
-        return json.loads(uncached(json.dumps(schema), profiles.FULL, 10**6)[0]) if uncached else \
-            profiles.fit(schema, profiles.FULL, 10**6)[0]
+        return json.loads(profiles.fitted.__wrapped__(json.dumps(schema), profiles.FULL, 10**6)[0])
 
     for call in persona_calls:
         schemas = [persona_schema(rt.session, call.cycle, backing=b) for b in (False, True)]
