@@ -1,5 +1,6 @@
 """Word matching for English and Russian: surface words, one stop-word list and stems, shared by routing (the
-TF-IDF and overlap rankers, the domain lexicon), the decision memory's question ranker and the new-problem detector.
+TF-IDF and overlap rankers, the domain lexicon), the decision memory's question ranker and the new-problem detector;
+and the key by which two items of a list say the same (:func:`item_key`), shared by every list kept each item once.
 Stems are Snowball's (Porter2 for English, Russian for a word with a Cyrillic letter), so inflected forms meet:
 "releases"/"releasing" → "releas", "релизы"/"релизов" → "релиз".
 """
@@ -29,6 +30,12 @@ _SEPARATE = {
 }
 _STEMMERS = {"en": snowballstemmer.stemmer("english"), "ru": snowballstemmer.stemmer("russian")}
 _STEMMING = threading.Lock()  # a Snowball stemmer keeps its state while it works; the memory ranks in a thread
+
+
+def item_key(text: str) -> str:
+    """What a list item says, for keeping each item once: casefolded, its white space collapsed, without trailing
+    full stops ("Ship it." and "ship  it" are one item; '' for a blank one)."""
+    return " ".join(text.casefold().split()).rstrip(".")
 
 
 def words(text: str) -> list[str]:

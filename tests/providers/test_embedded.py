@@ -21,7 +21,7 @@ from council.providers.base import ChatMessage, CompletionRequest, ProviderError
 from council.providers.embedded import EmbeddedProvider, default_model_path, load_model
 from council.session.calls.formats import format_block
 from council.session.calls.parsing import parse_reply
-from council.session.calls.profiles import fit, profile_of
+from council.session.calls.profiles import fitted, profile_of
 from council.session.state.entities import Depth
 from council.session.state.outputs import PersonaReply
 from council.session.steps.persona_reply import persona_schema
@@ -150,7 +150,8 @@ async def test_a_persona_reply_under_the_small_profile_closes_and_parses(smollm2
     schema = persona_schema(session, 1)  # type: ignore[arg-type]
     for seed in (7, 8):
         provider = EmbeddedProvider(ProviderConfig(kind="embedded", options={"seed": seed}))
-        asked, max_tokens = fit(schema, profile_of(provider), 1000)
+        asked_json, max_tokens = fitted(json.dumps(schema), profile_of(provider), 1000)  # as a call asks it
+        asked = json.loads(asked_json)  # the small profile caps every kind
         system = format_block(asked, compact=True) + "\n\nYou are the Software Architect of an advisory council."
         messages = [ChatMessage(role="system", content=system), ChatMessage(
             role="user", content="The user's request:\nShould our team rewrite the billing service in Rust?\n\n"

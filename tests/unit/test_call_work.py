@@ -1,5 +1,5 @@
 """A model call's schema and prompt for less work (issue 34: the engine's CPU per session): the reply budget
-(``profiles.fit``) and the compact reply-format blocks (``formats.swaps``) are built once per schema, not once per
+(``profiles.fitted``) and the compact reply-format blocks (``formats.swaps_of``) are built once per schema, not once per
 call (a debate cycle asks six personas the same schema); every call still sends the schema fitted afresh would give,
 as its own copy, and the prompt with every block swapped as before.
 """
@@ -49,11 +49,9 @@ async def test_each_call_sends_what_fitting_afresh_gives_as_its_own_copy(make_se
     assert len(persona_calls) == 6 * CYCLES
     first, second = persona_calls[0].json_schema, persona_calls[1].json_schema
     assert first == second and first["properties"] is not second["properties"]  # a call cannot change another's
-    uncached = getattr(getattr(profiles, "fitted", None), "__wrapped__", None)  # passes on main, which has none
 
     def afresh(schema: dict) -> dict:
-        return json.loads(uncached(json.dumps(schema), profiles.FULL, 10**6)[0]) if uncached else \
-            profiles.fit(schema, profiles.FULL, 10**6)[0]
+        return json.loads(profiles.fitted.__wrapped__(json.dumps(schema), profiles.FULL, 10**6)[0])
 
     for call in persona_calls:
         schemas = [persona_schema(rt.session, call.cycle, backing=b) for b in (False, True)]
@@ -78,8 +76,8 @@ async def test_applying_a_record_without_a_turn_raises_nothing(make_service, mon
 
 async def test_a_cycles_schema_is_written_as_json_once_not_once_a_call(make_service, monkeypatch):
     """Every call of a debate cycle asks the same schema: its JSON text (the key of the fitted schema and the
-    reply-format swaps) is written once, not once per call (issue 34: the engine's CPU per session); a schema changed
-    in place after it was written is written afresh."""
+    reply-format swaps) is written once, not once per call (issue 34: the engine's CPU per session): the cycle writes
+    it and passes it along in each call's spec."""
     import types
 
     from council.session.calls import structured
@@ -99,14 +97,3 @@ async def test_a_cycles_schema_is_written_as_json_once_not_once_a_call(make_serv
     assert rt.session.debate_cycles == CYCLES
     assert sum(c.json_schema["title"] == "PersonaReply" for c in provider.calls) == 6 * CYCLES
     assert len(written) <= CYCLES + 1  # one per cycle's schema; once per call (30) before
-    monkeypatch.setattr(structured, "json", json)
-    assert getattr(structured, "_WRITTEN", {}) == {}  # nothing kept once no call runs (memory per session)
-    written = getattr(structured, "written", None)
-    if written is not None:  # a schema changed in place while a call that asked it runs is written afresh
-        schema = {"title": "X", "properties": {"a": {"type": "string", "maxLength": 5}}}
-        with written(schema) as first:
-            schema["properties"]["a"]["maxLength"] = 9
-            with written(schema) as second:
-                assert (first, second) == (json.dumps({**schema, "properties": {"a": {
-                    "type": "string", "maxLength": 5}}}), json.dumps(schema))
-        assert structured._WRITTEN == {}

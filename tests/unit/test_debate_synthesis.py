@@ -234,6 +234,14 @@ class TestConsolidate:
         assert reply.risks_tradeoffs == ["r", "gamma risk"]
         assert "chair model was unavailable" in reply.notes[0]
 
+    def test_items_that_say_the_same_are_kept_once_whatever_their_spacing(self):
+        """The replies' risks are kept each once by the key every list shares (``word_match.item_key``): two that
+        differ only in case, spacing or a full stop are one risk (the two spaces kept both before)."""
+        b = _voted(debated(Alpha={"risks": ["Data loss on rollback."]}, Beta={"risks": ["data  loss on ROLLBACK"]},
+                           Gamma={"risks": ["Vendor lock-in"]}), {"Alpha": "A", "Beta": "A", "Gamma": "B"})
+        reply = consolidate(b.s, b.s.latest_responses())
+        assert reply.risks_tradeoffs == ["Data loss on rollback.", "Vendor lock-in"]
+
     def test_without_vote_uses_first_active_position(self):
         b = debated(Alpha={"abstained": True}, Beta={"next_steps": []}, Gamma={"next_steps": []})
         reply = consolidate(b.s, b.s.latest_responses())

@@ -9,7 +9,7 @@ from unit_helpers import Builder
 from council.personas.loader import load_personas
 from council.providers.base import ChatMessage
 from council.session.calls.debate_prompts import advisor_labels, digest, persona_messages
-from council.session.calls.formats import extra_block, format_block, swaps
+from council.session.calls.formats import extra_block, format_block, swaps_of
 from council.session.calls.prompts import DIGEST_BUDGET, REPAIR_ECHO, SOUL_BUDGET, repair_messages
 from council.session.calls.structured import _compact
 from council.session.state.outputs import OptionsReply, SynthesisReply, reply_schema
@@ -83,7 +83,8 @@ def test_the_digest_is_bounded_whatever_the_replies():
 def test_grammar_backends_get_the_compact_form_of_every_block():
     b = debating()
     schema = persona_schema(b.s, 2)
-    compact = _compact(messages(b, "Devil's Advocate", 2), tuple(swaps(schema)))
+    text = json.dumps(schema)
+    compact = _compact(messages(b, "Devil's Advocate", 2), swaps_of(text, text, True))
     text = "\n".join(m.content for m in compact)
     assert format_block(schema) not in text and extra_block(schema) not in text
     assert format_block(schema, compact=True) in text and extra_block(schema, compact=True) in text
@@ -92,7 +93,7 @@ def test_grammar_backends_get_the_compact_form_of_every_block():
 
 def test_every_reply_kind_has_a_guide():
     for schema in (reply_schema(OptionsReply), reply_schema(SynthesisReply)):
-        (full, short), = swaps(schema)
+        (full, short), = swaps_of(json.dumps(schema), json.dumps(schema), True)
         assert full.count("\n") == len(schema["properties"]) and short
     synthesis = reply_schema(SynthesisReply)
     keys = [line.split('"')[1] for line in format_block(synthesis).splitlines()[1:]]

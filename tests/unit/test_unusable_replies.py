@@ -22,7 +22,7 @@ from council.session.calls.profiles import (
     LEFT_OUT,
     SESSION_KINDS,
     SMALL,
-    fit,
+    fitted,
     longest_reply,
     profile_of,
     tokens_for,
@@ -138,7 +138,8 @@ def test_the_embedded_model_is_asked_the_small_profile_and_other_models_the_full
 
 @pytest.mark.parametrize(("name", "schema"), list(small_model_schemas()))
 def test_the_small_profile_schema_fits_under_its_max_tokens(name, schema):
-    asked, max_tokens = fit(schema, SMALL, 1000)
+    asked_json, max_tokens = fitted(json.dumps(schema), SMALL, 1000)  # as a call asks it (``structured``)
+    asked = json.loads(asked_json)  # the small profile caps every kind
     assert max_tokens == SMALL.max_tokens or name.endswith(("standard", "deep"))  # 5–14 bullets: more room
     # the longest reply the grammar allows, each token at least one character: the object always closes
     assert longest_reply(grammar_schema(asked)) <= max_tokens
@@ -151,12 +152,13 @@ def test_the_small_profile_schema_fits_under_its_max_tokens(name, schema):
         assert key not in asked["properties"] and not model.model_fields[key].is_required()  # a default stands in
     for key, least in AT_LEAST.get(title, {}).items():  # lists a small model would leave empty are filled
         assert asked["properties"][key]["minItems"] >= least
-    full, budget = fit(schema, FULL, 1000)  # every other model: one rule, less tight (issue 34)
+    full_json, budget = fitted(json.dumps(schema), FULL, 1000)  # every other model: one rule, less tight (issue 34)
     if title in SESSION_KINDS:
+        full = json.loads(full_json)
         assert longest_reply(asked) <= longest_reply(full) < longest_reply(grammar_schema(schema))
         assert budget == min(1000, tokens_for(full, FULL))
     else:  # a follow-up answer and a review are asked as their callers built them
-        assert (full, budget) == (schema, 1000)
+        assert (full_json, budget) == (None, 1000)
     for key, spec in schema["properties"].items():  # a count the caller needs is never cut
         if key in asked["properties"] and spec.get("minItems"):
             assert asked["properties"][key]["maxItems"] >= spec["minItems"] <= asked["properties"][key]["minItems"]
@@ -166,7 +168,8 @@ def test_a_reply_at_the_longest_the_small_schema_allows_closes_and_parses():
     b = Builder(personas=tuple(TRIO))
     b.debating()
     b.s.settings.depth = Depth.BRIEF
-    asked, max_tokens = fit(persona_schema(b.s, 1), SMALL, 1000)
+    asked_json, max_tokens = fitted(json.dumps(persona_schema(b.s, 1)), SMALL, 1000)
+    asked = json.loads(asked_json)
 
     def longest(spec):
         if "enum" in spec:

@@ -1,12 +1,13 @@
 """The word-matching kit routing, the decision memory and the new-problem detector share: inflected forms meet in
-English and Russian, words routing tells apart stay apart, stop words and numbers carry no meaning."""
+English and Russian, words routing tells apart stay apart, stop words and numbers carry no meaning; and the key the
+lists an answer shows are kept each item once by."""
 
 from __future__ import annotations
 
 import sys
 import threading
 
-from council.word_match import content_stems, stem, tokenize, words
+from council.word_match import content_stems, item_key, stem, tokenize, words
 
 
 def test_inflected_forms_meet():
@@ -57,3 +58,15 @@ def test_stemming_from_threads_gives_the_same_stems():
     finally:
         sys.setswitchinterval(interval)
     assert all(g == want for g in got)
+
+
+def test_a_list_item_is_the_same_item_whatever_its_case_spacing_or_full_stop():
+    """One key for every list kept each item once (a later cycle's carried items, the counterpoints, the synthesis's
+    and the consult result's lists, a hinge's assumption): the same words are one item, other words are not."""
+    assert item_key("Ship it.") == item_key("ship  it") == item_key("  SHIP\tit... ") == "ship it"
+    assert item_key("Выпустить релиз.") == item_key("выпустить  РЕЛИЗ")
+    assert item_key("Straße") == item_key("STRASSE")  # casefolded, not only lowered
+    assert item_key("Ship it") != item_key("Ship it now") and item_key("Ship it") != item_key("Skip it")
+    assert item_key("Is it safe?") != item_key("Is it safe")  # only full stops go: a question stays one
+    assert item_key("   ") == item_key(" . ") == ""  # a blank item: no key (the lists drop it)
+

@@ -13,6 +13,7 @@ from council.session.calls.prompts import DEPTH_BULLETS
 from council.session.state.entities import ConversationSession, QuestionStatus
 from council.session.state.outputs import PersonaResponse, Vote
 from council.session.steps.engine import Plan
+from council.word_match import item_key
 
 COUNTED = ("summary", "advice", "next_steps")
 
@@ -20,7 +21,7 @@ COUNTED = ("summary", "advice", "next_steps")
 def _dedupe(items: list[str]) -> list[str]:
     kept: dict[str, str] = {}
     for item in items:
-        kept.setdefault(" ".join(item.lower().split()).rstrip("."), item.strip())
+        kept.setdefault(item_key(item), item.strip())
     kept.pop("", None)  # blank items
     return list(kept.values())
 

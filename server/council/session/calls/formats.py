@@ -5,7 +5,7 @@ where the full JSON schema took over a thousand, and the same text in every call
 caches can reuse it; ``compact=True`` (backends that enforce the schema) drops the JSON types. Every capped text says
 its cap in words (``profiles`` caps the texts of every provider, and not every backend enforces a cap). A
 PersonaReply's debate keys (the vote, a change of position) go in an ``extra_block`` next to the cycle's
-instructions; ``swaps(schema)`` pairs every block with its compact form (or the form of the schema a profile fitted,
+instructions; ``swaps_of`` pairs every block with its compact form (or the form of the schema a profile fitted,
 ``profiles``) for the call layer.
 """
 
@@ -143,18 +143,12 @@ def extra_block(schema: dict[str, Any], *, compact: bool = False) -> str:
     return "Also include in the JSON object:\n" + _keys(schema, hints, False, sep="\n", only=extra)
 
 
-def swaps(schema: dict[str, Any], asked: dict[str, Any] | None = None,
-          compact: bool = True) -> list[tuple[str, str]]:
-    """(block as built for prompts, the block to send instead) for every block a prompt for ``schema`` may contain:
-    the compact form, and for the schema a profile fitted (``asked``), that schema's keys and bounds."""
-    schema_json = json.dumps(schema)
-    return list(swaps_of(schema_json, schema_json if asked is None else json.dumps(asked), compact))
-
-
 @functools.lru_cache(maxsize=64)
 def swaps_of(schema_json: str, asked_json: str, compact: bool) -> tuple[tuple[str, str], ...]:
-    """:func:`swaps` of schemas given as their JSON texts, built once per pair (every call of a debate cycle asks
-    the same schema, fitted the same way)."""
+    """(block as built for prompts, the block to send instead) for every block a prompt for the schema
+    ``schema_json`` may contain: the ``compact`` form, and for the schema a profile fitted (``asked_json``), that
+    schema's keys and bounds. Built once per pair (every call of a debate cycle asks the same schema, fitted the same
+    way)."""
     schema, asked = json.loads(schema_json), json.loads(asked_json)
     pairs = [(format_block(schema), format_block(asked, compact=compact)),
              (extra_block(schema), extra_block(asked, compact=compact))]

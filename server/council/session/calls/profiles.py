@@ -1,7 +1,7 @@
 """A reply budget for every provider: what a session's reply may ask of a model, and the token budget that fits it.
 
 One rule, two profiles. A provider names its profile (``Provider.reply_profile``; the embedded SmolLM2 says
-``small``, every other provider gets ``full``). :func:`fit` gives the schema actually asked and the reply's token
+``small``, every other provider gets ``full``). :func:`fitted` gives the schema actually asked and the reply's token
 budget: every string is capped (``maxLength``: a list's items at ``max_item`` characters, a text a person reads as
 the answer — the chair's recommendation — at ``max_prose``, any other at ``max_string``), with a ``minLength`` so a
 grammar cannot pass an empty one; every list at most ``max_items`` (never below the ``minItems`` its caller needs:
@@ -93,19 +93,13 @@ def profile_of(provider: object) -> Profile:
     return PROFILES.get(getattr(provider, "reply_profile", FULL.name), FULL)
 
 
-def fit(schema: dict[str, Any], profile: Profile, max_tokens: int) -> tuple[dict[str, Any], int]:
-    """The schema to ask for under ``profile`` and the reply's token budget (``small``: at least
-    :func:`longest_reply`; ``full``: what the longest capped reply needs, at most ``max_tokens``). A fitted schema
-    is the caller's own copy; ``schema`` itself is returned when the profile leaves its kind as it is."""
-    asked, budget = fitted(json.dumps(schema), profile, max_tokens)
-    return (schema if asked is None else json.loads(asked)), budget
-
-
 @functools.lru_cache(maxsize=64)
 def fitted(schema_json: str, profile: Profile, max_tokens: int) -> tuple[str | None, int]:
-    """:func:`fit` of a schema given as its JSON text, with the fitted schema as JSON text too (None: the schema as
-    it was given). Fitted once per schema, profile and budget: a debate cycle asks six personas the same schema,
-    and a session asks the same few schemas again and again."""
+    """The schema to ask for under ``profile``, as JSON text (None: the profile leaves its kind as it is, and the
+    schema ``schema_json`` writes is asked as it was given), and the reply's token budget (``small``: at least
+    :func:`longest_reply`; ``full``: what the longest capped reply needs, at most ``max_tokens``). Fitted once per
+    schema, profile and budget: a debate cycle asks six personas the same schema, and a session asks the same few
+    schemas again and again; a caller that changes the fitted schema parses its own copy of the text."""
     schema = json.loads(schema_json)
     if profile.kinds is not None and schema.get("title") not in profile.kinds:
         return None, max_tokens

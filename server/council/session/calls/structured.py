@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -70,6 +69,8 @@ class CallSpec(Generic[T]):
     reply_model: type[T]
     schema: dict[str, Any]
     max_tokens: int = 1024
+    schema_json: str | None = None  # ``schema`` as :func:`schema_text` writes it, by a caller whose calls all ask
+    # the same schema (a debate cycle: once for its six personas); None: the call writes it
     temperature: float = 0.7
     cycle: int = 0
     check: Callable[[T], None] | None = None  # extra checks after parsing; raises ParseFailure
@@ -80,12 +81,7 @@ class CallSpec(Generic[T]):
 
 async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
                           on_delta: Callable[[str], Awaitable[None]] | None = None) -> CallOutcome[T]:
-    with written(spec.schema) as schema_json:  # the key of what is built once per schema (``fitted``, ``swaps_of``)
-        return await _call(rt, pick, spec, schema_json, on_delta)
-
-
-async def _call(rt: Turn, pick: ProviderPicker, spec: CallSpec[T], schema_json: str,
-                on_delta: Callable[[str], Awaitable[None]] | None) -> CallOutcome[T]:
+    schema_json = spec.schema_json or schema_text(spec.schema)  # the key of ``fitted`` and ``swaps_of``
     provider = pick(spec.role)
     asked_json, max_tokens = fitted(schema_json, profile_of(provider), spec.max_tokens)  # the reply budget
     asked = spec.schema if asked_json is None else json.loads(asked_json)  # (``profiles``); the call's own copy
@@ -95,7 +91,7 @@ async def _call(rt: Turn, pick: ProviderPicker, spec: CallSpec[T], schema_json: 
     if provider.constrains_json or asked is not spec.schema:  # the backend enforces the schema: the keys and
         pairs = swaps_of(schema_json, asked_json or json.dumps(asked), provider.constrains_json)  # hints, no
         messages = _compact(messages, pairs)  # types to copy
-    spec = replace(spec, schema=asked, max_tokens=max_tokens)
+    spec = replace(spec, schema=asked, schema_json=None, max_tokens=max_tokens)
     request = CompletionRequest(purpose=spec.role, messages=messages, json_schema=spec.schema,
                                 max_tokens=spec.max_tokens, temperature=spec.temperature,
                                 session_id=rt.session_id, cycle=spec.cycle)
@@ -152,36 +148,10 @@ async def _call(rt: Turn, pick: ProviderPicker, spec: CallSpec[T], schema_json: 
     return CallOutcome(reply, note=KEPT + shortfall)
 
 
-@dataclass
-class _Written:
-    schema: dict[str, Any]
-    copy: dict[str, Any]  # as it was when written: a schema changed in place since is written afresh
-    text: str
-    calls: int = 0  # the calls running that asked it
-
-
-_WRITTEN: dict[int, _Written] = {}  # id → a schema the running calls asked, written as JSON (it holds the schema)
-
-
-@contextmanager
-def written(schema: dict[str, Any]) -> Iterator[str]:
-    """``json.dumps(schema)`` for one call, written once for the calls that run at the same time and ask the same
-    schema object, unchanged (every call of a debate cycle asks the same); nothing is kept once none of them runs,
-    so a finished session leaves nothing here."""
-    known = _WRITTEN.get(id(schema))
-    if known is not None and known.copy != schema:  # changed in place since: its own text, not shared
-        yield json.dumps(schema)
-        return
-    if known is None:
-        text = json.dumps(schema)
-        known = _WRITTEN[id(schema)] = _Written(schema, json.loads(text), text)
-    known.calls += 1
-    try:
-        yield known.text
-    finally:
-        known.calls -= 1
-        if not known.calls:
-            del _WRITTEN[id(schema)]
+def schema_text(schema: dict[str, Any]) -> str:
+    """``schema`` as a call writes it as JSON: the key of the fitted schema and of the reply-format swaps. A caller
+    whose calls all ask the same schema writes it once and passes it along (``CallSpec.schema_json``)."""
+    return json.dumps(schema)
 
 
 def _compact(messages: list[ChatMessage], pairs: tuple[tuple[str, str], ...]) -> list[ChatMessage]:

@@ -19,7 +19,7 @@ from council.personas.contract import PersonaContract
 from council.session.calls.debate_prompts import advisor_labels, cycle_messages
 from council.session.calls.failure import malformed
 from council.session.calls.prompts import DEPTH_TOKENS
-from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
+from council.session.calls.structured import CallSpec, ProviderPicker, call_structured, schema_text
 from council.session.state import records as r
 from council.session.state.entities import ConversationSession, CouncilDiscussion, CycleRef, MessageType
 from council.session.state.outputs import (
@@ -106,6 +106,7 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
     order = [p.name for p in s.personas]
     stream = OrderedStream(rt, order, cycle, held=beside is not None)
     schema = persona_schema(s, cycle, backing=beside is not None)
+    schema_json = schema_text(schema)  # written once for the cycle's calls, not once a call
     option_ids = list(schema["properties"].get("option_id", {}).get("enum", []))
     options = [o for o in s.options if o.id in option_ids]
     backs_ids = list(schema["properties"].get("backs", {}).get("enum", []))
@@ -123,7 +124,7 @@ async def run_cycle(rt: Turn, pick: ProviderPicker, contracts: dict[str, Persona
         earlier = usable_before(previous, name)
         before = previous_votes.get(name)
         spec = CallSpec(role=name, messages=messages[name], reply_model=PersonaReply, schema=schema,
-                        max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
+                        schema_json=schema_json, max_tokens=DEPTH_TOKENS[s.settings.depth], cycle=cycle,
                         check=check_reply(contracts[name], backs_ids, earlier),
                         soft_check=both_checks(soft_vote(options), soft_checks(s, cycle)),
                         report=False)  # the engine reports the cycle's failures once it has them all

@@ -14,7 +14,7 @@ from typing import Any
 
 from council.session.state import outputs
 from council.session.state.entities import ClarificationQuestion, ConversationSession, QuestionStakes, QuestionStatus
-from council.word_match import content_stems
+from council.word_match import content_stems, item_key
 from council.words import speaking, t
 
 RANK = {"high": 0, "medium": 1, "low": 2}
@@ -41,14 +41,10 @@ def hinge_schema(schema: dict[str, Any], session: ConversationSession) -> dict[s
     return schema
 
 
-def _key(text: str) -> str:
-    return " ".join(text.casefold().split()).rstrip(".")
-
-
 def closest(text: str, names: list[str]) -> int | None:
     """The index of the name ``text`` is (the same words), else of the one whose meaningful words it holds most of
     (at least :data:`CONTAINED` of them, and no other as many); None: none."""
-    exact = [i for i, name in enumerate(names) if _key(name) == _key(text)]
+    exact = [i for i, name in enumerate(names) if item_key(name) == item_key(text)]
     if exact:
         return exact[0]
     said = content_stems(text)

@@ -26,6 +26,7 @@ from council.session.state.outputs import (
     VoteOption,
     reply_schema,
 )
+from council.word_match import item_key
 from council.words import speaking, t
 
 INDEPENDENT_OMIT = ("changed_position", "change_reason", "option_id", "backs")
@@ -233,10 +234,10 @@ def _carry(reply: dict, earlier: PersonaResponse | None, most: int) -> list[str]
         reply[f] = reply[f] or list(getattr(earlier, f))
     carried = []
     for f in CARRIED:
-        seen = {_key(x) for x in reply[f]}
+        seen = {item_key(x) for x in reply[f]}
         more = []
         for x in stand[f]:
-            key = _key(x)
+            key = item_key(x)
             if key not in seen:
                 seen.add(key)
                 more.append(x)
@@ -244,10 +245,6 @@ def _carry(reply: dict, earlier: PersonaResponse | None, most: int) -> list[str]
             reply[f] = [*reply[f], *more][: RISKS_KEPT if f == "risks" else most]
             carried.append(f)
     return carried
-
-
-def _key(item: str) -> str:
-    return " ".join(item.casefold().split()).rstrip(".")
 
 
 ABSTAINED = "(abstained)"  # an abstention's position when nothing of its reply could be read
@@ -276,7 +273,7 @@ def with_counterpoints(response: PersonaResponse, language: str | None) -> Perso
     all read the advice from the response; the risks reach the synthesis's risks (``synthesis.with_counterpoints``)."""
     points: list[str] = []
     for risk in (" ".join(x.split()) for x in response.risks):  # one line each: an item of a list
-        if risk and risk.lower().rstrip(".") not in (p.lower().rstrip(".") for p in points):
+        if risk and item_key(risk) not in (item_key(p) for p in points):
             points.append(risk)
     with speaking(language):
         folded = [t("persona.counterpoint", point=p) for p in points]

@@ -17,14 +17,15 @@ from council.session.state.convergence import describe_tally, tally_votes
 from council.session.state.entities import ConversationSession, QuestionStatus, new_id
 from council.session.state.runtime import Turn
 from council.session.steps.hinges import hinge_schema, hinges
+from council.word_match import item_key
 from council.words import speaking, t
 
 
 def _dedupe(items: list[str], limit: int) -> list[str]:
     out: list[str] = []
     for item in items:
-        key = item.strip().lower().rstrip(".")
-        if key and key not in (o.lower().rstrip(".") for o in out):
+        key = item_key(item)
+        if key and key not in (item_key(o) for o in out):
             out.append(item.strip())
         if len(out) >= limit:
             break
@@ -53,24 +54,21 @@ def dissent(session: ConversationSession, contracts: dict[str, PersonaContract])
     return entries
 
 
-def _key(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".")
-
-
 def with_counterpoints(session: ConversationSession, risks: list[str],
                        contracts: dict[str, PersonaContract]) -> list[str]:
     """The risks and trade-offs with every always-included persona's (the Devil's Advocate's) counterpoints from
     its last usable reply added, each once (seed 000: they reach ``risks_tradeoffs`` on every surface)."""
     _, hi = DEPTH_BULLETS[session.settings.depth]
     out = list(risks)
-    known = {_key(x) for x in out}
+    known = {item_key(x) for x in out}
     for name, contract in contracts.items():
         if not contract.always_include:
             continue
         usable = [x for x in session.responses if x.persona == name and not x.abstained]
         for risk in (max(usable, key=lambda x: x.cycle).risks[:hi] if usable else []):
-            if _key(risk) and _key(risk) not in known:
-                known.add(_key(risk))
+            key = item_key(risk)
+            if key and key not in known:
+                known.add(key)
                 out.append(risk.strip())
     return out
 
