@@ -179,7 +179,7 @@ def clarifier_messages(session: ConversationSession, schema: dict[str, Any], rou
         "request is ambiguous enough that the answer would change depending on facts only the user knows "
         "(scope, timeline, priority, constraints, budget, audience, risk tolerance, goal). First name the 2-4 "
         "courses of action the council will likely weigh as candidates (A, B, C, D in order). Then plan at most 3 "
-        "short, targeted questions, most decision-relevant first, each with 2-4 likely answers as choices; for "
+        "short, targeted questions, most decision-relevant first, each with 2 or 3 likely answers as choices; for "
         "every choice say which candidate that answer would favour (its letter, or none), and give the default "
         "you would assume if the user skips it. A question is worth asking only if its answers favour different "
         "candidates: leave out any question whose every answer leads to the same recommendation. If the request "
