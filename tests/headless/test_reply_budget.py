@@ -152,5 +152,5 @@ async def test_the_clarifier_is_asked_a_plan_with_nothing_it_does_not_use(tmp_pa
     assert question["choices"]["items"]["properties"]["answer"]["maxLength"] <= 40
     assert question["default_assumption"]["maxLength"] == 80  # the written-down assumption keeps its ~11 words
     system = body["messages"][0]["content"]
-    assert "reason" not in system and "each with 2 or 3 likely answers" in system
+    assert "reason" not in system and "at most 3 short, targeted questions" in system
     assert "choices (2-3 items with answer (at most 5 words" in system
