@@ -134,3 +134,23 @@ async def test_a_later_cycle_asks_only_for_a_new_point_in_each_list(tmp_path: Pa
         said = "in each write only a point this cycle added (one at most"
         assert (said in body["messages"][-1]["content"]) == (body in later)
     assert max(b["max_tokens"] for b in later) < min(b["max_tokens"] for b in first) / 2
+
+
+async def test_the_clarifier_is_asked_a_plan_with_nothing_it_does_not_use(tmp_path: Path):
+    """Issue 34: SmolLM2 under llama.cpp's grammar wrote every string of the clarifier's plan up to its cap (a median
+    386-416 completion tokens a call on real generation). What the server receives: no ``reason`` (nothing read
+    it), two to four candidates of a few words each (every choice has a course to favour, so no repair for a plan
+    without them), two or three choices per question, each a button's few words; the prompt says the same."""
+    fake = await _session(tmp_path, None)
+    body = next(b for b in fake.requests if b["response_format"]["schema"]["title"] == "ClarifierReply")
+    props = body["response_format"]["schema"]["properties"]
+    assert list(props) == ["needs_clarification", "candidates", "questions"]
+    assert (props["candidates"]["minItems"], props["candidates"]["maxItems"]) == (2, 4)
+    assert props["candidates"]["items"]["maxLength"] <= 48
+    question = props["questions"]["items"]["properties"]
+    assert (question["choices"]["minItems"], question["choices"]["maxItems"]) == (2, 3)
+    assert question["choices"]["items"]["properties"]["answer"]["maxLength"] <= 40
+    assert question["default_assumption"]["maxLength"] == 80  # the written-down assumption keeps its ~11 words
+    system = body["messages"][0]["content"]
+    assert "reason" not in system and "at most 3 short, targeted questions" in system
+    assert "choices (2-3 items with answer (at most 5 words" in system

@@ -101,8 +101,21 @@ async def test_a_clear_request_says_so_in_one_line(make_service):
     assert dropped[0]["markdown"].startswith("_No clarifying questions:")
 
 
-async def test_a_plan_that_names_an_unknown_candidate_is_repaired_once(make_service):
-    bad = plan(question("How large is the team that owns it?", "A", "D"), candidates=CANDIDATES[:2])
+async def test_a_choice_favouring_a_letter_past_the_plans_candidates_has_no_lean_and_costs_no_repair(make_service):
+    """Issue 34: a small model under a grammar that allows A-D wrote C with two candidates in 1 of 10 real plans,
+    which cost a second clarifier call; that choice now shows without a lean (its course was never named)."""
+    past = question("How large is the team that owns it?", "A", "B", "C")
+    h = make_service({"rules": [plan(past, candidates=CANDIDATES[:2])]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert res.question.question == past["question"]
+    assert [x.favours for x in res.question.stakes.leans] == [*CANDIDATES[:2], None]
+    assert res.question.stakes.decisiveness == pytest.approx(1 / 3, abs=1e-3)  # only A against B counts
+    assert s.metadata.models["clarifier"].calls == 1
+
+
+async def test_a_plan_whose_choice_favours_something_else_is_repaired_once(make_service):
+    bad = plan(question("How large is the team that owns it?", "A", "the cloud"), candidates=CANDIDATES[:2])
     h = make_service({"rules": [{**bad, "times": 1}, plan(SPLITS)]})
     res = await start(h)
     s = h.runtime(res.session_id).session

@@ -211,7 +211,7 @@ def clarifier_reply(prompt: str) -> dict[str, Any]:
                                                      {"answer": "This year", "favours": "A"}],
          "default_assumption": "The timeline is this quarter."},
     ]
-    return {"needs_clarification": True, "reason": "goal and timeline change the advice",
+    return {"needs_clarification": True,
             "candidates": ["Staged approach", "Wait", "Split now"],
             "questions": questions if round_no == 1 else questions[:1]}
 

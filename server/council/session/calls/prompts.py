@@ -174,16 +174,14 @@ def tools_text(session: ConversationSession) -> str:
 
 def clarifier_messages(session: ConversationSession, schema: dict[str, Any], round_number: int,
                        asked: list[str]) -> list[ChatMessage]:
+    # what each field holds (candidates, choices and what they favour, the default assumed) the schema's words say
     role = (
-        "You are the moderator of an advisory council. Before the council debates, decide whether the user's "
-        "request is ambiguous enough that the answer would change depending on facts only the user knows "
-        "(scope, timeline, priority, constraints, budget, audience, risk tolerance, goal). First name the 2-4 "
-        "courses of action the council will likely weigh as candidates (A, B, C, D in order). Then plan at most 3 "
-        "short, targeted questions, most decision-relevant first, each with 2-4 likely answers as choices; for "
-        "every choice say which candidate that answer would favour (its letter, or none), and give the default "
-        "you would assume if the user skips it. A question is worth asking only if its answers favour different "
-        "candidates: leave out any question whose every answer leads to the same recommendation. If the request "
-        "is clear and specific, set needs_clarification to false and ask nothing. " + language_line(session)
+        "You are the moderator of an advisory council. Before the council debates, decide whether its answer "
+        "would change with facts only the user knows (scope, timeline, priority, constraints, budget, audience, "
+        "risk tolerance, goal). If so, plan at most 3 short, targeted questions, most decision-relevant first. A "
+        "question is worth asking only if its answers favour different candidates: leave out any question whose "
+        "every answer leads to the same recommendation. If the request is clear and specific, set "
+        "needs_clarification to false and ask nothing. " + language_line(session)
     )
     user = problem_brief(session)
     if asked:

@@ -59,8 +59,10 @@ class PlannedQuestion(ModelReply):
 
 
 class ClarifierReply(ModelReply):
+    """The clarifier's plan. No ``reason``: nothing reads it, and a small model under a grammar wrote it up to its
+    cap in every call (~40 tokens); a reply that still sends one has it dropped as an unknown key."""
+
     needs_clarification: bool
-    reason: str = Field(max_length=TEXT)
     candidates: list[str] = Field(default_factory=list, max_length=4,
                                   description="The courses of action the council will likely weigh (A, B, C, D).")
     questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)

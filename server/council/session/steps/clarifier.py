@@ -28,7 +28,10 @@ from council.session.steps.revisit import after_revisit, choose, revisable, star
 from council.words import n, t
 
 MAX_QUESTIONS_PER_ROUND = 3
-MIN_CHOICES, MAX_CHOICES = 2, 4
+MIN_CHOICES, MAX_CHOICES = 2, 3
+# What a model may write (its schema's maxLength; a grammar-bound small model writes every string up to it): a
+# choice is a button's label (~5 words), a candidate the course a choice "favours" (~6 words).
+CHOICE_CHARS, CANDIDATE_CHARS = 40, 48
 
 
 @dataclass
@@ -53,9 +56,13 @@ def decisiveness(favours: list[str | None]) -> float:
 
 
 def clarifier_schema() -> dict:
-    schema = reply_schema(ClarifierReply, {"candidates": {"maxItems": len(CANDIDATE_IDS)}})
+    """The plan's schema: two to four short candidates (so every choice has a course to favour), two or three short
+    choices per question, each favouring a candidate's letter or none."""
+    schema = reply_schema(ClarifierReply, {"candidates": {"minItems": 2, "maxItems": len(CANDIDATE_IDS)}})
+    schema["properties"]["candidates"]["items"]["maxLength"] = CANDIDATE_CHARS
     defs = schema["$defs"]
     defs["PlannedChoice"]["properties"]["favours"] = {"type": "string", "enum": [*CANDIDATE_IDS, NO_LEAN]}
+    defs["PlannedChoice"]["properties"]["answer"]["maxLength"] = CHOICE_CHARS
     defs["PlannedQuestion"]["properties"]["choices"].update({"minItems": MIN_CHOICES, "maxItems": MAX_CHOICES})
     return schema
 
@@ -72,19 +79,23 @@ def check_plan(reply: ClarifierReply) -> None:
         if len(q.choices) < MIN_CHOICES:
             raise ParseFailure(f"question {i} needs {MIN_CHOICES} to {MAX_CHOICES} choices, each with the "
                                "candidate it favours")
-        bad = [c.favours for c in q.choices if _lean(c.favours, reply.candidates) not in (None, *known)]
+        bad = [c.favours for c in q.choices if _lean(c.favours, reply.candidates) not in (None, *CANDIDATE_IDS)]
         if bad:
             raise ParseFailure(f"question {i}: favours must be one of {', '.join(known)} or {NO_LEAN} "
                                f"(got {', '.join(bad)})")
 
 
 def _lean(favours: str, candidates: list[str]) -> str | None:
-    """The candidate letter a choice favours (a weak model may write the candidate's name instead); None: no lean."""
+    """The candidate letter a choice favours (a weak model may write the candidate's name instead); None: no lean,
+    or a letter past the candidates the plan named (C of two: the choice favours no course it named — a weak model
+    writes one under a grammar that allows A-D — and it is shown without a lean rather than the plan asked again)."""
     value = favours.strip().upper()
     if not value or value == NO_LEAN.upper():
         return None
     named = [CANDIDATE_IDS[i] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)]) if c.strip().upper() == value]
-    return named[0] if named else value
+    if named:
+        return named[0]
+    return None if value in CANDIDATE_IDS[len(candidates):] else value
 
 
 def stakes_of(planned: PlannedQuestion, candidates: list[str]) -> e.QuestionStakes:
