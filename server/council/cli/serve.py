@@ -10,6 +10,7 @@ personas and the providers load right after the answer, and the embedding model'
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -164,6 +165,10 @@ def load(args: argparse.Namespace, config):
 
     server = build_server(lambda sink, bridge: council_service(args, config, sink, bridge))
     log.info("council sidecar ready: %d personas", len(server.service.library))
+    # What is loaded by now (modules, reply schemas, the persona library, the service) lives as long as the
+    # process: frozen, it is left out of the collector's full passes, which otherwise walk it again every few
+    # sessions (issue 34: ~2 ms a session on average). Objects made later are collected as before.
+    gc.freeze()
     return server.served()
 
 
