@@ -149,3 +149,16 @@ async def test_more_questions_asks_only_decisive_ones(make_service):
     s = h.runtime(res.session_id).session
     assert "no further questions" in (more.message or "") and s.planned_rounds == 1
     assert [q.question for q in s.unasked_questions] == [SAME["question"]]
+
+
+async def test_a_question_planned_twice_in_other_case_or_spacing_is_asked_once(make_service):
+    """A plan's questions are kept each once by the key every list shares (``word_match.item_key``): the same
+    question in other case or spacing was asked twice, and its assumption written down twice when skipped."""
+    again = {**SPLITS, "question": "how large is  the TEAM that owns it?"}
+    h = make_service({"rules": [plan(SPLITS, again)]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert [q.question for q in s.questions + s.planned_questions] == [SPLITS["question"]]
+    res = await h.service.turn(TurnParams(session_id=res.session_id, command="skip"))
+    assert res.status is S.COMPLETED
+    assert [a.assumption for a in h.runtime(res.session_id).session.assumption_log] == [SPLITS["default_assumption"]]

@@ -25,6 +25,7 @@ from council.session.steps.answers import resolve, reuse
 from council.session.steps.costing import remaining, speculates, state_plan
 from council.session.steps.debate import report_stall
 from council.session.steps.revisit import after_revisit, choose, revisable, start_revisit
+from council.word_match import item_key
 from council.words import n, t
 
 MAX_QUESTIONS_PER_ROUND = 3
@@ -126,10 +127,10 @@ async def plan_round(rt: Turn, pick: ProviderPicker, round_number: int) -> Round
     reply = outcome.reply
     if not reply.needs_clarification or not reply.questions:
         return RoundPlan(clear=True)
-    seen = {q.strip().lower() for q in asked}
+    seen = {item_key(q) for q in asked}  # a question differing only in case, spacing or a full stop: asked once
     weighed: list[e.ClarificationQuestion] = []
     for planned in reply.questions:
-        key = planned.question.strip().lower()
+        key = item_key(planned.question)
         if key in seen:
             continue
         seen.add(key)
