@@ -162,3 +162,23 @@ async def test_a_question_planned_twice_in_other_case_or_spacing_is_asked_once(m
     res = await h.service.turn(TurnParams(session_id=res.session_id, command="skip"))
     assert res.status is S.COMPLETED
     assert [a.assumption for a in h.runtime(res.session_id).session.assumption_log] == [SPLITS["default_assumption"]]
+
+
+async def test_a_choice_written_twice_is_one_button_with_its_first_lean(make_service):
+    """A plan whose question lists the same answer twice (other case, spacing or a full stop) showed two equal
+    buttons and counted them as answers favouring different courses; each is kept once (the first one's lean), and
+    a blank choice does not take the place of a later one."""
+    twice = {"question": "How large is the team that owns it?", "target_ambiguity": "scope",
+             "default_assumption": "A small team.",
+             "choices": [{"answer": "Small", "favours": "A"}, {"answer": "  ", "favours": "B"},
+                         {"answer": "small.", "favours": "B"}, {"answer": "Large", "favours": "C"}]}
+    same = {**twice, "question": "Is a launch due this quarter?", "target_ambiguity": "timeline",
+            "choices": [{"answer": "Yes", "favours": "A"}, {"answer": "yes", "favours": "B"}]}
+    h = make_service({"rules": [plan(same, twice)]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert [c.label for c in res.question.choices] == ["Small", "Large"]
+    assert [x.favours for x in res.question.stakes.leans] == [CANDIDATES[0], CANDIDATES[2]]
+    assert [q.question for q in s.unasked_questions] == [same["question"]]  # one answer: nothing hangs on it
+    assert [c.label for c in s.unasked_questions[0].choices] == ["Yes"]
+    assert s.metadata.models["clarifier"].calls == 1

@@ -100,9 +100,17 @@ def _lean(favours: str, candidates: list[str]) -> str | None:
 
 
 def stakes_of(planned: PlannedQuestion, candidates: list[str]) -> e.QuestionStakes:
+    """What hangs on a planned question: its first :data:`MAX_CHOICES` choices that say something, each once (by
+    ``item_key``: "Yes" and "yes." are one button, with the first one's lean), and the candidate each favours."""
     names = {CANDIDATE_IDS[i]: c.strip()[:200] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)])}
-    leans = [e.ChoiceLean(choice=c.answer.strip()[:120], favours=names.get(_lean(c.favours, candidates) or ""))
-             for c in planned.choices[:MAX_CHOICES] if c.answer.strip()]
+    leans: list[e.ChoiceLean] = []
+    seen: set[str] = set()
+    for c in planned.choices:
+        key = item_key(c.answer)
+        if not key or key in seen or len(leans) == MAX_CHOICES:
+            continue
+        seen.add(key)
+        leans.append(e.ChoiceLean(choice=c.answer.strip()[:120], favours=names.get(_lean(c.favours, candidates) or "")))
     return e.QuestionStakes(candidates=list(names.values()), leans=leans,
                           decisiveness=decisiveness([x.favours for x in leans]))
 
