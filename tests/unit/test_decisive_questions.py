@@ -182,3 +182,18 @@ async def test_a_choice_written_twice_is_one_button_with_its_first_lean(make_ser
     assert [q.question for q in s.unasked_questions] == [same["question"]]  # one answer: nothing hangs on it
     assert [c.label for c in s.unasked_questions[0].choices] == ["Yes"]
     assert s.metadata.models["clarifier"].calls == 1
+
+
+async def test_a_lean_written_around_its_letter_is_that_letter_and_costs_no_repair(make_service):
+    """A model not held to the schema's enum (a client's model, a server without a grammar) writes "Option B",
+    "(C)" or "a." for a letter, as the votes' option ids are read (``persona_reply.option_of``); each cost a second
+    clarifier call. A word that only starts with a letter ("a small team") is still no candidate: repaired."""
+    worded = question("How large is the team that owns it?", "Option B", "(C)", "a.")
+    h = make_service({"rules": [plan(worded)]})
+    res = await start(h)
+    assert [x.favours for x in res.question.stakes.leans] == [CANDIDATES[1], CANDIDATES[2], CANDIDATES[0]]
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1
+    bad = plan(question("How large is the team that owns it?", "A", "a small team"), candidates=CANDIDATES[:2])
+    h = make_service({"rules": [{**bad, "times": 1}, plan(SPLITS)]})
+    res = await start(h)
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 2

@@ -8,6 +8,7 @@ holds the user's moves while the council clarifies.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -33,6 +34,9 @@ MIN_CHOICES, MAX_CHOICES = 2, 3
 # What a model may write (its schema's maxLength; a grammar-bound small model writes every string up to it): a
 # choice is a button's label (~5 words), a candidate the course a choice "favours" (~6 words).
 CHOICE_CHARS, CANDIDATE_CHARS = 40, 48
+# a lean written around its letter by a model not held to the schema's enum (the letter alone, or followed by a
+# mark and words: never the first letter of a word, as "a small team" is not A)
+_LEAN_LETTER = re.compile(r"^(?:OPTION|CANDIDATE|ВАРИАНТ)?\s*[(\[]?\s*([A-D])\s*(?:[)\].:\-–—]\s*.*)?$", re.DOTALL)
 
 
 @dataclass
@@ -96,6 +100,9 @@ def _lean(favours: str, candidates: list[str]) -> str | None:
     named = [CANDIDATE_IDS[i] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)]) if c.strip().upper() == value]
     if named:
         return named[0]
+    written = _LEAN_LETTER.match(value)  # "Option B", "(B)", "B." or "B: Wait": the letter B
+    if written is not None:
+        value = written.group(1)
     return None if value in CANDIDATE_IDS[len(candidates):] else value
 
 
