@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,8 +35,11 @@ _STEMMING = threading.Lock()  # a Snowball stemmer keeps its state while it work
 
 def item_key(text: str) -> str:
     """What a list item says, for keeping each item once: casefolded, its white space collapsed, without trailing
-    full stops ("Ship it." and "ship  it" are one item; '' for a blank one)."""
-    return " ".join(text.casefold().split()).rstrip(".")
+    full stops ("Ship it." and "ship  it" are one item; '' for a blank one). Letters written as one character or as
+    a base and its combining mark are one ("й" or "и" + U+0306, as a model's tokens may give either): Unicode's
+    canonical caseless match, composed again."""
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).casefold())
+    return " ".join(folded.split()).rstrip(".")
 
 
 def words(text: str) -> list[str]:

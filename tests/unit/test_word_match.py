@@ -70,3 +70,18 @@ def test_a_list_item_is_the_same_item_whatever_its_case_spacing_or_full_stop():
     assert item_key("Is it safe?") != item_key("Is it safe")  # only full stops go: a question stays one
     assert item_key("   ") == item_key(" . ") == ""  # a blank item: no key (the lists drop it)
 
+
+
+def test_a_list_item_is_the_same_item_whether_its_letters_are_composed_or_not():
+    """A model's tokens may write "й" as one character or as "и" and a combining breve (and "é" likewise): the same
+    words, one item (they were two, e.g. the same risk listed twice in the answer). Unicode's default case folding
+    keeps the rest: "İ" folds to "i" with a combining dot (only Turkish drops it), "ß" to "ss", a final sigma to σ."""
+    import unicodedata
+
+    for said in ("Выйти из проекта.", "Café crème", "Ёлка"):
+        apart = unicodedata.normalize("NFD", said)
+        assert apart != said and item_key(apart) == item_key(said.upper()) == item_key(said)
+    assert item_key("ΣΟΦΟΣ") == item_key("σοφος") and item_key("Maße") == item_key("MASSE")
+    assert item_key("İstanbul") == item_key("i\u0307stanbul") != item_key("istanbul")
+    assert item_key("Ship 🚀") == item_key("ship  🚀.") != item_key("ship")
+    assert item_key("") == item_key("...") == ""
