@@ -197,3 +197,13 @@ async def test_a_lean_written_around_its_letter_is_that_letter_and_costs_no_repa
     h = make_service({"rules": [{**bad, "times": 1}, plan(SPLITS)]})
     res = await start(h)
     assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 2
+
+
+async def test_a_choice_naming_its_candidate_in_other_spacing_or_with_a_full_stop_costs_no_repair(make_service):
+    """A candidate's name as a lean is read by the key every list shares (``word_match.item_key``), as the plan's
+    questions and choices are kept once: "Keep the monolith." or "extract one  service first" cost a second call."""
+    named = question("How large is the team that owns it?", "Keep the monolith.", "extract one  service first")
+    h = make_service({"rules": [plan(named)]})
+    res = await start(h)
+    assert [x.favours for x in res.question.stakes.leans] == [CANDIDATES[2], CANDIDATES[1]]
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1
