@@ -207,3 +207,18 @@ async def test_a_choice_naming_its_candidate_in_other_spacing_or_with_a_full_sto
     res = await start(h)
     assert [x.favours for x in res.question.stakes.leans] == [CANDIDATES[2], CANDIDATES[1]]
     assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1
+
+
+@pytest.mark.parametrize("blank", ["question", "default_assumption"])
+async def test_a_planned_question_or_assumption_of_white_space_is_repaired_not_a_failed_session(make_service, blank):
+    """A model wrote a question (or the assumption for a skipped one) of spaces: it passed the plan's length check
+    and failed the session with an internal error once stripped (the question asked, or the assumption written
+    down). Blank, it is what an empty one is: the plan is repaired once."""
+    bad = plan({**SPLITS, blank: " " * 12})
+    h = make_service({"rules": [{**bad, "times": 1}, plan(SPLITS)]})
+    res = await start(h)
+    assert res.question.question == SPLITS["question"]
+    res = await h.service.turn(TurnParams(session_id=res.session_id, command="skip"))
+    s = h.runtime(res.session_id).session
+    assert res.status is S.COMPLETED and s.metadata.models["clarifier"].calls == 2
+    assert [a.assumption for a in s.assumption_log] == [SPLITS["default_assumption"]]

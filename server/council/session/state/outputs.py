@@ -52,6 +52,11 @@ class PlannedChoice(ModelReply):
 
 
 class PlannedQuestion(ModelReply):
+    """A question the clarifier plans; its question and default assumption are read without surrounding white space
+    (a blank one is no question or no assumption: the plan is repaired, as when it is empty)."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
     question: str = Field(min_length=5, max_length=300)
     target_ambiguity: Ambiguity
     choices: list[PlannedChoice] = Field(default_factory=list, max_length=5)
