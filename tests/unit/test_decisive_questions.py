@@ -222,3 +222,17 @@ async def test_a_planned_question_or_assumption_of_white_space_is_repaired_not_a
     s = h.runtime(res.session_id).session
     assert res.status is S.COMPLETED and s.metadata.models["clarifier"].calls == 2
     assert [a.assumption for a in s.assumption_log] == [SPLITS["default_assumption"]]
+
+
+async def test_a_candidate_named_twice_is_one_course_and_makes_no_question_decisive(make_service):
+    """A small model repeats itself: candidates "Keep the monolith" and "keep the monolith." are one course, so a
+    question whose answers favour A and B changes nothing and is not asked (it was, as if A and B differed)."""
+    h = make_service({"rules": [plan(question("How large is the team that owns it?", "A", "B"),
+                                     candidates=["Keep the monolith", "keep the  monolith."])]})
+    res = await start(h)
+    s = h.runtime(res.session_id).session
+    assert res.status is S.COMPLETED and not s.questions
+    (weighed,) = s.unasked_questions
+    assert weighed.stakes.candidates == ["Keep the monolith"] and weighed.stakes.decisiveness == 0.0
+    assert [x.favours for x in weighed.stakes.leans] == ["Keep the monolith", "Keep the monolith"]
+    assert s.metadata.models["clarifier"].calls == 1

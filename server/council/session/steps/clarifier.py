@@ -109,8 +109,12 @@ def _lean(favours: str, candidates: list[str]) -> str | None:
 
 def stakes_of(planned: PlannedQuestion, candidates: list[str]) -> e.QuestionStakes:
     """What hangs on a planned question: its first :data:`MAX_CHOICES` choices that say something, each once (by
-    ``item_key``: "Yes" and "yes." are one button, with the first one's lean), and the candidate each favours."""
-    names = {CANDIDATE_IDS[i]: c.strip()[:200] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)])}
+    ``item_key``: "Yes" and "yes." are one button, with the first one's lean), and the candidate each favours; a
+    candidate named twice is one course (answers favouring A and B, both "Wait", favour the same)."""
+    first: dict[str, str] = {}  # a candidate's key → its name as first written
+    for c in candidates[: len(CANDIDATE_IDS)]:
+        first.setdefault(item_key(c), c.strip()[:200])
+    names = {CANDIDATE_IDS[i]: first[item_key(c)] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)])}
     leans: list[e.ChoiceLean] = []
     seen: set[str] = set()
     for c in planned.choices:
@@ -119,7 +123,7 @@ def stakes_of(planned: PlannedQuestion, candidates: list[str]) -> e.QuestionStak
             continue
         seen.add(key)
         leans.append(e.ChoiceLean(choice=c.answer.strip()[:120], favours=names.get(_lean(c.favours, candidates) or "")))
-    return e.QuestionStakes(candidates=list(names.values()), leans=leans,
+    return e.QuestionStakes(candidates=list(first.values()), leans=leans,
                           decisiveness=decisiveness([x.favours for x in leans]))
 
 
