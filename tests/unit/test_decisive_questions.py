@@ -236,3 +236,13 @@ async def test_a_candidate_named_twice_is_one_course_and_makes_no_question_decis
     assert weighed.stakes.candidates == ["Keep the monolith"] and weighed.stakes.decisiveness == 0.0
     assert [x.favours for x in weighed.stakes.leans] == ["Keep the monolith", "Keep the monolith"]
     assert s.metadata.models["clarifier"].calls == 1
+
+
+async def test_a_choice_favouring_null_has_no_lean_and_costs_no_repair(make_service):
+    """A model not held to the schema's enum writes ``null`` for "none": the same no lean, not a second call."""
+    nulled = question("How large is the team that owns it?", "A", "B", "none")
+    nulled["choices"][2]["favours"] = None
+    h = make_service({"rules": [plan(nulled)]})
+    res = await start(h)
+    assert [x.favours for x in res.question.stakes.leans] == [*CANDIDATES[:2], None]
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1

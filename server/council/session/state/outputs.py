@@ -10,7 +10,7 @@ import functools
 import json
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from council.camel import CamelModel
 
@@ -49,6 +49,12 @@ class PlannedChoice(ModelReply):
 
     answer: str = Field(min_length=1, max_length=120)
     favours: str = Field(max_length=200, description="The letter of the candidate this answer favours, or none.")
+
+    @field_validator("favours", mode="before")
+    @classmethod
+    def _null_is_none(cls, value: Any) -> Any:
+        """``null`` (a model not held to the enum) says what ``none`` says: no lean."""
+        return NO_LEAN if value is None else value
 
 
 class PlannedQuestion(ModelReply):
