@@ -246,3 +246,14 @@ async def test_a_choice_favouring_null_has_no_lean_and_costs_no_repair(make_serv
     res = await start(h)
     assert [x.favours for x in res.question.stakes.leans] == [*CANDIDATES[:2], None]
     assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1
+
+
+async def test_a_clear_plan_with_null_lists_is_clear_and_costs_no_repair(make_service):
+    """``{"needs_clarification": false, "candidates": null, "questions": null}`` (a model not held to the schema)
+    says the request is clear: it cost a repair call and then went ahead without saying so."""
+    h = make_service({"rules": [rule("ClarifierReply", {"needs_clarification": False, "candidates": None,
+                                                        "questions": None})]})
+    res = await start(h)
+    dropped = h.of(res.session_id, "questions.dropped")
+    assert res.status is S.COMPLETED and len(dropped) == 1 and dropped[0]["reason"] == "clear"
+    assert h.runtime(res.session_id).session.metadata.models["clarifier"].calls == 1

@@ -78,6 +78,12 @@ class ClarifierReply(ModelReply):
                                   description="The courses of action the council will likely weigh (A, B, C, D).")
     questions: list[PlannedQuestion] = Field(default_factory=list, max_length=3)
 
+    @field_validator("candidates", "questions", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        """``null`` for a list (a model not held to the schema: "no questions") is the empty list."""
+        return [] if value is None else value
+
 
 class EvidenceRequest(ModelReply):
     """One look at the user's workspace a persona asks for (served before the next cycle, for every persona)."""
