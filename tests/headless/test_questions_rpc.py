@@ -5,6 +5,8 @@ council says why in one line and debates at once; a skipped question is revisite
 
 from __future__ import annotations
 
+import json
+
 from .conftest import PROBLEM, events_of
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
@@ -83,3 +85,25 @@ async def test_a_council_of_one_does_not_debate_itself(sidecar):
         snap = (await sc.call("council/snapshot", {"sessionId": sid}))["session"]
         assert snap["debateCycles"] == 0 and snap["discussions"] == [] and snap["votes"] == []
         assert not events_of(sc, sid, "cycle.started") and not events_of(sc, sid, "vote.cast")
+
+
+async def test_a_hostile_plan_over_json_rpc_is_repaired_once_and_its_buttons_are_kept_once(sidecar, tmp_path):
+    """What a weak model writes, met over real JSON-RPC: a plan whose assumption is blank (it failed the session
+    with an internal error when the question was skipped) is repaired once; the repaired plan's choice written twice
+    ("Yes", "yes.") is one button with its first lean, and the skipped question's default is the assumption."""
+    blank = {**SPLIT_B, "default_assumption": " " * 12}
+    twice = {**SPLIT_B, "choices": [{"answer": "Yes", "favours": "A"}, {"answer": "yes.", "favours": "B"},
+                                    {"answer": "No", "favours": "option b"}]}
+    trace = tmp_path / "trace.jsonl"
+    async with sidecar(script={"trace": str(trace), "rules": [{**clarifier(blank), "times": 1},
+                                                              clarifier(twice)]}) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL}})
+        sid, q = r["sessionId"], r["question"]
+        assert [c["value"] for c in q["choices"]] == ["Yes", "No"]
+        assert [x["favours"] for x in q["stakes"]["leans"]] == CANDIDATES
+        r = await sc.call("council/turn", {"sessionId": sid, "command": "skip"})
+        assert r["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": sid}))["session"]
+        assert [a["assumption"] for a in snap["assumptionLog"]] == [SPLIT_B["default_assumption"]]
+    calls = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    assert sum(1 for c in calls if c["event"] == "start" and c["purpose"] == "clarifier") == 2
