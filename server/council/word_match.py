@@ -1,6 +1,7 @@
 """Word matching for English and Russian: surface words, one stop-word list and stems, shared by routing (the
 TF-IDF and overlap rankers, the domain lexicon), the decision memory's question ranker and the new-problem detector;
-and the key by which two items of a list say the same (:func:`item_key`), shared by every list kept each item once.
+and the key by which two items of a list say the same (:func:`item_key`, :func:`unique_items`), shared by every list
+kept each item once.
 Stems are Snowball's (Porter2 for English, Russian for a word with a Cyrillic letter), so inflected forms meet:
 "releases"/"releasing" → "releas", "релизы"/"релизов" → "релиз".
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +42,15 @@ def item_key(text: str) -> str:
     canonical caseless match, composed again."""
     folded = unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).casefold())
     return " ".join(folded.split()).rstrip(".")
+
+
+def unique_items(items: Iterable[str]) -> list[str]:
+    """``items`` each once by :func:`item_key` (the first one's words, stripped), blank ones left out."""
+    kept: dict[str, str] = {}
+    for item in items:
+        kept.setdefault(item_key(item), item.strip())
+    kept.pop("", None)
+    return list(kept.values())
 
 
 def words(text: str) -> list[str]:

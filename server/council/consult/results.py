@@ -13,17 +13,9 @@ from council.session.calls.prompts import DEPTH_BULLETS
 from council.session.state.entities import ConversationSession, QuestionStatus
 from council.session.state.outputs import PersonaResponse, Vote
 from council.session.steps.engine import Plan
-from council.word_match import item_key
+from council.word_match import unique_items
 
 COUNTED = ("summary", "advice", "next_steps")
-
-
-def _dedupe(items: list[str]) -> list[str]:
-    kept: dict[str, str] = {}
-    for item in items:
-        kept.setdefault(item_key(item), item.strip())
-    kept.pop("", None)  # blank items
-    return list(kept.values())
 
 
 def latest_usable(s: ConversationSession, persona: str) -> PersonaResponse | None:
@@ -35,14 +27,14 @@ def tool_response(resp: PersonaResponse, vote: Vote | None, s: ConversationSessi
                   notes: list[str]) -> wire.ToolResponse:
     depth = s.settings.depth
     lo, hi = DEPTH_BULLETS[depth]
-    lists = {f: _dedupe(resp.own_advice if f == "advice" else getattr(resp, f)) for f in COUNTED}
+    lists = {f: unique_items(resp.own_advice if f == "advice" else getattr(resp, f)) for f in COUNTED}
     for field, items in lists.items():
         if len(items) < lo:
             notes.append(words.shortfall_note(resp.persona, field, len(items), depth.value, lo, hi))
     cut = [f for f, items in lists.items() if len(items) > hi]
     if cut:
         notes.append(words.trimmed_note(resp.persona, cut, hi, depth.value))
-    counterpoints = _dedupe(resp.risks)[:hi]
+    counterpoints = unique_items(resp.risks)[:hi]
     folded = resp.advice[len(resp.own_advice):][:hi]  # seed 000: the Devil's Advocate's ends with its counterpoints
     return wire.ToolResponse(
         persona=resp.persona, summary=words.bullet_text(lists["summary"][:hi]),
@@ -58,15 +50,15 @@ def synthesis(s: ConversationSession, responses: list[wire.ToolResponse],
     syn = s.synthesis
     assert syn is not None
     lo, hi = DEPTH_BULLETS[s.settings.depth]
-    steps = _dedupe(syn.next_steps)[:hi]
+    steps = unique_items(syn.next_steps)[:hi]
     if len(steps) < lo:
-        extra = _dedupe(steps + [step for r in responses for step in r.next_steps])[len(steps):lo]
+        extra = unique_items(steps + [step for r in responses for step in r.next_steps])[len(steps):lo]
         if extra:
             steps += extra
             notes.append(words.steps_completed_note(len(extra)))
     return wire.ConsultSynthesis(
         recommendation=syn.recommendation, agreements=syn.agreements, conflicts=syn.conflicts,
-        risks_tradeoffs=_dedupe(syn.risks_tradeoffs), next_steps=steps, notes=[*syn.notes, *notes],
+        risks_tradeoffs=unique_items(syn.risks_tradeoffs), next_steps=steps, notes=[*syn.notes, *notes],
         dissent=syn.dissent, source=syn.source)
 
 
@@ -96,7 +88,7 @@ def consult_result(s: ConversationSession, plan: Plan, declined: set[str]) -> wi
     if silent:
         notes.append(words.silent_note(silent))
     clar = clarifications(s, declined)
-    open_questions = _dedupe([c.question for c in clar if c.status != "answered"]
+    open_questions = unique_items([c.question for c in clar if c.status != "answered"]
                              + [q for r in responses for q in r.questions])
     tally = s.tally
     vote = wire.VoteOutcome(options={o.id: o.label for o in tally.options}, counts=tally.counts,

@@ -97,8 +97,8 @@ def _lean(favours: str, candidates: list[str]) -> str | None:
     value = favours.strip().upper()
     if not value or value == NO_LEAN.upper():
         return None
-    named = [CANDIDATE_IDS[i] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)])
-             if item_key(c) == item_key(favours)]  # its name in any case or spacing, with a full stop or not
+    said = item_key(favours)  # a candidate's name in any case or spacing, with a full stop or not
+    named = [CANDIDATE_IDS[i] for i, c in enumerate(candidates[: len(CANDIDATE_IDS)]) if item_key(c) == said]
     if named:
         return named[0]
     written = _LEAN_LETTER.match(value)  # "Option B", "(B)", "B." or "B: Wait": the letter B

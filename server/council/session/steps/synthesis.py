@@ -17,19 +17,8 @@ from council.session.state.convergence import describe_tally, tally_votes
 from council.session.state.entities import ConversationSession, QuestionStatus, new_id
 from council.session.state.runtime import Turn
 from council.session.steps.hinges import hinge_schema, hinges
-from council.word_match import item_key
+from council.word_match import item_key, unique_items
 from council.words import speaking, t
-
-
-def _dedupe(items: list[str], limit: int) -> list[str]:
-    out: list[str] = []
-    for item in items:
-        key = item_key(item)
-        if key and key not in (item_key(o) for o in out):
-            out.append(item.strip())
-        if len(out) >= limit:
-            break
-    return out
 
 
 def dissent(session: ConversationSession, contracts: dict[str, PersonaContract]) -> list[str]:
@@ -97,10 +86,10 @@ def consolidate(session: ConversationSession, latest: list[outputs.PersonaRespon
         lead = _lead(session, active)
         return outputs.SynthesisReply(
             recommendation=recommended(session, lead),
-            agreements=_dedupe([x.position for x in lead], 5),
-            conflicts=_dedupe([f"{shown(x.persona)}: {x.position}" for x in active if x not in lead], 5),
-            risks_tradeoffs=_dedupe([risk for x in active for risk in x.risks], 8),
-            next_steps=_dedupe([step for x in lead for step in x.next_steps], hi) or [t("synthesis.revisit")],
+            agreements=unique_items([x.position for x in lead])[:5],
+            conflicts=unique_items([f"{shown(x.persona)}: {x.position}" for x in active if x not in lead])[:5],
+            risks_tradeoffs=unique_items([risk for x in active for risk in x.risks])[:8],
+            next_steps=unique_items([step for x in lead for step in x.next_steps])[:hi] or [t("synthesis.revisit")],
             notes=[t("synthesis.no_chair")],
         )
 
