@@ -71,3 +71,40 @@ def test_option_of_reads_ids_letters_numbers_and_labels():
         assert option_of(said, OPTIONS) == expected, said
     for said in ("", "C", "Option Z", "3", "something else", "ai"):
         assert option_of(said, OPTIONS) is None, said
+
+
+PHASED = [VoteOption(id="A", label="Staged approach", description="Proceed in small, measured steps."),
+          VoteOption(id="B", label="a pilot team first", description="One team tries it before the rest."),
+          VoteOption(id="C", label="A small team does it in phases", description="Few people, one part at a time."),
+          VoteOption(id="D", label="Wait", description="Postpone until more information is available.")]
+
+
+def test_an_article_is_no_letter_and_a_vote_written_as_a_label_is_that_label():
+    """Issue 34: a model without a grammar writes its vote as prose; "a small team does it in phases" was read as
+    option A (the article), whichever option it named or none, and "i would wait" named no option at all."""
+    from council.session.steps.persona_reply import option_of
+
+    for said, expected in (("a small team does it in phases", "C"), ("A small team does it in phases", "C"),
+                           ("A small team does it in phases.", "C"), ("a small team", "C"),
+                           ("a pilot team first", "B"), ("A pilot team first", "B"), ("i would wait", "D"),
+                           ("a pilot team first, since it is cheap", "B"), ("I would wait", "D")):
+        assert option_of(said, PHASED) == expected, said
+    for said in ("a phased migration", "a big bang rewrite", "i am not sure"):
+        assert option_of(said, PHASED) is None, said  # the soft-vote repair asks once rather than a vote guessed
+
+
+def test_a_letter_marked_or_written_before_words_is_still_that_letter():
+    """A letter with a mark, a word or brackets around it is a letter in any case; a capital letter written before
+    words is a letter when the words are not an option's label ("B because it is safer")."""
+    from council.session.steps.persona_reply import option_of
+
+    for said, expected in (("A", "A"), ("a", "A"), ("Option B", "B"), ("option b", "B"), ("(B)", "B"), ("[C]", "C"),
+                           ("(c) it is the smallest step", "C"), ("B: Wait", "B"), ("b: a pilot", "B"),
+                           ("B - Wait", "B"), ("B) wait", "B"), ("b) wait", "B"), ("B. Wait", "B"), ("a.", "A"),
+                           ("2", "B"), ("Вариант B", "B"), ("B wait", "B"), ("B Wait until after the audit", "B"),
+                           ("B because it is safer", "B"), ("C because a small team is enough", "C"),
+                           ("D because the Staged approach is too early", "D"), ("Staged approach", "A"),
+                           ("Wait", "D")):
+        assert option_of(said, PHASED) == expected, said
+    for said in ("E because it is safer", "Option E", "(e)", "5"):
+        assert option_of(said, PHASED) is None, said

@@ -122,7 +122,8 @@ def both_checks(*checks):
 
 
 _WORD = re.compile(r"[^\w]+")
-_LETTER = re.compile(r"^(?:option|вариант)?\s*[(\[]?\s*([a-z]|\d{1,2})\s*[)\].:,\-–—]?(?:\s|$)", re.IGNORECASE)
+# a letter or number at the start, with what marks it as one: a word before it, a bracket, a mark after it
+_LETTER = re.compile(r"^(option\s*|вариант\s*)?([(\[]\s*)?([a-z]|\d{1,2})\s*([)\].:,\-–—])?(?:\s|$)", re.IGNORECASE)
 
 
 def _plain(text: str) -> str:
@@ -131,8 +132,10 @@ def _plain(text: str) -> str:
 
 def option_of(said: str, options: list[VoteOption]) -> str | None:
     """The option a model's ``option_id`` names: its id in any case (``a``), with a word or brackets around it
-    (``Option A``, ``(B)``, ``A: …``), its number in the list (``2``), or its label (or description) as written;
-    None when it names none, or more than one."""
+    (``Option A``, ``(B)``, ``b: …``), its number in the list (``2``), its label (or description) as written, or
+    a capital letter or number before words (``B because it is safer``) when the words are not an option's label;
+    a lowercase one-letter word before words is prose, never a letter ("a small team …" is the option so labelled, or
+    none). None when it names none, or more than one."""
     text = said.strip()
     if not text or not options:
         return None
@@ -140,19 +143,26 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     if text.upper() in ids:
         return ids[text.upper()]
     m = _LETTER.match(text)
-    if m is not None:  # a letter or number, perhaps with words after it ("B: Wait")
-        token = m.group(1)
-        if token.isdigit():
-            return options[int(token) - 1].id if 1 <= int(token) <= len(options) else None
-        return ids.get(token.upper())
+    token = m.group(3) if m is not None else ""
+    if m is not None and (any(m.group(i) for i in (1, 2, 4)) or m.end() == len(text)):  # "Option B", "(b)", "b: …"
+        return _numbered(token, options) if token.isdigit() else ids.get(token.upper())
     plain = _plain(text)
+    exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
+    part = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} "]  # words of an option's label
+    bare = (_numbered(token, options) if token.isdigit() else ids.get(token)) if token and not exact + part else None
+    if bare is not None:  # "B because it is safer", "B Wait until after the audit"; "a …", "I would …": words
+        return bare
     if len(plain) < 3:
         return None
-    exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
     if len(exact) == 1:
         return exact[0]
     within = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} " or f" {_plain(o.label)} " in f" {plain} "]
     return within[0] if len(within) == 1 else None
+
+
+def _numbered(token: str, options: list[VoteOption]) -> str | None:
+    """The option at a 1-based place in the list, or None past its end."""
+    return options[int(token) - 1].id if 1 <= int(token) <= len(options) else None
 
 
 def check_reply(persona: PersonaContract, backs_ids: list[str] | None = None,
