@@ -222,3 +222,13 @@ async def test_the_markdown_puts_blocking_issues_first_and_tables_the_verdicts_a
     assert "| Quant Researcher | \u274c REJECT | 0.90 | 1 of 4 failed |" in md
     assert "| Overfitting (10 = none) | **2.7** | 3.0 | 2.0 | 2.0 | 4.0 | 5.0 |" in md
     assert "### Who sat and why" in md and "### Checklists" in md
+
+
+async def test_a_confidence_written_as_a_percentage_is_read_as_one(scripted):
+    """Asked for 0-1, a model that writes 30 means 30 %: a low-confidence approval, as 0.3 is (clamped, it was 1.0 —
+    a certain approval), read without a repair call."""
+    sr = scripted({"rules": [rule("Risk Officer", role_reply("APPROVE", 30))]})
+    d = await sr.review(SEED)
+    assert (d.final_outcome.value, d.audit.rule) == ("NEEDS_MORE_INFO", "low_confidence")
+    assert next(v for v in d.verdicts if v.role == "Risk Officer").confidence_score == 0.3
+    assert len(sr.prompts("Risk Officer", cycle=1)) == 1

@@ -262,8 +262,19 @@ def _clip(text: str, limit: int) -> str:
     return head.rstrip(" ,;:") + "…"
 
 
+def share_of(value: float) -> float:
+    """A number asked for as a share (0 to 1: a vote's or a verdict's confidence) as the model meant it: a model
+    that writes 67 means 67 % (0.67) — clamped, it was certainty (1.0), the most weight a vote can carry. 0-1 as
+    written; 10 to 100 a percentage; anything else clamped (between 1 and 10 a model may have overshot 1 or scored
+    out of ten: no reading is sure, so it stays the clamp it was); NaN (which Python's JSON reads) the neutral 0.5."""
+    if value != value:
+        return 0.5
+    return value / 100 if 10 <= value <= 100 else min(1.0, max(0.0, value))
+
+
 def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """Clamp numbers to min/max, trim lists to maxItems and strings to maxLength, drop empty list items."""
+    """Clamp numbers to min/max (a share written as a percentage read as one: :func:`share_of`), trim lists to
+    maxItems and strings to maxLength, drop empty list items."""
     props = schema.get("properties", {})
     out = dict(data)
     for key, spec in props.items():
@@ -280,6 +291,8 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
         elif kind == "string" and isinstance(value, str) and "maxLength" in spec:
             out[key] = _clip(value.strip(), spec["maxLength"])
         elif kind in ("number", "integer") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            if kind == "number" and spec.get("minimum") == 0 and spec.get("maximum") == 1:
+                value = share_of(value)
             if "maximum" in spec:
                 value = min(value, spec["maximum"])
             if "minimum" in spec:

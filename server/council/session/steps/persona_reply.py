@@ -14,7 +14,7 @@ import re
 from string import ascii_uppercase
 
 from council.personas.contract import PersonaContract
-from council.session.calls.parsing import ParseFailure
+from council.session.calls.parsing import ParseFailure, share_of
 from council.session.calls.prompts import DEPTH_BULLETS, clip
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import EVIDENCE_TOOLS
@@ -214,7 +214,8 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
                                note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
-    reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
+    reply["vote_confidence"] = share_of(reply["vote_confidence"])  # cycle 1's becomes the first vote's (a
+    # schema without its bounds — a provider's profile — is read as the parser reads one with them)
     if options:
         reply["option_id"] = option_of(reply["option_id"], options) or ""
         moved = before is not None and bool(reply["option_id"]) and before.option_id != reply["option_id"]

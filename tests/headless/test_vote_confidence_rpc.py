@@ -1,0 +1,32 @@
+"""A vote's confidence as the model meant it, over real JSON-RPC (issue 34, trust): personas are asked for 0-1, and a
+model that writes a percentage (SmolLM2 on llama.cpp wrote ``"vote_confidence": 67``; a grammar bounds no number)
+means that percentage — read as 0.67, where a clamp made it 1.0, the most weight a vote can carry in the tally."""
+
+from __future__ import annotations
+
+from .conftest import PROBLEM, persona_reply
+
+COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
+INDEPENDENT = ("changed_position", "change_reason")
+WRITTEN = {"Software Architect": ("A", 67), "Senior Developer": ("A", 0.9), "Devil's Advocate": ("B", 0.8)}
+
+
+def percentages() -> dict:
+    return {"rules": [
+        {"when": {"schema": "PersonaReply", "purpose": name, "cycle": 1},
+         "reply": {k: v for k, v in persona_reply(position=f"{name} prefers option {option}.",
+                                                  vote_confidence=confidence, continue_debate=False).items()
+                   if k not in INDEPENDENT}}
+        for name, (option, confidence) in WRITTEN.items()]}
+
+
+async def test_a_vote_confidence_written_as_a_percentage_weighs_as_that_percentage(sidecar):
+    async with sidecar(script=percentages(), args=["--max-cycles", "1"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+    votes = {v["persona"]: (v["optionId"], v["confidence"]) for v in snap["votes"]}
+    assert votes == {"Software Architect": ("A", 0.67), "Senior Developer": ("A", 0.9), "Devil's Advocate": ("B", 0.8)}
+    assert snap["tally"]["weights"] == {"A": 1.57, "B": 0.8}
+    architect = next(x for x in snap["responses"] if x["persona"] == "Software Architect")
+    assert architect["voteConfidence"] == 0.67 and not architect.get("note")  # read as written: no repair asked
