@@ -119,7 +119,9 @@ async def test_a_later_cycle_asks_only_for_a_new_point_in_each_list(tmp_path: Pa
     """Issue 34: a persona's reply in a later cycle (a vote, or whom it backs beside the options call) asks for at
     most one new point in summary, advice, next steps and risks, or none — its earlier ones stand after it — and
     not for its assumptions and questions; the prompt says so, and its token budget shrinks with it (what a server
-    receives). Cycle 1 asks for every list at the depth's count."""
+    receives). Cycle 1 asks for every list at the depth's count, and for at least one risk: SmolLM2 under llama.cpp's
+    grammar wrote the Devil's Advocate's risks (its counterpoints) empty in 2 of ~20 real sessions, which cost a
+    repair call and then its seat; the prompt says "1-3"."""
     fake = await _session(tmp_path, None, ("--min-cycles", "3", "--max-cycles", "3"), personas=True)  # a split
     personas = [b for b in fake.requests if b["response_format"]["schema"]["title"] == "PersonaReply"]
     later = [b for b in personas if {"option_id", "backs"} & set(b["response_format"]["schema"]["properties"])]
@@ -129,8 +131,9 @@ async def test_a_later_cycle_asks_only_for_a_new_point_in_each_list(tmp_path: Pa
         props = body["response_format"]["schema"]["properties"]
         for field in ("summary", "advice", "next_steps"):
             assert (props[field].get("minItems", 0), props[field]["maxItems"]) == ((0, 1) if body in later else (5, 5))
-        assert props["risks"]["maxItems"] == (1 if body in later else 3)
+        assert (props["risks"].get("minItems", 0), props["risks"]["maxItems"]) == ((0, 1) if body in later else (1, 3))
         assert ({"assumptions", "questions"} <= set(props)) == (body not in later)
+        assert ("risks (1-3 short bullets" in body["messages"][0]["content"]) == (body not in later)
         said = "in each write only a point this cycle added (one at most"
         assert (said in body["messages"][-1]["content"]) == (body in later)
     assert max(b["max_tokens"] for b in later) < min(b["max_tokens"] for b in first) / 2

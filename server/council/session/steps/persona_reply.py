@@ -42,15 +42,17 @@ EVIDENCE_PER_REPLY = 3  # evidence requests one reply may make (more are cut by 
 def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: bool = False) -> dict:
     """The PersonaReply schema at the session's depth. Cycle 1 is independent: no options to vote on and no
     position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
-    (the moderator turns these into the first votes); later cycles carry the vote on the fixed option list, or,
-    ``backing`` (the cycle beside the options call), whose recommendation the persona backs. In later cycles the
+    (the moderator turns these into the first votes), and it names at least one risk; later cycles carry the vote
+    on the fixed option list, or, ``backing`` (the cycle beside the options call), whose recommendation the persona
+    backs. In later cycles the
     summary, advice, next steps and risks take at most :data:`NEW_POINTS` new item each, or none: the persona's
     earlier ones stand after them (:func:`response_of`), and its assumptions and questions are not asked (its
     earlier ones stand), so a later reply is its vote, its position, its answer to the strongest opposing argument
     and what changed — a grammar backend holds even a model that would rewrite everything to that."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets: dict = {"minItems": lo, "maxItems": hi}
-    risks: dict = {"maxItems": hi}
+    risks: dict = {"minItems": 1, "maxItems": hi}  # a first answer names what could go wrong (the Devil's
+    # Advocate's counterpoints are its risks: a grammar held to none let it write none, a repair, then its seat lost)
     omit: tuple[str, ...] = () if session.settings.evidence else ("evidence_requests",)
     if cycle >= 2:  # the earlier lists stand after what is new (:func:`response_of`)
         bullets = {"minItems": 0, "maxItems": NEW_POINTS}
