@@ -1,6 +1,7 @@
-"""A vote's confidence as the model meant it, over real JSON-RPC (issue 34, trust): personas are asked for 0-1, and a
-model that writes a percentage (SmolLM2 on llama.cpp wrote ``"vote_confidence": 67``; a grammar bounds no number)
-means that percentage — read as 0.67, where a clamp made it 1.0, the most weight a vote can carry in the tally."""
+"""A vote and its confidence as the model meant them, over real JSON-RPC (issue 34, trust): personas are
+asked for 0-1, and a model that writes a percentage (SmolLM2 on llama.cpp wrote ``"vote_confidence": 67``; a
+grammar bounds no number) means that percentage — read as 0.67, where a clamp made it 1.0, the most weight a
+vote can carry in the tally; a vote written as prose ("b because it is safer") is the option it names."""
 
 from __future__ import annotations
 
@@ -30,3 +31,23 @@ async def test_a_vote_confidence_written_as_a_percentage_weighs_as_that_percenta
     assert snap["tally"]["weights"] == {"A": 1.57, "B": 0.8}
     architect = next(x for x in snap["responses"] if x["persona"] == "Software Architect")
     assert architect["voteConfidence"] == 0.67 and not architect.get("note")  # read as written: no repair asked
+
+
+async def test_a_vote_written_as_a_lowercase_letter_before_words_or_in_markdown_is_that_letter(sidecar):
+    """A model without a grammar writes its vote as prose: "b because it is safer" (b is no English word, so no
+    article) and "**Option B**" are votes for B, read without a repair call (each named no option: a repair, then
+    the persona's vote lost)."""
+    first = {who: f"{who} prefers option {option}." for who, (option, _) in WRITTEN.items()}
+    said = {"Software Architect": "b because it is safer", "Senior Developer": "**Option B**", "Devil's Advocate": "B"}
+    rules = [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 1},
+              "reply": {k: v for k, v in persona_reply(position=first[who], vote_confidence=0.8).items()
+                        if k not in INDEPENDENT}} for who in COUNCIL]
+    rules += [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 2},
+               "reply": persona_reply(option_id=said[who], vote_confidence=0.7, continue_debate=False)}
+              for who in COUNCIL]
+    async with sidecar(script={"rules": rules}, args=["--min-cycles", "2", "--max-cycles", "2"]) as sc:
+        r = await sc.call("council/consult", {"user_problem": PROBLEM, "speculate": "never",
+                                              "selected_personas": COUNCIL})
+        snap = (await sc.call("council/snapshot", {"sessionId": r["session_id"]}))["session"]
+    assert {v["persona"]: v["optionId"] for v in snap["votes"] if v["cycle"] == 2} == dict.fromkeys(COUNCIL, "B")
+    assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == dict.fromkeys(COUNCIL, 2)

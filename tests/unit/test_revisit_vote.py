@@ -108,3 +108,33 @@ def test_a_letter_marked_or_written_before_words_is_still_that_letter():
         assert option_of(said, PHASED) == expected, said
     for said in ("E because it is safer", "Option E", "(e)", "5"):
         assert option_of(said, PHASED) is None, said
+
+
+def test_a_letter_that_is_no_english_word_is_a_letter_in_either_case_and_never_a_guess_from_its_words():
+    """Only "a" and "i" are one-letter English words: "b because it is safer", "d because the staged approach is too
+    early" and "b wait" are votes for B, D and B in lowercase as in capitals (read as prose they cost a repair and
+    the vote, or became a wrong one: "d because the Staged approach …" was A, "b wait" was D, Wait's label); a
+    letter or number that names no option on the table names none, whatever words follow it."""
+    from council.session.steps.persona_reply import option_of
+
+    for said, expected in (("b because it is safer", "B"), ("c because a small team is enough", "C"),
+                           ("d because the staged approach is too early", "D"), ("b wait", "B"), ("b\nwait", "B"),
+                           ("B\nwait", "B"), ("a small team does it in phases", "C"), ("i would wait", "D")):
+        assert option_of(said, PHASED) == expected, said
+    for said in ("E because the Staged approach is too early", "e because the staged approach is too early",
+                 "5 because the staged approach is too early", "h wait"):
+        assert option_of(said, PHASED) is None, said
+
+
+def test_a_vote_dressed_in_markdown_quotes_or_cyrillic_look_alikes_is_that_letter():
+    """A model without a grammar writes "**B**", "`B`", "\\"B\\"", "Option: B", "#2", or, in a Russian session, the
+    Cyrillic look-alike "В" ("Вариант В"): each is that option (each named none: a repair, then no vote). Cyrillic
+    one-letter words before words stay prose ("в ближайший квартал" names no option)."""
+    from council.session.steps.persona_reply import option_of
+
+    for said, expected in (("**B**", "B"), ("**Option B**", "B"), ("`B`", "B"), ('"B"', "B"), ("Option: B", "B"),
+                           ("#2", "B"), ("Option #2", "B"), ("\u0412", "B"), ("\u0432", "B"), ("\u0421", "C"),
+                           ("Вариант \u0412", "B"), ("(\u0412)", "B"), ("\u0410.", "A")):
+        assert option_of(said, PHASED) == expected, said
+    for said in ("в ближайший квартал", "с осторожностью", "**E**", "#7"):
+        assert option_of(said, PHASED) is None, said

@@ -124,8 +124,13 @@ def both_checks(*checks):
 
 
 _WORD = re.compile(r"[^\w]+")
-# a letter or number at the start, with what marks it as one: a word before it, a bracket, a mark after it
-_LETTER = re.compile(r"^(option\s*|вариант\s*)?([(\[]\s*)?([a-z]|\d{1,2})\s*([)\].:,\-–—])?(?:\s|$)", re.IGNORECASE)
+# a letter or number at the start, with what marks it as one: a word before it, a bracket, a mark after it (a Cyrillic
+# look-alike of a Latin letter counts where it is marked or alone: before words it is Russian prose — "в", "с", "а")
+_LETTER = re.compile(r"^(option\s*[:#]?\s*|вариант\s*[:#№]?\s*)?([(\[#№]\s*)?([a-zавсекмнортх]|\d{1,2})\s*"
+                     r"([)\].:,\-–—])?(?:\s|$)", re.IGNORECASE)
+_LOOKALIKE = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")  # Cyrillic capitals written for the Latin letters
+ARTICLES = ("a", "i")  # English one-letter words: before words, prose ("a small team …", "i would wait")
+_DRESS = "*_`'\"«»“”"  # markdown and quotes a model puts around its vote ("**B**", "`B`")
 
 
 def _plain(text: str) -> str:
@@ -135,25 +140,29 @@ def _plain(text: str) -> str:
 def option_of(said: str, options: list[VoteOption]) -> str | None:
     """The option a model's ``option_id`` names: its id in any case (``a``), with a word or brackets around it
     (``Option A``, ``(B)``, ``b: …``), its number in the list (``2``), its label (or description) as written, or
-    a capital letter or number before words (``B because it is safer``) when the words are not an option's label;
-    a lowercase one-letter word before words is prose, never a letter ("a small team …" is the option so labelled, or
-    none). None when it names none, or more than one."""
-    text = said.strip()
+    a letter or number before words (``B because it is safer``, ``b wait``) when the words are not an option's label
+    — that option or none, never one guessed from the words; a one-letter English word (``a``, ``i``) before words is
+    prose ("a small team …" is the option so labelled, or none), and so is a capital ``A`` or ``I`` that names no
+    option ("I would wait"). Markdown or quotes around it (``**B**``) are dress, and a Cyrillic look-alike written
+    alone or marked (``В``, ``Вариант В``) is the Latin letter. None when it names none, or more than one."""
+    text = said.strip().strip(_DRESS).strip()
     if not text or not options:
         return None
     ids = {o.id.upper(): o.id for o in options}
-    if text.upper() in ids:
-        return ids[text.upper()]
+    if text.upper().translate(_LOOKALIKE) in ids:
+        return ids[text.upper().translate(_LOOKALIKE)]
     m = _LETTER.match(text)
     token = m.group(3) if m is not None else ""
     if m is not None and (any(m.group(i) for i in (1, 2, 4)) or m.end() == len(text)):  # "Option B", "(b)", "b: …"
-        return _numbered(token, options) if token.isdigit() else ids.get(token.upper())
+        return _numbered(token, options) if token.isdigit() else ids.get(token.upper().translate(_LOOKALIKE))
     plain = _plain(text)
     exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
     part = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} "]  # words of an option's label
-    bare = (_numbered(token, options) if token.isdigit() else ids.get(token)) if token and not exact + part else None
-    if bare is not None:  # "B because it is safer", "B Wait until after the audit"; "a …", "I would …": words
-        return bare
+    if token.isascii() and token and not exact + part:  # a letter or number before words that are no label
+        if token.isdigit() or token.lower() not in ARTICLES:  # "B because …", "b wait", "2 …": that one, or none
+            return _numbered(token, options) if token.isdigit() else ids.get(token.upper())
+        if token in ids:  # "A …" (a capital) is option A; "a …", "i would …", "I would …" are words
+            return ids[token]
     if len(plain) < 3:
         return None
     if len(exact) == 1:
