@@ -51,3 +51,25 @@ async def test_a_vote_written_as_a_lowercase_letter_before_words_or_in_markdown_
         snap = (await sc.call("council/snapshot", {"sessionId": r["session_id"]}))["session"]
     assert {v["persona"]: v["optionId"] for v in snap["votes"] if v["cycle"] == 2} == dict.fromkeys(COUNCIL, "B")
     assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == dict.fromkeys(COUNCIL, 2)
+
+
+async def test_a_confidence_written_as_a_string_and_no_risks_written_as_null_cost_no_repair(sidecar):
+    """A model without a grammar writes ``"vote_confidence": "67%"`` (or ``"0.9"``) and ``"risks": null`` (no risks
+    beyond the Devil's Advocate's, which cycle 1 asks for but does not require): its vote weighs what it says, and
+    no repair is asked (each was one, and then — a model that wrote it again — the persona's seat lost)."""
+    written = {"Software Architect": {"vote_confidence": "67%"},
+               "Senior Developer": {"vote_confidence": "0.9", "risks": None}, "Devil's Advocate": {}}
+    said = {who: {"position": f"{who} prefers option {option}.", "vote_confidence": 0.8, "continue_debate": False,
+                  **written[who]} for who, (option, _) in WRITTEN.items()}
+    rules = [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 1},
+              "reply": {k: v for k, v in persona_reply(**said[who]).items() if k not in INDEPENDENT}}
+             for who in COUNCIL]
+    async with sidecar(script={"rules": rules}, args=["--max-cycles", "1"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+    votes = {v["persona"]: (v["optionId"], v["confidence"]) for v in snap["votes"]}
+    assert votes == {"Software Architect": ("A", 0.67), "Senior Developer": ("A", 0.9), "Devil's Advocate": ("B", 0.8)}
+    assert not any(x["abstained"] or x.get("note") for x in snap["responses"])
+    assert next(x for x in snap["responses"] if x["persona"] == "Senior Developer")["risks"] == []
+    assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == dict.fromkeys(COUNCIL, 1)

@@ -3,6 +3,7 @@ rule-based outcomes, infrastructure failures as errors, truncation in the notes,
 
 from __future__ import annotations
 
+import json
 import time
 
 import anyio
@@ -232,3 +233,27 @@ async def test_a_confidence_written_as_a_percentage_is_read_as_one(scripted):
     assert (d.final_outcome.value, d.audit.rule) == ("NEEDS_MORE_INFO", "low_confidence")
     assert next(v for v in d.verdicts if v.role == "Risk Officer").confidence_score == 0.3
     assert len(sr.prompts("Risk Officer", cycle=1)) == 1
+
+
+@pytest.mark.parametrize("written", ['"30"', '"30%"', "30", "0.3"])
+async def test_a_confidence_written_as_a_string_reads_as_the_number_it_says(scripted, written):
+    """A model without a grammar that writes the confidence as a string ("30", "30%") means what 30 means: a
+    low-confidence approval, read without a repair call (its bounds refused it: a repair, then — a model that wrote
+    it again — the review failed for want of the role's verdict)."""
+    text = json.dumps(role_reply("APPROVE", 0.123)).replace("0.123", written)
+    sr = scripted({"rules": [rule("Risk Officer", text)]})
+    d = await sr.review(SEED)
+    assert (d.final_outcome.value, d.audit.rule) == ("NEEDS_MORE_INFO", "low_confidence")
+    assert next(v for v in d.verdicts if v.role == "Risk Officer").confidence_score == 0.3
+    assert len(sr.prompts("Risk Officer", cycle=1)) == 1
+
+
+async def test_an_axis_score_written_as_nan_is_the_middle_of_the_scale(scripted):
+    """NaN (which Python's JSON reads) for an axis score says nothing: 5, the middle of 0-10, as a share's NaN is
+    0.5 — it failed the score's bounds (a repair, then the review failed for want of the role's verdict)."""
+    text = json.dumps(role_reply("APPROVE", 0.9, (7.123, 7, 7, 7, 7, 7))).replace("7.123", "NaN")
+    sr = scripted({"rules": [rule("Risk Officer", text)]})
+    d = await sr.review(SEED)
+    assert next(v for v in d.verdicts if v.role == "Risk Officer").axis_scores.assumptions == 5.0
+    assert d.final_outcome.value == "APPROVE" and len(sr.prompts("Risk Officer", cycle=1)) == 1
+    json.dumps(d.to_wire(), allow_nan=False)

@@ -139,3 +139,31 @@ def test_a_share_written_as_a_percentage_is_read_as_one(written, read):
     100 or below 0 it is clamped; NaN (Python's JSON reads it) is 0.5."""
     text = json.dumps({**VOTE, "confidence": 0}).replace('"confidence": 0', f'"confidence": {written}')
     assert parse_reply(text, VoteReply, VOTE_SCHEMA).confidence == pytest.approx(read)
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ('"67"', 0.67), ('"67%"', 0.67), ('"70 %"', 0.7), ('" 0.7 "', 0.7), ('"0.7"', 0.7), ('"NaN"', 0.5),
+    ('"Infinity"', 1.0), ('"1000%"', 1.0), ('"5%"', 0.05), ('"-3"', 0.0)])
+def test_a_share_written_as_a_string_is_read_as_the_number_it_says(written, read):
+    """A model without a grammar writes a number asked as 0-1 as a string ("67", "67%"): it is read as the number
+    it says, as the number itself is (67 is 0.67) — as a string it escaped the reading (a review's "30" was refused
+    by its bounds: a repair, then the role's verdict lost; "67%" too)."""
+    text = json.dumps({**VOTE, "confidence": 0}).replace('"confidence": 0', f'"confidence": {written}')
+    assert parse_reply(text, VoteReply, VOTE_SCHEMA).confidence == pytest.approx(read)
+
+
+def test_a_bounded_number_written_as_nan_is_the_middle_of_its_bounds_and_a_null_list_is_empty():
+    """NaN (Python's JSON reads it) for a number with bounds is no reading: the middle of them, as a share's NaN is
+    0.5 (it failed the bounds: a repair, then a review role's verdict lost); ``null`` for a list ("risks": null, no
+    risks) is the empty list (it was a repair, then the persona's seat lost)."""
+    class Scored(ModelReply):
+        score: float = Field(ge=0, le=10)
+        notes: list[str] = Field(default_factory=list)
+
+    schema = reply_schema(Scored, {"score": {"minimum": 0, "maximum": 10}})
+    assert parse_reply('{"score": NaN, "notes": null}', Scored, schema).model_dump() == {"score": 5.0, "notes": []}
+    assert parse_reply('{"score": "7", "notes": []}', Scored, schema).score == 7.0
+    reply = parse_reply(json.dumps(persona(risks=None)), PersonaReply, reply_schema(PersonaReply))
+    assert reply.risks == []
+    with pytest.raises(ParseFailure, match="score"):
+        parse_reply('{"score": "high"}', Scored, schema)  # no number: one repair asks for one

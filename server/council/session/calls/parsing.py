@@ -272,9 +272,22 @@ def share_of(value: float) -> float:
     return value / 100 if 10 <= value <= 100 else min(1.0, max(0.0, value))
 
 
+def _number_in(text: str, share: bool) -> float | None:
+    """The number a model wrote as a string where a number was asked (``"30"``, ``" 0.7 "``, ``"NaN"``; a share
+    also as a percentage, ``"67%"``), or None when it is no number (``"high"``: one repair asks for one)."""
+    said = text.strip()
+    percent = share and said.endswith("%")
+    try:
+        number = float(said[:-1] if percent else said)
+    except ValueError:
+        return None
+    return min(1.0, max(0.0, number / 100)) if percent else number  # "1000%" is all of it, not a 10 read as 10 %
+
+
 def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """Clamp numbers to min/max (a share written as a percentage read as one: :func:`share_of`), trim lists to
-    maxItems and strings to maxLength, drop empty list items."""
+    """Clamp numbers to min/max (a share written as a percentage read as one: :func:`share_of`; a number written as a
+    string read as that number; NaN, which Python's JSON reads, the middle of the bounds), trim lists to maxItems and
+    strings to maxLength, drop empty list items (``null`` for a list is an empty one)."""
     props = schema.get("properties", {})
     out = dict(data)
     for key, spec in props.items():
@@ -282,6 +295,11 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
             continue
         value = out[key]
         kind = spec.get("type")
+        share = kind == "number" and spec.get("minimum") == 0 and spec.get("maximum") == 1
+        if kind == "number" and isinstance(value, str) and (number := _number_in(value, share)) is not None:
+            value = number
+        elif kind == "array" and value is None:
+            value = []
         if kind == "array" and isinstance(value, list):
             items = [v.strip() if isinstance(v, str) else v for v in value]
             items = [v for v in items if v not in ("", None)]
@@ -291,8 +309,10 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
         elif kind == "string" and isinstance(value, str) and "maxLength" in spec:
             out[key] = _clip(value.strip(), spec["maxLength"])
         elif kind in ("number", "integer") and isinstance(value, (int, float)) and not isinstance(value, bool):
-            if kind == "number" and spec.get("minimum") == 0 and spec.get("maximum") == 1:
+            if share:
                 value = share_of(value)
+            elif value != value and "minimum" in spec and "maximum" in spec:  # NaN: no reading; the neutral middle
+                value = (spec["minimum"] + spec["maximum"]) / 2
             if "maximum" in spec:
                 value = min(value, spec["maximum"])
             if "minimum" in spec:
