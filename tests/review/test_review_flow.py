@@ -257,3 +257,12 @@ async def test_an_axis_score_written_as_nan_is_the_middle_of_the_scale(scripted)
     assert next(v for v in d.verdicts if v.role == "Risk Officer").axis_scores.assumptions == 5.0
     assert d.final_outcome.value == "APPROVE" and len(sr.prompts("Risk Officer", cycle=1)) == 1
     json.dumps(d.to_wire(), allow_nan=False)
+
+
+async def test_a_confidence_of_ten_beside_scores_out_of_ten_is_a_certain_approval(scripted):
+    """A role that scores every axis out of ten and writes its confidence on the same scale, 10, is certain: 1.0 (read
+    as 10 %, its surest approval was a low-confidence one — NEEDS_MORE_INFO), as 9 already is."""
+    sr = scripted({"rules": [rule("Risk Officer", role_reply("APPROVE", 10, (9,) * 6))]})
+    d = await sr.review(SEED)
+    assert (d.final_outcome.value, d.audit.rule) == ("APPROVE", "all_approve")
+    assert next(v for v in d.verdicts if v.role == "Risk Officer").confidence_score == 1.0

@@ -132,11 +132,11 @@ class TestParseReply:
 
 @pytest.mark.parametrize(("written", "read"), [
     ("0.7", 0.7), ("0", 0.0), ("1", 1.0), ("1.0", 1.0), ("67", 0.67), ("100", 1.0), ("30.5", 0.305),
-    ("250", 1.0), ("-3", 0.0), ("1.7", 1.0), ("5", 1.0), ("10", 0.1), ("NaN", 0.5)])
+    ("250", 1.0), ("-3", 0.0), ("1.7", 1.0), ("5", 1.0), ("10", 1.0), ("10.5", 0.105), ("NaN", 0.5)])
 def test_a_share_written_as_a_percentage_is_read_as_one(written, read):
     """A number asked for as 0-1 (a vote's confidence) that a model writes as a percentage means that percentage:
-    67 is 0.67, not the 1.0 a clamp made of it; from 1 to 10 (an overshoot or a score out of ten: unsure) and past
-    100 or below 0 it is clamped; NaN (Python's JSON reads it) is 0.5."""
+    67 is 0.67, not the 1.0 a clamp made of it; from 1 to 10 (an overshoot or a score out of ten: unsure; 10 is ten
+    of ten, not 10 %) and past 100 or below 0 it is clamped; NaN (Python's JSON reads it) is 0.5."""
     text = json.dumps({**VOTE, "confidence": 0}).replace('"confidence": 0', f'"confidence": {written}')
     assert parse_reply(text, VoteReply, VOTE_SCHEMA).confidence == pytest.approx(read)
 

@@ -265,11 +265,13 @@ def _clip(text: str, limit: int) -> str:
 def share_of(value: float) -> float:
     """A number asked for as a share (0 to 1: a vote's or a verdict's confidence) as the model meant it: a model
     that writes 67 means 67 % (0.67) — clamped, it was certainty (1.0), the most weight a vote can carry. 0-1 as
-    written; 10 to 100 a percentage; anything else clamped (between 1 and 10 a model may have overshot 1 or scored
-    out of ten: no reading is sure, so it stays the clamp it was); NaN (which Python's JSON reads) the neutral 0.5."""
+    written; above 10 up to 100 a percentage; anything else clamped (up to 10 a model may have overshot 1 or scored
+    out of ten — 10 is ten of ten, next to a review's axis scores out of ten, not the 10 % that made the surest
+    vote the weakest: no reading is sure, so it stays the clamp it was); NaN (which Python's JSON reads) the neutral
+    0.5."""
     if value != value:
         return 0.5
-    return value / 100 if 10 <= value <= 100 else min(1.0, max(0.0, value))
+    return value / 100 if 10 < value <= 100 else min(1.0, max(0.0, value))
 
 
 def _number_in(text: str, share: bool) -> float | None:
