@@ -138,3 +138,18 @@ def test_a_vote_dressed_in_markdown_quotes_or_cyrillic_look_alikes_is_that_lette
         assert option_of(said, PHASED) == expected, said
     for said in ("в ближайший квартал", "с осторожностью", "**E**", "#7"):
         assert option_of(said, PHASED) is None, said
+
+
+def test_a_capital_article_before_an_options_label_is_that_label():
+    """"A phased migration" is B's label with its article at the start of a sentence, as "a phased migration" is:
+    B, not A (only a label written whole was read so; with the label after the article it was option A)."""
+    from council.session.steps.persona_reply import option_of
+
+    options = [VoteOption(id="A", label="Full rewrite", description="Rewrite it at once."),
+               VoteOption(id="B", label="Phased migration", description="Move one part at a time."),
+               VoteOption(id="C", label="Wait", description="Postpone until more is known.")]
+    for said, expected in (("A phased migration", "B"), ("a phased migration", "B"), ("A full rewrite", "A"),
+                           ("A phased migration, since it is cheaper", "B"), ("A", "A"),
+                           ("A because a phased migration is too slow", "A"), ("I would wait", "C")):
+        assert option_of(said, options) == expected, said
+    assert option_of("A phased migration or a full rewrite", options) is None  # two labels: the repair asks

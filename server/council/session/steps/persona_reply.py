@@ -143,8 +143,9 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     a letter or number before words (``B because it is safer``, ``b wait``) when the words are not an option's label
     — that option or none, never one guessed from the words; a one-letter English word (``a``, ``i``) before words is
     prose ("a small team …" is the option so labelled, or none), and so is a capital ``A`` or ``I`` that names no
-    option ("I would wait"). Markdown or quotes around it (``**B**``) are dress, and a Cyrillic look-alike written
-    alone or marked (``В``, ``Вариант В``) is the Latin letter. None when it names none, or more than one."""
+    option ("I would wait") or comes before an option's label ("A phased migration"). Markdown or quotes around it
+    (``**B**``) are dress, and a Cyrillic look-alike written alone or marked (``В``, ``Вариант В``) is the Latin
+    letter. None when it names none, or more than one."""
     text = said.strip().strip(_DRESS).strip()
     if not text or not options:
         return None
@@ -161,8 +162,9 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     if token.isascii() and token and not exact + part:  # a letter or number before words that are no label
         if token.isdigit() or token.lower() not in ARTICLES:  # "B because …", "b wait", "2 …": that one, or none
             return _numbered(token, options) if token.isdigit() else ids.get(token.upper())
-        if token in ids:  # "A …" (a capital) is option A; "a …", "i would …", "I would …" are words
-            return ids[token]
+        rest = f"{plain.partition(' ')[2]} "  # the words after it: an option's label there makes "A" an article
+        if token in ids and not any(rest.startswith(f"{_plain(o.label)} ") for o in options):
+            return ids[token]  # "A …" (a capital) is option A; "a …", "I would …", "A phased migration" are words
     if len(plain) < 3:
         return None
     if len(exact) == 1:
