@@ -73,3 +73,26 @@ async def test_a_confidence_written_as_a_string_and_no_risks_written_as_null_cos
     assert not any(x["abstained"] or x.get("note") for x in snap["responses"])
     assert next(x for x in snap["responses"] if x["persona"] == "Senior Developer")["risks"] == []
     assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == dict.fromkeys(COUNCIL, 1)
+
+
+async def test_a_vote_written_as_a_number_or_null_keeps_the_personas_reply(sidecar):
+    """``"option_id": 2`` (the second option's number, as a JSON number) is a vote for B, and ``"option_id": null``
+    is no vote (kept without one after the one repair a vote off the list gets); each failed the reply's parse: a
+    repair, then the persona abstained."""
+    said = {"Software Architect": 2, "Senior Developer": None, "Devil's Advocate": "B"}
+    rules = [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 1},
+              "reply": {k: v for k, v in persona_reply(position=f"{who} prefers option {option}.",
+                                                       vote_confidence=0.8).items() if k not in INDEPENDENT}}
+             for who, (option, _) in WRITTEN.items()]
+    rules += [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 2},
+               "reply": persona_reply(option_id=said[who], vote_confidence=0.7, continue_debate=False)}
+              for who in COUNCIL]
+    async with sidecar(script={"rules": rules}, args=["--min-cycles", "2", "--max-cycles", "2"]) as sc:
+        r = await sc.call("council/consult", {"user_problem": PROBLEM, "speculate": "never",
+                                              "selected_personas": COUNCIL})
+        snap = (await sc.call("council/snapshot", {"sessionId": r["session_id"]}))["session"]
+    assert {v["persona"]: v["optionId"] for v in snap["votes"] if v["cycle"] == 2} == {
+        "Software Architect": "B", "Devil's Advocate": "B"}
+    assert not any(x["abstained"] for x in snap["responses"])
+    assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == {
+        "Software Architect": 2, "Senior Developer": 3, "Devil's Advocate": 2}

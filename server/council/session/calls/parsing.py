@@ -289,7 +289,8 @@ def _number_in(text: str, share: bool) -> float | None:
 def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """Clamp numbers to min/max (a share written as a percentage read as one: :func:`share_of`; a number written as a
     string read as that number; NaN, which Python's JSON reads, the middle of the bounds), trim lists to maxItems and
-    strings to maxLength, drop empty list items (``null`` for a list is an empty one)."""
+    strings to maxLength, drop empty list items (``null`` for a list is an empty one; for a text, none written; a
+    number for a text, its digits: ``"option_id": 2`` names the second option as ``"2"`` does)."""
     props = schema.get("properties", {})
     out = dict(data)
     for key, spec in props.items():
@@ -302,6 +303,11 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
             value = number
         elif kind == "array" and value is None:
             value = []
+        elif kind == "string" and value is None:  # no text: the reply model's default, or "field required"
+            del out[key]
+            continue
+        elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = out[key] = str(int(value)) if float(value).is_integer() else str(value)  # "option_id": 2
         if kind == "array" and isinstance(value, list):
             items = [v.strip() if isinstance(v, str) else v for v in value]
             items = [v for v in items if v not in ("", None)]
