@@ -171,9 +171,14 @@ def test_a_bounded_number_written_as_nan_is_the_middle_of_its_bounds_and_a_null_
 
 def test_a_number_or_null_for_a_text_is_its_digits_or_none_written():
     """A model without a grammar writes its vote as a number (``"option_id": 2``, the second option, as ``"2"``) or
-    ``null`` (no vote, as ``""``): both were a parse failure — a repair, then the persona's whole reply lost."""
+    ``null`` (no vote, as ``""``; no confidence, the default 0.5): each was a parse failure — a repair, then the
+    persona's whole reply lost."""
     schema = reply_schema(PersonaReply, {"option_id": {"enum": ["A", "B"]}})
     for written, read in ((2, "2"), (2.0, "2"), (None, "")):
         assert parse_reply(json.dumps(persona(option_id=written)), PersonaReply, schema).option_id == read
     with pytest.raises(ParseFailure, match="position"):  # a text that must be there is still asked for
         parse_reply(json.dumps(persona(position=None)), PersonaReply, schema)
+    schema["properties"]["vote_confidence"].update({"minimum": 0, "maximum": 1})
+    assert parse_reply(json.dumps(persona(vote_confidence=None)), PersonaReply, schema).vote_confidence == 0.5
+    with pytest.raises(ParseFailure, match="confidence"):  # a number that must be there is still asked for
+        parse_reply(json.dumps({**VOTE, "confidence": None}), VoteReply, VOTE_SCHEMA)

@@ -289,8 +289,8 @@ def _number_in(text: str, share: bool) -> float | None:
 def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """Clamp numbers to min/max (a share written as a percentage read as one: :func:`share_of`; a number written as a
     string read as that number; NaN, which Python's JSON reads, the middle of the bounds), trim lists to maxItems and
-    strings to maxLength, drop empty list items (``null`` for a list is an empty one; for a text, none written; a
-    number for a text, its digits: ``"option_id": 2`` names the second option as ``"2"`` does)."""
+    strings to maxLength, drop empty list items (``null`` for a list is an empty one; for a text or a number, none
+    written; a number for a text, its digits: ``"option_id": 2`` names the second option as ``"2"`` does)."""
     props = schema.get("properties", {})
     out = dict(data)
     for key, spec in props.items():
@@ -303,7 +303,7 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
             value = number
         elif kind == "array" and value is None:
             value = []
-        elif kind == "string" and value is None:  # no text: the reply model's default, or "field required"
+        elif kind in ("string", "number") and value is None:  # none written: the reply model's default, or "required"
             del out[key]
             continue
         elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
