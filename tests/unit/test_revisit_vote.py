@@ -129,14 +129,14 @@ def test_a_letter_that_is_no_english_word_is_a_letter_in_either_case_and_never_a
 def test_a_vote_dressed_in_markdown_quotes_or_cyrillic_look_alikes_is_that_letter():
     """A model without a grammar writes "**B**", "`B`", "\\"B\\"", "Option: B", "#2", or, in a Russian session, the
     Cyrillic look-alike "В" ("Вариант В"): each is that option (each named none: a repair, then no vote). Cyrillic
-    one-letter words before words stay prose ("в ближайший квартал" names no option)."""
+    one-letter words before words stay prose ("в ближайший квартал", "Вариант с пилотной командой": no option)."""
     from council.session.steps.persona_reply import option_of
 
     for said, expected in (("**B**", "B"), ("**Option B**", "B"), ("`B`", "B"), ('"B"', "B"), ("Option: B", "B"),
                            ("#2", "B"), ("Option #2", "B"), ("\u0412", "B"), ("\u0432", "B"), ("\u0421", "C"),
                            ("Вариант \u0412", "B"), ("(\u0412)", "B"), ("\u0410.", "A")):
         assert option_of(said, PHASED) == expected, said
-    for said in ("в ближайший квартал", "с осторожностью", "**E**", "#7"):
+    for said in ("в ближайший квартал", "с осторожностью", "Вариант с пилотной командой", "**E**", "#7"):
         assert option_of(said, PHASED) is None, said
 
 

@@ -125,7 +125,7 @@ def both_checks(*checks):
 
 _WORD = re.compile(r"[^\w]+")
 # a letter or number at the start, with what marks it as one: a word before it, a bracket, a mark after it (a Cyrillic
-# look-alike of a Latin letter counts where it is marked or alone: before words it is Russian prose — "в", "с", "а")
+# look-alike of a Latin letter counts where a mark follows it or it is alone: before words it is Russian prose)
 _LETTER = re.compile(r"^(option\s*[:#]?\s*|вариант\s*[:#№]?\s*)?([(\[#№]\s*)?([a-zавсекмнортх]|\d{1,2})\s*"
                      r"([)\].:,\-–—])?(?:\s|$)", re.IGNORECASE)
 _LOOKALIKE = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")  # Cyrillic capitals written for the Latin letters
@@ -153,6 +153,8 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     if text.upper().translate(_LOOKALIKE) in ids:
         return ids[text.upper().translate(_LOOKALIKE)]
     m = _LETTER.match(text)
+    if m is not None and not m.group(3).isascii() and not (m.group(4) or m.end() == len(text)):
+        m = None  # a Cyrillic letter before words is Russian prose ("Вариант с пилотной командой")
     token = m.group(3) if m is not None else ""
     if m is not None and (any(m.group(i) for i in (1, 2, 4)) or m.end() == len(text)):  # "Option B", "(b)", "b: …"
         return _numbered(token, options) if token.isdigit() else ids.get(token.upper().translate(_LOOKALIKE))
