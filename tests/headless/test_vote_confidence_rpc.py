@@ -5,6 +5,8 @@ vote can carry in the tally; a vote written as prose ("b because it is safer") i
 
 from __future__ import annotations
 
+import json
+
 from .conftest import PROBLEM, persona_reply
 
 COUNCIL = ["Software Architect", "Senior Developer", "Devil's Advocate"]
@@ -96,3 +98,19 @@ async def test_a_vote_written_as_a_number_or_null_keeps_the_personas_reply(sidec
     assert not any(x["abstained"] for x in snap["responses"])
     assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == {
         "Software Architect": 2, "Senior Developer": 3, "Devil's Advocate": 2}
+
+
+async def test_a_confidence_written_with_thousands_of_digits_is_a_huge_number_not_an_internal_error(sidecar):
+    """A model that writes its confidence as an integer of 5000 digits (a grammar bounds no number) wrote a number
+    past any share: the most, 1.0, read without a repair — Python refuses to read an integer of more than 4300
+    digits, and that ValueError failed the whole turn as Council's own fault (``internal``)."""
+    first = {k: v for k, v in persona_reply(position="Software Architect prefers option A.", vote_confidence=0.123,
+                                            continue_debate=False).items() if k not in INDEPENDENT}
+    rules = [{"when": {"schema": "PersonaReply", "purpose": "Software Architect", "cycle": 1},
+              "reply": json.dumps(first).replace("0.123", "1" + "0" * 5000)}]
+    async with sidecar(script={"rules": rules}, args=["--max-cycles", "1"]) as sc:
+        r = await sc.call("council/turn", {"text": PROBLEM, "options": {"personas": COUNCIL, "clarify": False}})
+        assert r["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+    assert next(v for v in snap["votes"] if v["persona"] == "Software Architect")["confidence"] == 1.0
+    assert snap["metadata"]["models"]["Software Architect"]["calls"] == 1

@@ -182,3 +182,11 @@ def test_a_number_or_null_for_a_text_is_its_digits_or_none_written():
     assert parse_reply(json.dumps(persona(vote_confidence=None)), PersonaReply, schema).vote_confidence == 0.5
     with pytest.raises(ParseFailure, match="confidence"):  # a number that must be there is still asked for
         parse_reply(json.dumps({**VOTE, "confidence": None}), VoteReply, VOTE_SCHEMA)
+
+
+def test_an_integer_of_thousands_of_digits_is_read_as_a_huge_number():
+    """Python refuses to read an integer of more than 4300 digits (a ValueError, not a parse failure: it failed the
+    session as an internal error); a model's is read as the huge number it is (inf), and a share of it is 1.0."""
+    text = json.dumps(VOTE).replace('"confidence": 0.7', '"confidence": 1' + "0" * 5000)
+    assert parse_reply(text, VoteReply, VOTE_SCHEMA).confidence == 1.0
+    assert extract_json_object('{"n": -1' + "0" * 5000 + "}")["n"] == float("-inf")

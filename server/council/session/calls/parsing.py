@@ -23,7 +23,16 @@ from council.session.state.outputs import ModelReply
 T = TypeVar("T", bound=ModelReply)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-_DECODER = json.JSONDecoder()
+_LONG_INTEGER = 100  # digits past which a model's integer is read as a float (inf): Python refuses to read one
+# of more than 4300 digits (a ValueError, not a JSON error: it failed the session, an internal error), and no reply
+# needs one so long
+
+
+def _integer(text: str) -> int | float:
+    return int(text) if len(text) <= _LONG_INTEGER else float(text)
+
+
+_DECODER = json.JSONDecoder(parse_int=_integer)
 _PAIRS = json.JSONDecoder(object_pairs_hook=list)  # an object as the list of its members, in order (keys may repeat)
 _STRING_STOP = re.compile(r'["\\]')
 _SIGNIFICANT = re.compile(r"[^ \t\r\n]")  # between members: every token counts
@@ -307,7 +316,7 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
             del out[key]
             continue
         elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = out[key] = str(int(value)) if float(value).is_integer() else str(value)  # "option_id": 2
+            value = out[key] = str(int(value) if isinstance(value, int) or value.is_integer() else value)  # "2"
         if kind == "array" and isinstance(value, list):
             items = [v.strip() if isinstance(v, str) else v for v in value]
             items = [v for v in items if v not in ("", None)]
