@@ -47,6 +47,24 @@ async def test_one_failing_persona_is_one_plain_line_per_cycle(sidecar):
             "transcriptMarkdown"]
 
 
+@pytest.mark.parametrize("nested", ["[" * 5000, "[" * 5000 + "]" * 5000 + "}"])
+async def test_a_reply_nested_past_the_decoders_depth_is_an_unusable_reply_not_an_internal_error(sidecar, nested):
+    """A small model looping on "[[[[" (cut off, or closed) nests its reply past the JSON decoder's depth: a
+    RecursionError that failed the whole turn as Council's own fault (``internal``). It is an unusable reply: one
+    repair, then that persona abstains, and the council goes on."""
+    who = "Software Architect"
+    text = '{"position": "It depends.", "risks": ' + nested
+    script = {"rules": [{"when": {"schema": "PersonaReply", "purpose": who}, "reply": text}]}
+    async with sidecar(script=script, args=["--max-cycles", "1"]) as sc:
+        r = await sc.call("council/turn", DEBATE)
+        assert r["status"] == "completed"
+        snap = (await sc.call("council/snapshot", {"sessionId": r["sessionId"]}))["session"]
+    mine = next(x for x in snap["responses"] if x["persona"] == who)
+    assert mine["abstained"] and "malformed" in mine["note"]
+    assert snap["metadata"]["models"][who]["calls"] == 2
+    assert not any(x["abstained"] for x in snap["responses"] if x["persona"] != who)
+
+
 @pytest.mark.parametrize("fault, cause", [
     ("overloaded", "the scripted test model is overloaded (HTTP 529)"),
     ("rate_limit", "the scripted test model is rate limiting requests (HTTP 429)"),

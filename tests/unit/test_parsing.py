@@ -190,3 +190,11 @@ def test_an_integer_of_thousands_of_digits_is_read_as_a_huge_number():
     text = json.dumps(VOTE).replace('"confidence": 0.7', '"confidence": 1' + "0" * 5000)
     assert parse_reply(text, VoteReply, VOTE_SCHEMA).confidence == 1.0
     assert extract_json_object('{"n": -1' + "0" * 5000 + "}")["n"] == float("-inf")
+
+
+@pytest.mark.parametrize("nested", ["[" * 5000, "[" * 5000 + "]" * 5000 + "}"])
+def test_a_reply_nested_past_the_decoders_depth_is_a_parse_failure(nested):
+    """A RecursionError from the JSON decoder (a model looping on "[[[[") is a parse failure worth the one repair,
+    not an exception that fails the session."""
+    with pytest.raises(ParseFailure, match="malformed"):
+        extract_json_object('{"position": "x", "risks": ' + nested)

@@ -229,8 +229,8 @@ def extract_json_object(text: str) -> dict[str, Any]:
         while start != -1:
             try:  # a valid object starts here (raw_decode at a '{' gives a dict or fails)
                 return _DECODER.raw_decode(chunk, start)[0]
-            except json.JSONDecodeError:
-                pass
+            except (ValueError, RecursionError):  # malformed, or nested past the decoder's depth (a model looping
+                pass  # on "[[[[": it failed the session as an internal error)
             if _balanced_end(chunk, start) is None:  # cut off: no later '{' is tried
                 break
             start = chunk.find("{", start + 1)  # malformed here: one nested in it may be whole
