@@ -266,3 +266,12 @@ async def test_a_confidence_of_ten_beside_scores_out_of_ten_is_a_certain_approva
     d = await sr.review(SEED)
     assert (d.final_outcome.value, d.audit.rule) == ("APPROVE", "all_approve")
     assert next(v for v in d.verdicts if v.role == "Risk Officer").confidence_score == 1.0
+
+
+async def test_a_verdict_written_in_lowercase_is_that_verdict(scripted):
+    """A model without a grammar writes ``"verdict": "approve"``: an APPROVE, read without a repair call (it failed
+    the reply's parse: a repair, then — written again — the review failed for want of the role's verdict)."""
+    sr = scripted({"rules": [rule("Risk Officer", {**role_reply("APPROVE", 0.9), "verdict": "approve"})]})
+    d = await sr.review(SEED)
+    assert (d.final_outcome.value, d.audit.rule) == ("APPROVE", "all_approve")
+    assert len(sr.prompts("Risk Officer", cycle=1)) == 1

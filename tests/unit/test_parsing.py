@@ -198,3 +198,16 @@ def test_a_reply_nested_past_the_decoders_depth_is_a_parse_failure(nested):
     not an exception that fails the session."""
     with pytest.raises(ParseFailure, match="malformed"):
         extract_json_object('{"position": "x", "risks": ' + nested)
+
+
+def test_an_enums_value_written_in_another_case_is_that_value():
+    """A model without a grammar writes ``"confidence": "High"`` or, whom it backs, ``"b"`` / ``"Own"``: each is
+    the enum's value in another case (each failed the reply's parse: a repair, then the persona's reply lost); a
+    value that is none of them is still refused."""
+    schema = reply_schema(PersonaReply, {"backs": {"enum": ["own", "A", "B"]}})
+    for confidence, backs in (("High", "b"), (" MEDIUM ", "Own"), ("low", " B ")):
+        reply = parse_reply(json.dumps(persona(confidence=confidence, backs=backs)), PersonaReply, schema)
+        assert (reply.confidence, reply.backs) == (confidence.strip().lower(), backs.strip().upper()
+                                                   if len(backs.strip()) == 1 else "own")
+    with pytest.raises(ParseFailure, match="confidence"):
+        parse_reply(json.dumps(persona(confidence="very high")), PersonaReply, schema)

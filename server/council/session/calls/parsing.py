@@ -299,7 +299,8 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
     """Clamp numbers to min/max (a share written as a percentage read as one: :func:`share_of`; a number written as a
     string read as that number; NaN, which Python's JSON reads, the middle of the bounds), trim lists to maxItems and
     strings to maxLength, drop empty list items (``null`` for a list is an empty one; for a text or a number, none
-    written; a number for a text, its digits: ``"option_id": 2`` names the second option as ``"2"`` does)."""
+    written; a number for a text, its digits: ``"option_id": 2`` names the second option as ``"2"`` does; one of
+    an enum's values in another case, that value)."""
     props = schema.get("properties", {})
     out = dict(data)
     for key, spec in props.items():
@@ -317,6 +318,9 @@ def _fit_to_schema(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
             continue
         elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = out[key] = str(int(value) if isinstance(value, int) or value.is_integer() else value)  # "2"
+        elif kind == "string" and isinstance(value, str) and value not in spec.get("enum", [value]):
+            same = [e for e in spec["enum"] if isinstance(e, str) and e.casefold() == value.strip().casefold()]
+            value = out[key] = same[0] if len(same) == 1 else value  # "High" is "high", "approve" "APPROVE"
         if kind == "array" and isinstance(value, list):
             items = [v.strip() if isinstance(v, str) else v for v in value]
             items = [v for v in items if v not in ("", None)]
