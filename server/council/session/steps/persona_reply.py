@@ -124,11 +124,11 @@ def both_checks(*checks):
 
 
 _WORD = re.compile(r"[^\w]+")
-# a letter or number at the start, with what marks it as one: a word before it, a bracket, a mark after it (a Cyrillic
-# look-alike of a Latin letter counts where a mark follows it or it is alone: before words it is Russian prose)
-_LETTER = re.compile(r"^(option\s*[:#]?\s*|вариант\s*[:#№]?\s*)?([(\[#№]\s*)?([a-zавсекмнортх]|\d{1,2})\s*"
+# a letter or number at the start, with what marks it as one: a word before it, a bracket, a mark after it (Latin
+# letters only: a Cyrillic "В" may be a look-alike of B or the third letter of a Russian А, Б, В list — no sure reading,
+# so it names none and the soft-vote repair asks for the option's letter)
+_LETTER = re.compile(r"^(option\s*[:#]?\s*|вариант\s*[:#№]?\s*)?([(\[#№]\s*)?([a-z]|\d{1,2})\s*"
                      r"([)\].:,\-–—])?(?:\s|$)", re.IGNORECASE)
-_LOOKALIKE = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")  # Cyrillic capitals written for the Latin letters
 ARTICLES = ("a", "i")  # English one-letter words: before words, prose ("a small team …", "i would wait")
 _DRESS = "*_`'\"«»“”"  # markdown and quotes a model puts around its vote ("**B**", "`B`")
 
@@ -144,20 +144,17 @@ def option_of(said: str, options: list[VoteOption]) -> str | None:
     — that option or none, never one guessed from the words; a one-letter English word (``a``, ``i``) before words is
     prose ("a small team …" is the option so labelled, or none), and so is a capital ``A`` or ``I`` that names no
     option ("I would wait") or comes before an option's label ("A phased migration"). Markdown or quotes around it
-    (``**B**``) are dress, and a Cyrillic look-alike written alone or marked (``В``, ``Вариант В``) is the Latin
-    letter. None when it names none, or more than one."""
+    (``**B**``) are dress. None when it names none, or more than one."""
     text = said.strip().strip(_DRESS).strip()
     if not text or not options:
         return None
     ids = {o.id.upper(): o.id for o in options}
-    if text.upper().translate(_LOOKALIKE) in ids:
-        return ids[text.upper().translate(_LOOKALIKE)]
+    if text.upper() in ids:
+        return ids[text.upper()]
     m = _LETTER.match(text)
-    if m is not None and not m.group(3).isascii() and not (m.group(4) or m.end() == len(text)):
-        m = None  # a Cyrillic letter before words is Russian prose ("Вариант с пилотной командой")
     token = m.group(3) if m is not None else ""
     if m is not None and (any(m.group(i) for i in (1, 2, 4)) or m.end() == len(text)):  # "Option B", "(b)", "b: …"
-        return _numbered(token, options) if token.isdigit() else ids.get(token.upper().translate(_LOOKALIKE))
+        return _numbered(token, options) if token.isdigit() else ids.get(token.upper())
     plain = _plain(text)
     exact = [o.id for o in options if plain in (_plain(o.label), _plain(o.description))]
     part = [o.id for o in options if f" {plain} " in f" {_plain(o.label)} "]  # words of an option's label
