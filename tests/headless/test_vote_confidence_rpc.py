@@ -35,22 +35,28 @@ async def test_a_vote_confidence_written_as_a_percentage_weighs_as_that_percenta
     assert architect["voteConfidence"] == 0.67 and not architect.get("note")  # read as written: no repair asked
 
 
-async def test_a_vote_written_as_a_lowercase_letter_before_words_or_in_markdown_is_that_letter(sidecar):
-    """A model without a grammar writes its vote as prose: "b because it is safer" (b is no English word, so no
-    article) and "**Option B**" are votes for B, read without a repair call (each named no option: a repair, then
-    the persona's vote lost)."""
-    first = {who: f"{who} prefers option {option}." for who, (option, _) in WRITTEN.items()}
-    said = {"Software Architect": "b because it is safer", "Senior Developer": "**Option B**", "Devil's Advocate": "B"}
+async def second_cycle_votes(sidecar, said: dict) -> dict:
+    """The snapshot of a two-cycle consult whose personas recommend as :data:`WRITTEN` says and then vote as ``said``
+    (each persona's ``option_id`` in cycle 2, as its model wrote it)."""
     rules = [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 1},
-              "reply": {k: v for k, v in persona_reply(position=first[who], vote_confidence=0.8).items()
-                        if k not in INDEPENDENT}} for who in COUNCIL]
+              "reply": {k: v for k, v in persona_reply(position=f"{who} prefers option {option}.",
+                                                       vote_confidence=0.8).items() if k not in INDEPENDENT}}
+             for who, (option, _) in WRITTEN.items()]
     rules += [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 2},
                "reply": persona_reply(option_id=said[who], vote_confidence=0.7, continue_debate=False)}
               for who in COUNCIL]
     async with sidecar(script={"rules": rules}, args=["--min-cycles", "2", "--max-cycles", "2"]) as sc:
         r = await sc.call("council/consult", {"user_problem": PROBLEM, "speculate": "never",
                                               "selected_personas": COUNCIL})
-        snap = (await sc.call("council/snapshot", {"sessionId": r["session_id"]}))["session"]
+        return (await sc.call("council/snapshot", {"sessionId": r["session_id"]}))["session"]
+
+
+async def test_a_vote_written_as_a_lowercase_letter_before_words_or_in_markdown_is_that_letter(sidecar):
+    """A model without a grammar writes its vote as prose: "b because it is safer" (b is no English word, so no
+    article) and "**Option B**" are votes for B, read without a repair call (each named no option: a repair, then
+    the persona's vote lost)."""
+    said = {"Software Architect": "b because it is safer", "Senior Developer": "**Option B**", "Devil's Advocate": "B"}
+    snap = await second_cycle_votes(sidecar, said)
     assert {v["persona"]: v["optionId"] for v in snap["votes"] if v["cycle"] == 2} == dict.fromkeys(COUNCIL, "B")
     assert {who: snap["metadata"]["models"][who]["calls"] for who in COUNCIL} == dict.fromkeys(COUNCIL, 2)
 
@@ -82,17 +88,7 @@ async def test_a_vote_written_as_a_number_or_null_keeps_the_personas_reply(sidec
     is no vote (kept without one after the one repair a vote off the list gets); each failed the reply's parse: a
     repair, then the persona abstained."""
     said = {"Software Architect": 2, "Senior Developer": None, "Devil's Advocate": "B"}
-    rules = [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 1},
-              "reply": {k: v for k, v in persona_reply(position=f"{who} prefers option {option}.",
-                                                       vote_confidence=0.8).items() if k not in INDEPENDENT}}
-             for who, (option, _) in WRITTEN.items()]
-    rules += [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": 2},
-               "reply": persona_reply(option_id=said[who], vote_confidence=0.7, continue_debate=False)}
-              for who in COUNCIL]
-    async with sidecar(script={"rules": rules}, args=["--min-cycles", "2", "--max-cycles", "2"]) as sc:
-        r = await sc.call("council/consult", {"user_problem": PROBLEM, "speculate": "never",
-                                              "selected_personas": COUNCIL})
-        snap = (await sc.call("council/snapshot", {"sessionId": r["session_id"]}))["session"]
+    snap = await second_cycle_votes(sidecar, said)
     assert {v["persona"]: v["optionId"] for v in snap["votes"] if v["cycle"] == 2} == {
         "Software Architect": "B", "Devil's Advocate": "B"}
     assert not any(x["abstained"] for x in snap["responses"])
