@@ -14,7 +14,7 @@ import re
 from string import ascii_uppercase
 
 from council.personas.contract import PersonaContract
-from council.session.calls.parsing import ParseFailure, share_of
+from council.session.calls.parsing import ParseFailure
 from council.session.calls.prompts import DEPTH_BULLETS, clip
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import EVIDENCE_TOOLS
@@ -44,11 +44,11 @@ def persona_schema(session: ConversationSession, cycle: int = 2, *, backing: boo
     position to change, but the position is the persona's recommendation and ``vote_confidence`` how sure it is
     (the moderator turns these into the first votes), and it names at least one risk; later cycles carry the vote
     on the fixed option list, or, ``backing`` (the cycle beside the options call), whose recommendation the persona
-    backs. In later cycles the
-    summary, advice, next steps and risks take at most :data:`NEW_POINTS` new item each, or none: the persona's
-    earlier ones stand after them (:func:`response_of`), and its assumptions and questions are not asked (its
-    earlier ones stand), so a later reply is its vote, its position, its answer to the strongest opposing argument
-    and what changed — a grammar backend holds even a model that would rewrite everything to that."""
+    backs. In later cycles the summary, advice, next steps and risks take at most :data:`NEW_POINTS` new item each,
+    or none: the persona's earlier ones stand after them (:func:`response_of`), and its assumptions and questions
+    are not asked (its earlier ones stand), so a later reply is its vote, its position, its answer to the strongest
+    opposing argument and what changed — a grammar backend holds even a model that would rewrite everything to
+    that."""
     lo, hi = DEPTH_BULLETS[session.settings.depth]
     bullets: dict = {"minItems": lo, "maxItems": hi}
     risks: dict = {"minItems": 1, "maxItems": hi}  # a first answer names what could go wrong (the Devil's
@@ -226,8 +226,8 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
                                confidence_rationale="no usable reply", continue_debate=False, abstained=True,
                                note=f"{name} abstains: {outcome.note}", failure=outcome.failure), None
     reply = outcome.reply.model_dump()
-    reply["vote_confidence"] = share_of(reply["vote_confidence"])  # cycle 1's becomes the first vote's (a
-    # schema without its bounds — a provider's profile — is read as the parser reads one with them)
+    reply["vote_confidence"] = min(1.0, max(0.0, reply["vote_confidence"]))  # cycle 1's becomes the first vote's
+    # (a percentage was read as one by the parser: ``parsing.share_of`` under the schema's 0-1 bounds)
     if options:
         reply["option_id"] = option_of(reply["option_id"], options) or ""
         moved = before is not None and bool(reply["option_id"]) and before.option_id != reply["option_id"]
@@ -295,8 +295,11 @@ def with_counterpoints(response: PersonaResponse, language: str | None) -> Perso
     is kept: the journal, the events, the snapshot (``council ask --json``), the transcript and the consult results
     all read the advice from the response; the risks reach the synthesis's risks (``synthesis.with_counterpoints``)."""
     points: list[str] = []
+    seen: set[str] = set()
     for risk in (" ".join(x.split()) for x in response.risks):  # one line each: an item of a list
-        if risk and item_key(risk) not in (item_key(p) for p in points):
+        key = item_key(risk)
+        if risk and key not in seen:
+            seen.add(key)
             points.append(risk)
     with speaking(language):
         folded = [t("persona.counterpoint", point=p) for p in points]
