@@ -1176,6 +1176,8 @@ export interface Convergence {
   leader?: string;
   stability?: number;
   stopRequests: number;
+  voters?: number;
+  seats?: number;
   similarity?: number;
   reason: string;
 }

@@ -207,6 +207,23 @@ class TestAssess:
         c = assess(1, [], [], None)
         assert (c.status, c.agreement, c.leader, c.stop_requests) == ("refining", 0.0, None, 0.0)
 
+    def test_votes_from_too_few_of_the_advisors_who_spoke_neither_converge_nor_settle(self):
+        """A first vote reads only the recommendations the moderator placed under one option: one advisor of three
+        placed, sure and asking to stop, is no council's agreement and no council's wish to stop."""
+        one = [v("P1", "A", 0.9, cont=False)]
+        c = assess(1, one, [], None, seats=3)
+        assert (c.status, c.voters, c.seats, c.stop_requests) == ("refining", 1, 3, round(1 / 3, 4))
+        assert c.reason == "only 1 of 3 advisors' votes could be read"
+        assert should_stop(c, round_no=1, min_rounds=1) is None
+        two_of_six = assess(1, votes("AA", 0.9, cont=False), [], None, seats=6)
+        assert two_of_six.status == "refining" and should_stop(two_of_six, round_no=1, min_rounds=1) is None
+        # two of three is a quorum: they converge, or settle when they ask to stop
+        assert assess(1, votes("AA", 0.9), [], None, seats=3).status == "converged"
+        settled = assess(1, votes("AB", 0.9, cont=False), [], None, seats=3)
+        assert settled.stop_requests == round(2 / 3, 4) and should_stop(settled, round_no=1, min_rounds=1) == "settled"
+        assert assess(1, one, [], None).status == "refining"  # seats not counted: the votes speak for themselves
+        assert should_stop(assess(1, one, [], None), round_no=1, min_rounds=1) == "settled"
+
     def test_similarity_is_reported_not_decisive(self):
         first = split()
         c = assess(2, votes("AAB"), votes("AAB"), first, similarity=0.97)

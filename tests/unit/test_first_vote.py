@@ -3,6 +3,7 @@ places each recommendation under one option, and only votes it could place are t
 
 from __future__ import annotations
 
+import pytest
 from unit_helpers import first_vote_rules, persona_reply, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
@@ -93,6 +94,34 @@ async def test_a_persona_left_unplaced_votes_in_cycle_two_by_backing_a_placed_pe
     assert dev.option_id == "A"
     response = next(x for x in s.responses if x.cycle == 2 and x.persona == DEV)
     assert response.backs == "A" and response.option_id == "A" and not response.changed_position
+
+
+@pytest.mark.parametrize("speculate", ["never", "always"])
+async def test_a_first_vote_the_moderator_could_place_for_one_advisor_of_three_does_not_end_the_debate(
+        make_service, speculate):
+    """Only the architect is placed: its vote, sure and asking to stop, was read as the council settled (one voter,
+    every voter asking to stop), and the answer said "a majority for A" on one vote of three. The next cycle runs:
+    after the options call each advisor votes on them; beside it (speculating) the two unplaced advisors back their
+    own unplaced recommendations, so A stays one vote of three — which leads, and is no majority."""
+    one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
+    h = make_service({"rules": [*first_vote_rules(continue_debate=False, **{ARCH: ("A", 0.9), DEV: ("A", 0.8),
+                                                                            DEVIL: ("B", 0.7)}),
+                                rule("OptionsReply", one)]}, SessionSettings(min_cycles=1, max_cycles=2))
+    res, s = await start(h, speculate=speculate)
+    assert res.status.value == "completed" and s.debate_cycles == 2
+    first = s.discussions[0]
+    assert first.stop_reason is None and first.convergence.status == "refining"
+    assert (first.convergence.voters, first.convergence.seats) == (1, 3)
+    assert first.convergence.stop_requests == round(1 / 3, 4)
+    assert "Only 1 of 3 advisors had a vote that could be read: too few to end the debate on." in \
+        first.resolution_summary
+    voters = {v.persona for v in s.votes if v.cycle == 2}
+    if speculate == "never":
+        assert voters == set(TRIO) and s.tally.counts == {"A": 2, "B": 1} and s.tally.consensus == "majority"
+    else:
+        assert voters == {ARCH} and s.tally.abstentions == [DEV, DEVIL]
+        assert s.tally.winner == "A" and s.tally.consensus == "none"
+        assert "**Vote:** no majority; **A · Staged approach** leads" in s.final_answer
 
 
 async def test_nobody_placed_and_no_further_cycle_completes_without_votes(make_service):

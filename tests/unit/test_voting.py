@@ -29,6 +29,19 @@ def test_single_voter_is_a_majority_not_unanimous():
     assert (t.consensus, t.winner) == ("majority", "B")
 
 
+def test_a_majority_counts_the_advisors_who_abstained():
+    """One vote of three seats, two abstaining, was "a majority for A" in the answer's vote line: it leads."""
+    one_of_three = tally_votes(OPTS[:2], [v("p1", "A", 0.9)], ["p2", "p3"])
+    assert (one_of_three.consensus, one_of_three.winner, one_of_three.voters) == ("none", "A", 1)
+    with speaking("en"):
+        assert tally_words(one_of_three) == "no majority; **A · Option A** leads"
+    three_of_five = tally_votes(OPTS[:2], [v("p1", "A"), v("p2", "A"), v("p3", "B"), v("p4", "A")], ["p5"])
+    assert three_of_five.consensus == "majority"
+    two_of_four = tally_votes(OPTS[:2], [v("p1", "A"), v("p2", "B"), v("p3", "A")], ["p4"])
+    assert two_of_four.consensus == "none" and two_of_four.winner == "A"
+    assert tally_votes(OPTS[:2], [v("p1", "A"), v("p2", "A")], ["p3"]).consensus == "unanimous"  # of the votes cast
+
+
 def test_majority():
     t = tally_votes(OPTS[:3], [v("p1", "A"), v("p2", "B"), v("p3", "A")])
     assert (t.consensus, t.winner) == ("majority", "A")

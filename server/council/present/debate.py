@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from council.personas.names import shown
 from council.present.text import cell, grouped, join_names, one_line, percent
-from council.session.state.convergence import Convergence
+from council.session.state.convergence import Convergence, quorate
 from council.session.state.entities import ConversationSession
 from council.session.state.outputs import Vote, VoteOption, VoteTally
 from council.words import n, t
@@ -68,6 +68,13 @@ def options(opts: list[VoteOption]) -> str:
 
 
 def convergence_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption]) -> str:
+    words = standing_words(conv, previous, opts)
+    if not quorate(conv.voters or 0, conv.seats):
+        words += t("conv.no_quorum", voters=conv.voters or 0, advisors=n(conv.seats or 0, "advisor_of"))
+    return words
+
+
+def standing_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption]) -> str:
     leader = f"**{option_name(opts, conv.leader)}**" if conv.leader else None
     share = percent(conv.agreement)
     if conv.status == "converged":

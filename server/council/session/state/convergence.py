@@ -25,7 +25,9 @@ class Convergence(CamelModel):
     agreement: float  # confidence-weighted share of the leading option among this round's votes
     leader: str | None = None
     stability: float | None = None  # share of personas voting as in the previous round (None in the first round)
-    stop_requests: float  # share of voters saying continue_debate = false
+    stop_requests: float  # share of the seats saying continue_debate = false (an unread vote says go on)
+    voters: int | None = None  # votes read this round
+    seats: int | None = None  # advisors who spoke this round: each could have voted (None: not counted)
     similarity: float | None = None  # secondary: mean text similarity of positions to the previous cycle
     reason: str = ""
 
@@ -50,16 +52,29 @@ def stability(current: list[Vote], previous: list[Vote]) -> float | None:
     return round(sum(a == b for a, b in pairs) / len(pairs), 4)
 
 
+def quorate(voters: int, seats: int | None) -> bool:
+    """Whether the votes read speak for the council: at least two thirds of the advisors who spoke (``seats``).
+    A first vote reads only the recommendations the moderator could place under one option; with one of three
+    placed, that one advisor's vote is no council's agreement, and its wish to stop no council's."""
+    return seats is None or voters >= STOP_SHARE * seats
+
+
 def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previous: Convergence | None,
-           similarity: float | None = None) -> Convergence:
+           similarity: float | None = None, *, seats: int | None = None) -> Convergence:
+    """How the council stands after a vote round. ``seats``: the advisors who spoke in it (not abstained), each
+    of whom could have voted; below a quorum of them (:func:`quorate`) the round cannot end the debate."""
     share, leader = agreement(votes)
     stable = stability(votes, previous_votes)
-    stops = round(sum(not v.continue_debate for v in votes) / len(votes), 4) if votes else 0.0
+    counted = max(len(votes), seats or 0)
+    stops = round(sum(not v.continue_debate for v in votes) / counted, 4) if counted else 0.0
     heads = sum(v.option_id == leader for v in votes)
-    if len(votes) >= 2 and leader is not None and share >= STRONG_AGREEMENT and 2 * heads > len(votes):
+    quorum = quorate(len(votes), seats)
+    if quorum and len(votes) >= 2 and leader is not None and share >= STRONG_AGREEMENT and 2 * heads > len(votes):
         # strong weighted agreement AND a head-count majority, so the stop reason never contradicts the tally
         status: Status = "converged"
         reason = f"{share:.0%} of the weighted vote backs {leader}"
+    elif not quorum:
+        status, reason = "refining", f"only {len(votes)} of {seats} advisors' votes could be read"
     elif previous is not None and stable == 1.0 and previous.leader == leader \
             and abs(previous.agreement - share) < 1e-9:
         status, reason = "impasse", "the same disagreement two rounds running: nobody moved"
@@ -69,7 +84,7 @@ def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previou
         status = "refining"
         reason = "first vote" if previous is None else f"agreement {previous.agreement:.0%} → {share:.0%}"
     return Convergence(round=round_no, status=status, agreement=share, leader=leader, stability=stable,
-                       stop_requests=stops, similarity=similarity, reason=reason)
+                       stop_requests=stops, voters=len(votes), seats=seats, similarity=similarity, reason=reason)
 
 
 def position_similarity(pairs: list[tuple[str, str]], ranker: object | None = None) -> float | None:
@@ -99,7 +114,8 @@ StopReason = Literal["converged", "impasse", "settled", "limit"]
 def should_stop(c: Convergence, *, round_no: int, min_rounds: int) -> StopReason | None:
     """Why the debate stops after this round, or None to go on (the cycle limit is checked by the caller).
 
-    ``settled``: at least two thirds of the voters say another cycle would not change their vote.
+    ``settled``: at least two thirds of the advisors who spoke voted and say another cycle would not change their
+    vote (an advisor whose vote could not be read has one still to cast).
     """
     if c.status in ("converged", "impasse"):
         return c.status  # type: ignore[return-value]  (both are stop reasons too)
@@ -131,8 +147,8 @@ def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[
             consensus = "tie"  # a head-count tie goes to the side its voters are surer of; an even one has no winner
             if weights[ranked[1].id] == weights[winner]:
                 winner = None
-        elif counts[winner] * 2 > voters:
-            consensus = "majority"
+        elif counts[winner] * 2 > voters + len(abstentions or []):
+            consensus = "majority"  # of the council's seats: one vote of three, two abstaining, is no majority
     return VoteTally(options=options, counts=counts, weights=weights, winner=winner, consensus=consensus,
                      voters=voters, abstentions=list(abstentions or []))
 

@@ -327,8 +327,9 @@ class Engine(ClarifyingMoves):
         before = {x.persona: x.position for x in s.responses if x.cycle == cycle - 1 and not x.abstained}
         pairs = [(before[x.persona], x.position) for x in s.responses
                  if x.cycle == cycle and not x.abstained and x.persona in before]
+        seats = sum(1 for x in s.responses if x.cycle == cycle and not x.abstained)
         conv = assess(cycle, s.votes_in(cycle), s.votes_in(cycle - 1), previous,
-                      similarity=position_similarity(pairs, self.ranker_factory()))
+                      similarity=position_similarity(pairs, self.ranker_factory()), seats=seats)
         stop = should_stop(conv, round_no=cycle, min_rounds=s.settings.min_cycles)
         at_limit = stop is None and cycle >= s.cycle_limit and s.open_revisit is None  # a revisit's one round
         rt.record(r.CycleConcluded(
