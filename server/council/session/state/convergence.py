@@ -141,8 +141,8 @@ def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[
     winner: str | None = ranked[0].id if voters else None
     consensus = "none"
     if winner is not None:
-        if counts[winner] == voters and voters >= 2:
-            consensus = "unanimous"
+        if counts[winner] == voters and voters >= 2 and not abstentions:
+            consensus = "unanimous"  # every seat: two votes of three, one abstaining, are a majority, not all
         elif len(ranked) > 1 and counts[ranked[1].id] == counts[winner]:
             consensus = "tie"  # a head-count tie goes to the side its voters are surer of; an even one has no winner
             if weights[ranked[1].id] == weights[winner]:

@@ -1,0 +1,42 @@
+"""What the answer says of the council's vote is what the council voted: each claim a person reads (the vote line,
+what the debate changed) checked against the session's votes, on sessions driven by the scripted models."""
+
+from __future__ import annotations
+
+from unit_helpers import first_vote_rules, rule
+
+from council.protocol.methods import SessionOptions, TurnParams
+from council.session.state.convergence import tally_votes
+from council.session.state.entities import SessionSettings
+from council.session.state.outputs import Vote, VoteOption
+
+ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
+TRIO = [ARCH, DEV, DEVIL]
+OPTS = [VoteOption(id=i, label=f"Option {i}", description=i) for i in "AB"]
+
+
+async def start(h, **opts):
+    res = await h.service.turn(TurnParams(text="Should we split our monolith into services this quarter?",
+                                          options=SessionOptions(clarify=False, personas=TRIO, **opts)))
+    return res, h.runtime(res.session_id).session
+
+
+def test_votes_of_some_advisors_with_the_others_abstaining_are_not_unanimous():
+    """Two votes for A of six seats, four abstaining, were "unanimous for A"."""
+    votes = [Vote(persona=p, option_id="A", confidence=0.8, rationale="r") for p in ("p1", "p2")]
+    two_of_six = tally_votes(OPTS, votes, ["p3", "p4", "p5", "p6"])
+    assert (two_of_six.consensus, two_of_six.winner) == ("none", "A")
+    assert tally_votes(OPTS, votes, ["p3"]).consensus == "majority"
+    assert tally_votes(OPTS, votes).consensus == "unanimous"
+
+
+async def test_an_answer_whose_vote_one_advisor_could_not_cast_does_not_say_unanimous(make_service):
+    """The developer's reply is unusable (it abstains); the other two vote A: the answer said "unanimous for A"."""
+    h = make_service({"rules": [rule("PersonaReply", "garbage", purpose=DEV),
+                                *first_vote_rules(**{ARCH: ("A", 0.9), DEVIL: ("A", 0.7)})]},
+                     SessionSettings(min_cycles=1, max_cycles=1))
+    res, s = await start(h, speculate="never")
+    assert res.status.value == "completed" and s.tally.abstentions == [DEV]
+    assert s.tally.counts["A"] == 2 and s.tally.consensus == "majority"
+    assert "**Vote:** a majority for **A · Staged approach**." in s.final_answer
+    assert "unanimous" not in s.final_answer
