@@ -3,7 +3,8 @@ what the debate changed) checked against the session's votes, on sessions driven
 
 from __future__ import annotations
 
-from unit_helpers import first_vote_rules, rule
+import pytest
+from unit_helpers import first_vote_rules, persona_rules, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.convergence import tally_votes
@@ -12,6 +13,8 @@ from council.session.state.outputs import Vote, VoteOption
 
 ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
 TRIO = [ARCH, DEV, DEVIL]
+OPTIONS = [{"label": "Staged approach", "description": "Proceed in small steps."},
+           {"label": "Wait", "description": "Postpone."}]
 OPTS = [VoteOption(id=i, label=f"Option {i}", description=i) for i in "AB"]
 
 
@@ -40,3 +43,25 @@ async def test_an_answer_whose_vote_one_advisor_could_not_cast_does_not_say_unan
     assert s.tally.counts["A"] == 2 and s.tally.consensus == "majority"
     assert "**Vote:** a majority for **A · Staged approach**." in s.final_answer
     assert "unanimous" not in s.final_answer
+
+
+@pytest.mark.parametrize(("language", "joined", "moved"), [
+    ("en", "- Senior Developer cast no first vote and voted for A in the debate.", " moved "),
+    ("ru", "- Старший разработчик не отдал первого голоса и в обсуждении проголосовал за A.", " перешёл "),
+], ids=["en", "ru"])
+async def test_an_advisor_the_first_vote_could_not_place_did_not_move(make_service, language, joined, moved):
+    """The moderator places only the architect; the developer (who recommended A from the start) and the Devil's
+    Advocate (B) vote in the next cycle as they recommended. "What the debate changed" said "Senior Developer moved
+    to A without naming an argument": it never had another vote to move from."""
+    one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                rule("OptionsReply", one),
+                                *persona_rules(ARCH, [2], option="A"), *persona_rules(DEV, [2], option="A"),
+                                *persona_rules(DEVIL, [2], option="B")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    res, s = await start(h, speculate="never", language=language)
+    assert res.status.value == "completed" and [(v.persona, v.option_id) for v in s.votes_in(1)] == [(ARCH, "A")]
+    assert [(m.persona, m.from_option, m.to_option) for m in s.synthesis.debate.moves] == [(DEV, None, "A"),
+                                                                                         (DEVIL, None, "B")]
+    changed = s.final_answer.split("###")[1]  # "What the debate changed"
+    assert joined in changed and moved not in changed

@@ -47,10 +47,15 @@ def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
 
 
 def move_line(move: PositionMove) -> str:
-    """"Security Expert moved from B to A: <the argument>" (or that it named none)."""
-    where = t("outcome.from_to", before=move.from_option, after=move.to_option) if move.from_option else \
-        t("outcome.to", after=move.to_option)
-    why = f": {one_line(move.because)}" if move.because.strip() else t("outcome.no_argument")
+    """"Security Expert moved from B to A: <the argument>" (or that it named none). A persona with no first vote
+    (its recommendation was placed under no option, or its reply could not be used) did not move: it voted for the
+    first time in the debate ("cast no first vote and voted for A"), with its argument only if it named one."""
+    said = f": {one_line(move.because)}" if move.because.strip() else ""
+    if not move.from_option:
+        return t("outcome.joined", persona=shown(move.persona), after=move.to_option, why=said) + (
+            t("cycle.conformity") if move.conformity else "")
+    where = t("outcome.from_to", before=move.from_option, after=move.to_option)
+    why = said or t("outcome.no_argument")
     return t("outcome.moved", persona=shown(move.persona), where=where, why=why) + (
         t("cycle.conformity") if move.conformity else "")
 
