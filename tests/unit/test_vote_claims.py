@@ -65,3 +65,23 @@ async def test_an_advisor_the_first_vote_could_not_place_did_not_move(make_servi
                                                                                          (DEVIL, None, "B")]
     changed = s.final_answer.split("###")[1]  # "What the debate changed"
     assert joined in changed and moved not in changed
+
+
+async def test_a_tie_that_stood_on_votes_is_not_said_overturned_or_won(make_service):
+    """A 1 · B 1 in the first vote and in the final one, nobody moving; only the confidence that breaks the tie went
+    from A's side to B's. The answer said "The debate overturned the first vote: A led it, B won the final one
+    (A 1 · B 1 → A 1 · B 1)" beside "Nobody changed their vote." and its vote line's tie."""
+    pm = "Product Manager"
+    h = make_service({"rules": [*first_vote_rules(**{pm: ("A", 0.9), DEVIL: ("B", 0.7)}),
+                                *persona_rules(pm, [2], option="A", vote_confidence=0.6),
+                                *persona_rules(DEVIL, [2], option="B", vote_confidence=0.9)]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    res = await h.service.turn(TurnParams(text="Should we split our monolith into services this quarter?",
+                                          options=SessionOptions(clarify=False, personas=[pm, DEVIL],
+                                                                 speculate="never")))
+    s = h.runtime(res.session_id).session
+    assert s.tally.consensus == "tie" and s.tally.counts == {"A": 1, "B": 1}
+    effect = s.synthesis.debate
+    assert (effect.verdict, effect.first_winner, effect.final_winner, effect.moves) == ("confirmed", None, None, [])
+    assert "The debate did not break the first vote's tie (A 1 · B 1 → A 1 · B 1)." in s.final_answer
+    assert "overturned" not in s.final_answer and " won " not in s.final_answer

@@ -184,9 +184,12 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
     replies = {(x.persona, x.cycle): x for x in session.responses if not x.abstained}
     flags = sum(1 for x in session.responses if x.cycle > after and x.conformity_flag and not x.abstained)
     cycles_after = max(0, session.debate_cycles - after)
+    # a head-count tie has no winner here, even one its voters' confidence puts ahead: "C won the final one" of
+    # "A 1 · C 1" was said of a tie, and a tie that stood but leaned the other way read as overturned
+    first_winner, final_winner = (None if x.consensus == "tie" else x.winner for x in (first_tally, final_tally))
     verdict = ("no_debate" if not cycles_after
                else "no_new_vote" if len(rounds) == 1
-               else "confirmed" if first_tally.winner == final_tally.winner  # both None: the earlier tie stood
+               else "confirmed" if first_winner == final_winner  # both None: the earlier tie stood
                else "overturned")
     moves = []
     for p in session.personas:
@@ -194,7 +197,7 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
         now = final[p.name].option_id if p.name in final else None
         if was != now and now is not None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
-    return outputs.DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
+    return outputs.DebateEffect(verdict=verdict, first_winner=first_winner, final_winner=final_winner,
                                 first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
                                 conformity_flags=flags, since="revisit" if revisit is not None else "first_vote",
                                 cycles_after=cycles_after)
