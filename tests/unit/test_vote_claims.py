@@ -85,3 +85,17 @@ async def test_a_tie_that_stood_on_votes_is_not_said_overturned_or_won(make_serv
     assert (effect.verdict, effect.first_winner, effect.final_winner, effect.moves) == ("confirmed", None, None, [])
     assert "The debate did not break the first vote's tie (A 1 · B 1 → A 1 · B 1)." in s.final_answer
     assert "overturned" not in s.final_answer and " won " not in s.final_answer
+
+
+async def test_one_side_of_a_tie_is_not_the_dissent(make_service):
+    """A 1 · B 1, B ahead on confidence only: the answer's "Dissent" named the Product Manager, who voted A, as if
+    the council had decided against it (the synthesis's own rule: without a winner there is nothing to dissent from)."""
+    pm = "Product Manager"
+    h = make_service({"rules": first_vote_rules(**{pm: ("A", 0.6), DEVIL: ("B", 0.9)})},
+                     SessionSettings(min_cycles=1, max_cycles=1))
+    res = await h.service.turn(TurnParams(text="Should we split our monolith into services this quarter?",
+                                          options=SessionOptions(clarify=False, personas=[pm, DEVIL],
+                                                                 speculate="never")))
+    s = h.runtime(res.session_id).session
+    assert (s.tally.consensus, s.tally.winner) == ("tie", "B")
+    assert s.synthesis.dissent == [] and "### Dissent" not in s.final_answer

@@ -25,9 +25,10 @@ def dissent(session: ConversationSession, contracts: dict[str, PersonaContract])
     """Those who voted against the winner in the final vote, one entry each with their reasons (an always-included
     persona's, the Devil's Advocate's, with its counterpoints too). Nobody else dissents: a persona that voted for
     the winner agreed, whatever it warned of (its counterpoints are among the risks); one that abstained voted for
-    nothing (the notes name it); without a winner (a tie, no vote) there is nothing to dissent from."""
+    nothing (the notes name it); without a winner (a tie, no vote) there is nothing to dissent from — nor from a
+    head-count tie that its voters' confidence breaks: one side of "A 1 · B 1" is no dissent from the other."""
     tally = session.tally
-    if tally is None or tally.winner is None:
+    if tally is None or tally.winner is None or tally.consensus == "tie":
         return []
     latest = {x.persona: x for x in session.latest_responses() if not x.abstained}
     entries = []
