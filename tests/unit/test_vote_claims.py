@@ -18,9 +18,9 @@ OPTIONS = [{"label": "Staged approach", "description": "Proceed in small steps."
 OPTS = [VoteOption(id=i, label=f"Option {i}", description=i) for i in "AB"]
 
 
-async def start(h, **opts):
+async def start(h, personas=TRIO, **opts):
     res = await h.service.turn(TurnParams(text="Should we split our monolith into services this quarter?",
-                                          options=SessionOptions(clarify=False, personas=TRIO, **opts)))
+                                          options=SessionOptions(clarify=False, personas=personas, **opts)))
     return res, h.runtime(res.session_id).session
 
 
@@ -99,3 +99,41 @@ async def test_one_side_of_a_tie_is_not_the_dissent(make_service):
     s = h.runtime(res.session_id).session
     assert (s.tally.consensus, s.tally.winner) == ("tie", "B")
     assert s.synthesis.dissent == [] and "### Dissent" not in s.final_answer
+
+
+SEC, PM = "Security Expert", "Product Manager"
+QUARTET = [ARCH, DEV, SEC, PM]
+
+
+async def test_an_agreement_of_the_advisors_who_voted_is_not_said_to_be_the_councils(make_service):
+    """Four advisors split 2-2 in the first vote; in the next cycle the two on B give unusable replies and the two
+    on A vote A. The cycle's summary said "The council agrees: 100% of the weighted vote backs A. The debate ends
+    here: the council agrees." while half the council could not vote (and the vote line says no majority)."""
+    h = make_service({"rules": [
+        *first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), SEC: ("B", 0.8), PM: ("B", 0.7)}),
+        rule("PersonaReply", "garbage", purpose=SEC, cycle=2), rule("PersonaReply", "garbage", purpose=PM, cycle=2),
+        *persona_rules(ARCH, [2], option="A"), *persona_rules(DEV, [2], option="A")]},
+        SessionSettings(min_cycles=1, max_cycles=3))
+    _res, s = await start(h, speculate="never", personas=QUARTET)
+    second = s.discussions[1]
+    assert second.stop_reason == "converged" and (second.convergence.voters, len(s.personas)) == (2, 4)
+    assert "The 2 advisors who voted agree: 100% of the weighted vote backs A · Staged approach." in \
+        second.resolution_summary
+    assert second.resolution_summary.endswith("The debate ends here: the advisors who voted agree.")
+    assert "council agrees" not in second.resolution_summary
+    assert "**Vote:** no majority; **A · Staged approach** leads." in s.final_answer
+
+
+async def test_most_of_the_advisors_who_voted_are_not_most_advisors(make_service):
+    """Two of four advisors' first replies are unusable; the two who spoke (A and B) both ask to stop, which settles
+    the debate: its summary said "most advisors see no need to continue" of two advisors in four."""
+    h = make_service({"rules": [
+        rule("PersonaReply", "garbage", purpose=SEC, cycle=1), rule("PersonaReply", "garbage", purpose=PM, cycle=1),
+        *first_vote_rules(continue_debate=False, **{ARCH: ("A", 0.9), DEV: ("B", 0.8)})]},
+        SessionSettings(min_cycles=1, max_cycles=2))
+    _res, s = await start(h, speculate="never", personas=QUARTET)
+    first = s.discussions[0]
+    assert first.stop_reason == "settled" and first.convergence.voters == 2
+    assert first.resolution_summary.endswith(
+        "The debate ends here: most of the advisors who voted see no need to continue.")
+    assert "most advisors" not in first.resolution_summary
