@@ -137,3 +137,22 @@ async def test_most_of_the_advisors_who_voted_are_not_most_advisors(make_service
     assert first.resolution_summary.endswith(
         "The debate ends here: most of the advisors who voted see no need to continue.")
     assert "most advisors" not in first.resolution_summary
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "Software Architect and Senior Developer voted in the first vote but cast no vote in the final one."),
+    ("ru", "Голосовали в первом голосовании, но не в итоговом: Архитектор ПО и Старший разработчик."),
+], ids=["en", "ru"])
+async def test_a_first_vote_lost_to_advisors_who_stopped_voting_says_who(make_service, language, said):
+    """A 2 · B 1 in the first vote; in the next cycle the two on A give unusable replies, so the final vote is B 1.
+    The answer said "The debate overturned the first vote: A led it, B won the final one" and "Nobody changed their
+    vote." — the first vote was not overturned by anyone's argument but lost to two advisors who could not vote."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                rule("PersonaReply", "garbage", purpose=ARCH, cycle=2),
+                                rule("PersonaReply", "garbage", purpose=DEV, cycle=2),
+                                *persona_rules(DEVIL, [2], option="B")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never", language=language)
+    effect = s.synthesis.debate
+    assert (effect.verdict, effect.moves, effect.dropped) == ("overturned", [], [ARCH, DEV])
+    assert said in s.final_answer.split("###")[1]

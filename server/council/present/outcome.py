@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from council.personas.names import shown
 from council.present.debate import option_name
-from council.present.text import clipped, one_line
+from council.present.text import clipped, join_names, one_line
 from council.session.state.entities import ConversationSession, QuestionStatus, SessionStatus
 from council.session.state.outputs import DebateEffect, Hinge, HingeAlternative, PositionMove, VoteOption
 from council.words import n, t
@@ -60,8 +60,18 @@ def move_line(move: PositionMove) -> str:
         t("cycle.conformity") if move.conformity else "")
 
 
+def dropped_line(effect: DebateEffect) -> str:
+    """Who voted in the earlier vote and cast none in the final one ('' when nobody): a final count that differs
+    from the first without anybody moving is their absence, not the debate's doing."""
+    if not effect.dropped:
+        return ""
+    key = "outcome.revote_dropped" if effect.since == "revisit" else "outcome.dropped"
+    return t(key, names=join_names([shown(x) for x in effect.dropped]))
+
+
 def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> str:
-    """The line, one bullet per persona that moved, and the conformity flags counted ('' without a vote)."""
+    """The line, one bullet per persona that moved, who stopped voting, and the conformity flags counted ('' without
+    a vote)."""
     if effect is None:
         return ""
     out = [f"### {t('outcome.debate_heading')}\n\n{debate_line(effect, options)}\n\n"]
@@ -69,6 +79,8 @@ def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> st
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
     elif effect.verdict not in ("no_debate", "no_new_vote"):
         out.append(t("outcome.nobody_moved") + "\n\n")
+    if effect.dropped:
+        out.append(dropped_line(effect) + "\n\n")
     if effect.conformity_flags:
         out.append(t("outcome.conformity", changes=n(effect.conformity_flags, "change")) + "\n\n")
     return "".join(out)

@@ -198,7 +198,9 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
         now = final[p.name].option_id if p.name in final else None
         if was != now and now is not None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
+    dropped = [p.name for p in session.personas if p.name in first and p.name not in final]
     return outputs.DebateEffect(verdict=verdict, first_winner=first_winner, final_winner=final_winner,
                                 first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
+                                dropped=dropped if len(rounds) > 1 else [],
                                 conformity_flags=flags, since="revisit" if revisit is not None else "first_vote",
                                 cycles_after=cycles_after)
