@@ -1326,6 +1326,8 @@ export interface DebateChange {
   moves: council__protocol__consult__PositionMove[];
   /** Personas that voted in the earlier vote but cast none in the final one (their replies could not be used, or named no option). */
   dropped: string[];
+  /** Personas whose vote changed in a cycle between and came back to the earlier one. */
+  returned: string[];
   /** Debate replies flagged as possible conformity. */
   conformity_flags: number;
 }
@@ -1351,6 +1353,8 @@ export interface DebateEffect {
   moves: council__session__state__outputs__PositionMove[];
   /** Personas that voted in the earlier vote but cast none in the final one, in council order. */
   dropped: string[];
+  /** Personas whose vote changed in a cycle between and came back to the earlier one, in council order. */
+  returned: string[];
   /** Debate replies flagged as possible conformity. */
   conformityFlags: number;
 }

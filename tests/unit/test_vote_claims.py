@@ -156,3 +156,21 @@ async def test_a_first_vote_lost_to_advisors_who_stopped_voting_says_who(make_se
     effect = s.synthesis.debate
     assert (effect.verdict, effect.moves, effect.dropped) == ("overturned", [], [ARCH, DEV])
     assert said in s.final_answer.split("###")[1]
+
+
+async def test_an_advisor_who_changed_and_came_back_is_not_said_never_to_have_changed(make_service):
+    """The architect votes A, then B in the second cycle (its summary says it changed position), then A again: the
+    answer said "Nobody changed their vote."."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                *persona_rules(ARCH, [2], option="B", changed=True, change_reason="the risk"),
+                                *persona_rules(ARCH, [3], option="A", changed=True, change_reason="the cost"),
+                                *persona_rules(DEV, [2, 3], option="A"), *persona_rules(DEVIL, [2, 3], option="B")]},
+                     SessionSettings(min_cycles=3, max_cycles=3))
+    _res, s = await start(h, speculate="never")
+    assert [v.option_id for v in s.votes if v.persona == ARCH] == ["A", "B", "A"]
+    effect = s.synthesis.debate
+    assert (effect.verdict, effect.moves, effect.returned) == ("confirmed", [], [ARCH])
+    changed = s.final_answer.split("###")[1]
+    assert "Nobody changed their vote." not in changed
+    assert ("No final vote differs from the first: Software Architect changed their vote during the debate and came "
+            "back to it.") in changed

@@ -247,6 +247,8 @@ class DebateChange(SnakeModel):
     dropped: list[str] = Field(default_factory=list, description="Personas that voted in the earlier vote but cast "
                                                                 "none in the final one (their replies could not be "
                                                                 "used, or named no option).")
+    returned: list[str] = Field(default_factory=list, description="Personas whose vote changed in a cycle between "
+                                                                 "and came back to the earlier one.")
     conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
 
 

@@ -276,6 +276,8 @@ class DebateEffect(CamelModel):
                                                                        "order.")
     dropped: list[str] = Field(default_factory=list, description="Personas that voted in the earlier vote but cast "
                                                                 "none in the final one, in council order.")
+    returned: list[str] = Field(default_factory=list, description="Personas whose vote changed in a cycle between "
+                                                                 "and came back to the earlier one, in council order.")
     conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
 
 

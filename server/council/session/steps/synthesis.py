@@ -199,8 +199,12 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
         if was != now and now is not None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
     dropped = [p.name for p in session.personas if p.name in first and p.name not in final]
+    between = [_by_persona(votes, n) for n in rounds[1:-1]]
+    returned = [p.name for p in session.personas if p.name in first and p.name in final
+                and final[p.name].option_id == first[p.name].option_id
+                and any(p.name in r and r[p.name].option_id != first[p.name].option_id for r in between)]
     return outputs.DebateEffect(verdict=verdict, first_winner=first_winner, final_winner=final_winner,
                                 first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
-                                dropped=dropped if len(rounds) > 1 else [],
+                                dropped=dropped if len(rounds) > 1 else [], returned=returned,
                                 conformity_flags=flags, since="revisit" if revisit is not None else "first_vote",
                                 cycles_after=cycles_after)
