@@ -4,7 +4,7 @@ what the debate changed) checked against the session's votes, on sessions driven
 from __future__ import annotations
 
 import pytest
-from unit_helpers import first_vote_rules, persona_rules, rule
+from unit_helpers import first_vote_rules, persona_reply, persona_rules, rule
 
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.convergence import tally_votes
@@ -174,3 +174,27 @@ async def test_an_advisor_who_changed_and_came_back_is_not_said_never_to_have_ch
     assert "Nobody changed their vote." not in changed
     assert ("No final vote differs from the first: Software Architect changed their vote during the debate and came "
             "back to it.") in changed
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_a_round_without_a_readable_vote_is_no_tie_and_no_agreement_of_0_percent(make_service, language):
+    """The moderator places nobody (no first vote); cycle 2 votes A 2 · B 1; in cycle 3 two replies are unusable and
+    the third names no option. The summaries said "First vote: No option leads yet (a tie).", "Agreement 0% → 67%"
+    and "Agreement 67% → 0%: no option leads yet (a tie)." — a round without votes is neither a tie nor 0%."""
+    nobody = {"options": [{**o, "supporters": []} for o in OPTIONS]}
+    h = make_service({"rules": [rule("OptionsReply", nobody), *persona_rules(ARCH, [2], option="A"),
+                                *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B"),
+                                rule("PersonaReply", "garbage", purpose=ARCH, cycle=3),
+                                rule("PersonaReply", "garbage", purpose=DEV, cycle=3),
+                                rule("PersonaReply", {**persona_reply(3, who=DEVIL), "option_id": "Z"}, purpose=DEVIL,
+                                     cycle=3)]},
+                     SessionSettings(min_cycles=1, max_cycles=3))
+    _res, s = await start(h, speculate="never", language=language)
+    assert [len(s.votes_in(c)) for c in (1, 2, 3)] == [0, 3, 0]
+    first, second, third = (d.resolution_summary for d in s.discussions)
+    for summary in (first, second, third):
+        assert "0%" not in summary and "tie" not in summary and "ничья" not in summary
+    if language == "en":
+        assert first.endswith("No vote could be read in this round: nothing to end the debate on.")
+        assert second.endswith("Votes: A 2 · B 1. A · Staged approach leads with 67% of the weighted vote.")
+        assert third.endswith("No vote could be read in this round: nothing to end the debate on.")

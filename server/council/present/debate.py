@@ -69,7 +69,10 @@ def options(opts: list[VoteOption]) -> str:
 
 def convergence_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption],
                       council: int | None = None) -> str:
-    """How the vote stands; ``council``: the advisors seated (an agreement of fewer is theirs, not the council's)."""
+    """How the vote stands; ``council``: the advisors seated (an agreement of fewer is theirs, not the council's). A
+    round in which no vote could be read has no standing: no tie, no agreement that fell to 0%."""
+    if conv.voters == 0:
+        return t("conv.no_votes")
     words = standing_words(conv, previous, opts, council)
     if not quorate(conv.voters or 0, conv.seats):
         words += t("conv.no_quorum", voters=conv.voters or 0, advisors=n(conv.seats or 0, "advisor_of"))
@@ -92,6 +95,8 @@ def standing_words(conv: Convergence, previous: Convergence | None, opts: list[V
     lead = t("conv.leads", leader=leader, share=share) if leader else t("conv.tie")
     if previous is None:
         return t("conv.first", lead=lead)
+    if previous.voters == 0:  # no earlier agreement to compare with: not "Agreement 0% → 67%"
+        return t("conv.standing", lead=lead)
     return t("conv.moved", before=percent(previous.agreement), share=share, lead=lead[0].lower() + lead[1:])
 
 
