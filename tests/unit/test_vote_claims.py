@@ -198,3 +198,18 @@ async def test_a_round_without_a_readable_vote_is_no_tie_and_no_agreement_of_0_p
         assert first.endswith("No vote could be read in this round: nothing to end the debate on.")
         assert second.endswith("Votes: A 2 · B 1. A · Staged approach leads with 67% of the weighted vote.")
         assert third.endswith("No vote could be read in this round: nothing to end the debate on.")
+
+
+async def test_a_first_vote_without_votes_had_no_tie_to_break(make_service):
+    """Nobody placed; the next cycle ends A 1 · B 1 (the Product Manager surer of A). The answer said "The debate
+    overturned the first vote" / "broke the first vote's tie" of a first vote that had no votes at all."""
+    pm = "Product Manager"
+    nobody = {"options": [{**o, "supporters": []} for o in OPTIONS]}
+    h = make_service({"rules": [rule("OptionsReply", nobody), *persona_rules(pm, [2], option="A", vote_confidence=0.9),
+                                *persona_rules(DEVIL, [2], option="B", vote_confidence=0.6)]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never", personas=[pm, DEVIL])
+    assert s.votes_in(1) == [] and s.tally.counts == {"A": 1, "B": 1}
+    said = ("The first vote had no votes (no recommendation could be placed under an option); the final vote is a tie "
+            "(no votes → A 1 · B 1).")
+    assert said in s.final_answer and "tie:" not in s.final_answer and "overturned" not in s.final_answer

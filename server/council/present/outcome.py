@@ -34,6 +34,10 @@ def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
         return t(pre + "no_debate", first=first)
     if effect.verdict == "no_new_vote":
         return t(pre + "no_new_vote", first=first, cycles=n(effect.cycles_after, "debate_cycle"))
+    if effect.since == "first_vote" and not any(effect.first_counts.values()):  # nothing was tied: no votes
+        if effect.final_winner is None:
+            return t("outcome.from_none_tie", first=first, final=final)
+        return t("outcome.from_none", winner=_named(options, effect.final_winner), first=first, final=final)
     if effect.verdict == "confirmed":
         if effect.final_winner is None:
             return t(pre + "tie_kept", first=first, final=final)
