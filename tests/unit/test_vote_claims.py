@@ -213,3 +213,19 @@ async def test_a_first_vote_without_votes_had_no_tie_to_break(make_service):
     said = ("The first vote had no votes (no recommendation could be placed under an option); the final vote is a tie "
             "(no votes → A 1 · B 1).")
     assert said in s.final_answer and "tie:" not in s.final_answer and "overturned" not in s.final_answer
+
+
+async def test_an_advisor_who_changed_and_then_stopped_voting_is_not_said_never_to_have_changed(make_service):
+    """The architect votes A, then B in cycle 2, then gives an unusable reply in cycle 3 (the final vote): the answer
+    said "Nobody changed their vote." of a council in which it had."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                *persona_rules(ARCH, [2], option="B", changed=True, change_reason="the risk"),
+                                rule("PersonaReply", "garbage", purpose=ARCH, cycle=3),
+                                *persona_rules(DEV, [2, 3], option="A"), *persona_rules(DEVIL, [2, 3], option="B")]},
+                     SessionSettings(min_cycles=3, max_cycles=3))
+    _res, s = await start(h, speculate="never")
+    assert [(v.cycle, v.option_id) for v in s.votes if v.persona == ARCH] == [(1, "A"), (2, "B")]
+    effect = s.synthesis.debate
+    assert (effect.moves, effect.dropped) == ([], [ARCH])
+    changed = s.final_answer.split("###")[1]
+    assert "Nobody changed their vote." not in changed and "No final vote differs from the first." in changed

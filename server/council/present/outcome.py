@@ -83,6 +83,8 @@ def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> st
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
     elif effect.returned:  # a vote changed and came back: "Nobody changed their vote" would be false
         out.append(t("outcome.came_back", names=join_names([shown(x) for x in effect.returned])) + "\n\n")
+    elif effect.dropped and effect.verdict not in ("no_debate", "no_new_vote"):  # one that stopped voting may have
+        out.append(t("outcome.no_final_differs") + "\n\n")  # changed its vote before: not "Nobody changed"
     elif effect.verdict not in ("no_debate", "no_new_vote"):
         out.append(t("outcome.nobody_moved") + "\n\n")
     if effect.dropped:
