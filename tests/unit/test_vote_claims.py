@@ -229,3 +229,24 @@ async def test_an_advisor_who_changed_and_then_stopped_voting_is_not_said_never_
     assert (effect.moves, effect.dropped) == ([], [ARCH])
     changed = s.final_answer.split("###")[1]
     assert "Nobody changed their vote." not in changed and "No final vote differs from the first." in changed
+
+
+async def test_a_revisit_after_a_vote_without_a_winner_does_not_say_it_moved_from_none(make_service):
+    """The options call fails, so each advisor's own position is an option and the first vote is A 1 · B 1 · C 1
+    (no winner); after a revisited question every advisor votes B. The answer opened "the recommendation moved from
+    **None** to **B · …**"."""
+    from test_revisit_vote import revisited
+
+    from council.session.state.entities import SessionStatus
+
+    script = {"rules": [rule("OptionsReply", "no options from me"),
+                        *first_vote_rules(**{name: ("A", 0.9) for name in TRIO}),
+                        *[{"when": {"schema": "PersonaReply", "purpose": name, "anywhere": "This year"},
+                           "reply": persona_reply(2, option="B", changed=True, change_reason="the answer", who=name)}
+                          for name in TRIO]]}
+    h = make_service(script, SessionSettings(min_cycles=1, max_cycles=1))
+    done, s = await revisited(h)
+    assert done.status is SessionStatus.COMPLETED and s.revisits[-1].winner_before is None
+    assert s.tally.winner == "B"
+    assert "None" not in s.final_answer
+    assert "**What changed:** the vote before your answer had no winner; now **B · " in s.final_answer
