@@ -89,13 +89,16 @@ def standing_words(conv: Convergence, previous: Convergence | None, opts: list[V
         return t("conv.converged", share=share, leader=leader)
     if conv.status == "impasse":
         return t("conv.impasse")
-    if conv.status == "diverging" and previous is not None:
+    # a round without votes, or with too few to speak for the council, had no agreement to compare with: a first
+    # vote of one advisor of three at 100% is not the council's agreement "falling" to 67% when the others vote
+    comparable = previous is not None and previous.voters != 0 and quorate(previous.voters or 0, previous.seats)
+    if conv.status == "diverging" and comparable:
         return t("conv.fell", before=percent(previous.agreement), share=share) + (
             t("conv.still_leads", leader=leader) if leader else t("conv.no_leader"))
     lead = t("conv.leads", leader=leader, share=share) if leader else t("conv.tie")
     if previous is None:
         return t("conv.first", lead=lead)
-    if previous.voters == 0:  # no earlier agreement to compare with: not "Agreement 0% → 67%"
+    if not comparable:  # not "Agreement 0% → 67%", nor "fell from 100%" of one vote
         return t("conv.standing", lead=lead)
     return t("conv.moved", before=percent(previous.agreement), share=share, lead=lead[0].lower() + lead[1:])
 
