@@ -1324,6 +1324,10 @@ export interface DebateChange {
   /** Option id → final votes. */
   final_counts: Record<string, number>;
   moves: council__protocol__consult__PositionMove[];
+  /** Personas that voted in the earlier vote but cast none in the final one (their replies could not be used, or named no option). */
+  dropped: string[];
+  /** Personas whose vote changed in a cycle between and came back to the earlier one. */
+  returned: string[];
   /** Debate replies flagged as possible conformity. */
   conformity_flags: number;
 }
@@ -1347,6 +1351,10 @@ export interface DebateEffect {
   finalCounts: Record<string, number>;
   /** Personas whose vote moved, in council order. */
   moves: council__session__state__outputs__PositionMove[];
+  /** Personas that voted in the earlier vote but cast none in the final one, in council order. */
+  dropped: string[];
+  /** Personas whose vote changed in a cycle between and came back to the earlier one, in council order. */
+  returned: string[];
   /** Debate replies flagged as possible conformity. */
   conformityFlags: number;
 }

@@ -305,3 +305,16 @@ def test_position_similarity_is_reported_with_any_ranker_and_never_decides():
     sim = position_similarity([("x", "y")], Fixed())
     c = assess(2, votes_split, votes_split, None, similarity=sim)
     assert c.similarity == 0.97 and c.status != "converged"  # high similarity alone never converges
+
+
+def test_one_vote_read_again_after_a_round_without_a_quorum_is_no_impasse():
+    """Only the architect could be read in the first vote (1 of 3); in the next round the other two abstain and it
+    votes A again: "Impasse: the same split as in the last cycle; nobody moved", and the debate stopped — one vote
+    is no split, and the round before did not speak for the council."""
+    first = assess(1, [v("P1", "A", 0.9)], [], None, seats=3)
+    second = assess(2, [v("P1", "A", 0.9, cycle=2)], [v("P1", "A", 0.9)], first, seats=1)
+    assert second.status == "refining" and should_stop(second, round_no=2, min_rounds=1) is None
+    quorate_first = assess(1, [v("P1", "A"), v("P2", "B")], [], None, seats=2)
+    repeated = assess(2, [v("P1", "A", cycle=2), v("P2", "B", cycle=2)], [v("P1", "A"), v("P2", "B")],
+                      quorate_first, seats=2)
+    assert repeated.status == "impasse"  # a real split, repeated after a quorate round, is still an impasse

@@ -58,5 +58,6 @@ async def test_a_first_vote_that_placed_nobody_is_not_said_to_be_the_final_one(m
                                                                                                "A")
     assert sum(effect.first_counts.values()) == 0 and [m.from_option for m in effect.moves] == [None, None, None]
     assert "No debate cycle followed" not in s.final_answer
-    said = "The debate broke the first vote's tie: **A · Staged approach** won (no votes → A 2 · B 1)."
+    said = ("The first vote had no votes (no recommendation could be placed under an option); the debate decided: "
+            "**A · Staged approach** won (no votes → A 2 · B 1).")  # no votes are no tie to break
     assert said in s.final_answer

@@ -90,7 +90,11 @@ def what_changed(s: ConversationSession, syn: CouncilSynthesis) -> str:
     winner = s.tally.winner if s.tally else None
     if v.winner_before or winner:
         before, after = option_name(s.options, v.winner_before), option_name(s.options, winner)
-        if winner != v.winner_before:
+        if v.winner_before is None:  # no option won before (a tie, or no votes): never "moved from None"
+            out.append(t("revisit.decided", after=after))
+        elif winner is None:
+            out.append(t("revisit.undecided", before=before))
+        elif winner != v.winner_before:
             out.append(t("revisit.moved", before=before, after=after))
         else:
             out.append(t("revisit.stands", after=after))

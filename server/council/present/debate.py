@@ -67,27 +67,53 @@ def options(opts: list[VoteOption]) -> str:
     return f"{t('debate.options')}\n\n{rows}\n"
 
 
-def convergence_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption]) -> str:
-    words = standing_words(conv, previous, opts)
+def convergence_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption],
+                      council: int | None = None) -> str:
+    """How the vote stands; ``council``: the advisors seated (an agreement of fewer is theirs, not the council's). A
+    round in which no vote could be read has no standing: no tie, no agreement that fell to 0%."""
+    if conv.voters == 0:
+        return t("conv.no_votes")
+    words = standing_words(conv, previous, opts, council)
     if not quorate(conv.voters or 0, conv.seats):
         words += t("conv.no_quorum", voters=conv.voters or 0, advisors=n(conv.seats or 0, "advisor_of"))
     return words
 
 
-def standing_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption]) -> str:
+def standing_words(conv: Convergence, previous: Convergence | None, opts: list[VoteOption],
+                   council: int | None = None) -> str:
     leader = f"**{option_name(opts, conv.leader)}**" if conv.leader else None
     share = percent(conv.agreement)
     if conv.status == "converged":
+        if some_voted(conv, council):  # the advisors who spoke agree; the others' votes could not be read
+            return t("conv.converged_voters", share=share, leader=leader, voters=n(conv.voters or 0, "advisor"))
         return t("conv.converged", share=share, leader=leader)
     if conv.status == "impasse":
         return t("conv.impasse")
-    if conv.status == "diverging" and previous is not None:
+    # a round without votes, or with too few to speak for the council, had no agreement to compare with: a first
+    # vote of one advisor of three at 100% is not the council's agreement "falling" to 67% when the others vote
+    comparable = previous is not None and previous.voters != 0 and quorate(previous.voters or 0, previous.seats)
+    if conv.status == "diverging" and comparable:
         return t("conv.fell", before=percent(previous.agreement), share=share) + (
             t("conv.still_leads", leader=leader) if leader else t("conv.no_leader"))
     lead = t("conv.leads", leader=leader, share=share) if leader else t("conv.tie")
     if previous is None:
         return t("conv.first", lead=lead)
+    if not comparable:  # not "Agreement 0% → 67%", nor "fell from 100%" of one vote
+        return t("conv.standing", lead=lead)
     return t("conv.moved", before=percent(previous.agreement), share=share, lead=lead[0].lower() + lead[1:])
+
+
+def some_voted(conv: Convergence, council: int | None) -> bool:
+    """Whether fewer than the whole council (``council`` advisors) voted in the round: then an agreement, or wishes
+    to stop, are those of the advisors who voted, never "the council agrees" or "most advisors"."""
+    return council is not None and (conv.voters or 0) < council
+
+
+def stop_words(stop: str, conv: Convergence | None, council: int) -> str:
+    """The sentence that ends a cycle's summary when the debate stops there."""
+    if stop in ("converged", "settled") and conv is not None and some_voted(conv, council):
+        return t(f"debate.stop.{stop}_voters")
+    return t(f"debate.stop.{stop}")
 
 
 def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | None, stop: str | None) -> list[str]:
@@ -108,9 +134,10 @@ def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | No
         if votes:
             lines.append(votes_words(session, cycle, votes))
         earlier = [x.convergence for x in session.discussions if x.cycle_number < cycle and x.convergence]
-        lines.append(convergence_words(conv, earlier[-1] if earlier else None, session.options))
+        lines.append(convergence_words(conv, earlier[-1] if earlier else None, session.options,
+                                       len(session.personas)))
     if stop in STOPS:
-        lines.append(t(f"debate.stop.{stop}"))
+        lines.append(stop_words(stop, conv, len(session.personas)))
     return lines
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from council.personas.names import shown
 from council.present.debate import option_name
-from council.present.text import clipped, one_line
+from council.present.text import clipped, join_names, one_line
 from council.session.state.entities import ConversationSession, QuestionStatus, SessionStatus
 from council.session.state.outputs import DebateEffect, Hinge, HingeAlternative, PositionMove, VoteOption
 from council.words import n, t
@@ -34,6 +34,10 @@ def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
         return t(pre + "no_debate", first=first)
     if effect.verdict == "no_new_vote":
         return t(pre + "no_new_vote", first=first, cycles=n(effect.cycles_after, "debate_cycle"))
+    if effect.since == "first_vote" and not any(effect.first_counts.values()):  # nothing was tied: no votes
+        if effect.final_winner is None:
+            return t("outcome.from_none_tie", first=first, final=final)
+        return t("outcome.from_none", winner=_named(options, effect.final_winner), first=first, final=final)
     if effect.verdict == "confirmed":
         if effect.final_winner is None:
             return t(pre + "tie_kept", first=first, final=final)
@@ -47,23 +51,44 @@ def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
 
 
 def move_line(move: PositionMove) -> str:
-    """"Security Expert moved from B to A: <the argument>" (or that it named none)."""
-    where = t("outcome.from_to", before=move.from_option, after=move.to_option) if move.from_option else \
-        t("outcome.to", after=move.to_option)
-    why = f": {one_line(move.because)}" if move.because.strip() else t("outcome.no_argument")
+    """"Security Expert moved from B to A: <the argument>" (or that it named none). A persona with no first vote
+    (its recommendation was placed under no option, or its reply could not be used) did not move: it voted for the
+    first time in the debate ("cast no first vote and voted for A"), with its argument only if it named one."""
+    said = f": {one_line(move.because)}" if move.because.strip() else ""
+    if not move.from_option:
+        return t("outcome.joined", persona=shown(move.persona), after=move.to_option, why=said) + (
+            t("cycle.conformity") if move.conformity else "")
+    where = t("outcome.from_to", before=move.from_option, after=move.to_option)
+    why = said or t("outcome.no_argument")
     return t("outcome.moved", persona=shown(move.persona), where=where, why=why) + (
         t("cycle.conformity") if move.conformity else "")
 
 
+def dropped_line(effect: DebateEffect) -> str:
+    """Who voted in the earlier vote and cast none in the final one ('' when nobody): a final count that differs
+    from the first without anybody moving is their absence, not the debate's doing."""
+    if not effect.dropped:
+        return ""
+    key = "outcome.revote_dropped" if effect.since == "revisit" else "outcome.dropped"
+    return t(key, names=join_names([shown(x) for x in effect.dropped]))
+
+
 def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> str:
-    """The line, one bullet per persona that moved, and the conformity flags counted ('' without a vote)."""
+    """The line, one bullet per persona that moved, who stopped voting, and the conformity flags counted ('' without
+    a vote)."""
     if effect is None:
         return ""
     out = [f"### {t('outcome.debate_heading')}\n\n{debate_line(effect, options)}\n\n"]
     if effect.moves:
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
+    elif effect.returned:  # a vote changed and came back: "Nobody changed their vote" would be false
+        out.append(t("outcome.came_back", names=join_names([shown(x) for x in effect.returned])) + "\n\n")
+    elif effect.dropped and effect.verdict not in ("no_debate", "no_new_vote"):  # one that stopped voting may have
+        out.append(t("outcome.no_final_differs") + "\n\n")  # changed its vote before: not "Nobody changed"
     elif effect.verdict not in ("no_debate", "no_new_vote"):
         out.append(t("outcome.nobody_moved") + "\n\n")
+    if effect.dropped:
+        out.append(dropped_line(effect) + "\n\n")
     if effect.conformity_flags:
         out.append(t("outcome.conformity", changes=n(effect.conformity_flags, "change")) + "\n\n")
     return "".join(out)

@@ -244,6 +244,11 @@ class DebateChange(SnakeModel):
     first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")
     final_counts: dict[str, int] = Field(default_factory=dict, description="Option id → final votes.")
     moves: list[PositionMove] = []
+    dropped: list[str] = Field(default_factory=list, description="Personas that voted in the earlier vote but cast "
+                                                                "none in the final one (their replies could not be "
+                                                                "used, or named no option).")
+    returned: list[str] = Field(default_factory=list, description="Personas whose vote changed in a cycle between "
+                                                                 "and came back to the earlier one.")
     conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
 
 

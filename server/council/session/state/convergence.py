@@ -76,7 +76,10 @@ def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previou
     elif not quorum:
         status, reason = "refining", f"only {len(votes)} of {seats} advisors' votes could be read"
     elif previous is not None and stable == 1.0 and previous.leader == leader \
-            and abs(previous.agreement - share) < 1e-9:
+            and abs(previous.agreement - share) < 1e-9 and len(votes) >= 2 \
+            and quorate(previous.voters or 0, previous.seats):
+        # a split needs two voters, and the last round must have spoken for the council: one advisor's vote, read
+        # again after a round where only it could be read, is no "same split twice in a row"
         status, reason = "impasse", "the same disagreement two rounds running: nobody moved"
     elif previous is not None and share < previous.agreement:
         status, reason = "diverging", f"agreement fell from {previous.agreement:.0%} to {share:.0%}"
@@ -141,8 +144,8 @@ def tally_votes(options: list[VoteOption], votes: list[Vote], abstentions: list[
     winner: str | None = ranked[0].id if voters else None
     consensus = "none"
     if winner is not None:
-        if counts[winner] == voters and voters >= 2:
-            consensus = "unanimous"
+        if counts[winner] == voters and voters >= 2 and not abstentions:
+            consensus = "unanimous"  # every seat: two votes of three, one abstaining, are a majority, not all
         elif len(ranked) > 1 and counts[ranked[1].id] == counts[winner]:
             consensus = "tie"  # a head-count tie goes to the side its voters are surer of; an even one has no winner
             if weights[ranked[1].id] == weights[winner]:

@@ -274,6 +274,10 @@ class DebateEffect(CamelModel):
     final_counts: dict[str, int] = Field({}, description="Option id → final votes.")
     moves: list[PositionMove] = Field(default_factory=list, description="Personas whose vote moved, in council "
                                                                        "order.")
+    dropped: list[str] = Field(default_factory=list, description="Personas that voted in the earlier vote but cast "
+                                                                "none in the final one, in council order.")
+    returned: list[str] = Field(default_factory=list, description="Personas whose vote changed in a cycle between "
+                                                                 "and came back to the earlier one, in council order.")
     conformity_flags: int = Field(0, ge=0, description="Debate replies flagged as possible conformity.")
 
 

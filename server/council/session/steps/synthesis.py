@@ -25,9 +25,10 @@ def dissent(session: ConversationSession, contracts: dict[str, PersonaContract])
     """Those who voted against the winner in the final vote, one entry each with their reasons (an always-included
     persona's, the Devil's Advocate's, with its counterpoints too). Nobody else dissents: a persona that voted for
     the winner agreed, whatever it warned of (its counterpoints are among the risks); one that abstained voted for
-    nothing (the notes name it); without a winner (a tie, no vote) there is nothing to dissent from."""
+    nothing (the notes name it); without a winner (a tie, no vote) there is nothing to dissent from — nor from a
+    head-count tie that its voters' confidence breaks: one side of "A 1 · B 1" is no dissent from the other."""
     tally = session.tally
-    if tally is None or tally.winner is None:
+    if tally is None or tally.winner is None or tally.consensus == "tie":
         return []
     latest = {x.persona: x for x in session.latest_responses() if not x.abstained}
     entries = []
@@ -184,9 +185,12 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
     replies = {(x.persona, x.cycle): x for x in session.responses if not x.abstained}
     flags = sum(1 for x in session.responses if x.cycle > after and x.conformity_flag and not x.abstained)
     cycles_after = max(0, session.debate_cycles - after)
+    # a head-count tie has no winner here, even one its voters' confidence puts ahead: "C won the final one" of
+    # "A 1 · C 1" was said of a tie, and a tie that stood but leaned the other way read as overturned
+    first_winner, final_winner = (None if x.consensus == "tie" else x.winner for x in (first_tally, final_tally))
     verdict = ("no_debate" if not cycles_after
                else "no_new_vote" if len(rounds) == 1
-               else "confirmed" if first_tally.winner == final_tally.winner  # both None: the earlier tie stood
+               else "confirmed" if first_winner == final_winner  # both None: the earlier tie stood
                else "overturned")
     moves = []
     for p in session.personas:
@@ -194,7 +198,13 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
         now = final[p.name].option_id if p.name in final else None
         if was != now and now is not None:
             moves.append(_move(p.name, rounds, votes, replies, was, now))
-    return outputs.DebateEffect(verdict=verdict, first_winner=first_tally.winner, final_winner=final_tally.winner,
+    dropped = [p.name for p in session.personas if p.name in first and p.name not in final]
+    between = [_by_persona(votes, n) for n in rounds[1:-1]]
+    returned = [p.name for p in session.personas if p.name in first and p.name in final
+                and final[p.name].option_id == first[p.name].option_id
+                and any(p.name in r and r[p.name].option_id != first[p.name].option_id for r in between)]
+    return outputs.DebateEffect(verdict=verdict, first_winner=first_winner, final_winner=final_winner,
                                 first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
+                                dropped=dropped if len(rounds) > 1 else [], returned=returned,
                                 conformity_flags=flags, since="revisit" if revisit is not None else "first_vote",
                                 cycles_after=cycles_after)
