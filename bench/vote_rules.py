@@ -29,7 +29,7 @@ from string import ascii_uppercase
 import numpy as np
 from scipy.stats import norm
 
-from council.session.state.convergence import assess, should_stop, tally_votes
+from council.session.state.convergence import assess, quorate, should_stop, tally_votes
 from council.session.state.entities import SessionSettings
 from council.session.state.outputs import Vote, VoteOption
 
@@ -60,11 +60,13 @@ class Regime:
     conformity: str  # low | high
     truth: float = TRUTH
     max_cycles: int = SETTINGS.max_cycles
+    placement: float = 1.0  # chance the moderator places a seat's first recommendation under its option
 
     @property
     def name(self) -> str:
         extra = "" if self.truth == TRUTH else f" λ={self.truth:g}"
         extra += "" if self.max_cycles == SETTINGS.max_cycles else f" cap={self.max_cycles}"
+        extra += "" if self.placement == 1.0 else f" placed={self.placement:.2f}"
         return f"{self.seats} {self.vendors:5} {self.calibration:10} {self.strength:6} {self.conformity:4}{extra}"
 
 
@@ -90,6 +92,7 @@ class Drawn:
     first: np.ndarray  # (Q, n) option each seat recommends in the independent cycle
     confidence: np.ndarray  # (Q, n) its vote_confidence
     moves: np.ndarray  # (Q, cycles, n, 2) uniforms: switch or not, which option
+    placed: np.ndarray  # (Q, n) whether the moderator placed the seat's first recommendation (its first vote)
 
 
 def draw(r: Regime, questions: int, rng: np.random.Generator) -> Drawn:
@@ -120,16 +123,21 @@ def draw(r: Regime, questions: int, rng: np.random.Generator) -> Drawn:
     wrong = np.where(rng.random((questions, n)) < SAME_WRONG, own_wrong, any_wrong)
     first = np.where(correct, right[:, None], wrong)
     moves = rng.random((questions, max(1, r.max_cycles - 1), n, 2))
-    return Drawn(right, first, np.round(confidence, 4), moves)
+    # drawn last, and only when some go unplaced: the regimes that place every seat keep their draws
+    placed = rng.random((questions, n)) < r.placement if r.placement < 1 else np.ones((questions, n), dtype=bool)
+    return Drawn(right, first, np.round(confidence, 4), moves, placed)
 
 
 OPTIONS = [VoteOption(id=ascii_uppercase[i], label=f"option {i}", description=f"option {i}") for i in range(K)]
 SEATS = [f"seat{i}" for i in range(12)]
 
 
-def votes_of(cycle: int, options: list[int], confidence: list[float]) -> list[Vote]:
+def votes_of(cycle: int, options: list[int], confidence: list[float], placed: list[bool] | None = None) -> list[Vote]:
+    """The seats' votes of a cycle; ``placed``: which seats have one (a first vote reads only the recommendations the
+    moderator placed under an option: the others abstain, as ``vote_round.propose_options`` records them)."""
     return [Vote(persona=SEATS[i], option_id=OPTIONS[o].id, confidence=c, rationale="", continue_debate=c < STOP_AT,
-                 cycle=cycle) for i, (o, c) in enumerate(zip(options, confidence, strict=True))]
+                 cycle=cycle) for i, (o, c) in enumerate(zip(options, confidence, strict=True))
+            if placed is None or placed[i]]
 
 
 def debate_step(options: list[int], confidence: list[float], right: int, kappa: float, truth: float,
@@ -178,30 +186,38 @@ class Session:
 
 
 def run_engine_rules(first: list[int], confidence: list[float], right: int, r: Regime, moves: np.ndarray,
-                     min_rounds: int = SETTINGS.min_cycles) -> Session:
+                     min_rounds: int = SETTINGS.min_cycles, placed: list[bool] | None = None,
+                     quorum: bool = True) -> Session:
     """The engine's deliberation loop on scripted votes (``Engine.debate``, ``options_beside_next_cycle``,
-    ``Engine._conclude_cycle``, ``vote_round.conclude``): assess and should_stop after every cycle's votes, the
-    cycle cap, then the tally of the final round. ``min_rounds``: the engine's ``min_cycles`` (the bench runs
-    it with 2 for the rule before issue 34's change)."""
+    ``Engine._conclude_cycle``, ``vote_round.conclude``): assess and should_stop after every cycle's votes (with
+    the seats who spoke, as ``_conclude_cycle`` counts them), the cycle cap, then the tally of the final round with
+    its abstentions. ``min_rounds``: the engine's ``min_cycles`` (the bench runs it with 2 for the rule before issue
+    34's change). ``placed``: the seats whose first recommendation the moderator placed (None: all); every seat
+    votes in later cycles (on the options, as when cycle 2 waits for them). ``quorum=False``: the rule before the
+    quorum (9a4d94c): a round's votes decided whatever share of the seats cast them."""
     kappa = CONFORMITY[r.conformity]
-    votes = votes_of(1, first, confidence)
+    seats = len(first) if quorum else None
+    votes = votes_of(1, first, confidence, placed)
     rounds = [votes]
-    conv = assess(1, votes, [], None)
+    conv = assess(1, votes, [], None, seats=seats)
     stop = should_stop(conv, round_no=1, min_rounds=min_rounds)
     options, conf, cycle = first, confidence, 1
     while stop is None and cycle < r.max_cycles:
         cycle += 1
         options, conf = debate_step(options, conf, right, kappa, r.truth, moves[cycle - 2])
         votes = votes_of(cycle, options, conf)
-        conv = assess(cycle, votes, rounds[-1], conv)
+        conv = assess(cycle, votes, rounds[-1], conv, seats=seats)
         stop = should_stop(conv, round_no=cycle, min_rounds=min_rounds)
         rounds.append(votes)
-    tally = tally_votes(OPTIONS, rounds[-1])
+    voted = {v.persona for v in rounds[-1]}
+    tally = tally_votes(OPTIONS, rounds[-1], [x for x in SEATS[: len(first)] if x not in voted])
     return Session(rounds, stop or "limit", tally.winner)
 
 
 def credit(scores: dict[int, float], right: int) -> float:
     """1 if the right option alone leads, 1/k when it ties k ways for the lead (the tie broken at random), else 0."""
+    if not scores:  # no vote at all: the chair's answer is a guess among the K options
+        return 1 / K
     best = max(scores.values())
     lead = [x for x, s in scores.items() if s >= best - 1e-12]
     return 1 / len(lead) if right in lead else 0.0
@@ -320,6 +336,82 @@ def run_regime(r: Regime, questions: int, seed: int) -> tuple[Row, Drawn, list[S
                float(d.confidence.mean() - mean_acc)), d, sessions
 
 
+PLACEMENTS = (2 / 3, 1 / 3)  # the placement rows' chance that the moderator places a seat's first recommendation
+
+
+@dataclass
+class PlacementRow:
+    regime: Regime
+    figures: dict[str, float]
+    diff: tuple[float, float]  # Council's final answer − the same without the quorum: mean, standard error
+
+
+def run_placement(r: Regime, questions: int, seed: int) -> tuple[PlacementRow, Drawn, list[Session]]:
+    """One placement regime: each question's session under Council's rules (a round needs two thirds of the seats
+    who spoke to converge or settle) and without the quorum (9a4d94c), on the same questions, placements and moves."""
+    rng = np.random.default_rng([seed, zlib.crc32(r.name.encode())])
+    d = draw(r, questions, rng)
+    per: dict[str, list[float]] = {k: [] for k in ("maj_all", "maj_read", "council", "before")}
+    cycles: dict[str, list[int]] = {"council": [], "before": []}
+    thin = 0
+    sessions = []
+    for q in range(questions):
+        first, conf, right = d.first[q].tolist(), d.confidence[q].tolist(), int(d.right[q])
+        placed = d.placed[q].tolist()
+        now = run_engine_rules(first, conf, right, r, d.moves[q], placed=placed)
+        was = run_engine_rules(first, conf, right, r, d.moves[q], placed=placed, quorum=False)
+        sessions.append(now)
+        per["maj_all"].append(credit(plurality(first), right))
+        per["maj_read"].append(credit(plurality([o for o, p in zip(first, placed, strict=True) if p]), right))
+        per["council"].append(council_credit(now, right))
+        per["before"].append(council_credit(was, right))
+        cycles["council"].append(len(now.rounds))
+        cycles["before"].append(len(was.rounds))
+        thin += len(was.rounds) == 1 and not quorate(len(was.rounds[0]), len(first))
+    gap = np.array(per["council"]) - np.array(per["before"])
+    figures = {k: float(np.mean(v)) for k, v in per.items()}
+    figures |= {f"cycles_{k}": float(np.mean(v)) for k, v in cycles.items()}
+    figures["thin"] = thin / questions
+    figures["placed"] = float(d.placed.mean())
+    return PlacementRow(r, figures, (float(gap.mean()), float(gap.std() / math.sqrt(questions)))), d, sessions
+
+
+def placement_grid() -> list[Regime]:
+    return [Regime(n, "mixed", c, s, k, placement=p) for n in (3, 5, 9) for c in ("calibrated", "over", "blind")
+            for s in ("strong", "weak") for k in ("low", "high") for p in PLACEMENTS]
+
+
+def placement_verdict(row: PlacementRow) -> str:
+    mean, se = row.diff
+    return "LOSES" if mean < -2 * se and se > 0 else "wins" if mean > 2 * se and se > 0 else "="
+
+
+def print_placement(rows: list[PlacementRow], questions: int) -> None:
+    print(f"# the moderator's placement (issue 34): each seat's first recommendation is placed under its option with "
+          f"the chance `placed` (independently; an unplaced seat abstains in the first vote and votes on the options "
+          f"from cycle 2, which waits for them), three vendors, {questions} questions each; columns:")
+    print("#   maj(all) = plurality of every seat's first recommendation (a moderator placing all); maj(read) = of the "
+          "placed ones (the first vote's tally); council = Council's final answer (a round converges or settles "
+          "only with two thirds of the seats who spoke voting); before = the same sessions without that quorum "
+          "(9a4d94c); Δ = council − before (± 1 se, paired; wins/LOSES beyond 2 se); cycles now / before; "
+          "minority stop = share of sessions the rule before ended on a first vote of fewer than two thirds of the "
+          "seats")
+    for row in rows:
+        f = row.figures
+        mean, se = row.diff
+        print(f"vote_rules_placement[{row.regime.name}]: placed {f['placed']:.2f} | maj(all) {f['maj_all']:.3f} "
+              f"maj(read) {f['maj_read']:.3f} council {f['council']:.3f} before {f['before']:.3f} | Δ {mean:+.3f}"
+              f"±{se:.3f} {placement_verdict(row)} | cycles {f['cycles_council']:.2f} / {f['cycles_before']:.2f} | "
+              f"minority stop {f['thin']:.0%}")
+    gaps = [row.diff[0] for row in rows]
+    wins, losses = (sum(placement_verdict(x) == v for x in rows) for v in ("wins", "LOSES"))
+    now, before = (np.mean([x.figures[k] for x in rows]) for k in ("cycles_council", "cycles_before"))
+    thin = np.mean([x.figures["thin"] for x in rows])
+    print(f"vote_rules_placement_regimes: {len(rows)}; the quorum wins in {wins}, loses in {losses}; Δ mean "
+          f"{np.mean(gaps):+.3f}, from {min(gaps):+.3f} to {max(gaps):+.3f}; mean cycles {now:.2f} (before "
+          f"{before:.2f}); the rule before ended {thin:.0%} of sessions on a minority's first vote")
+
+
 def grid() -> list[Regime]:
     main = [Regime(n, v, c, s, k) for n in (3, 5, 9) for v in ("same", "mixed")
             for c in ("calibrated", "over", "blind") for s in ("strong", "weak") for k in ("low", "high")]
@@ -394,9 +486,16 @@ def crosscheck(r: Regime, drawn: Drawn, sessions: list[Session], count: int) -> 
 
     class SeatScript(ScriptedProvider):
         plan: dict[tuple[str, int], Vote] = {}
+        placed: list[bool] | None = None  # the placement rows: the moderator lists only these under their options
 
         async def stream(self, request):
             schema = request.json_schema or {}
+            if schema.get("title") == "OptionsReply" and self.placed is not None:
+                firsts = [self.plan[(name, 1)].option_id for name in names]
+                yield json.dumps({"options": [{"label": o.label, "description": o.description, "supporters": [
+                    k + 1 for k, (oid, p) in enumerate(zip(firsts, self.placed, strict=True)) if p and oid == o.id]}
+                    for o in OPTIONS]})
+                return
             if schema.get("title") != "PersonaReply":
                 async for chunk in super().stream(request):
                     yield chunk
@@ -431,14 +530,19 @@ def crosscheck(r: Regime, drawn: Drawn, sessions: list[Session], count: int) -> 
         service.hub._get = lambda cfg: provider  # inject the scripted seats (bench only, as bench.py does)
         for q in range(count):
             s = sessions[q]
-            provider.plan = {(names[int(v.persona[4:])], v.cycle): v for votes in s.rounds for v in votes}
+            # every seat's first recommendation (a placement row's unplaced ones too: they speak, unread), then votes
+            firsts = votes_of(1, drawn.first[q].tolist(), drawn.confidence[q].tolist())
+            provider.plan = {(names[int(v.persona[4:])], v.cycle): v for row in [firsts, *s.rounds[1:]] for v in row}
+            provider.placed = drawn.placed[q].tolist() if r.placement < 1 else None
             result = await service.turn(TurnParams(text=f"Question {q}: which option is right?", options=SessionOptions(
-                personas=names, clarify=False, max_cycles=r.max_cycles)))
+                personas=names, clarify=False, max_cycles=r.max_cycles,
+                speculate="never" if r.placement < 1 else None)))  # cycle 2 votes on the options, as simulated
             real = service.store.get(result.session_id).rt.session
             votes = [{v.persona: v.option_id for v in real.votes_in(c)} for c in range(1, real.final_round + 1)]
             got = (real.discussions[-1].stop_reason, real.final_round, real.tally.winner if real.tally else None,
                    [[row.get(name) for name in names] for row in votes])
-            want = (s.stop, len(s.rounds), s.winner, [[v.option_id for v in row] for row in s.rounds])
+            simulated = [{names[int(v.persona[4:])]: v.option_id for v in row} for row in s.rounds]
+            want = (s.stop, len(s.rounds), s.winner, [[row.get(name) for name in names] for row in simulated])
             if got == want:
                 same += 1
             else:
@@ -466,6 +570,12 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         kept[r] = (d, sessions)
     print_rows(rows, args.questions)
+    placing = []
+    for r in placement_grid():
+        prow, d, sessions = run_placement(r, args.questions, args.seed)
+        placing.append(prow)
+        kept[r] = (d, sessions)
+    print_placement(placing, args.questions)
     losses = [row for row in rows if verdict(row) == "LOSES"]
     print(f"vote_rules_regimes: {len(rows)}; Council's final answer loses to plain majority of the first vote in "
           f"{len(losses)}, wins in {sum(verdict(x) == 'wins' for x in rows)}; the rule before (was) lost in "
@@ -482,7 +592,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({min(gap)[1].strip()}), best {max(gap)[0]:+.3f} ({max(gap)[1].strip()})")
     if args.crosscheck:
         checked = [Regime(5, "mixed", "calibrated", "weak", "high"), Regime(3, "same", "over", "strong", "low"),
-                   Regime(9, "mixed", "over", "weak", "high")]
+                   Regime(9, "mixed", "over", "weak", "high"),
+                   Regime(5, "mixed", "calibrated", "weak", "high", placement=PLACEMENTS[1])]
         for r in checked:
             same, count, differ = crosscheck(r, *kept[r], args.crosscheck)
             print(f"vote_rules_crosscheck[{r.name}]: CouncilService agreed on every vote, the stop, the cycles "
