@@ -113,7 +113,7 @@ async def test_a_first_vote_the_moderator_could_place_for_one_advisor_of_three_d
     assert first.stop_reason is None and first.convergence.status == "refining"
     assert (first.convergence.voters, first.convergence.seats) == (1, 3)
     assert first.convergence.stop_requests == round(1 / 3, 4)
-    assert "Only 1 of 3 advisors had a vote that could be read: too few to end the debate on." in \
+    assert "Only 1 of 3 advisors had a vote that could be read: too few to speak for the council." in \
         first.resolution_summary
     voters = {v.persona for v in s.votes if v.cycle == 2}
     if speculate == "never":
