@@ -265,3 +265,20 @@ async def test_a_first_vote_of_too_few_advisors_is_no_agreement_that_fell(make_s
     second = s.discussions[1].resolution_summary
     assert "fell" not in second and "100%" not in second
     assert second.endswith("Votes: A 2 · B 1. A · Staged approach leads with 67% of the weighted vote.")
+
+
+@pytest.mark.parametrize(("language", "now", "still"), [
+    ("en", "Agreement fell from 71% to 67%; B · Wait leads now.", "still leads"),
+    ("ru", "Согласие упало с 71% до 67%; теперь впереди B · Wait.", "по-прежнему"),
+], ids=["en", "ru"])
+async def test_an_option_that_took_the_lead_does_not_still_lead(make_service, language, now, still):
+    """A 2 · B 1 in the first vote; in the next cycle the architect goes over to B (A 1 · B 2): the cycle's summary
+    said "Agreement fell from 71% to 67%; B · Wait still leads." of an option that had never led before."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                *persona_rules(ARCH, [2], option="B", changed=True, change_reason="the cost"),
+                                *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never", language=language)
+    first, second = s.discussions[0].convergence, s.discussions[1].convergence
+    assert (first.leader, second.leader, second.status) == ("A", "B", "diverging")
+    assert now in s.discussions[1].resolution_summary and still not in s.discussions[1].resolution_summary

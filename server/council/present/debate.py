@@ -93,8 +93,9 @@ def standing_words(conv: Convergence, previous: Convergence | None, opts: list[V
     # vote of one advisor of three at 100% is not the council's agreement "falling" to 67% when the others vote
     comparable = previous is not None and previous.voters != 0 and quorate(previous.voters or 0, previous.seats)
     if conv.status == "diverging" and comparable:
-        return t("conv.fell", before=percent(previous.agreement), share=share) + (
-            t("conv.still_leads", leader=leader) if leader else t("conv.no_leader"))
+        now = "conv.still_leads" if conv.leader == previous.leader else "conv.now_leads"  # not "still" when it
+        return t("conv.fell", before=percent(previous.agreement), share=share) + (  # took the lead this round
+            t(now, leader=leader) if leader else t("conv.no_leader"))
     lead = t("conv.leads", leader=leader, share=share) if leader else t("conv.tie")
     if previous is None:
         return t("conv.first", lead=lead)
