@@ -282,3 +282,16 @@ async def test_an_option_that_took_the_lead_does_not_still_lead(make_service, la
     first, second = s.discussions[0].convergence, s.discussions[1].convergence
     assert (first.leader, second.leader, second.status) == ("A", "B", "diverging")
     assert now in s.discussions[1].resolution_summary and still not in s.discussions[1].resolution_summary
+
+
+async def test_one_advisor_of_two_gave_a_position_in_russian(make_service):
+    """One of two advisors' replies is unusable: the Russian summary said "Позицию высказали 1 из 2 советников" (a
+    plural verb of one advisor); it reads "Позиция есть у 1 из 2 советников.", which no count can put out of
+    agreement."""
+    h = make_service({"rules": [*first_vote_rules(**{PM: ("A", 0.9), DEVIL: ("B", 0.7)}),
+                                rule("PersonaReply", "garbage", purpose=DEVIL, cycle=2),
+                                *persona_rules(PM, [2], option="A")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never", language="ru", personas=[PM, DEVIL])
+    assert s.discussions[1].resolution_summary.startswith("Позиция есть у 1 из 2 советников.")
+    assert "высказали 1 " not in s.discussions[1].resolution_summary
