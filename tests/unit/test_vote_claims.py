@@ -284,6 +284,22 @@ async def test_an_option_that_took_the_lead_does_not_still_lead(make_service, la
     assert now in s.discussions[1].resolution_summary and still not in s.discussions[1].resolution_summary
 
 
+async def test_one_advisor_who_came_back_is_not_plural_in_russian(make_service):
+    """The architect votes A, B, then A again: the Russian answer said "Архитектор ПО меняли голос в ходе дебатов и
+    вернулись к нему" (one architect with plural verbs); it lists the names after the sentence now, as the line of
+    those who stopped voting does: "…; меняли голос в ходе дебатов и вернулись к нему: Архитектор ПО."."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                *persona_rules(ARCH, [2], option="B", changed=True, change_reason="риск"),
+                                *persona_rules(ARCH, [3], option="A", changed=True, change_reason="цена"),
+                                *persona_rules(DEV, [2, 3], option="A"), *persona_rules(DEVIL, [2, 3], option="B")]},
+                     SessionSettings(min_cycles=3, max_cycles=3))
+    _res, s = await start(h, speculate="never", language="ru")
+    assert s.synthesis.debate.returned == [ARCH]
+    assert ("Ни один итоговый голос не отличается от первого; меняли голос в ходе дебатов и вернулись к нему: "
+            "Архитектор ПО.") in s.final_answer
+    assert "Архитектор ПО меняли" not in s.final_answer
+
+
 async def test_one_advisor_of_two_gave_a_position_in_russian(make_service):
     """One of two advisors' replies is unusable: the Russian summary said "Позицию высказали 1 из 2 советников" (a
     plural verb of one advisor); it reads "Позиция есть у 1 из 2 советников.", which no count can put out of
