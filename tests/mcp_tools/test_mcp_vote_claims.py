@@ -44,6 +44,18 @@ async def consult(mcp_client, script: dict[str, Any], personas: list[str]) -> ty
     return r
 
 
+async def test_an_advisor_who_changed_and_came_back_is_in_the_consult_text(mcp_client):
+    """The architect votes A, B, then A: the result's debate lists it under ``returned``, and the text said only
+    "The debate confirmed the first vote" with nothing of the vote it changed and came back to (the chat's answer
+    says it: the consult's text is the one an agent reads)."""
+    r = await consult(mcp_client, {"rules": [*votes(ARCH, "A", "B", "A"), *votes(DEV, "A", "A", "A"),
+                                             *votes(DEVIL, "B", "B", "B")]}, [ARCH, DEV, DEVIL])
+    debate = r.structured_content["debate"]
+    assert (debate["verdict"], debate["moves"], debate["returned"]) == ("confirmed", [], [ARCH])
+    assert ("No final vote differs from the first: Software Architect changed their vote during the debate and came "
+            "back to it.") in r.content[0].text
+
+
 async def test_a_tie_is_not_the_vote_of_the_option_that_leads_on_confidence(mcp_client):
     """A 1 · B 1, B ahead on confidence only: the text said "Vote: Wait (tie)." as if the vote had chosen Wait, under
     a debate line that says the tie stood (the chat's answer: "a tie between A and B on votes; B leads on

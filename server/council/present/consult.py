@@ -221,6 +221,7 @@ def outcome_lines(result: dict[str, Any]) -> list[str]:
     if result.get("debate") and vote:
         effect = DebateEffect.model_validate(result["debate"])
         lines += [outcome.debate_line(effect, options)] + [f"- {outcome.move_line(m)}." for m in effect.moves]
+        lines += [outcome.came_back_line(effect)] if effect.returned and not effect.moves else []
         lines += [outcome.dropped_line(effect)] if effect.dropped else []
         lines.append("")
     hinges = [Hinge.model_validate(h) for h in result.get("hinges", [])]
