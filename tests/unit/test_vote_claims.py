@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from unit_helpers import first_vote_rules, persona_reply, persona_rules, rule
 
+from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.convergence import tally_votes
 from council.session.state.entities import SessionSettings
@@ -311,3 +312,20 @@ async def test_one_advisor_of_two_gave_a_position_in_russian(make_service):
     _res, s = await start(h, speculate="never", language="ru", personas=[PM, DEVIL])
     assert s.discussions[1].resolution_summary.startswith("Позиция есть у 1 из 2 советников.")
     assert "высказали 1 " not in s.discussions[1].resolution_summary
+
+
+async def test_a_round_after_one_of_too_few_votes_is_not_diverging(make_service):
+    """Only the architect placed in the first vote (A, 1 of 3); in the next cycle all three vote A 2 · B 1. The
+    summary no longer said the agreement fell, but the round's convergence was still "diverging" ("agreement fell
+    from 100% to 67%") — in the transcript's convergence table and the wire's cycle.completed: one advisor's 100%
+    is no agreement the council had, to fall from."""
+    one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                rule("OptionsReply", one), *persona_rules(ARCH, [2], option="A"),
+                                *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never")
+    second = s.discussions[1].convergence
+    assert (second.status, second.voters, second.seats) == ("refining", 3, 3)
+    assert "fell" not in second.reason
+    assert "| 2 | A 2 · B 1 | A · Staged approach | 67% | refining |" in transcript(s)
