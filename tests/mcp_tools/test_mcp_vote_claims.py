@@ -67,3 +67,16 @@ async def test_a_tie_is_not_the_vote_of_the_option_that_leads_on_confidence(mcp_
         "tie", {"A": 1, "B": 1}, [])
     assert "Vote: a tie between Staged approach and Wait on votes; Wait leads on confidence." in text
     assert "Vote: Wait (tie)." not in text
+
+
+async def test_an_option_that_leads_without_a_majority_is_not_the_vote(mcp_client):
+    """A 2 · B 1 in the first vote; the two on A give unusable replies from then on and the Devil's Advocate votes B:
+    the final vote is B 1 of three seats, no majority. The text said "Vote: Wait (no majority)." as if the vote had
+    chosen Wait; it words it as the chat's answer does: "Vote: no majority; Wait leads."."""
+    garbage = [{"when": {"schema": "PersonaReply", "purpose": who, "cycle": c}, "reply": "garbage"}
+               for who in (ARCH, DEV) for c in (2, 3)]
+    r = await consult(mcp_client, {"rules": [*votes(ARCH, "A"), *votes(DEV, "A"), *garbage,
+                                             *votes(DEVIL, "B", "B", "B")]}, [ARCH, DEV, DEVIL])
+    data, text = r.structured_content, r.content[0].text
+    assert (data["vote"]["consensus"], data["vote"]["winner"], data["debate"]["dropped"]) == ("none", "B", [ARCH, DEV])
+    assert "Vote: no majority; Wait leads." in text and "Vote: Wait (no majority)." not in text

@@ -164,8 +164,8 @@ def consult_text(result: dict[str, Any], spent: str = "") -> str:
     syn = result["synthesis"]
     lines = [t("consult.recommendation", text=one_line(syn["recommendation"])), ""]
     vote = result.get("vote")
-    if vote and vote.get("consensus") == "tie":  # no winner: "Vote: Wait (tie)" named one side as the vote's
-        lines += [tie_line(vote), ""]
+    if vote and (vote.get("consensus") == "tie" or (vote.get("consensus") == "none" and vote.get("winner"))):
+        lines += [undecided_line(vote), ""]  # no winner: "Vote: Wait (tie)" named one side as the vote's choice
     elif vote and vote.get("winner"):
         label = vote["options"].get(vote["winner"], vote["winner"])
         lines += [t("consult.vote", label=label, consensus=consensus(vote["consensus"])), ""]
@@ -202,15 +202,17 @@ def consult_text(result: dict[str, Any], spent: str = "") -> str:
     return "\n".join(lines).strip() + "\n"
 
 
-def tie_line(vote: dict[str, Any]) -> str:
-    """A head-count tie as the answer's vote line words it: between which options, and which leads on confidence
-    (none when even)."""
+def undecided_line(vote: dict[str, Any]) -> str:
+    """A vote without a winner as the answer's vote line words it: a head-count tie between which options, and which
+    leads on confidence (none when even); else no majority, and which option leads."""
+    winner = vote.get("winner")
+    label = vote["options"].get(winner, winner)
+    if vote["consensus"] != "tie":
+        return t("consult.vote_words", words=t("tally.leads", winner=label))
     top = max(vote["counts"].values(), default=0)
     names = join_names([vote["options"].get(oid, oid) for oid, c in vote["counts"].items() if c == top])
-    winner = vote.get("winner")
-    words = t("tally.tie_broken", names=names, winner=vote["options"].get(winner, winner)) if winner else \
-        t("tally.tie", names=names)
-    return t("consult.vote_tie", words=words)
+    words = t("tally.tie_broken", names=names, winner=label) if winner else t("tally.tie", names=names)
+    return t("consult.vote_words", words=words)
 
 
 def outcome_lines(result: dict[str, Any]) -> list[str]:
