@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from unit_helpers import first_vote_rules, persona_reply, persona_rules, rule
 
+from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.convergence import tally_votes
 from council.session.state.entities import SessionSettings
@@ -265,3 +266,66 @@ async def test_a_first_vote_of_too_few_advisors_is_no_agreement_that_fell(make_s
     second = s.discussions[1].resolution_summary
     assert "fell" not in second and "100%" not in second
     assert second.endswith("Votes: A 2 · B 1. A · Staged approach leads with 67% of the weighted vote.")
+
+
+@pytest.mark.parametrize(("language", "now", "still"), [
+    ("en", "Agreement fell from 71% to 67%; B · Wait leads now.", "still leads"),
+    ("ru", "Согласие упало с 71% до 67%; теперь впереди B · Wait.", "по-прежнему"),
+], ids=["en", "ru"])
+async def test_an_option_that_took_the_lead_does_not_still_lead(make_service, language, now, still):
+    """A 2 · B 1 in the first vote; in the next cycle the architect goes over to B (A 1 · B 2): the cycle's summary
+    said "Agreement fell from 71% to 67%; B · Wait still leads." of an option that had never led before."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                *persona_rules(ARCH, [2], option="B", changed=True, change_reason="the cost"),
+                                *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never", language=language)
+    first, second = s.discussions[0].convergence, s.discussions[1].convergence
+    assert (first.leader, second.leader, second.status) == ("A", "B", "diverging")
+    assert now in s.discussions[1].resolution_summary and still not in s.discussions[1].resolution_summary
+
+
+async def test_one_advisor_who_came_back_is_not_plural_in_russian(make_service):
+    """The architect votes A, B, then A again: the Russian answer said "Архитектор ПО меняли голос в ходе дебатов и
+    вернулись к нему" (one architect with plural verbs); it lists the names after the sentence now, as the line of
+    those who stopped voting does: "…; меняли голос в ходе дебатов и вернулись к нему: Архитектор ПО."."""
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                *persona_rules(ARCH, [2], option="B", changed=True, change_reason="риск"),
+                                *persona_rules(ARCH, [3], option="A", changed=True, change_reason="цена"),
+                                *persona_rules(DEV, [2, 3], option="A"), *persona_rules(DEVIL, [2, 3], option="B")]},
+                     SessionSettings(min_cycles=3, max_cycles=3))
+    _res, s = await start(h, speculate="never", language="ru")
+    assert s.synthesis.debate.returned == [ARCH]
+    assert ("Ни один итоговый голос не отличается от первого; меняли голос в ходе дебатов и вернулись к нему: "
+            "Архитектор ПО.") in s.final_answer
+    assert "Архитектор ПО меняли" not in s.final_answer
+
+
+async def test_one_advisor_of_two_gave_a_position_in_russian(make_service):
+    """One of two advisors' replies is unusable: the Russian summary said "Позицию высказали 1 из 2 советников" (a
+    plural verb of one advisor); it reads "Позиция есть у 1 из 2 советников.", which no count can put out of
+    agreement."""
+    h = make_service({"rules": [*first_vote_rules(**{PM: ("A", 0.9), DEVIL: ("B", 0.7)}),
+                                rule("PersonaReply", "garbage", purpose=DEVIL, cycle=2),
+                                *persona_rules(PM, [2], option="A")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never", language="ru", personas=[PM, DEVIL])
+    assert s.discussions[1].resolution_summary.startswith("Позиция есть у 1 из 2 советников.")
+    assert "высказали 1 " not in s.discussions[1].resolution_summary
+
+
+async def test_a_round_after_one_of_too_few_votes_is_not_diverging(make_service):
+    """Only the architect placed in the first vote (A, 1 of 3); in the next cycle all three vote A 2 · B 1. The
+    summary no longer said the agreement fell, but the round's convergence was still "diverging" ("agreement fell
+    from 100% to 67%") — in the transcript's convergence table and the wire's cycle.completed: one advisor's 100%
+    is no agreement the council had, to fall from."""
+    one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
+                                rule("OptionsReply", one), *persona_rules(ARCH, [2], option="A"),
+                                *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B")]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never")
+    second = s.discussions[1].convergence
+    assert (second.status, second.voters, second.seats) == ("refining", 3, 3)
+    assert "fell" not in second.reason
+    assert "| 2 | A 2 · B 1 | A · Staged approach | 67% | refining |" in transcript(s)

@@ -164,7 +164,9 @@ def consult_text(result: dict[str, Any], spent: str = "") -> str:
     syn = result["synthesis"]
     lines = [t("consult.recommendation", text=one_line(syn["recommendation"])), ""]
     vote = result.get("vote")
-    if vote and vote.get("winner"):
+    if vote and (vote.get("consensus") == "tie" or (vote.get("consensus") == "none" and vote.get("winner"))):
+        lines += [undecided_line(vote), ""]  # no winner: "Vote: Wait (tie)" named one side as the vote's choice
+    elif vote and vote.get("winner"):
         label = vote["options"].get(vote["winner"], vote["winner"])
         lines += [t("consult.vote", label=label, consensus=consensus(vote["consensus"])), ""]
     lines += outcome_lines(result)
@@ -200,6 +202,19 @@ def consult_text(result: dict[str, Any], spent: str = "") -> str:
     return "\n".join(lines).strip() + "\n"
 
 
+def undecided_line(vote: dict[str, Any]) -> str:
+    """A vote without a winner as the answer's vote line words it: a head-count tie between which options, and which
+    leads on confidence (none when even); else no majority, and which option leads."""
+    winner = vote.get("winner")
+    label = vote["options"].get(winner, winner)
+    if vote["consensus"] != "tie":
+        return t("consult.vote_words", words=t("tally.leads", winner=label))
+    top = max(vote["counts"].values(), default=0)
+    names = join_names([vote["options"].get(oid, oid) for oid, c in vote["counts"].items() if c == top])
+    words = t("tally.tie_broken", names=names, winner=label) if winner else t("tally.tie", names=names)
+    return t("consult.vote_words", words=words)
+
+
 def outcome_lines(result: dict[str, Any]) -> list[str]:
     """What the debate changed and what the answer hinges on, in a few lines (none when there is neither)."""
     lines: list[str] = []
@@ -208,6 +223,7 @@ def outcome_lines(result: dict[str, Any]) -> list[str]:
     if result.get("debate") and vote:
         effect = DebateEffect.model_validate(result["debate"])
         lines += [outcome.debate_line(effect, options)] + [f"- {outcome.move_line(m)}." for m in effect.moves]
+        lines += [outcome.came_back_line(effect)] if effect.returned and not effect.moves else []
         lines += [outcome.dropped_line(effect)] if effect.dropped else []
         lines.append("")
     hinges = [Hinge.model_validate(h) for h in result.get("hinges", [])]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from council.personas.names import shown
 from council.present.text import cell, grouped, join_names, one_line, percent
-from council.session.state.convergence import Convergence, quorate
+from council.session.state.convergence import Convergence, comparable, quorate
 from council.session.state.entities import ConversationSession
 from council.session.state.outputs import Vote, VoteOption, VoteTally
 from council.words import n, t
@@ -91,14 +91,14 @@ def standing_words(conv: Convergence, previous: Convergence | None, opts: list[V
         return t("conv.impasse")
     # a round without votes, or with too few to speak for the council, had no agreement to compare with: a first
     # vote of one advisor of three at 100% is not the council's agreement "falling" to 67% when the others vote
-    comparable = previous is not None and previous.voters != 0 and quorate(previous.voters or 0, previous.seats)
-    if conv.status == "diverging" and comparable:
-        return t("conv.fell", before=percent(previous.agreement), share=share) + (
-            t("conv.still_leads", leader=leader) if leader else t("conv.no_leader"))
+    if conv.status == "diverging" and comparable(previous):
+        now = "conv.still_leads" if conv.leader == previous.leader else "conv.now_leads"  # not "still" when it
+        return t("conv.fell", before=percent(previous.agreement), share=share) + (  # took the lead this round
+            t(now, leader=leader) if leader else t("conv.no_leader"))
     lead = t("conv.leads", leader=leader, share=share) if leader else t("conv.tie")
     if previous is None:
         return t("conv.first", lead=lead)
-    if not comparable:  # not "Agreement 0% → 67%", nor "fell from 100%" of one vote
+    if not comparable(previous):  # not "Agreement 0% → 67%", nor "fell from 100%" of one vote
         return t("conv.standing", lead=lead)
     return t("conv.moved", before=percent(previous.agreement), share=share, lead=lead[0].lower() + lead[1:])
 

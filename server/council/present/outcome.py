@@ -73,6 +73,12 @@ def dropped_line(effect: DebateEffect) -> str:
     return t(key, names=join_names([shown(x) for x in effect.dropped]))
 
 
+def came_back_line(effect: DebateEffect) -> str:
+    """That no final vote differs from the first, and who changed their vote in a cycle between and came back to it
+    (said where nobody moved: without it, a confirmed vote reads as if no vote had changed)."""
+    return t("outcome.came_back", names=join_names([shown(x) for x in effect.returned]))
+
+
 def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> str:
     """The line, one bullet per persona that moved, who stopped voting, and the conformity flags counted ('' without
     a vote)."""
@@ -82,7 +88,7 @@ def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> st
     if effect.moves:
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
     elif effect.returned:  # a vote changed and came back: "Nobody changed their vote" would be false
-        out.append(t("outcome.came_back", names=join_names([shown(x) for x in effect.returned])) + "\n\n")
+        out.append(came_back_line(effect) + "\n\n")
     elif effect.dropped and effect.verdict not in ("no_debate", "no_new_vote"):  # one that stopped voting may have
         out.append(t("outcome.no_final_differs") + "\n\n")  # changed its vote before: not "Nobody changed"
     elif effect.verdict not in ("no_debate", "no_new_vote"):

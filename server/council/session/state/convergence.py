@@ -8,7 +8,7 @@ embeddings score "same topic, opposite stance" near 0.97, so they never decide.
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from council.camel import CamelModel
 from council.session.state.outputs import Vote, VoteOption, VoteTally
@@ -59,6 +59,12 @@ def quorate(voters: int, seats: int | None) -> bool:
     return seats is None or voters >= STOP_SHARE * seats
 
 
+def comparable(previous: Convergence | None) -> TypeGuard[Convergence]:
+    """Whether a round's agreement can be compared with ``previous``'s: it had votes and a quorum of them (an
+    agreement of one advisor of three, or of nobody, is none the council had, to fall from or rise from)."""
+    return previous is not None and previous.voters != 0 and quorate(previous.voters or 0, previous.seats)
+
+
 def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previous: Convergence | None,
            similarity: float | None = None, *, seats: int | None = None) -> Convergence:
     """How the council stands after a vote round. ``seats``: the advisors who spoke in it (not abstained), each
@@ -81,11 +87,14 @@ def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previou
         # a split needs two voters, and the last round must have spoken for the council: one advisor's vote, read
         # again after a round where only it could be read, is no "same split twice in a row"
         status, reason = "impasse", "the same disagreement two rounds running: nobody moved"
-    elif previous is not None and share < previous.agreement:
+    elif comparable(previous) and share < previous.agreement:
         status, reason = "diverging", f"agreement fell from {previous.agreement:.0%} to {share:.0%}"
+    elif previous is None:
+        status, reason = "refining", "first vote"
+    elif not comparable(previous):  # one advisor's 100% is no agreement the council had, to fall from
+        status, reason = "refining", f"{share:.0%} of the weighted vote; the last round had too few votes to compare"
     else:
-        status = "refining"
-        reason = "first vote" if previous is None else f"agreement {previous.agreement:.0%} → {share:.0%}"
+        status, reason = "refining", f"agreement {previous.agreement:.0%} → {share:.0%}"
     return Convergence(round=round_no, status=status, agreement=share, leader=leader, stability=stable,
                        stop_requests=stops, voters=len(votes), seats=seats, similarity=similarity, reason=reason)
 
