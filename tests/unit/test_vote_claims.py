@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from unit_helpers import first_vote_rules, persona_reply, persona_rules, rule
 
+from council.present.persona import footer
 from council.present.transcript import transcript
 from council.protocol.methods import SessionOptions, TurnParams
 from council.session.state.convergence import tally_votes
@@ -329,3 +330,23 @@ async def test_a_round_after_one_of_too_few_votes_is_not_diverging(make_service)
     assert (second.status, second.voters, second.seats) == ("refining", 3, 3)
     assert "fell" not in second.reason
     assert "| 2 | A 2 · B 1 | A · Staged approach | 67% | refining |" in transcript(s)
+
+
+async def test_a_reason_that_ends_with_its_own_full_stop_is_not_followed_by_a_second(make_service):
+    """The Devil's Advocate moves to A saying "The audit comes first." — the cycle summary, its persona footer and
+    what the debate changed each set the reason in a sentence of their own that ends with a full stop: "first..".
+    """
+    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.6)}),
+                                rule("PersonaReply", persona_reply(2, option="A", who=DEVIL, changed=True,
+                                                                   change_reason="The audit comes first. "),
+                                     purpose=DEVIL, cycle=2)]},
+                     SessionSettings(min_cycles=2, max_cycles=2))
+    _res, s = await start(h, speculate="never")
+    second = next(d for d in s.discussions if d.cycle_number == 2)
+    moved = next(x for x in s.responses if x.persona == DEVIL and x.cycle == 2)
+    footers = [footer(moved)]  # the persona's full text (the detailed view) ends with it
+    said = [second.resolution_summary, s.final_answer, *footers]
+    assert "changed position: The audit comes first." in second.resolution_summary
+    assert "moved from B to A: The audit comes first." in s.final_answer
+    assert "_Changed position: The audit comes first._" in footers[0]
+    assert not any("first.." in text or "first. ." in text for text in said)

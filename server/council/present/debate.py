@@ -7,7 +7,7 @@ the persona lines did not show it); the transcript the full ones (``cycle_starte
 from __future__ import annotations
 
 from council.personas.names import shown
-from council.present.text import cell, grouped, join_names, one_line, percent
+from council.present.text import cell, clause, grouped, join_names, one_line, percent
 from council.session.state.convergence import Convergence, comparable, quorate
 from council.session.state.entities import ConversationSession
 from council.session.state.outputs import Vote, VoteOption, VoteTally
@@ -126,7 +126,7 @@ def cycle_lines(session: ConversationSession, cycle: int, conv: Convergence | No
         lines.append(t("cycle.abstained", names=join_names(abstained)))
     for x in active:
         if x.changed_position:
-            why = one_line(x.change_reason) if x.change_reason.strip() else t("persona.no_new_argument")
+            why = clause(x.change_reason) if x.change_reason.strip() else t("persona.no_new_argument")
             flag = t("cycle.conformity") if x.conformity_flag else ""
             lines.append(t("cycle.changed", persona=shown(x.persona), why=why, flag=flag))
     if conv is not None:

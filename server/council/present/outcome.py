@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from council.personas.names import shown
 from council.present.debate import option_name
-from council.present.text import clipped, join_names, one_line
+from council.present.text import clause, clipped, join_names, one_line
 from council.session.state.entities import ConversationSession, QuestionStatus, SessionStatus
 from council.session.state.outputs import DebateEffect, Hinge, HingeAlternative, PositionMove, VoteOption
 from council.words import n, t
@@ -54,7 +54,7 @@ def move_line(move: PositionMove) -> str:
     """"Security Expert moved from B to A: <the argument>" (or that it named none). A persona with no first vote
     (its recommendation was placed under no option, or its reply could not be used) did not move: it voted for the
     first time in the debate ("cast no first vote and voted for A"), with its argument only if it named one."""
-    said = f": {one_line(move.because)}" if move.because.strip() else ""
+    said = f": {clause(move.because)}" if move.because.strip() else ""
     if not move.from_option:
         return t("outcome.joined", persona=shown(move.persona), after=move.to_option, why=said) + (
             t("cycle.conformity") if move.conformity else "")

@@ -10,7 +10,7 @@ from council.personas.names import shown
 from council.present.debate import option_name
 from council.present.failures import failed
 from council.present.live_render import FIELDS, Fields, Limits, LiveRenderer
-from council.present.text import one_line, percent
+from council.present.text import clause, one_line, percent
 from council.session.state.outputs import PersonaResponse, Vote, VoteOption
 from council.words import t
 
@@ -136,7 +136,7 @@ def no_reply(response: PersonaResponse) -> str:
 def footer(r: PersonaResponse) -> str:
     lines = []
     if r.changed_position:
-        why = one_line(r.change_reason) if r.change_reason.strip() else t("persona.no_new_argument")
+        why = clause(r.change_reason) if r.change_reason.strip() else t("persona.no_new_argument")
         lines.append(t("persona.changed", why=why) + (t("persona.conformity") if r.conformity_flag else ""))
     if r.note:
         lines.append(t("persona.note", note=one_line(r.note)))

@@ -40,6 +40,12 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def clause(text: str) -> str:
+    """A model's sentence set inside one of ours that ends it with its own full stop: on one line, without its
+    trailing full stops ("changed position: the audit comes first.." read twice)."""
+    return one_line(text).rstrip(". ")
+
+
 def clipped(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
     text = one_line(text)
