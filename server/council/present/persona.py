@@ -128,9 +128,12 @@ class PersonaLine:
 
 
 def no_reply(response: PersonaResponse) -> str:
-    """Why an abstaining persona has no reply: its failure, its note, or just that."""
-    said = failed(shown(response.persona), response.failure).replace("**", "") if response.failure else None
-    return f"_{one_line(said or response.note or t('persona.no_reply'))}_"
+    """Why an abstaining persona has no reply, in the reader's language: its model call's failure, or (none: its
+    reply stayed unusable after its repair) that it abstains. The engine's ``note`` says so in English, with the
+    parser's words, for the logs and the session's data: never shown as it is."""
+    if response.failure is not None:
+        return f"_{one_line(failed(shown(response.persona), response.failure).replace('**', ''))}_"
+    return f"_{t('persona.abstains', persona=shown(response.persona))}_"
 
 
 def footer(r: PersonaResponse) -> str:
