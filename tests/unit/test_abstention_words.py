@@ -37,3 +37,18 @@ async def test_an_abstention_in_a_russian_session_reads_in_russian(make_service,
     document = transcript(s)  # in the session's language
     assert said in document and "abstains" not in document
     assert abstained["response"]["note"].startswith(f"{DEV} abstains: unusable reply")  # the data keeps the cause
+
+
+async def test_a_repaired_reply_in_a_russian_session_is_noted_in_russian(make_service):
+    """The architect's first reply does not parse and its repair does: the transcript's note read "Примечание:
+    repaired after one retry." to a Russian user."""
+    h = make_service({"rules": [rule("PersonaReply", '{"position": "tru', purpose=ARCH, times=1)]},
+                     SessionSettings(min_cycles=1, max_cycles=1))
+    res = await h.service.turn(TurnParams(
+        text="Стоит ли разделить наш монолит на сервисы в этом квартале?",
+        options=SessionOptions(clarify=False, personas=[ARCH, DEV, DEVIL], speculate="never", language="ru")))
+    s = h.runtime(res.session_id).session
+    assert next(x for x in s.responses if x.persona == ARCH).note == "repaired after one retry"  # the data's
+    document = transcript(s)
+    assert "_Примечание: исправлен после одной повторной попытки._" in document
+    assert "repaired" not in document and "retry" not in document
