@@ -749,12 +749,14 @@ export interface DebateReopened extends EventBase {
 
 /**
  * A cycle that did not conclude was taken back (the session stopped, or every advisor failed in it): its
- * contributions are no longer part of the session, and the next cycle gets its number again.
+ * contributions are no longer part of the session, and the next cycle gets its number again. `unusable`: the
+ * models answered but no reply in it could be used; the debate ends and the council answers from the cycles
+ * before it (the session keeps it in `unusableCycles`).
  */
 export interface CycleDropped extends EventBase {
   type: 'cycle.dropped';
   cycle: number;
-  reason: 'stopped' | 'all_failed' | 'failed';
+  reason: 'stopped' | 'all_failed' | 'failed' | 'unusable';
 }
 
 /**
@@ -1194,6 +1196,8 @@ export interface ConversationSession {
   /** Clarification rounds completed: every question of the round answered, skipped or deferred. */
   clarificationRounds: number;
   debateCycles: number;
+  /** Debate cycles that ran but were dropped because no advisor's reply in them could be used (the council answered from the cycles before; a later cycle may get the number again). */
+  unusableCycles: number[];
   extendedDebateRequested: boolean;
   assumptionLog: Assumption[];
   participants: Participant[];
@@ -1311,12 +1315,14 @@ export interface DebateAudit {
 
 /** What the debate changed: the first vote (cycle 1) against the final one. */
 export interface DebateChange {
-  /** no_debate: no debate cycle followed the first vote, so it is the final one; no_new_vote: debate cycles followed but nobody voted on the options in them, so the first vote stands; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
-  verdict: 'no_debate' | 'no_new_vote' | 'confirmed' | 'overturned';
+  /** no_debate: no debate cycle followed the first vote, so it is the final one; unusable: debate cycles ran after it, but no advisor's reply in them could be used (they were dropped), so the first vote is the final one; no_new_vote: debate cycles followed but nobody voted on the options in them, so the first vote stands; confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'unusable' | 'no_new_vote' | 'confirmed' | 'overturned';
   /** What the final vote is compared with: the first vote, or (after a revisited question was answered) the vote before that answer. */
   since: 'first_vote' | 'revisit';
   /** The debate cycles that ran after the vote compared with. */
   cycles_after: number;
+  /** Debate cycles that ran after the final vote but were dropped: no advisor's reply in them could be used. */
+  unusable_cycles: number;
   first_winner?: string;
   final_winner?: string;
   /** Option id → first votes. */
@@ -1337,12 +1343,14 @@ export interface DebateChange {
  * answer rested on before the user's new answer against the re-vote (`since`).
  */
 export interface DebateEffect {
-  /** no_debate: no cycle followed the first vote (or the revisit), so it is the final one; no_new_vote: cycles followed but nobody voted on the options in them, so the earlier vote stands; confirmed: the debate ended on the earlier vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
-  verdict: 'no_debate' | 'no_new_vote' | 'confirmed' | 'overturned';
+  /** no_debate: no cycle followed the first vote (or the revisit), so it is the final one; unusable: cycles ran after it, but no advisor's reply in them could be used (they were dropped), so it is the final one; no_new_vote: cycles followed but nobody voted on the options in them, so the earlier vote stands; confirmed: the debate ended on the earlier vote's winner (or its tie stood); overturned: on another winner, or on a tie after a winner. */
+  verdict: 'no_debate' | 'unusable' | 'no_new_vote' | 'confirmed' | 'overturned';
   /** What the final vote is compared with: the first vote, or (after a revisited question was answered) the vote before that answer. */
   since: 'first_vote' | 'revisit';
   /** The debate cycles that ran after the vote compared with. */
   cyclesAfter: number;
+  /** Cycles that ran after the final vote but were dropped: no advisor's reply in them could be used. */
+  unusableCycles: number;
   firstWinner?: string;
   finalWinner?: string;
   /** Option id → first votes. */

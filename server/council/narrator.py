@@ -65,8 +65,7 @@ class Narrator:
             r.DebateReopened: lambda rt, rec: self.emit(
                 rt, ev.DebateReopened, input=rec.input, limit=rt.session.cycle_limit,
                 markdown=follow_up.reopened(rec.input, rt.session.cycle_limit)),
-            r.CycleDropped: lambda rt, rec: self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason,
-                                                      markdown=self._close_lines(rt, rec.cycle)),
+            r.CycleDropped: self._cycle_dropped,
             r.SessionStopped: lambda rt, rec: self.emit(
                 rt, ev.SessionStopped, status=rt.session.status, completed_cycles=rt.session.debate_cycles,
                 markdown=self._close_lines(rt) + status.stopped(rt.session)),
@@ -279,6 +278,11 @@ class Narrator:
             extended, more = s.settings.cycle_cap(True), can_extend(s)
             self.emit(rt, ev.DebateLimitReached, cycles=rec.cycle, limit=s.cycle_limit, can_extend=more,
                       extended_limit=extended, markdown=debate.limit_reached(s.cycle_limit, more, extended))
+
+    def _cycle_dropped(self, rt: SessionRuntime, rec: r.CycleDropped) -> None:
+        """End the cycle's open persona lines, and say why the cycle was set aside when the event alone tells it."""
+        self.emit(rt, ev.CycleDropped, cycle=rec.cycle, reason=rec.reason,  # in the session's language (recorded)
+                  markdown=self._close_lines(rt, rec.cycle) + debate.dropped_line(rec.cycle, rec.reason))
 
     def _forget(self, session_id: str) -> None:
         self._texts = {key: text for key, text in self._texts.items() if key[0] != session_id}

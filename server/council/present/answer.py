@@ -65,7 +65,7 @@ def final_answer(session: ConversationSession, syn: CouncilSynthesis) -> str:
     if not session.discussions and len(session.personas) == 1:
         cycles = t("answer.one_advisor")
     else:  # the first vote is cycle 1, not a debate cycle: "after the first vote and 1 debate cycle"
-        cycles = cycles_run(session.debate_cycles, after=True)
+        cycles = cycles_run(session.debate_cycles, after=True, unusable=len(session.unusable_cycles))
     out.append((t("answer.answered_with", models=models, cycles=cycles) if models else t("answer.after", cycles=cycles))
                + "\n")
     return "".join(out).strip() + "\n"

@@ -194,8 +194,9 @@ def consult_text(result: dict[str, Any], spent: str = "") -> str:
     where = "; ".join(x for x in (by_model_text(by_model) if by_model else "",
                                   t("calls.cancelled", cancelled=cancelled) if cancelled else "") if x)
     calls = n(result["model_calls"], "model_call") + (f" ({where})" if where else "")
+    unusable = (result.get("debate") or {}).get("unusable_cycles", 0)  # cycles that ran, dropped: never "none followed"
     lines += ["", t("consult.footer", personas=n(len(council["personas"]), "consult.persona"),
-                    cycles=cycles_run(result["cycles"]), calls=calls, depth=result["depth"],
+                    cycles=cycles_run(result["cycles"], unusable=unusable), calls=calls, depth=result["depth"],
                     session=result["session_id"])]
     if spent:
         lines += ["", spent]
@@ -225,6 +226,7 @@ def outcome_lines(result: dict[str, Any]) -> list[str]:
         lines += [outcome.debate_line(effect, options)] + [f"- {outcome.move_line(m)}." for m in effect.moves]
         lines += [outcome.came_back_line(effect)] if effect.returned and not effect.moves else []
         lines += [outcome.dropped_line(effect)] if effect.dropped else []
+        lines += [outcome.unusable_later_line()] if effect.unusable_cycles and effect.verdict != "unusable" else []
         lines.append("")
     hinges = [Hinge.model_validate(h) for h in result.get("hinges", [])]
     if hinges:

@@ -21,16 +21,24 @@ def option_name(options: list[VoteOption], option_id: str | None) -> str:
     return f"{option_id} · {one_line(label)}" if label else str(option_id)
 
 
-def cycles_run(cycles: int, *, after: bool = False) -> str:
+def cycles_run(cycles: int, *, after: bool = False, unusable: int = 0) -> str:
     """How far a council went, in the one meaning every surface uses: the first vote is cycle 1 and not a debate
     cycle; the debate cycles are the cycles after it ("the first vote and 1 debate cycle"). ``after``: the form that
-    follows "after" in the footer (Russian: genitive)."""
+    follows "after" in the footer (Russian: genitive). ``unusable``: cycles that ran (their calls spent) but were
+    dropped, no reply in them usable: never "no debate cycle followed"."""
     where = "answer" if after else "consult"
     if cycles <= 0:
         return n(cycles, "cycle")
     if cycles == 1:
-        return t(f"{where}.first_vote")
-    return t(f"{where}.first_vote_and", cycles=n(cycles - 1, "debate_cycle_after" if after else "debate_cycle"))
+        return t(f"{where}.first_vote_unusable" if unusable else f"{where}.first_vote")
+    done = t(f"{where}.first_vote_and", cycles=n(cycles - 1, "debate_cycle_after" if after else "debate_cycle"))
+    return done + (t(f"{where}.unusable_after") if unusable else "")
+
+
+def dropped_line(cycle: int, reason: str) -> str:
+    """What the chat says when a cycle is taken back: a cycle none of whose replies could be used is set aside (the
+    council answers from the cycles before it); a stop or a failure says so in its own events ('')."""
+    return t("debate.dropped_unusable", cycle=cycle) + "\n\n" if reason == "unusable" else ""
 
 
 def cycles_planned(max_cycles: int) -> str:

@@ -14,6 +14,7 @@ from council.session.state.outputs import DebateEffect, Hinge, HingeAlternative,
 from council.words import n, t
 
 REVISIT_LABEL_CHARS = 60
+NO_CHANGE = ("no_debate", "unusable", "no_new_vote")  # verdicts with no vote after the earlier one to compare
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -32,6 +33,8 @@ def debate_line(effect: DebateEffect, options: list[VoteOption]) -> str:
     pre = "outcome.revote_" if effect.since == "revisit" else "outcome."
     if effect.verdict == "no_debate":
         return t(pre + "no_debate", first=first)
+    if effect.verdict == "unusable":  # a cycle ran (its calls were spent) but none of its replies could be used
+        return t(pre + "unusable", first=first)
     if effect.verdict == "no_new_vote":
         return t(pre + "no_new_vote", first=first, cycles=n(effect.cycles_after, "debate_cycle"))
     if effect.since == "first_vote" and not any(effect.first_counts.values()):  # nothing was tied: no votes
@@ -73,6 +76,12 @@ def dropped_line(effect: DebateEffect) -> str:
     return t(key, names=join_names([shown(x) for x in effect.dropped]))
 
 
+def unusable_later_line() -> str:
+    """That a cycle after the final vote ran but was dropped, no reply in it usable: the answer rests on the votes
+    before it (said where the debate did vote after the first vote; else the verdict says it)."""
+    return t("outcome.unusable_later")
+
+
 def came_back_line(effect: DebateEffect) -> str:
     """That no final vote differs from the first, and who changed their vote in a cycle between and came back to it
     (said where nobody moved: without it, a confirmed vote reads as if no vote had changed)."""
@@ -89,10 +98,12 @@ def debate_section(effect: DebateEffect | None, options: list[VoteOption]) -> st
         out.append("".join(f"- {move_line(m)}.\n" for m in effect.moves) + "\n")
     elif effect.returned:  # a vote changed and came back: "Nobody changed their vote" would be false
         out.append(came_back_line(effect) + "\n\n")
-    elif effect.dropped and effect.verdict not in ("no_debate", "no_new_vote"):  # one that stopped voting may have
+    elif effect.dropped and effect.verdict not in NO_CHANGE:  # one that stopped voting may have
         out.append(t("outcome.no_final_differs") + "\n\n")  # changed its vote before: not "Nobody changed"
-    elif effect.verdict not in ("no_debate", "no_new_vote"):
+    elif effect.verdict not in NO_CHANGE:
         out.append(t("outcome.nobody_moved") + "\n\n")
+    if effect.unusable_cycles and effect.verdict != "unusable":
+        out.append(unusable_later_line() + "\n\n")
     if effect.dropped:
         out.append(dropped_line(effect) + "\n\n")
     if effect.conformity_flags:

@@ -11,7 +11,9 @@ from council.present.debate import option_name
 from council.present.failures import failed
 from council.present.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.present.text import clause, one_line, percent
+from council.session.calls.structured import CUT_OFF
 from council.session.state.outputs import PersonaResponse, Vote, VoteOption
+from council.session.steps.persona_reply import REPAIRED
 from council.words import t
 
 POSITION_FIELDS: Fields = (("position", None),)
@@ -128,9 +130,23 @@ class PersonaLine:
 
 
 def no_reply(response: PersonaResponse) -> str:
-    """Why an abstaining persona has no reply: its failure, its note, or just that."""
-    said = failed(shown(response.persona), response.failure).replace("**", "") if response.failure else None
-    return f"_{one_line(said or response.note or t('persona.no_reply'))}_"
+    """Why an abstaining persona has no reply, in the reader's language: its model call's failure, or (none: its
+    reply stayed unusable after its repair) that it abstains. The engine's ``note`` says so in English, with the
+    parser's words, for the logs and the session's data: never shown as it is."""
+    if response.failure is not None:
+        return f"_{one_line(failed(shown(response.persona), response.failure).replace('**', ''))}_"
+    return f"_{t('persona.abstains', persona=shown(response.persona))}_"
+
+
+ENGINE_NOTES = {CUT_OFF: "persona.cut_off", REPAIRED: "persona.repaired"}  # the engine's fixed English notes
+
+
+def note_words(note: str) -> str:
+    """A response's note in the reader's language: the engine's fixed notes (a repair, a cut-off reply kept), stored
+    in English for the logs and the data, are said from the catalog; the rest was written in the session's."""
+    for english, key in ENGINE_NOTES.items():
+        note = note.replace(english, t(key))
+    return note
 
 
 def footer(r: PersonaResponse) -> str:
@@ -139,7 +155,7 @@ def footer(r: PersonaResponse) -> str:
         why = clause(r.change_reason) if r.change_reason.strip() else t("persona.no_new_argument")
         lines.append(t("persona.changed", why=why) + (t("persona.conformity") if r.conformity_flag else ""))
     if r.note:
-        lines.append(t("persona.note", note=one_line(r.note)))
+        lines.append(t("persona.note", note=one_line(note_words(r.note))))
     lines.append(t("persona.confidence", level=t(f"level.{r.confidence}"), why=one_line(r.confidence_rationale)))
     return "\n\n".join(lines) + "\n\n"
 

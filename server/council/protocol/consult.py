@@ -230,8 +230,10 @@ class PositionMove(SnakeModel):
 class DebateChange(SnakeModel):
     """What the debate changed: the first vote (cycle 1) against the final one."""
 
-    verdict: Literal["no_debate", "no_new_vote", "confirmed", "overturned"] = Field(
-        description="no_debate: no debate cycle followed the first vote, so it is the final one; no_new_vote: "
+    verdict: Literal["no_debate", "unusable", "no_new_vote", "confirmed", "overturned"] = Field(
+        description="no_debate: no debate cycle followed the first vote, so it is the final one; unusable: debate "
+                    "cycles ran after it, but no advisor's reply in them could be used (they were dropped), so the "
+                    "first vote is the final one; no_new_vote: "
                     "debate cycles followed but nobody voted on the options in them, so the first vote stands; "
                     "confirmed: the debate ended on the first vote's winner (or its tie stood); overturned: on "
                     "another winner, or on a tie after a winner.")
@@ -239,6 +241,8 @@ class DebateChange(SnakeModel):
         "first_vote", description="What the final vote is compared with: the first vote, or (after a revisited "
                                   "question was answered) the vote before that answer.")
     cycles_after: int = Field(0, ge=0, description="The debate cycles that ran after the vote compared with.")
+    unusable_cycles: int = Field(0, ge=0, description="Debate cycles that ran after the final vote but were "
+                                                     "dropped: no advisor's reply in them could be used.")
     first_winner: str | None = None
     final_winner: str | None = None
     first_counts: dict[str, int] = Field(default_factory=dict, description="Option id → first votes.")

@@ -257,11 +257,13 @@ class DebateReopened(EventBase):
     limit: int = Field(description="The session's cycle cap for the re-opened debate.")
 class CycleDropped(EventBase):
     """A cycle that did not conclude was taken back (the session stopped, or every advisor failed in it): its
-    contributions are no longer part of the session, and the next cycle gets its number again."""
+    contributions are no longer part of the session, and the next cycle gets its number again. ``unusable``: the
+    models answered but no reply in it could be used; the debate ends and the council answers from the cycles
+    before it (the session keeps it in ``unusableCycles``)."""
 
     type: Literal["cycle.dropped"] = "cycle.dropped"
     cycle: int
-    reason: Literal["stopped", "all_failed", "failed"]
+    reason: Literal["stopped", "all_failed", "failed", "unusable"]
 
 
 class SessionStopped(EventBase):

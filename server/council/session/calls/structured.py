@@ -47,6 +47,7 @@ from council.session.state.runtime import Turn
 from council.session.state.seating import CHAIR_ROLES
 
 log = logging.getLogger(__name__)
+CUT_OFF = "the reply was cut off; kept its complete parts"  # a note for the logs and data (readers: persona.cut_off)
 T = TypeVar("T", bound=ModelReply)
 
 ProviderPicker = Callable[[str], Provider]
@@ -128,8 +129,7 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
         except ParseFailure as second:
             for candidate in (text2, text):  # last resort: the complete parts of a reply that was cut off
                 try:
-                    return CallOutcome(_parse(candidate, spec, salvage=True), note="the reply was cut off; "
-                                       "kept its complete parts", repaired=True)
+                    return CallOutcome(_parse(candidate, spec, salvage=True), note=CUT_OFF, repaired=True)
                 except ParseFailure:
                     continue
             return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}",

@@ -356,6 +356,9 @@ class ConversationSession(CamelModel):
                                       description="Clarification rounds completed: every question of the round "
                                                   "answered, skipped or deferred.")
     debate_cycles: int = Field(0, ge=0)
+    unusable_cycles: list[int] = Field(default_factory=list, description="Debate cycles that ran but were dropped "
+                                       "because no advisor's reply in them could be used (the council answered "
+                                       "from the cycles before; a later cycle may get the number again).")
     extended_debate_requested: bool = False
     assumption_log: list[Assumption] = []
     participants: list[Participant] = []

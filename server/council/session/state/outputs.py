@@ -259,8 +259,10 @@ class DebateEffect(CamelModel):
     """What the debate changed: the first vote (cycle 1) against the final vote; after a revisit, the vote the
     answer rested on before the user's new answer against the re-vote (``since``)."""
 
-    verdict: Literal["no_debate", "no_new_vote", "confirmed", "overturned"] = Field(
+    verdict: Literal["no_debate", "unusable", "no_new_vote", "confirmed", "overturned"] = Field(
         description="no_debate: no cycle followed the first vote (or the revisit), so it is the final one; "
+                    "unusable: cycles ran after it, but no advisor's reply in them could be used (they were "
+                    "dropped), so it is the final one; "
                     "no_new_vote: cycles followed but nobody voted on the options in them, so the earlier vote "
                     "stands; confirmed: the debate ended on the earlier vote's winner (or its tie stood); "
                     "overturned: on another winner, or on a tie after a winner.")
@@ -268,6 +270,8 @@ class DebateEffect(CamelModel):
         "first_vote", description="What the final vote is compared with: the first vote, or (after a revisited "
                                   "question was answered) the vote before that answer.")
     cycles_after: int = Field(0, ge=0, description="The debate cycles that ran after the vote compared with.")
+    unusable_cycles: int = Field(0, ge=0, description="Cycles that ran after the final vote but were dropped: no "
+                                                     "advisor's reply in them could be used.")
     first_winner: str | None = None
     final_winner: str | None = None
     first_counts: dict[str, int] = Field({}, description="Option id → first votes.")

@@ -150,7 +150,7 @@ class CycleDropped(RecordBase):
 
     kind: Literal["cycle_dropped"] = "cycle_dropped"
     cycle: int
-    reason: Literal["stopped", "all_failed", "failed"] = "stopped"
+    reason: Literal["stopped", "all_failed", "failed", "unusable"] = "stopped"
 
 
 class SessionStopped(RecordBase):

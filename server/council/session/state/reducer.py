@@ -243,7 +243,8 @@ def _calls_planned(s: e.ConversationSession, rec: r.CallsPlanned) -> None:
 def _cycle_dropped(s: e.ConversationSession, rec: r.CycleDropped) -> None:
     """Take back the cycle in progress — its discussion, turns, responses and votes (and, in cycle 1, the options
     it proposed) — keeping every concluded cycle, the answers and the assumptions (a stop, or a cycle in which every
-    advisor failed: ``retry`` runs it again). The live session records it with ``SessionRuntime.drop_open_cycle``."""
+    advisor failed: ``retry`` runs it again; or one in which no reply could be used: kept in ``unusable_cycles``).
+    The live session records it with ``SessionRuntime.drop_open_cycle``."""
     cycle = rec.cycle
     if s.open_cycle != cycle:
         raise validation_error("only the cycle in progress can be dropped", cycle=cycle, open=s.open_cycle)
@@ -255,6 +256,8 @@ def _cycle_dropped(s: e.ConversationSession, rec: r.CycleDropped) -> None:
         s.options = []
     s.discussions.pop()
     s.debate_cycles = cycle - 1
+    if rec.reason == "unusable":  # it ran and its calls were spent: the answer must not say no cycle followed
+        s.unusable_cycles.append(cycle)
 
 
 def _session_stopped(s: e.ConversationSession, rec: r.SessionStopped | r.SessionResumed) -> None:

@@ -224,8 +224,8 @@ def report_failures(rt: Turn, responses: list[PersonaResponse]) -> Literal["stal
         earlier = any(not x.abstained and x.cycle < cycle for x in rt.session.responses)
         if cycle and all(x.failure is None for x in responses) and (
                 earlier or any(x.position != ABSTAINED for x in responses)):
-            if earlier:
-                rt.live.drop_open_cycle("all_failed")
+            if earlier:  # dropped, and remembered: it ran, and the answer says so
+                rt.live.drop_open_cycle("unusable")
             rt.note("unusable")
             return "unusable"
         if cycle and earlier and rt.live.one_shot:  # the calls failed, and nobody will retry: answer from before

@@ -188,7 +188,11 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
     # a head-count tie has no winner here, even one its voters' confidence puts ahead: "C won the final one" of
     # "A 1 · C 1" was said of a tie, and a tie that stood but leaned the other way read as overturned
     first_winner, final_winner = (None if x.consensus == "tie" else x.winner for x in (first_tally, final_tally))
-    verdict = ("no_debate" if not cycles_after
+    # cycles that ran after the final vote (their calls spent) and were dropped, no reply in them usable; one whose
+    # number a concluded cycle took again came before that cycle's vote
+    unusable = sum(1 for c in session.unusable_cycles if c > session.debate_cycles)
+    verdict = ("unusable" if not cycles_after and unusable
+               else "no_debate" if not cycles_after
                else "no_new_vote" if len(rounds) == 1
                else "confirmed" if first_winner == final_winner  # both None: the earlier tie stood
                else "overturned")
@@ -207,4 +211,4 @@ def debate_effect(session: ConversationSession) -> outputs.DebateEffect | None:
                                 first_counts=first_tally.counts, final_counts=final_tally.counts, moves=moves,
                                 dropped=dropped if len(rounds) > 1 else [], returned=returned,
                                 conformity_flags=flags, since="revisit" if revisit is not None else "first_vote",
-                                cycles_after=cycles_after)
+                                cycles_after=cycles_after, unusable_cycles=unusable)
