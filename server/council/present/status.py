@@ -25,6 +25,7 @@ NOTES: dict[str, Callable[..., str]] = {
     else t("note.model", model=model or provider, where=provider_name(provider)),
     "thinking": lambda cycle, count: t("note.thinking", cycle=cycle, advisors=n(count, "advisor")),
     "unplaced": lambda personas: t("note.unplaced", names=join_names([shown(x) for x in personas])),
+    "asking": lambda personas: t("note.asking", names=join_names([shown(x) for x in personas])),
     "evidence": lambda count: t("note.evidence", pieces=n(count, "evidence_piece")),
     "budget_stop": lambda cycles: t("note.budget_stop", cycles=n(cycles, "cycle_after")),
     "evidence_refused": lambda folder, why: t(f"note.evidence_{why}", folder=folder),

@@ -165,6 +165,7 @@ _ADVISOR = re.compile(r"^- Advisor (\d+) (.*)$", re.MULTILINE)
 _PEER = re.compile(r"^- Advisor ([A-Z]) \[[^\]]*\]: (.*)$", re.MULTILINE)  # an advisor in a persona's digest
 _SELF = re.compile(r"^You are Advisor ([A-Z]) in the list above\b", re.MULTILINE)  # the persona's own line there
 _OWN = re.compile(r"^You are Advisor [A-Z] in the list above: that line is your previous position\.", re.MULTILINE)
+_OWN_REC = re.compile(r"^Your recommendation: (.*)$", re.MULTILINE)  # an unplaced advisor asked for its option
 _PREFERS = re.compile(r"prefers option ([A-D])")
 _OUTCOME = re.compile(r"Outcome \(fixed by the rules\): (\w+)")
 AXES = ("assumptions", "applicability", "code_correctness", "realistic_newness", "overfitting", "implications")
@@ -195,6 +196,15 @@ def options_reply(prompt: str) -> dict[str, Any]:
     return {"options": [{"label": label, "description": text,
                          "supporters": [n for n, c in choice.items() if c == "ABCD"[i]]}
                         for i, (label, text) in enumerate(OPTION_LABELS[:count])]}
+
+
+def own_choice(prompt: str, schema: dict[str, Any]) -> str:
+    """An unplaced advisor's own option: the one its recommendation in the prompt names ("… prefers option B …", as
+    :func:`placed` reads it) when the schema offers it, else the first option."""
+    letters = schema.get("properties", {}).get("option_id", {}).get("enum") or ["A"]
+    own = _OWN_REC.search(prompt)
+    said = _PREFERS.search(own.group(1)) if own else None
+    return said.group(1) if said and said.group(1) in letters else letters[0]
 
 
 def clarifier_reply(prompt: str) -> dict[str, Any]:
@@ -279,6 +289,8 @@ def auto_reply(request: CompletionRequest) -> dict[str, Any]:
         return reply
     if title == "OptionsReply":
         return options_reply(prompt)
+    if title == "OptionChoice":
+        return {"option_id": own_choice(prompt, schema)}
     if title == "FollowUpReply":
         asked = prompt.rsplit("follow-up question:\n", 1)[-1].strip()
         return {"answer": f"On “{asked}”: the council recommended a staged approach; the Devil's Advocate "

@@ -16,7 +16,7 @@ from council.session.calls.formats import format_block
 from council.session.state.entities import ConversationSession, Depth, QuestionStatus
 from council.session.state.grounds import EvidenceUse
 from council.session.state.language import detect_language, session_language  # noqa: F401  (re-exported)
-from council.session.state.outputs import PersonaResponse
+from council.session.state.outputs import PersonaResponse, VoteOption
 
 CONTEXT_BUDGET = 6000  # characters of attached context carried into prompts
 SOUL_BUDGET, FOCUS_BUDGET, RULES_BUDGET = 600, 450, 600  # a persona contract in the prompt
@@ -204,6 +204,20 @@ def options_messages(session: ConversationSession, schema: dict[str, Any],
                   + (f" Argument: {clip(r.advice[0], POINT_BUDGET)}" if r.advice else ""), budget)
              for i, r in enumerate(latest, start=1)]
     user = problem_brief(session) + "\n\nThe advisors' recommendations:\n" + "\n".join(lines)
+    return [_system(schema, role), ChatMessage(role="user", content=user)]
+
+
+def choice_messages(session: ConversationSession, schema: dict[str, Any], persona: str, identity: str,
+                    own: PersonaResponse, options: list[VoteOption]) -> list[ChatMessage]:
+    """An advisor the moderator could not place under one option is asked which option is its own: who it is, the
+    question, its own first recommendation and the options — not its peers' (the first vote stays independent)."""
+    role = (f"You are {persona}, an advisor on a council" + (f": {clip(identity, POSITION_BUDGET)}" if identity else ".")
+            + " The moderator turned the advisors' recommendations into options for a vote. Say which option is your "
+            "own recommendation: its letter. " + language_line(session))
+    listed = "\n".join(f"- {o.id}: {clip(o.label, OPTION_BUDGET)} — {clip(o.description, POSITION_BUDGET)}"
+                       for o in options)
+    user = paragraphs(problem_brief(session), f"Your recommendation: {clip(own.position, POSITION_BUDGET)}",
+                      f"The options:\n{listed}")
     return [_system(schema, role), ChatMessage(role="user", content=user)]
 
 

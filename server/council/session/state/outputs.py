@@ -150,6 +150,13 @@ class OptionsReply(ModelReply):
     options: list[OptionDraft] = Field(min_length=2, max_length=4)
 
 
+class OptionChoice(ModelReply):
+    """An advisor the moderator could not place says which option is its own (the schema makes ``option_id`` an enum
+    of the option letters)."""
+
+    option_id: str = Field(min_length=1, max_length=4, description="The letter of the option that is yours.")
+
+
 class HingeDraft(ModelReply):
     """The chair's judgement of one numbered assumption: would the recommendation change if it were false?"""
 

@@ -295,7 +295,7 @@ class Engine(ClarifyingMoves):
                     if rt.session.discussions[-1].stop_reason is not None or rt.session.debate_cycles == cycle:
                         break  # a stop, or no reply of the next cycle could be used (dropped): answer from this one
                     continue
-                await propose_options(rt, pick)
+                await propose_options(rt, pick, contracts)
             previous = self._conclude_cycle(rt, cycle, previous)
             if rt.session.discussions[-1].stop_reason is not None or rt.session.open_revisit is not None:
                 break  # a stop, or the one vote round a revisited question gets

@@ -1,7 +1,9 @@
 """The first vote, folded into the options call, and the close of the debate (conclusions and the tally).
 
 One moderator call turns the first cycle's recommendations into 2–4 options and says who recommends each; a persona
-listed under exactly one option votes for it, any other abstains (nothing is guessed). The call runs beside the
+listed under exactly one option votes for it; when those votes are no quorum, each other advisor is asked which
+option is its own (one small call each, all at once, its own recommendation and the options only), and one that
+gives no usable answer abstains (nothing is guessed). The call runs beside the
 second cycle (:func:`options_beside_next_cycle`, issue 24): nothing of that cycle is recorded or shown until the
 first votes are in, and its records come in the order a cycle after the options would make them (so the journal,
 replay, a stop and a restore see the usual sequence).
@@ -15,14 +17,25 @@ from string import ascii_uppercase
 import anyio
 
 from council.personas.contract import PersonaContract
-from council.session.calls.prompts import options_messages
+from council.session.calls.prompts import choice_messages, options_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
-from council.session.state.convergence import Convergence, tally_votes
+from council.session.state.budget import first_calls_left
+from council.session.state.convergence import Convergence, quorate, tally_votes
 from council.session.state.entities import CycleRef, MessageType
-from council.session.state.outputs import OptionsReply, PersonaResponse, Vote, VoteOption, reply_schema
+from council.session.state.outputs import (
+    OptionChoice,
+    OptionsReply,
+    PersonaResponse,
+    Vote,
+    VoteOption,
+    reply_schema,
+)
 from council.session.state.runtime import Turn
 from council.session.steps.debate import Beside, report_failures, run_cycle
+
+
+ASK_TOKENS = 40  # an unplaced advisor's reply: one letter in a small object
 
 
 def fallback_options(latest: list[PersonaResponse]) -> list[VoteOption]:
@@ -47,8 +60,11 @@ def placed(latest: list[PersonaResponse], supporters: list[list[int]]) -> dict[s
     return {resp.persona: where[i][0] for i, resp in enumerate(latest, start=1) if len(where.get(i, [])) == 1}
 
 
-async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
-    """Options from the independent cycle's recommendations, and the first votes they imply."""
+async def propose_options(rt: Turn, pick: ProviderPicker,
+                          contracts: dict[str, PersonaContract] | None = None, *, beside: bool = False) -> None:
+    """Options from the independent cycle's recommendations, and the first votes they imply; when the placed votes
+    are no quorum, each unplaced advisor is asked for its own (:func:`ask_unplaced`). ``beside``: the next cycle's
+    calls run already (their cost is spent: only the synthesis must still fit)."""
     s = rt.session
     if s.options:  # an extended debate votes again on the same fixed list
         return
@@ -73,14 +89,56 @@ async def propose_options(rt: Turn, pick: ProviderPicker) -> None:
         where = {x.persona: by_text[x.position.strip().lower()] for x in latest
                  if x.position.strip().lower() in by_text}
     rt.record(r.OptionsSet(at=rt.clock(), options=options))
+    unplaced = [x for x in latest if x.persona not in where]
+    if unplaced and not quorate(len(where), len(latest)) and affords_asking(rt, len(unplaced), beside=beside):
+        where |= await ask_unplaced(rt, pick, contracts or {}, unplaced, options)
     for resp in (x for x in latest if x.persona in where):  # the first votes, in council order
         rt.record(r.VoteCast(at=rt.clock(), vote=Vote(
             persona=resp.persona, option_id=options[where[resp.persona]].id, confidence=resp.vote_confidence,
             conclusion=resp.position, rationale=resp.position, continue_debate=resp.continue_debate,
             cycle=s.debate_cycles)))
-    unplaced = [x.persona for x in latest if x.persona not in where]
-    if unplaced:
-        rt.note("unplaced", personas=unplaced)
+    left = [x.persona for x in latest if x.persona not in where]
+    if left:
+        rt.note("unplaced", personas=left)
+
+
+def affords_asking(rt: Turn, asked: int, *, beside: bool) -> bool:
+    """Whether the stated plan has first calls for ``asked`` small calls and still for what it counted next: the
+    next debate cycle (unless it runs already, ``beside``, or the cap has none) and the synthesis. The asking takes
+    calls the plan counted for a later cycle, never more than its bound (README, "The cost before it is spent")."""
+    s = rt.session
+    left = first_calls_left(s.call_plans, s.metadata.first_calls + rt.pending_first)
+    if left is None:
+        return True
+    following = 0 if beside or s.debate_cycles >= s.cycle_limit else len(s.personas)
+    return left >= asked + following + 1
+
+
+async def ask_unplaced(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
+                       unplaced: list[PersonaResponse], options: list[VoteOption]) -> dict[str, int]:
+    """Each advisor the moderator could not place is asked, on its own seat and all at once, which option is its
+    own (shown its own recommendation and the options, not its peers'): persona → the option's index. An advisor
+    whose call failed or whose reply could not be used (after the one repair) is left out: it abstains."""
+    s = rt.session
+    ids = [o.id for o in options]
+    schema = reply_schema(OptionChoice, {"option_id": {"enum": ids}})
+    rt.note("asking", personas=[x.persona for x in unplaced])
+    found: dict[str, int] = {}
+
+    async def one(resp: PersonaResponse) -> None:
+        contract = contracts.get(resp.persona)
+        spec = CallSpec(role=resp.persona, reply_model=OptionChoice, schema=schema, max_tokens=ASK_TOKENS,
+                        temperature=0.2, cycle=resp.cycle, messages=choice_messages(
+                            s, schema, resp.persona, contract.description if contract else "", resp, options))
+        outcome = await call_structured(rt, pick, spec)
+        chosen = outcome.reply.option_id.strip().upper() if outcome.reply is not None else ""
+        if chosen in ids:
+            found[resp.persona] = ids.index(chosen)
+
+    async with anyio.create_task_group() as tg:
+        for resp in unplaced:
+            tg.start_soon(one, resp)
+    return found
 
 
 def conclude(rt: Turn) -> None:
@@ -122,7 +180,7 @@ async def options_beside_next_cycle(rt: Turn, pick: ProviderPicker, contracts: d
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(next_cycle)
-        await propose_options(rt, pick)
+        await propose_options(rt, pick, contracts, beside=True)
         previous = conclude(rt, cycle, previous)
         if rt.session.discussions[-1].stop_reason is not None:
             tg.cancel_scope.cancel()  # settled at the first vote: the next cycle is not needed
