@@ -14,6 +14,7 @@ ARCH, DEV, DEVIL = "Software Architect", "Senior Developer", "Devil's Advocate"
 TRIO = [ARCH, DEV, DEVIL]
 OPTIONS = [{"label": "Staged approach", "description": "Proceed in small steps."},
            {"label": "Wait", "description": "Postpone."}]
+NO_CHOICE = rule("OptionChoice", "garbage")  # an unplaced advisor asked for its option gives no usable answer
 
 
 async def start(h, **opts):
@@ -75,7 +76,7 @@ async def test_unplaced_personas_vote_again_in_the_next_cycle(make_service):
     """Nobody placed: no first votes, so nobody can back a placed recommendation in cycle 2 (it ran beside the
     options call); cycle 3 votes on the options."""
     nobody = {"options": [{**o, "supporters": []} for o in OPTIONS]}
-    h = make_service({"rules": [rule("OptionsReply", nobody)]}, SessionSettings(min_cycles=3, max_cycles=3))
+    h = make_service({"rules": [rule("OptionsReply", nobody), NO_CHOICE]}, SessionSettings(min_cycles=3, max_cycles=3))
     _res, s = await start(h)
     assert {v.cycle for v in s.votes} == {3} and len(s.votes) == 3  # no first votes; cycle 3 carries real ones
     assert s.discussions[0].convergence.agreement == 0.0 and s.discussions[1].convergence.agreement == 0.0
@@ -106,7 +107,7 @@ async def test_a_first_vote_the_moderator_could_place_for_one_advisor_of_three_d
     one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
     h = make_service({"rules": [*first_vote_rules(continue_debate=False, **{ARCH: ("A", 0.9), DEV: ("A", 0.8),
                                                                             DEVIL: ("B", 0.7)}),
-                                rule("OptionsReply", one)]}, SessionSettings(min_cycles=1, max_cycles=2))
+                                rule("OptionsReply", one), NO_CHOICE]}, SessionSettings(min_cycles=1, max_cycles=2))
     res, s = await start(h, speculate=speculate)
     assert res.status.value == "completed" and s.debate_cycles == 2
     first = s.discussions[0]

@@ -211,9 +211,9 @@ def choice_messages(session: ConversationSession, schema: dict[str, Any], person
                     own: PersonaResponse, options: list[VoteOption]) -> list[ChatMessage]:
     """An advisor the moderator could not place under one option is asked which option is its own: who it is, the
     question, its own first recommendation and the options — not its peers' (the first vote stays independent)."""
-    role = (f"You are {persona}, an advisor on a council" + (f": {clip(identity, POSITION_BUDGET)}" if identity else ".")
-            + " The moderator turned the advisors' recommendations into options for a vote. Say which option is your "
-            "own recommendation: its letter. " + language_line(session))
+    who = f"You are {persona}, an advisor on a council" + (f": {clip(identity, POSITION_BUDGET)}" if identity else ".")
+    role = (who + " The moderator turned the advisors' recommendations into options for a vote. Say which option is "
+            "your own recommendation: its letter. " + language_line(session))
     listed = "\n".join(f"- {o.id}: {clip(o.label, OPTION_BUDGET)} — {clip(o.description, POSITION_BUDGET)}"
                        for o in options)
     user = paragraphs(problem_brief(session), f"Your recommendation: {clip(own.position, POSITION_BUDGET)}",

@@ -34,7 +34,6 @@ from council.session.state.outputs import (
 from council.session.state.runtime import Turn
 from council.session.steps.debate import Beside, report_failures, run_cycle
 
-
 ASK_TOKENS = 40  # an unplaced advisor's reply: one letter in a small object
 
 
@@ -104,14 +103,15 @@ async def propose_options(rt: Turn, pick: ProviderPicker,
 
 def affords_asking(rt: Turn, asked: int, *, beside: bool) -> bool:
     """Whether the stated plan has first calls for ``asked`` small calls and still for what it counted next: the
-    next debate cycle (unless it runs already, ``beside``, or the cap has none) and the synthesis. The asking takes
-    calls the plan counted for a later cycle, never more than its bound (README, "The cost before it is spent")."""
+    next debate cycle the cap allows (after the one running already, ``beside``: its calls are made) and the
+    synthesis. The asking takes calls the plan counted for a later cycle, never more than its bound (README, "The
+    cost before it is spent")."""
     s = rt.session
     left = first_calls_left(s.call_plans, s.metadata.first_calls + rt.pending_first)
     if left is None:
         return True
-    following = 0 if beside or s.debate_cycles >= s.cycle_limit else len(s.personas)
-    return left >= asked + following + 1
+    nxt = s.debate_cycles + (2 if beside else 1)  # beside: the next cycle's calls are made already
+    return left >= asked + (len(s.personas) if nxt <= s.cycle_limit else 0) + 1
 
 
 async def ask_unplaced(rt: Turn, pick: ProviderPicker, contracts: dict[str, PersonaContract],
