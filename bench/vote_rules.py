@@ -183,21 +183,28 @@ class Session:
     rounds: list[list[Vote]]  # votes per cycle, from the first vote
     stop: str
     winner: str | None  # the final tally's winner (None on a tie)
+    asked: int = 0  # unplaced seats asked for their vote after the options call
 
 
 def run_engine_rules(first: list[int], confidence: list[float], right: int, r: Regime, moves: np.ndarray,
                      min_rounds: int = SETTINGS.min_cycles, placed: list[bool] | None = None,
-                     quorum: bool = True) -> Session:
+                     quorum: bool = True, ask: bool = False) -> Session:
     """The engine's deliberation loop on scripted votes (``Engine.debate``, ``options_beside_next_cycle``,
     ``Engine._conclude_cycle``, ``vote_round.conclude``): assess and should_stop after every cycle's votes (with
     the seats who spoke, as ``_conclude_cycle`` counts them), the cycle cap, then the tally of the final round with
     its abstentions. ``min_rounds``: the engine's ``min_cycles`` (the bench runs it with 2 for the rule before issue
     34's change). ``placed``: the seats whose first recommendation the moderator placed (None: all); every seat
     votes in later cycles (on the options, as when cycle 2 waits for them). ``quorum=False``: the rule before the
-    quorum (9a4d94c): a round's votes decided whatever share of the seats cast them."""
+    quorum (9a4d94c): a round's votes decided whatever share of the seats cast them. ``ask``: each unplaced seat is
+    asked which option is its own (``Session.asked`` counts them) before the first vote is assessed, and answers its
+    own first recommendation."""
     kappa = CONFORMITY[r.conformity]
     seats = len(first) if quorum else None
     votes = votes_of(1, first, confidence, placed)
+    asked = 0
+    if ask and len(votes) < len(first):
+        asked = len(first) - len(votes)
+        votes = votes_of(1, first, confidence)
     rounds = [votes]
     conv = assess(1, votes, [], None, seats=seats)
     stop = should_stop(conv, round_no=1, min_rounds=min_rounds)
@@ -211,7 +218,7 @@ def run_engine_rules(first: list[int], confidence: list[float], right: int, r: R
         rounds.append(votes)
     voted = {v.persona for v in rounds[-1]}
     tally = tally_votes(OPTIONS, rounds[-1], [x for x in SEATS[: len(first)] if x not in voted])
-    return Session(rounds, stop or "limit", tally.winner)
+    return Session(rounds, stop or "limit", tally.winner, asked)
 
 
 def credit(scores: dict[int, float], right: int) -> float:
@@ -337,43 +344,55 @@ def run_regime(r: Regime, questions: int, seed: int) -> tuple[Row, Drawn, list[S
 
 
 PLACEMENTS = (2 / 3, 1 / 3)  # the placement rows' chance that the moderator places a seat's first recommendation
+VARIANTS = ("ask", "quorum", "before")  # the placement rows' rules, newest first
+ENGINE = "ask"  # the variant the engine runs (what vote_rules_crosscheck replays through CouncilService)
 
 
 @dataclass
 class PlacementRow:
     regime: Regime
     figures: dict[str, float]
-    diff: tuple[float, float]  # Council's final answer − the same without the quorum: mean, standard error
+    diffs: dict[str, tuple[float, float]]  # "ask": ask − quorum, "quorum": quorum − before (mean, standard error)
 
 
 def run_placement(r: Regime, questions: int, seed: int) -> tuple[PlacementRow, Drawn, list[Session]]:
-    """One placement regime: each question's session under Council's rules (a round needs two thirds of the seats
-    who spoke to converge or settle) and without the quorum (9a4d94c), on the same questions, placements and moves."""
+    """One placement regime: each question's session under three rules, on the same questions, placements and moves
+    — ``ask`` (the unplaced seats are asked for their vote before the first vote is assessed), ``quorum`` (a
+    round converges or settles only with two thirds of the seats who spoke voting; 9a4d94c) and ``before`` (neither).
+    Calls per session: cycle 1, the options call, each later cycle, the asked seats and the chair."""
     rng = np.random.default_rng([seed, zlib.crc32(r.name.encode())])
     d = draw(r, questions, rng)
-    per: dict[str, list[float]] = {k: [] for k in ("maj_all", "maj_read", "council", "before")}
-    cycles: dict[str, list[int]] = {"council": [], "before": []}
+    per: dict[str, list[float]] = {k: [] for k in ("maj_all", "maj_read", *VARIANTS)}
+    cycles: dict[str, list[int]] = {k: [] for k in VARIANTS}
+    calls: dict[str, list[int]] = {k: [] for k in VARIANTS}
     thin = 0
     sessions = []
+    n = r.seats
     for q in range(questions):
         first, conf, right = d.first[q].tolist(), d.confidence[q].tolist(), int(d.right[q])
         placed = d.placed[q].tolist()
-        now = run_engine_rules(first, conf, right, r, d.moves[q], placed=placed)
-        was = run_engine_rules(first, conf, right, r, d.moves[q], placed=placed, quorum=False)
-        sessions.append(now)
+        runs = {"ask": run_engine_rules(first, conf, right, r, d.moves[q], placed=placed, ask=True),
+                "quorum": run_engine_rules(first, conf, right, r, d.moves[q], placed=placed),
+                "before": run_engine_rules(first, conf, right, r, d.moves[q], placed=placed, quorum=False)}
+        sessions.append(runs[ENGINE])
         per["maj_all"].append(credit(plurality(first), right))
         per["maj_read"].append(credit(plurality([o for o, p in zip(first, placed, strict=True) if p]), right))
-        per["council"].append(council_credit(now, right))
-        per["before"].append(council_credit(was, right))
-        cycles["council"].append(len(now.rounds))
-        cycles["before"].append(len(was.rounds))
-        thin += len(was.rounds) == 1 and not quorate(len(was.rounds[0]), len(first))
-    gap = np.array(per["council"]) - np.array(per["before"])
+        for k, run in runs.items():
+            per[k].append(council_credit(run, right))
+            cycles[k].append(len(run.rounds))
+            calls[k].append(n * len(run.rounds) + 2 + run.asked)
+        was = runs["before"]
+        thin += len(was.rounds) == 1 and not quorate(len(was.rounds[0]), n)
     figures = {k: float(np.mean(v)) for k, v in per.items()}
     figures |= {f"cycles_{k}": float(np.mean(v)) for k, v in cycles.items()}
+    figures |= {f"calls_{k}": float(np.mean(v)) for k, v in calls.items()}
     figures["thin"] = thin / questions
     figures["placed"] = float(d.placed.mean())
-    return PlacementRow(r, figures, (float(gap.mean()), float(gap.std() / math.sqrt(questions)))), d, sessions
+    diffs = {}
+    for new, old in (("ask", "quorum"), ("quorum", "before")):
+        gap = np.array(per[new]) - np.array(per[old])
+        diffs[new] = (float(gap.mean()), float(gap.std() / math.sqrt(questions)))
+    return PlacementRow(r, figures, diffs), d, sessions
 
 
 def placement_grid() -> list[Regime]:
@@ -381,35 +400,44 @@ def placement_grid() -> list[Regime]:
             for s in ("strong", "weak") for k in ("low", "high") for p in PLACEMENTS]
 
 
-def placement_verdict(row: PlacementRow) -> str:
-    mean, se = row.diff
+def placement_verdict(diff: tuple[float, float]) -> str:
+    mean, se = diff
     return "LOSES" if mean < -2 * se and se > 0 else "wins" if mean > 2 * se and se > 0 else "="
 
 
 def print_placement(rows: list[PlacementRow], questions: int) -> None:
     print(f"# the moderator's placement (issue 34): each seat's first recommendation is placed under its option with "
-          f"the chance `placed` (independently; an unplaced seat abstains in the first vote and votes on the options "
-          f"from cycle 2, which waits for them), three vendors, {questions} questions each; columns:")
+          f"the chance `placed` (independently of being right; an unplaced seat abstains in the first vote), three "
+          f"vendors, {questions} questions each; columns:")
     print("#   maj(all) = plurality of every seat's first recommendation (a moderator placing all); maj(read) = of the "
-          "placed ones (the first vote's tally); council = Council's final answer (a round converges or settles "
-          "only with two thirds of the seats who spoke voting); before = the same sessions without that quorum "
-          "(9a4d94c); Δ = council − before (± 1 se, paired; wins/LOSES beyond 2 se); cycles now / before; "
-          "minority stop = share of sessions the rule before ended on a first vote of fewer than two thirds of the "
-          "seats")
+          "placed ones (the first vote's tally); then Council's final answer under three rules: ask = each unplaced "
+          "seat is asked for its vote on the options before the first vote is assessed (each answers its own first "
+          "recommendation); quorum = no asking, a round converges or settles only with two thirds of the "
+          "seats who spoke voting, the unplaced vote on the options from cycle 2 (9a4d94c); before = neither; "
+          "Δ ask − quorum and Δ quorum − before (± 1 se, paired; wins/LOSES beyond 2 se); cycles and model calls "
+          "a session (n a cycle, the options call, the asked seats, the chair) of each rule; minority stop = share "
+          "of sessions the rule before ended on a first vote of fewer than two thirds of the seats")
     for row in rows:
-        f = row.figures
-        mean, se = row.diff
+        f, d = row.figures, row.diffs
         print(f"vote_rules_placement[{row.regime.name}]: placed {f['placed']:.2f} | maj(all) {f['maj_all']:.3f} "
-              f"maj(read) {f['maj_read']:.3f} council {f['council']:.3f} before {f['before']:.3f} | Δ {mean:+.3f}"
-              f"±{se:.3f} {placement_verdict(row)} | cycles {f['cycles_council']:.2f} / {f['cycles_before']:.2f} | "
-              f"minority stop {f['thin']:.0%}")
-    gaps = [row.diff[0] for row in rows]
-    wins, losses = (sum(placement_verdict(x) == v for x in rows) for v in ("wins", "LOSES"))
-    now, before = (np.mean([x.figures[k] for x in rows]) for k in ("cycles_council", "cycles_before"))
-    thin = np.mean([x.figures["thin"] for x in rows])
-    print(f"vote_rules_placement_regimes: {len(rows)}; the quorum wins in {wins}, loses in {losses}; Δ mean "
-          f"{np.mean(gaps):+.3f}, from {min(gaps):+.3f} to {max(gaps):+.3f}; mean cycles {now:.2f} (before "
-          f"{before:.2f}); the rule before ended {thin:.0%} of sessions on a minority's first vote")
+              f"maj(read) {f['maj_read']:.3f} ask {f['ask']:.3f} quorum {f['quorum']:.3f} before {f['before']:.3f} "
+              f"| Δ ask {d['ask'][0]:+.3f}±{d['ask'][1]:.3f} {placement_verdict(d['ask'])} quorum "
+              f"{d['quorum'][0]:+.3f}±{d['quorum'][1]:.3f} {placement_verdict(d['quorum'])} | cycles "
+              f"{f['cycles_ask']:.2f} / {f['cycles_quorum']:.2f} / {f['cycles_before']:.2f} calls {f['calls_ask']:.1f} "
+              f"/ {f['calls_quorum']:.1f} / {f['calls_before']:.1f} | minority stop {f['thin']:.0%}")
+    for key, label in (("ask", "asking the unplaced, against the quorum alone"), ("quorum", "the quorum, against "
+                                                                                          "the rule before")):
+        gaps = [row.diffs[key][0] for row in rows]
+        wins, losses = (sum(placement_verdict(x.diffs[key]) == v for x in rows) for v in ("wins", "LOSES"))
+        print(f"vote_rules_placement_{key}: {label}: wins in {wins} of {len(rows)}, loses in {losses}; Δ mean "
+              f"{np.mean(gaps):+.3f}, from {min(gaps):+.3f} to {max(gaps):+.3f}")
+    mean = {f"{m}_{k}": np.mean([x.figures[f"{m}_{k}"] for x in rows]) for k in VARIANTS for m in ("cycles", "calls")}
+    below = {k: sum(x.figures[k] < x.figures["maj_all"] - 0.01 for x in rows) for k in VARIANTS}
+    print(f"vote_rules_placement_cost: mean cycles ask {mean['cycles_ask']:.2f} / quorum {mean['cycles_quorum']:.2f}"
+          f" / before {mean['cycles_before']:.2f}; model calls {mean['calls_ask']:.1f} / {mean['calls_quorum']:.1f} / "
+          f"{mean['calls_before']:.1f}; the rule before ended {np.mean([x.figures['thin'] for x in rows]):.0%} of "
+          f"sessions on a minority's first vote; more than 0.01 below maj(all) in: ask {below['ask']}, quorum "
+          f"{below['quorum']}, before {below['before']} of {len(rows)}")
 
 
 def grid() -> list[Regime]:

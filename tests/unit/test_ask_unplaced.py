@@ -1,5 +1,4 @@
-"""The first vote completed by asking: when the moderator's placement leaves the first vote without a quorum, each
-advisor it could not place is asked which option is its own (one small call each, on its own seat, all at once,
+"""The first vote completed by asking: each advisor the moderator's placement left out is asked which option is its own (one small call each, on its own seat, all at once,
 shown its own recommendation and the options, not its peers'), before any debate; a debate cycle is no longer run
 just to read their votes. Scripted sessions; the calls are the ones the scripted models received."""
 
@@ -74,6 +73,19 @@ async def test_one_of_three_placed_asks_the_other_two_and_the_complete_first_vot
         assert titles(h).count("PersonaReply") == 6 and s.metadata.calls == 10
     plan = s.call_plans[0]
     assert plan.expected_low <= s.metadata.calls <= plan.expected_high <= plan.call_limit
+
+
+async def test_the_advisor_left_out_of_a_split_first_vote_is_asked_and_decides_it(make_service):
+    """Two of three placed is a quorum, but split — architect A (0.6), Devil's Advocate B (0.9), all asking to stop:
+    without the developer's vote the first vote settled on B, the side that was only surer of itself. The developer
+    (who recommends A) is asked, and A wins 2 to 1."""
+    split = first_vote_rules(continue_debate=False, **{ARCH: ("A", 0.6), DEV: ("A", 0.7), DEVIL: ("B", 0.9)})
+    two = rule("OptionsReply", {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": [3]}]})
+    h = make_service({"rules": [*split, two]}, SessionSettings(min_cycles=1, max_cycles=4))
+    res, s = await start(h, speculate="never")
+    assert [c.purpose for c in asked(h)] == [DEV]
+    assert s.debate_cycles == 1 and s.discussions[0].stop_reason == "settled"
+    assert s.tally.counts == {"A": 2, "B": 1} and s.tally.winner == "A" and s.tally.consensus == "majority"
 
 
 async def test_the_cycle_summary_names_who_cast_the_first_votes(make_service):

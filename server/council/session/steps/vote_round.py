@@ -1,12 +1,12 @@
 """The first vote, folded into the options call, and the close of the debate (conclusions and the tally).
 
 One moderator call turns the first cycle's recommendations into 2–4 options and says who recommends each; a persona
-listed under exactly one option votes for it; when those votes are no quorum, each other advisor is asked which
-option is its own (one small call each, all at once, its own recommendation and the options only), and one that
-gives no usable answer abstains (nothing is guessed). The call runs beside the
-second cycle (:func:`options_beside_next_cycle`, issue 24): nothing of that cycle is recorded or shown until the
-first votes are in, and its records come in the order a cycle after the options would make them (so the journal,
-replay, a stop and a restore see the usual sequence).
+listed under exactly one option votes for it; each other advisor is asked which option is its own (one small call
+each, all at once, its own recommendation and the options only; when the stated plan affords it), and one that
+gives no usable answer abstains (nothing is guessed): the first vote is every advisor's, not the placed few's. The
+call runs beside the second cycle (:func:`options_beside_next_cycle`, issue 24): nothing of that cycle is recorded
+or shown until the first votes are in, and its records come in the order a cycle after the options would make
+them (so the journal, replay, a stop and a restore see the usual sequence).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from council.session.calls.prompts import choice_messages, options_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
 from council.session.state.budget import first_calls_left
-from council.session.state.convergence import Convergence, quorate, tally_votes
+from council.session.state.convergence import Convergence, tally_votes
 from council.session.state.entities import CycleRef, MessageType
 from council.session.state.outputs import (
     OptionChoice,
@@ -61,9 +61,10 @@ def placed(latest: list[PersonaResponse], supporters: list[list[int]]) -> dict[s
 
 async def propose_options(rt: Turn, pick: ProviderPicker,
                           contracts: dict[str, PersonaContract] | None = None, *, beside: bool = False) -> None:
-    """Options from the independent cycle's recommendations, and the first votes they imply; when the placed votes
-    are no quorum, each unplaced advisor is asked for its own (:func:`ask_unplaced`). ``beside``: the next cycle's
-    calls run already (their cost is spent: only the synthesis must still fit)."""
+    """Options from the independent cycle's recommendations, and the first votes they imply; each advisor the
+    moderator could not place is asked for its own (:func:`ask_unplaced`): with two of three placed and split, the
+    third decides the first vote (a simulation, bench/vote_rules.py, found the split settled on confidence alone).
+    ``beside``: the next cycle's calls run already (their cost is spent: only the synthesis must still fit)."""
     s = rt.session
     if s.options:  # an extended debate votes again on the same fixed list
         return
@@ -89,7 +90,7 @@ async def propose_options(rt: Turn, pick: ProviderPicker,
                  if x.position.strip().lower() in by_text}
     rt.record(r.OptionsSet(at=rt.clock(), options=options))
     unplaced = [x for x in latest if x.persona not in where]
-    if unplaced and not quorate(len(where), len(latest)) and affords_asking(rt, len(unplaced), beside=beside):
+    if unplaced and affords_asking(rt, len(unplaced), beside=beside):
         where |= await ask_unplaced(rt, pick, contracts or {}, unplaced, options)
     for resp in (x for x in latest if x.persona in where):  # the first votes, in council order
         rt.record(r.VoteCast(at=rt.clock(), vote=Vote(
