@@ -34,8 +34,8 @@ class Hostile(FakeOpenAI):
     """Places only advisor 1 under option A; answers every ``OptionChoice`` call with ``said`` (then ``repaired``,
     when given, to the repair)."""
 
-    def __init__(self, said: str, repaired: str | None = None) -> None:
-        super().__init__("HOSTILE", personas=True)
+    def __init__(self, said: str, repaired: str | None = None, **kw: Any) -> None:
+        super().__init__("HOSTILE", personas=True, **kw)
         self.said, self.repaired = said, repaired
 
     def answer(self, body: dict[str, Any], auth: str) -> tuple[int, bytes, str]:
@@ -43,19 +43,26 @@ class Hostile(FakeOpenAI):
         title = (form["json_schema"]["schema"] if "json_schema" in form else form["schema"]).get("title")
         if title not in ("OptionsReply", "OptionChoice"):
             return super().answer(body, auth)
+        if title == "OptionChoice" and self.failures:  # HTTP failures first (FakeOpenAI's own list)
+            return super().answer(body, auth)
         with self.lock:
             self.requests.append(body)
         if title == "OptionsReply":
             return 200, sse(json.dumps(OPTIONS)), "text/event-stream"
+        if self.said == "hang":
+            self.stopped.wait(5)
+            return 200, sse('{"option_id": "B"}'), "text/event-stream"
+        if self.said == "cut":
+            return 200, sse('{"option_id": "', done=False), "text/event-stream"
         repair = len(body["messages"]) > 2  # the repair carries the bad reply and what was wrong with it
         return 200, sse(self.repaired if repair and self.repaired is not None else self.said), "text/event-stream"
 
 
-async def session(tmp_path: Path, fake: Hostile) -> tuple[dict[str, Any], list[str]]:
+async def session(tmp_path: Path, fake: Hostile, **provider: Any) -> tuple[dict[str, Any], list[str]]:
     with fake_openai(fake) as base_url:
         config = tmp_path / "council.json"
         config.write_text(json.dumps({"default": "local", "providers": {"local": {
-            "kind": "openai", "base_url": base_url, "model": "m", "max_retries": 0}}}), encoding="utf-8")
+            "kind": "openai", "base_url": base_url, "model": "m", "max_retries": 0, **provider}}}), encoding="utf-8")
         with anyio.fail_after(60):
             async with start_sidecar(["--config", str(config), "--no-embeddings"]) as sc:
                 r = await sc.call("council/turn", {"text": PROBLEM, "options": {
@@ -99,4 +106,21 @@ async def test_an_answer_still_unusable_after_its_repair_leaves_the_advisor_unpl
     s, titles = await session(tmp_path, Hostile(said))
     assert first_votes(s) == {TRIO[0]: "A"}
     assert titles.count("OptionChoice") == 4 and s["debateCycles"] == 2
+    assert s["metadata"]["calls"] == len(titles) <= s["callPlans"][-1]["callLimit"]
+
+
+async def test_a_server_that_fails_the_asking_and_then_answers_is_retried_within_the_bound(tmp_path):
+    """HTTP 500, then 429, then the answers: the provider's own retries are calls, counted and within the bound."""
+    fake = Hostile('{"option_id": "B"}', failures=[("OptionChoice", 500), ("OptionChoice", 429)])
+    s, titles = await session(tmp_path, fake, max_retries=1)
+    assert first_votes(s) == {TRIO[0]: "A", TRIO[1]: "B", TRIO[2]: "B"}
+    assert titles.count("OptionChoice") == 4  # two failed requests, two answers
+    assert s["metadata"]["calls"] == len(titles) <= s["callPlans"][-1]["callLimit"]
+
+
+@pytest.mark.parametrize("said", ["hang", "cut", ""])
+async def test_an_asking_call_that_hangs_or_breaks_off_leaves_the_advisor_unplaced_and_the_debate_goes_on(
+        tmp_path, said):
+    s, titles = await session(tmp_path, Hostile(said), timeout=1)
+    assert first_votes(s) == {TRIO[0]: "A"} and s["debateCycles"] == 2
     assert s["metadata"]["calls"] == len(titles) <= s["callPlans"][-1]["callLimit"]
