@@ -52,7 +52,8 @@ async def test_the_expected_spend_brackets_a_session_settled_by_the_first_vote(m
     [plan] = s.call_plans
     spent = s.metadata.calls
     assert plan.expected_low <= spent <= plan.expected_high < plan.max_calls
-    assert (plan.expected_low + plan.expected_high) / 2 <= 1.5 * spent
+    asking = 0 if plan.speculates else len(TRIO)  # the high end also counts asking each advisor its option
+    assert (plan.expected_low + plan.expected_high - asking) / 2 <= 1.5 * spent
     assert plan.expected_low == spent  # the settled path is the one it names first
     [cost] = h.of(s.session_id, "cost.estimated")
     said = f"About {plan.expected_low}–{plan.expected_high} model calls expected ({plan.expected_low} if the first " \

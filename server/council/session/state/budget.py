@@ -102,14 +102,18 @@ def fit(shape: Shape, budget: int | None) -> tuple[Shape, BudgetCut | None]:
 def expected(shape: Shape, options_set: bool, speculate: bool) -> tuple[int, int]:
     """The calls of the likely path (README, "The cost before it is spent"), retries not counted: settled at the
     first vote after one round of replies (with ``speculate``, the second cycle's calls started beside the options
-    call are sent all the same), and the same with one debate cycle more; neither beyond the plan."""
+    call are sent all the same), and the same with one debate cycle more; neither beyond the plan. While the first
+    vote is still to come, the high end also counts one small call per advisor, each of whom may be asked for its
+    option (the moderator could not place it) before that debate cycle (beside: the debate cycle the high end
+    counts is the third, and the asking has taken calls from it, so it fits already)."""
     planned = shape.planned - (1 if options_set else 0)
     if shape.alone or shape.cycles == 0:
         return planned, planned
     first = int(shape.clarifier) + shape.seats + (0 if options_set else 1) + 1  # one round, options, the answer
     beside = speculate and not options_set and shape.cycles >= 2
     low = first + (shape.seats if beside else 0)
-    high = low + (shape.seats if shape.cycles >= (3 if beside else 2) else 0)
+    asking = 0 if options_set or beside else shape.seats  # at most every advisor unplaced and asked
+    high = low + asking + (shape.seats if shape.cycles >= (3 if beside else 2) else 0)
     return min(low, planned), min(high, planned)
 
 

@@ -154,7 +154,7 @@ class OptionChoice(ModelReply):
     """An advisor the moderator could not place says which option is its own (the schema makes ``option_id`` an enum
     of the option letters)."""
 
-    option_id: str = Field(min_length=1, max_length=4, description="The letter of the option that is yours.")
+    option_id: str = Field(min_length=1, max_length=120, description="The letter of the option that is yours.")
 
 
 class HingeDraft(ModelReply):

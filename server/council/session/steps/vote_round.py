@@ -17,6 +17,7 @@ from string import ascii_uppercase
 import anyio
 
 from council.personas.contract import PersonaContract
+from council.session.calls.parsing import ParseFailure
 from council.session.calls.prompts import choice_messages, options_messages
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
 from council.session.state import records as r
@@ -33,6 +34,7 @@ from council.session.state.outputs import (
 )
 from council.session.state.runtime import Turn
 from council.session.steps.debate import Beside, report_failures, run_cycle
+from council.session.steps.persona_reply import option_of
 
 ASK_TOKENS = 40  # an unplaced advisor's reply: one letter in a small object
 
@@ -129,17 +131,26 @@ async def ask_unplaced(rt: Turn, pick: ProviderPicker, contracts: dict[str, Pers
     async def one(resp: PersonaResponse) -> None:
         contract = contracts.get(resp.persona)
         spec = CallSpec(role=resp.persona, reply_model=OptionChoice, schema=schema, max_tokens=ASK_TOKENS,
-                        temperature=0.2, cycle=resp.cycle, messages=choice_messages(
+                        temperature=0.2, cycle=resp.cycle, check=names_an_option(options), messages=choice_messages(
                             s, schema, resp.persona, contract.description if contract else "", resp, options))
         outcome = await call_structured(rt, pick, spec)
-        chosen = outcome.reply.option_id.strip().upper() if outcome.reply is not None else ""
-        if chosen in ids:
+        chosen = option_of(outcome.reply.option_id, options) if outcome.reply is not None else None
+        if chosen is not None:
             found[resp.persona] = ids.index(chosen)
 
     async with anyio.create_task_group() as tg:
         for resp in unplaced:
             tg.start_soon(one, resp)
     return found
+
+
+def names_an_option(options: list[VoteOption]) -> Callable[[OptionChoice], None]:
+    """An answer is read as a vote is read in the debate (:func:`option_of`: ``b``, ``B) Wait``, ``2``, the label);
+    one that names no option on the list is unusable: its one repair is asked, then the advisor abstains."""
+    def check(reply: OptionChoice) -> None:
+        if option_of(reply.option_id, options) is None:
+            raise ParseFailure(f"option_id must be the letter of one option: {', '.join(o.id for o in options)}")
+    return check
 
 
 def conclude(rt: Turn) -> None:
