@@ -255,16 +255,23 @@ async def test_a_revisit_after_a_vote_without_a_winner_does_not_say_it_moved_fro
     assert "**What changed:** the vote before your answer had no winner; now **B · " in s.final_answer
 
 
-async def test_a_first_vote_of_too_few_advisors_is_no_agreement_that_fell(make_service):
-    """Only the architect placed (A, 1 of 3: too few, its summary says so); in the next cycle all three vote A 2 · B 1.
-    That summary said "Agreement fell from 100% to 67%" as if an advisor had left an agreement; it states the
-    standing instead."""
+async def architect_alone_placed_then_all_vote(make_service):
+    """Only the architect placed in the first vote (A, 1 of 3; at a cap of 2 cycles the plan has no room to ask the
+    others), then all three vote A 2 · B 1 in cycle 2."""
     one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
     h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
                                 rule("OptionsReply", one), *persona_rules(ARCH, [2], option="A"),
                                 *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B")]},
                      SessionSettings(min_cycles=2, max_cycles=2))
     _res, s = await start(h, speculate="never")
+    return s
+
+
+async def test_a_first_vote_of_too_few_advisors_is_no_agreement_that_fell(make_service):
+    """Only the architect placed (A, 1 of 3: too few, its summary says so); in the next cycle all three vote A 2 · B 1.
+    That summary said "Agreement fell from 100% to 67%" as if an advisor had left an agreement; it states the
+    standing instead."""
+    s = await architect_alone_placed_then_all_vote(make_service)
     second = s.discussions[1].resolution_summary
     assert "fell" not in second and "100%" not in second
     assert second.endswith("Votes: A 2 · B 1. A · Staged approach leads with 67% of the weighted vote.")
@@ -321,12 +328,7 @@ async def test_a_round_after_one_of_too_few_votes_is_not_diverging(make_service)
     summary no longer said the agreement fell, but the round's convergence was still "diverging" ("agreement fell
     from 100% to 67%") — in the transcript's convergence table and the wire's cycle.completed: one advisor's 100%
     is no agreement the council had, to fall from."""
-    one = {"options": [{**OPTIONS[0], "supporters": [1]}, {**OPTIONS[1], "supporters": []}]}
-    h = make_service({"rules": [*first_vote_rules(**{ARCH: ("A", 0.9), DEV: ("A", 0.8), DEVIL: ("B", 0.7)}),
-                                rule("OptionsReply", one), *persona_rules(ARCH, [2], option="A"),
-                                *persona_rules(DEV, [2], option="A"), *persona_rules(DEVIL, [2], option="B")]},
-                     SessionSettings(min_cycles=2, max_cycles=2))
-    _res, s = await start(h, speculate="never")
+    s = await architect_alone_placed_then_all_vote(make_service)
     second = s.discussions[1].convergence
     assert (second.status, second.voters, second.seats) == ("refining", 3, 3)
     assert "fell" not in second.reason
