@@ -8,8 +8,10 @@ Debate cycles move votes by a stated conformity model. The vote is decided by **
 it) and ``tally_votes`` (the final tally) from ``council.session.state.convergence`` — called on the engine's
 ``Vote`` objects in the order ``Engine.debate`` calls them. ``--crosscheck N`` replays N questions' scripted votes
 through the real ``CouncilService`` on a scripted provider and checks that it reaches the same stop and winner.
+The placement rows (``vote_rules_placement``) let the moderator miss recommendations and run three rules on the same
+sessions: asking the unplaced seats (the engine's), the quorum alone, and neither.
 
-Run: ``.venv/bin/python bench/vote_rules.py`` (about a minute; ``--questions``, ``--seed``, ``--crosscheck``).
+Run: ``.venv/bin/python bench/vote_rules.py`` (about two CPU-minutes; ``--questions``, ``--seed``, ``--crosscheck``).
 Method and parameters: bench/README.md, "The vote's rules against seats of known skill".
 """
 
