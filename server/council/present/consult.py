@@ -12,11 +12,11 @@ from typing import Any
 from council.personas.names import shown
 from council.present import outcome
 from council.present.cost import by_model as by_model_text
-from council.present.debate import cycles_planned, cycles_run
+from council.present.debate import cycles_planned, cycles_run, vote_words
 from council.present.evidence import consensus
 from council.present.failures import cause, unreachable
 from council.present.text import bullets, grouped, join_names, numbered, one_line, plural
-from council.session.state.outputs import DebateEffect, Hinge, ModelFailure, VoteOption
+from council.session.state.outputs import UNUSABLE_NOTE, DebateEffect, Hinge, ModelFailure, VoteOption
 from council.words import known, n, t
 
 TEXT_ITEMS = 3  # items per list in the compact rendering (the structured result has them all)
@@ -86,15 +86,12 @@ def stage(event: dict[str, Any]) -> str | None:
     return None
 
 
-REPAIRED = "unusable reply after one repair attempt: "
-
-
 def could_not_answer(causes: dict[str, ModelFailure], client_model: str | None) -> str:
     """Why a consult has no answer: every advisor failed. Replies that stayed unusable say what was wrong with them
     and whose model wrote them (the MCP client's model, over sampling); other failures give their cause."""
     who = client_model or t("consult.the_model")
     if causes and all(f.kind == "malformed" for f in causes.values()):
-        groups = grouped((one_line(f.detail).removeprefix(REPAIRED) or t("consult.not_json"), shown(persona))
+        groups = grouped((one_line(f.detail).removeprefix(UNUSABLE_NOTE) or t("consult.not_json"), shown(persona))
                          for persona, f in causes.items())
         said = "; ".join(f"{join_names(names)}: {reason}" for reason, names in groups.items())
         return t("consult.unusable", who=who, said=said)
@@ -204,15 +201,9 @@ def consult_text(result: dict[str, Any], spent: str = "") -> str:
 
 
 def undecided_line(vote: dict[str, Any]) -> str:
-    """A vote without a winner as the answer's vote line words it: a head-count tie between which options, and which
-    leads on confidence (none when even); else no majority, and which option leads."""
-    winner = vote.get("winner")
-    label = vote["options"].get(winner, winner)
-    if vote["consensus"] != "tie":
-        return t("consult.vote_words", words=t("tally.leads", winner=label))
-    top = max(vote["counts"].values(), default=0)
-    names = join_names([vote["options"].get(oid, oid) for oid, c in vote["counts"].items() if c == top])
-    words = t("tally.tie_broken", names=names, winner=label) if winner else t("tally.tie", names=names)
+    """A vote without a winner as the answer's vote line words it (:func:`debate.vote_words`): a head-count tie
+    between which options, and which leads on confidence (none when even); else no majority, and which leads."""
+    words = vote_words(vote["consensus"], vote["counts"], vote.get("winner"), lambda oid: vote["options"].get(oid, oid))
     return t("consult.vote_words", words=words)
 
 

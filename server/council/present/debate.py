@@ -6,6 +6,8 @@ the persona lines did not show it); the transcript the full ones (``cycle_starte
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from council.personas.names import shown
 from council.present.text import cell, clause, grouped, join_names, one_line, percent
 from council.session.state.convergence import Convergence, comparable, quorate
@@ -174,15 +176,21 @@ def limit_reached(limit: int, can_extend: bool, extended_limit: int) -> str:
 
 
 def tally_words(vt: VoteTally) -> str:
-    winner = f"**{option_name(vt.options, vt.winner)}**" if vt.winner else ""
-    if vt.consensus in ("unanimous", "majority"):
-        return t(f"tally.{vt.consensus}", winner=winner)
-    if vt.consensus == "tie":
-        tied = [oid for oid, c in vt.counts.items() if c == max(vt.counts.values(), default=0)]
-        names = join_names([f"**{option_name(vt.options, oid)}**" for oid in tied])
-        return t("tally.tie_broken", names=names, winner=winner) if vt.winner else t("tally.tie", names=names)
-    if vt.winner:
-        return t("tally.leads", winner=winner)
+    return vote_words(vt.consensus, vt.counts, vt.winner, lambda oid: f"**{option_name(vt.options, oid)}**")
+
+
+def vote_words(consensus: str, counts: dict[str, int], winner: str | None, name: Callable[[str], str]) -> str:
+    """A tally in words — unanimous or a majority for the winner, a tie (and who leads it on confidence), no
+    majority and who leads — each option said by ``name``: the chat's answer and the consult text share it."""
+    said = name(winner) if winner else ""
+    if consensus in ("unanimous", "majority"):
+        return t(f"tally.{consensus}", winner=said)
+    if consensus == "tie":
+        top = max(counts.values(), default=0)
+        names = join_names([name(oid) for oid, c in counts.items() if c == top])
+        return t("tally.tie_broken", names=names, winner=said) if winner else t("tally.tie", names=names)
+    if winner:
+        return t("tally.leads", winner=said)
     return t("tally.none")
 
 

@@ -11,9 +11,7 @@ from council.present.debate import option_name
 from council.present.failures import failed
 from council.present.live_render import FIELDS, Fields, Limits, LiveRenderer
 from council.present.text import clause, one_line, percent
-from council.session.calls.structured import CUT_OFF
-from council.session.state.outputs import PersonaResponse, Vote, VoteOption
-from council.session.steps.persona_reply import REPAIRED
+from council.session.state.outputs import CUT_OFF_NOTE, REPAIRED_NOTE, PersonaResponse, Vote, VoteOption
 from council.words import t
 
 POSITION_FIELDS: Fields = (("position", None),)
@@ -138,7 +136,7 @@ def no_reply(response: PersonaResponse) -> str:
     return f"_{t('persona.abstains', persona=shown(response.persona))}_"
 
 
-ENGINE_NOTES = {CUT_OFF: "persona.cut_off", REPAIRED: "persona.repaired"}  # the engine's fixed English notes
+ENGINE_NOTES = {CUT_OFF_NOTE: "persona.cut_off", REPAIRED_NOTE: "persona.repaired"}  # the engine's fixed English notes
 
 
 def note_words(note: str) -> str:

@@ -22,7 +22,7 @@ from council.review.panel import SeatedRole
 from council.review.prompts import DEFAULT_BUDGET, Brief, chair_messages, role_messages
 from council.session.calls.parsing import ParseFailure
 from council.session.calls.structured import CallSpec, ProviderPicker, call_structured
-from council.session.state.outputs import ModelFailure, ModelReply, reply_schema
+from council.session.state.outputs import REPAIRED_NOTE, ModelFailure, ModelReply, reply_schema
 from council.session.state.runtime import Turn
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -178,8 +178,7 @@ async def run_round(rt: Turn, pick: ProviderPicker, panel: list[SeatedRole], bri
             runs[seated.name] = RoleRun(None, technical(outcome.failure) if outcome.failure else outcome.note)
             return
         verdict = to_verdict(seated.name, seated.role, outcome.reply)
-        runs[seated.name] = RoleRun(verdict, outcome.note or ("repaired after one retry" if outcome.repaired
-                                                              else None))
+        runs[seated.name] = RoleRun(verdict, outcome.note or (REPAIRED_NOTE if outcome.repaired else None))
         rt.note("verdict", role=seated.name, round=round_no, verdict=verdict.verdict.value,
                 confidence=verdict.confidence_score)
 

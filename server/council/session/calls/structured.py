@@ -42,12 +42,11 @@ from council.session.calls.prompts import repair_messages
 from council.session.state import entities as e
 from council.session.state import records as r
 from council.session.state.budget import allows
-from council.session.state.outputs import ModelFailure, ModelReply
+from council.session.state.outputs import CUT_OFF_NOTE, UNUSABLE_NOTE, ModelFailure, ModelReply
 from council.session.state.runtime import Turn
 from council.session.state.seating import CHAIR_ROLES
 
 log = logging.getLogger(__name__)
-CUT_OFF = "the reply was cut off; kept its complete parts"  # a note for the logs and data (readers: persona.cut_off)
 T = TypeVar("T", bound=ModelReply)
 
 ProviderPicker = Callable[[str], Provider]
@@ -129,10 +128,10 @@ async def call_structured(rt: Turn, pick: ProviderPicker, spec: CallSpec[T],
         except ParseFailure as second:
             for candidate in (text2, text):  # last resort: the complete parts of a reply that was cut off
                 try:
-                    return CallOutcome(_parse(candidate, spec, salvage=True), note=CUT_OFF, repaired=True)
+                    return CallOutcome(_parse(candidate, spec, salvage=True), note=CUT_OFF_NOTE, repaired=True)
                 except ParseFailure:
                     continue
-            return CallOutcome(None, f"unusable reply after one repair attempt: {second.reason}",
+            return CallOutcome(None, f"{UNUSABLE_NOTE}{second.reason}",
                                readable=max((readable_parts(t) for t in (text2, text)), key=len))
     shortfall = spec.soft_check(reply) if spec.soft_check else None
     if shortfall is None:

@@ -81,9 +81,8 @@ def assess(round_no: int, votes: list[Vote], previous_votes: list[Vote], previou
         reason = f"{share:.0%} of the weighted vote backs {leader}"
     elif not quorum:
         status, reason = "refining", f"only {len(votes)} of {seats} advisors' votes could be read"
-    elif previous is not None and stable == 1.0 and previous.leader == leader \
-            and abs(previous.agreement - share) < 1e-9 and len(votes) >= 2 \
-            and quorate(previous.voters or 0, previous.seats):
+    elif comparable(previous) and stable == 1.0 and previous.leader == leader \
+            and abs(previous.agreement - share) < 1e-9 and len(votes) >= 2:
         # a split needs two voters, and the last round must have spoken for the council: one advisor's vote, read
         # again after a round where only it could be read, is no "same split twice in a row"
         status, reason = "impasse", "the same disagreement two rounds running: nobody moved"

@@ -18,6 +18,11 @@ FailureKind = Literal["key_rejected", "model_not_found", "rate_limited", "overlo
                       "unreachable", "malformed", "refused", "client_model", "not_configured", "crashed",
                       "model_unavailable", "no_consent", "over_budget"]
 TEXT = 600  # max characters of one bullet or sentence a model may write
+# The engine's fixed notes on a reply, in English for the logs and the session's data; what a person reads says them
+# from the catalog (present.persona.note_words, present.consult.could_not_answer).
+REPAIRED_NOTE = "repaired after one retry"
+CUT_OFF_NOTE = "the reply was cut off; kept its complete parts"
+UNUSABLE_NOTE = "unusable reply after one repair attempt: "  # followed by what was wrong with it
 Ambiguity = Literal["scope", "timeline", "priority", "constraints", "budget", "audience", "risk", "context", "goal"]
 Level = Literal["low", "medium", "high"]
 

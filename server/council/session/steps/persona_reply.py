@@ -19,6 +19,7 @@ from council.session.calls.prompts import DEPTH_BULLETS, clip
 from council.session.state.entities import ConversationSession
 from council.session.state.grounds import EVIDENCE_TOOLS
 from council.session.state.outputs import (
+    REPAIRED_NOTE,
     TEXT,
     PersonaReply,
     PersonaResponse,
@@ -233,7 +234,7 @@ def response_of(s: ConversationSession, contract: PersonaContract, cycle: int, o
         moved = before is not None and bool(reply["option_id"]) and before.option_id != reply["option_id"]
         reply["changed_position"] = reply["changed_position"] or moved
     flag = reply["changed_position"] and not reply["change_reason"].strip()
-    note = outcome.note or (REPAIRED if outcome.repaired else None)
+    note = outcome.note or (REPAIRED_NOTE if outcome.repaired else None)
     carried = _carry(reply, earlier, DEPTH_BULLETS[s.settings.depth][1])
     if reply["changed_position"] and any(f in carried for f in LISTS) and earlier is not None:
         with speaking(s.settings.language):
@@ -270,7 +271,6 @@ def _carry(reply: dict, earlier: PersonaResponse | None, most: int) -> list[str]
     return carried
 
 
-REPAIRED = "repaired after one retry"  # a note for the logs and data (readers: persona.repaired)
 ABSTAINED = "(abstained)"  # an abstention's position when nothing of its reply could be read
 READABLE_LISTS = ("summary", "advice", "risks", "next_steps")
 READABLE_ITEMS = 8  # items kept of each list (the smallest bound of a PersonaResponse's lists)
