@@ -402,11 +402,6 @@ def placement_grid() -> list[Regime]:
             for s in ("strong", "weak") for k in ("low", "high") for p in PLACEMENTS]
 
 
-def placement_verdict(diff: tuple[float, float]) -> str:
-    mean, se = diff
-    return "LOSES" if mean < -2 * se and se > 0 else "wins" if mean > 2 * se and se > 0 else "="
-
-
 def print_placement(rows: list[PlacementRow], questions: int) -> None:
     print(f"# the moderator's placement (issue 34): each seat's first recommendation is placed under its option with "
           f"the chance `placed` (independently of being right; an unplaced seat abstains in the first vote), three "
@@ -423,14 +418,14 @@ def print_placement(rows: list[PlacementRow], questions: int) -> None:
         f, d = row.figures, row.diffs
         print(f"vote_rules_placement[{row.regime.name}]: placed {f['placed']:.2f} | maj(all) {f['maj_all']:.3f} "
               f"maj(read) {f['maj_read']:.3f} ask {f['ask']:.3f} quorum {f['quorum']:.3f} before {f['before']:.3f} "
-              f"| Δ ask {d['ask'][0]:+.3f}±{d['ask'][1]:.3f} {placement_verdict(d['ask'])} quorum "
-              f"{d['quorum'][0]:+.3f}±{d['quorum'][1]:.3f} {placement_verdict(d['quorum'])} | cycles "
+              f"| Δ ask {d['ask'][0]:+.3f}±{d['ask'][1]:.3f} {verdict_of(d['ask'])} quorum "
+              f"{d['quorum'][0]:+.3f}±{d['quorum'][1]:.3f} {verdict_of(d['quorum'])} | cycles "
               f"{f['cycles_ask']:.2f} / {f['cycles_quorum']:.2f} / {f['cycles_before']:.2f} calls {f['calls_ask']:.1f} "
               f"/ {f['calls_quorum']:.1f} / {f['calls_before']:.1f} | minority stop {f['thin']:.0%}")
     for key, label in (("ask", "asking the unplaced, against the quorum alone"), ("quorum", "the quorum, against "
                                                                                           "the rule before")):
         gaps = [row.diffs[key][0] for row in rows]
-        wins, losses = (sum(placement_verdict(x.diffs[key]) == v for x in rows) for v in ("wins", "LOSES"))
+        wins, losses = (sum(verdict_of(x.diffs[key]) == v for x in rows) for v in ("wins", "LOSES"))
         print(f"vote_rules_placement_{key}: {label}: wins in {wins} of {len(rows)}, loses in {losses}; Δ mean "
               f"{np.mean(gaps):+.3f}, from {min(gaps):+.3f} to {max(gaps):+.3f}")
     mean = {f"{m}_{k}": np.mean([x.figures[f"{m}_{k}"] for x in rows]) for k in VARIANTS for m in ("cycles", "calls")}
@@ -454,7 +449,12 @@ def grid() -> list[Regime]:
 
 def verdict(row: Row, rule: str = "council_final") -> str:
     """Where a rule loses to plain majority of the first vote by more than two standard errors."""
-    mean, se = row.diffs[rule]
+    return verdict_of(row.diffs[rule])
+
+
+def verdict_of(diff: tuple[float, float]) -> str:
+    """A paired difference (mean, standard error): LOSES or wins beyond two standard errors, else =."""
+    mean, se = diff
     if mean < -2 * se and se > 0:
         return "LOSES"
     if mean > 2 * se and se > 0:
